@@ -1,0 +1,1 @@
+"""The Talisman rules engine: pure, deterministic, no I/O. Enter through engine.api."""

@@ -1,0 +1,60 @@
+"""The moderator's `adjudicate` move: settles any card the engine does not automate.
+
+Its argument is a comma-separated list of `<player> <what> <value>`:
+`alice life -1`, `bob gold +2`, `alice strength +1`, `alice object sword` (gain one from the
+box), `alice lose-object sword`, `alice follower guide`, `alice space temple`,
+`alice toad 3`, `alice miss 1`, `alice alignment evil`, `alice spell +1`.
+"""
+from __future__ import annotations
+
+from engine.rules.machine import Ctx
+
+NUMERIC = ("life", "strength", "craft", "fate", "gold")
+
+
+def apply(ctx: Ctx, text: str) -> None:
+    from engine.api import IllegalMove
+    from engine.ops import change, spell
+    from engine.rules.items import gain_object
+
+    parts = [p.strip() for p in text.split(",") if p.strip()]
+    if not parts:
+        raise IllegalMove("adjudicate needs effects, e.g. 'adjudicate alice life -1'", [])
+    for part in parts:
+        words = part.split()
+        if len(words) != 3:
+            raise IllegalMove(f"cannot read {part!r}: write '<player> <what> <value>'", [])
+        name, what, value = words
+        try:
+            i = ctx.index(name)
+        except KeyError:
+            raise IllegalMove(f"no player called {name!r}", [p.name for p in ctx.s.players]) from None
+        p = ctx.player(i)
+        if what in NUMERIC or what == "spell":
+            try:
+                n = int(value)
+            except ValueError:
+                raise IllegalMove(f"{what} takes a number such as +1 or -2, not {value!r}", []) from None
+            spell(ctx, i, {"n": n}, {}) if what == "spell" else change(ctx, i, what, n)
+        elif what in ("object", "follower"):
+            if value not in ctx.content.cards:
+                raise IllegalMove(f"no card called {value!r}", [])
+            gain_object(ctx, i, value)
+        elif what == "lose-object":
+            if value not in p.objects + p.followers:
+                raise IllegalMove(f"{name} holds no {value!r}", p.objects + p.followers)
+            (p.objects if value in p.objects else p.followers).remove(value)
+            from engine.rules.items import discard
+            discard(ctx, value)
+        elif what == "space":
+            if value not in ctx.content.board.spaces:
+                raise IllegalMove(f"no space called {value!r}", [])
+            p.space = value
+        elif what in ("toad", "miss"):
+            setattr(p, what, int(value))
+        elif what == "alignment" and value in ("good", "neutral", "evil"):
+            p.alignment = value
+        else:
+            raise IllegalMove(f"cannot adjudicate {what!r}", list(NUMERIC) + ["spell", "object", "follower",
+                                                                              "lose-object", "space", "toad", "miss", "alignment"])
+        ctx.emit("adjudicate", f"The moderator rules: {part}.")

@@ -1,0 +1,139 @@
+"""The only door into the engine: new_game, prompts, legal moves, apply, view, summary.
+
+Everything here is pure: the same state and move always give the same result, and no input
+is ever changed.
+"""
+from __future__ import annotations
+
+import hashlib
+import re
+from typing import Any
+
+import msgspec
+
+from engine import content, visibility
+from engine.config import GameConfig, PlayerConfig, ConfigError  # noqa: F401  (re-exported)
+from engine.state import Event, Game, Prompt
+from engine.rules import machine, setup
+
+ENGINE_VERSION = "0.1.0"
+MODERATOR = "moderator"
+
+
+class Move(msgspec.Struct, frozen=True):
+    """One answer: `player` answers prompt `prompt` (None: whatever is open) with `key`.
+
+    The moderator answers any prompt in a player's place, and settles cards with
+    `adjudicate`, whose `arg` is a line of effects (see engine/adjudicate.py).
+    """
+    player: str
+    key: str
+    prompt: int | None = None
+    arg: str | None = None
+
+    def __str__(self) -> str:
+        text = f"{self.player}: {self.prompt}: {self.key}" if self.prompt else f"{self.player}: {self.key}"
+        return f"{text} {self.arg}" if self.arg else text
+
+
+class IllegalMove(ValueError):
+    """A move that does not fit the open prompt; says why and what is open instead."""
+
+    def __init__(self, reason: str, options: list[str]):
+        self.reason = reason
+        self.options = options
+        super().__init__(f"{reason}; open: {', '.join(options) if options else 'nothing'}")
+
+
+_ENC = msgspec.msgpack.Encoder()
+_DEC = msgspec.msgpack.Decoder(Game)
+
+
+def encode(state: Game) -> bytes:
+    """The state as bytes (msgpack): what snapshots store. Holds the secret seed."""
+    return _ENC.encode(state)
+
+
+def decode(blob: bytes) -> Game:
+    return _DEC.decode(blob)
+
+
+def state_hash(state: Game) -> str:
+    return hashlib.sha256(encode(state)).hexdigest()
+
+
+def new_game(config: GameConfig | dict, seed: str) -> Game:
+    """A game set up and run to its first prompt."""
+    if isinstance(config, dict):
+        config = GameConfig.from_dict(config)
+    state = setup.new_game(config, seed)
+    machine.run(state, [])
+    return state
+
+
+def prompts(state: Game) -> list[Prompt]:
+    """The open prompts (at most one in the base game), each with the players still to answer."""
+    if state.over or state.prompt is None:
+        return []
+    p = state.prompt
+    waiting = [n for n in p.players if n not in p.answers]
+    return [msgspec.structs.replace(p, players=waiting)]
+
+
+def waiting_for(state: Game) -> list[str]:
+    return [n for p in prompts(state) for n in p.players]
+
+
+def legal_moves(state: Game, player: str | None = None) -> list[Move]:
+    out = []
+    for p in prompts(state):
+        for name in p.players:
+            if player is None or player == name:
+                out.extend(Move(name, o.key, p.id) for o in p.options)
+    return out
+
+
+def apply(state: Game, move: Move) -> tuple[Game, list[Event]]:
+    """The state after `move` and the events it caused. Raises IllegalMove."""
+    if state.over:
+        raise IllegalMove("the game is over", [])
+    new = machine.clone(state)
+    events: list[Event] = []
+    machine.answer(new, move, events)
+    machine.run(new, events)
+    new.moves += 1
+    return new, events
+
+
+_MOVE = re.compile(r"^\s*(?:(?P<player>[\w.+-]+)\s*:\s*)?(?:(?P<prompt>\d+)\s*:\s*)?(?P<key>[\w-]+)(?:\s+(?P<arg>.+?))?\s*$")
+
+
+def parse_move(text: str, player: str | None = None) -> Move:
+    """`"17: left"`, `"alice: 17: left"` or `"left"` (player given) as a Move."""
+    m = _MOVE.match(text)
+    if not m:
+        raise IllegalMove(f"cannot read {text!r} as an answer", [])
+    name = m["player"] if m["player"] and not m["player"].isdigit() else player
+    if name is None:
+        raise IllegalMove(f"{text!r} does not say who answers", [])
+    return Move(name, m["key"].lower(), int(m["prompt"]) if m["prompt"] else None, m["arg"])
+
+
+def view(state: Game, player: str | None) -> dict[str, Any]:
+    """What `player` may see (None or "moderator": everything but the seed)."""
+    return visibility.view(state, player)
+
+
+def summary(state: Game) -> dict[str, Any]:
+    """The public summary: the JSON contract of DESIGN.md."""
+    return visibility.summary(state)
+
+
+def filter_events(events: list[Event], player: str | None) -> list[Event]:
+    return [e for e in events if visibility.may_see(e, player)]
+
+
+def board(config: GameConfig | dict) -> dict[str, list[str]]:
+    if isinstance(config, dict):
+        config = GameConfig.from_dict(config)
+    return content.load(config.edition, tuple(config.packs)).board.rings

@@ -1,0 +1,71 @@
+"""A game's rules configuration: edition, packs, options and players."""
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+EDITIONS = ("revised4", "fifth")
+KNOWN_PACKS = ("cataclysm", "lost-realms", "timescape", "nemesis", "sea-voyage")
+PLAYABLE_PACKS: tuple[str, ...] = ()  # packs whose rules are implemented so far
+
+# Documented rule options (docs/rules-decisions.md) and their defaults.
+DEFAULT_OPTIONS: dict[str, Any] = {
+    "trophy_threshold": 7,  # 7, or 6 / 5 for the faster-play variant
+    "command_spell": "standard",  # "standard" or "easier" (wider range with 5+ players)
+    "sudden_death": False,  # the first to reach the Crown wins
+    "inherited_items": False,  # a new character inherits the items its predecessor left
+    "starting_bonus": False,  # +1 Strength or Craft at the start (asked)
+    "deal_choice": 1,  # characters dealt to choose from (3: the optional variant)
+    "turn_cap": 0,  # 0: none; otherwise the game ends (no winner) after this many rounds
+}
+
+
+class ConfigError(ValueError):
+    pass
+
+
+class PlayerConfig(msgspec.Struct, forbid_unknown_fields=False):
+    name: str
+    character: str | None = None
+    role: str = "hero"
+
+
+class GameConfig(msgspec.Struct, forbid_unknown_fields=False):
+    edition: str = "revised4"
+    packs: list[str] = []
+    players: list[PlayerConfig] = []
+    options: dict[str, Any] = {}
+    ending: str | None = None
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "GameConfig":
+        try:
+            cfg = msgspec.convert(data, cls)
+        except msgspec.ValidationError as e:
+            raise ConfigError(f"game config: {e}") from None
+        cfg.check()
+        return cfg
+
+    def check(self) -> None:
+        if self.edition not in EDITIONS:
+            raise ConfigError(f"unknown edition {self.edition!r}; known: {', '.join(EDITIONS)}")
+        for pack in self.packs:
+            if pack not in KNOWN_PACKS:
+                raise ConfigError(f"unknown pack {pack!r}; known: {', '.join(KNOWN_PACKS)}")
+            if pack not in PLAYABLE_PACKS:
+                raise ConfigError(f"pack {pack!r} is not playable yet in this version")
+        if not 1 <= len(self.players) <= 6:
+            raise ConfigError("a game needs 1 to 6 players")
+        names = [p.name for p in self.players]
+        if len(set(names)) != len(names):
+            raise ConfigError("player names must be different")
+        for n in names:
+            if not n or not all(c.isalnum() or c in "-_." for c in n) or n == "moderator":
+                raise ConfigError(f"player name {n!r}: use letters, digits, '-', '_' or '.' ('moderator' is reserved)")
+        unknown = set(self.options) - set(DEFAULT_OPTIONS)
+        if unknown:
+            raise ConfigError(f"unknown rule option(s): {', '.join(sorted(unknown))}")
+
+    def option(self, name: str) -> Any:
+        return self.options.get(name, DEFAULT_OPTIONS[name])

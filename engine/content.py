@@ -1,0 +1,163 @@
+"""Content data: boards, decks and characters read once from engine/content/<pack>/*.toml."""
+from __future__ import annotations
+
+import functools
+import re
+import tomllib
+from importlib import resources
+from typing import Any
+
+import msgspec
+
+
+def slug(name: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", name.lower().replace("'", "")).strip("-")
+
+
+class Space(msgspec.Struct, frozen=True):
+    id: str
+    name: str
+    ring: str
+    index: int
+    draw: int = 0
+    effect: list = []
+    hook: str | None = None
+    hook_args: dict = {}  # data a hook reads (a roll table), editable in the board file
+    text: str = ""
+    corner: bool = False
+    confirmed: bool = True
+
+
+class Card(msgspec.Struct, frozen=True):
+    slug: str
+    name: str
+    type: str  # enemy, event, stranger, follower, object, magic-object, place, spell, purchase
+    deck: str  # the deck it belongs to: adventure, spell, purchase, talisman
+    kind: str = ""
+    count: int = 1
+    number: int = 0  # encounter number
+    strength: int = 0
+    craft: int = 0
+    effect: list = []
+    when: str = ""  # spells: start, move, combat, any
+    hook: str | None = None
+    text: str = ""
+    confirmed: bool = True
+    props: dict[str, Any] = {}  # weapon, armour, carry, raft, gold, talisman, forbid, ...
+
+    def prop(self, name: str, default: Any = None) -> Any:
+        return self.props.get(name, default)
+
+
+class Character(msgspec.Struct, frozen=True):
+    slug: str
+    name: str
+    strength: int
+    craft: int
+    life: int
+    fate: int
+    alignment: str
+    start: str
+    spells: int = 0
+    abilities: tuple[str, ...] = ()
+    ability_texts: tuple[str, ...] = ()
+    confirmed: bool = True
+
+
+class Board(msgspec.Struct, frozen=True):
+    spaces: dict[str, Space]
+    rings: dict[str, list[str]]
+    opposite: dict[str, str]  # across the Storm River, both ways
+
+
+class Content(msgspec.Struct, frozen=True):
+    board: Board
+    characters: dict[str, Character]
+    cards: dict[str, Card]  # every card of every deck, by slug
+    decks: dict[str, list[str]]  # deck name -> card slugs with copies, in file order
+    purchase_prices: dict[str, int]
+    market_prices: dict[str, int]
+    quests: dict[int, dict[str, Any]]  # Warlock quest table: die result -> quest
+
+    def space(self, space_id: str) -> Space:
+        return self.board.spaces[space_id]
+
+
+_CARD_FIELDS = {"name", "type", "kind", "count", "number", "strength", "craft", "effect", "when",
+                "hook", "text", "confirmed", "slug"}
+
+
+def _read(pack: str, name: str) -> dict:
+    path = resources.files("engine").joinpath("content", pack, name)
+    if not path.is_file():
+        return {}
+    return tomllib.loads(path.read_text(encoding="utf-8"))
+
+
+def _card(raw: dict, deck: str, default_type: str) -> Card:
+    props = {k: v for k, v in raw.items() if k not in _CARD_FIELDS}
+    fields = {k: v for k, v in raw.items() if k in _CARD_FIELDS and k != "slug"}
+    fields.setdefault("type", default_type)
+    return Card(slug=raw.get("slug") or slug(raw["name"]), deck=deck, props=props, **fields)
+
+
+def _board(data: dict) -> Board:
+    spaces: dict[str, Space] = {}
+    rings: dict[str, list[str]] = {}
+    seen: dict[str, int] = {}
+    for raw in data["space"]:
+        base = slug(raw["name"])
+        seen[base] = seen.get(base, 0) + 1
+        sid = base if seen[base] == 1 else f"{base}-{seen[base]}"
+        ring = rings.setdefault(raw["ring"], [])
+        fields = {k: v for k, v in raw.items() if k in Space.__struct_fields__ and k not in ("id", "index")}
+        spaces[sid] = Space(id=sid, index=len(ring), **fields)
+        ring.append(sid)
+    opposite: dict[str, str] = {}
+    for o, m in enumerate(data.get("geometry", {}).get("opposite_outer_to_middle", [])):
+        if m >= 0:
+            opposite[rings["outer"][o]] = rings["middle"][m]
+            opposite[rings["middle"][m]] = rings["outer"][o]
+    return Board(spaces, rings, opposite)
+
+
+@functools.lru_cache(maxsize=None)
+def load(edition: str = "revised4", packs: tuple[str, ...] = ()) -> Content:
+    base = "revised4"  # the fifth edition base reuses R4E content until its own data exists
+    board = _board(_read(base, "board.toml"))
+    characters = {}
+    for raw in _read(base, "characters.toml").get("character", []):
+        abilities = raw.get("abilities", [])
+        characters[slug(raw["name"])] = Character(
+            slug=slug(raw["name"]), name=raw["name"], strength=raw["strength"], craft=raw["craft"],
+            life=raw["life"], fate=raw["fate"], alignment=raw["alignment"].lower(), start=raw["start"],
+            spells=raw.get("spells", 0), abilities=tuple(a["key"] for a in abilities),
+            ability_texts=tuple(a.get("text", "") for a in abilities), confirmed=raw.get("confirmed", True))
+    cards: dict[str, Card] = {}
+    decks: dict[str, list[str]] = {}
+    for deck, fname, default in (("adventure", "adventure.toml", "object"), ("spell", "spells.toml", "spell")):
+        decks[deck] = []
+        for raw in _read(base, fname).get("card", []) + _read(base, fname).get("spell", []):
+            c = _card(raw, deck, default)
+            cards[c.slug] = c
+            decks[deck].extend([c.slug] * c.count)
+    purchase = _read(base, "purchase.toml")
+    decks["purchase"] = []
+    prices: dict[str, int] = {}
+    market: dict[str, int] = {}
+    for raw in purchase.get("item", []) + purchase.get("card", []):
+        c = _card(raw, "purchase", "object")
+        cards.setdefault(c.slug, c)  # an Adventure card of the same name keeps its data
+        decks["purchase"].extend([c.slug] * c.count)
+        if "price" in raw:
+            prices[c.slug] = raw["price"]
+        if raw.get("market_price") is not None:
+            market[c.slug] = raw["market_price"]
+    tal = purchase.get("talisman", {"count": 4})
+    cards.setdefault("talisman", Card(slug="talisman", name="Talisman", type="magic-object", deck="talisman",
+                                      props={"talisman": True}, text="Lets you enter the Valley of Fire."))
+    decks["talisman"] = ["talisman"] * tal.get("count", 4)
+    quests = {}
+    for raw in _read(base, "warlock.toml").get("quest", []):
+        quests[int(raw["roll"])] = raw
+    return Content(board, characters, cards, decks, prices, market, quests)

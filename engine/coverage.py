@@ -1,0 +1,46 @@
+"""Which cards and spaces the engine settles itself, and which the moderator settles."""
+from __future__ import annotations
+
+from engine import ops
+from engine.content import load
+from engine.rules import machine, spells
+
+# Object and Follower properties the rules read (engine/rules/stats.py, items.py, combat.py).
+PROPS = {"weapon", "armour", "strength", "craft", "carry", "raft", "gold", "talisman", "forbid", "price",
+         "market_price", "protects", "one_use", "evade", "optional_roll"}
+
+
+def _card_automated(card) -> tuple[bool, str]:
+    if card.hook:
+        if card.type == "spell" and card.hook in spells.HOOKS:
+            return True, ""
+        if card.hook in ("psionic-blast", "invisibility", "immobility"):
+            return True, ""
+        return False, f"hook {card.hook!r} not implemented"
+    if card.effect and not ops.automated(card.effect):
+        return False, "effect settled by the moderator"
+    unknown = set(card.props) - PROPS - {"confirmed"}
+    if unknown:
+        return False, "properties not read by the rules: " + ", ".join(sorted(unknown))
+    if card.type in ("event", "stranger", "place", "spell") and not card.effect:
+        return False, "no effect written"
+    return True, ""
+
+
+def report(pack: str | None = None) -> list[dict]:
+    content = load("revised4", ())
+    rows = []
+    for card in content.cards.values():
+        ok, why = _card_automated(card)
+        rows.append({"pack": "revised4", "kind": card.deck, "slug": card.slug, "name": card.name,
+                     "automated": ok, "note": why})
+    for space in content.board.spaces.values():
+        if space.hook:
+            ok = f"space:{space.hook}" in machine.TASKS
+            why = "" if ok else f"hook {space.hook!r} not implemented"
+        else:
+            ok = ops.automated(space.effect)
+            why = "" if ok else "effect settled by the moderator"
+        rows.append({"pack": "revised4", "kind": "space", "slug": space.id, "name": space.name,
+                     "automated": ok, "note": why})
+    return [r for r in rows if pack in (None, r["pack"])]

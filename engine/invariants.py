@@ -1,0 +1,51 @@
+"""Checks that hold after every move; the random playouts assert them."""
+from __future__ import annotations
+
+from collections import Counter
+
+from engine.content import load
+from engine.state import Game
+
+
+def all_cards(state: Game) -> Counter:
+    """Every card wherever it lies: decks, discards, spaces, hands."""
+    c: Counter = Counter()
+    for pile in list(state.decks.items()) + list(state.discards.items()):
+        if pile[0] != "character":
+            c.update(pile[1])
+    for cards in state.spaces.values():
+        c.update(cards)
+    for p in state.players:
+        c.update(p.objects + p.followers + p.spells + p.trophies)
+    return c
+
+
+def expected_cards(state: Game) -> Counter:
+    content = load(state.edition, tuple(state.packs))
+    c: Counter = Counter()
+    for name, cards in content.decks.items():
+        c.update(cards)
+    return c
+
+
+def violations(state: Game) -> list[str]:
+    out = []
+    content = load(state.edition, tuple(state.packs))
+    for p in state.players:
+        for attr in ("life", "fate", "gold", "toad", "miss"):
+            if getattr(p, attr) < 0:
+                out.append(f"{p.name}: {attr} is negative")
+        if p.character:
+            ch = content.characters[p.character]
+            if p.strength < ch.strength or p.craft < ch.craft:
+                out.append(f"{p.name}: Strength or Craft below the printed value")
+        if p.alive and p.character and p.life <= 0:
+            out.append(f"{p.name}: alive with no life")
+        if p.space is not None and p.space not in content.board.spaces:
+            out.append(f"{p.name}: on unknown space {p.space}")
+    if all_cards(state) != expected_cards(state):
+        diff = (all_cards(state) - expected_cards(state)) + (expected_cards(state) - all_cards(state))
+        out.append(f"cards not conserved: {dict(diff)}")
+    if not state.over and state.prompt is None:
+        out.append("no prompt open in a running game")
+    return out

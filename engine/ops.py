@@ -1,0 +1,508 @@
+"""The effect vocabulary (docs/effects.md): content data's ops, run one after another.
+
+An `effect` task pushes one `op` task per op; each op is a small function. Ops that need a
+die or a decision ask, with the rest of the effect still on the stack.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any, Callable
+
+from engine import rng
+from engine.state import Option
+from engine.rules import stats
+from engine.rules.items import check_alignment_items, discard, discard_spells_over_limit, drop_excess, gain_object
+from engine.rules.machine import Ctx, on_answer, task
+from engine.rules.setup import draw_spell
+from engine.rules.turn import lose_life
+
+OPS: dict[str, Callable[[Ctx, int, dict, dict], None]] = {}
+ATTRS = ("strength", "craft", "life", "fate", "gold")
+
+
+def op(name: str):
+    def register(fn):
+        OPS[name] = fn
+        return fn
+    return register
+
+
+def automated(ops: list) -> bool:
+    """Whether the engine can run these ops without the moderator."""
+    for o in ops:
+        if not isinstance(o, dict) or o.get("op") not in OPS or o.get("op") == "moderator":
+            return False
+        for key in ("then", "else"):
+            if not automated(o.get(key, [])):
+                return False
+        for row in (o.get("table") or {}).values():
+            if not automated(row):
+                return False
+        for choice in o.get("options", []) if isinstance(o.get("options"), list) else []:
+            if not automated(choice.get("then", [])):
+                return False
+    return True
+
+
+@task("effect")
+def effect(ctx: Ctx, t) -> None:
+    meta = {k: v for k, v in t.a.items() if k != "ops"}
+    ctx.push_all([("op", t.p, {"o": o, **meta}) for o in t.a["ops"]])
+
+
+@task("op")
+def run_op(ctx: Ctx, t) -> None:
+    o = t.a["o"]
+    if not ctx.player(t.p).alive and o.get("who", "self") == "self":
+        return
+    OPS.get(o["op"], OPS["moderator"])(ctx, t.p, o, t.a)
+
+
+def run(ctx: Ctx, i: int, ops: list, meta: dict) -> None:
+    if ops:
+        ctx.push("effect", i, ops=ops, **{k: v for k, v in meta.items() if k not in ("o", "ops")})
+
+
+def targets(ctx: Ctx, i: int, who: str) -> list[int]:
+    p = ctx.player(i)
+    living = stats.alive_players(ctx)
+    region = stats.region(ctx, p.space)
+    return {
+        "self": [i],
+        "all": living,
+        "others": [j for j in living if j != i],
+        "region": [j for j in living if stats.region(ctx, ctx.player(j).space) == region],
+        "region-others": [j for j in living if j != i and stats.region(ctx, ctx.player(j).space) == region],
+        "space-others": [j for j in living if j != i and ctx.player(j).space == p.space],
+    }[who]
+
+
+# -- attributes ------------------------------------------------------------------
+
+def change(ctx: Ctx, j: int, what: str, n: int) -> None:
+    p = ctx.player(j)
+    if what == "life":
+        if n < 0:
+            lose_life(ctx, j, -n)
+            return
+        p.life += n
+    elif what in ("strength", "craft"):
+        floor = stats.printed(ctx, p, what)
+        setattr(p, what, max(floor, getattr(p, what) + n))
+        if what == "craft":
+            discard_spells_over_limit(ctx, j)
+    elif what == "fate":
+        p.fate = max(0, p.fate + n)
+    elif what == "gold":
+        p.gold = max(0, p.gold + n)
+    verb = "gains" if n > 0 else "loses"
+    ctx.emit(what, f"{p.name} {verb} {abs(n)} {what.title() if what in ('strength', 'craft') else what}.",
+             player=p.name, what=what, n=n)
+
+
+@op("gain")
+def gain(ctx, i, o, meta):
+    for j in targets(ctx, i, o.get("who", "self")):
+        what = o["what"]
+        if what == "spell":
+            for _ in range(o.get("n", 1)):
+                spell(ctx, j, {}, meta)
+        elif what == "talisman":
+            talisman(ctx, j, o, meta)
+        else:
+            change(ctx, j, what, o.get("n", 1))
+
+
+@op("lose")
+def lose(ctx, i, o, meta):
+    for j in targets(ctx, i, o.get("who", "self")):
+        change(ctx, j, o["what"], -o.get("n", 1))
+
+
+@op("heal")
+def heal(ctx, i, o, meta):
+    for j in targets(ctx, i, o.get("who", "self")):
+        p = ctx.player(j)
+        n = p.max_life - p.life if o.get("n", 1) == "full" else min(o.get("n", 1), p.max_life - p.life)
+        if n > 0:
+            p.life += n
+            ctx.emit("heal", f"{p.name} is healed {n} {'life' if n == 1 else 'lives'}.", player=p.name)
+
+
+@op("replenish")
+def replenish(ctx, i, o, meta):
+    p = ctx.player(i)
+    if p.fate < p.max_fate:
+        ctx.emit("fate", f"{p.name}'s fate is replenished to {p.max_fate}.", player=p.name)
+        p.fate = p.max_fate
+
+
+@op("spell")
+def spell(ctx, i, o, meta):
+    p = ctx.player(i)
+    for _ in range(o.get("n", 1)):
+        if p.toad or len(p.spells) >= stats.spell_limit(ctx, p) or not draw_spell(ctx, i):
+            return
+
+
+@op("spells-to-limit")
+def spells_to_limit(ctx, i, o, meta):
+    spell(ctx, i, {"n": 3}, meta)
+
+
+@op("discard-spells")
+def discard_spells(ctx, i, o, meta):
+    for j in targets(ctx, i, o.get("who", "self")):
+        p = ctx.player(j)
+        if p.spells:
+            ctx.s.discards["spell"].extend(p.spells)
+            p.spells = []
+            ctx.emit("discard", f"{p.name} discards all Spells.", player=p.name)
+
+
+@op("talisman")
+def talisman(ctx, i, o, meta):
+    p = ctx.player(i)
+    if ctx.s.decks["talisman"]:
+        gain_object(ctx, i, ctx.s.decks["talisman"].pop())
+        ctx.emit("talisman", f"{p.name} gains a Talisman.", player=p.name)
+    else:
+        ctx.emit("talisman", "No Talisman is left to take.")
+
+
+# -- dice and choices ------------------------------------------------------------
+
+def _rows(table: dict) -> list[tuple[int, int, list]]:
+    rows = []
+    for key, ops in table.items():
+        lo, _, hi = str(key).partition("-")
+        rows.append((int(lo), int(hi or lo), ops))
+    return rows
+
+
+@op("roll")
+def roll(ctx, i, o, meta):
+    p = ctx.player(i)
+    dice = rng.dice(ctx.s, o.get("dice", 1))
+    total = sum(dice)
+    if o.get("prayer") and stats.has_ability(ctx, p, "prayer-bonus"):
+        total += 1
+    for attr in ("add", "subtract"):
+        if o.get(attr):
+            v = stats.strength(ctx, p) if o[attr] == "strength" else stats.craft(ctx, p)
+            total += v if attr == "add" else -v
+    ctx.emit("roll", f"{p.name} rolls {'+'.join(map(str, dice))} for {meta.get('source', 'the table')}: {total}.",
+             player=p.name, dice=dice)
+    rows = _rows(o.get("table", {}))
+    lo = min((r[0] for r in rows), default=total)
+    hi = max((r[1] for r in rows), default=total)
+    total = min(max(total, lo), hi)  # results beyond the table use its first or last row
+    for a, b, ops in rows:
+        if a <= total <= b:
+            run(ctx, i, ops, meta)
+            return
+
+
+_TEST = re.compile(r"^(strength|craft|life|fate|gold|spells|objects|followers)\s*(<=|>=|==|<|>)\s*(\d+|limit)$")
+
+
+def test(ctx: Ctx, i: int, expr: str) -> bool:
+    p = ctx.player(i)
+    if expr in ("good", "evil", "neutral"):
+        return p.alignment == expr
+    if expr.startswith("has:"):
+        return expr[4:] in p.objects or expr[4:] in p.followers
+    if expr.startswith("not "):
+        return not test(ctx, i, expr[4:])
+    m = _TEST.match(expr.replace(" ", ""))
+    if not m:
+        raise ValueError(f"unknown test {expr!r}")
+    attr, cmp, val = m.groups()
+    have = {"strength": stats.strength(ctx, p), "craft": stats.craft(ctx, p), "life": p.life, "fate": p.fate,
+            "gold": p.gold, "spells": len(p.spells), "objects": len(p.objects), "followers": len(p.followers)}[attr]
+    want = stats.spell_limit(ctx, p) if val == "limit" else int(val)
+    return {"<": have < want, "<=": have <= want, ">": have > want, ">=": have >= want, "==": have == want}[cmp]
+
+
+@op("if")
+def if_(ctx, i, o, meta):
+    run(ctx, i, o.get("then", []) if test(ctx, i, o["test"]) else o.get("else", []), meta)
+
+
+@op("choose")
+def choose(ctx, i, o, meta):
+    choices = [c for c in o["options"] if not c.get("test") or test(ctx, i, c["test"])]
+    opts = [Option(c["key"], c.get("text", c["key"])) for c in choices]
+    if o.get("optional"):
+        opts.append(Option("no", "do nothing"))
+    if not opts:
+        return
+    ctx.ask(i, "choose", o.get("question", f"{meta.get('source', 'Choose')}: what do you do?"), opts,
+            choices={c["key"]: c.get("then", []) for c in choices}, meta={k: v for k, v in meta.items() if k != "o"})
+
+
+@on_answer("choose")
+def choose_answer(ctx: Ctx, prompt, key, arg, who) -> None:
+    if key != "no":
+        run(ctx, ctx.index(who), prompt.data["choices"][key], prompt.data["meta"])
+
+
+# -- turns, toads, places ---------------------------------------------------------
+
+@op("miss-turn")
+def miss_turn(ctx, i, o, meta):
+    for j in targets(ctx, i, o.get("who", "self")):
+        p = ctx.player(j)
+        p.miss += o.get("n", 1)
+        ctx.emit("miss", f"{p.name} will miss {o.get('n', 1)} turn(s).", player=p.name)
+    if i in targets(ctx, i, o.get("who", "self")) and ctx.s.current == i:
+        # An Event that costs a turn ends this one; it counts as the missed turn (§3.1).
+        ctx.player(i).miss -= 1
+        ctx.end_turn()
+
+
+@op("end-turn")
+def end_turn(ctx, i, o, meta):
+    ctx.end_turn()
+
+
+@op("toad")
+def toad(ctx, i, o, meta):
+    for j in targets(ctx, i, o.get("who", "self")):
+        p = ctx.player(j)
+        p.toad = o.get("turns", 3)
+        ctx.emit("toad", f"{p.name} is turned into a Toad for {p.toad} turns.", player=p.name)
+
+
+@op("teleport")
+def teleport(ctx, i, o, meta):
+    from engine.rules.movement import place
+    p = ctx.player(i)
+    if o.get("to"):
+        ctx.emit("teleport", f"{p.name} is taken to {ctx.content.space(o['to']).name}.", player=p.name)
+        place(ctx, i, o["to"])
+        if o.get("encounter", True):
+            ctx.end_turn()
+            ctx.push("encounter", i)
+        return
+    choose_from = o.get("choose", "region")
+    if choose_from == "region":
+        choose_from = stats.region(ctx, p.space)
+    if o.get("encounter", True):
+        ctx.end_turn()
+    ctx.push("teleport-choose", i, choose=choose_from, encounter=o.get("encounter", True))
+
+
+@op("next-move")
+def next_move(ctx, i, o, meta):
+    """The character's next move is decided already (the Tavern's wizard and boatman)."""
+    ctx.player(i).flags["next-move"] = o["to"]
+
+
+@op("align")
+def align(ctx, i, o, meta):
+    p = ctx.player(i)
+    if p.alignment == o["to"] or p.flags.get("alignment-changed"):
+        return
+    p.alignment = o["to"]
+    p.flags["alignment-changed"] = 1
+    ctx.emit("alignment", f"{p.name} becomes {o['to'].title()}.", player=p.name)
+    check_alignment_items(ctx, i)
+
+
+@op("fight")
+def fight(ctx, i, o, meta):
+    args = {k: v for k, v in o.items() if k in ("name", "strength", "craft", "evadable", "pay")}
+    if o.get("trophy") and meta.get("card"):
+        args["cards"] = [meta["card"]]
+    ctx.push("fight", i, **args)
+
+
+# -- gold, shops, healing ---------------------------------------------------------
+
+def _buy_options(ctx: Ctx, i: int, o: dict) -> list[Option]:
+    p = ctx.player(i)
+    have = ctx.s.decks["purchase"]
+    opts = [Option(slug, f"buy {ctx.content.cards[slug].name} for {price} gold")
+            for slug, price in o["items"].items() if price <= p.gold and slug in have]
+    return opts + [Option("done", "buy nothing more")] if opts else []
+
+
+@op("shop")
+def shop(ctx, i, o, meta):
+    opts = _buy_options(ctx, i, o)
+    if opts:
+        ctx.ask(i, "shop", "What do you buy?", opts, o=o)
+
+
+@on_answer("shop")
+def shop_answer(ctx: Ctx, prompt, key, arg, who) -> None:
+    if key == "done":
+        return
+    i = ctx.index(who)
+    p = ctx.player(i)
+    o = prompt.data["o"]
+    p.gold -= o["items"][key]
+    ctx.s.decks["purchase"].remove(key)
+    gain_object(ctx, i, key)
+    ctx.emit("buy", f"{p.name} buys {ctx.content.cards[key].name}.", player=p.name, card=key)
+    shop(ctx, i, o, {})
+
+
+@op("pay-heal")
+def pay_heal(ctx, i, o, meta):
+    p = ctx.player(i)
+    room = p.max_life - p.life if o.get("max", "full") == "full" else min(o["max"], p.max_life - p.life)
+    most = min(room, p.gold // max(1, o.get("price", 1)))
+    if most <= 0:
+        return
+    opts = [Option(str(n), f"heal {n} for {n * o.get('price', 1)} gold") for n in range(most, 0, -1)]
+    ctx.ask(i, "pay-heal", "How many lives do you pay to heal?", opts + [Option("0", "none")], price=o.get("price", 1))
+
+
+@on_answer("pay-heal")
+def pay_heal_answer(ctx, prompt, key, arg, who):
+    n = int(key)
+    if n:
+        p = ctx.player(ctx.index(who))
+        p.gold -= n * prompt.data["price"]
+        p.life += n
+        ctx.emit("heal", f"{p.name} pays to heal {n} {'life' if n == 1 else 'lives'}.", player=p.name)
+
+
+@op("pay-fate")
+def pay_fate(ctx, i, o, meta):
+    p = ctx.player(i)
+    most = min(p.max_fate - p.fate, p.gold // max(1, o.get("price", 1)))
+    if most > 0:
+        opts = [Option(str(n), f"buy {n} fate for {n * o.get('price', 1)} gold") for n in range(most, 0, -1)]
+        ctx.ask(i, "pay-fate", "How much fate do you buy back?", opts + [Option("0", "none")], price=o.get("price", 1))
+
+
+@on_answer("pay-fate")
+def pay_fate_answer(ctx, prompt, key, arg, who):
+    n = int(key)
+    if n:
+        p = ctx.player(ctx.index(who))
+        p.gold -= n * prompt.data["price"]
+        p.fate += n
+        ctx.emit("fate", f"{p.name} pays for {n} fate.", player=p.name)
+
+
+@op("sell-objects")
+def sell_objects(ctx, i, o, meta):
+    p = ctx.player(i)
+    opts = [Option(c, f"sell {ctx.content.cards[c].name} for {o.get('price', 1)} gold") for c in dict.fromkeys(p.objects)]
+    if opts:
+        ctx.ask(i, "sell", "Which Object do you sell?", opts + [Option("done", "sell nothing more")], price=o.get("price", 1))
+
+
+@on_answer("sell")
+def sell_answer(ctx, prompt, key, arg, who):
+    if key == "done":
+        return
+    i = ctx.index(who)
+    p = ctx.player(i)
+    p.objects.remove(key)
+    discard(ctx, key)
+    p.gold += prompt.data["price"]
+    ctx.emit("sell", f"{p.name} sells {ctx.content.cards[key].name}.", player=p.name)
+    sell_objects(ctx, i, {"price": prompt.data["price"]}, {})
+
+
+@op("lose-follower")
+def lose_follower(ctx, i, o, meta):
+    p = ctx.player(i)
+    if not p.followers:
+        return
+    opts = [Option(c, f"lose {ctx.content.cards[c].name}") for c in dict.fromkeys(p.followers)]
+    ctx.ask(i, "lose-follower", "Which Follower do you lose?", opts)
+
+
+@on_answer("lose-follower")
+def lose_follower_answer(ctx, prompt, key, arg, who):
+    i = ctx.index(who)
+    ctx.player(i).followers.remove(key)
+    discard(ctx, key)
+    drop_excess(ctx, i)
+    ctx.emit("lose-follower", f"{who} loses {ctx.content.cards[key].name}.", player=who)
+
+
+@op("stash-gold")
+def stash_gold(ctx, i, o, meta):
+    p = ctx.player(i)
+    if p.gold:
+        ctx.s.space_gold[o["to"]] = ctx.s.space_gold.get(o["to"], 0) + p.gold
+        ctx.emit("gold", f"{p.name}'s {p.gold} gold is taken to {ctx.content.space(o['to']).name}.", player=p.name)
+        p.gold = 0
+
+
+@op("lasting")
+def lasting(ctx, i, o, meta):
+    e: dict[str, Any] = {"name": o["name"], "rounds": o.get("rounds", 1), "by": ctx.name(i)}
+    if o["name"] == "hex":
+        e["space"] = ctx.player(i).space
+    ctx.s.effects.append(e)
+    ctx.emit("lasting", f"{o['name'].replace('-', ' ').title()} takes hold for {e['rounds']} round(s).")
+
+
+@op("quest")
+def quest(ctx, i, o, meta):
+    p = ctx.player(i)
+    if p.quest:
+        return
+    r = rng.die(ctx.s)
+    q = ctx.content.quests.get(r)
+    if q:
+        p.quest = str(r)
+        p.flags.pop("killed", None)
+        p.flags.pop("took-life", None)
+        ctx.emit("quest", f"{p.name} rolls {r} and takes a Warlock quest: {q.get('text', q.get('name', ''))}.", player=p.name)
+
+
+@op("wish")
+def wish(ctx, i, o, meta):
+    p = ctx.player(i)
+    region = stats.region(ctx, p.space)
+    choices = [{"key": "spell", "text": "gain 1 Spell", "then": [{"op": "spell"}]},
+               {"key": "gold", "text": "gain 1 gold", "then": [{"op": "gain", "what": "gold"}]},
+               {"key": "strength", "text": "gain 1 Strength", "then": [{"op": "gain", "what": "strength"}]},
+               {"key": "craft", "text": "gain 1 Craft", "then": [{"op": "gain", "what": "craft"}]},
+               {"key": "life", "text": "gain 1 life", "then": [{"op": "gain", "what": "life"}]},
+               {"key": "fate", "text": "gain 1 fate", "then": [{"op": "gain", "what": "fate"}]},
+               {"key": "teleport", "text": "go to any space in this region",
+                "then": [{"op": "teleport", "choose": region}]}]
+    if o.get("test") and not test(ctx, i, o["test"]):
+        return
+    leave(ctx, i, o, meta)
+    choose(ctx, i, {"options": choices, "question": f"{meta.get('source', 'A stranger')} grants you a wish."}, meta)
+
+
+@op("take-counter")
+def take_counter(ctx, i, o, meta):
+    key = f"{meta.get('card')}@{ctx.player(i).space}"
+    left = ctx.s.counters.get(key, o.get("start", 4))
+    if left <= 0:
+        return
+    change(ctx, i, o["what"], 1)
+    ctx.s.counters[key] = left - 1
+    if left - 1 <= 0:
+        ctx.s.counters.pop(key)
+        leave(ctx, i, o, meta)
+
+
+@op("leave")
+def leave(ctx, i, o, meta):
+    """The card that caused this effect leaves the board."""
+    card, space = meta.get("card"), ctx.player(i).space
+    if card and card in ctx.s.spaces.get(space, []):
+        ctx.s.spaces[space].remove(card)
+        discard(ctx, card)
+
+
+@op("moderator")
+def moderator(ctx, i, o, meta):
+    """The engine cannot settle this: the moderator does, with an `adjudicate` move."""
+    text = o.get("text") or f"settle {meta.get('source', 'this card')}"
+    ctx.s.prompt = None
+    ctx.ask_moderator(i, f"{meta.get('source', 'A card')} for {ctx.name(i)}: {text}")

@@ -1,0 +1,57 @@
+"""Counter-based randomness: the n-th value of a game is a pure function of (seed, n).
+
+value(seed, n, bound): HMAC-SHA256 keyed with the UTF-8 seed over the ASCII text
+"<n>:<attempt>", the first 8 bytes read as a big-endian integer, rejected while it falls in
+the biased tail above the largest multiple of `bound` (then attempt + 1), else taken mod
+`bound`. A die is value(seed, n, 6) + 1. A shuffle is Fisher-Yates from the last position
+down, each swap index one value. docs/fairness.md and tools/verify_dice.py restate this.
+"""
+from __future__ import annotations
+
+import hashlib
+import hmac
+
+from engine.state import Game
+
+_SPAN = 1 << 64
+
+
+def value(seed: str, n: int, bound: int) -> int:
+    key = seed.encode()
+    limit = _SPAN - _SPAN % bound
+    attempt = 0
+    while True:
+        digest = hmac.new(key, f"{n}:{attempt}".encode(), hashlib.sha256).digest()
+        x = int.from_bytes(digest[:8], "big")
+        if x < limit:
+            return x % bound
+        attempt += 1
+
+
+def _next(state: Game, bound: int) -> int:
+    v = value(state.seed, state.rng, bound)
+    state.rng += 1
+    return v
+
+
+def die(state: Game) -> int:
+    """One six-sided die: a forced die first (scenarios), else the next value."""
+    if state.forced:
+        return state.forced.pop(0)
+    return _next(state, 6) + 1
+
+
+def dice(state: Game, n: int) -> list[int]:
+    return [die(state) for _ in range(n)]
+
+
+def below(state: Game, bound: int) -> int:
+    """A uniform choice in range(bound), for random deals."""
+    return _next(state, bound) if bound > 1 else 0
+
+
+def shuffle(state: Game, items: list) -> None:
+    """Shuffle in place (items belong to a state being built by apply)."""
+    for i in range(len(items) - 1, 0, -1):
+        j = _next(state, i + 1)
+        items[i], items[j] = items[j], items[i]

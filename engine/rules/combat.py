@@ -1,0 +1,285 @@
+"""Battle and psychic combat: against creatures and between characters (base-game.md §5, §6).
+
+A fight is three tasks: `fight` (evade or cast first), `combat-roll` (dice, then a fate
+reroll if it could help) and `combat-resolve`. The reroll answer edits the resolve task, which
+sits on top of the stack while the question is open.
+"""
+from __future__ import annotations
+
+from engine import rng
+from engine.state import Option
+from engine.rules import stats
+from engine.rules.machine import Ctx, on_answer, task
+from engine.rules.turn import lose_life, kill
+
+
+def can_evade(ctx: Ctx, i: int) -> bool:
+    p = ctx.player(i)
+    here = ctx.content.space(p.space).name if p.space else ""
+    if here == "Woods" and (stats.has_ability(ctx, p, "elf-evade-woods") or "pixie" in p.followers):
+        return True
+    if here == "Hills" and (stats.has_ability(ctx, p, "dwarf-evade-hills") or "gnome" in p.followers):
+        return True
+    return False
+
+
+def evade_spells(ctx: Ctx, i: int) -> list[str]:
+    p = ctx.player(i)
+    return [s for s in dict.fromkeys(p.spells) if ctx.content.cards[s].hook in ("invisibility", "immobility")] if not p.toad else []
+
+
+@task("fight")
+def fight(ctx: Ctx, t) -> None:
+    i, a = t.p, t.a
+    p = ctx.player(i)
+    if not p.alive:
+        return
+    kind = "battle" if a.get("strength") is not None else "psychic combat"
+    value = a.get("strength") if kind == "battle" else a.get("craft")
+    opts = [Option("fight", f"fight {a['name']} ({kind}, {value})")]
+    if a.get("evadable", True):
+        if can_evade(ctx, i):
+            opts.append(Option("evade", f"evade {a['name']}"))
+        opts += [Option(f"cast-{s}", f"cast {ctx.content.cards[s].name} to evade") for s in evade_spells(ctx, i)]
+    if kind == "battle" and not p.toad:
+        opts += [Option(f"cast-{s}", f"cast {ctx.content.cards[s].name}") for s in dict.fromkeys(p.spells)
+                 if ctx.content.cards[s].hook == "psionic-blast"]
+    if a.get("pay"):
+        opts.append(Option("pay", f"pay {a['pay']} gold and let it go") if p.gold >= a["pay"] else None)
+        opts = [o for o in opts if o]
+    ctx.push("combat-roll", i, **a)
+    ctx.ask(i, "fight", f"{a['name']} ({kind}, {value}) faces you.", opts)
+
+
+@on_answer("fight")
+def fight_answer(ctx: Ctx, prompt, key, arg, who) -> None:
+    i = ctx.index(who)
+    p = ctx.player(i)
+    roll_task = ctx.s.stack[-1]
+    if key == "fight":
+        return
+    if key == "pay":
+        ctx.s.stack.pop()
+        p.gold -= roll_task.a["pay"]
+        ctx.emit("pay", f"{p.name} pays {roll_task.a['pay']} gold to {roll_task.a['name']}.", player=p.name)
+        return
+    if key.startswith("cast-"):
+        spell = key[5:]
+        hook = ctx.content.cards[spell].hook
+        p.spells.remove(spell)
+        ctx.s.discards["spell"].append(spell)
+        ctx.emit("cast", f"{p.name} casts {ctx.content.cards[spell].name}.", player=p.name, card=spell)
+        if hook == "psionic-blast":
+            roll_task.a["bonus"] = roll_task.a.get("bonus", 0) + stats.craft(ctx, p)
+            return
+    ctx.s.stack.pop()
+    ctx.emit("evade", f"{p.name} evades {roll_task.a['name']}.", player=p.name)
+    if roll_task.a.get("evaded_to"):
+        ctx.push(roll_task.a["evaded_to"], i)
+
+
+@task("combat-roll")
+def combat_roll(ctx: Ctx, t) -> None:
+    i, a = t.p, t.a
+    p = ctx.player(i)
+    battle = a.get("strength") is not None
+    mine = rng.dice(ctx.s, 2 if battle and stats.has_ability(ctx, p, "warrior-two-dice") else 1)
+    theirs = rng.die(ctx.s)
+    base = (stats.strength(ctx, p, battle=True) if battle else stats.craft(ctx, p)) + a.get("bonus", 0)
+    foe = (a.get("strength") if battle else a.get("craft")) or 0
+    resolve = {**a, "roll": max(mine), "dice": mine, "foe_roll": theirs, "base": base, "foe": foe}
+    ctx.push("combat-resolve", i, **resolve)
+    ctx.emit("combat", f"{p.name} rolls {max(mine)} (total {max(mine) + base}); {a['name']} rolls {theirs} (total {theirs + foe}).",
+             player=p.name)
+    if p.fate and max(mine) + base <= theirs + foe:
+        ctx.ask(i, "combat-reroll", f"You total {max(mine) + base} against {theirs + foe}. Spend 1 fate to reroll your die?",
+                [Option("reroll", "spend 1 fate and roll your die again"), Option("keep", "keep the result")])
+
+
+@on_answer("combat-reroll")
+def combat_reroll(ctx: Ctx, prompt, key, arg, who) -> None:
+    if key == "keep":
+        return
+    p = ctx.player(ctx.index(who))
+    p.fate -= 1
+    a = ctx.s.stack[-1].a
+    a["roll"] = rng.die(ctx.s)
+    ctx.emit("fate", f"{p.name} spends 1 fate and rerolls: {a['roll']} (total {a['roll'] + a['base']}).", player=p.name)
+
+
+@task("combat-resolve")
+def combat_resolve(ctx: Ctx, t) -> None:
+    i, a = t.p, t.a
+    p = ctx.player(i)
+    mine, theirs = a["roll"] + a["base"], a["foe_roll"] + a["foe"]
+    battle = a.get("strength") is not None
+    if mine > theirs:
+        ctx.emit("win", f"{p.name} beats {a['name']}.", player=p.name)
+        for card in a.get("cards", []):
+            ctx.s.spaces[p.space].remove(card)
+            p.trophies.append(card)
+        if a.get("quest_kill") is not False:
+            p.flags["killed"] = p.flags.get("killed", 0) + 1
+        if a.get("on_win"):
+            ctx.push(a["on_win"], i, **a.get("on_win_args", {}))
+        return
+    if a.get("on_loss") == "stay" and a.get("where"):
+        from engine.rules.movement import place
+        place(ctx, i, a["where"])
+    if mine == theirs:
+        ctx.emit("standoff", f"{p.name} and {a['name']} stand off.", player=p.name)
+        if a.get("on_standoff"):
+            ctx.push(a["on_standoff"], i, **a.get("on_win_args", {}))
+        ctx.end_turn() if a.get("ends_turn", True) else None
+        return
+    ctx.emit("lose-fight", f"{a['name']} beats {p.name}.", player=p.name)
+    if not (battle and armour_saves(ctx, i)):
+        lose_life(ctx, i, a.get("damage", 1), f" to {a['name']}")
+    if p.alive and a.get("on_loss_task"):
+        ctx.push(a["on_loss_task"], i, **a.get("on_win_args", {}))
+    if a.get("ends_turn", True):
+        ctx.end_turn()
+
+
+def armour_saves(ctx: Ctx, i: int) -> bool:
+    """The best armour the character wears may save the life (battle only, one armour)."""
+    p = ctx.player(i)
+    if stats.has_ability(ctx, p, "no-weapons-armour"):
+        return False
+    values = [c.prop("armour") for c in stats.items(ctx, p) if c.prop("armour")]
+    if not values:
+        return False
+    need = min(values)
+    roll = rng.die(ctx.s)
+    saved = roll >= need
+    ctx.emit("armour", f"{p.name}'s armour roll: {roll} ({'saved' if saved else 'not saved'}).", player=p.name)
+    return saved
+
+
+# -- character against character -------------------------------------------------
+
+@task("attack")
+def attack(ctx: Ctx, t) -> None:
+    i, j = t.p, t.a["target"]
+    p, q = ctx.player(i), ctx.player(j)
+    opts = [Option("battle", f"attack {q.name} in battle")]
+    if stats.has_ability(ctx, p, "psychic-attacks-on-characters"):
+        opts.append(Option("psychic", f"attack {q.name} in psychic combat"))
+    ctx.ask(i, "attack-kind", f"You attack {q.name}. Battle or psychic combat?", opts, target=j)
+
+
+@on_answer("attack-kind")
+def attack_kind(ctx: Ctx, prompt, key, arg, who) -> None:
+    i, j = ctx.index(who), prompt.data["target"]
+    ctx.push("duel-roll", i, target=j, psychic=key == "psychic")
+    q = ctx.player(j)
+    opts = [Option("defend", "defend yourself")]
+    opts += [Option(f"cast-{s}", f"cast {ctx.content.cards[s].name} to evade") for s in evade_spells(ctx, j)]
+    if can_evade(ctx, j):
+        opts.append(Option("evade", "evade the attack"))
+    ctx.ask(j, "defend", f"{who} attacks you ({'psychic combat' if key == 'psychic' else 'battle'}).", opts)
+
+
+@on_answer("defend")
+def defend(ctx: Ctx, prompt, key, arg, who) -> None:
+    if key == "defend":
+        return
+    j = ctx.index(who)
+    q = ctx.player(j)
+    if key.startswith("cast-"):
+        q.spells.remove(key[5:])
+        ctx.s.discards["spell"].append(key[5:])
+    duel = ctx.s.stack.pop()
+    ctx.emit("evade", f"{q.name} evades {ctx.name(duel.p)}'s attack.", player=q.name)
+
+
+def duel_score(ctx: Ctx, i: int, psychic: bool, roll: int) -> int:
+    p = ctx.player(i)
+    return roll + (stats.craft(ctx, p) if psychic else stats.strength(ctx, p, battle=True))
+
+
+@task("duel-roll")
+def duel_roll(ctx: Ctx, t) -> None:
+    i, j, psychic = t.p, t.a["target"], t.a["psychic"]
+    p = ctx.player(i)
+    a_roll = max(rng.dice(ctx.s, 2 if not psychic and stats.has_ability(ctx, p, "warrior-two-dice") else 1))
+    # The Assassin's victim may not roll for its attack score.
+    d_roll = 0 if not psychic and stats.has_ability(ctx, p, "assassin-no-defence") else \
+        max(rng.dice(ctx.s, 2 if not psychic and stats.has_ability(ctx, ctx.player(j), "warrior-two-dice") else 1))
+    ctx.push("duel-resolve", i, target=j, psychic=psychic, a=a_roll, d=d_roll)
+    ctx.emit("combat", f"{p.name} rolls {a_roll}; {ctx.name(j)} rolls {d_roll}.")
+    # Attacker decides on fate first, then the defender (base-game.md §5.1).
+    ctx.push("duel-fate", j, side="d")
+    ctx.push("duel-fate", i, side="a")
+
+
+def pending_duel(ctx: Ctx):
+    return next(t for t in reversed(ctx.s.stack) if t.op == "duel-resolve")
+
+
+@task("duel-fate")
+def duel_fate(ctx: Ctx, t) -> None:
+    duel = pending_duel(ctx)
+    res = duel.a
+    i, side = t.p, t.a["side"]
+    p = ctx.player(i)
+    att, dfn = duel_score(ctx, duel.p, res["psychic"], res["a"]), duel_score(ctx, res["target"], res["psychic"], res["d"])
+    losing = att <= dfn if side == "a" else dfn <= att
+    if p.fate and losing and not (side == "d" and res["d"] == 0):
+        ctx.ask(i, "duel-reroll", f"The attack stands {att} to {dfn}. Spend 1 fate to reroll your die?",
+                [Option("reroll", "spend 1 fate and reroll"), Option("keep", "keep the result")], side=side)
+
+
+@on_answer("duel-reroll")
+def duel_reroll(ctx: Ctx, prompt, key, arg, who) -> None:
+    if key == "keep":
+        return
+    p = ctx.player(ctx.index(who))
+    p.fate -= 1
+    res = pending_duel(ctx).a
+    res[prompt.data["side"]] = rng.die(ctx.s)
+    ctx.emit("fate", f"{p.name} spends 1 fate and rerolls: {res[prompt.data['side']]}.", player=p.name)
+
+
+@task("duel-resolve")
+def duel_resolve(ctx: Ctx, t) -> None:
+    i, j, psychic = t.p, t.a["target"], t.a["psychic"]
+    att = duel_score(ctx, i, psychic, t.a["a"])
+    dfn = duel_score(ctx, j, psychic, t.a["d"])
+    if att == dfn:
+        ctx.emit("standoff", f"{ctx.name(i)} ({att}) and {ctx.name(j)} ({dfn}) stand off.")
+        return
+    win, lose = (i, j) if att > dfn else (j, i)
+    ctx.emit("duel", f"{ctx.name(win)} beats {ctx.name(lose)} ({max(att, dfn)} to {min(att, dfn)}).")
+    loser = ctx.player(lose)
+    opts = [Option("life", f"{loser.name} loses 1 life")]
+    if loser.gold:
+        opts.append(Option("gold", f"take 1 gold from {loser.name}"))
+    opts += [Option(o, f"take {ctx.content.cards[o].name} from {loser.name}") for o in dict.fromkeys(loser.objects)]
+    ctx.ask(win, "reward", f"You beat {loser.name}. Choose your reward.", opts, loser=lose, psychic=psychic)
+
+
+@on_answer("reward")
+def reward(ctx: Ctx, prompt, key, arg, who) -> None:
+    w, lose = ctx.index(who), prompt.data["loser"]
+    winner, loser = ctx.player(w), ctx.player(lose)
+    if key == "life":
+        if not prompt.data["psychic"] and armour_saves(ctx, lose):
+            return
+        lose_life(ctx, lose, 1, f" to {winner.name}")
+        if stats.has_ability(ctx, winner, "ghoul-life-drain"):
+            winner.life += 1
+        winner.flags["took-life"] = 1
+        if not loser.alive:
+            ctx.emit("loot", f"{winner.name} may take what {loser.name} left.", player=winner.name)
+    elif key == "gold":
+        loser.gold -= 1
+        winner.gold += 1
+        ctx.emit("take", f"{winner.name} takes 1 gold from {loser.name}.")
+    else:
+        loser.objects.remove(key)
+        from engine.rules.items import gain_object
+        gain_object(ctx, w, key)
+        ctx.emit("take", f"{winner.name} takes {ctx.content.cards[key].name} from {loser.name}.")
+    if ctx.s.current == lose:
+        ctx.end_turn()

@@ -1,0 +1,172 @@
+"""Encountering a space or another character; draw-to-N and the order cards are met in
+(base-game.md §3, §3.1)."""
+from __future__ import annotations
+
+from engine import rng
+from engine.state import Option
+from engine.rules import stats
+from engine.rules.items import discard, gain_object
+from engine.rules.machine import Ctx, on_answer, task
+
+MEETS_OTHERS_INNER = ("plain-of-peril", "valley-of-fire", "crown-of-command")
+ORDER = {"event": 0, "enemy": 1, "stranger": 2, "follower": 3, "object": 3, "magic-object": 3, "place": 4}
+
+
+def others_here(ctx: Ctx, i: int) -> list[int]:
+    p = ctx.player(i)
+    if stats.region(ctx, p.space) == "inner" and p.space not in MEETS_OTHERS_INNER:
+        return []
+    return [j for j, q in enumerate(ctx.s.players) if j != i and q.alive and q.character and q.space == p.space]
+
+
+@task("encounter")
+def encounter(ctx: Ctx, t) -> None:
+    i = t.p
+    p = ctx.player(i)
+    if not p.alive or not p.flags.pop("moved", None):
+        return  # no move, no encounter: you never meet the space you started on
+    others = others_here(ctx, i)
+    if p.space == "crown-of-command":
+        ctx.push("crown", i)
+        return
+    if not others:
+        ctx.push("encounter-space", i)
+        return
+    opts = [Option("encounter-space", f"encounter {ctx.content.space(p.space).name}")]
+    opts += [Option(f"encounter-{ctx.name(j)}", f"encounter {ctx.name(j)}") for j in others]
+    ctx.ask(i, "encounter", "What do you encounter?", opts)
+
+
+@on_answer("encounter")
+def encounter_answer(ctx: Ctx, prompt, key, arg, who) -> None:
+    i = ctx.index(who)
+    if key == "encounter-space":
+        ctx.push("encounter-space", i)
+    else:
+        ctx.push("attack", i, target=ctx.index(key[len("encounter-"):]))
+
+
+@task("encounter-space")
+def encounter_space(ctx: Ctx, t) -> None:
+    i = t.p
+    p = ctx.player(i)
+    space = ctx.content.space(p.space)
+    ctx.emit("encounter", f"{p.name} encounters {space.name}.", player=p.name, space=space.id)
+    hexed = [e for e in ctx.s.effects if e["name"] == "hex" and e.get("space") == space.id]
+    work = []
+    if hexed:
+        work.append(("effect", i, {"ops": [{"op": "lose", "what": "life"}], "source": "Hex"}))
+    if space.hook:
+        work.append((f"space:{space.hook}", i, {}))
+    if space.effect:
+        work.append(("effect", i, {"ops": space.effect, "source": space.name}))
+    if space.draw:
+        work.append(("draw-to", i, {"n": space.draw}))
+        work.append(("resolve-cards", i, {"done": []}))
+    elif ctx.s.spaces.get(space.id) or ctx.s.space_gold.get(space.id):
+        work.append(("resolve-cards", i, {"done": []}))
+    ctx.push_all(work)
+
+
+def draw_adventure(ctx: Ctx) -> str | None:
+    s = ctx.s
+    deck = s.decks["adventure"]
+    if not deck and s.discards["adventure"]:
+        deck.extend(s.discards["adventure"])
+        s.discards["adventure"].clear()
+        rng.shuffle(s, deck)
+        ctx.emit("reshuffle", "The Adventure discards are shuffled into a new deck.")
+    return deck.pop() if deck else None
+
+
+@task("draw-to")
+def draw_to(ctx: Ctx, t) -> None:
+    p = ctx.player(t.p)
+    lying = ctx.s.spaces.setdefault(p.space, [])
+    for _ in range(max(0, t.a["n"] - len(lying))):
+        card = draw_adventure(ctx)
+        if card is None:
+            break
+        lying.append(card)
+        ctx.emit("draw", f"{p.name} draws {ctx.content.cards[card].name}.", player=p.name, card=card)
+
+
+def next_cards(ctx: Ctx, space: str, done: list[str]) -> list[str]:
+    """The next card(s) to meet: by category, enemies by number (Strength enemies sharing a
+    number fight as one), ties in the order drawn."""
+    lying = [c for c in ctx.s.spaces.get(space, []) if c not in done]
+    if not lying:
+        return []
+    cards = ctx.content.cards
+
+    def rank(c):
+        card = cards[c]
+        return (ORDER.get(card.type, 5), card.number if card.type == "enemy" else 0)
+    lying.sort(key=rank)  # stable: ties keep the drawn order
+    first = cards[lying[0]]
+    if first.type == "enemy" and first.strength:
+        return [c for c in lying if cards[c].type == "enemy" and cards[c].number == first.number and cards[c].strength]
+    return [lying[0]]
+
+
+@task("resolve-cards")
+def resolve_cards(ctx: Ctx, t) -> None:
+    i = t.p
+    p = ctx.player(i)
+    if not p.alive:
+        return
+    if ctx.s.space_gold.get(p.space):
+        gold = ctx.s.space_gold.pop(p.space)
+        p.gold += gold
+        ctx.emit("take", f"{p.name} picks up {gold} gold.", player=p.name)
+    group = next_cards(ctx, p.space, t.a["done"])
+    if not group:
+        return
+    ctx.push("resolve-cards", i, done=t.a["done"] + group)
+    card = ctx.content.cards[group[0]]
+    if card.type == "enemy":
+        if card.strength:
+            ctx.push("fight", i, name=" and ".join(ctx.content.cards[c].name for c in group),
+                     strength=sum(ctx.content.cards[c].strength for c in group), cards=group)
+        else:
+            ctx.push("fight", i, name=card.name, craft=card.craft, cards=group)
+        if card.effect:
+            ctx.push("effect", i, ops=card.effect, source=card.name, card=card.slug)
+        return
+    if card.type in ("follower", "object", "magic-object"):
+        take(ctx, i, card.slug)
+        return
+    # Events, Strangers and Places: their text; Events are then discarded.
+    if card.type == "event":
+        ctx.push("discard-from-space", i, card=card.slug, space=p.space)
+    ctx.push("effect", i, ops=card.effect or [{"op": "moderator", "text": card.text}], source=card.name, card=card.slug)
+
+
+def take(ctx: Ctx, i: int, slug: str) -> None:
+    p = ctx.player(i)
+    card = ctx.content.cards[slug]
+    lying = ctx.s.spaces[p.space]
+    if card.prop("gold"):
+        lying.remove(slug)
+        p.gold += card.prop("gold")
+        discard(ctx, slug)
+        ctx.emit("take", f"{p.name} takes {card.prop('gold')} gold ({card.name}).", player=p.name)
+        return
+    if card.type == "follower" and card.prop("forbid") == p.alignment:
+        return
+    if card.type != "follower" and (len(p.objects) >= stats.carry_limit(ctx, p) or card.prop("forbid") == p.alignment):
+        ctx.emit("leave-object", f"{p.name} cannot take {card.name}; it stays on the space.", player=p.name)
+        return
+    lying.remove(slug)
+    gain_object(ctx, i, slug)
+    ctx.emit("take", f"{p.name} takes {card.name}.", player=p.name, card=slug)
+    if card.effect:
+        ctx.push("effect", i, ops=card.effect, source=card.name, card=slug)
+
+
+@task("discard-from-space")
+def discard_from_space(ctx: Ctx, t) -> None:
+    lying = ctx.s.spaces.get(t.a["space"], [])
+    if t.a["card"] in lying:
+        lying.remove(t.a["card"])
+        discard(ctx, t.a["card"])

@@ -1,0 +1,146 @@
+"""The turn machine: a stack of tasks run until someone must decide something.
+
+Rules modules register handlers: `@task("name")` for a piece of work, `@on_answer("kind")` for
+what an answer to a prompt of that kind does. Work that continues after a decision is pushed
+on the stack before the question is asked, so a paused game is only data.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import msgspec
+
+from engine import content as content_mod
+from engine.state import Event, Game, Option, Prompt, Task
+
+TASKS: dict[str, Callable[["Ctx", Task], None]] = {}
+ANSWERS: dict[str, Callable[["Ctx", Prompt, str, str | None, str], None]] = {}
+
+
+def task(name: str):
+    def register(fn):
+        TASKS[name] = fn
+        return fn
+    return register
+
+
+def on_answer(kind: str):
+    def register(fn):
+        ANSWERS[kind] = fn
+        return fn
+    return register
+
+
+class Ctx:
+    """What a handler works with while one move is applied; never stored."""
+    __slots__ = ("s", "events", "content")
+
+    def __init__(self, state: Game, events: list[Event]):
+        self.s = state
+        self.events = events
+        self.content = content_mod.load(state.edition, tuple(state.packs))
+
+    # -- players -------------------------------------------------------
+    def player(self, i: int):
+        return self.s.players[i]
+
+    def name(self, i: int) -> str:
+        return self.s.players[i].name
+
+    def index(self, name: str) -> int:
+        for i, p in enumerate(self.s.players):
+            if p.name == name:
+                return i
+        raise KeyError(name)
+
+    # -- events and work -----------------------------------------------
+    def emit(self, kind: str, text: str, to: list[str] | None = None, **data: Any) -> None:
+        self.events.append(Event(kind, text, to, data))
+
+    def push(self, op: str, p: int = -1, **a: Any) -> None:
+        self.s.stack.append(Task(op, p, a))
+
+    def push_all(self, tasks: list[tuple]) -> None:
+        """Push tasks so that the first listed runs first."""
+        for op, p, a in reversed(tasks):
+            self.s.stack.append(Task(op, p, a))
+
+    def ask(self, who: int | list[int], kind: str, question: str, options: list[Option], **data: Any) -> None:
+        """Open a prompt. With a single legal answer the engine answers it itself."""
+        players = [who] if isinstance(who, int) else who
+        if len(options) == 1 and len(players) == 1:
+            ANSWERS[kind](self, Prompt(0, [self.name(players[0])], kind, question, options, data), options[0].key, None, self.name(players[0]))
+            return
+        self.s.prompt = Prompt(self.s.next_prompt, [self.name(i) for i in players], kind, question, options, data)
+        self.s.next_prompt += 1
+
+    def ask_moderator(self, i: int, question: str) -> None:
+        """A card the engine cannot settle: the moderator answers `adjudicate ...` or `skip`."""
+        self.s.prompt = Prompt(self.s.next_prompt, ["moderator"], "adjudicate", question,
+                               [Option("adjudicate", "settle it: adjudicate <effects>"), Option("skip", "no effect")],
+                               {"player": self.name(i)})
+        self.s.next_prompt += 1
+
+    def end_turn(self) -> None:
+        """Drop the rest of this turn's work, down to its end-turn task."""
+        stack = self.s.stack
+        while stack and stack[-1].op != "end-turn":
+            stack.pop()
+
+
+def clone(state: Game) -> Game:
+    return _DEC.decode(_ENC.encode(state))
+
+
+_ENC = msgspec.msgpack.Encoder()
+_DEC = msgspec.msgpack.Decoder(Game)
+
+
+def run(state: Game, events: list[Event]) -> None:
+    ctx = Ctx(state, events)
+    while state.prompt is None and state.stack and not state.over:
+        t = state.stack.pop()
+        TASKS[t.op](ctx, t)
+
+
+def answer(state: Game, move, events: list[Event]) -> None:
+    """Apply a player's (or the moderator's) answer to the open prompt."""
+    from engine.api import IllegalMove, MODERATOR
+    from engine import adjudicate
+    ctx = Ctx(state, events)
+    p = state.prompt
+    if p is not None and p.kind == "adjudicate" and move.player not in (MODERATOR,):
+        raise IllegalMove("the game waits for the moderator to settle a card", [])
+    if move.key == "adjudicate":
+        if move.player != MODERATOR:
+            raise IllegalMove("only the moderator may adjudicate", [o.key for o in p.options] if p else [])
+        adjudicate.apply(ctx, move.arg or "")
+        if p is not None and p.kind == "adjudicate":
+            state.prompt = None
+        return
+    if p is None:
+        raise IllegalMove("no question is open", [])
+    if move.prompt is not None and move.prompt != p.id:
+        raise IllegalMove(f"prompt {move.prompt} is not open (the open prompt is {p.id})", [o.key for o in p.options])
+    who = move.player
+    if who == MODERATOR:
+        waiting = [n for n in p.players if n not in p.answers]
+        who = waiting[0]
+    elif who not in p.players:
+        raise IllegalMove(f"{who} is not asked anything now (waiting for {', '.join(p.players)})", [])
+    elif who in p.answers:
+        raise IllegalMove(f"{who} has already answered prompt {p.id}", [])
+    keys = [o.key for o in p.options]
+    if move.key not in keys:
+        raise IllegalMove(f"{move.key!r} is not an answer to prompt {p.id} ({p.question})", keys)
+    if len(p.players) > 1:
+        p.answers[who] = move.key
+        if len(p.answers) < len(p.players):
+            return
+    state.prompt = None
+    ANSWERS[p.kind](ctx, p, move.key, move.arg, who)
+
+
+@on_answer("adjudicate")
+def adjudicate_skip(ctx: Ctx, prompt, key, arg, who) -> None:
+    ctx.emit("adjudicate", f"The moderator rules that it has no effect.")

@@ -1,0 +1,249 @@
+"""Moving: the whole roll in one direction, the Storm River, the Portal, the Inner Region
+(base-game.md §3 step 2, §10)."""
+from __future__ import annotations
+
+from engine import rng
+from engine.state import Option
+from engine.rules import stats
+from engine.rules.machine import Ctx, on_answer, task
+
+SENTINEL, SENTINEL_MIDDLE = "sentinel", "hills-3"
+PORTAL, PLAIN = "portal-of-power", "plain-of-peril"
+VALLEY, CROWN = "valley-of-fire", "crown-of-command"
+DIRS = {"right": 1, "left": -1}
+
+
+def ring_of(ctx: Ctx, space: str) -> list[str]:
+    return ctx.content.board.rings[ctx.content.space(space).ring]
+
+
+def step(ctx: Ctx, space: str, d: int) -> str:
+    ring = ring_of(ctx, space)
+    return ring[(ctx.content.space(space).index + d) % len(ring)]
+
+
+def place(ctx: Ctx, i: int, space: str) -> None:
+    p = ctx.player(i)
+    p.space = space
+    p.flags["moved"] = 1
+
+
+def one_space_only(ctx: Ctx, i: int) -> bool:
+    p = ctx.player(i)
+    return bool(p.toad) or any(e["name"] == "blizzard" for e in ctx.s.effects) or "poltergeist" in p.followers
+
+
+@task("move")
+def move(ctx: Ctx, t) -> None:
+    p = ctx.player(t.p)
+    p.flags.pop("moved", None)
+    nxt = p.flags.pop("next-move", None)
+    if nxt:  # a wizard or boatman decided this move (Tavern)
+        ctx.push("teleport-choose", t.p, choose=nxt) if nxt in ("outer", "middle") else place(ctx, t.p, nxt)
+        return
+    region = stats.region(ctx, p.space)
+    if region == "crown":
+        return
+    if region == "inner":
+        inner_move(ctx, t.p)
+        return
+    roll = 1 if one_space_only(ctx, t.p) else rng.die(ctx.s)
+    ask_direction(ctx, t.p, roll, rerolled=False)
+
+
+def ask_direction(ctx: Ctx, i: int, roll: int, rerolled: bool) -> None:
+    p = ctx.player(i)
+    ctx.emit("roll", f"{p.name} rolls {roll} for movement.", player=p.name, roll=roll)
+    opts = [Option("left", f"move {roll} counter-clockwise"), Option("right", f"move {roll} clockwise")]
+    if p.fate and not rerolled and not one_space_only(ctx, i):
+        opts.append(Option("reroll", "spend 1 fate to roll again"))
+    if roll == 6 and stats.has_ability(ctx, p, "troll-regenerate"):
+        opts.append(Option("regenerate", "gain 1 life instead of moving"))
+    if stats.has_prop(ctx, p, "raft") and p.space in ctx.content.board.opposite:
+        opts.append(Option("raft", f"cross the Storm River by raft to {ctx.content.space(ctx.content.board.opposite[p.space]).name}"))
+    for card in dict.fromkeys(p.spells):
+        c = ctx.content.cards[card]
+        if c.when == "move" and not p.toad:
+            opts.append(Option(f"cast-{card}", f"cast {c.name} instead of moving"))
+    ctx.ask(i, "direction", f"You rolled {roll}. Which way do you move?", opts, roll=roll)
+
+
+@on_answer("direction")
+def direction(ctx: Ctx, prompt, key, arg, who) -> None:
+    i = ctx.index(who)
+    p = ctx.player(i)
+    roll = prompt.data["roll"]
+    if key == "reroll":
+        p.fate -= 1
+        ctx.emit("fate", f"{p.name} spends 1 fate to reroll.", player=p.name)
+        ask_direction(ctx, i, rng.die(ctx.s), rerolled=True)
+    elif key == "regenerate":
+        p.life += 1
+        ctx.emit("regenerate", f"{p.name} regenerates 1 life instead of moving.", player=p.name)
+        p.flags["moved"] = 0
+    elif key == "raft":
+        card = next(c for c in p.objects + p.followers if ctx.content.cards[c].prop("raft"))
+        (p.objects if card in p.objects else p.followers).remove(card)
+        ctx.s.discards.setdefault("purchase", []).append(card)
+        dest = ctx.content.board.opposite[p.space]
+        ctx.emit("raft", f"{p.name} crosses the Storm River by raft to {ctx.content.space(dest).name}.", player=p.name)
+        place(ctx, i, dest)
+    elif key.startswith("cast-"):
+        from engine.rules import spells
+        spells.cast(ctx, i, key[5:], target=None)
+    else:
+        ctx.push("walk", i, space=p.space, d=DIRS[key], steps=roll, start=p.space)
+
+
+@task("walk")
+def walk(ctx: Ctx, t) -> None:
+    """Walk the remaining steps, stopping to ask at the river crossings and the Portal."""
+    i, a = t.p, t.a
+    p = ctx.player(i)
+    space, d, steps = a["space"], a["d"], a["steps"]
+    while steps > 0:
+        if not a.get("asked"):
+            crossing = crossing_at(ctx, i, space)
+            if crossing:
+                ctx.push("walk", i, **{**a, "space": space, "steps": steps, "asked": True})
+                ctx.ask(i, "crossing", crossing[0], crossing[1], space=space, steps=steps)
+                return
+        a["asked"] = False
+        space = step(ctx, space, d)
+        steps -= 1
+        ctx.emit("pass", f"{p.name} passes {ctx.content.space(space).name}.", player=p.name) if steps else None
+    ctx.emit("move", f"{p.name} moves to {ctx.content.space(space).name}.", player=p.name, space=space)
+    place(ctx, i, space)
+
+
+def crossing_at(ctx: Ctx, i: int, space: str):
+    """The question to ask when a move would carry the character past a crossing point."""
+    p = ctx.player(i)
+    if space == SENTINEL:
+        return ("You reach the Sentinel's bridge. Cross into the Middle Region (the Sentinel, Strength 9, attacks)?",
+                [Option("cross", "cross the bridge inward"), Option("continue", "keep moving along the Outer Region")])
+    if space == SENTINEL_MIDDLE:
+        return ("You reach the Sentinel's bridge. Cross out to the Outer Region?",
+                [Option("cross", "cross the bridge outward"), Option("continue", "keep moving along the Middle Region")])
+    if space == PORTAL and not p.quest:
+        return ("Your move carries you past the Portal of Power. Try to open it?",
+                [Option("portal-strength", "roll 2 dice against your Strength"),
+                 Option("portal-craft", "roll 2 dice against your Craft"),
+                 Option("continue", "move on along the Middle Region")])
+    return None
+
+
+@on_answer("crossing")
+def crossing(ctx: Ctx, prompt, key, arg, who) -> None:
+    i = ctx.index(who)
+    if key == "continue":
+        return  # the walk task pushed before asking goes on
+    walk_task = ctx.s.stack.pop()
+    steps = walk_task.a["steps"]
+    if key == "cross":
+        space = prompt.data["space"]
+        dest = SENTINEL_MIDDLE if space == SENTINEL else SENTINEL
+        if space == SENTINEL:
+            # The Sentinel attacks those crossing inward; beaten or evaded, the move goes on.
+            ctx.push("after-bridge", i, dest=dest, steps=steps - 1)
+            ctx.push("fight", i, name="Sentinel", strength=9, on_loss="stay", where=space)
+        else:
+            ctx.push("after-bridge", i, dest=dest, steps=steps - 1)
+    else:
+        ctx.push("portal", i, attr=key.split("-")[1])
+
+
+@task("after-bridge")
+def after_bridge(ctx: Ctx, t) -> None:
+    i, dest, steps = t.p, t.a["dest"], t.a["steps"]
+    p = ctx.player(i)
+    ctx.emit("bridge", f"{p.name} crosses the bridge to {ctx.content.space(dest).name}.", player=p.name)
+    if steps <= 0:
+        place(ctx, i, dest)
+        return
+    ctx.ask(i, "bridge-direction", f"You cross with {steps} to move. Which way?",
+            [Option("left", f"move {steps} counter-clockwise"), Option("right", f"move {steps} clockwise")],
+            dest=dest, steps=steps)
+
+
+@on_answer("bridge-direction")
+def bridge_direction(ctx: Ctx, prompt, key, arg, who) -> None:
+    ctx.push("walk", ctx.index(who), space=prompt.data["dest"], d=DIRS[key], steps=prompt.data["steps"], asked=True)
+
+
+@task("portal")
+def portal(ctx: Ctx, t) -> None:
+    """[M] The Portal test: 2 dice against Strength or Craft; on failure lose 1 of it."""
+    i = t.p
+    p = ctx.player(i)
+    attr = t.a["attr"]
+    value = stats.strength(ctx, p) if attr == "strength" else stats.craft(ctx, p)
+    roll = rng.dice(ctx.s, 2)
+    if sum(roll) <= value:
+        ctx.emit("portal", f"{p.name} rolls {roll[0]}+{roll[1]} against {attr.title()} {value} and opens the Portal of Power.", player=p.name)
+        place(ctx, i, PLAIN)
+    else:
+        ctx.emit("portal", f"{p.name} rolls {roll[0]}+{roll[1]} against {attr.title()} {value}: the Portal stays shut.", player=p.name)
+        if getattr(p, attr) > stats.printed(ctx, p, attr):
+            setattr(p, attr, getattr(p, attr) - 1)
+            ctx.emit("lose", f"{p.name} loses 1 {attr.title()}.", player=p.name)
+        place(ctx, i, PORTAL)
+    ctx.end_turn()
+
+
+def inner_move(ctx: Ctx, i: int) -> None:
+    p = ctx.player(i)
+    here = p.space
+    opts = []
+    stay = p.flags.get("must-face")
+    if stay:
+        opts.append(Option("stay", f"face {ctx.content.space(here).name} again"))
+    for key, d in DIRS.items():
+        dest = step(ctx, here, d)
+        if stay and dest != p.flags.get("came-from"):
+            continue  # not beaten yet: the only ways are to face it again or to turn back
+        if dest == VALLEY and not stats.has_talisman(ctx, p):
+            continue
+        opts.append(Option(key, f"move to {ctx.content.space(dest).name}"))
+    if here == PLAIN and not stay:
+        opts.append(Option("portal", "go back out to the Portal of Power"))
+    if here == VALLEY and not stay:
+        opts.append(Option("crown", "climb to the Crown of Command"))
+    ctx.ask(i, "inner-move", "You are in the Inner Region: where do you move?", opts)
+
+
+@on_answer("inner-move")
+def inner_answer(ctx: Ctx, prompt, key, arg, who) -> None:
+    i = ctx.index(who)
+    p = ctx.player(i)
+    if key == "stay":
+        p.flags["moved"] = 1  # facing the space again counts as an encounter of it
+        return
+    dest = {"portal": PORTAL, "crown": CROWN}.get(key) or step(ctx, p.space, DIRS[key])
+    p.flags.pop("must-face", None)
+    p.flags["came-from"] = p.space
+    ctx.emit("move", f"{p.name} moves to {ctx.content.space(dest).name}.", player=p.name, space=dest)
+    place(ctx, i, dest)
+
+
+@task("teleport-choose")
+def teleport_choose(ctx: Ctx, t) -> None:
+    """Choose a space (a region's name, "any", or a list of space ids) and go there."""
+    choose = t.a["choose"]
+    if isinstance(choose, list):
+        spaces = choose
+    elif choose == "any":
+        spaces = ctx.content.board.rings["outer"] + ctx.content.board.rings["middle"]
+    else:
+        spaces = ctx.content.board.rings[choose]
+    ctx.ask(t.p, "teleport", "Where do you go?", [Option(s, ctx.content.space(s).name) for s in spaces],
+            encounter=t.a.get("encounter", False))
+
+
+@on_answer("teleport")
+def teleport(ctx: Ctx, prompt, key, arg, who) -> None:
+    i = ctx.index(who)
+    ctx.emit("teleport", f"{who} goes to {ctx.content.space(key).name}.", player=who, space=key)
+    place(ctx, i, key)
+    if prompt.data.get("encounter"):
+        ctx.push("encounter", i)

@@ -1,0 +1,234 @@
+"""Spaces whose text is more than data: the Portal, the Inner Region, the Crown, quests
+(base-game.md §10, §11). Board data names these as `hook`s."""
+from __future__ import annotations
+
+from engine import rng
+from engine.state import Option
+from engine.rules import stats
+from engine.rules.items import discard
+from engine.rules.machine import Ctx, on_answer, task
+from engine.rules.movement import place, PLAIN, PORTAL
+from engine.rules.turn import finish, lose_life
+
+# [M] Crypt (3 dice − Strength) and Mines (3 dice − Craft): where the result throws you.
+THROWN = [(0, None), (2, PLAIN), (4, PORTAL), (99, "warlocks-cave")]
+
+
+def hook(name: str):
+    return task(f"space:{name}")
+
+
+for _quiet in ("sentinel", "plain-of-peril", "valley-of-fire", "warlocks-cave"):
+    task(f"space:{_quiet}")(lambda ctx, t: None)  # their text is in the data, or movement handles them
+
+
+@hook("portal")
+def portal_space(ctx: Ctx, t) -> None:
+    """Landing exactly on the Portal: the character may try to open it (rules-decisions)."""
+    if ctx.player(t.p).quest:
+        return
+    ctx.ask(t.p, "portal-try", "You stand at the Portal of Power. Try to open it?",
+            [Option("portal-strength", "roll 2 dice against your Strength"),
+             Option("portal-craft", "roll 2 dice against your Craft"), Option("no", "not now")])
+
+
+@on_answer("portal-try")
+def portal_try(ctx: Ctx, prompt, key, arg, who) -> None:
+    if key != "no":
+        ctx.push("portal", ctx.index(who), attr=key.split("-")[1])
+
+
+def thrown(ctx: Ctx, i: int, attr: str, name: str) -> None:
+    p = ctx.player(i)
+    n = 2 if stats.has_ability(ctx, p, "dwarf-mines") and attr == "craft" or (attr == "craft" and "gnome" in p.followers) else 3
+    dice = rng.dice(ctx.s, n)
+    value = stats.strength(ctx, p) if attr == "strength" else stats.craft(ctx, p)
+    result = sum(dice) - value
+    for limit, dest in THROWN:
+        if result <= limit:
+            break
+    ctx.emit("roll", f"{p.name} rolls {'+'.join(map(str, dice))} − {attr.title()} {value} = {result} in the {name}.", player=p.name)
+    if dest:
+        ctx.emit("thrown", f"{p.name} is thrown out to {ctx.content.space(dest).name}.", player=p.name)
+        place(ctx, i, dest)
+        p.flags.pop("moved", None)
+        ctx.end_turn()
+
+
+@hook("crypt")
+def crypt(ctx: Ctx, t) -> None:
+    thrown(ctx, t.p, "strength", "Crypt")
+
+
+@hook("mines")
+def mines(ctx: Ctx, t) -> None:
+    thrown(ctx, t.p, "craft", "Mines")
+
+
+@hook("vampires-tower")
+def vampires_tower(ctx: Ctx, t) -> None:
+    """[M] 1–2: lose 1 life, 3–4: 2, 5–6: 3."""
+    r = rng.die(ctx.s)
+    n = (r + 1) // 2
+    ctx.emit("roll", f"{ctx.name(t.p)} rolls {r} at the Vampire's Tower.", player=ctx.name(t.p))
+    lose_life(ctx, t.p, n, " to the Vampire")
+
+
+def must_face(ctx: Ctx, i: int, key: str, value) -> None:
+    p = ctx.player(i)
+    p.flags[key] = value
+    p.flags["must-face"] = 1
+
+
+def beaten(ctx: Ctx, i: int, key: str) -> None:
+    p = ctx.player(i)
+    p.flags.pop(key, None)
+    p.flags.pop("must-face", None)
+
+
+@hook("pits")
+def pits(ctx: Ctx, t) -> None:
+    """Pit Fiends ([M] Strength 4), fought one at a time until one wins or all are dead."""
+    p = ctx.player(t.p)
+    left = p.flags.get("pit-fiends") or rng.die(ctx.s)
+    ctx.emit("pits", f"{p.name} faces {left} Pit Fiend(s).", player=p.name)
+    must_face(ctx, t.p, "pit-fiends", left)
+    ctx.push("pit-fiend", t.p)
+
+
+@task("pit-fiend")
+def pit_fiend(ctx: Ctx, t) -> None:
+    p = ctx.player(t.p)
+    if p.flags.get("pit-fiends", 0) <= 0:
+        beaten(ctx, t.p, "pit-fiends")
+        return
+    ctx.push("fight", t.p, name="Pit Fiend", strength=4, evadable=False, on_win="pit-fiend-dead")
+
+
+@task("pit-fiend-dead")
+def pit_fiend_dead(ctx: Ctx, t) -> None:
+    p = ctx.player(t.p)
+    p.flags["pit-fiends"] -= 1
+    ctx.push("pit-fiend", t.p)
+
+
+@hook("werewolf-den")
+def werewolf_den(ctx: Ctx, t) -> None:
+    p = ctx.player(t.p)
+    strength = p.flags.get("werewolf") or sum(rng.dice(ctx.s, 2))
+    must_face(ctx, t.p, "werewolf", strength)
+    ctx.push("fight", t.p, name="Werewolf", strength=strength, evadable=False, on_win="werewolf-dead")
+
+
+@task("werewolf-dead")
+def werewolf_dead(ctx: Ctx, t) -> None:
+    beaten(ctx, t.p, "werewolf")
+
+
+@hook("death")
+def death(ctx: Ctx, t) -> None:
+    """Dice with Death: 2 dice each; lower loses a life, equal faces Death again, higher passes."""
+    p = ctx.player(t.p)
+    mine, his = rng.dice(ctx.s, 2), rng.dice(ctx.s, 2)
+    ctx.push("death-resolve", t.p, mine=mine, his=his)
+    if p.fate and sum(mine) <= sum(his):
+        ctx.ask(t.p, "death-reroll", f"You roll {mine[0]}+{mine[1]}, Death rolls {his[0]}+{his[1]}. Spend 1 fate to reroll one of your dice?",
+                [Option("reroll-low", "reroll your lower die"), Option("keep", "keep the result")])
+
+
+@on_answer("death-reroll")
+def death_reroll(ctx: Ctx, prompt, key, arg, who) -> None:
+    if key == "keep":
+        return
+    a = ctx.s.stack[-1].a
+    p = ctx.player(ctx.index(who))
+    p.fate -= 1
+    low = a["mine"].index(min(a["mine"]))
+    a["mine"][low] = rng.die(ctx.s)
+
+
+@task("death-resolve")
+def death_resolve(ctx: Ctx, t) -> None:
+    p = ctx.player(t.p)
+    mine, his = sum(t.a["mine"]), sum(t.a["his"])
+    ctx.emit("death", f"{p.name} rolls {mine} against Death's {his}.", player=p.name)
+    if mine > his:
+        beaten(ctx, t.p, "death")
+        return
+    must_face(ctx, t.p, "death", 1)
+    if mine < his:
+        lose_life(ctx, t.p, 1, " to Death")
+
+
+@task("crown")
+def crown(ctx: Ctx, t) -> None:
+    s = ctx.s
+    p = ctx.player(t.p)
+    if not s.crown_reached:
+        s.crown_reached = True
+        ctx.emit("crown", f"{p.name} reaches the Crown of Command! From now on death is final.", player=p.name)
+        if s.options.get("sudden_death"):
+            finish(ctx, [p.name])
+            return
+    others = [j for j, q in enumerate(s.players) if j != t.p and q.alive and q.space == p.space]
+    if others:
+        ctx.ask(t.p, "crown-attack", "Others stand on the Crown with you: whom do you attack?",
+                [Option(f"encounter-{ctx.name(j)}", f"attack {ctx.name(j)}") for j in others])
+        return
+    if p.toad:
+        ctx.emit("command", f"{p.name}, a Toad, cannot cast the Command Spell.", player=p.name)
+        return
+    r = rng.die(ctx.s)
+    low = command_spell_low(ctx)
+    ctx.emit("command", f"{p.name} casts the Command Spell and rolls {r}.", player=p.name, roll=r)
+    if r >= low:
+        for j, q in enumerate(s.players):
+            if j != t.p and q.alive:
+                lose_life(ctx, j, 1, " to the Command Spell")
+
+
+def command_spell_low(ctx: Ctx) -> int:
+    """The lowest roll that strikes: 4, or with the easier variant 3 (5 players) or 2 (6+)."""
+    n = len([q for q in ctx.s.players if q.character])
+    if ctx.s.options.get("command_spell") == "easier" and n >= 5:
+        return 3 if n == 5 else 2
+    return 4
+
+
+@on_answer("crown-attack")
+def crown_attack(ctx: Ctx, prompt, key, arg, who) -> None:
+    ctx.push("attack", ctx.index(who), target=ctx.index(key[len("encounter-"):]))
+
+
+@task("quest-check")
+def quest_check(ctx: Ctx, t) -> None:
+    """A Warlock quest done: teleport to the Cave and gain a Talisman if one remains."""
+    p = ctx.player(t.p)
+    if not p.alive or not p.quest:
+        return
+    q = ctx.content.quests.get(int(p.quest), {})
+    goal, n = q.get("goal"), q.get("n", 1)
+    done = False
+    if goal == "take-life":
+        done = bool(p.flags.get("took-life"))
+    elif goal == "kill-enemy":
+        done = bool(p.flags.get("killed"))
+    elif goal == "deliver-follower" and p.followers:
+        discard(ctx, p.followers.pop())
+        done = True
+    elif goal == "deliver-magic-object":
+        magic = [c for c in p.objects if ctx.content.cards[c].type == "magic-object" and not ctx.content.cards[c].prop("talisman")]
+        if magic:
+            p.objects.remove(magic[0])
+            discard(ctx, magic[0])
+            done = True
+    elif goal == "deliver-gold" and p.gold >= n:
+        p.gold -= n
+        done = True
+    if done:
+        p.quest = None
+        ctx.emit("quest-done", f"{p.name} completes the Warlock's quest and returns to the Cave.", player=p.name)
+        place(ctx, t.p, "warlocks-cave")
+        p.flags.pop("moved", None)
+        from engine.ops import talisman
+        talisman(ctx, t.p, {}, {})

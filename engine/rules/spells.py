@@ -1,0 +1,164 @@
+"""Casting Spells on your own turn (base-game.md §7, base-cards.md §3).
+
+Windows: the start of your turn (`when = "start"`), instead of moving (`"move"`), before a
+fight (`"combat"`, offered by the fight prompt). Reactions on other players' turns
+(Counterspell, Preservation, Healing in another's turn) are not offered yet: see
+docs/rules-decisions.md.
+"""
+from __future__ import annotations
+
+from engine.state import Option
+from engine.rules import stats
+from engine.rules.machine import Ctx, on_answer, task
+
+HOOKS = {}
+
+
+def spell_hook(name: str):
+    def register(fn):
+        HOOKS[name] = fn
+        return fn
+    return register
+
+
+def castable_at_start(ctx: Ctx, i: int) -> list[str]:
+    p = ctx.player(i)
+    if p.toad or any(e["name"] == "destroy-magic" and e["by"] != p.name for e in ctx.s.effects):
+        return []
+    out = []
+    for s in dict.fromkeys(p.spells):
+        c = ctx.content.cards[s]
+        if c.when == "start" and (c.hook in HOOKS or (c.effect and not c.hook)):
+            out.append(s)
+    return out
+
+
+@task("start-spells")
+def start_spells(ctx: Ctx, t) -> None:
+    spells = castable_at_start(ctx, t.p)
+    if not spells:
+        return
+    opts = [Option(f"cast-{s}", f"cast {ctx.content.cards[s].name}") for s in spells] + [Option("done", "cast nothing now")]
+    ctx.ask(t.p, "start-spell", "Cast a Spell before you move?", opts)
+
+
+@on_answer("start-spell")
+def start_spell(ctx: Ctx, prompt, key, arg, who) -> None:
+    if key == "done":
+        return
+    i = ctx.index(who)
+    ctx.push("start-spells", i)  # ask again after this one: several may be cast
+    cast(ctx, i, key[5:], None)
+
+
+def cast(ctx: Ctx, i: int, spell: str, target) -> None:
+    p = ctx.player(i)
+    card = ctx.content.cards[spell]
+    p.spells.remove(spell)
+    ctx.s.discards["spell"].append(spell)
+    ctx.emit("cast", f"{p.name} casts {card.name}.", player=p.name, card=spell)
+    if card.hook in HOOKS:
+        HOOKS[card.hook](ctx, i)
+    elif card.effect:
+        ctx.push("effect", i, ops=card.effect, source=card.name)
+
+
+def choose_character(ctx: Ctx, i: int, kind: str, question: str, include_self: bool = False) -> None:
+    targets = [j for j in stats.alive_players(ctx) if include_self or j != i]
+    if targets:
+        ctx.ask(i, kind, question, [Option(ctx.name(j), ctx.name(j)) for j in targets])
+
+
+@spell_hook("teleport")
+def teleport(ctx: Ctx, i: int) -> None:
+    ctx.push("teleport-choose", i, choose=stats.region(ctx, ctx.player(i).space))
+
+
+@spell_hook("temporal-warp")
+def temporal_warp(ctx: Ctx, i: int) -> None:
+    ctx.player(i).flags["extra-turns"] = 2  # this turn and two more: three in a row
+
+
+@spell_hook("destroy-magic")
+def destroy_magic(ctx: Ctx, i: int) -> None:
+    ctx.s.effects.append({"name": "destroy-magic", "rounds": 1, "by": ctx.name(i)})
+
+
+@spell_hook("healing")
+def healing(ctx: Ctx, i: int) -> None:
+    choose_character(ctx, i, "spell-healing", "Whom do you heal?", include_self=True)
+
+
+@on_answer("spell-healing")
+def healing_target(ctx: Ctx, prompt, key, arg, who) -> None:
+    q = ctx.player(ctx.index(key))
+    q.life = max(q.life, q.max_life)
+    ctx.emit("heal", f"{q.name} is healed to full life.", player=q.name)
+
+
+@spell_hook("nullify")
+def nullify(ctx: Ctx, i: int) -> None:
+    choose_character(ctx, i, "spell-nullify", "Whose Spells are nullified?")
+
+
+@on_answer("spell-nullify")
+def nullify_target(ctx: Ctx, prompt, key, arg, who) -> None:
+    q = ctx.player(ctx.index(key))
+    ctx.s.discards["spell"].extend(q.spells)
+    q.spells = []
+    ctx.emit("discard", f"{q.name} discards all Spells.", player=q.name)
+
+
+@spell_hook("acquisition")
+def acquisition(ctx: Ctx, i: int) -> None:
+    choose_character(ctx, i, "spell-acquisition", "From whom do you take 1 gold or an Object?")
+
+
+@on_answer("spell-acquisition")
+def acquisition_target(ctx: Ctx, prompt, key, arg, who) -> None:
+    j = ctx.index(key)
+    ctx.push("duel-resolve-reward", ctx.index(who), loser=j)
+
+
+@task("duel-resolve-reward")
+def take_from(ctx: Ctx, t) -> None:
+    loser = ctx.player(t.a["loser"])
+    opts = ([Option("gold", f"take 1 gold from {loser.name}")] if loser.gold else []) + \
+        [Option(o, f"take {ctx.content.cards[o].name}") for o in dict.fromkeys(loser.objects)]
+    if opts:
+        ctx.ask(t.p, "reward", f"What do you take from {loser.name}?", opts, loser=t.a["loser"], psychic=True)
+
+
+@spell_hook("alchemy")
+def alchemy(ctx: Ctx, i: int) -> None:
+    ctx.push("effect", i, ops=[{"op": "sell-objects", "price": 1}], source="Alchemy")
+
+
+@spell_hook("destruction")
+def destruction(ctx: Ctx, i: int) -> None:
+    cards = [(sp, c) for sp, cs in ctx.s.spaces.items() if sp in ctx.content.board.spaces
+             for c in cs if ctx.content.cards[c].deck == "adventure"]
+    if cards:
+        ctx.ask(i, "spell-destruction", "Which card on the board is destroyed?",
+                [Option(f"{c}@{sp}", f"{ctx.content.cards[c].name} on {ctx.content.space(sp).name}") for sp, c in dict.fromkeys(cards)])
+
+
+@on_answer("spell-destruction")
+def destruction_target(ctx: Ctx, prompt, key, arg, who) -> None:
+    card, space = key.split("@")
+    ctx.s.spaces[space].remove(card)
+    ctx.s.discards["adventure"].append(card)
+    ctx.emit("destroy", f"{ctx.content.cards[card].name} on {ctx.content.space(space).name} is destroyed.")
+
+
+@spell_hook("divination")
+def divination(ctx: Ctx, i: int) -> None:
+    top = ctx.s.decks["adventure"][-5:][::-1]
+    names = ", ".join(ctx.content.cards[c].name for c in top) or "nothing"
+    ctx.emit("divination", f"The top Adventure cards are: {names}.", to=[ctx.name(i)])
+
+
+@spell_hook("hex")
+def hex_(ctx: Ctx, i: int) -> None:
+    ctx.s.effects.append({"name": "hex", "rounds": 3, "by": ctx.name(i), "space": ctx.player(i).space})
+    ctx.emit("hex", f"{ctx.name(i)} places a Hex on {ctx.content.space(ctx.player(i).space).name}.")

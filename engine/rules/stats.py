@@ -1,0 +1,70 @@
+"""Derived numbers: attributes with what a character carries, limits, regions."""
+from __future__ import annotations
+
+from engine.state import Player
+from engine.rules.machine import Ctx
+
+
+def character(ctx: Ctx, p: Player):
+    return ctx.content.characters[p.character]
+
+
+def has_ability(ctx: Ctx, p: Player, key: str) -> bool:
+    return p.toad == 0 and p.character is not None and key in character(ctx, p).abilities
+
+
+def items(ctx: Ctx, p: Player):
+    """Objects and Followers that work for the character (a Toad's do not)."""
+    if p.toad:
+        return []
+    return [ctx.content.cards[c] for c in p.objects + p.followers]
+
+
+def printed(ctx: Ctx, p: Player, attr: str) -> int:
+    return getattr(character(ctx, p), attr)
+
+
+def strength(ctx: Ctx, p: Player, battle: bool = False) -> int:
+    """Strength with lasting bonuses; in battle also the best weapon (two for the Warrior)."""
+    if p.toad:
+        return 1
+    total = p.strength + sum(c.prop("strength", 0) for c in items(ctx, p))
+    if battle:
+        if not has_ability(ctx, p, "no-weapons-armour"):
+            weapons = sorted((c.prop("weapon", 0) for c in items(ctx, p) if c.prop("weapon")), reverse=True)
+            total += sum(weapons[: 2 if has_ability(ctx, p, "two-weapons") else 1])
+        if has_ability(ctx, p, "monk-craft-in-battle"):
+            total += craft(ctx, p)
+        total += p.flags.get("battle-bonus", 0)
+    return total
+
+
+def craft(ctx: Ctx, p: Player) -> int:
+    if p.toad:
+        return 1
+    return p.craft + sum(c.prop("craft", 0) for c in items(ctx, p))
+
+
+def spell_limit(ctx: Ctx, p: Player) -> int:
+    c = craft(ctx, p)
+    return 0 if c <= 2 else 1 if c == 3 else 2 if c <= 5 else 3
+
+
+def carry_limit(ctx: Ctx, p: Player) -> int:
+    return 4 + sum(c.prop("carry", 0) for c in items(ctx, p))
+
+
+def region(ctx: Ctx, space: str | None) -> str | None:
+    return ctx.content.board.spaces[space].ring if space else None
+
+
+def has_prop(ctx: Ctx, p: Player, prop: str) -> bool:
+    return any(ctx.content.cards[c].prop(prop) for c in p.objects + p.followers)
+
+
+def has_talisman(ctx: Ctx, p: Player) -> bool:
+    return any(ctx.content.cards[c].prop("talisman") for c in p.objects)
+
+
+def alive_players(ctx: Ctx) -> list[int]:
+    return [i for i, p in enumerate(ctx.s.players) if p.alive and p.character]

@@ -1,0 +1,156 @@
+"""A player's turn, its end, death and victory (base-game.md §3, §6, §9, §10 Crown)."""
+from __future__ import annotations
+
+from engine.rules import stats
+from engine.rules.machine import Ctx, task
+from engine.rules.setup import begin_character
+
+
+@task("turn")
+def turn(ctx: Ctx, t) -> None:
+    s, p = ctx.s, ctx.player(t.p)
+    s.current = t.p
+    s.turn += 1
+    ctx.push("end-turn", t.p)
+    if p.out:
+        return
+    if not p.alive:
+        begin_character(ctx, t.p)
+        p = ctx.player(t.p)
+    ctx.emit("turn", f"Turn {s.turn}: {p.name}'s turn.", player=p.name)
+    if p.miss:
+        p.miss -= 1
+        ctx.emit("miss", f"{p.name} misses this turn.", player=p.name)
+        return
+    ctx.push_all([("start-spells", t.p, {}), ("move", t.p, {}), ("encounter", t.p, {}), ("quest-check", t.p, {})])
+
+
+@task("end-turn")
+def end_turn(ctx: Ctx, t) -> None:
+    s = ctx.s
+    p = ctx.player(t.p)
+    if p.alive:
+        trade_trophies(ctx, t.p)
+        if p.toad:
+            p.toad -= 1
+            if not p.toad:
+                ctx.emit("toad", f"{p.name} is no longer a Toad.", player=p.name)
+    p.flags.pop("alignment-changed", None)
+    p.flags.pop("battle-bonus", None)
+    p.flags.pop("spells-cast", None)
+    if s.over:
+        return
+    extra = p.flags.get("extra-turns", 0)
+    if extra and p.alive:
+        p.flags["extra-turns"] = extra - 1
+        ctx.push("turn", t.p)
+        return
+    nxt = next_player(ctx, t.p)
+    if nxt is None:
+        finish(ctx, [])
+        return
+    if nxt <= t.p:
+        s.round += 1
+        tick_lasting(ctx)
+        cap = s.options.get("turn_cap", 0)
+        if cap and s.round > cap:
+            ctx.emit("game-over", f"The game stops at the turn cap ({cap} rounds) with no winner.")
+            finish(ctx, [])
+            return
+    ctx.push("turn", nxt)
+
+
+def next_player(ctx: Ctx, i: int) -> int | None:
+    players = ctx.s.players
+    for k in range(1, len(players) + 1):
+        j = (i + k) % len(players)
+        if players[j].character and not players[j].out:
+            return j
+    return None
+
+
+def tick_lasting(ctx: Ctx) -> None:
+    kept = []
+    for e in ctx.s.effects:
+        e["rounds"] -= 1
+        if e["rounds"] > 0:
+            kept.append(e)
+        else:
+            ctx.emit("lasting-ends", f"{e['name'].replace('-', ' ').title()} ends.")
+    ctx.s.effects = kept
+
+
+def trade_trophies(ctx: Ctx, i: int) -> None:
+    """Trophies are traded in at the end of the turn, by pool, whole thresholds only."""
+    p = ctx.player(i)
+    threshold = ctx.s.options.get("trophy_threshold", 7)
+    for attr in ("strength", "craft"):
+        cards = [c for c in p.trophies if getattr(ctx.content.cards[c], attr) if c in ctx.content.cards]
+        total = sum(getattr(ctx.content.cards[c], attr) for c in cards)
+        if total < threshold:
+            continue
+        # Turn in the fewest trophies that make whole thresholds; the rest stay.
+        gain = total // threshold
+        need = gain * threshold
+        spent, acc = [], 0
+        for c in sorted(cards, key=lambda c: -getattr(ctx.content.cards[c], attr)):
+            if acc >= need:
+                break
+            spent.append(c)
+            acc += getattr(ctx.content.cards[c], attr)
+        for c in spent:
+            p.trophies.remove(c)
+            ctx.s.discards["adventure"].append(c)
+        setattr(p, attr, getattr(p, attr) + gain)
+        ctx.emit("trophies", f"{p.name} trades trophies for +{gain} {attr.title()}.", player=p.name)
+
+
+def lose_life(ctx: Ctx, i: int, n: int = 1, cause: str = "") -> None:
+    p = ctx.player(i)
+    if not p.alive or n <= 0:
+        return
+    p.life = max(0, p.life - n)
+    ctx.emit("life", f"{p.name} loses {n} {'life' if n == 1 else 'lives'}{cause}.", player=p.name, n=-n)
+    if p.life == 0:
+        kill(ctx, i)
+
+
+def kill(ctx: Ctx, i: int) -> None:
+    s, p = ctx.s, ctx.player(i)
+    where = p.space
+    pile = f"inherit:{p.name}" if s.options.get("inherited_items") else where
+    s.spaces.setdefault(pile, []).extend(p.objects + p.followers)
+    if p.gold:
+        s.space_gold[pile] = s.space_gold.get(pile, 0) + p.gold
+    s.discards["spell"].extend(p.spells)
+    s.discards["adventure"].extend(t for t in p.trophies)
+    s.decks["character"].insert(0, p.character)  # back under the pile of unused characters
+    p.objects, p.followers, p.spells, p.trophies = [], [], [], []
+    p.gold = p.fate = p.toad = p.miss = 0
+    p.quest, p.flags = None, {}
+    p.alive = False
+    p.out = s.crown_reached
+    ctx.emit("death", f"{p.name}'s {stats.character(ctx, p).name} is killed"
+             + (" and is out of the game." if p.out else "; a new character comes next turn."), player=p.name)
+    if s.current == i:
+        ctx.end_turn()
+    check_last_standing(ctx)
+
+
+def check_last_standing(ctx: Ctx) -> None:
+    s = ctx.s
+    if s.over or not s.crown_reached:
+        return
+    standing = [p for p in s.players if p.character and not p.out]
+    if len(standing) <= 1:
+        finish(ctx, [p.name for p in standing])
+
+
+def finish(ctx: Ctx, winners: list[str]) -> None:
+    s = ctx.s
+    s.over = True
+    s.winners = winners
+    s.prompt = None
+    s.stack.clear()
+    if winners:
+        ctx.emit("game-over", f"{', '.join(winners)} wins the game.", winners=winners)

@@ -1,0 +1,82 @@
+"""Scenarios (DESIGN.md): a position, forced dice and answers; the result is the summary."""
+from __future__ import annotations
+
+import tomllib
+from typing import Any
+
+from engine import api
+from engine.config import ConfigError, GameConfig
+from engine.content import load
+from engine.rules import machine, setup
+from engine.state import Game
+
+EDITABLE = ("space", "strength", "craft", "life", "fate", "gold", "alignment")
+
+
+def build(data: dict[str, Any]) -> Game:
+    """The scenario's game, set up and edited, run to its first prompt."""
+    game = dict(data.get("game", {}))
+    seed = str(game.pop("seed", "scenario"))
+    config = GameConfig.from_dict({k: v for k, v in game.items() if k in GameConfig.__struct_fields__})
+    state = setup.new_game(config, seed)
+    content = load(config.edition, tuple(config.packs))
+    for name, edits in data.get("setup", {}).items():
+        p = next((p for p in state.players if p.name == name), None)
+        if p is None:
+            raise ConfigError(f"[setup.{name}]: no such player")
+        for key, value in edits.items():
+            if key in EDITABLE:
+                if key == "space" and value not in content.board.spaces:
+                    raise ConfigError(f"[setup.{name}] space {value!r} is not on the board")
+                setattr(p, key, value)
+                if key == "life":
+                    p.max_life = max(p.max_life, value)
+            elif key in ("objects", "followers", "spells"):
+                for card in value:
+                    if card not in content.cards:
+                        raise ConfigError(f"[setup.{name}] {key}: unknown card {card!r}")
+                    _take_from_supply(state, content, card)
+                setattr(p, key, list(value))
+            elif key in ("toad", "miss", "quest"):
+                setattr(p, key, value)
+            else:
+                raise ConfigError(f"[setup.{name}]: cannot set {key!r}")
+    for deck, top in data.get("decks", {}).items():
+        cards = state.decks.get(deck)
+        if cards is None:
+            raise ConfigError(f"[decks]: no deck called {deck!r}")
+        for card in top:
+            if card not in cards:
+                raise ConfigError(f"[decks] {deck}: {card!r} is not in the deck")
+            cards.remove(card)
+        cards.extend(reversed(top))  # the top of a deck is the end of its list
+    for name, cards in data.get("spaces", {}).items():
+        for card in cards:
+            _take_from_supply(state, content, card)
+        state.spaces.setdefault(name, []).extend(cards)
+    state.forced = [int(d) for d in data.get("dice", [])]
+    machine.run(state, [])
+    return state
+
+
+def _take_from_supply(state: Game, content, card: str) -> None:
+    """A card placed by a scenario leaves its deck, so card totals stay constant."""
+    deck = state.decks.get(content.cards[card].deck, [])
+    if card in deck:
+        deck.remove(card)
+
+
+def run(data: dict[str, Any]) -> tuple[Game, list]:
+    state = build(data)
+    events = []
+    for line in data.get("moves", []):
+        state, ev = api.apply(state, api.parse_move(line))
+        events.extend(ev)
+    return state, events
+
+
+def run_file(path: str) -> dict[str, Any]:
+    with open(path, "rb") as f:
+        data = tomllib.load(f)
+    state, _ = run(data)
+    return api.summary(state)

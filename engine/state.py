@@ -1,0 +1,92 @@
+"""The game's state as msgspec Structs: plain data, encodable, compared by value.
+
+Cards are slugs (`"bag-of-gold"`); a second copy of a card is the same slug, so "every card
+in exactly one place" is checked as a multiset. Work still to do is a stack of `Task`s, so a
+game paused at a prompt is nothing but data and resumes after a decode.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+
+class Option(msgspec.Struct, frozen=True):
+    key: str  # what a player writes: "left", "fight", "ogre", ...
+    text: str  # what it means, for reports
+
+
+class Prompt(msgspec.Struct):
+    id: int  # grows by one for every prompt a game ever opens
+    players: list[str]  # who is asked; they all must answer
+    kind: str  # which answer handler resumes the game
+    question: str
+    options: list[Option]
+    data: dict[str, Any] = {}  # what the handler needs to resume
+    answers: dict[str, str] = {}  # answers given so far when several players are asked
+
+
+class Task(msgspec.Struct, array_like=True):
+    """One piece of pending work; `op` names a handler in the rules (see engine/ops.py)."""
+    op: str
+    p: int = -1  # the player index it concerns, -1 for none
+    a: dict[str, Any] = {}
+
+
+class Event(msgspec.Struct):
+    kind: str
+    text: str
+    to: list[str] | None = None  # who may see it; None: everyone
+    data: dict[str, Any] = {}
+
+
+class Player(msgspec.Struct):
+    name: str
+    role: str = "hero"  # "hero"; later packs add "nemesis" (a player who is not a character)
+    character: str | None = None
+    space: str | None = None
+    strength: int = 0  # printed value plus counters (never below printed)
+    craft: int = 0
+    life: int = 0  # current lives
+    max_life: int = 0  # the printed Life value healing fills up to
+    fate: int = 0
+    max_fate: int = 0
+    gold: int = 0
+    alignment: str = "neutral"
+    alive: bool = True
+    out: bool = False  # killed after someone reached the Crown: no new character
+    objects: list[str] = []
+    followers: list[str] = []
+    spells: list[str] = []
+    trophies: list[str] = []  # killed enemies not yet traded in
+    toad: int = 0  # own turns left as a Toad
+    miss: int = 0  # turns to miss
+    quest: str | None = None  # the Warlock quest held (its roll)
+    flags: dict[str, Any] = {}  # small per-player markers (stand-offs, where they came from, ...)
+
+
+class Game(msgspec.Struct):
+    edition: str
+    packs: list[str]
+    options: dict[str, Any]
+    seed: str  # secret: never in a view or a summary
+    rng: int = 0  # how many random values have been drawn
+    forced: list[int] = []  # dice forced by a scenario, used before the RNG
+    turn: int = 0  # counts every player's turn
+    round: int = 1
+    current: int = 0  # index of the player whose turn it is
+    players: list[Player] = []
+    decks: dict[str, list[str]] = {}  # top of a deck is the end of the list
+    discards: dict[str, list[str]] = {}
+    spaces: dict[str, list[str]] = {}  # cards lying on a space, in the order drawn
+    space_gold: dict[str, int] = {}
+    counters: dict[str, int] = {}  # card/space-held counters, e.g. "pool-of-life@woods": 3
+    pools: dict[str, int] = {}  # shared resources (a later pack's shared fate)
+    effects: list[dict[str, Any]] = []  # lasting effects: Blizzard, Hex, Destroy Magic
+    stack: list[Task] = []
+    prompt: Prompt | None = None
+    next_prompt: int = 1
+    crown_reached: bool = False
+    over: bool = False
+    winners: list[str] = []
+    moves: int = 0  # moves applied, for the log and for replays

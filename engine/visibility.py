@@ -1,0 +1,79 @@
+"""The one place that decides who sees what: summaries, per-player views, events.
+
+Spells are held facedown: their owner (and the moderator) sees them, others see a count.
+Deck order and the seed are never shown to anyone.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from engine.content import load
+from engine.state import Event, Game
+
+MODERATOR = "moderator"
+
+
+def may_see(event: Event, player: str | None) -> bool:
+    return event.to is None or player in (None, MODERATOR) or player in event.to
+
+
+def _prompts(state: Game) -> list[dict]:
+    if state.over or state.prompt is None:
+        return []
+    p = state.prompt
+    return [{"id": p.id, "players": [n for n in p.players if n not in p.answers],
+             "options": [o.key for o in p.options]}]
+
+
+def _player(state: Game, content, p, spells) -> dict[str, Any]:
+    space = content.board.spaces.get(p.space) if p.space else None
+    return {"character": p.character, "space": p.space, "space_name": space.name if space else None,
+            "region": space.ring if space else None, "strength": p.strength, "craft": p.craft,
+            "life": p.life, "fate": p.fate, "gold": p.gold, "alignment": p.alignment, "alive": p.alive,
+            "objects": list(p.objects), "followers": list(p.followers), "spells": spells}
+
+
+def summary(state: Game) -> dict[str, Any]:
+    content = load(state.edition, tuple(state.packs))
+    players = {p.name: _player(state, content, p, len(p.spells)) for p in state.players}
+    out = {"turn": state.turn, "over": state.over, "winners": list(state.winners), "prompt": _prompts(state),
+           "players": players, "board": {k: list(v) for k, v in content.board.rings.items()}}
+    if state.pools:
+        out.update(state.pools)
+    return out
+
+
+def view(state: Game, player: str | None) -> dict[str, Any]:
+    content = load(state.edition, tuple(state.packs))
+    everything = player in (None, MODERATOR)
+    players = {}
+    for p in state.players:
+        own = everything or p.name == player
+        spells = [content.cards[s].name for s in p.spells] if own else len(p.spells)
+        d = _player(state, content, p, spells)
+        ch = content.characters.get(p.character) if p.character else None
+        d.update(character_name=ch.name if ch else None, max_life=p.max_life, max_fate=p.max_fate,
+                 trophies=[content.cards[t].name for t in p.trophies], toad=p.toad, miss=p.miss, quest=p.quest,
+                 objects=[content.cards[o].name for o in p.objects],
+                 followers=[content.cards[f].name for f in p.followers])
+        players[p.name] = d
+    prompt = []
+    if state.prompt and not state.over:
+        q = state.prompt
+        prompt = [{"id": q.id, "players": [n for n in q.players if n not in q.answers], "question": q.question,
+                   "options": [{"key": o.key, "text": o.text} for o in q.options]}]
+    mine = next((q for q in prompt if everything or player in q["players"]), None)
+    return {
+        "turn": state.turn, "round": state.round, "over": state.over, "winners": list(state.winners),
+        "me": None if everything else player,
+        "players": players,
+        "board": {k: list(v) for k, v in content.board.rings.items()},
+        "space_names": {sid: sp.name for sid, sp in content.board.spaces.items()},
+        "space_cards": {sid: [content.cards[c].name for c in cards] for sid, cards in state.spaces.items()
+                        if cards and sid in content.board.spaces},
+        "space_gold": dict(state.space_gold),
+        "decks": {k: len(v) for k, v in state.decks.items() if k != "character"},
+        "effects": [dict(e) for e in state.effects],
+        "prompt": prompt,
+        "mine": mine,
+    }

@@ -1,0 +1,37 @@
+"""A random player: answers open prompts with random legal options (for playouts and demos)."""
+from __future__ import annotations
+
+import random
+
+from engine import api
+from engine.invariants import violations
+
+
+def choose(state, rnd: random.Random) -> api.Move | None:
+    """A random legal move, or None when nothing is open. Moderator prompts are skipped."""
+    open_ = api.prompts(state)
+    if not open_:
+        return None
+    prompt = open_[0]
+    player = prompt.players[0]
+    if player == api.MODERATOR:
+        return api.Move(api.MODERATOR, "skip", prompt.id)
+    return api.Move(player, rnd.choice(prompt.options).key, prompt.id)
+
+
+def playout(config: dict, seed: str, bot_seed: int = 0, max_moves: int = 20000, check: bool = False):
+    """Play a whole game; returns (final state, moves). With check, asserts the invariants."""
+    rnd = random.Random(bot_seed)
+    state = api.new_game(config, seed)
+    moves = []
+    while not state.over and len(moves) < max_moves:
+        move = choose(state, rnd)
+        if move is None:
+            raise AssertionError(f"game stuck with no prompt after {len(moves)} moves")
+        state, _ = api.apply(state, move)
+        moves.append(move)
+        if check:
+            bad = violations(state)
+            if bad:
+                raise AssertionError(f"after move {len(moves)} ({move}): {'; '.join(bad)}")
+    return state, moves
