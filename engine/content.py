@@ -95,7 +95,8 @@ def _read(pack: str, name: str) -> dict:
 
 
 def _card(raw: dict, deck: str, default_type: str) -> Card:
-    props = {k: v for k, v in raw.items() if k not in _CARD_FIELDS}
+    props = {k: v for k, v in raw.items() if k not in _CARD_FIELDS and k != "properties"}
+    props.update(raw.get("properties", {}))
     fields = {k: v for k, v in raw.items() if k in _CARD_FIELDS and k != "slug"}
     fields.setdefault("type", default_type)
     return Card(slug=raw.get("slug") or slug(raw["name"]), deck=deck, props=props, **fields)

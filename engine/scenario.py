@@ -31,7 +31,7 @@ def build(data: dict[str, Any]) -> Game:
                 setattr(p, key, value)
                 if key == "life":
                     p.max_life = max(p.max_life, value)
-            elif key in ("objects", "followers", "spells"):
+            elif key in ("objects", "followers", "spells", "trophies"):
                 for card in value:
                     if card not in content.cards:
                         raise ConfigError(f"[setup.{name}] {key}: unknown card {card!r}")
