@@ -99,6 +99,10 @@ def _card(raw: dict, deck: str, default_type: str) -> Card:
     props.update(raw.get("properties", {}))
     fields = {k: v for k, v in raw.items() if k in _CARD_FIELDS and k != "slug"}
     fields.setdefault("type", default_type)
+    if fields["type"] != "enemy":  # on an Object or Follower, Strength and Craft are bonuses
+        for attr in ("strength", "craft"):
+            if attr in fields:
+                props[attr] = fields.pop(attr)
     return Card(slug=raw.get("slug") or slug(raw["name"]), deck=deck, props=props, **fields)
 
 

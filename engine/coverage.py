@@ -3,18 +3,19 @@ from __future__ import annotations
 
 from engine import ops
 from engine.content import load
+from engine.packs import revised4
 from engine.rules import machine, spells
 
 # Object and Follower properties the rules read (engine/rules/stats.py, items.py, combat.py).
 PROPS = {"weapon", "armour", "strength", "craft", "carry", "raft", "gold", "talisman", "forbid", "price",
-         "market_price", "protects", "one_use", "evade", "optional_roll"}
+         "market_price", "protects", "one_use", "evade", "target_effect"}
 
 
 def _card_automated(card) -> tuple[bool, str]:
     if card.hook:
         if card.type == "spell" and card.hook in spells.HOOKS:
             return True, ""
-        if card.hook in ("psionic-blast", "invisibility", "immobility"):
+        if card.hook in ("psionic-blast", "invisibility", "immobility") or card.hook in revised4.HOOKED:
             return True, ""
         return False, f"hook {card.hook!r} not implemented"
     if card.effect and not ops.automated(card.effect):

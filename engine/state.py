@@ -90,3 +90,23 @@ class Game(msgspec.Struct):
     over: bool = False
     winners: list[str] = []
     moves: int = 0  # moves applied, for the log and for replays
+
+
+def _copy_args(a: dict[str, Any]) -> dict[str, Any]:
+    return {k: (v[:] if type(v) is list else dict(v) if type(v) is dict else v) for k, v in a.items()}
+
+
+def clone(g: Game) -> Game:
+    """A copy that `apply` may change freely. Strings and content data are shared (they are
+    never changed); every list and dict a rule may change is copied. Keep in step with the
+    Structs above: tests/test_playouts.py checks that apply never changes its input."""
+    r = msgspec.structs.replace
+    prompt = g.prompt and r(g.prompt, answers=dict(g.prompt.answers), data=_copy_args(g.prompt.data))
+    return r(
+        g, forced=g.forced[:], winners=g.winners[:], prompt=prompt,
+        players=[r(p, objects=p.objects[:], followers=p.followers[:], spells=p.spells[:],
+                   trophies=p.trophies[:], flags=dict(p.flags)) for p in g.players],
+        decks={k: v[:] for k, v in g.decks.items()}, discards={k: v[:] for k, v in g.discards.items()},
+        spaces={k: v[:] for k, v in g.spaces.items()}, space_gold=dict(g.space_gold),
+        counters=dict(g.counters), pools=dict(g.pools), effects=[dict(e) for e in g.effects],
+        stack=[Task(t.op, t.p, _copy_args(t.a)) for t in g.stack])

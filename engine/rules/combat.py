@@ -10,17 +10,22 @@ from engine import rng
 from engine.state import Option
 from engine.rules import stats
 from engine.rules.machine import Ctx, on_answer, task
-from engine.rules.turn import lose_life, kill
+from engine.rules.turn import lose_life
+from engine.packs import revised4 as hooks
+
+
+EVADE_ABILITIES = {"woods": "elf-evade-woods", "hills": "dwarf-evade-hills"}
 
 
 def can_evade(ctx: Ctx, i: int) -> bool:
+    """Abilities and Followers (`evade = ["woods"]`) that let a character evade on its space."""
     p = ctx.player(i)
-    here = ctx.content.space(p.space).name if p.space else ""
-    if here == "Woods" and (stats.has_ability(ctx, p, "elf-evade-woods") or "pixie" in p.followers):
+    if not p.space:
+        return False
+    kind = ctx.content.space(p.space).name.lower()
+    if kind in EVADE_ABILITIES and stats.has_ability(ctx, p, EVADE_ABILITIES[kind]):
         return True
-    if here == "Hills" and (stats.has_ability(ctx, p, "dwarf-evade-hills") or "gnome" in p.followers):
-        return True
-    return False
+    return any(kind in c.prop("evade", ()) for c in stats.items(ctx, p))
 
 
 def evade_spells(ctx: Ctx, i: int) -> list[str]:
@@ -44,9 +49,7 @@ def fight(ctx: Ctx, t) -> None:
     if kind == "battle" and not p.toad:
         opts += [Option(f"cast-{s}", f"cast {ctx.content.cards[s].name}") for s in dict.fromkeys(p.spells)
                  if ctx.content.cards[s].hook == "psionic-blast"]
-    if a.get("pay"):
-        opts.append(Option("pay", f"pay {a['pay']} gold and let it go") if p.gold >= a["pay"] else None)
-        opts = [o for o in opts if o]
+    opts += hooks.fight_options(ctx, i, a)
     ctx.push("combat-roll", i, **a)
     ctx.ask(i, "fight", f"{a['name']} ({kind}, {value}) faces you.", opts)
 
@@ -58,10 +61,12 @@ def fight_answer(ctx: Ctx, prompt, key, arg, who) -> None:
     roll_task = ctx.s.stack[-1]
     if key == "fight":
         return
-    if key == "pay":
+    if key == "banish":
         ctx.s.stack.pop()
-        p.gold -= roll_task.a["pay"]
-        ctx.emit("pay", f"{p.name} pays {roll_task.a['pay']} gold to {roll_task.a['name']}.", player=p.name)
+        hooks.banish(ctx, i, roll_task.a)
+        return
+    if hooks.fight_choice(ctx, i, key, roll_task.a):
+        refight(ctx, i)
         return
     if key.startswith("cast-"):
         spell = key[5:]
@@ -71,11 +76,18 @@ def fight_answer(ctx: Ctx, prompt, key, arg, who) -> None:
         ctx.emit("cast", f"{p.name} casts {ctx.content.cards[spell].name}.", player=p.name, card=spell)
         if hook == "psionic-blast":
             roll_task.a["bonus"] = roll_task.a.get("bonus", 0) + stats.craft(ctx, p)
+            refight(ctx, i)
             return
     ctx.s.stack.pop()
     ctx.emit("evade", f"{p.name} evades {roll_task.a['name']}.", player=p.name)
     if roll_task.a.get("evaded_to"):
         ctx.push(roll_task.a["evaded_to"], i)
+
+
+def refight(ctx: Ctx, i: int) -> None:
+    """Ask again after a bonus was added: more may be added before the dice are rolled."""
+    a = ctx.s.stack.pop().a
+    ctx.push("fight", i, **a)
 
 
 @task("combat-roll")
@@ -269,6 +281,7 @@ def reward(ctx: Ctx, prompt, key, arg, who) -> None:
         lose_life(ctx, lose, 1, f" to {winner.name}")
         if stats.has_ability(ctx, winner, "ghoul-life-drain"):
             winner.life += 1
+        hooks.life_taken(ctx, w, not prompt.data["psychic"])
         winner.flags["took-life"] = 1
         if not loser.alive:
             ctx.emit("loot", f"{winner.name} may take what {loser.name} left.", player=winner.name)

@@ -7,6 +7,7 @@ from engine.state import Option
 from engine.rules import stats
 from engine.rules.items import discard, gain_object
 from engine.rules.machine import Ctx, on_answer, task
+from engine.packs import revised4 as hooks
 
 MEETS_OTHERS_INNER = ("plain-of-peril", "valley-of-fire", "crown-of-command")
 ORDER = {"event": 0, "enemy": 1, "stranger": 2, "follower": 3, "object": 3, "magic-object": 3, "place": 4}
@@ -83,12 +84,16 @@ def draw_adventure(ctx: Ctx) -> str | None:
 def draw_to(ctx: Ctx, t) -> None:
     p = ctx.player(t.p)
     lying = ctx.s.spaces.setdefault(p.space, [])
+    drawn = []
     for _ in range(max(0, t.a["n"] - len(lying))):
         card = draw_adventure(ctx)
         if card is None:
             break
         lying.append(card)
+        drawn.append(card)
         ctx.emit("draw", f"{p.name} draws {ctx.content.cards[card].name}.", player=p.name, card=card)
+    if drawn and hooks.redraw_allowed(ctx, t.p):
+        ctx.push("offer-redraw", t.p, drawn=drawn)
 
 
 def next_cards(ctx: Ctx, space: str, done: list[str]) -> list[str]:
@@ -152,7 +157,7 @@ def take(ctx: Ctx, i: int, slug: str) -> None:
         discard(ctx, slug)
         ctx.emit("take", f"{p.name} takes {card.prop('gold')} gold ({card.name}).", player=p.name)
         return
-    if card.type == "follower" and card.prop("forbid") == p.alignment:
+    if not hooks.may_take(ctx, i, slug) or (card.type == "follower" and card.prop("forbid") == p.alignment):
         return
     if card.type != "follower" and (len(p.objects) >= stats.carry_limit(ctx, p) or card.prop("forbid") == p.alignment):
         ctx.emit("leave-object", f"{p.name} cannot take {card.name}; it stays on the space.", player=p.name)
@@ -160,6 +165,7 @@ def take(ctx: Ctx, i: int, slug: str) -> None:
     lying.remove(slug)
     gain_object(ctx, i, slug)
     ctx.emit("take", f"{p.name} takes {card.name}.", player=p.name, card=slug)
+    hooks.taken(ctx, i, slug)
     if card.effect:
         ctx.push("effect", i, ops=card.effect, source=card.name, card=slug)
 

@@ -8,10 +8,8 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-import msgspec
-
 from engine import content as content_mod
-from engine.state import Event, Game, Option, Prompt, Task
+from engine.state import Event, Game, Option, Prompt, Task, clone  # noqa: F401
 
 TASKS: dict[str, Callable[["Ctx", Task], None]] = {}
 ANSWERS: dict[str, Callable[["Ctx", Prompt, str, str | None, str], None]] = {}
@@ -86,14 +84,6 @@ class Ctx:
         stack = self.s.stack
         while stack and stack[-1].op != "end-turn":
             stack.pop()
-
-
-def clone(state: Game) -> Game:
-    return _DEC.decode(_ENC.encode(state))
-
-
-_ENC = msgspec.msgpack.Encoder()
-_DEC = msgspec.msgpack.Decoder(Game)
 
 
 def run(state: Game, events: list[Event]) -> None:

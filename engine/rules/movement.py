@@ -6,6 +6,7 @@ from engine import rng
 from engine.state import Option
 from engine.rules import stats
 from engine.rules.machine import Ctx, on_answer, task
+from engine.packs import revised4 as hooks
 
 SENTINEL, SENTINEL_MIDDLE = "sentinel", "hills-3"
 PORTAL, PLAIN = "portal-of-power", "plain-of-peril"
@@ -87,6 +88,7 @@ def direction(ctx: Ctx, prompt, key, arg, who) -> None:
         ctx.s.discards.setdefault("purchase", []).append(card)
         dest = ctx.content.board.opposite[p.space]
         ctx.emit("raft", f"{p.name} crosses the Storm River by raft to {ctx.content.space(dest).name}.", player=p.name)
+        hooks.crossed_river(ctx, i)
         place(ctx, i, dest)
     elif key.startswith("cast-"):
         from engine.rules import spells
@@ -158,6 +160,7 @@ def after_bridge(ctx: Ctx, t) -> None:
     i, dest, steps = t.p, t.a["dest"], t.a["steps"]
     p = ctx.player(i)
     ctx.emit("bridge", f"{p.name} crosses the bridge to {ctx.content.space(dest).name}.", player=p.name)
+    hooks.crossed_river(ctx, i)
     if steps <= 0:
         place(ctx, i, dest)
         return
@@ -178,12 +181,12 @@ def portal(ctx: Ctx, t) -> None:
     p = ctx.player(i)
     attr = t.a["attr"]
     value = stats.strength(ctx, p) if attr == "strength" else stats.craft(ctx, p)
-    roll = rng.dice(ctx.s, 2)
+    roll = rng.dice(ctx.s, hooks.portal_dice(ctx, i, attr))
     if sum(roll) <= value:
-        ctx.emit("portal", f"{p.name} rolls {roll[0]}+{roll[1]} against {attr.title()} {value} and opens the Portal of Power.", player=p.name)
+        ctx.emit("portal", f"{p.name} rolls {'+'.join(map(str, roll))} against {attr.title()} {value} and opens the Portal of Power.", player=p.name)
         place(ctx, i, PLAIN)
     else:
-        ctx.emit("portal", f"{p.name} rolls {roll[0]}+{roll[1]} against {attr.title()} {value}: the Portal stays shut.", player=p.name)
+        ctx.emit("portal", f"{p.name} rolls {'+'.join(map(str, roll))} against {attr.title()} {value}: the Portal stays shut.", player=p.name)
         if getattr(p, attr) > stats.printed(ctx, p, attr):
             setattr(p, attr, getattr(p, attr) - 1)
             ctx.emit("lose", f"{p.name} loses 1 {attr.title()}.", player=p.name)

@@ -160,6 +160,7 @@ def death_resolve(ctx: Ctx, t) -> None:
         lose_life(ctx, t.p, 1, " to Death")
 
 
+@task("space:crown")
 @task("crown")
 def crown(ctx: Ctx, t) -> None:
     s = ctx.s

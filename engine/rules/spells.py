@@ -10,6 +10,7 @@ from __future__ import annotations
 from engine.state import Option
 from engine.rules import stats
 from engine.rules.machine import Ctx, on_answer, task
+from engine.packs import revised4 as hooks
 
 HOOKS = {}
 
@@ -35,11 +36,11 @@ def castable_at_start(ctx: Ctx, i: int) -> list[str]:
 
 @task("start-spells")
 def start_spells(ctx: Ctx, t) -> None:
-    spells = castable_at_start(ctx, t.p)
-    if not spells:
-        return
-    opts = [Option(f"cast-{s}", f"cast {ctx.content.cards[s].name}") for s in spells] + [Option("done", "cast nothing now")]
-    ctx.ask(t.p, "start-spell", "Cast a Spell before you move?", opts)
+    """Before moving: cast Spells, or use a card that acts at the start of the turn."""
+    opts = [Option(f"cast-{s}", f"cast {ctx.content.cards[s].name}") for s in castable_at_start(ctx, t.p)]
+    opts += hooks.start_options(ctx, t.p)
+    if opts:
+        ctx.ask(t.p, "start-spell", "Before you move: cast a Spell or use a card?", opts + [Option("done", "go on to move")])
 
 
 @on_answer("start-spell")
@@ -48,7 +49,10 @@ def start_spell(ctx: Ctx, prompt, key, arg, who) -> None:
         return
     i = ctx.index(who)
     ctx.push("start-spells", i)  # ask again after this one: several may be cast
-    cast(ctx, i, key[5:], None)
+    if key.startswith("cast-"):
+        cast(ctx, i, key[5:], None)
+    else:
+        hooks.start_choice(ctx, i, key)
 
 
 def cast(ctx: Ctx, i: int, spell: str, target) -> None:
@@ -64,7 +68,7 @@ def cast(ctx: Ctx, i: int, spell: str, target) -> None:
 
 
 def choose_character(ctx: Ctx, i: int, kind: str, question: str, include_self: bool = False) -> None:
-    targets = [j for j in stats.alive_players(ctx) if include_self or j != i]
+    targets = [j for j in stats.alive_players(ctx) if (include_self or j != i) and not hooks.shielded(ctx, j)]
     if targets:
         ctx.ask(i, kind, question, [Option(ctx.name(j), ctx.name(j)) for j in targets])
 

@@ -1,0 +1,59 @@
+"""Engine throughput: whole random games per second, applied moves per second (one core),
+and the size of an encoded state. Prints medians over several rounds; run by hand:
+
+    .venv/bin/python bench/engine.py [--games 40] [--rounds 5]
+"""
+import argparse
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from engine import api  # noqa: E402
+from pbem.bot import choose  # noqa: E402
+
+
+def record(config, seed, bot_seed):
+    """Play one game, returning its moves (the bot's choices are not timed below)."""
+    rnd = random.Random(bot_seed)
+    state = api.new_game(config, seed)
+    moves = []
+    while not state.over:
+        move = choose(state, rnd)
+        state, _ = api.apply(state, move)
+        moves.append(move)
+    return moves, state
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--games", type=int, default=40)
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--players", type=int, default=4)
+    args = ap.parse_args()
+    config = {"players": [{"name": f"p{i}"} for i in range(args.players)], "options": {"turn_cap": 100}}
+    games = [record(config, f"bench-{g}", g) for g in range(args.games)]
+    total_moves = sum(len(m) for m, _ in games)
+    rates, game_rates = [], []
+    for _ in range(args.rounds):
+        t0 = time.perf_counter()
+        for g, (moves, _) in enumerate(games):
+            state = api.new_game(config, f"bench-{g}")
+            for move in moves:
+                state, _ = api.apply(state, move)
+        dt = time.perf_counter() - t0
+        rates.append(total_moves / dt)
+        game_rates.append(args.games / dt)
+    sizes = [len(api.encode(s)) for _, s in games]
+    print(f"games: {args.games} x {args.players} players, turn cap 100 rounds, {total_moves} moves in all")
+    print(f"applied moves per second (median of {args.rounds}): {statistics.median(rates):,.0f}"
+          f"  (min {min(rates):,.0f}, max {max(rates):,.0f})")
+    print(f"whole games per second (replay, median): {statistics.median(game_rates):.1f}")
+    print(f"encoded state: median {statistics.median(sizes):,} bytes, max {max(sizes):,} bytes")
+
+
+if __name__ == "__main__":
+    main()

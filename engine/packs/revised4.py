@@ -1,0 +1,173 @@
+"""Revised 4th Edition cards whose text is more than data (`hook = "..."` in the content).
+
+Each function is one hook point the rules call; each names the cards it serves. Card data
+says which hook a card uses; `HOOKED` is the list `pbem rules coverage` counts as automated.
+"""
+from __future__ import annotations
+
+from engine.state import Option
+from engine.rules import stats
+from engine.rules.items import discard
+from engine.rules.machine import Ctx, on_answer, task
+
+HOOKED = {"alchemist", "hag", "gnome", "mercenary", "poltergeist", "amulet", "cross", "orb-of-knowledge",
+          "potion-of-strength", "runesword", "build-raft"}
+
+
+def holds(ctx: Ctx, i: int, hook: str) -> str | None:
+    """The first card the character holds (and may use) with that hook."""
+    for c in stats.items(ctx, ctx.player(i)):
+        if c.hook == hook:
+            return c.slug
+    return None
+
+
+# -- fights ----------------------------------------------------------------------
+
+def fight_options(ctx: Ctx, i: int, a: dict) -> list[Option]:
+    p = ctx.player(i)
+    opts = []
+    battle = a.get("strength") is not None
+    if battle and holds(ctx, i, "potion-of-strength") and not a.get("potion"):
+        opts.append(Option("drink-potion", "drink the Potion of Strength (+2 Strength)"))
+    if battle and holds(ctx, i, "mercenary") and p.gold >= 1 and not a.get("mercenary"):
+        opts.append(Option("pay-mercenary", "pay the Mercenary 1 gold (+3 Strength)"))
+    cards = [ctx.content.cards[c] for c in a.get("cards", [])]
+    if cards and all(c.kind == "spirit" for c in cards) and (
+            holds(ctx, i, "cross") or stats.has_ability(ctx, p, "priest-destroy-spirits")):
+        opts.append(Option("banish", f"destroy {a['name']} without a fight (no trophy)"))
+    return opts
+
+
+def fight_choice(ctx: Ctx, i: int, key: str, a: dict) -> bool:
+    """Apply a hook's fight option to the pending roll's args; False if the key is not ours."""
+    p = ctx.player(i)
+    if key == "drink-potion":
+        card = holds(ctx, i, "potion-of-strength")
+        p.objects.remove(card)
+        discard(ctx, card)
+        a["bonus"] = a.get("bonus", 0) + 2
+        a["potion"] = True
+        ctx.emit("potion", f"{p.name} drinks the Potion of Strength.", player=p.name)
+    elif key == "pay-mercenary":
+        p.gold -= 1
+        a["bonus"] = a.get("bonus", 0) + 3
+        a["mercenary"] = True
+        ctx.emit("mercenary", f"{p.name} pays the Mercenary to fight alongside.", player=p.name)
+    else:
+        return False
+    return True
+
+
+def banish(ctx: Ctx, i: int, a: dict) -> None:
+    p = ctx.player(i)
+    for c in a.get("cards", []):
+        ctx.s.spaces[p.space].remove(c)
+        discard(ctx, c)
+    ctx.emit("banish", f"{p.name} destroys {a['name']}.", player=p.name)
+
+
+def life_taken(ctx: Ctx, winner: int, battle: bool) -> None:
+    """Runesword: a life taken in battle with it is gained."""
+    if battle and holds(ctx, winner, "runesword"):
+        ctx.player(winner).life += 1
+        ctx.emit("runesword", f"{ctx.name(winner)}'s Runesword drinks the life taken.", player=ctx.name(winner))
+
+
+# -- taking and keeping cards ----------------------------------------------------
+
+def may_take(ctx: Ctx, i: int, slug: str) -> bool:
+    p = ctx.player(i)
+    card = ctx.content.cards[slug]
+    if card.type == "follower" and "hag" in p.followers and card.hook != "hag":
+        return False  # the Hag's curse: no new Followers
+    if card.hook == "mercenary" and p.gold < 1:
+        return False  # he follows only those who hire him
+    return True
+
+
+def taken(ctx: Ctx, i: int, slug: str) -> None:
+    p = ctx.player(i)
+    card = ctx.content.cards[slug]
+    if card.hook == "hag":
+        for f in [f for f in p.followers if f != slug]:
+            p.followers.remove(f)
+            discard(ctx, f)
+            ctx.emit("hag", f"The Hag drives {ctx.content.cards[f].name} away from {p.name}.", player=p.name)
+    elif card.hook == "mercenary":
+        p.gold -= 1
+        ctx.emit("mercenary", f"{p.name} hires the Mercenary for 1 gold.", player=p.name)
+
+
+def crossed_river(ctx: Ctx, i: int) -> None:
+    """The Poltergeist stays behind when its host crosses the Storm River."""
+    p = ctx.player(i)
+    if "poltergeist" in p.followers:
+        p.followers.remove("poltergeist")
+        discard(ctx, "poltergeist")
+        ctx.emit("poltergeist", f"The Poltergeist leaves {p.name} at the river.", player=p.name)
+
+
+def shielded(ctx: Ctx, j: int) -> bool:
+    """The Amulet: no Spell affects its bearer (the Command Spell is not a card)."""
+    return holds(ctx, j, "amulet") is not None
+
+
+# -- start of turn ---------------------------------------------------------------
+
+def start_options(ctx: Ctx, i: int) -> list[Option]:
+    p = ctx.player(i)
+    opts = []
+    if holds(ctx, i, "alchemist") and p.objects:
+        opts.append(Option("use-alchemist", "have the Alchemist turn Objects into gold"))
+    if (holds(ctx, i, "build-raft") and ctx.content.space(p.space).name == "Woods"
+            and "raft" in ctx.s.decks["purchase"] and not stats.has_prop(ctx, p, "raft")):
+        opts.append(Option("build-raft", "build a Raft with your Axe (use it on a later move)"))
+    return opts
+
+
+def start_choice(ctx: Ctx, i: int, key: str) -> None:
+    p = ctx.player(i)
+    if key == "use-alchemist":
+        ctx.push("effect", i, ops=[{"op": "sell-objects", "price": 1}], source="Alchemist")
+    elif key == "build-raft":
+        ctx.s.decks["purchase"].remove("raft")
+        from engine.rules.items import gain_object
+        gain_object(ctx, i, "raft")
+        ctx.emit("raft", f"{p.name} builds a Raft.", player=p.name)
+
+
+# -- drawing ---------------------------------------------------------------------
+
+def redraw_allowed(ctx: Ctx, i: int) -> bool:
+    """Orb of Knowledge and the Prophetess: discard one drawn card and draw a replacement."""
+    p = ctx.player(i)
+    return holds(ctx, i, "orb-of-knowledge") is not None or stats.has_ability(ctx, p, "prophetess-redraw")
+
+
+@task("offer-redraw")
+def offer_redraw(ctx: Ctx, t) -> None:
+    drawn = [c for c in t.a["drawn"] if c in ctx.s.spaces.get(ctx.player(t.p).space, [])]
+    if drawn:
+        ctx.ask(t.p, "redraw", "You may discard one card you drew and draw another.",
+                [Option(c, f"discard {ctx.content.cards[c].name}") for c in dict.fromkeys(drawn)] + [Option("keep", "keep them all")])
+
+
+@on_answer("redraw")
+def redraw(ctx: Ctx, prompt, key, arg, who) -> None:
+    if key == "keep":
+        return
+    from engine.rules.encounter import draw_adventure
+    i = ctx.index(who)
+    space = ctx.player(i).space
+    ctx.s.spaces[space].remove(key)
+    discard(ctx, key)
+    new = draw_adventure(ctx)
+    if new:
+        ctx.s.spaces[space].append(new)
+        ctx.emit("draw", f"{who} discards {ctx.content.cards[key].name} and draws {ctx.content.cards[new].name}.", player=who)
+
+
+def portal_dice(ctx: Ctx, i: int, attr: str) -> int:
+    """The Gnome opens the Portal by Craft with one die."""
+    return 1 if attr == "craft" and holds(ctx, i, "gnome") else 2
