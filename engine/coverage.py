@@ -11,11 +11,15 @@ PROPS = {"weapon", "armour", "strength", "craft", "carry", "raft", "gold", "tali
          "market_price", "protects", "one_use", "evade", "target_effect"}
 
 
+# Spells the rules resolve where they apply (combat.py, spells.py, turn.lose_life).
+REACTIONS = {"psionic-blast", "invisibility", "immobility", "counterspell", "preservation"}
+
+
 def _card_automated(card) -> tuple[bool, str]:
     if card.hook:
         if card.type == "spell" and card.hook in spells.HOOKS:
             return True, ""
-        if card.hook in ("psionic-blast", "invisibility", "immobility") or card.hook in revised4.HOOKED:
+        if card.hook in REACTIONS or card.hook in revised4.HOOKED or card.prop("target_effect"):
             return True, ""
         return False, f"hook {card.hook!r} not implemented"
     if card.effect and not ops.automated(card.effect):
@@ -28,9 +32,21 @@ def _card_automated(card) -> tuple[bool, str]:
     return True, ""
 
 
+# Character abilities the rules implement; the others are settled by the moderator.
+ABILITIES = {"assassin-no-defence", "druid-forest", "druid-refill-woods", "dwarf-chasm", "dwarf-crags",
+             "dwarf-evade-hills", "dwarf-mines", "elf-evade-woods", "elf-forest", "ghoul-life-drain",
+             "keep-one-spell", "minstrel-animals", "monk-craft-in-battle", "no-weapons-armour", "prayer-bonus",
+             "priest-destroy-spirits", "prophetess-redraw", "psychic-attacks-on-characters", "sorceress-beguile",
+             "thief-steal", "troll-regenerate", "two-weapons", "warrior-two-dice"}
+
+
 def report(pack: str | None = None) -> list[dict]:
     content = load("revised4", ())
     rows = []
+    for ch in content.characters.values():
+        missing = [a for a in ch.abilities if a not in ABILITIES]
+        rows.append({"pack": "revised4", "kind": "character", "slug": ch.slug, "name": ch.name,
+                     "automated": not missing, "note": "abilities settled by the moderator: " + ", ".join(missing) if missing else ""})
     for card in content.cards.values():
         ok, why = _card_automated(card)
         rows.append({"pack": "revised4", "kind": card.deck, "slug": card.slug, "name": card.name,

@@ -46,8 +46,8 @@ def automated(ops: list) -> bool:
 
 @task("effect")
 def effect(ctx: Ctx, t) -> None:
-    meta = {k: v for k, v in t.a.items() if k != "ops"}
-    ctx.push_all([("op", t.p, {"o": o, **meta}) for o in t.a["ops"]])
+    meta = {k: v for k, v in t.a.items() if k not in ("ops", "o")}
+    ctx.push_all([("op", t.p, {**meta, "o": o}) for o in t.a["ops"]])
 
 
 @task("op")
@@ -210,6 +210,8 @@ def test(ctx: Ctx, i: int, expr: str) -> bool:
     p = ctx.player(i)
     if expr in ("good", "evil", "neutral"):
         return p.alignment == expr
+    if expr.startswith("ability:"):
+        return stats.has_ability(ctx, p, expr[8:])
     if expr.startswith("has:"):
         return expr[4:] in p.objects or expr[4:] in p.followers
     if expr.startswith("not "):
@@ -328,8 +330,40 @@ def _buy_options(ctx: Ctx, i: int, o: dict) -> list[Option]:
     return opts + [Option("done", "buy nothing more")] if opts else []
 
 
+def for_each(ctx: Ctx, i: int, o: dict, meta: dict) -> bool:
+    """Ops that are choices can't serve several characters at once: queue one per character,
+    the drawer first and then clockwise. True if it queued them."""
+    who = o.get("who", "self")
+    if who == "self":
+        return False
+    n = len(ctx.s.players)
+    order = sorted(targets(ctx, i, who), key=lambda j: (j - i) % n)
+    one = {k: v for k, v in o.items() if k != "who"}
+    ctx.push_all([("op", j, {**meta, "o": one}) for j in order])
+    return True
+
+
+@op("each")
+def each(ctx, i, o, meta):
+    """Run `then` for every character of `who` that passes `test` (e.g. Evil Darkness)."""
+    n = len(ctx.s.players)
+    order = sorted(targets(ctx, i, o.get("who", "all")), key=lambda j: (j - i) % n)
+    ctx.push_all([("effect", j, {**meta, "ops": o.get("then", [])}) for j in order
+                  if not o.get("test") or test(ctx, j, o["test"])])
+
+
+@op("hold")
+def hold(ctx, i, o, meta):
+    """Held on the space (the Temple's slavers) until a movement roll of `until` or more."""
+    p = ctx.player(i)
+    p.flags["held"] = o.get("until", 4)
+    ctx.emit("held", f"{p.name} is held here until rolling {p.flags['held']} or more to move.", player=p.name)
+
+
 @op("shop")
 def shop(ctx, i, o, meta):
+    if for_each(ctx, i, o, meta):
+        return
     opts = _buy_options(ctx, i, o)
     if opts:
         ctx.ask(i, "shop", "What do you buy?", opts, o=o)

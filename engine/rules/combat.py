@@ -42,7 +42,10 @@ def fight(ctx: Ctx, t) -> None:
     kind = "battle" if a.get("strength") is not None else "psychic combat"
     value = a.get("strength") if kind == "battle" else a.get("craft")
     opts = [Option("fight", f"fight {a['name']} ({kind}, {value})")]
-    if a.get("evadable", True):
+    cards = [ctx.content.cards[c] for c in a.get("cards", [])]
+    if cards and all(c.kind in ("animal", "dragon") for c in cards) and stats.has_ability(ctx, p, "minstrel-animals"):
+        opts.append(Option("evade", f"{a['name']} will not attack you: pass by"))
+    elif a.get("evadable", True):
         if can_evade(ctx, i):
             opts.append(Option("evade", f"evade {a['name']}"))
         opts += [Option(f"cast-{s}", f"cast {ctx.content.cards[s].name} to evade") for s in evade_spells(ctx, i)]
@@ -290,7 +293,7 @@ def reward(ctx: Ctx, prompt, key, arg, who) -> None:
         winner.gold += 1
         ctx.emit("take", f"{winner.name} takes 1 gold from {loser.name}.")
     else:
-        loser.objects.remove(key)
+        (loser.objects if key in loser.objects else loser.followers).remove(key)
         from engine.rules.items import gain_object
         gain_object(ctx, w, key)
         ctx.emit("take", f"{winner.name} takes {ctx.content.cards[key].name} from {loser.name}.")

@@ -34,17 +34,39 @@ def encounter(ctx: Ctx, t) -> None:
         ctx.push("encounter-space", i)
         return
     opts = [Option("encounter-space", f"encounter {ctx.content.space(p.space).name}")]
-    opts += [Option(f"encounter-{ctx.name(j)}", f"encounter {ctx.name(j)}") for j in others]
+    opts += [Option(f"encounter-{ctx.name(j)}", f"attack {ctx.name(j)}") for j in others]
+    for verb, ability in (("steal", "thief-steal"), ("beguile", "sorceress-beguile")):
+        if stats.has_ability(ctx, p, ability):
+            opts += [Option(f"{verb}-{ctx.name(j)}", f"try to {verb} from {ctx.name(j)} (4-6 succeeds)") for j in others]
     ctx.ask(i, "encounter", "What do you encounter?", opts)
 
 
 @on_answer("encounter")
 def encounter_answer(ctx: Ctx, prompt, key, arg, who) -> None:
     i = ctx.index(who)
+    verb, _, name = key.partition("-")
     if key == "encounter-space":
         ctx.push("encounter-space", i)
+    elif verb == "encounter":
+        ctx.push("attack", i, target=ctx.index(name))
     else:
-        ctx.push("attack", i, target=ctx.index(key[len("encounter-"):]))
+        steal(ctx, i, ctx.index(name), followers=verb == "beguile")
+
+
+def steal(ctx: Ctx, i: int, j: int, followers: bool) -> None:
+    """The Thief's theft and the Sorceress's beguiling ([M]: 1 die, 4-6 succeeds)."""
+    p, q = ctx.player(i), ctx.player(j)
+    r = rng.die(ctx.s)
+    ctx.emit("roll", f"{p.name} rolls {r} trying to take from {q.name}.", player=p.name)
+    if r < 4:
+        ctx.emit("steal", f"{p.name} fails.", player=p.name)
+        return
+    opts = ([Option("gold", f"take 1 gold from {q.name}")] if q.gold else [])
+    opts += [Option(o, f"take {ctx.content.cards[o].name}") for o in dict.fromkeys(q.objects)]
+    if followers:
+        opts += [Option(f, f"take {ctx.content.cards[f].name}") for f in dict.fromkeys(q.followers)]
+    if opts:
+        ctx.ask(i, "reward", f"What do you take from {q.name}?", opts, loser=j, psychic=True)
 
 
 @task("encounter-space")

@@ -49,6 +49,13 @@ def move(ctx: Ctx, t) -> None:
         inner_move(ctx, t.p)
         return
     roll = 1 if one_space_only(ctx, t.p) else rng.die(ctx.s)
+    held = p.flags.get("held")
+    if held:
+        if roll < held:
+            ctx.emit("held", f"{p.name} rolls {roll} and is still held.", player=p.name)
+            return
+        del p.flags["held"]
+        ctx.emit("held", f"{p.name} rolls {roll} and escapes.", player=p.name)
     ask_direction(ctx, t.p, roll, rerolled=False)
 
 
@@ -148,7 +155,8 @@ def crossing(ctx: Ctx, prompt, key, arg, who) -> None:
         if space == SENTINEL:
             # The Sentinel attacks those crossing inward; beaten or evaded, the move goes on.
             ctx.push("after-bridge", i, dest=dest, steps=steps - 1)
-            ctx.push("fight", i, name="Sentinel", strength=9, on_loss="stay", where=space)
+            strength = ctx.content.space(SENTINEL).hook_args.get("strength", 9)
+            ctx.push("fight", i, name="Sentinel", strength=strength, on_loss="stay", where=space)
         else:
             ctx.push("after-bridge", i, dest=dest, steps=steps - 1)
     else:

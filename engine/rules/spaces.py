@@ -7,11 +7,13 @@ from engine.state import Option
 from engine.rules import stats
 from engine.rules.items import discard
 from engine.rules.machine import Ctx, on_answer, task
-from engine.rules.movement import place, PLAIN, PORTAL
+from engine.rules.movement import place
+from engine.packs import revised4 as hooks
 from engine.rules.turn import finish, lose_life
 
-# [M] Crypt (3 dice − Strength) and Mines (3 dice − Craft): where the result throws you.
-THROWN = [(0, None), (2, PLAIN), (4, PORTAL), (99, "warlocks-cave")]
+def args(ctx: Ctx, space: str) -> dict:
+    """The numbers and tables a space's hook reads, editable in board.toml (`hook_args`)."""
+    return ctx.content.space(space).hook_args
 
 
 def hook(name: str):
@@ -38,40 +40,65 @@ def portal_try(ctx: Ctx, prompt, key, arg, who) -> None:
         ctx.push("portal", ctx.index(who), attr=key.split("-")[1])
 
 
-def thrown(ctx: Ctx, i: int, attr: str, name: str) -> None:
+@hook("crypt")
+@hook("mines")
+def thrown(ctx: Ctx, t) -> None:
+    """Crypt and Mines: dice minus an attribute; the result may throw you out ([M] tables)."""
+    i = t.p
     p = ctx.player(i)
-    n = 2 if stats.has_ability(ctx, p, "dwarf-mines") and attr == "craft" or (attr == "craft" and "gnome" in p.followers) else 3
+    a = args(ctx, p.space)
+    attr = a.get("subtract", "strength")
+    n = a.get("dice", 3)
+    if attr == "craft" and (stats.has_ability(ctx, p, "dwarf-mines") or hooks.holds(ctx, i, "gnome")):
+        n = 2
     dice = rng.dice(ctx.s, n)
     value = stats.strength(ctx, p) if attr == "strength" else stats.craft(ctx, p)
     result = sum(dice) - value
-    for limit, dest in THROWN:
-        if result <= limit:
-            break
-    ctx.emit("roll", f"{p.name} rolls {'+'.join(map(str, dice))} − {attr.title()} {value} = {result} in the {name}.", player=p.name)
-    if dest:
-        ctx.emit("thrown", f"{p.name} is thrown out to {ctx.content.space(dest).name}.", player=p.name)
-        place(ctx, i, dest)
-        p.flags.pop("moved", None)
-        ctx.end_turn()
-
-
-@hook("crypt")
-def crypt(ctx: Ctx, t) -> None:
-    thrown(ctx, t.p, "strength", "Crypt")
-
-
-@hook("mines")
-def mines(ctx: Ctx, t) -> None:
-    thrown(ctx, t.p, "craft", "Mines")
+    ctx.emit("roll", f"{p.name} rolls {'+'.join(map(str, dice))} − {attr.title()} {value} = {result} "
+             f"at {ctx.content.space(p.space).name}.", player=p.name)
+    for row in a.get("outcomes", []):
+        if "upto" not in row or result <= row["upto"]:
+            if row.get("then"):
+                ctx.push("effect", i, ops=row["then"], source=ctx.content.space(p.space).name)
+            return
 
 
 @hook("vampires-tower")
 def vampires_tower(ctx: Ctx, t) -> None:
-    """[M] 1–2: lose 1 life, 3–4: 2, 5–6: 3."""
+    """Roll for the lives the Vampire drinks; Followers may be given up instead, one a life."""
+    p = ctx.player(t.p)
     r = rng.die(ctx.s)
-    n = (r + 1) // 2
-    ctx.emit("roll", f"{ctx.name(t.p)} rolls {r} at the Vampire's Tower.", player=ctx.name(t.p))
-    lose_life(ctx, t.p, n, " to the Vampire")
+    table = args(ctx, p.space).get("lose_life", {"1-2": 1, "3-4": 2, "5-6": 3})
+    n = next(v for k, v in table.items() if int(k.split("-")[0]) <= r <= int(k.split("-")[-1]))
+    ctx.emit("roll", f"{p.name} rolls {r} at the Vampire's Tower: {n} to lose.", player=p.name)
+    ctx.push("vampire-drink", t.p, n=n)
+
+
+@task("vampire-drink")
+def vampire_drink(ctx: Ctx, t) -> None:
+    p = ctx.player(t.p)
+    n = t.a["n"]
+    if n <= 0 or not p.alive:
+        return
+    if not p.followers:
+        lose_life(ctx, t.p, n, " to the Vampire")
+        return
+    opts = [Option("life", "lose a life")] + [Option(f, f"give up {ctx.content.cards[f].name}") for f in dict.fromkeys(p.followers)]
+    ctx.push("vampire-drink", t.p, n=n - 1)
+    ctx.ask(t.p, "vampire", f"The Vampire drinks ({n} to go): a life or a Follower?", opts)
+
+
+@on_answer("vampire")
+def vampire_answer(ctx: Ctx, prompt, key, arg, who) -> None:
+    i = ctx.index(who)
+    if key == "life":
+        lose_life(ctx, i, 1, " to the Vampire")
+        if not ctx.player(i).alive:
+            return
+    else:
+        ctx.player(i).followers.remove(key)
+        discard(ctx, key)
+        ctx.emit("vampire", f"{who} gives up {ctx.content.cards[key].name} to the Vampire.", player=who)
 
 
 def must_face(ctx: Ctx, i: int, key: str, value) -> None:
@@ -102,7 +129,8 @@ def pit_fiend(ctx: Ctx, t) -> None:
     if p.flags.get("pit-fiends", 0) <= 0:
         beaten(ctx, t.p, "pit-fiends")
         return
-    ctx.push("fight", t.p, name="Pit Fiend", strength=4, evadable=False, on_win="pit-fiend-dead")
+    strength = args(ctx, p.space).get("fiend_strength", 4)
+    ctx.push("fight", t.p, name="Pit Fiend", strength=strength, evadable=False, on_win="pit-fiend-dead")
 
 
 @task("pit-fiend-dead")
@@ -115,7 +143,7 @@ def pit_fiend_dead(ctx: Ctx, t) -> None:
 @hook("werewolf-den")
 def werewolf_den(ctx: Ctx, t) -> None:
     p = ctx.player(t.p)
-    strength = p.flags.get("werewolf") or sum(rng.dice(ctx.s, 2))
+    strength = p.flags.get("werewolf") or sum(rng.dice(ctx.s, args(ctx, p.space).get("dice", 2)))
     must_face(ctx, t.p, "werewolf", strength)
     ctx.push("fight", t.p, name="Werewolf", strength=strength, evadable=False, on_win="werewolf-dead")
 

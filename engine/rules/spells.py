@@ -1,9 +1,9 @@
 """Casting Spells on your own turn (base-game.md §7, base-cards.md §3).
 
-Windows: the start of your turn (`when = "start"`), instead of moving (`"move"`), before a
-fight (`"combat"`, offered by the fight prompt). Reactions on other players' turns
-(Counterspell, Preservation, Healing in another's turn) are not offered yet: see
-docs/rules-decisions.md.
+Windows: the start of your turn (`when = "start"` or `"any"`), instead of moving (`"move"`),
+before a fight (`"combat"`, offered by the fight prompt). Reactions: Counterspell is offered
+to its holder whenever another character casts a Spell; Preservation is cast for its holder
+when a life loss would kill them (turn.lose_life). See docs/rules-decisions.md.
 """
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ def castable_at_start(ctx: Ctx, i: int) -> list[str]:
     out = []
     for s in dict.fromkeys(p.spells):
         c = ctx.content.cards[s]
-        if c.when == "start" and (c.hook in HOOKS or (c.effect and not c.hook)):
+        if c.when in ("start", "any") and (c.hook in HOOKS or c.prop("target_effect") or (c.effect and not c.hook)):
             out.append(s)
     return out
 
@@ -56,15 +56,51 @@ def start_spell(ctx: Ctx, prompt, key, arg, who) -> None:
 
 
 def cast(ctx: Ctx, i: int, spell: str, target) -> None:
+    """Discard the Spell, give a Counterspell holder the chance to cancel it, then resolve it."""
     p = ctx.player(i)
     card = ctx.content.cards[spell]
     p.spells.remove(spell)
     ctx.s.discards["spell"].append(spell)
     ctx.emit("cast", f"{p.name} casts {card.name}.", player=p.name, card=spell)
-    if card.hook in HOOKS:
+    ctx.push("spell-resolve", i, spell=spell)
+    n = len(ctx.s.players)
+    for j in sorted(stats.alive_players(ctx), key=lambda j: (j - i) % n):
+        q = ctx.player(j)
+        if j != i and "counterspell" in q.spells and not q.toad:
+            ctx.ask(j, "counterspell", f"{p.name} casts {card.name}. Cancel it with your Counterspell?",
+                    [Option("counter", f"cast Counterspell on {card.name}"), Option("let", "let it happen")])
+            return
+
+
+@on_answer("counterspell")
+def counterspell(ctx: Ctx, prompt, key, arg, who) -> None:
+    if key == "let":
+        return
+    q = ctx.player(ctx.index(who))
+    q.spells.remove("counterspell")
+    ctx.s.discards["spell"].append("counterspell")
+    resolve = ctx.s.stack.pop()
+    ctx.emit("counterspell", f"{who} casts Counterspell: {ctx.content.cards[resolve.a['spell']].name} has no effect.", player=who)
+
+
+@task("spell-resolve")
+def resolve(ctx: Ctx, t) -> None:
+    i = t.p
+    card = ctx.content.cards[t.a["spell"]]
+    if card.prop("target_effect") and card.hook not in HOOKS:
+        targets = [j for j in stats.alive_players(ctx) if not hooks.shielded(ctx, j)]
+        if targets:
+            ctx.ask(i, "spell-target", f"On whom do you cast {card.name}?",
+                    [Option(ctx.name(j), ctx.name(j)) for j in targets], ops=card.prop("target_effect"), source=card.name)
+    elif card.hook in HOOKS:
         HOOKS[card.hook](ctx, i)
     elif card.effect:
         ctx.push("effect", i, ops=card.effect, source=card.name)
+
+
+@on_answer("spell-target")
+def spell_target(ctx: Ctx, prompt, key, arg, who) -> None:
+    ctx.push("effect", ctx.index(key), ops=prompt.data["ops"], source=prompt.data["source"])
 
 
 def choose_character(ctx: Ctx, i: int, kind: str, question: str, include_self: bool = False) -> None:

@@ -109,6 +109,14 @@ def lose_life(ctx: Ctx, i: int, n: int = 1, cause: str = "") -> None:
     p = ctx.player(i)
     if not p.alive or n <= 0:
         return
+    if p.life == n and "preservation" in p.spells and not p.toad:
+        # Preservation saves one life; cast for its holder only when that saves the character.
+        p.spells.remove("preservation")
+        ctx.s.discards["spell"].append("preservation")
+        ctx.emit("cast", f"{p.name} casts Preservation and is spared a life.", player=p.name)
+        n -= 1
+        if n == 0:
+            return
     p.life = max(0, p.life - n)
     ctx.emit("life", f"{p.name} loses {n} {'life' if n == 1 else 'lives'}{cause}.", player=p.name, n=-n)
     if p.life == 0:

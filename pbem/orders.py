@@ -1,0 +1,300 @@
+"""Orders: one inbound mail or turn file -> an `Order` (game, token, answer lines).
+
+Pure functions: no database, no engine. Whether the token, the sender and the answers are
+right is for the service to decide; this module only reads what the player sent.
+"""
+from __future__ import annotations
+
+import email
+import email.policy
+import hashlib
+import re
+import tomllib
+from dataclasses import dataclass, field
+from email.utils import getaddresses
+
+import msgspec
+
+from pbem import mailtext
+
+MAX_BYTES = 1024 * 1024
+TOKEN_HEADERS = ("To", "Cc", "Delivered-To", "X-Original-To")
+TRANSPORT_HEADERS = {"received", "delivered-to", "return-path", "x-original-to"}
+
+_TOKEN = re.compile(r"[0-9a-f]{20}")
+_HEX_RUN = re.compile(r"[0-9a-fA-F]{20,}")
+_TOKEN_LINE = re.compile(r"^token\b\s*:?\s*(\S*)\s*$", re.IGNORECASE)
+_PLUS = re.compile(r"^([^+@\s]+)\+([0-9a-fA-F]{20})@(\S+)$")
+_GAME_TAG = re.compile(r"\[([A-Za-z0-9][\w.-]*)\]")
+_CHECK = re.compile(r"\bcheck\b", re.IGNORECASE)
+_ANSWER = re.compile(r"^(?:(\d+)\s*:\s*)?([A-Za-z][A-Za-z0-9-]*)(?:\s+(\S.*))?$")
+_MAX_WORDS = 6
+# Greetings and thanks fit the answer pattern ("Hi", "Thanks") but are never option keys.
+_CHAT = {"hi", "hello", "hey", "dear", "thanks", "thank", "thx", "cheers", "regards",
+         "best", "greetings", "bye", "ciao", "ok", "okay", "sorry", "please"}
+
+
+class OrderError(ValueError):
+    """An unreadable message or turn file; the message is meant for the sender.
+
+    Any run of 20+ hex characters is masked, so no token can leak through an error.
+    """
+
+    def __init__(self, message: str):
+        super().__init__(_HEX_RUN.sub("[token]", message))
+
+
+@dataclass
+class Order:
+    source: str                    # "mail" or "turnfile"
+    game: str | None
+    player: str | None
+    token: str | None
+    sender: str | None
+    message_id: str | None
+    in_reply_to: str | None
+    subject: str
+    check: bool
+    lines: list[str] = field(default_factory=list)
+    ignored: list[str] = field(default_factory=list)
+    attachments: list[str] = field(default_factory=list)
+
+
+class TurnFile(msgspec.Struct, forbid_unknown_fields=True):
+    answers: list[str]
+    game: str | None = None
+    player: str | None = None
+    token: str | None = None
+    check: bool = False
+
+
+# --- mail ----------------------------------------------------------------------------------
+
+def parse_mail(raw: bytes, game_address: str | None = None) -> Order:
+    """Read one inbound mail. Raises OrderError for a message that cannot be read."""
+    if len(raw) > MAX_BYTES:
+        raise OrderError("The message is larger than 1 MB; please send your answers as text.")
+    try:
+        return _parse_mail(bytes(raw), game_address)
+    except OrderError:
+        raise
+    except Exception as exc:  # the stdlib email parser raises assorted errors on broken mail
+        raise OrderError("The message could not be read as an email.") from exc
+
+
+def _parse_mail(raw: bytes, game_address: str | None) -> Order:
+    msg = email.message_from_bytes(raw, policy=email.policy.default)
+    subject = " ".join(_subject(msg).split())
+    tag = _GAME_TAG.search(subject)
+    order = Order(
+        source="mail",
+        game=tag.group(1) if tag else None,
+        player=None,
+        token=_plus_token(msg, game_address),
+        sender=_sender(msg),
+        message_id=_msg_id(_raw_headers(msg, "Message-ID")),
+        in_reply_to=_msg_id(_raw_headers(msg, "In-Reply-To")),
+        subject=subject,
+        check=bool(_CHECK.search(_GAME_TAG.sub(" ", subject))),
+    )
+
+    body = msg.get_body(preferencelist=("plain", "html"))
+    if body is not None and not _turn_file_name(body):
+        for line in mailtext.own_lines(mailtext.part_text(body)):
+            token_line = _TOKEN_LINE.match(line)
+            if token_line:  # the token line is never an answer, nor echoed back
+                if order.token is None and _TOKEN.fullmatch(token_line.group(1).lower()):
+                    order.token = token_line.group(1).lower()
+                continue
+            answer = _answer(line)
+            if answer is None:
+                order.ignored.append(line)
+            else:
+                order.lines.append(answer)
+
+    for part in msg.walk():
+        name = _turn_file_name(part)
+        if not name or part.is_multipart():
+            continue
+        try:
+            tf = _read_turn_file(part.get_payload(decode=True) or b"", name)
+        except OrderError as exc:
+            raise OrderError(f"Attachment {name}: {exc}") from exc
+        if tf.game and order.game and tf.game != order.game:
+            raise OrderError(f"Attachment {name} is for game {tf.game!r}, "
+                             f"but the subject names {order.game!r}.")
+        order.game = order.game or tf.game
+        order.player = order.player or tf.player
+        order.token = order.token or tf.token
+        order.check = order.check or tf.check
+        order.lines.extend(tf.answers)
+        order.attachments.append(name)
+
+    if order.token:
+        order.ignored = [redact(line, order.token) for line in order.ignored]
+    return order
+
+
+# Address and id headers are read raw: the stdlib's structured header parser raises on
+# some malformed values, and one broken Cc must not make a player's answers unreadable.
+def _raw_headers(msg, name: str) -> list[str]:
+    return [value for key, value in msg.raw_items() if key.lower() == name.lower()]
+
+
+def _subject(msg) -> str:
+    try:
+        return str(msg.get("Subject", ""))  # decodes RFC 2047 encoded words
+    except Exception:  # a malformed encoded word: use it undecoded
+        return " ".join(_raw_headers(msg, "Subject"))
+
+
+def _plus_token(msg, game_address: str | None) -> str | None:
+    """The token in a plus address (talisman+TOKEN@example.org) of the delivery headers."""
+    base, _, domain = (game_address or "").lower().partition("@")
+    for header in TOKEN_HEADERS:
+        for _, addr in getaddresses(_raw_headers(msg, header)):
+            m = _PLUS.match(addr.strip().lower())
+            if m and (not game_address or (m.group(1), m.group(3)) == (base, domain)):
+                return m.group(2)
+    return None
+
+
+def _sender(msg) -> str | None:
+    for _, addr in getaddresses(_raw_headers(msg, "From")):
+        if "@" in addr:
+            return addr.strip().lower()
+    return None
+
+
+def _msg_id(values: list[str]) -> str | None:
+    if not values:
+        return None
+    text = " ".join(values[0].split())
+    m = re.search(r"<[^<>\s]+>", text)
+    return m.group() if m else (text or None)
+
+
+def _turn_file_name(part) -> str | None:
+    name = part.get_filename()
+    return name if name and name.lower().endswith((".toml", ".json")) else None
+
+
+def _answer(line: str) -> str | None:
+    """The answer in a line of mail text, normalised ("17: Left" -> "17: left"), or None."""
+    m = _ANSWER.match(line)
+    if (not m or line[-1] in ",.;:" or "!" in line or "?" in line or len(line.split()) > _MAX_WORDS
+            or m.group(2).lower() in _CHAT):
+        return None
+    return _format(m)
+
+
+def _format(m: re.Match) -> str:
+    prompt, key, arg = m.groups()
+    return (f"{prompt}: " if prompt else "") + key.lower() + (f" {arg}" if arg else "")
+
+
+# --- turn files ----------------------------------------------------------------------------
+
+def parse_turn_file(data: bytes, filename: str) -> Order:
+    """Read one uploaded turn file (.toml or .json). Raises OrderError naming the mistake."""
+    tf = _read_turn_file(data, filename)
+    return Order(source="turnfile", game=tf.game, player=tf.player, token=tf.token,
+                 sender=None, message_id=None, in_reply_to=None, subject="",
+                 check=tf.check, lines=tf.answers)
+
+
+def _read_turn_file(data: bytes, filename: str) -> TurnFile:
+    if len(data) > MAX_BYTES:
+        raise OrderError("The turn file is larger than 1 MB.")
+    data = data.removeprefix(b"\xef\xbb\xbf")
+    kind = filename.lower().rpartition(".")[2]
+    try:
+        if kind == "toml":
+            try:
+                obj = tomllib.loads(data.decode("utf-8"))
+            except UnicodeDecodeError:
+                raise OrderError("The turn file is not UTF-8 text.") from None
+            except tomllib.TOMLDecodeError as exc:  # its message says "(at line N, column M)"
+                raise OrderError(f"The turn file is not valid TOML: {exc}.") from None
+            tf = msgspec.convert(obj, TurnFile)
+        elif kind == "json":
+            tf = msgspec.json.decode(data, type=TurnFile)
+        else:
+            raise OrderError("A turn file must be a .toml or .json file.")
+    except msgspec.ValidationError as exc:
+        raise OrderError(f"Turn file: {_explain(str(exc))}.") from None
+    except msgspec.DecodeError as exc:  # JSON syntax; msgspec counts bytes, players count lines
+        where = _json_where(str(exc).removeprefix("JSON is malformed: "), data)
+        raise OrderError(f"The turn file is not valid JSON: {where}.") from None
+
+    if tf.token is not None:
+        tf.token = tf.token.strip().lower()
+        if not _TOKEN.fullmatch(tf.token):
+            raise OrderError("Turn file: token must be the 20-character token "
+                             "from your welcome mail.")
+    answers = []
+    for i, text in enumerate(tf.answers):
+        m = _ANSWER.match(text.strip())
+        if not m:
+            raise OrderError(f"Turn file: answers[{i}] is not an answer; write an option "
+                             "key, optionally after the prompt number, such as \"17: left\".")
+        answers.append(_format(m))
+    tf.answers = answers
+    return tf
+
+
+_TYPE_NAMES = {"str": "text", "bool": "true or false", "array": "a list",
+               "object": "a table of fields", "int": "a number", "null": "empty"}
+
+
+def _explain(error: str) -> str:
+    """msgspec's "Expected `str`, got `int` - at `$.answers[2]`" -> "answers[2] must be text"."""
+    what, _, path = error.partition(" - at `$")
+    path = path.rstrip("`").lstrip(".") or "it"
+    if m := re.match(r"Expected `([^`]+)`, got `([^`]+)`", what):
+        wanted = " or ".join(_TYPE_NAMES.get(t, t) for t in m.group(1).split(" | ") if t != "null")
+        return f"{path} must be {wanted}, not {_TYPE_NAMES.get(m.group(2), m.group(2))}"
+    if m := re.match(r"Object contains unknown field `([^`]*)`", what):
+        known = ", ".join(TurnFile.__struct_fields__)
+        return f"unknown field {m.group(1)!r} (the fields are: {known})"
+    if m := re.match(r"Object missing required field `([^`]*)`", what):
+        return f"the field {m.group(1)!r} is missing"
+    return f"{path}: {what}"
+
+
+def _json_where(error: str, data: bytes) -> str:
+    """Replace msgspec's "(byte N)" by a line number."""
+    m = re.search(r"\(byte (\d+)\)", error)
+    if not m:
+        return error
+    line = data[: int(m.group(1))].count(b"\n") + 1
+    return error[: m.start()] + f"(line {line})"
+
+
+# --- tokens and hashes ---------------------------------------------------------------------
+
+def redact(text: str, token: str | None) -> str:
+    """`text` with every occurrence of `token` (in any letter case) masked."""
+    if not token:
+        return text
+    return re.sub(re.escape(token), "[token]", text, flags=re.IGNORECASE)
+
+
+def content_hash(raw: bytes) -> str:
+    """sha256 of a message without the headers each delivery adds, and with LF line ends,
+    so the same mail delivered twice (or fetched once by pipe, once by IMAP) hashes the same."""
+    raw = raw.replace(b"\r\n", b"\n")
+    head, sep, body = raw.partition(b"\n\n")
+    kept, skipping = [], False
+    for i, line in enumerate(head.split(b"\n")):
+        if i == 0 and line.startswith(b"From "):  # mbox envelope line
+            continue
+        if line[:1] in (b" ", b"\t"):  # a folded continuation belongs to the header above
+            if not skipping:
+                kept.append(line)
+            continue
+        name = line.partition(b":")[0].strip().lower()
+        skipping = name.decode("latin-1") in TRANSPORT_HEADERS
+        if not skipping:
+            kept.append(line)
+    return hashlib.sha256(b"\n".join(kept) + sep + body).hexdigest()
