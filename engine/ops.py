@@ -258,8 +258,10 @@ def miss_turn(ctx, i, o, meta):
         p.miss += o.get("n", 1)
         ctx.emit("miss", f"{p.name} will miss {o.get('n', 1)} turn(s).", player=p.name)
     if i in targets(ctx, i, o.get("who", "self")) and ctx.s.current == i:
-        # An Event that costs a turn ends this one; it counts as the missed turn (§3.1).
-        ctx.player(i).miss -= 1
+        # Losing a turn ends this one at once; it counts as the missed turn only when cards
+        # are left unresolved, else the next turn is missed (base-game.md §3.1).
+        if any(t.op == "resolve-cards" and t.a.get("todo") for t in ctx.s.stack):
+            ctx.player(i).miss -= 1
         ctx.end_turn()
 
 
@@ -330,15 +332,21 @@ def _buy_options(ctx: Ctx, i: int, o: dict) -> list[Option]:
     return opts + [Option("done", "buy nothing more")] if opts else []
 
 
+def clockwise(ctx: Ctx, i: int, js: list[int], drawer_last: bool = False) -> list[int]:
+    """Characters in turn order from i. The drawer goes last where its effect may end the
+    turn (which drops the work still queued for this turn)."""
+    n = len(ctx.s.players)
+    return sorted(js, key=lambda j: (j - i - (1 if drawer_last else 0)) % n)
+
+
 def for_each(ctx: Ctx, i: int, o: dict, meta: dict) -> bool:
     """Ops that are choices can't serve several characters at once: queue one per character,
     the drawer first and then clockwise. True if it queued them."""
     who = o.get("who", "self")
     if who == "self":
         return False
-    n = len(ctx.s.players)
-    order = sorted(targets(ctx, i, who), key=lambda j: (j - i) % n)
     one = {k: v for k, v in o.items() if k != "who"}
+    order = clockwise(ctx, i, targets(ctx, i, who))
     ctx.push_all([("op", j, {**meta, "o": one}) for j in order])
     return True
 
@@ -346,8 +354,7 @@ def for_each(ctx: Ctx, i: int, o: dict, meta: dict) -> bool:
 @op("each")
 def each(ctx, i, o, meta):
     """Run `then` for every character of `who` that passes `test` (e.g. Evil Darkness)."""
-    n = len(ctx.s.players)
-    order = sorted(targets(ctx, i, o.get("who", "all")), key=lambda j: (j - i) % n)
+    order = clockwise(ctx, i, targets(ctx, i, o.get("who", "all")), drawer_last=True)
     ctx.push_all([("effect", j, {**meta, "ops": o.get("then", [])}) for j in order
                   if not o.get("test") or test(ctx, j, o["test"])])
 

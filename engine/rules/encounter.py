@@ -24,12 +24,13 @@ def others_here(ctx: Ctx, i: int) -> list[int]:
 def encounter(ctx: Ctx, t) -> None:
     i = t.p
     p = ctx.player(i)
+    if p.alive and p.space == "crown-of-command":
+        p.flags.pop("moved", None)
+        ctx.push("crown", i)  # on the Crown there is no move: every turn is the Crown's
+        return
     if not p.alive or not p.flags.pop("moved", None):
         return  # no move, no encounter: you never meet the space you started on
     others = others_here(ctx, i)
-    if p.space == "crown-of-command":
-        ctx.push("crown", i)
-        return
     if not others:
         ctx.push("encounter-space", i)
         return
@@ -85,9 +86,9 @@ def encounter_space(ctx: Ctx, t) -> None:
         work.append(("effect", i, {"ops": space.effect, "source": space.name}))
     if space.draw:
         work.append(("draw-to", i, {"n": space.draw}))
-        work.append(("resolve-cards", i, {"done": []}))
+        work.append(("resolve-cards", i, {}))
     elif ctx.s.spaces.get(space.id) or ctx.s.space_gold.get(space.id):
-        work.append(("resolve-cards", i, {"done": []}))
+        work.append(("resolve-cards", i, {}))
     ctx.push_all(work)
 
 
@@ -118,22 +119,39 @@ def draw_to(ctx: Ctx, t) -> None:
         ctx.push("offer-redraw", t.p, drawn=drawn)
 
 
-def next_cards(ctx: Ctx, space: str, done: list[str]) -> list[str]:
-    """The next card(s) to meet: by category, enemies by number (Strength enemies sharing a
-    number fight as one), ties in the order drawn."""
-    lying = [c for c in ctx.s.spaces.get(space, []) if c not in done]
-    if not lying:
-        return []
+def in_order(ctx: Ctx, space: str) -> list[str]:
+    """The cards on a space in the order they are met: by category, enemies by number, ties
+    in the order drawn (the sort is stable)."""
     cards = ctx.content.cards
 
     def rank(c):
         card = cards[c]
         return (ORDER.get(card.type, 5), card.number if card.type == "enemy" else 0)
-    lying.sort(key=rank)  # stable: ties keep the drawn order
-    first = cards[lying[0]]
+    return sorted(ctx.s.spaces.get(space, []), key=rank)
+
+
+def next_group(ctx: Ctx, todo: list[str]) -> tuple[list[str], list[str]]:
+    """The next card (Strength enemies sharing a number: all of them, fought as one) and the rest."""
+    cards = ctx.content.cards
+    first = cards[todo[0]]
     if first.type == "enemy" and first.strength:
-        return [c for c in lying if cards[c].type == "enemy" and cards[c].number == first.number and cards[c].strength]
-    return [lying[0]]
+        group = [c for c in todo if cards[c].type == "enemy" and cards[c].number == first.number and cards[c].strength]
+        rest = list(todo)
+        for c in group:
+            rest.remove(c)
+        return group, rest
+    return todo[:1], todo[1:]
+
+
+def still_there(ctx: Ctx, space: str, group: list[str]) -> list[str]:
+    """An earlier card may have taken a later one away (a multiset check: copies share slugs)."""
+    left = list(ctx.s.spaces.get(space, []))
+    out = []
+    for c in group:
+        if c in left:
+            left.remove(c)
+            out.append(c)
+    return out
 
 
 @task("resolve-cards")
@@ -146,10 +164,16 @@ def resolve_cards(ctx: Ctx, t) -> None:
         gold = ctx.s.space_gold.pop(p.space)
         p.gold += gold
         ctx.emit("take", f"{p.name} picks up {gold} gold.", player=p.name)
-    group = next_cards(ctx, p.space, t.a["done"])
+    todo = t.a.get("todo")
+    if todo is None:
+        todo = in_order(ctx, p.space)
+    group = []
+    while todo and not group:
+        group, todo = next_group(ctx, todo)
+        group = still_there(ctx, p.space, group)
     if not group:
         return
-    ctx.push("resolve-cards", i, done=t.a["done"] + group)
+    ctx.push("resolve-cards", i, todo=todo)
     card = ctx.content.cards[group[0]]
     if card.type == "enemy":
         if card.strength:

@@ -88,9 +88,13 @@ class Ctx:
 
 def run(state: Game, events: list[Event]) -> None:
     ctx = Ctx(state, events)
+    budget = 1_000_000  # a guard: turns may pass without a question, but not forever
     while state.prompt is None and state.stack and not state.over:
         t = state.stack.pop()
         TASKS[t.op](ctx, t)
+        budget -= 1
+        if not budget:
+            raise RuntimeError(f"the engine ran a million steps without a question (at {t.op})")
 
 
 def answer(state: Game, move, events: list[Event]) -> None:

@@ -48,14 +48,15 @@ def move(ctx: Ctx, t) -> None:
     if region == "inner":
         inner_move(ctx, t.p)
         return
-    roll = 1 if one_space_only(ctx, t.p) else rng.die(ctx.s)
     held = p.flags.get("held")
-    if held:
+    if held:  # a real die, even for a Toad: only a roll of `held` or more frees the character
+        roll = rng.die(ctx.s)
         if roll < held:
             ctx.emit("held", f"{p.name} rolls {roll} and is still held.", player=p.name)
             return
         del p.flags["held"]
         ctx.emit("held", f"{p.name} rolls {roll} and escapes.", player=p.name)
+    roll = 1 if one_space_only(ctx, t.p) else (roll if held else rng.die(ctx.s))
     ask_direction(ctx, t.p, roll, rerolled=False)
 
 
