@@ -36,6 +36,8 @@ def build(data: dict[str, Any]) -> Game:
                     if card not in content.cards:
                         raise ConfigError(f"[setup.{name}] {key}: unknown card {card!r}")
                     _take_from_supply(state, content, card)
+                for card in getattr(p, key):  # what setup dealt goes back, so totals stay
+                    state.decks[content.cards[card].deck].insert(0, card)
                 setattr(p, key, list(value))
             elif key in ("toad", "miss", "quest"):
                 setattr(p, key, value)
