@@ -99,8 +99,9 @@ def apply(state: Game, move: Move) -> tuple[Game, list[Event]]:
         raise IllegalMove("the game is over", [])
     new = machine.clone(state)
     events: list[Event] = []
-    machine.answer(new, move, events)
-    machine.run(new, events)
+    ctx = machine.Ctx(new, events)
+    machine.answer(new, move, events, ctx)
+    machine.run(new, events, ctx)
     new.moves += 1
     return new, events
 

@@ -8,6 +8,7 @@ down, each swap index one value. docs/fairness.md and tools/verify_dice.py resta
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 
@@ -16,12 +17,20 @@ from engine.state import Game
 _SPAN = 1 << 64
 
 
+@functools.lru_cache(maxsize=64)
+def _keyed(seed: str) -> hmac.HMAC:
+    """The HMAC keyed with the seed, ready to copy: keying once saves two hashes a value."""
+    return hmac.new(seed.encode(), digestmod=hashlib.sha256)
+
+
 def value(seed: str, n: int, bound: int) -> int:
-    key = seed.encode()
     limit = _SPAN - _SPAN % bound
     attempt = 0
+    keyed = _keyed(seed)
     while True:
-        digest = hmac.new(key, f"{n}:{attempt}".encode(), hashlib.sha256).digest()
+        h = keyed.copy()
+        h.update(f"{n}:{attempt}".encode())
+        digest = h.digest()
         x = int.from_bytes(digest[:8], "big")
         if x < limit:
             return x % bound

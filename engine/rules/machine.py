@@ -86,8 +86,8 @@ class Ctx:
             stack.pop()
 
 
-def run(state: Game, events: list[Event]) -> None:
-    ctx = Ctx(state, events)
+def run(state: Game, events: list[Event], ctx: Ctx | None = None) -> None:
+    ctx = ctx or Ctx(state, events)
     budget = 1_000_000  # a guard: turns may pass without a question, but not forever
     while state.prompt is None and state.stack and not state.over:
         t = state.stack.pop()
@@ -97,11 +97,11 @@ def run(state: Game, events: list[Event]) -> None:
             raise RuntimeError(f"the engine ran a million steps without a question (at {t.op})")
 
 
-def answer(state: Game, move, events: list[Event]) -> None:
+def answer(state: Game, move, events: list[Event], ctx: Ctx | None = None) -> None:
     """Apply a player's (or the moderator's) answer to the open prompt."""
     from engine.api import IllegalMove, MODERATOR
     from engine import adjudicate
-    ctx = Ctx(state, events)
+    ctx = ctx or Ctx(state, events)
     p = state.prompt
     if p is not None and p.kind == "adjudicate" and move.player not in (MODERATOR,):
         raise IllegalMove("the game waits for the moderator to settle a card", [])

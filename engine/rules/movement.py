@@ -111,6 +111,7 @@ def walk(ctx: Ctx, t) -> None:
     i, a = t.p, t.a
     p = ctx.player(i)
     space, d, steps = a["space"], a["d"], a["steps"]
+    path = []
     while steps > 0:
         if not a.get("asked"):
             crossing = crossing_at(ctx, i, space)
@@ -121,8 +122,9 @@ def walk(ctx: Ctx, t) -> None:
         a["asked"] = False
         space = step(ctx, space, d)
         steps -= 1
-        ctx.emit("pass", f"{p.name} passes {ctx.content.space(space).name}.", player=p.name) if steps else None
-    ctx.emit("move", f"{p.name} moves to {ctx.content.space(space).name}.", player=p.name, space=space)
+        path.append(space)
+    via = f" by way of {', '.join(ctx.content.space(s).name for s in path[:-1])}" if len(path) > 1 else ""
+    ctx.emit("move", f"{p.name} moves to {ctx.content.space(space).name}{via}.", player=p.name, space=space)
     place(ctx, i, space)
 
 

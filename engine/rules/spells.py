@@ -37,6 +37,9 @@ def castable_at_start(ctx: Ctx, i: int) -> list[str]:
 @task("start-spells")
 def start_spells(ctx: Ctx, t) -> None:
     """Before moving: cast Spells, or use a card that acts at the start of the turn."""
+    p = ctx.player(t.p)
+    if not (p.spells or p.objects or p.followers):
+        return
     opts = [Option(f"cast-{s}", f"cast {ctx.content.cards[s].name}") for s in castable_at_start(ctx, t.p)]
     opts += hooks.start_options(ctx, t.p)
     if opts:

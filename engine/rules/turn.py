@@ -83,6 +83,8 @@ def tick_lasting(ctx: Ctx) -> None:
 def trade_trophies(ctx: Ctx, i: int) -> None:
     """Trophies are traded in at the end of the turn, by pool, whole thresholds only."""
     p = ctx.player(i)
+    if not p.trophies:
+        return
     threshold = ctx.s.options.get("trophy_threshold", 7)
     for attr in ("strength", "craft"):
         cards = [c for c in p.trophies if getattr(ctx.content.cards[c], attr) if c in ctx.content.cards]
