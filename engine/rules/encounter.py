@@ -203,8 +203,8 @@ def take(ctx: Ctx, i: int, slug: str) -> None:
         discard(ctx, slug)
         ctx.emit("take", f"{p.name} takes {card.prop('gold')} gold ({card.name}).", player=p.name)
         return
-    if not hooks.may_take(ctx, i, slug) or (card.type == "follower" and card.prop("forbid") == p.alignment):
-        return
+    if p.toad or not hooks.may_take(ctx, i, slug) or (card.type == "follower" and card.prop("forbid") == p.alignment):
+        return  # a Toad takes nothing: it stays on the space
     if card.type != "follower" and (len(p.objects) >= stats.carry_limit(ctx, p) or card.prop("forbid") == p.alignment):
         ctx.emit("leave-object", f"{p.name} cannot take {card.name}; it stays on the space.", player=p.name)
         return

@@ -5,6 +5,7 @@ from __future__ import annotations
 from engine import rng
 from engine.state import Option
 from engine.rules import stats
+from engine.rules.items import discard
 from engine.rules.machine import Ctx, on_answer, task
 from engine.packs import revised4 as hooks
 
@@ -93,7 +94,7 @@ def direction(ctx: Ctx, prompt, key, arg, who) -> None:
     elif key == "raft":
         card = next(c for c in p.objects + p.followers if ctx.content.cards[c].prop("raft"))
         (p.objects if card in p.objects else p.followers).remove(card)
-        ctx.s.discards.setdefault("purchase", []).append(card)
+        discard(ctx, card)
         dest = ctx.content.board.opposite[p.space]
         ctx.emit("raft", f"{p.name} crosses the Storm River by raft to {ctx.content.space(dest).name}.", player=p.name)
         hooks.crossed_river(ctx, i)
