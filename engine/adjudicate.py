@@ -7,13 +7,13 @@ box), `alice lose-object sword`, `alice follower guide`, `alice space temple`,
 """
 from __future__ import annotations
 
+from engine.errors import IllegalMove
 from engine.rules.machine import Ctx
 
 NUMERIC = ("life", "strength", "craft", "fate", "gold")
 
 
 def apply(ctx: Ctx, text: str) -> None:
-    from engine.api import IllegalMove
     from engine.ops import change, spell
     from engine.rules.items import gain_object
 

@@ -13,11 +13,11 @@ import msgspec
 
 from engine import content, visibility
 from engine.config import GameConfig, PlayerConfig, ConfigError  # noqa: F401  (re-exported)
+from engine.errors import IllegalMove, MODERATOR  # noqa: F401  (re-exported)
 from engine.state import Event, Game, Prompt
 from engine.rules import machine, setup
 
 ENGINE_VERSION = "0.1.0"
-MODERATOR = "moderator"
 
 
 class Move(msgspec.Struct, frozen=True):
@@ -34,15 +34,6 @@ class Move(msgspec.Struct, frozen=True):
     def __str__(self) -> str:
         text = f"{self.player}: {self.prompt}: {self.key}" if self.prompt else f"{self.player}: {self.key}"
         return f"{text} {self.arg}" if self.arg else text
-
-
-class IllegalMove(ValueError):
-    """A move that does not fit the open prompt; says why and what is open instead."""
-
-    def __init__(self, reason: str, options: list[str]):
-        self.reason = reason
-        self.options = options
-        super().__init__(f"{reason}; open: {', '.join(options) if options else 'nothing'}")
 
 
 _ENC = msgspec.msgpack.Encoder()

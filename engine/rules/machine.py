@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from engine import content as content_mod
+from engine.errors import IllegalMove, MODERATOR
 from engine.state import Event, Game, Option, Prompt, Task, clone  # noqa: F401
 
 TASKS: dict[str, Callable[["Ctx", Task], None]] = {}
@@ -99,13 +100,12 @@ def run(state: Game, events: list[Event], ctx: Ctx | None = None) -> None:
 
 def answer(state: Game, move, events: list[Event], ctx: Ctx | None = None) -> None:
     """Apply a player's (or the moderator's) answer to the open prompt."""
-    from engine.api import IllegalMove, MODERATOR
-    from engine import adjudicate
     ctx = ctx or Ctx(state, events)
     p = state.prompt
     if p is not None and p.kind == "adjudicate" and move.player not in (MODERATOR,):
         raise IllegalMove("the game waits for the moderator to settle a card", [])
     if move.key == "adjudicate":
+        from engine import adjudicate  # rare: imported when first used
         if move.player != MODERATOR:
             raise IllegalMove("only the moderator may adjudicate", [o.key for o in p.options] if p else [])
         adjudicate.apply(ctx, move.arg or "")
