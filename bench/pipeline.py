@@ -1,0 +1,149 @@
+"""The whole pipeline, mail in to reports out, timed; beside the floor (../shared/bench/floor.py).
+
+Each answer is a real mail (token by plus-address, the answer in the body) handed to
+`process.handle`: stored, parsed, authenticated, applied by the engine, logged, state and
+snapshot kept, a report rendered for every player and queued. When a game ends, another
+starts. It prints moves per second, the median and p99 per move, and the cost of move
+10,000 against move 10 (which should be the same: no move replays the game).
+
+    .venv/bin/python bench/pipeline.py [--mails 2000] [--long 10000] [--floor PATH]
+"""
+from __future__ import annotations
+
+import argparse
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from email.message import EmailMessage
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from pbem import games, log, moderator, settings as settings_mod  # noqa: E402
+from pbem.process import handle  # noqa: E402
+from pbem.service import open_service  # noqa: E402
+
+PLAYERS = [(f"p{i}", f"p{i}@example.org") for i in range(6)]
+WRITABLE = re.compile(r"^[a-z][a-z0-9-]*$")
+
+
+def config(n: int) -> dict:
+    return {"game": {"name": f"bench-{n}", "address": "talisman@example.org", "seed": f"bench-{n}"},
+            "players": [{"name": p, "email": e} for p, e in PLAYERS]}
+
+
+class Games:
+    """The game being played, and the next answer's mail; a new game when one ends."""
+
+    def __init__(self, svc):
+        self.svc, self.n, self.mails = svc, 0, 0
+        self.new()
+
+    def new(self):
+        self.n += 1
+        self.game = games.create(self.svc, config(self.n))
+        self.tokens = {p: self.svc.token(self.svc.store.player(self.game, p)) for p, _ in PLAYERS}
+
+    def next_mail(self) -> bytes:
+        while True:
+            state = games.state(self.svc, games.get(self.svc, self.game))
+            if state.over:
+                self.new()
+                continue
+            moves = self.svc.engine.legal_moves(state)
+            # keys a player can write in mail (the engine also has "2" and "card@space")
+            move = next((m for m in moves if WRITABLE.match(m.key)), moves[0])
+            if move.player != self.svc.engine.MODERATOR and WRITABLE.match(move.key):
+                break
+            move = next((m for m in moves if m.key == "skip"), None) or \
+                next((m for m in moves if re.match(r"^[\w-]+$", m.key)), move)
+            if re.match(r"^[\w-]+$", move.key):
+                played = moderator.answer(self.svc, self.game, move.player, f"{move.prompt}: {move.key}")
+                if played.failed:
+                    raise SystemExit(f"{self.game}: the moderator cannot answer {move}: {played.failed['reason']}")
+            else:  # a key engine.api.parse_move cannot read ("card@space"): apply the Move itself
+                with self.svc.store.transaction():
+                    game = games.get(self.svc, self.game)
+                    new, _ = self.svc.engine.apply(state, move)
+                    games.record(self.svc, game, move, new, actor=self.svc.engine.MODERATOR)
+        self.mails += 1
+        msg = EmailMessage()
+        msg["From"] = f"{move.player}@example.org"
+        msg["To"] = f"talisman+{self.tokens[move.player]}@example.org"
+        msg["Subject"] = f"Re: [{self.game}] Turn report"
+        msg["Message-ID"] = f"<bench-{self.mails}@example.org>"
+        msg.set_content(f"{move.prompt}: {move.key}\n")
+        return bytes(msg)
+
+
+def timed(g: Games, count: int) -> list[float]:
+    out = []
+    for _ in range(count):
+        raw = g.next_mail()
+        t0 = time.perf_counter()
+        result = handle(g.svc, raw)
+        out.append(time.perf_counter() - t0)
+        assert result.status == "applied", (result.outcome, raw[-60:])
+    return out
+
+
+def pct(ts: list[float], p: float) -> float:
+    s = sorted(ts)
+    return s[min(len(s) - 1, int(len(s) * p))]
+
+
+def floor(path: Path) -> float | None:
+    """Run the floor script; its median per move, in microseconds."""
+    if not path.exists():
+        print(f"floor: {path} not found")
+        return None
+    out = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, check=True).stdout
+    print(out.strip())
+    m = re.search(r"median (\d+) us", out)
+    return float(m.group(1)) if m else None
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--mails", type=int, default=2000, help="answer mails for the throughput figures")
+    ap.add_argument("--long", type=int, default=10000, help="compare the cost of this move with move 10")
+    ap.add_argument("--floor", type=Path, default=REPO.parent / "shared" / "bench" / "floor.py")
+    args = ap.parse_args()
+    log.configure("json", "warning")
+
+    with tempfile.TemporaryDirectory() as home:
+        svc = open_service(settings=settings_mod.Settings(home=home))
+        g = Games(svc)
+        t0 = time.perf_counter()
+        ts = timed(g, args.mails)
+        wall = time.perf_counter() - t0
+        print(f"pipeline: {args.mails} mails in {wall:.1f} s ({len(PLAYERS)} players, {g.n} game(s)): "
+              f"{args.mails / wall:.0f} moves/s; per move median {statistics.median(ts) * 1e6:.0f} us, "
+              f"p99 {pct(ts, 0.99) * 1e6:.0f} us")
+        median = statistics.median(ts) * 1e6
+
+    with tempfile.TemporaryDirectory() as home:
+        # one long game: if it ends before --long moves, moves still run through later games;
+        # what matters is that a move's cost does not grow with the log behind it
+        svc = open_service(settings=settings_mod.Settings(home=home))
+        g = Games(svc)
+        timed(g, 5)
+        early = timed(g, 10)  # moves 6..15
+        timed(g, max(0, args.long - 20))
+        late = timed(g, 10)
+        seq = games.get(svc, g.game)["moves"]
+        print(f"move 10: {statistics.median(early) * 1e6:.0f} us; move {args.long}: "
+              f"{statistics.median(late) * 1e6:.0f} us (median of 10 each; the game then at move {seq}, "
+              f"game {g.n})")
+
+    floor_us = floor(args.floor)
+    if floor_us:
+        print(f"pipeline / floor: {median / floor_us:.1f}x")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,385 @@
+"""`pbem`: the moderator's command line (DESIGN.md). Each command is a thin face on a
+library call. Exit codes: 0 done, 1 refused input, 2 usage, 75 try again later (stdin)."""
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+
+import click
+
+from pbem import games, log, moderator, reports, settings as settings_mod
+from pbem.games import GameError
+from pbem.ingest import files as file_source, stdin as stdin_source
+from pbem.process import handle
+from pbem.service import open_service
+from pbem.store import StoreUnavailable
+
+EX_TEMPFAIL = stdin_source.EX_TEMPFAIL
+
+
+class Home:
+    """The --home folder; the service over it is opened on first use."""
+
+    def __init__(self, home: str):
+        self.home = home
+        self.settings = None
+        self._svc = None
+
+    def service(self, clock=None):
+        if self._svc is None:
+            self.settings = self.settings or settings_mod.load(self.home)
+            log.configure(self.settings.log_format, self.settings.log_level)
+            self._svc = open_service(settings=self.settings, clock=clock)
+        return self._svc
+
+
+class Group(click.Group):
+    """Turns the library's refusals into a message and exit code 1."""
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except (GameError, settings_mod.SettingsError) as e:
+            click.echo(f"error: {e}", err=True)
+            ctx.exit(1)
+        except StoreUnavailable as e:
+            click.echo(f"error: the store is unavailable: {e}", err=True)
+            ctx.exit(EX_TEMPFAIL)
+
+
+def _svc(ctx: click.Context, clock=None):
+    return ctx.find_object(Home).service(clock)
+
+
+def _json(data) -> None:
+    click.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
+
+
+def _table(rows: list[dict], columns: list[str]) -> None:
+    """A rich table on a terminal, tab-separated lines otherwise."""
+    if sys.stdout.isatty():
+        from rich.console import Console
+        from rich.table import Table
+        table = Table(*columns)
+        for r in rows:
+            table.add_row(*(str(r.get(c, "")) for c in columns))
+        Console().print(table)
+        return
+    click.echo("\t".join(columns))
+    for r in rows:
+        click.echo("\t".join(str(r.get(c, "")) for c in columns))
+
+
+@click.group(cls=Group)
+@click.option("--home", envvar="PBEM_HOME", default="var", show_default=True, type=click.Path(file_okay=False),
+              help="The state folder (database, inbox, outbox, pbem.toml); or $PBEM_HOME.")
+@click.pass_context
+def main(ctx, home):
+    """Talisman by mail: play-by-mail games run by a deterministic rules engine."""
+    ctx.obj = Home(home)
+
+
+# -- games -----------------------------------------------------------------------------------
+
+@main.group()
+def game():
+    """Create, inspect and moderate games."""
+
+
+@game.command("new")
+@click.argument("config", type=click.Path(exists=True, dir_okay=False))
+@click.option("--wait", is_flag=True, help="Do not start yet: seats can change until `game start`.")
+@click.pass_context
+def game_new(ctx, config, wait):
+    """Create a game from CONFIG.toml, print its id, and mail each player a welcome."""
+    click.echo(games.create(_svc(ctx), games.load_config(config), wait=wait))
+
+
+@game.command("list")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.pass_context
+def game_list(ctx, as_json):
+    """The games, their status and whom they wait for."""
+    rows = games.listing(_svc(ctx))
+    if as_json:
+        return _json(rows)
+    _table([{**r, "players": ",".join(r["players"]), "waiting": ",".join(r["waiting"])} for r in rows],
+           ["id", "status", "turn", "moves", "players", "waiting"])
+
+
+@game.command("show")
+@click.argument("game_id", metavar="GAME")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON (the public summary, or the view with --as).")
+@click.option("--as", "as_player", metavar="PLAYER", help="What PLAYER may see (moderator: everything).")
+@click.pass_context
+def game_show(ctx, game_id, as_json, as_player):
+    """The public summary of GAME, or one player's view of it."""
+    svc = _svc(ctx)
+    g = games.get(svc, game_id)
+    if as_json:
+        data = games.view_json(svc, g, as_player) if as_player else games.summary_json(svc, g)
+        return _json(games.to_builtins(data))
+    view = games.view_json(svc, g, as_player or svc.engine.MODERATOR)
+    ctx_ = reports.report_context(svc, g, as_player or svc.engine.MODERATOR, view, [])
+    click.echo(f"{g['id']} ({g['status']}), move {g['moves']}")
+    click.echo(reports.templates(svc).text.get_template("_report.txt.j2").render(ctx_), nl=False)
+
+
+def _played(played) -> None:
+    for line in played.applied:
+        click.echo(f"applied: {line}")
+    if played.failed:
+        click.echo(f"refused: {played.failed['line']}: {played.failed['reason']}", err=True)
+        if played.failed["options"]:
+            click.echo(f"open: {', '.join(played.failed['options'])}", err=True)
+        raise click.exceptions.Exit(1)
+
+
+@game.command("start")
+@click.argument("game_id", metavar="GAME")
+@click.pass_context
+def game_start(ctx, game_id):
+    """Start a game made with `game new --wait`: the first reports go out."""
+    moderator.start(_svc(ctx), game_id)
+
+
+@game.command("end")
+@click.argument("game_id", metavar="GAME")
+@click.pass_context
+def game_end(ctx, game_id):
+    """End GAME now: it takes no more orders."""
+    moderator.end(_svc(ctx), game_id)
+
+
+@game.command("answer")
+@click.argument("game_id", metavar="GAME")
+@click.argument("player")
+@click.argument("line")
+@click.pass_context
+def game_answer(ctx, game_id, player, line):
+    """Answer for PLAYER with LINE (e.g. "17: left"); logged as the moderator's move."""
+    _played(moderator.answer(_svc(ctx), game_id, player, line))
+
+
+@game.command("adjudicate")
+@click.argument("game_id", metavar="GAME")
+@click.argument("text")
+@click.pass_context
+def game_adjudicate(ctx, game_id, text):
+    """Settle a card's effect by hand, e.g. "alice life -1, alice gold +2"."""
+    _played(moderator.adjudicate(_svc(ctx), game_id, text))
+
+
+@game.command("rollback")
+@click.argument("game_id", metavar="GAME")
+@click.argument("n", type=click.IntRange(min=0))
+@click.pass_context
+def game_rollback(ctx, game_id, n):
+    """Put GAME back to how it was after move N (a logged move; nothing is deleted)."""
+    _played(moderator.rollback(_svc(ctx), game_id, n))
+
+
+# -- players ---------------------------------------------------------------------------------
+
+@main.group()
+def player():
+    """Seats: add, replace, remove, resend."""
+
+
+@player.command("add")
+@click.argument("game_id", metavar="GAME")
+@click.argument("name")
+@click.argument("email")
+@click.option("--character", help="The character to play (dealt at random when absent).")
+@click.option("--role", default="hero", show_default=True)
+@click.pass_context
+def player_add(ctx, game_id, name, email, character, role):
+    """Add a player to a game that has not started; they get a welcome mail."""
+    moderator.add_player(_svc(ctx), game_id, name, email, character, role)
+
+
+@player.command("replace")
+@click.argument("game_id", metavar="GAME")
+@click.argument("name")
+@click.argument("email")
+@click.pass_context
+def player_replace(ctx, game_id, name, email):
+    """Give NAME's seat to EMAIL with a new token; the old token stops working."""
+    moderator.replace_player(_svc(ctx), game_id, name, email)
+
+
+@player.command("remove")
+@click.argument("game_id", metavar="GAME")
+@click.argument("name")
+@click.pass_context
+def player_remove(ctx, game_id, name):
+    """Remove a player (after the start the seat stays; the moderator answers for it)."""
+    moderator.remove_player(_svc(ctx), game_id, name)
+
+
+@player.command("resend")
+@click.argument("game_id", metavar="GAME")
+@click.argument("name")
+@click.pass_context
+def player_resend(ctx, game_id, name):
+    """Mail NAME their last report again."""
+    moderator.resend(_svc(ctx), game_id, name)
+
+
+# -- messages --------------------------------------------------------------------------------
+
+def _report_result(label: str, result) -> None:
+    click.echo(f"{label}: {result.status}: {result.outcome}")
+
+
+@main.command("ingest")
+@click.argument("paths", metavar="[FILE]...", nargs=-1, type=click.Path(exists=True, dir_okay=False))
+@click.pass_context
+def ingest_cmd(ctx, paths):
+    """Process mails (.eml) or turn files (.toml, .json) now; no FILE: one mail on stdin
+    (an MTA pipe: exit 75 asks it to retry later)."""
+    if not paths:
+        try:
+            result = stdin_source.ingest(_svc(ctx))
+        except StoreUnavailable as e:
+            click.echo(f"error: the store is unavailable: {e}", err=True)
+            ctx.exit(EX_TEMPFAIL)
+        _report_result("stdin", result)
+        ctx.exit(stdin_source.exit_code(result))
+    svc, refused = _svc(ctx), False
+    for path in paths:
+        result = file_source.ingest(svc, path)
+        _report_result(path, result)
+        refused = refused or result.refused or result.status == "error"
+    ctx.exit(1 if refused else 0)
+
+
+@main.command("submit")
+@click.argument("path", metavar="FILE", type=click.Path(exists=True, dir_okay=False))
+@click.pass_context
+def submit_cmd(ctx, path):
+    """Upload a turn file (.toml or .json): the same checks as a mail, token required."""
+    path = Path(path)
+    if not path.name.lower().endswith((".toml", ".json")):
+        raise click.BadParameter("a turn file is a .toml or .json file", param_hint="FILE")
+    result = handle(_svc(ctx), path.read_bytes(), "turn", source="submit", filename=path.name)
+    _report_result(str(path), result)
+    ctx.exit(1 if result.refused or result.status == "error" else 0)
+
+
+def _parse_now(value: str | None):
+    if value is None:
+        return None
+    try:
+        t = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        raise click.BadParameter(f"{value!r} is not an ISO 8601 time", param_hint="--now") from None
+    return t if t.tzinfo else t.replace(tzinfo=timezone.utc)
+
+
+@main.command("serve")
+@click.option("--once", is_flag=True, help="Process what waits, send, and exit.")
+@click.option("--now", "now", metavar="T", help="Act as if it were time T (ISO 8601).")
+@click.pass_context
+def serve_cmd(ctx, once, now):
+    """The daemon: watch the drop folder (and a Maildir), process, send the outbox."""
+    from pbem import daemon
+    t = _parse_now(now)
+    svc = _svc(ctx, clock=(lambda: t) if t else None)
+    asyncio.run(daemon.serve(svc, once=once))
+
+
+@main.group("outbox")
+def outbox_group():
+    """Mail waiting and sent."""
+
+
+@outbox_group.command("list")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.pass_context
+def outbox_list(ctx, as_json):
+    """Every outgoing mail and its status."""
+    rows = _svc(ctx).store.outbox_rows()
+    if as_json:
+        return _json(rows)
+    _table(rows, ["id", "status", "kind", "game", "to_addr", "subject", "attempts", "last_error"])
+
+
+@outbox_group.command("retry")
+@click.pass_context
+def outbox_retry(ctx):
+    """Queue the mails that failed again."""
+    click.echo(f"{_svc(ctx).store.outbox_retry_failed()} mail(s) queued again")
+
+
+@main.group("inbox")
+def inbox_group():
+    """Messages received and what became of them."""
+
+
+@inbox_group.command("list")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.pass_context
+def inbox_list(ctx, as_json):
+    """Every message received, with its outcome."""
+    rows = _svc(ctx).store.inbox_rows()
+    if as_json:
+        return _json(rows)
+    _table(rows, ["id", "received_at", "source", "status", "game", "player", "outcome"])
+
+
+@main.command("log")
+@click.argument("game_id", metavar="GAME")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.pass_context
+def log_cmd(ctx, game_id, as_json):
+    """The move log of GAME (hash-chained)."""
+    svc = _svc(ctx)
+    g = games.get(svc, game_id)
+    rows = games.move_log(svc, g)
+    if as_json:
+        return _json(rows)
+    _table([{**r, "hash": r["hash"][:12]} for r in rows], ["seq", "at", "actor", "line", "hash"])
+    problems = svc.store.verify_chain(game_id)
+    for p in problems:
+        click.echo(f"warning: {p}", err=True)
+
+
+# -- the rules ---------------------------------------------------------------------------------
+
+@main.command("scenario")
+@click.argument("path", metavar="FILE", type=click.Path(exists=True, dir_okay=False))
+def scenario_cmd(path):
+    """Run a scenario file and print the summary as JSON."""
+    from engine import scenario
+    try:
+        summary = scenario.run_file(path)
+    except (ValueError, KeyError) as e:
+        raise GameError(str(e)) from None
+    _json(games.to_builtins(summary))
+
+
+@main.group("rules")
+def rules_group():
+    """What the rules engine knows."""
+
+
+@rules_group.command("coverage")
+@click.option("--pack", help="Only this rules pack.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def rules_coverage(pack, as_json):
+    """Which cards, spaces and characters the engine plays by itself."""
+    from engine import coverage
+    rows = coverage.report(pack)
+    if as_json:
+        return _json(rows)
+    _table(rows, ["pack", "kind", "slug", "name", "automated"])
+    done = sum(1 for r in rows if r["automated"])
+    click.echo(f"{done} of {len(rows)} automated")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,103 @@
+"""`pbem serve`: the loop over the sources and the outbox.
+
+Each cycle processes what waits (messages left `received` by a crash, the drop folder, the
+configured Maildir), then sends due mail. Between cycles it sleeps until a file arrives
+(watchfiles) or `poll_seconds` pass. SIGTERM or SIGINT sets a flag that is looked at
+between messages: the message in hand is finished, then the daemon stops.
+"""
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+import threading
+from pathlib import Path
+
+import watchfiles
+
+from pbem import log, outbox, process
+from pbem.ingest import dropfolder, maildir
+
+
+@contextlib.contextmanager
+def _stop_on_signals(stop: threading.Event):
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    handler = lambda *_: stop.set()  # noqa: E731 -- only a flag: never interrupts a transaction
+    old = {sig: signal.signal(sig, handler) for sig in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        yield
+    finally:
+        for sig, h in old.items():
+            signal.signal(sig, h)
+
+
+async def cycle(svc, stop: threading.Event | None = None) -> list[process.Result]:
+    """Process everything waiting, then send what is due."""
+    stop = stop or threading.Event()
+    logger, results = log.get(), []
+    steps = [("pending", lambda: process.retry_pending(svc)),
+             ("drop folder", lambda: dropfolder.poll(svc, svc.settings.inbox_path, stop))]
+    if svc.settings.maildir_path:
+        steps.append(("maildir", lambda: maildir.poll(svc, svc.settings.maildir_path, stop)))
+    for name, step in steps:
+        if stop.is_set():
+            break
+        try:
+            results += step()
+        except Exception:  # noqa: BLE001 -- one broken source must not stop the others
+            logger.exception("source failed", source=name)
+    if not stop.is_set():
+        try:
+            await outbox.send_due(svc, stop=stop)
+        except Exception:  # noqa: BLE001
+            logger.exception("sending failed")
+    return results
+
+
+def _watched(svc) -> list[Path]:
+    paths = [dropfolder.ensure(svc.settings.inbox_path)]
+    if svc.settings.maildir_path:
+        maildir.open_maildir(svc.settings.maildir_path)
+        paths.append(svc.settings.maildir_path / "new")
+    return paths
+
+
+def _arrivals(change, path: str) -> bool:
+    parts = Path(path).parts
+    return "cur" not in parts and "tmp" not in parts and not Path(path).name.startswith(".")
+
+
+async def _wait(svc, stop: threading.Event) -> None:
+    """Until a file arrives, poll_seconds pass, or stop is set."""
+    stopped = asyncio.Event()
+
+    async def watch_flag():
+        while not stop.is_set():
+            await asyncio.sleep(0.1)
+        stopped.set()
+
+    flag = asyncio.create_task(watch_flag())
+    try:
+        async for _ in watchfiles.awatch(*_watched(svc), watch_filter=_arrivals, stop_event=stopped,
+                                         rust_timeout=int(svc.settings.poll_seconds * 1000), yield_on_timeout=True):
+            break
+    finally:
+        flag.cancel()
+
+
+async def serve(svc, *, once: bool = False, stop: threading.Event | None = None) -> int:
+    """Run until stopped (or one cycle with `once`); returns how many messages were handled."""
+    stop = stop or threading.Event()
+    logger, handled = log.get(), 0
+    dropfolder.ensure(svc.settings.inbox_path)
+    with _stop_on_signals(stop):
+        logger.info("serving", home=str(svc.settings.home), once=once)
+        while True:
+            handled += len(await cycle(svc, stop))
+            if once or stop.is_set():
+                break
+            await _wait(svc, stop)
+    logger.info("stopped", handled=handled)
+    return handled

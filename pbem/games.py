@@ -1,0 +1,264 @@
+"""Games: creating them, their state, and playing moves into their log.
+
+`play` is the one way a move enters a game, whoever sends it (a player's mail, a turn file,
+the moderator): each move is applied by the engine, appended to the hash-chained log, and
+the state after it is kept on the game row, with a snapshot every Store.SNAPSHOT_EVERY
+moves -- so no move ever needs the game replayed from its start.
+"""
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass, field
+from email.headerregistry import Address
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from pbem import log, reports, tokens
+
+_SLUG = re.compile(r"^[a-z0-9][a-z0-9-]{0,62}$")
+
+
+class GameError(ValueError):
+    """A request that cannot be done (a refused input, exit code 1)."""
+
+
+# -- configuration -----------------------------------------------------------------------
+
+def load_config(path: str | Path) -> dict:
+    try:
+        return tomllib.loads(Path(path).read_text("utf-8"))
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
+        raise GameError(f"{path}: {e}") from None
+
+
+def _check_email(addr: str, what: str) -> str:
+    if not isinstance(addr, str) or any(c in addr for c in "\r\n\0"):
+        raise GameError(f"{what}: not a mail address")
+    try:
+        parsed = Address(addr_spec=addr.strip())
+    except (ValueError, IndexError):
+        raise GameError(f"{what}: {addr!r} is not a mail address") from None
+    if not parsed.domain:
+        raise GameError(f"{what}: {addr!r} has no domain")
+    return parsed.addr_spec
+
+
+def engine_config(config: dict) -> dict:
+    """The [game] table the engine takes (docs/interfaces.md), from a service config."""
+    g = config.get("game", {})
+    return {
+        "edition": g.get("edition", "revised4"),
+        "packs": list(g.get("packs", [])),
+        "options": dict(g.get("options", {})),
+        "ending": g.get("ending"),
+        "players": [{k: p[k] for k in ("name", "character", "role") if p.get(k) is not None}
+                    for p in config.get("players", []) if p.get("status", "active") == "active"],
+    }
+
+
+def _checked(config: dict, store) -> dict:
+    """The config, checked; raises GameError saying what is wrong."""
+    if not isinstance(config.get("game"), dict):
+        raise GameError("the config needs a [game] table")
+    config = {"game": dict(config["game"]), "players": [dict(p) for p in config.get("players", [])]}
+    g = config["game"]
+    name = g.get("name") or f"game-{tokens.new_salt()[:6]}"
+    if not isinstance(name, str) or not _SLUG.match(name):
+        raise GameError(f"game name {name!r}: use lower-case letters, digits and '-'")
+    if store.game(name):
+        raise GameError(f"a game named {name!r} exists already")
+    g["name"] = name
+    for key in ("address", "moderator"):
+        if g.get(key):
+            g[key] = _check_email(g[key], f"game.{key}")
+    if not config["players"]:
+        raise GameError("the config needs one [[players]] table per player")
+    for i, p in enumerate(config["players"]):
+        if "name" not in p or "email" not in p:
+            raise GameError(f"players[{i}] needs a name and an email")
+        p["email"] = _check_email(p["email"], f"player {p['name']!r}")
+    return config
+
+
+# -- state --------------------------------------------------------------------------------
+
+def get(svc, game_id: str) -> dict:
+    game = svc.store.game(game_id)
+    if game is None:
+        raise GameError(f"no game {game_id!r}")
+    return game
+
+
+def state(svc, game: dict):
+    return svc.engine.decode(game["state"])
+
+
+def state_at(svc, game: dict, seq: int):
+    """The state after move `seq`: from the snapshot at or before it, replaying the rest."""
+    eng = svc.engine
+    snap = svc.store.snapshot_before(game["id"], seq)
+    if snap is None:
+        raise GameError(f"{game['id']}: no snapshot at or before move {seq}")
+    current = eng.decode(snap["state"])
+    for row in svc.store.moves(game["id"], after=snap["seq"], upto=seq):
+        if row["kind"] == "rollback":
+            current = state_at(svc, game, int(row["line"].split()[1]))
+        else:
+            current, _ = eng.apply(current, eng.parse_move(row["line"]))
+    return current
+
+
+def create(svc, config: dict, *, wait: bool = False) -> str:
+    """Create a game from a config (DESIGN.md), queue a welcome per player and, unless
+    `wait`, start it. Returns the game's id."""
+    eng = svc.engine
+    with svc.store.transaction():
+        config = _checked(config, svc.store)
+        g = config["game"]
+        seed = str(g.pop("seed", None) or tokens.new_seed())  # kept in its own column only
+        log.forget(seed)
+        try:
+            first = eng.new_game(engine_config(config), seed)
+        except (ValueError, KeyError) as e:
+            raise GameError(log.scrub(str(e))) from None
+        svc.store.add_game(g["name"], config, seed, tokens.commitment(seed), eng.encode(first),
+                           eng.ENGINE_VERSION, "waiting" if wait else "active")
+        svc.store.save_snapshot(g["name"], 0, eng.encode(first))
+        for seat, p in enumerate(config["players"]):
+            _seat(svc, g["name"], p["name"], seat, p["email"], p.get("role", "hero"), p.get("character"))
+        game = get(svc, g["name"])
+        for player in svc.store.players(game["id"]):
+            reports.queue_welcome(svc, game, player, first)
+        if not wait:
+            _first_reports(svc, game, first)
+    log.get(game=game["id"]).info("game created", players=len(config["players"]), status=game["status"])
+    return game["id"]
+
+
+def _seat(svc, game_id, name, seat, email, role, character) -> dict:
+    salt = tokens.new_salt()
+    token = tokens.token_for(svc.key, game_id, name, salt)
+    log.forget(token)
+    svc.store.add_player(game_id, name, seat, email, tokens.hash_token(token), salt, role, character)
+    return svc.store.player(game_id, name)
+
+
+def _first_reports(svc, game: dict, first) -> None:
+    for player in svc.store.players(game["id"], active_only=True):
+        reports.queue_report(svc, game, player, first, [], mid_parts=(0,))
+
+
+# -- playing moves --------------------------------------------------------------------------
+
+@dataclass
+class Played:
+    """What became of a list of answers."""
+    applied: list[str] = field(default_factory=list)  # canonical lines, as logged
+    failed: dict | None = None  # {"line", "reason", "options"} of the line that stopped it
+    unused: list[str] = field(default_factory=list)  # lines after the one that failed
+    events: list = field(default_factory=list)
+    state: Any = None
+    seq: int = 0  # the last move's seq
+
+    @property
+    def status(self) -> str:
+        if self.failed is None:
+            return "applied"
+        return "partial" if self.applied else "rejected"
+
+
+def _open_prompt(eng, st, player: str) -> int | None:
+    return next((p.id for p in eng.prompts(st) if player in p.players), None)
+
+
+def play(svc, game: dict, player: str, lines: list[str], *, actor: str | None = None, check: bool = False,
+         message_id: str | None = None, inbox_id: int | None = None) -> Played:
+    """Try `lines` in order as `player`'s answers; stop at the first that does not fit.
+    Applied moves are logged and the game row updated; `check`: on a copy, nothing kept."""
+    eng = svc.engine
+    out = Played(state=state(svc, game), seq=game["moves"])
+    moves = []
+    for i, line in enumerate(lines):
+        try:
+            parsed = eng.parse_move(line, player=player)
+            prompt = parsed.prompt or _open_prompt(eng, out.state, player)
+            move = eng.Move(player, parsed.key, prompt, parsed.arg)  # always the authenticated player
+            new, events = eng.apply(out.state, move)
+        except eng.IllegalMove as e:
+            out.failed = {"line": line, "reason": e.reason, "options": list(e.options)}
+            out.unused = lines[i + 1:]
+            break
+        out.applied.append(str(move))
+        moves.append((move, new))
+        out.state = new
+        out.events += events
+        if check:  # what follows depends on dice and cards not yet seen: only read it
+            out.unused = [ln for ln in lines[i + 1:] if _readable(eng, ln, player, out)]
+            break
+    if not check:
+        for move, st in moves:
+            out.seq = record(svc, game, move, st, actor=actor or player, message_id=message_id,
+                             inbox_id=inbox_id)["seq"]
+    return out
+
+
+def _readable(eng, line: str, player: str, out: Played) -> bool:
+    try:
+        eng.parse_move(line, player=player)
+        return True
+    except eng.IllegalMove as e:
+        if out.failed is None:
+            out.failed = {"line": line, "reason": e.reason, "options": []}
+        return False
+
+
+def record(svc, game: dict, move, new_state, *, actor: str, kind: str = "move", line: str | None = None,
+           message_id: str | None = None, inbox_id: int | None = None) -> dict:
+    """Append one move to the log and keep the state after it."""
+    eng = svc.engine
+    row = svc.store.append_move(game["id"], kind=kind, player=move.player if move else None, actor=actor,
+                                line=line or str(move), prompt=move.prompt if move else None,
+                                state_hash=eng.state_hash(new_state), message_id=message_id, inbox_id=inbox_id)
+    blob = eng.encode(new_state)
+    if row["seq"] % svc.store.SNAPSHOT_EVERY == 0:
+        svc.store.save_snapshot(game["id"], row["seq"], blob)
+    fields = {"state": blob}
+    if getattr(new_state, "over", False):
+        fields["status"] = "ended"
+    svc.store.update_game(game["id"], **fields)
+    game.update(fields, moves=row["seq"])
+    return row
+
+
+def summary_json(svc, game: dict) -> dict:
+    return svc.engine.summary(state(svc, game))
+
+
+def view_json(svc, game: dict, player: str | None) -> dict:
+    if player not in (None, svc.engine.MODERATOR) and svc.store.player(game["id"], player) is None:
+        raise GameError(f"{game['id']}: no player {player!r}")
+    return svc.engine.view(state(svc, game), player)
+
+
+def listing(svc) -> list[dict]:
+    out = []
+    for row in svc.store.games():
+        game = get(svc, row["id"])
+        st = state(svc, game)
+        out.append({"id": game["id"], "status": game["status"], "moves": game["moves"],
+                    "turn": getattr(st, "turn", None), "players": [p["name"] for p in svc.store.players(game["id"])],
+                    "waiting": svc.engine.waiting_for(st), "updated": game["updated_at"]})
+    return out
+
+
+def move_log(svc, game: dict) -> list[dict]:
+    keep = ("seq", "at", "kind", "actor", "player", "line", "prompt", "message_id", "state_hash", "hash")
+    return [{k: row[k] for k in keep} for row in svc.store.moves(game["id"])]
+
+
+def to_builtins(obj):
+    """Engine values (msgspec Structs) as JSON-ready data."""
+    return msgspec.to_builtins(obj)

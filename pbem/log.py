@@ -1,0 +1,86 @@
+"""Structured logs (structlog) that never carry a token or a seed.
+
+Redaction is a processor, so it holds for every logger in the service whatever a caller
+passes: anything shaped like a token (20 hex characters, or the token part of a
+`local+TOKEN@domain` address) and every secret registered with `forget()` is replaced.
+"""
+from __future__ import annotations
+
+import logging
+import re
+import sys
+
+import structlog
+
+from pbem.tokens import TOKEN_RE
+
+_PLUS = re.compile(r"\+[^@\s+]+@")
+_secrets: set[str] = set()
+
+
+def forget(secret: str) -> None:
+    """Register a secret (a game's seed, a token just made) that no log line may show."""
+    if secret:
+        _secrets.add(secret)
+
+
+def scrub(text: str) -> str:
+    for s in sorted(_secrets, key=len, reverse=True):  # longest first: no partial leaks
+        text = text.replace(s, "[secret]")
+    text = _PLUS.sub("+[token]@", text)
+    return TOKEN_RE.sub("[token]", text)
+
+
+def _redact(value):
+    if isinstance(value, str):
+        return scrub(value)
+    if isinstance(value, dict):
+        return {k: _redact(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_redact(v) for v in value)
+    return value
+
+
+def redact_processor(_logger, _name, event_dict):
+    return {k: _redact(v) for k, v in event_dict.items()}
+
+
+class _Stderr:
+    """sys.stderr looked up at each write, so redirected or captured stderr is honoured."""
+
+    def write(self, text):
+        return sys.stderr.write(text)
+
+    def flush(self):
+        sys.stderr.flush()
+
+    def isatty(self):
+        return sys.stderr.isatty()
+
+
+def configure(fmt: str = "auto", level: str = "info", stream=None) -> None:
+    """JSON lines under systemd or when asked; readable lines on a terminal."""
+    stream = stream or _Stderr()
+    if fmt == "auto":
+        fmt = "console" if stream.isatty() else "json"
+    render = structlog.processors.JSONRenderer() if fmt == "json" else structlog.dev.ConsoleRenderer(colors=False)
+    structlog.configure(
+        processors=[
+            structlog.contextvars.merge_contextvars,
+            structlog.processors.add_log_level,
+            structlog.processors.TimeStamper(fmt="iso", utc=True),
+            structlog.processors.format_exc_info,
+            redact_processor,  # last before rendering: sees everything that is written
+            render,
+        ],
+        wrapper_class=structlog.make_filtering_bound_logger(getattr(logging, level.upper(), logging.INFO)),
+        logger_factory=structlog.PrintLoggerFactory(stream),
+        cache_logger_on_first_use=False,
+    )
+
+
+def get(**bind):
+    return structlog.get_logger("pbem").bind(**bind)
+
+
+configure()  # redaction holds even for code that logs before the CLI configures

@@ -1,0 +1,174 @@
+"""What the moderator does from the command line: start and end games, answer for a
+player, settle a card, roll back, and manage seats. Every change to play is a recorded
+move; nothing is ever deleted from a game's log."""
+from __future__ import annotations
+
+import json
+
+from pbem import games, log, outbox, reports, tokens
+from pbem.games import GameError, Played
+
+
+def _active(svc, game_id: str) -> dict:
+    game = games.get(svc, game_id)
+    if game["status"] != "active":
+        raise GameError(f"{game_id} is {game['status']}, not active")
+    return game
+
+
+def _after(svc, game: dict, played: Played) -> None:
+    if played.applied:
+        reports.queue_reports(svc, game, played.state, played.events, seq=played.seq)
+
+
+def start(svc, game_id: str) -> None:
+    with svc.store.transaction():
+        game = games.get(svc, game_id)
+        if game["status"] != "waiting":
+            raise GameError(f"{game_id} is {game['status']}; only a waiting game can start")
+        svc.store.update_game(game_id, status="active")
+        game["status"] = "active"
+        games._first_reports(svc, game, games.state(svc, game))
+
+
+def end(svc, game_id: str) -> None:
+    """End a game early: no more orders are taken."""
+    with svc.store.transaction():
+        game = games.get(svc, game_id)
+        if game["status"] == "ended":
+            raise GameError(f"{game_id} has ended already")
+        svc.store.update_game(game_id, status="ended")
+    log.get(game=game_id).info("game ended by the moderator")
+
+
+def answer(svc, game_id: str, player: str, line: str) -> Played:
+    """The moderator answers in a player's place, or a prompt put to the moderator
+    (player "moderator"); logged with actor moderator."""
+    with svc.store.transaction():
+        game = _active(svc, game_id)
+        if player != svc.engine.MODERATOR and svc.store.player(game_id, player) is None:
+            raise GameError(f"{game_id}: no player {player!r}")
+        played = games.play(svc, game, player, [line], actor=svc.engine.MODERATOR)
+        _after(svc, game, played)
+    return played
+
+
+def adjudicate(svc, game_id: str, text: str) -> Played:
+    """Settle a card whose effect the engine does not know: a moderator move in the log."""
+    eng = svc.engine
+    with svc.store.transaction():
+        game = _active(svc, game_id)
+        move = eng.Move(eng.MODERATOR, "adjudicate", None, text)
+        played = Played(state=games.state(svc, game))
+        try:
+            played.state, played.events = eng.apply(played.state, move)
+        except eng.IllegalMove as e:
+            raise GameError(e.reason) from None
+        played.applied = [str(move)]
+        played.seq = games.record(svc, game, move, played.state, actor=eng.MODERATOR)["seq"]
+        _after(svc, game, played)
+    return played
+
+
+def rollback(svc, game_id: str, seq: int) -> Played:
+    """Put the game back to how it was after move `seq`. The moves after it stay in the
+    log; the rollback is a move of its own, so a replay reaches the same state."""
+    with svc.store.transaction():
+        game = _active(svc, game_id)
+        if not 0 <= seq < game["moves"]:
+            raise GameError(f"{game_id}: move {seq} is not before the last move ({game['moves']})")
+        played = Played(state=games.state_at(svc, game, seq), applied=[f"rollback {seq}"])
+        played.seq = games.record(svc, game, None, played.state, actor=svc.engine.MODERATOR, kind="rollback",
+                                  line=f"rollback {seq}")["seq"]
+        _after(svc, game, played)
+    return played
+
+
+# -- seats ------------------------------------------------------------------------------
+
+def _rebuild(svc, game: dict, config: dict) -> None:
+    """Before the start, seats can change: set the game up again from its config."""
+    eng = svc.engine
+    first = eng.new_game(games.engine_config(config), game["seed"])
+    svc.store.update_game(game["id"], config=config, state=eng.encode(first))
+    svc.store.save_snapshot(game["id"], 0, eng.encode(first), replace=True)
+
+
+def add_player(svc, game_id: str, name: str, email: str, character: str | None = None, role: str = "hero") -> None:
+    with svc.store.transaction():
+        game = games.get(svc, game_id)
+        if game["status"] != "waiting":
+            raise GameError("players can join only before the game starts (game new --wait)")
+        if svc.store.player(game_id, name):
+            raise GameError(f"{game_id}: {name!r} plays already")
+        email = games._check_email(email, f"player {name!r}")
+        config = game["config"]
+        config["players"].append({k: v for k, v in dict(name=name, email=email, character=character, role=role).items() if v})
+        try:
+            _rebuild(svc, game, config)
+        except (ValueError, KeyError) as e:
+            raise GameError(str(e)) from None
+        player = games._seat(svc, game_id, name, len(config["players"]) - 1, email, role, character)
+        reports.queue_welcome(svc, games.get(svc, game_id), player, games.state(svc, games.get(svc, game_id)))
+
+
+def replace_player(svc, game_id: str, name: str, email: str) -> None:
+    """Give a seat to someone else (or a new address): a new token, the old one is void."""
+    with svc.store.transaction():
+        game = games.get(svc, game_id)
+        if svc.store.player(game_id, name) is None:
+            raise GameError(f"{game_id}: no player {name!r}")
+        email = games._check_email(email, f"player {name!r}")
+        salt = tokens.new_salt()
+        token = tokens.token_for(svc.key, game_id, name, salt)
+        log.forget(token)
+        svc.store.update_player(game_id, name, email=email, token_salt=salt, token_hash=tokens.hash_token(token),
+                                status="active")
+        for p in game["config"]["players"]:
+            if p["name"] == name:
+                p["email"] = email
+        svc.store.update_game(game_id, config=game["config"])
+        state = games.state(svc, game)
+        player = svc.store.player(game_id, name)
+        reports.queue_welcome(svc, game, player, state)
+        if game["status"] == "active":
+            reports.queue_report(svc, game, player, state, [], mid_parts=(game["moves"], f"s{salt}"))
+
+
+def remove_player(svc, game_id: str, name: str) -> None:
+    """Before the start the seat goes; after it the seat stays in the game (the moderator
+    answers for it with `game answer`), but it takes no orders and gets no mail."""
+    with svc.store.transaction():
+        game = games.get(svc, game_id)
+        if svc.store.player(game_id, name) is None:
+            raise GameError(f"{game_id}: no player {name!r}")
+        if game["status"] == "waiting":
+            config = game["config"]
+            config["players"] = [p for p in config["players"] if p["name"] != name]
+            if not config["players"]:
+                raise GameError("a game needs players")
+            _rebuild(svc, game, config)
+            svc.store.delete_player(game_id, name)
+        else:
+            svc.store.update_player(game_id, name, status="removed")
+
+
+def resend(svc, game_id: str, name: str) -> None:
+    """Send a player their last report again (the same text, a new Message-ID)."""
+    with svc.store.transaction():
+        game = games.get(svc, game_id)
+        player = svc.store.player(game_id, name)
+        if player is None or player["status"] != "active":
+            raise GameError(f"{game_id}: no active player {name!r}")
+        last = svc.store.last_outbox(game_id, name, ("report", "receipt", "error", "resend"))
+        if last is None:
+            reports.queue_report(svc, game, player, games.state(svc, game), [], kind="report",
+                                 mid_parts=(game["moves"], "r1"))
+            return
+        n = svc.store.count_outbox(game_id, name, "resend") + 1
+        headers = json.loads(last["headers"])
+        outbox.enqueue(svc, kind="resend", message_id=reports.message_id(svc, game, name, f"r{n}", "resend"),
+                       sender=reports.game_address(svc, game), to=player["email"], to_name=name,
+                       subject=last["subject"], text=last["text"], html=last["html"], game=game_id, player=player,
+                       marker=last["token_marker"], in_reply_to=headers.get("In-Reply-To"),
+                       references=headers.get("References", "").split())

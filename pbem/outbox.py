@@ -1,0 +1,169 @@
+"""Outgoing mail: a row first, a send second.
+
+`enqueue` stores a mail's headers and parts; `build` turns a row into an EmailMessage at
+send time, which is when a player's token takes the place of the row's marker (the
+database never holds a token). `send_due` hands due rows to a sender: `FileSender` writes
+home/outbox/<id>.eml (the embedded default), `SmtpSender` speaks SMTP with aiosmtplib.
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import secrets
+from datetime import timedelta
+from email.message import EmailMessage
+from email.utils import formataddr, format_datetime
+from pathlib import Path
+
+import aiosmtplib
+
+from pbem import log, tokens
+from pbem.store import iso
+
+_LINEBREAK = re.compile(r"[\r\n\x00]+")
+
+
+def clean(value: str) -> str:
+    """A header value on one line: a newline in a name cannot start another header."""
+    return _LINEBREAK.sub(" ", str(value)).strip()
+
+
+def mailbox(name: str | None, addr: str) -> str:
+    """`Name <addr>`, quoted as needed."""
+    return formataddr((clean(name or ""), clean(addr)))
+
+
+def domain_of(address: str) -> str:
+    return address.rpartition("@")[2] or "localhost"
+
+
+def new_marker() -> str:
+    """Stands for a token in a queued mail; random, so no text a player wrote can hold it."""
+    return "pbemtoken" + secrets.token_hex(8)
+
+
+def enqueue(svc, *, kind: str, message_id: str, sender: str, to: str, to_name: str | None, subject: str,
+            text: str, html: str | None, game: str | None = None, player: dict | None = None,
+            marker: str | None = None, in_reply_to: str | None = None, references: list[str] = (),
+            inbox_id: int | None = None) -> bool:
+    """Queue one mail. `player` (a players row) gets a Reply-To carrying their token;
+    `marker`, if given, is what the texts use in place of that token."""
+    headers = {
+        "From": mailbox(f"Talisman {game}" if game else "Talisman", sender),
+        "To": mailbox(to_name, to),
+        "Subject": clean(subject),
+        "Date": format_datetime(svc.now()),
+        "Message-ID": message_id,
+        "Auto-Submitted": "auto-generated",
+    }
+    if player is not None:
+        marker = marker or new_marker()
+        headers["Reply-To"] = tokens.plus_address(sender, marker)
+    if in_reply_to:
+        headers["In-Reply-To"] = clean(in_reply_to)
+    refs = [clean(r) for r in references if r]
+    if refs:
+        headers["References"] = " ".join(refs)
+    return svc.store.add_outbox(message_id=message_id, kind=kind, to_addr=clean(to), subject=headers["Subject"],
+                                headers=headers, text=text, html=html, game=game,
+                                player=player["name"] if player else None,
+                                token_marker=marker if player is not None else None, inbox_id=inbox_id)
+
+
+def build(svc, row: dict) -> EmailMessage:
+    """The mail of an outbox row, as it is sent (the token filled in)."""
+    headers, text, html = json.loads(row["headers"]), row["text"], row["html"]
+    if row["token_marker"] and row["player"]:
+        player = svc.store.player(row["game"], row["player"])
+        token = svc.token(player) if player else "revoked"
+        fill = lambda s: s.replace(row["token_marker"], token) if s else s  # noqa: E731
+        headers = {k: fill(v) for k, v in headers.items()}
+        text, html = fill(text), fill(html)
+    msg = EmailMessage()
+    for name, value in headers.items():
+        msg[name] = value
+    msg.set_content(text)
+    if html:
+        msg.add_alternative(html, subtype="html")
+    return msg
+
+
+# -- senders ---------------------------------------------------------------------------
+
+class FileSender:
+    """Writes each mail to <folder>/<id>.eml (write to a temporary name, then rename)."""
+
+    def __init__(self, folder: Path):
+        self.folder = Path(folder)
+
+    async def send(self, row: dict, msg: EmailMessage) -> None:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        final = self.folder / f"{row['id']:06d}.eml"
+        tmp = self.folder / f".{row['id']:06d}.eml.tmp"
+        tmp.write_bytes(bytes(msg))
+        os.replace(tmp, final)  # the same row sent again overwrites: one file per mail
+
+    async def close(self) -> None:
+        pass
+
+
+class SmtpSender:
+    """One SMTP connection for a batch of mails."""
+
+    def __init__(self, smtp):
+        self.cfg = smtp
+        self.client: aiosmtplib.SMTP | None = None
+
+    async def send(self, row: dict, msg: EmailMessage) -> None:
+        if self.client is None or not self.client.is_connected:
+            self.client = aiosmtplib.SMTP(hostname=self.cfg.host, port=self.cfg.port, use_tls=self.cfg.tls,
+                                          start_tls=self.cfg.starttls and not self.cfg.tls, timeout=self.cfg.timeout)
+            await self.client.connect()
+            if self.cfg.username:
+                await self.client.login(self.cfg.username, self.cfg.password or "")
+        await self.client.send_message(msg)
+
+    async def close(self) -> None:
+        if self.client is not None and self.client.is_connected:
+            try:
+                await self.client.quit()
+            except aiosmtplib.SMTPException:
+                pass
+        self.client = None
+
+
+def sender_for(settings):
+    return SmtpSender(settings.smtp) if settings.smtp else FileSender(settings.outbox_path)
+
+
+def backoff(attempts: int) -> timedelta:
+    """1, 2, 4 … minutes, at most 6 hours."""
+    return timedelta(minutes=min(2 ** attempts, 360))
+
+
+async def send_due(svc, sender=None, stop: asyncio.Event | None = None) -> int:
+    """Send every due outbox row; returns how many went. A failure is kept on the row and
+    retried later; after settings.send_attempts the row is marked failed."""
+    sender = sender or sender_for(svc.settings)
+    logger, sent = log.get(), 0
+    try:
+        for row in svc.store.outbox_due():
+            if stop is not None and stop.is_set():
+                break
+            try:
+                await sender.send(row, build(svc, row))
+            except (OSError, aiosmtplib.SMTPException, asyncio.TimeoutError) as e:
+                last = row["attempts"] + 1 >= svc.settings.send_attempts
+                retry_at = None if last else iso(svc.now() + backoff(row["attempts"]))
+                svc.store.outbox_attempt_failed(row["id"], log.scrub(str(e)), retry_at)
+                logger.warning("send failed", outbox=row["id"], error=str(e), final=last)
+                await sender.close()  # a broken link is not reused
+                continue
+            svc.store.outbox_sent(row["id"])
+            sent += 1
+            logger.info("sent", outbox=row["id"], kind=row["kind"], game=row["game"], to=row["to_addr"])
+    finally:
+        await sender.close()
+    return sent

@@ -1,0 +1,44 @@
+"""What every part of the service works with: settings, the store, the engine, the clock and
+the key tokens are derived from. One object, so a test can swap the engine or the clock."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from types import ModuleType
+from typing import Any
+
+from pbem import settings as settings_mod, tokens
+from pbem.store import Clock, Store, utcnow
+
+
+def _real_engine() -> ModuleType:
+    from engine import api
+    return api
+
+
+@dataclass
+class Service:
+    settings: settings_mod.Settings
+    store: Store
+    engine: Any  # engine.api, or a stand-in with the same functions
+    key: bytes
+    templates: Any = field(default=None, repr=False)  # pbem.reports.Templates, made on first use
+
+    @property
+    def clock(self) -> Clock:
+        return self.store.clock
+
+    def now(self) -> datetime:
+        return self.store.clock()
+
+    def token(self, player: dict) -> str:
+        """A player's token (player: a row of the players table)."""
+        return tokens.token_for(self.key, player["game"], player["name"], player["token_salt"])
+
+
+def open_service(home=None, *, settings: settings_mod.Settings | None = None, engine: Any = None,
+                 clock: Clock | None = None) -> Service:
+    """The service over `home` (default ./var or $PBEM_HOME). Raises StoreUnavailable."""
+    cfg = settings or settings_mod.load(home)
+    store = Store(cfg.db_path, clock=clock or utcnow)
+    return Service(cfg, store, engine or _real_engine(), tokens.load_key(cfg.key_path))

@@ -1,0 +1,92 @@
+"""The service's configuration: where its state lives, its addresses, SMTP and Maildir.
+
+With no configuration file everything is embedded (DESIGN.md): SQLite in the home folder
+(./var or $PBEM_HOME), the drop folder home/inbox, outgoing mail as .eml in home/outbox.
+A `pbem.toml` in the home folder (or the file named by $PBEM_CONFIG) changes that; see
+deploy/pbem.toml for every key.
+"""
+from __future__ import annotations
+
+import os
+import tomllib
+from pathlib import Path
+
+import msgspec
+
+TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
+
+
+class SmtpSettings(msgspec.Struct, forbid_unknown_fields=True):
+    host: str
+    port: int = 587
+    username: str | None = None
+    password: str | None = None
+    starttls: bool = True  # port 587
+    tls: bool = False  # implicit TLS, port 465
+    timeout: float = 30.0
+
+
+class Settings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    home: str = "var"
+    address: str = "talisman@localhost"  # From/Reply-To of games that name no address
+    moderator: str | None = None  # where the service sends moderator notices
+    db: str = "pbem.db"  # paths below are relative to home
+    inbox: str = "inbox"
+    outbox: str = "outbox"
+    key: str = "secret.key"  # derives players' tokens; never inside the database
+    maildir: str | None = None  # a Maildir that `serve` reads (Postfix/Dovecot delivery)
+    smtp: SmtpSettings | None = None  # absent: mail is written to the outbox folder
+    log_format: str = "auto"  # "json" (one line per event, for systemd), "console", "auto"
+    log_level: str = "info"
+    poll_seconds: float = 5.0  # how often `serve` looks at the Maildir and the outbox
+    send_attempts: int = 8  # SMTP tries before an outbox row is marked failed
+
+    def path(self, name: str) -> Path:
+        return Path(self.home) / getattr(self, name)
+
+    @property
+    def db_path(self) -> Path:
+        return self.path("db")
+
+    @property
+    def inbox_path(self) -> Path:
+        return self.path("inbox")
+
+    @property
+    def outbox_path(self) -> Path:
+        return self.path("outbox")
+
+    @property
+    def key_path(self) -> Path:
+        return self.path("key")
+
+    @property
+    def maildir_path(self) -> Path | None:
+        return Path(self.maildir).expanduser() if self.maildir else None
+
+
+class SettingsError(ValueError):
+    pass
+
+
+def default_home() -> Path:
+    return Path(os.environ.get("PBEM_HOME") or "var")
+
+
+def load(home: str | Path | None = None, config: str | Path | None = None) -> Settings:
+    """Settings for `home` (default ./var or $PBEM_HOME), from `config`, $PBEM_CONFIG or
+    home/pbem.toml when one exists; defaults otherwise."""
+    home = Path(home) if home else default_home()
+    config = config or os.environ.get("PBEM_CONFIG") or home / "pbem.toml"
+    data: dict = {}
+    if Path(config).is_file():
+        try:
+            data = tomllib.loads(Path(config).read_text("utf-8"))
+        except (OSError, tomllib.TOMLDecodeError) as e:
+            raise SettingsError(f"{config}: {e}") from None
+    data = {**data.pop("service", {}), **data}  # keys may sit at top level or under [service]
+    data["home"] = str(home)
+    try:
+        return msgspec.convert(data, Settings, str_keys=True)
+    except msgspec.ValidationError as e:
+        raise SettingsError(f"{config}: {e}") from None

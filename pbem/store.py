@@ -1,0 +1,306 @@
+"""The service's storage: one small class over sqlite-utils, so another (PostgreSQL) can
+take its place. Callers see plain dicts and never write SQL.
+
+Writes happen inside `transaction()`, which opens `BEGIN IMMEDIATE`: sqlite-utils'
+`atomic()` is a deferred BEGIN, and in WAL mode a deferred transaction that reads first
+fails at once with "database is locked" when another connection wrote in between.
+"""
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import sqlite3
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+import sqlite_utils
+
+from pbem import migrations
+
+Clock = Callable[[], datetime]
+
+
+def utcnow() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def iso(t: datetime) -> str:
+    return t.astimezone(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+class StoreUnavailable(Exception):
+    """The database cannot be opened or written now: a mail pipe should say 'try later'."""
+
+
+def chain_hash(prev_hash: str, record: dict[str, Any], state_hash: str) -> str:
+    body = json.dumps(record, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(f"{prev_hash}\n{body}\n{state_hash}".encode()).hexdigest()
+
+
+_CHAINED = ("game", "seq", "kind", "player", "actor", "line", "prompt", "message_id", "inbox_id", "at")
+
+
+class Store:
+    SNAPSHOT_EVERY = 100
+
+    def __init__(self, path: str | Path, clock: Clock = utcnow, timeout: float = 10.0):
+        self.clock = clock
+        try:
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+            conn = sqlite3.connect(str(path), isolation_level=None, timeout=timeout, check_same_thread=False)
+            self.db = sqlite_utils.Database(conn)
+            self.db.conn.execute("PRAGMA journal_mode=WAL")
+            # FULL: a mail acknowledged to the MTA survives a power cut, not only a crash
+            self.db.conn.execute("PRAGMA synchronous=FULL")
+            self.db.conn.execute("PRAGMA foreign_keys=ON")
+            self.db.conn.execute("PRAGMA secure_delete=ON")  # a masked token leaves no old bytes behind
+            self.migrate()
+        except (sqlite3.Error, OSError) as e:
+            raise StoreUnavailable(str(e)) from e
+
+    def close(self) -> None:
+        self.db.close()
+
+    def now(self) -> str:
+        return iso(self.clock())
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator["Store"]:
+        """One write transaction; a nested call joins the one already open."""
+        conn = self.db.conn
+        if conn.in_transaction:
+            yield self
+            return
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield self
+        except BaseException:  # a crash of any kind leaves nothing half-written
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+
+    def _one(self, sql: str, params=()) -> dict | None:
+        rows = list(self.db.query(sql, params))
+        return rows[0] if rows else None
+
+    def _all(self, sql: str, params=()) -> list[dict]:
+        return list(self.db.query(sql, params))
+
+    # -- schema ---------------------------------------------------------------------
+
+    def migrate(self) -> list[int]:
+        """Apply the migrations not yet applied; returns their numbers."""
+        self.db.conn.execute(migrations.SCHEMA_TABLE)
+        done = {r["version"] for r in self.db.query("SELECT version FROM schema_migrations")}
+        applied = []
+        for version, name, _ in migrations.MIGRATIONS:
+            if version in done:
+                continue
+            with self.transaction():
+                for stmt in migrations.statements(version, "sqlite"):
+                    self.db.conn.execute(stmt)
+                self.db.conn.execute(
+                    "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
+                    (version, name, self.now()))
+            applied.append(version)
+        return applied
+
+    def schema_version(self) -> int:
+        row = self._one("SELECT MAX(version) AS v FROM schema_migrations")
+        return row["v"] or 0
+
+    # -- games and players ----------------------------------------------------------
+
+    def add_game(self, id: str, config: dict, seed: str, seed_commitment: str, state: bytes,
+                 engine_version: str, status: str) -> None:
+        now = self.now()
+        self.db["games"].insert(dict(
+            id=id, config=json.dumps(config, sort_keys=True), status=status, engine_version=engine_version,
+            seed=seed, seed_commitment=seed_commitment, state=state, moves=0, created_at=now, updated_at=now))
+
+    def game(self, id: str) -> dict | None:
+        row = self._one("SELECT * FROM games WHERE id = ?", (id,))
+        if row:
+            row["config"] = json.loads(row["config"])
+        return row
+
+    def games(self) -> list[dict]:
+        rows = self._all("SELECT id, status, engine_version, moves, created_at, updated_at FROM games ORDER BY created_at, id")
+        return rows
+
+    def update_game(self, id: str, **fields) -> None:
+        if "config" in fields:
+            fields["config"] = json.dumps(fields["config"], sort_keys=True)
+        fields["updated_at"] = self.now()
+        self.db["games"].update(id, fields)
+
+    def add_player(self, game: str, name: str, seat: int, email: str, token_hash: str, token_salt: str,
+                   role: str = "hero", character: str | None = None) -> None:
+        self.db["players"].insert(dict(game=game, name=name, seat=seat, email=email, token_hash=token_hash,
+                                       token_salt=token_salt, role=role, character=character, status="active"))
+
+    def player(self, game: str, name: str) -> dict | None:
+        return self._one("SELECT * FROM players WHERE game = ? AND name = ?", (game, name))
+
+    def players(self, game: str, active_only: bool = False) -> list[dict]:
+        sql = "SELECT * FROM players WHERE game = ?" + (" AND status = 'active'" if active_only else "")
+        return self._all(sql + " ORDER BY seat", (game,))
+
+    def players_by_token_hash(self, token_hash: str) -> list[dict]:
+        return self._all("SELECT * FROM players WHERE token_hash = ?", (token_hash,))
+
+    def update_player(self, game: str, name: str, **fields) -> None:
+        self.db["players"].update((game, name), fields)
+
+    def delete_player(self, game: str, name: str) -> None:
+        """Only for a game that has not started: a started game keeps its seats."""
+        self.db.execute("DELETE FROM players WHERE game = ? AND name = ?", (game, name))
+
+    # -- the move log ----------------------------------------------------------------
+
+    def append_move(self, game: str, *, kind: str, player: str | None, actor: str, line: str,
+                    state_hash: str, prompt: int | None = None, message_id: str | None = None,
+                    inbox_id: int | None = None) -> dict:
+        """Append one hash-chained row; returns it (with its seq)."""
+        g = self._one("SELECT moves, seed_commitment FROM games WHERE id = ?", (game,))
+        last = self._one("SELECT hash FROM moves WHERE game = ? ORDER BY seq DESC LIMIT 1", (game,))
+        prev = last["hash"] if last else g["seed_commitment"]  # the chain starts at the seed's commitment
+        row = dict(game=game, seq=g["moves"] + 1, kind=kind, player=player, actor=actor, line=line,
+                   prompt=prompt, message_id=message_id, inbox_id=inbox_id, at=self.now())
+        row.update(state_hash=state_hash, prev_hash=prev,
+                   hash=chain_hash(prev, {k: row[k] for k in _CHAINED}, state_hash))
+        self.db["moves"].insert(row)
+        self.db.execute("UPDATE games SET moves = ?, updated_at = ? WHERE id = ?", (row["seq"], row["at"], game))
+        return row
+
+    def moves(self, game: str, after: int = 0, upto: int | None = None) -> list[dict]:
+        sql, params = "SELECT * FROM moves WHERE game = ? AND seq > ?", [game, after]
+        if upto is not None:
+            sql += " AND seq <= ?"
+            params.append(upto)
+        return self._all(sql + " ORDER BY seq", params)
+
+    def verify_chain(self, game: str) -> list[str]:
+        """What is wrong with the move log of `game` (empty: the chain holds)."""
+        g = self._one("SELECT moves, seed_commitment FROM games WHERE id = ?", (game,))
+        problems, prev = [], g["seed_commitment"]
+        rows = self.moves(game)
+        for expected, row in enumerate(rows, 1):
+            if row["seq"] != expected:
+                problems.append(f"move {expected} is missing (found {row['seq']})")
+                break
+            if row["prev_hash"] != prev:
+                problems.append(f"move {row['seq']}: does not follow move {row['seq'] - 1}")
+            if chain_hash(row["prev_hash"], {k: row[k] for k in _CHAINED}, row["state_hash"]) != row["hash"]:
+                problems.append(f"move {row['seq']}: its record was changed")
+            prev = row["hash"]
+        if len(rows) != g["moves"]:
+            problems.append(f"the game counts {g['moves']} moves, the log holds {len(rows)}")
+        return problems
+
+    def save_snapshot(self, game: str, seq: int, state: bytes, replace: bool = False) -> None:
+        """`replace`: only for seq 0 of a game that has not started (its seats changed)."""
+        action = "UPDATE SET state = excluded.state" if replace else "NOTHING"
+        self.db.execute(f"INSERT INTO snapshots (game, seq, state) VALUES (?, ?, ?) "
+                        f"ON CONFLICT (game, seq) DO {action}", (game, seq, state))
+
+    def snapshot_before(self, game: str, seq: int) -> dict | None:
+        """The latest snapshot at or before `seq`."""
+        return self._one("SELECT seq, state FROM snapshots WHERE game = ? AND seq <= ? ORDER BY seq DESC LIMIT 1",
+                         (game, seq))
+
+    # -- inbox -----------------------------------------------------------------------
+
+    def find_inbox(self, message_id: str | None, content_hash: str) -> dict | None:
+        row = self._one("SELECT * FROM inbox WHERE content_hash = ?", (content_hash,))
+        if row is None and message_id:
+            row = self._one("SELECT * FROM inbox WHERE message_id = ?", (message_id,))
+        return row
+
+    def add_inbox(self, raw: bytes, *, source: str, kind: str, content_hash: str,
+                  message_id: str | None = None, filename: str | None = None) -> int:
+        cur = self.db.execute(
+            "INSERT INTO inbox (received_at, source, kind, filename, raw, message_id, content_hash, status, attempts) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, 'received', 0)",
+            (self.now(), source, kind, filename, raw, message_id, content_hash))
+        return cur.lastrowid
+
+    def inbox(self, id: int) -> dict | None:
+        return self._one("SELECT * FROM inbox WHERE id = ?", (id,))
+
+    def inbox_rows(self, status: str | None = None, limit: int = 1000) -> list[dict]:
+        sql = "SELECT id, received_at, source, kind, filename, message_id, status, outcome, game, player, attempts FROM inbox"
+        params: list = []
+        if status:
+            sql += " WHERE status = ?"
+            params.append(status)
+        return self._all(sql + " ORDER BY id LIMIT ?", params + [limit])
+
+    def finish_inbox(self, id: int, status: str, outcome: str, game: str | None = None,
+                     player: str | None = None, raw: bytes | None = None) -> None:
+        """Mark a message done; `raw`: the message as kept from now on (its token masked)."""
+        self.db.execute("UPDATE inbox SET status = ?, outcome = ?, game = ?, player = ?, processed_at = ?, "
+                        "raw = COALESCE(?, raw) WHERE id = ?", (status, outcome, game, player, self.now(), raw, id))
+
+    def inbox_attempt_failed(self, id: int, error: str, max_attempts: int) -> None:
+        """Processing raised: count it; after `max_attempts` stop retrying (status failed)."""
+        self.db.execute(
+            "UPDATE inbox SET attempts = attempts + 1, outcome = ?, "
+            "status = CASE WHEN attempts + 1 >= ? THEN 'failed' ELSE status END WHERE id = ?",
+            (f"error: {error}", max_attempts, id))
+
+    # -- outbox ----------------------------------------------------------------------
+
+    def add_outbox(self, *, message_id: str, kind: str, to_addr: str, subject: str, headers: dict,
+                   text: str, html: str | None = None, game: str | None = None, player: str | None = None,
+                   token_marker: str | None = None, inbox_id: int | None = None) -> bool:
+        """Queue a mail; a second row with the same Message-ID is the same mail and is dropped."""
+        now = self.now()
+        cur = self.db.execute(
+            "INSERT INTO outbox (message_id, game, player, kind, to_addr, subject, headers, text, html, token_marker, "
+            "inbox_id, status, attempts, created_at, next_attempt_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued', 0, ?, ?) ON CONFLICT (message_id) DO NOTHING",
+            (message_id, game, player, kind, to_addr, subject, json.dumps(headers), text, html, token_marker,
+             inbox_id, now, now))
+        return cur.rowcount == 1
+
+    def outbox_due(self) -> list[dict]:
+        return self._all("SELECT * FROM outbox WHERE status = 'queued' AND next_attempt_at <= ? ORDER BY id",
+                         (self.now(),))
+
+    def outbox_rows(self, status: str | None = None) -> list[dict]:
+        sql = ("SELECT id, message_id, game, player, kind, to_addr, subject, status, attempts, last_error, "
+               "created_at, sent_at FROM outbox")
+        if status:
+            return self._all(sql + " WHERE status = ? ORDER BY id", (status,))
+        return self._all(sql + " ORDER BY id")
+
+    def outbox_mail(self, id: int) -> dict | None:
+        return self._one("SELECT * FROM outbox WHERE id = ?", (id,))
+
+    def last_outbox(self, game: str, player: str, kinds: tuple[str, ...]) -> dict | None:
+        marks = ", ".join("?" * len(kinds))
+        return self._one(f"SELECT * FROM outbox WHERE game = ? AND player = ? AND kind IN ({marks}) "
+                         "ORDER BY id DESC LIMIT 1", (game, player, *kinds))
+
+    def count_outbox(self, game: str, player: str, kind: str) -> int:
+        return self._one("SELECT COUNT(*) AS n FROM outbox WHERE game = ? AND player = ? AND kind = ?",
+                         (game, player, kind))["n"]
+
+    def outbox_sent(self, id: int) -> None:
+        self.db.execute("UPDATE outbox SET status = 'sent', attempts = attempts + 1, sent_at = ?, last_error = NULL "
+                        "WHERE id = ?", (self.now(), id))
+
+    def outbox_attempt_failed(self, id: int, error: str, retry_at: str | None) -> None:
+        """A send failed: try again at `retry_at`, or give up (None)."""
+        self.db.execute("UPDATE outbox SET attempts = attempts + 1, last_error = ?, status = ?, "
+                        "next_attempt_at = COALESCE(?, next_attempt_at) WHERE id = ?",
+                        (error, "queued" if retry_at else "failed", retry_at, id))
+
+    def outbox_retry_failed(self) -> int:
+        cur = self.db.execute("UPDATE outbox SET status = 'queued', next_attempt_at = ? WHERE status = 'failed'",
+                              (self.now(),))
+        return cur.rowcount

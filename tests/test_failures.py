@@ -1,0 +1,100 @@
+"""A failure at every step of processing, then a rerun: no message lost, none applied twice.
+
+Each step is wrapped to raise right after it did its work, once: as an error (an exception
+the daemon catches and logs) and as a crash (the process dies: nothing after it runs, and a
+new process opens the store again)."""
+import asyncio
+import inspect
+
+import pytest
+
+import fake_engine
+from pbem import games, outbox, process, reports
+from pbem.daemon import cycle
+from pbem.ingest import dropfolder
+from pbem.store import Store
+
+from conftest import game_config, legal, mail, token
+
+
+class Crash(BaseException):
+    """Like a kill: passes every `except Exception`."""
+
+
+STEPS = [
+    (Store, "add_inbox"),  # the raw message stored (its transaction not yet committed)
+    (process, "read"),  # parsed
+    (process, "authenticate"),
+    (fake_engine, "apply"),
+    (Store, "append_move"),
+    (Store, "update_game"),  # the state after the move kept
+    (reports.Templates, "render"),
+    (Store, "add_outbox"),
+    (Store, "finish_inbox"),  # marked processed (its transaction not yet committed)
+    (dropfolder, "archive"),  # committed; the file not yet moved
+    (outbox.FileSender, "send"),  # the .eml written; the row not yet marked sent
+    (Store, "outbox_sent"),
+]
+
+
+def fail_once_after(monkeypatch, owner, name, exc):
+    original = getattr(owner, name)
+    fired = []
+
+    def check():
+        if not fired:
+            fired.append(True)
+            raise exc("injected failure")
+
+    if inspect.iscoroutinefunction(original):
+        async def wrapper(*a, **k):
+            result = await original(*a, **k)
+            check()
+            return result
+    else:
+        def wrapper(*a, **k):
+            result = original(*a, **k)
+            check()
+            return result
+    monkeypatch.setattr(owner, name, wrapper)
+    return fired
+
+
+@pytest.mark.parametrize("exc", [RuntimeError, Crash], ids=["error", "crash"])
+@pytest.mark.parametrize("owner, name", STEPS, ids=[name for _, name in STEPS])
+def test_failure_then_rerun_loses_nothing_and_applies_nothing_twice(make_service, monkeypatch, owner, name, exc):
+    svc = make_service(engine=fake_engine)
+    game = games.create(svc, game_config())
+    asyncio.run(cycle(svc))
+    inbox = svc.settings.inbox_path
+
+    def drop_next_answer():
+        player, line = legal(svc, game)
+        dropfolder.drop(inbox, "answer.eml", mail([line], sender=f"{player}@example.org", tok=token(svc, game, player)))
+
+    drop_next_answer()
+    asyncio.run(cycle(svc))
+    drop_next_answer()
+    fired = fail_once_after(monkeypatch, owner, name, exc)
+    try:
+        asyncio.run(cycle(svc))
+    except Crash:
+        svc.store.close()
+        svc = make_service(engine=fake_engine, clock=svc.clock)  # a new process on the same home
+    assert fired, f"{name} was not reached"
+    monkeypatch.undo()
+    asyncio.run(cycle(svc))  # the rerun
+    drop_next_answer()
+    asyncio.run(cycle(svc))
+
+    moves = svc.store.moves(game)
+    assert len(moves) == 3, [m["line"] for m in moves]
+    rows = svc.store.inbox_rows()
+    assert len(rows) == 3 and all(r["status"] == "processed" for r in rows)
+    assert sorted(m["inbox_id"] for m in moves) == [r["id"] for r in rows]
+    assert svc.store.verify_chain(game) == []
+    assert list((inbox / "new").iterdir()) == [] and len(list((inbox / "cur").iterdir())) == 3
+    sent = svc.store.outbox_rows()
+    assert all(r["status"] == "sent" for r in sent)
+    assert len(sent) == 2 + 2 + 3 * 2  # welcomes, first reports, a report per player per move
+    assert len(list(svc.settings.outbox_path.glob("*.eml"))) == len(sent)

@@ -1,0 +1,150 @@
+"""Each source feeds process.handle; the daemon loops over them and the outbox."""
+import asyncio
+import io
+import mailbox
+import os
+import signal
+import socket
+import threading
+
+import pytest
+from aiosmtpd.controller import Controller
+
+import fake_engine
+from pbem import daemon, games, outbox, settings as settings_mod
+from pbem.ingest import dropfolder, files, maildir, stdin
+
+from conftest import game_config, legal, mail, token, turn_file
+
+
+def answer(svc, game, **kw):
+    player, line = legal(svc, game)
+    return mail([line], sender=f"{player}@example.org", tok=token(svc, game, player), **kw)
+
+
+def test_stdin(fake_svc, fake_game):
+    result = stdin.ingest(fake_svc, io.BytesIO(answer(fake_svc, fake_game)))
+    assert result.status == "applied" and stdin.exit_code(result) == 0
+    refused = stdin.ingest(fake_svc, io.BytesIO(mail(["left"], tok="0" * 20)))
+    assert stdin.exit_code(refused) == 1
+    again = stdin.ingest(fake_svc, io.BytesIO(answer(fake_svc, fake_game, message_id="<dup@x>")))
+    assert stdin.exit_code(stdin.ingest(fake_svc, io.BytesIO(b""))) == 1
+    assert again.status == "applied" and len(fake_svc.store.moves(fake_game)) == 2
+
+
+@pytest.mark.parametrize("name", ["answer.eml", "turn.toml", "turn.json"])
+def test_files(fake_svc, fake_game, tmp_path, name):
+    player, line = legal(fake_svc, fake_game)
+    tok = token(fake_svc, fake_game, player)
+    data = {"eml": mail([line], sender=f"{player}@example.org", tok=tok),
+            "toml": turn_file(fake_game, player, tok, [line]),
+            "json": f'{{"game": "{fake_game}", "player": "{player}", "token": "{tok}", "answers": ["{line}"]}}'.encode()}
+    path = tmp_path / name
+    path.write_bytes(data[name.rsplit(".", 1)[1]])
+    assert files.ingest(fake_svc, path).status == "applied"
+    assert fake_svc.store.inbox_rows()[0]["kind"] == ("mail" if name.endswith(".eml") else "turn")
+
+
+def test_maildir(fake_svc, fake_game, tmp_path):
+    box = mailbox.Maildir(str(tmp_path / "Maildir"), create=True)
+    box.add(answer(fake_svc, fake_game))
+    [result] = maildir.poll(fake_svc, tmp_path / "Maildir")
+    assert result.status == "applied"
+    assert os.listdir(tmp_path / "Maildir" / "new") == []
+    [kept] = os.listdir(tmp_path / "Maildir" / "cur")
+    assert kept.endswith(":2,S")  # kept, marked seen
+    assert maildir.poll(fake_svc, tmp_path / "Maildir") == []
+
+
+def test_drop_folder(fake_svc, fake_game):
+    folder = dropfolder.ensure(fake_svc.settings.inbox_path)
+    (folder / "tmp" / "half-written.eml").write_bytes(b"From: x")  # never read
+    dropfolder.drop(folder, "one.eml", answer(fake_svc, fake_game))
+    [r1] = dropfolder.poll(fake_svc, folder)
+    player, line = legal(fake_svc, fake_game)
+    (folder / "two.toml").write_bytes(turn_file(fake_game, player, token(fake_svc, fake_game, player), [line]))
+    [r2] = dropfolder.poll(fake_svc, folder)
+    assert (r1.status, r2.status) == ("applied", "applied")
+    kept = sorted(os.listdir(folder / "cur"))
+    assert kept[0].startswith(f"{r1.inbox_id:06d}-") and kept[0].endswith("one.eml")
+    assert kept[1] == f"{r2.inbox_id:06d}-two.toml"
+    assert os.listdir(folder / "tmp") == ["half-written.eml"]
+    dropfolder.drop(folder, "again.toml", (folder / "cur" / f"{r2.inbox_id:06d}-two.toml").read_bytes())
+    [dup] = dropfolder.poll(fake_svc, folder)
+    assert dup.status == "duplicate" and len(fake_svc.store.moves(fake_game)) == 2
+    assert os.listdir(folder / "new") == []
+
+
+def test_serve_once_processes_and_sends(fake_svc, fake_game):
+    dropfolder.drop(fake_svc.settings.inbox_path, "a.eml", answer(fake_svc, fake_game))
+    assert asyncio.run(daemon.serve(fake_svc, once=True)) == 1
+    assert all(r["status"] == "sent" for r in fake_svc.store.outbox_rows())
+    assert len(list(fake_svc.settings.outbox_path.glob("*.eml"))) == len(fake_svc.store.outbox_rows())
+
+
+def test_serve_reads_a_configured_maildir(make_service, tmp_path):
+    svc = make_service(engine=fake_engine, maildir=str(tmp_path / "Maildir"))
+    game = games.create(svc, game_config())
+    mailbox.Maildir(str(tmp_path / "Maildir"), create=True).add(answer(svc, game))
+    assert asyncio.run(daemon.serve(svc, once=True)) == 1
+
+
+def test_sigterm_finishes_the_message_in_hand_then_stops(fake_svc, fake_game):
+    async def run():
+        loop = asyncio.get_running_loop()
+        loop.call_later(0.5, dropfolder.drop, fake_svc.settings.inbox_path, "a.eml", answer(fake_svc, fake_game))
+        loop.call_later(1.5, os.kill, os.getpid(), signal.SIGTERM)
+        return await daemon.serve(fake_svc)
+
+    fake_svc.settings.poll_seconds = 0.2
+    assert asyncio.run(asyncio.wait_for(run(), 20)) == 1
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL  # handler given back
+
+
+def test_stop_flag_ends_the_loop(fake_svc):
+    stop = threading.Event()
+    threading.Timer(0.3, stop.set).start()
+    fake_svc.settings.poll_seconds = 10
+    assert asyncio.run(asyncio.wait_for(daemon.serve(fake_svc, stop=stop), 10)) == 0
+
+
+class Collect:
+    def __init__(self):
+        self.messages = []
+
+    async def handle_DATA(self, server, session, envelope):
+        self.messages.append(envelope.content)
+        return "250 OK"
+
+
+def test_smtp_sender_delivers_with_token_in_reply_to(make_service):
+    handler = Collect()
+    with socket.socket() as s:  # a free port
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    controller = Controller(handler, hostname="127.0.0.1", port=port)
+    controller.start()
+    try:
+        smtp = settings_mod.SmtpSettings(host="127.0.0.1", port=port, starttls=False, timeout=5)
+        svc = make_service(engine=fake_engine, smtp=smtp)
+        game = games.create(svc, game_config())
+        assert asyncio.run(outbox.send_due(svc)) == 4
+    finally:
+        controller.stop()
+    assert len(handler.messages) == 4
+    welcome = next(m for m in handler.messages if b"Welcome, alice" in m)
+    tok = token(svc, game, "alice").encode()
+    assert b"token: " + tok in welcome and b"talisman+" + tok in welcome
+
+
+def test_smtp_failure_is_retried_later_then_marked_failed(make_service):
+    smtp = settings_mod.SmtpSettings(host="127.0.0.1", port=1, starttls=False, timeout=1)
+    svc = make_service(engine=fake_engine, smtp=smtp, send_attempts=2)
+    games.create(svc, game_config())
+    assert asyncio.run(outbox.send_due(svc)) == 0
+    rows = svc.store.outbox_rows()
+    assert all(r["status"] == "queued" and r["attempts"] == 1 and r["last_error"] for r in rows)
+    svc.store.db.execute("UPDATE outbox SET next_attempt_at = '2000-01-01T00:00:00Z'")
+    asyncio.run(outbox.send_due(svc))
+    assert all(r["status"] == "failed" for r in svc.store.outbox_rows())
+    assert svc.store.outbox_retry_failed() == 4

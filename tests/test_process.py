@@ -1,0 +1,259 @@
+"""Processing a message: apply, receipt, error reply, CHECK, strangers, duplicates, tokens."""
+import io
+import json
+
+import pytest
+
+import fake_engine
+from pbem import games, log, moderator, outbox
+from pbem.process import handle
+
+from conftest import game_config, legal, mail, token, turn_file
+
+
+def mails(svc, since=0):
+    """The outbox as it would be sent: (row, text of the whole .eml)."""
+    return [(r, bytes(outbox.build(svc, svc.store.outbox_mail(r["id"]))).decode())
+            for r in svc.store.outbox_rows() if r["id"] > since]
+
+
+def last_id(svc):
+    rows = svc.store.outbox_rows()
+    return rows[-1]["id"] if rows else 0
+
+
+def test_new_game_welcomes_each_player_with_their_token(svc, game):
+    sent = mails(svc)
+    welcomes = [(r, m) for r, m in sent if r["kind"] == "welcome"]
+    assert len(welcomes) == 2
+    for r, m in welcomes:
+        assert f"token: {token(svc, game, r['player'])}" in m
+    assert {r["kind"] for r, _ in sent} == {"welcome", "report"}
+
+
+def test_a_legal_answer_is_applied_logged_and_reported(svc, game):
+    player, line = legal(svc, game)
+    since = last_id(svc)
+    result = handle(svc, mail([line], sender=f"{player}@example.org", tok=token(svc, game, player)))
+    assert result.status == "applied", result.outcome
+    log_ = svc.store.moves(game)
+    assert [m["line"] for m in log_] == [f"{player}: {line}"]
+    assert log_[0]["actor"] == player and log_[0]["message_id"].startswith("<m")
+    g = games.get(svc, game)
+    assert g["moves"] == 1 and svc.engine.state_hash(games.state(svc, g)) == log_[0]["state_hash"]
+    sent = mails(svc, since)
+    kinds = {r["player"]: r["kind"] for r, _ in sent}
+    assert kinds == {"alice": "receipt" if player == "alice" else "report",
+                     "bob": "receipt" if player == "bob" else "report"}
+    receipt = next(m for r, m in sent if r["kind"] == "receipt")
+    assert f"Applied:\n  {player}: {line}" in receipt  # echoed in canonical form
+    assert "In-Reply-To: <m" in receipt and "Auto-Submitted: auto-generated" in receipt
+    assert all("Subject: [autumn] Turn" in m for _, m in sent)
+
+
+def test_a_line_that_does_not_fit_is_quoted_with_reason_and_options(svc, game):
+    player, line = legal(svc, game)
+    since = last_id(svc)
+    result = handle(svc, mail(["xyzzy", line], sender=f"{player}@example.org", tok=token(svc, game, player)))
+    assert result.status == "rejected" and svc.store.moves(game) == []
+    [(row, text)] = mails(svc, since)
+    assert row["kind"] == "error" and row["player"] == player
+    assert "> xyzzy" in text and "Open now:" in text
+    assert f"> {line}" in text  # the line not used is listed
+    key = line.split(": ")[1]
+    assert key in text.split("Open now:")[1].splitlines()[0]
+
+
+def test_stop_at_a_bad_line_keeps_what_was_applied(svc, game):
+    player, line = legal(svc, game)
+    since = last_id(svc)
+    result = handle(svc, mail([line, "no-such-option"], sender=f"{player}@example.org", tok=token(svc, game, player)))
+    assert result.status == "partial"
+    assert len(svc.store.moves(game)) == 1
+    error = next(m for r, m in mails(svc, since) if r["kind"] == "error")
+    assert "Applied:" in error and "> no-such-option" in error
+
+
+def test_check_applies_nothing_and_reveals_no_dice(svc, game):
+    player, line = legal(svc, game)
+    before = games.get(svc, game)["state"]
+    since = last_id(svc)
+    result = handle(svc, mail([line, "fight"], sender=f"{player}@example.org", tok=token(svc, game, player),
+                              subject="CHECK [autumn]"))
+    assert result.status == "checked"
+    assert svc.store.moves(game) == [] and games.get(svc, game)["state"] == before
+    [(row, text)] = mails(svc, since)
+    assert row["player"] == player and "CHECK: nothing was applied" in text
+    assert f"{player}: {line}   would be applied now" in text
+    assert "What happened" not in text  # a trial's events (its dice) are not shown
+
+
+def test_turn_file_needs_the_token_only(svc, game):
+    player, line = legal(svc, game)
+    result = handle(svc, turn_file(game, player, token(svc, game, player), [line]), "turn",
+                    source="submit", filename="turn.toml")
+    assert result.status == "applied" and len(svc.store.moves(game)) == 1
+
+
+@pytest.mark.parametrize("case", ["wrong token", "unknown game", "spoofed sender", "no token", "other's token"])
+def test_strangers_get_nothing_applied_and_learn_nothing(svc, game, case):
+    player, line = legal(svc, game)
+    other = "bob" if player == "alice" else "alice"
+    tok, sender, name = token(svc, game, player), f"{player}@example.org", game
+    if case == "wrong token":
+        tok = "0" * 20
+    elif case == "unknown game":
+        name = "no-such-game"
+    elif case == "spoofed sender":
+        sender = "mallory@evil.example"
+    elif case == "no token":
+        tok = None
+    elif case == "other's token":
+        tok = token(svc, game, other)
+    since = last_id(svc)
+    result = handle(svc, mail([line], sender=sender, tok=tok, game=name))
+    assert result.status == "refused" and result.refused
+    assert svc.store.moves(game) == []
+    row = svc.store.inbox(result.inbox_id)
+    assert row["status"] == "processed" and row["outcome"].startswith("refused")
+    [(reply, text)] = mails(svc, since)
+    assert reply["kind"] == "stranger" and reply["to_addr"] == sender
+    body = text.split("\n\n", 1)[1]
+    for secret in ("alice", "bob", game, "Turn", tok or "0" * 20):
+        assert secret not in body
+    assert "\nReply-To:" not in text
+
+
+def test_automatic_mail_gets_no_reply(svc, game):
+    since = last_id(svc)
+    result = handle(svc, mail(["left"], sender="mailer-daemon@example.org", headers={"Auto-Submitted": "auto-replied"}))
+    assert result.status == "refused" and mails(svc, since) == []
+
+
+def test_duplicates_are_not_applied_twice(svc, game):
+    player, line = legal(svc, game)
+    raw = mail([line], sender=f"{player}@example.org", tok=token(svc, game, player), message_id="<once@example.org>")
+    first = handle(svc, raw)
+    since = last_id(svc)
+    again = handle(svc, raw)
+    resent = handle(svc, raw.replace(b"Turn 1", b"Turn one"))  # same Message-ID, other bytes
+    assert first.status == "applied" and again.status == resent.status == "duplicate"
+    assert len(svc.store.moves(game)) == 1 and mails(svc, since) == []
+    assert len(svc.store.inbox_rows()) == 1
+
+
+def test_tokens_appear_only_in_welcomes_and_own_reply_to(svc, game):
+    stream = io.StringIO()
+    log.configure("json", stream=stream)
+    try:
+        for _ in range(4):
+            player, line = legal(svc, game)
+            handle(svc, mail([line, "bogus"], sender=f"{player}@example.org", tok=token(svc, game, player)))
+        handle(svc, mail(["left"], sender="alice@example.org", tok=token(svc, game, "alice"), subject="CHECK"))
+        handle(svc, mail(["left"], sender="mallory@evil.example", tok=token(svc, game, "bob")))
+        moderator.resend(svc, game, "alice")
+    finally:
+        log.configure()
+    toks = {n: token(svc, game, n) for n in ("alice", "bob")}
+    for row, text in mails(svc):
+        for name, tok in toks.items():
+            if row["kind"] == "welcome" and row["player"] == name:
+                continue
+            if row["player"] == name:  # their own mails: the Reply-To only
+                assert text.count(tok) == 1 and f"Reply-To: talisman+{tok}@example.org" in text
+            else:
+                assert tok not in text, (row, name)
+    assert "alice" in stream.getvalue()  # there were logs...
+    assert not any(t in stream.getvalue() for t in toks.values())  # ...without tokens
+    svc.store.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    db = (svc.settings.db_path).read_bytes() + b"".join(
+        p.read_bytes() for p in svc.settings.db_path.parent.glob("pbem.db-*"))
+    assert not any(t.encode() in db for t in toks.values())  # not stored in clear either
+
+
+def test_the_seed_stays_secret(svc, game):
+    for _ in range(3):
+        player, line = legal(svc, game)
+        handle(svc, mail([line], sender=f"{player}@example.org", tok=token(svc, game, player)))
+    everything = "".join(m for _, m in mails(svc))
+    everything += json.dumps(games.to_builtins(svc.engine.view(games.state(svc, games.get(svc, game)), "alice")))
+    assert "test-seed" not in everything
+    assert "test-seed" not in json.dumps(svc.store.game(game)["config"])
+
+
+def test_a_removed_seat_takes_no_orders(svc, game):
+    player, line = legal(svc, game)
+    moderator.remove_player(svc, game, player)
+    result = handle(svc, mail([line], sender=f"{player}@example.org", tok=token(svc, game, player)))
+    assert result.status == "refused" and svc.store.moves(game) == []
+
+
+def test_replace_voids_the_old_token(svc, game):
+    old = token(svc, game, "alice")
+    moderator.replace_player(svc, game, "alice", "alice2@example.org")
+    assert token(svc, game, "alice") != old
+    refused = handle(svc, mail(["x"], sender="alice2@example.org", tok=old))
+    assert refused.status == "refused"
+
+
+def test_moderator_answer_adjudicate_and_rollback(svc, game):
+    player, line = legal(svc, game)
+    moderator.answer(svc, game, player, line)
+    after_one = games.get(svc, game)["state"]
+    player, line = legal(svc, game)
+    moderator.answer(svc, game, player, line)
+    played = moderator.rollback(svc, game, 1)
+    assert played.applied == ["rollback 1"]
+    g = games.get(svc, game)
+    assert g["state"] == after_one and g["moves"] == 3
+    log_ = svc.store.moves(game)
+    assert [m["actor"] for m in log_] == ["moderator"] * 3 and log_[2]["kind"] == "rollback"
+    assert svc.engine.encode(games.state_at(svc, g, 3)) == after_one  # a replay honours the rollback
+    assert svc.store.verify_chain(game) == []
+    with pytest.raises(games.GameError):
+        moderator.rollback(svc, game, 3)  # only to a move before the last
+
+
+def test_adjudicate_is_a_logged_moderator_move(fake_svc, fake_game):
+    played = moderator.adjudicate(fake_svc, fake_game, "alice gold +2")
+    assert played.applied == ["moderator: adjudicate alice gold +2"]
+    assert fake_svc.store.moves(fake_game)[0]["player"] == "moderator"
+
+
+def test_long_games_snapshot_and_never_replay_from_the_start(fake_svc, monkeypatch):
+    g = games.create(fake_svc, game_config(options={"turn_cap": 0}))
+    fake_svc.store.SNAPSHOT_EVERY = 10
+    for i in range(25):
+        player, line = legal(fake_svc, g)
+        assert handle(fake_svc, mail([line], sender=f"{player}@example.org", tok=token(fake_svc, g, player))).status == "applied"
+    snaps = [r["seq"] for r in fake_svc.store.db.query("SELECT seq FROM snapshots WHERE game = ?", [g])]
+    assert snaps == [0, 10, 20]
+    calls = []
+    real_apply = fake_svc.engine.apply
+    monkeypatch.setattr(fake_svc, "engine", type("E", (), {**{k: getattr(fake_svc.engine, k) for k in dir(fake_svc.engine) if not k.startswith("__")},
+                                                           "apply": staticmethod(lambda s, m: calls.append(m) or real_apply(s, m))}))
+    state_23 = games.state_at(fake_svc, games.get(fake_svc, g), 23)
+    assert len(calls) == 3  # from the snapshot at 20
+    assert fake_svc.engine.state_hash(state_23) == fake_svc.store.moves(g, after=22, upto=23)[0]["state_hash"]
+
+
+def test_player_text_is_escaped_in_html(fake_svc, fake_game):
+    since = last_id(fake_svc)
+    player, _ = legal(fake_svc, fake_game)
+    handle(fake_svc, mail(["bogus <script>x</script>"], sender=f"{player}@example.org", tok=token(fake_svc, fake_game, player)))
+    row = fake_svc.store.outbox_mail(last_id(fake_svc))
+    assert row["id"] > since and "<script>" not in row["html"] and "&lt;script&gt;" in row["html"]
+
+
+def test_a_newline_in_a_name_cannot_inject_a_header():
+    assert outbox.clean("x\r\nBcc: evil@example.org") == "x Bcc: evil@example.org"
+    assert "\n" not in outbox.mailbox("eve\nBcc: a@b", "eve@example.org")
+
+
+def test_a_game_waiting_for_the_moderator_tells_them(fake_svc, monkeypatch):
+    g = games.create(fake_svc, game_config(moderator="mod@example.org"))
+    player, line = legal(fake_svc, g)
+    monkeypatch.setattr(fake_engine, "waiting_for", lambda state: ["moderator"])
+    handle(fake_svc, mail([line], sender=f"{player}@example.org", tok=token(fake_svc, g, player)))
+    [(row, text)] = [(r, m) for r, m in mails(fake_svc) if r["to_addr"] == "mod@example.org"]
+    assert row["player"] is None and "\nReply-To:" not in text

@@ -1,0 +1,156 @@
+"""The store: migrations, transactions, the hash-chained move log, dedupe."""
+import sqlite3
+
+import pytest
+
+from pbem import migrations
+from pbem.store import Store, StoreUnavailable
+
+from conftest import Clock
+
+
+@pytest.fixture
+def store(tmp_path):
+    s = Store(tmp_path / "db.sqlite", clock=Clock())
+    yield s
+    s.close()
+
+
+def add_game(store, id="g"):
+    with store.transaction():
+        store.add_game(id, {"game": {}}, "seed", "c" * 64, b"state0", "v", "active")
+
+
+def test_migrations_run_once_and_are_recorded(tmp_path):
+    s = Store(tmp_path / "db.sqlite")
+    assert s.schema_version() == len(migrations.MIGRATIONS)
+    s.close()
+    again = Store(tmp_path / "db.sqlite")
+    assert again.migrate() == []  # nothing left to apply
+    names = {r["name"] for r in again.db.query("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    assert {"games", "players", "moves", "snapshots", "inbox", "outbox", "schema_migrations"} <= names
+    assert again.db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    again.close()
+
+
+def test_migrations_fill_in_each_dialect():
+    pg = " ".join(migrations.statements(2, "postgresql"))
+    assert "BYTEA" in pg and "IDENTITY" in pg and "{" not in pg
+    assert not any("TRIGGER" in s for s in migrations.statements(1, "postgresql"))
+
+
+def test_unopenable_store_is_unavailable(tmp_path):
+    (tmp_path / "file").write_text("not a folder")
+    with pytest.raises(StoreUnavailable):
+        Store(tmp_path / "file" / "db.sqlite")
+
+
+def test_transaction_is_immediate_and_rolls_back(store):
+    add_game(store)
+    with pytest.raises(RuntimeError):
+        with store.transaction():
+            store.append_move("g", kind="move", player="a", actor="a", line="a: 1: left", state_hash="s1")
+            raise RuntimeError("crash")
+    assert store.moves("g") == [] and store.game("g")["moves"] == 0
+    other = sqlite3.connect(store.db.conn.execute("PRAGMA database_list").fetchone()[2], timeout=0)
+    with store.transaction():  # BEGIN IMMEDIATE holds the write lock from the start
+        with pytest.raises(sqlite3.OperationalError):
+            other.execute("BEGIN IMMEDIATE")
+    other.close()
+
+
+def test_hash_chain_holds_and_starts_at_the_seed_commitment(store):
+    add_game(store)
+    with store.transaction():
+        rows = [store.append_move("g", kind="move", player="a", actor="a", line=f"a: {i}: left", state_hash=f"s{i}")
+                for i in range(1, 4)]
+    assert [r["seq"] for r in rows] == [1, 2, 3]
+    assert rows[0]["prev_hash"] == "c" * 64
+    assert rows[1]["prev_hash"] == rows[0]["hash"]
+    assert store.verify_chain("g") == []
+    assert store.game("g")["moves"] == 3
+
+
+def _tamper(store, sql, params=()):
+    store.db.conn.execute("DROP TRIGGER moves_no_update")
+    store.db.conn.execute("DROP TRIGGER moves_no_delete")
+    store.db.conn.execute(sql, params)
+
+
+def test_moves_are_append_only(store):
+    add_game(store)
+    store.append_move("g", kind="move", player="a", actor="a", line="a: 1: left", state_hash="s")
+    with pytest.raises(sqlite3.IntegrityError):
+        store.db.conn.execute("UPDATE moves SET line = 'a: 1: right'")
+    with pytest.raises(sqlite3.IntegrityError):
+        store.db.conn.execute("DELETE FROM moves")
+
+
+@pytest.mark.parametrize("sql, expected", [
+    ("UPDATE moves SET line = 'a: 2: right' WHERE seq = 2", "move 2: its record was changed"),
+    ("UPDATE moves SET state_hash = 'forged' WHERE seq = 1", "move 1: its record was changed"),
+    ("DELETE FROM moves WHERE seq = 2", "move 2 is missing"),
+    ("DELETE FROM moves WHERE seq = 3", "the game counts 3 moves, the log holds 2"),
+])
+def test_tampering_is_detected(store, sql, expected):
+    add_game(store)
+    for i in range(1, 4):
+        store.append_move("g", kind="move", player="a", actor="a", line=f"a: {i}: left", state_hash=f"s{i}")
+    _tamper(store, sql)
+    problems = store.verify_chain("g")
+    assert any(expected in p for p in problems), problems
+
+
+def test_rewriting_a_move_and_its_hash_breaks_the_next_link(store):
+    add_game(store)
+    for i in range(1, 4):
+        store.append_move("g", kind="move", player="a", actor="a", line=f"a: {i}: left", state_hash=f"s{i}")
+    from pbem.store import chain_hash, _CHAINED
+    row = store.moves("g")[0]
+    row["line"] = "a: 1: right"
+    forged = chain_hash(row["prev_hash"], {k: row[k] for k in _CHAINED}, row["state_hash"])
+    _tamper(store, "UPDATE moves SET line = ?, hash = ? WHERE seq = 1", (row["line"], forged))
+    assert store.verify_chain("g") == ["move 2: does not follow move 1"]
+
+
+def test_inbox_dedupe_by_message_id_and_content(store):
+    with store.transaction():
+        first = store.add_inbox(b"raw", source="file", kind="mail", content_hash="h1", message_id="<a@x>")
+    assert store.find_inbox("<a@x>", "other")["id"] == first
+    assert store.find_inbox(None, "h1")["id"] == first
+    assert store.find_inbox("<b@x>", "h2") is None
+    with pytest.raises(sqlite3.IntegrityError):
+        store.add_inbox(b"raw2", source="file", kind="mail", content_hash="h2", message_id="<a@x>")
+    with pytest.raises(sqlite3.IntegrityError):
+        store.add_inbox(b"raw", source="file", kind="mail", content_hash="h1")
+    store.add_inbox(b"t1", source="submit", kind="turn", content_hash="h3")  # no Message-ID: several may lack one
+    store.add_inbox(b"t2", source="submit", kind="turn", content_hash="h4")
+
+
+def test_inbox_attempts_end_in_failed(store):
+    i = store.add_inbox(b"raw", source="file", kind="mail", content_hash="h1")
+    for _ in range(2):
+        store.inbox_attempt_failed(i, "boom", max_attempts=3)
+    assert store.inbox(i)["status"] == "received"
+    store.inbox_attempt_failed(i, "boom", max_attempts=3)
+    assert store.inbox(i)["status"] == "failed" and store.inbox(i)["attempts"] == 3
+
+
+def test_outbox_same_message_id_is_one_mail(store):
+    args = dict(kind="report", to_addr="a@x", subject="s", headers={"Subject": "s"}, text="t")
+    assert store.add_outbox(message_id="<1@x>", **args)
+    assert not store.add_outbox(message_id="<1@x>", **args)
+    assert len(store.outbox_rows()) == 1
+    row = store.outbox_due()[0]
+    store.outbox_attempt_failed(row["id"], "down", retry_at=None)
+    assert store.outbox_rows("failed") and store.outbox_retry_failed() == 1
+    store.outbox_sent(row["id"])
+    assert store.outbox_rows()[0]["status"] == "sent"
+
+
+def test_snapshot_before(store):
+    add_game(store)
+    store.save_snapshot("g", 0, b"s0")
+    store.save_snapshot("g", 100, b"s100")
+    assert store.snapshot_before("g", 99)["state"] == b"s0"
+    assert store.snapshot_before("g", 150)["seq"] == 100
