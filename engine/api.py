@@ -97,7 +97,8 @@ def apply(state: Game, move: Move) -> tuple[Game, list[Event]]:
     return new, events
 
 
-_MOVE = re.compile(r"^\s*(?:(?P<player>[\w.+-]+)\s*:\s*)?(?:(?P<prompt>\d+)\s*:\s*)?(?P<key>[\w-]+)(?:\s+(?P<arg>.+?))?\s*$")
+_MOVE = re.compile(r"^\s*(?:(?P<player>[A-Za-z][\w-]*)\s*:\s*)?(?:(?P<prompt>\d+)\s*:\s*)?"
+                   r"(?P<key>[A-Za-z0-9][\w-]*)(?:\s+(?P<arg>.+?))?\s*$")
 
 
 def parse_move(text: str, player: str | None = None) -> Move:
@@ -105,7 +106,7 @@ def parse_move(text: str, player: str | None = None) -> Move:
     m = _MOVE.match(text)
     if not m:
         raise IllegalMove(f"cannot read {text!r} as an answer", [])
-    name = m["player"] if m["player"] and not m["player"].isdigit() else player
+    name = m["player"].lower() if m["player"] else player
     if name is None:
         raise IllegalMove(f"{text!r} does not say who answers", [])
     return Move(name, m["key"].lower(), int(m["prompt"]) if m["prompt"] else None, m["arg"])

@@ -1,6 +1,7 @@
 """A game's rules configuration: edition, packs, options and players."""
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import msgspec
@@ -61,8 +62,10 @@ class GameConfig(msgspec.Struct, forbid_unknown_fields=False):
         if len(set(names)) != len(names):
             raise ConfigError("player names must be different")
         for n in names:
-            if not n or not all(c.isalnum() or c in "-_." for c in n) or n == "moderator":
-                raise ConfigError(f"player name {n!r}: use letters, digits, '-', '_' or '.' ('moderator' is reserved)")
+            # Names are answer keys too ("encounter-alice"), so they are lower-case slugs.
+            if not re.fullmatch(r"[a-z][a-z0-9-]*", n) or n == "moderator":
+                raise ConfigError(f"player name {n!r}: use lower-case letters, digits and '-', "
+                                  "starting with a letter ('moderator' is reserved)")
         unknown = set(self.options) - set(DEFAULT_OPTIONS)
         if unknown:
             raise ConfigError(f"unknown rule option(s): {', '.join(sorted(unknown))}")

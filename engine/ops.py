@@ -397,13 +397,13 @@ def pay_heal(ctx, i, o, meta):
     most = min(room, p.gold // max(1, o.get("price", 1)))
     if most <= 0:
         return
-    opts = [Option(str(n), f"heal {n} for {n * o.get('price', 1)} gold") for n in range(most, 0, -1)]
-    ctx.ask(i, "pay-heal", "How many lives do you pay to heal?", opts + [Option("0", "none")], price=o.get("price", 1))
+    opts = [Option(f"heal-{n}", f"heal {n} for {n * o.get('price', 1)} gold") for n in range(most, 0, -1)]
+    ctx.ask(i, "pay-heal", "How many lives do you pay to heal?", opts + [Option("none", "none")], price=o.get("price", 1))
 
 
 @on_answer("pay-heal")
 def pay_heal_answer(ctx, prompt, key, arg, who):
-    n = int(key)
+    n = 0 if key == "none" else int(key.split("-")[1])
     if n:
         p = ctx.player(ctx.index(who))
         p.gold -= n * prompt.data["price"]
@@ -416,13 +416,13 @@ def pay_fate(ctx, i, o, meta):
     p = ctx.player(i)
     most = min(p.max_fate - p.fate, p.gold // max(1, o.get("price", 1)))
     if most > 0:
-        opts = [Option(str(n), f"buy {n} fate for {n * o.get('price', 1)} gold") for n in range(most, 0, -1)]
-        ctx.ask(i, "pay-fate", "How much fate do you buy back?", opts + [Option("0", "none")], price=o.get("price", 1))
+        opts = [Option(f"fate-{n}", f"buy {n} fate for {n * o.get('price', 1)} gold") for n in range(most, 0, -1)]
+        ctx.ask(i, "pay-fate", "How much fate do you buy back?", opts + [Option("none", "none")], price=o.get("price", 1))
 
 
 @on_answer("pay-fate")
 def pay_fate_answer(ctx, prompt, key, arg, who):
-    n = int(key)
+    n = 0 if key == "none" else int(key.split("-")[1])
     if n:
         p = ctx.player(ctx.index(who))
         p.gold -= n * prompt.data["price"]

@@ -67,3 +67,15 @@ def test_many_playouts():
         playout({"players": [{"name": f"p{i}"} for i in range(n)], "options": {"turn_cap": 60}},
                 f"heavy-{seed}", bot_seed=seed, check=True)
     assert not violations(api.new_game({"players": [{"name": "a"}]}, "x"))
+
+
+@pytest.mark.parametrize("text,want", [
+    ("17: left", api.Move("zed", "left", 17)),
+    ("17:left", api.Move("zed", "left", 17)),
+    ("left", api.Move("zed", "left")),
+    ("Alice: 17: Left", api.Move("alice", "left", 17)),
+    ("bob: right", api.Move("bob", "right")),
+    ("adjudicate alice life -1", api.Move("zed", "adjudicate", None, "alice life -1")),
+])
+def test_parse_move(text, want):
+    assert api.parse_move(text, player="zed") == want

@@ -182,13 +182,15 @@ def destruction(ctx: Ctx, i: int) -> None:
     cards = [(sp, c) for sp, cs in ctx.s.spaces.items() if sp in ctx.content.board.spaces
              for c in cs if ctx.content.cards[c].deck == "adventure"]
     if cards:
+        choices = {f"{c}-on-{sp}": (c, sp) for sp, c in dict.fromkeys(cards)}  # keys are slugs players can type
         ctx.ask(i, "spell-destruction", "Which card on the board is destroyed?",
-                [Option(f"{c}@{sp}", f"{ctx.content.cards[c].name} on {ctx.content.space(sp).name}") for sp, c in dict.fromkeys(cards)])
+                [Option(k, f"{ctx.content.cards[c].name} on {ctx.content.space(sp).name}") for k, (c, sp) in choices.items()],
+                choices=choices)
 
 
 @on_answer("spell-destruction")
 def destruction_target(ctx: Ctx, prompt, key, arg, who) -> None:
-    card, space = key.split("@")
+    card, space = prompt.data["choices"][key]
     ctx.s.spaces[space].remove(card)
     ctx.s.discards["adventure"].append(card)
     ctx.emit("destroy", f"{ctx.content.cards[card].name} on {ctx.content.space(space).name} is destroyed.")
