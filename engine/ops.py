@@ -182,8 +182,39 @@ def _rows(table: dict) -> list[tuple[int, int, list]]:
 
 @op("roll")
 def roll(ctx, i, o, meta):
+    """Roll for a table. The roller may spend 1 fate to reroll one die (the lowest: tables
+    read higher as better) unless the roll is already the table's best."""
     p = ctx.player(i)
     dice = rng.dice(ctx.s, o.get("dice", 1))
+    table = {**meta, "o": o}
+    if p.fate and sum(dice) < 6 * len(dice):
+        ctx.push("roll-table", i, dice=dice, **{k: v for k, v in table.items() if k != "dice"})
+        ctx.ask(i, "table-reroll", f"You roll {'+'.join(map(str, dice))} for {meta.get('source', 'the table')}. "
+                "Spend 1 fate to reroll your lowest die?", [Option("reroll", "spend 1 fate and reroll"), Option("keep", "keep it")])
+        return
+    read_table(ctx, i, o, meta, dice)
+
+
+@on_answer("table-reroll")
+def table_reroll(ctx: Ctx, prompt, key, arg, who) -> None:
+    if key == "keep":
+        return
+    p = ctx.player(ctx.index(who))
+    p.fate -= 1
+    dice = ctx.s.stack[-1].a["dice"]
+    low = dice.index(min(dice))
+    dice[low] = rng.die(ctx.s)
+    ctx.emit("fate", f"{p.name} spends 1 fate and rerolls: {'+'.join(map(str, dice))}.", player=p.name)
+
+
+@task("roll-table")
+def roll_table(ctx: Ctx, t) -> None:
+    meta = {k: v for k, v in t.a.items() if k not in ("dice", "o")}
+    read_table(ctx, t.p, t.a["o"], meta, t.a["dice"])
+
+
+def read_table(ctx: Ctx, i: int, o: dict, meta: dict, dice: list[int]) -> None:
+    p = ctx.player(i)
     total = sum(dice)
     if o.get("prayer") and stats.has_ability(ctx, p, "prayer-bonus"):
         total += 1

@@ -9,11 +9,15 @@ from engine.invariants import violations
 from pbem.bot import choose, playout
 
 CONFIGS = [(n, seed) for seed in range(40) for n in range(2, 7)]  # 200 games
+# Every rule option takes its turn: the option sets cycle with the seed.
+OPTION_SETS = [{}, {"deal_choice": 3, "starting_bonus": True}, {"trophy_threshold": 5, "inherited_items": True},
+               {"command_spell": "easier", "sudden_death": True}]
 
 
 @pytest.mark.parametrize("players,seed", CONFIGS)
 def test_random_game_keeps_invariants_and_replays(players, seed):
-    config = {"players": [{"name": f"p{i}"} for i in range(players)], "options": {"turn_cap": 40}}
+    options = {"turn_cap": 40, **OPTION_SETS[seed % len(OPTION_SETS)]}
+    config = {"players": [{"name": f"p{i}"} for i in range(players)], "options": options}
     final, moves = playout(config, f"playout-{seed}", bot_seed=seed, check=True)
     assert final.over
     replay = api.new_game(config, f"playout-{seed}")

@@ -5,7 +5,8 @@ from engine import rng
 from engine.config import ConfigError, GameConfig
 from engine.content import load
 from engine.state import Game, Player
-from engine.rules.machine import Ctx, task
+from engine.rules.machine import Ctx, on_answer, task
+from engine.state import Option
 
 
 def new_game(config: GameConfig, seed: str) -> Game:
@@ -27,10 +28,17 @@ def new_game(config: GameConfig, seed: str) -> Game:
     rng.shuffle(state, pool)
     state.decks["character"] = pool
     ctx = Ctx(state, [])
-    for pc in config.players:
-        state.players.append(Player(name=pc.name, role=pc.role))
-        begin_character(ctx, len(state.players) - 1, pc.character)
     ctx.push("turn", 0)
+    setup_work = []
+    for i, pc in enumerate(config.players):
+        state.players.append(Player(name=pc.name, role=pc.role))
+        if pc.character or config.option("deal_choice") <= 1:
+            begin_character(ctx, i, pc.character)
+        else:
+            setup_work.append(("choose-character", i, {}))
+        if config.option("starting_bonus"):
+            setup_work.append(("starting-bonus", i, {}))
+    ctx.push_all(setup_work)
     return state
 
 
@@ -74,6 +82,32 @@ def draw_spell(ctx: Ctx, i: int) -> bool:
     return True
 
 
-@task("new-character")
-def new_character(ctx: Ctx, t) -> None:
-    begin_character(ctx, t.p)
+@task("choose-character")
+def choose_character(ctx: Ctx, t) -> None:
+    """The optional deal: N characters dealt, the player keeps one, the rest go back."""
+    pool = ctx.s.decks["character"]
+    n = max(1, min(ctx.s.options.get("deal_choice", 1), len(pool)))
+    dealt = [pool.pop() for _ in range(n)]
+    ctx.ask(t.p, "character", "Choose your character.",
+            [Option(c, f"{ctx.content.characters[c].name}") for c in dealt], dealt=dealt)
+
+
+@on_answer("character")
+def character_chosen(ctx: Ctx, prompt, key, arg, who) -> None:
+    for c in prompt.data["dealt"]:
+        if c != key:
+            ctx.s.decks["character"].insert(0, c)
+    begin_character(ctx, ctx.index(who), key)
+
+
+@task("starting-bonus")
+def starting_bonus(ctx: Ctx, t) -> None:
+    ctx.ask(t.p, "starting-bonus", "Starting bonus: which do you gain?",
+            [Option("strength", "+1 Strength"), Option("craft", "+1 Craft")])
+
+
+@on_answer("starting-bonus")
+def starting_bonus_chosen(ctx: Ctx, prompt, key, arg, who) -> None:
+    p = ctx.player(ctx.index(who))
+    setattr(p, key, getattr(p, key) + 1)
+    ctx.emit("bonus", f"{who} starts with +1 {key.title()}.", player=who)

@@ -9,6 +9,12 @@ from engine.rules.setup import begin_character
 @task("turn")
 def turn(ctx: Ctx, t) -> None:
     s, p = ctx.s, ctx.player(t.p)
+    if not p.alive and not p.out and s.options.get("deal_choice", 1) > 1:
+        ctx.push("turn", t.p)  # the turn starts once the new character is chosen
+        ctx.push("choose-character", t.p)
+        p.alive = True  # choosing now; the character is set up by the answer
+        p.character = None
+        return
     s.current = t.p
     s.turn += 1
     ctx.push("end-turn", t.p)
