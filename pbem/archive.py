@@ -1,0 +1,396 @@
+"""Archives: a game as one self-contained JSON file, and the check that re-runs it.
+
+An archive holds the config, the engine and content versions, every logged move (who, when,
+the canonical line, the message it came from, its place in the hash chain) and what the
+replay of each move showed: its events and where the characters stood. Once the game has
+ended it also holds the seed and, per move, every random value the engine drew, so anyone
+can re-derive the dice (tools/verify_dice.py, docs/fairness.md). A player's export holds
+only what that player may see, and never the seed.
+
+`verify` re-runs an archive that has the seed and checks every move against it; without the
+seed (a running game) it can only check the hash chain, and says so.
+"""
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import threading
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+import msgspec
+
+from engine import api, rng
+from pbem import games
+from pbem.games import GameError
+from pbem.store import _CHAINED, chain_hash
+
+FORMAT = "talisman-pbem-archive"
+VERSION = 1
+BASE_PACK = "revised4"  # engine/content.py reads the base game's data for every edition
+
+Progress = Callable[[int, int], None]  # (done, total)
+
+
+def no_progress(done: int, total: int) -> None:
+    pass
+
+
+# -- versions ------------------------------------------------------------------------------
+
+def content_version(packs=()) -> str:
+    """SHA-256 over the content files a game reads (engine/content/<pack>/*.toml): each
+    file's pack/name and the SHA-256 of its bytes, in a fixed order."""
+    h = hashlib.sha256()
+    root = resources.files("engine").joinpath("content")
+    for pack in [BASE_PACK, *sorted(set(packs) - {BASE_PACK})]:
+        folder = root.joinpath(pack)
+        if not folder.is_dir():
+            continue
+        for f in sorted((f for f in folder.iterdir() if f.name.endswith(".toml")), key=lambda f: f.name):
+            h.update(f"{pack}/{f.name} {hashlib.sha256(f.read_bytes()).hexdigest()}\n".encode())
+    return h.hexdigest()
+
+
+# -- the engine's random draws ----------------------------------------------------------------
+
+_TRACE_LOCK = threading.Lock()
+
+
+@contextlib.contextmanager
+def traced_draws() -> Iterator[list]:
+    """Every random draw the engine makes while open, in order: ["die", face],
+    ["pick", bound, value] or ["shuffle", length, [swap index, ...]].
+
+    The engine has no hook for this, so its drawing functions in engine.rng are wrapped for
+    the duration; the lock keeps two traces in one process from mixing."""
+    draws: list = []
+    pending: list[int] = []  # values drawn by the call now running
+    orig = {name: getattr(rng, name) for name in ("_next", "die", "below", "shuffle")}
+
+    def taken() -> list[int]:
+        out = pending[:]
+        pending.clear()
+        return out
+
+    def _next(state, bound):
+        v = orig["_next"](state, bound)
+        pending.append(v)
+        return v
+
+    def die(state):
+        face = orig["die"](state)
+        if taken():  # a forced die (scenarios only) draws nothing
+            draws.append(["die", face])
+        return face
+
+    def below(state, bound):
+        v = orig["below"](state, bound)
+        if taken():
+            draws.append(["pick", bound, v])
+        return v
+
+    def shuffle(state, items):
+        n = len(items)
+        orig["shuffle"](state, items)
+        values = taken()
+        if values:
+            draws.append(["shuffle", n, values])
+
+    with _TRACE_LOCK:
+        for name, fn in (("_next", _next), ("die", die), ("below", below), ("shuffle", shuffle)):
+            setattr(rng, name, fn)
+        try:
+            yield draws
+        finally:
+            for name, fn in orig.items():
+                setattr(rng, name, fn)
+            if pending:  # a draw outside die/below/shuffle: the trace would lie, so refuse it
+                raise RuntimeError("the engine drew a random value the archive cannot describe")
+
+
+def values_drawn(draws: list) -> int:
+    return sum(len(d[2]) if d[0] == "shuffle" else 1 for d in draws)
+
+
+# -- replaying a log ---------------------------------------------------------------------------
+
+class Divergence(Exception):
+    """The replay cannot follow the log at move `seq` (0: the setup)."""
+
+    def __init__(self, seq: int, what: str):
+        self.seq, self.what = seq, what
+        super().__init__(f"move {seq}: {what}" if seq else f"setup: {what}")
+
+
+@dataclass
+class Step:
+    seq: int  # 0: the game as set up, before any move
+    row: dict | None  # the logged move (None for the setup)
+    state: Any  # the state after it
+    state_hash: str
+    events: list  # engine Events
+    draws: list  # the random draws it made
+    rng_from: int  # the counter before it
+
+
+def replay(config: dict, seed: str, rows: list[dict]) -> Iterator[Step]:
+    """Re-run logged moves (store rows or archive moves) from the seed. A rollback row
+    ("rollback N") restores the state after move N, as games.state_at does."""
+    try:
+        with traced_draws() as draws:
+            state = api.new_game(config, seed)
+    except (ValueError, KeyError) as e:
+        raise Divergence(0, f"the config does not set up a game ({e})") from None
+    blob = api.encode(state)
+    blobs = [blob]  # the state after each seq, encoded: small, and rollbacks need them
+    yield Step(0, None, state, hashlib.sha256(blob).hexdigest(), [], draws, 0)
+    for row in rows:
+        seq, before = row["seq"], state.rng
+        if seq != len(blobs):
+            raise Divergence(len(blobs), f"missing (the next move logged is {seq})")
+        try:
+            if row["kind"] == "rollback":
+                state, events, draws = api.decode(blobs[_rollback_to(row)]), [], []
+            else:
+                with traced_draws() as draws:
+                    state, events = api.apply(state, api.parse_move(row["line"]))
+        except api.IllegalMove as e:
+            raise Divergence(seq, f"cannot be applied ({e.reason})") from None
+        blob = api.encode(state)
+        blobs.append(blob)
+        yield Step(seq, row, state, hashlib.sha256(blob).hexdigest(), events, draws, before)
+
+
+def _rollback_to(row: dict) -> int:
+    words = row["line"].split()
+    if len(words) != 2 or words[0] != "rollback" or not words[1].isdigit() or int(words[1]) >= row["seq"]:
+        raise Divergence(row["seq"], f"not a rollback to an earlier move: {row['line']!r}")
+    return int(words[1])
+
+
+# -- export ------------------------------------------------------------------------------------
+
+def _positions(state) -> dict:
+    """Where each character stands: public, as in the summary."""
+    return {p.name: {"space": p.space, "character": p.character, "life": p.life, "alive": p.alive}
+            for p in state.players}
+
+
+def _events(events: list, player: str | None) -> list[dict]:
+    return msgspec.to_builtins(api.filter_events(events, player))
+
+
+def _rng(step: Step) -> dict:
+    return {"from": step.rng_from, "to": step.state.rng, "draws": step.draws}
+
+
+def _player_view(state, player: str) -> dict:
+    """The player's own view; a question put to someone else shows only who is asked, since
+    its options can name that player's Spells."""
+    view = msgspec.to_builtins(api.view(state, player))
+    view["prompt"] = [q if player in q["players"] else {"id": q["id"], "players": q["players"]}
+                      for q in view["prompt"]]
+    return view
+
+
+def export(svc, game_id: str, as_player: str | None = None, progress: Progress = no_progress) -> dict:
+    """The archive of a game: everything (`as_player` None), or what `as_player` may see.
+    The seed is in it only when the game has ended and the export is not a player's."""
+    game = games.get(svc, game_id)
+    if as_player is not None and svc.store.player(game_id, as_player) is None:
+        raise GameError(f"{game_id}: no player {as_player!r}")
+    rows = svc.store.moves(game_id)
+    config = games.engine_config(game["config"])
+    reveal = as_player is None and game["status"] == "ended"
+    recorded = game["config"].get("versions", {})
+    out: dict[str, Any] = {
+        "format": FORMAT, "version": VERSION, "game": game_id,
+        "scope": "player" if as_player else "full", "player": as_player, "status": game["status"],
+        "exported_at": svc.store.now(),
+        "engine_version": game["engine_version"], "content_version": recorded.get("content"),
+        "exported_with": {"engine": api.ENGINE_VERSION, "content": content_version(config["packs"])},
+        "config": config, "seed_commitment": game["seed_commitment"],
+    }
+    if reveal:
+        out["seed"] = game["seed"]
+    out["moves"] = []
+    try:
+        for step in replay(config, game["seed"], rows):
+            logged = step.row["state_hash"] if step.row else _snapshot0_hash(svc, game_id)
+            if step.state_hash != logged:
+                raise Divergence(step.seq, "state hash differs")
+            if step.row is None:
+                view = api.view(step.state, None)
+                out["board"] = {"rings": view["board"], "names": view["space_names"]}
+                out["start"] = {"state_hash": step.state_hash, "turn": step.state.turn,
+                                "positions": _positions(step.state)}
+                if reveal:
+                    out["start"]["rng"] = _rng(step)
+            else:
+                out["moves"].append(_move(step, as_player, reveal))
+            progress(step.seq, len(rows))
+    except Divergence as e:  # the rules changed under a running game, or the log was damaged
+        made, now = out["engine_version"], out["exported_with"]
+        raise GameError(f"{game_id}: the log does not replay: {e} (the game started with engine {made}, content "
+                        f"{str(out['content_version'])[:12]}; this is engine {now['engine']}, content "
+                        f"{now['content'][:12]})") from None
+    final = step.state
+    out["final"] = {"state_hash": step.state_hash, "turn": final.turn, "over": final.over,
+                    "winners": list(final.winners)}
+    if as_player:
+        out["final"]["view"] = _player_view(final, as_player)
+    return out
+
+
+def _snapshot0_hash(svc, game_id: str) -> str:
+    snap = svc.store.snapshot_before(game_id, 0)
+    return hashlib.sha256(snap["state"]).hexdigest() if snap else ""
+
+
+def _move(step: Step, player: str | None, reveal: bool) -> dict:
+    row = step.row
+    m = {k: row[k] for k in _CHAINED if k != "game"}
+    m.update(state_hash=row["state_hash"], prev_hash=row["prev_hash"], hash=row["hash"],
+             turn=step.state.turn, positions=_positions(step.state), events=_events(step.events, player))
+    if reveal:
+        m["rng"] = _rng(step)
+    return m
+
+
+def dumps(archive: dict) -> str:
+    """JSON with one top-level key, and one move, per line: readable and easy to diff."""
+    def one(v) -> str:
+        return json.dumps(v, ensure_ascii=False, separators=(",", ":"))
+    parts = []
+    for k, v in archive.items():
+        if k == "moves" and v:
+            v = "[\n" + ",\n".join(f"  {one(m)}" for m in v) + "\n ]"
+        else:
+            v = one(v)
+        parts.append(f" {one(k)}: {v}")
+    return "{\n" + ",\n".join(parts) + "\n}\n"
+
+
+def save(archive: dict, path: str | Path) -> None:
+    Path(path).write_text(dumps(archive), encoding="utf-8")
+
+
+def load(path: str | Path) -> dict:
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise GameError(f"{path}: not a readable archive ({e})") from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise GameError(f"{path}: not a Talisman archive")
+    if not isinstance(data.get("version"), int) or data["version"] > VERSION:
+        raise GameError(f"{path}: archive version {data.get('version')!r}; this program reads up to {VERSION}")
+    return data
+
+
+# -- verify ------------------------------------------------------------------------------------
+
+@dataclass
+class Verdict:
+    ok: bool = True
+    problem: str | None = None  # the first divergence, e.g. "move 17: state hash differs"
+    notes: list[str] = field(default_factory=list)
+    moves: int = 0  # moves checked
+    rerun: bool = False  # re-run from the seed (else only the chain was checked)
+
+
+def verify(archive: dict, progress: Progress = no_progress) -> Verdict:
+    """Check an archive: the hash chain always; with the seed, also the commitment and every
+    move re-run through the engine (state hashes, events, positions, random draws)."""
+    v = Verdict()
+    moves = archive.get("moves", [])
+    seed = archive.get("seed")
+    try:
+        v.notes += _versions(archive)
+        if seed is None:
+            v.notes.append("no seed (the game has not ended, or this is a player's export): "
+                           "only the hash chain was checked; the moves were not re-run")
+            _chain(archive, moves, progress)
+            last = moves[-1]["state_hash"] if moves else archive["start"]["state_hash"]
+            _same(len(moves), "final state hash differs", archive["final"]["state_hash"], last)
+            v.moves = len(moves)
+        else:
+            if hashlib.sha256(seed.encode()).hexdigest() != archive.get("seed_commitment"):
+                raise Divergence(0, "the seed does not match its commitment")
+            v.rerun = True
+            _rerun(archive, moves, seed, progress, v)
+    except Divergence as e:
+        v.ok, v.problem = False, str(e)
+        if v.rerun and any(n.startswith("made ") for n in v.notes):
+            v.problem += " (made by another engine or content version: see the notes)"
+    except (KeyError, IndexError, TypeError, AttributeError, ValueError) as e:
+        v.ok, v.problem = False, f"the archive is malformed ({type(e).__name__}: {e})"
+    return v
+
+
+def _versions(archive: dict) -> list[str]:
+    """Notes when the archive was made by another engine or content than this one."""
+    notes = []
+    if archive.get("engine_version") != api.ENGINE_VERSION:
+        notes.append(f"made by engine {archive.get('engine_version')}, checked with engine {api.ENGINE_VERSION}")
+    made = archive.get("content_version")
+    now = content_version(archive.get("config", {}).get("packs", []))
+    if made is None:
+        notes.append("the game did not record its content version")
+    elif made != now:
+        notes.append(f"made with content {made[:12]}, checked with content {now[:12]}")
+    return notes
+
+
+def _check_link(archive: dict, m: dict, seq: int, prev: str) -> str:
+    if m.get("seq") != seq:
+        raise Divergence(seq, f"missing (the next move in the archive is {m.get('seq')})")
+    record = {k: m[k] for k in _CHAINED if k != "game"} | {"game": archive["game"]}
+    if m["prev_hash"] != prev or chain_hash(prev, record, m["state_hash"]) != m["hash"]:
+        raise Divergence(seq, "chain broken")
+    return m["hash"]
+
+
+def _chain(archive: dict, moves: list[dict], progress: Progress) -> None:
+    prev = archive["seed_commitment"]  # the chain starts at the commitment published at the start
+    for seq, m in enumerate(moves, 1):
+        prev = _check_link(archive, m, seq, prev)
+        progress(seq, len(moves))
+
+
+def _rerun(archive: dict, moves: list[dict], seed: str, progress: Progress, v: Verdict) -> None:
+    prev = archive["seed_commitment"]
+    player = archive.get("player")
+    steps = replay(archive["config"], seed, moves)
+    start = next(steps)
+    _same(0, "state hash differs", archive["start"]["state_hash"], start.state_hash)
+    _same(0, "positions differ", archive["start"]["positions"], _positions(start.state))
+    _same(0, "random draws differ", archive["start"].get("rng"), _rng(start))
+    view = api.view(start.state, None)
+    _same(0, "board differs", archive.get("board"), {"rings": view["board"], "names": view["space_names"]})
+    last = start
+    for seq, m in enumerate(moves, 1):
+        prev = _check_link(archive, m, seq, prev)  # the chain first: a changed line shows as such
+        try:
+            last = next(steps)
+        except StopIteration:  # cannot happen: one step per move
+            raise Divergence(seq, "missing") from None
+        _same(seq, "state hash differs", m["state_hash"], last.state_hash)
+        _same(seq, "events differ", m["events"], _events(last.events, player))
+        _same(seq, "turn differs", m["turn"], last.state.turn)
+        _same(seq, "positions differ", m["positions"], _positions(last.state))
+        _same(seq, "random draws differ", m.get("rng"), _rng(last))
+        v.moves = seq
+        progress(seq, len(moves))
+    final = archive["final"]
+    n = len(moves)
+    _same(n, "final state hash differs", final["state_hash"], last.state_hash)
+    _same(n, "final result differs", [final["over"], final["winners"]], [last.state.over, list(last.state.winners)])
+
+
+def _same(seq: int, problem: str, recorded, replayed) -> None:
+    if recorded != replayed:
+        raise Divergence(seq, problem)

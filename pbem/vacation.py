@@ -1,0 +1,107 @@
+"""Vacations: a player pauses their own deadlines, by mail (`vacation: 5d`, `vacation: end`) or
+by the moderator (`pbem player vacation`), up to the game's allowance (pace.vacation_days).
+
+A pause moves the player's open deadlines later by its length; a question that opens during
+it gets its full deadline from the pause's end (`paused_until`). Time zones are set here too:
+like a vacation, a seat's own setting, kept in the game's config.
+"""
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from pbem import clock, log
+from pbem.games import GameError
+from pbem.pace import pace_of, seat_config
+from pbem.store import iso
+
+
+def vacations(svc, game_id: str, player: str) -> list[dict]:
+    return list(svc.store.db.query("SELECT * FROM vacations WHERE game = ? AND player = ? ORDER BY starts_at, id",
+                                   (game_id, player)))
+
+
+def paused_until(svc, game_id: str, player: str, start: datetime, length: timedelta) -> datetime:
+    """start + length, the player's vacations not counted: their deadlines pause meanwhile."""
+    t, rest = start, length
+    for v in vacations(svc, game_id, player):
+        s, e = clock.parse(v["starts_at"]), clock.parse(v["ends_at"])
+        if e <= t:
+            continue
+        if s > t:
+            if t + rest <= s:
+                break
+            rest -= s - t
+        t = e
+    return t + rest
+
+
+def on_vacation(svc, game_id: str, player: str, now: datetime) -> dict | None:
+    return next((v for v in vacations(svc, game_id, player)
+                 if clock.parse(v["starts_at"]) <= now < clock.parse(v["ends_at"])), None)
+
+
+def left(svc, game: dict, player: str, now: datetime) -> timedelta:
+    """What is left of the player's allowance (a running vacation counts in full)."""
+    pace = pace_of(game)
+    days = seat_config(game, player).get("vacation_days", pace.vacation_days if pace else 0)
+    used = sum((clock.parse(v["ends_at"]) - clock.parse(v["starts_at"]) for v in vacations(svc, game["id"], player)),
+               timedelta())
+    return max(timedelta(0), timedelta(days=days) - used)
+
+
+def start(svc, game: dict, player: str, length: timedelta, *, by: str) -> datetime:
+    """Pause `player`'s deadlines for `length` from now (or longer, if a vacation runs); only
+    the moderator (`by` "moderator") may go past the game's allowance. Returns the end."""
+    from pbem import deadlines  # here: deadlines imports this module
+    pace, now = pace_of(game), svc.now()
+    if pace is None:
+        raise GameError(f"{game['id']} has no deadlines: there is nothing to pause")
+    if length <= timedelta(0):
+        raise GameError("a vacation needs a length (write e.g. 5d)")
+    allowed = left(svc, game, player, now)
+    if by != svc.engine.MODERATOR and length > allowed:
+        raise GameError(f"only {clock.words(allowed)} of vacation are left in this game")
+    running = on_vacation(svc, game["id"], player, now)
+    if running:
+        end = clock.parse(running["ends_at"]) + length
+        svc.store.db.execute("UPDATE vacations SET ends_at = ? WHERE id = ?", (iso(end), running["id"]))
+    else:
+        end = now + length
+        svc.store.db.execute("INSERT INTO vacations (game, player, starts_at, ends_at, set_by, created_at) "
+                             "VALUES (?, ?, ?, ?, ?, ?)", (game["id"], player, iso(now), iso(end), by, iso(now)))
+    for row in deadlines.open_rows(svc, game["id"], player):
+        deadlines.move_due(svc, row, max(clock.parse(row["due_at"]), now) + length, now, pace)
+    log.get(game=game["id"]).info("vacation", player=player, until=iso(end), by=by)
+    return end
+
+
+def end(svc, game: dict, player: str) -> None:
+    """Back early: the days not used stay for later, and the deadlines move back."""
+    from pbem import deadlines  # here: deadlines imports this module
+    now = svc.now()
+    running = on_vacation(svc, game["id"], player, now)
+    if running is None:
+        raise GameError("you are not on vacation")
+    cut = clock.parse(running["ends_at"]) - now
+    svc.store.db.execute("UPDATE vacations SET ends_at = ? WHERE id = ?", (iso(now), running["id"]))
+    for row in deadlines.open_rows(svc, game["id"], player):
+        deadlines.move_due(svc, row, max(now, clock.parse(row["due_at"]) - cut), now, pace_of(game))
+
+
+def _set(svc, game: dict, player: str, key: str, value) -> None:
+    """A seat's own setting, kept in its [[players]] table of the game's config."""
+    for p in game["config"].get("players", []):
+        if p.get("name") == player:
+            p[key] = value
+    svc.store.update_game(game["id"], config=game["config"])
+
+
+def set_allowance(svc, game: dict, player: str, days: int) -> None:
+    """The moderator's word on how many vacation days `player` has in this game."""
+    _set(svc, game, player, "vacation_days", int(days))
+
+
+def set_timezone(svc, game: dict, player: str, tz: str) -> None:
+    """How times show to the player (`timezone: Europe/Berlin`)."""
+    clock.zone(tz)  # ValueError for a name zoneinfo does not know
+    _set(svc, game, player, "timezone", tz)
