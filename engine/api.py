@@ -17,7 +17,7 @@ from engine.errors import IllegalMove, MODERATOR  # noqa: F401  (re-exported)
 from engine.state import Event, Game, Prompt
 from engine.rules import machine, setup
 
-ENGINE_VERSION = "0.1.0"
+ENGINE_VERSION = "0.2.0"  # 0.2: the Cataclysm pack; Events that end the turn are discarded
 
 
 class Move(msgspec.Struct, frozen=True):

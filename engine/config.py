@@ -8,7 +8,8 @@ import msgspec
 
 EDITIONS = ("revised4", "fifth")
 KNOWN_PACKS = ("cataclysm", "lost-realms", "timescape", "nemesis", "sea-voyage")
-PLAYABLE_PACKS: tuple[str, ...] = ()  # packs whose rules are implemented so far
+PLAYABLE_PACKS: tuple[str, ...] = ("cataclysm",)  # packs whose rules are implemented so far
+PACK_EDITIONS = {"cataclysm": ("revised4",)}  # the editions a pack is made for (default: any)
 
 # Documented rule options (docs/rules-decisions.md) and their defaults.
 DEFAULT_OPTIONS: dict[str, Any] = {
@@ -19,7 +20,11 @@ DEFAULT_OPTIONS: dict[str, Any] = {
     "starting_bonus": False,  # +1 Strength or Craft at the start (asked)
     "deal_choice": 1,  # characters dealt to choose from (3: the optional variant)
     "turn_cap": 0,  # 0: none; otherwise the game ends (no winner) after this many rounds
+    # The Cataclysm: "eternal-crown" (the default ending), or another Alternative Ending drawn
+    # at random, "revealed" (faceup) or "hidden" (facedown until someone reaches the Crown).
+    "alternative_ending": "eternal-crown",
 }
+ENDING_VARIANTS = ("eternal-crown", "revealed", "hidden")
 
 
 class ConfigError(ValueError):
@@ -56,6 +61,9 @@ class GameConfig(msgspec.Struct, forbid_unknown_fields=False):
                 raise ConfigError(f"unknown pack {pack!r}; known: {', '.join(KNOWN_PACKS)}")
             if pack not in PLAYABLE_PACKS:
                 raise ConfigError(f"pack {pack!r} is not playable yet in this version")
+            if self.edition not in PACK_EDITIONS.get(pack, EDITIONS):
+                raise ConfigError(f"pack {pack!r} is an expansion for {' or '.join(PACK_EDITIONS[pack])}, "
+                                  f"not {self.edition}")
         if not 1 <= len(self.players) <= 6:
             raise ConfigError("a game needs 1 to 6 players")
         names = [p.name for p in self.players]
@@ -69,6 +77,10 @@ class GameConfig(msgspec.Struct, forbid_unknown_fields=False):
         unknown = set(self.options) - set(DEFAULT_OPTIONS)
         if unknown:
             raise ConfigError(f"unknown rule option(s): {', '.join(sorted(unknown))}")
+        if (self.ending or "alternative_ending" in self.options) and "cataclysm" not in self.packs:
+            raise ConfigError("Alternative Endings need the cataclysm pack")
+        if self.option("alternative_ending") not in ENDING_VARIANTS:
+            raise ConfigError(f"alternative_ending: one of {', '.join(ENDING_VARIANTS)}")
 
     def option(self, name: str) -> Any:
         return self.options.get(name, DEFAULT_OPTIONS[name])

@@ -26,6 +26,8 @@ class Space(msgspec.Struct, frozen=True):
     text: str = ""
     corner: bool = False
     confirmed: bool = True
+    remnants: int = 0  # Remnant symbols: facedown Remnant cards dealt here at setup (Cataclysm)
+    pack: str = "revised4"  # the pack whose board.toml it comes from
 
 
 class Card(msgspec.Struct, frozen=True):
@@ -44,6 +46,7 @@ class Card(msgspec.Struct, frozen=True):
     text: str = ""
     confirmed: bool = True
     props: dict[str, Any] = {}  # weapon, armour, carry, raft, gold, talisman, forbid, ...
+    pack: str = "revised4"  # the pack whose content file defines it
 
     def prop(self, name: str, default: Any = None) -> Any:
         return self.props.get(name, default)
@@ -78,6 +81,16 @@ class Content(msgspec.Struct, frozen=True):
     purchase_prices: dict[str, int]
     market_prices: dict[str, int]
     quests: dict[int, dict[str, Any]]  # Warlock quest table: die result -> quest
+    shuffled: tuple[str, ...] = ("adventure", "spell")  # decks shuffled facedown, with a discard pile
+    discard_to: dict[str, str] = {}  # a deck whose discards go to another's pile (Remnants: adventure)
+
+    def discard_pile(self, card: str) -> str:
+        deck = self.cards[card].deck
+        return self.discard_to.get(deck, deck)
+
+    def adventure(self, card: str) -> bool:
+        """Counts as an Adventure card (a faceup Remnant does)."""
+        return self.discard_pile(card) == "adventure"
 
     def space(self, space_id: str) -> Space:
         return self.board.spaces[space_id]
@@ -94,7 +107,7 @@ def _read(pack: str, name: str) -> dict:
     return tomllib.loads(path.read_text(encoding="utf-8"))
 
 
-def _card(raw: dict, deck: str, default_type: str) -> Card:
+def _card(raw: dict, deck: str, default_type: str, pack: str = "revised4") -> Card:
     props = {k: v for k, v in raw.items() if k not in _CARD_FIELDS and k != "properties"}
     props.update(raw.get("properties", {}))
     fields = {k: v for k, v in raw.items() if k in _CARD_FIELDS and k != "slug"}
@@ -103,10 +116,10 @@ def _card(raw: dict, deck: str, default_type: str) -> Card:
         for attr in ("strength", "craft"):
             if attr in fields:
                 props[attr] = fields.pop(attr)
-    return Card(slug=raw.get("slug") or slug(raw["name"]), deck=deck, props=props, **fields)
+    return Card(slug=raw.get("slug") or slug(raw["name"]), deck=deck, props=props, pack=pack, **fields)
 
 
-def _board(data: dict) -> Board:
+def _board(data: dict, pack: str = "revised4") -> Board:
     spaces: dict[str, Space] = {}
     rings: dict[str, list[str]] = {}
     seen: dict[str, int] = {}
@@ -116,7 +129,7 @@ def _board(data: dict) -> Board:
         sid = base if seen[base] == 1 else f"{base}-{seen[base]}"
         ring = rings.setdefault(raw["ring"], [])
         fields = {k: v for k, v in raw.items() if k in Space.__struct_fields__ and k not in ("id", "index")}
-        spaces[sid] = Space(id=sid, index=len(ring), **fields)
+        spaces[sid] = Space(id=sid, index=len(ring), pack=pack, **fields)
         ring.append(sid)
     opposite: dict[str, str] = {}
     for o, m in enumerate(data.get("geometry", {}).get("opposite_outer_to_middle", [])):
@@ -165,4 +178,36 @@ def load(edition: str = "revised4", packs: tuple[str, ...] = ()) -> Content:
     quests = {}
     for raw in _read(base, "warlock.toml").get("quest", []):
         quests[int(raw["roll"])] = raw
-    return Content(board, characters, cards, decks, prices, market, quests)
+    shuffled, discard_to = ["adventure", "spell"], {}
+    for pack in packs:
+        board, shuffled, discard_to = _pack(pack, board, cards, decks, shuffled, discard_to)
+    return Content(board, characters, cards, decks, prices, market, quests, tuple(shuffled), discard_to)
+
+
+def _pack(pack: str, board: Board, cards: dict, decks: dict, shuffled: list, discard_to: dict):
+    """A pack's files on top of the base: its board.toml replaces the board; every other file is
+    one deck (`deck = "name"` at its top) whose cards are added to that deck, or replace it
+    with `replace = true`. `shuffle = true` makes it a facedown deck with a discard pile;
+    `discard_to` sends its discards to another deck's pile."""
+    folder = resources.files("engine").joinpath("content", pack)
+    for entry in sorted(folder.iterdir(), key=lambda e: e.name):
+        if not entry.name.endswith(".toml"):
+            continue
+        data = tomllib.loads(entry.read_text(encoding="utf-8"))
+        if entry.name == "board.toml":
+            board = _board(data, pack)
+            continue
+        deck = data["deck"]
+        if data.get("replace") or deck not in decks:
+            decks[deck] = []
+        for raw in data.get("card", []):
+            c = _card(raw, deck, data.get("type", "object"), pack)
+            if c.slug in cards and cards[c.slug].deck != deck:  # slugs name cards everywhere
+                raise ValueError(f"{pack}/{entry.name}: {c.slug!r} is already a {cards[c.slug].deck} card")
+            cards[c.slug] = c
+            decks[deck].extend([c.slug] * c.count)
+        if data.get("shuffle") and deck not in shuffled:
+            shuffled = shuffled + [deck]
+        if data.get("discard_to"):
+            discard_to = {**discard_to, deck: data["discard_to"]}
+    return board, shuffled, discard_to

@@ -2,13 +2,15 @@
 from __future__ import annotations
 
 from engine import ops
+from engine.config import PLAYABLE_PACKS
 from engine.content import load
 from engine.packs import revised4
 from engine.rules import machine, spells
 
 # Object and Follower properties the rules read (engine/rules/stats.py, items.py, combat.py).
 PROPS = {"weapon", "armour", "strength", "craft", "carry", "raft", "gold", "talisman", "forbid", "price",
-         "market_price", "protects", "one_use", "evade", "target_effect"}
+         "market_price", "protects", "one_use", "evade", "target_effect",
+         "trinket", "trait", "variant", "meet_others", "goal", "n", "draw"}  # the Cataclysm's
 
 
 # Spells the rules resolve where they apply (combat.py, spells.py, turn.lose_life).
@@ -27,7 +29,7 @@ def _card_automated(card) -> tuple[bool, str]:
     unknown = set(card.props) - PROPS - {"confirmed"}
     if unknown:
         return False, "properties not read by the rules: " + ", ".join(sorted(unknown))
-    if card.type in ("event", "stranger", "place", "spell") and not card.effect:
+    if card.type in ("event", "stranger", "place", "spell", "denizen", "ending") and not card.effect:
         return False, "no effect written"
     return True, ""
 
@@ -41,16 +43,29 @@ ABILITIES = {"assassin-no-defence", "druid-forest", "druid-refill-woods", "dwarf
 
 
 def report(pack: str | None = None) -> list[dict]:
-    content = load("revised4", ())
+    """One row per character, card and space; `pack` keeps only that pack's. A pack's rows are
+    read with the pack loaded over the base (its board, its decks)."""
+    if pack in (None, "revised4"):
+        rows = _rows(load("revised4", ()))
+        if pack is None:
+            for p in PLAYABLE_PACKS:
+                rows += [r for r in _rows(load("revised4", (p,))) if r["pack"] == p]
+    else:
+        rows = _rows(load("revised4", (pack,)))
+    return [r for r in rows if pack in (None, r["pack"])]
+
+
+def _rows(content) -> list[dict]:
     rows = []
     for ch in content.characters.values():
         missing = [a for a in ch.abilities if a not in ABILITIES]
         rows.append({"pack": "revised4", "kind": "character", "slug": ch.slug, "name": ch.name,
-                     "automated": not missing, "note": "abilities settled by the moderator: " + ", ".join(missing) if missing else ""})
+                     "automated": not missing, "note": "abilities settled by the moderator: " + ", ".join(missing) if missing else "",
+                     "confirmed": ch.confirmed})
     for card in content.cards.values():
         ok, why = _card_automated(card)
-        rows.append({"pack": "revised4", "kind": card.deck, "slug": card.slug, "name": card.name,
-                     "automated": ok, "note": why})
+        rows.append({"pack": card.pack, "kind": card.deck, "slug": card.slug, "name": card.name,
+                     "automated": ok, "note": why, "confirmed": card.confirmed})
     for space in content.board.spaces.values():
         if space.hook:
             ok = f"space:{space.hook}" in machine.TASKS
@@ -58,6 +73,6 @@ def report(pack: str | None = None) -> list[dict]:
         else:
             ok = ops.automated(space.effect)
             why = "" if ok else "effect settled by the moderator"
-        rows.append({"pack": "revised4", "kind": "space", "slug": space.id, "name": space.name,
-                     "automated": ok, "note": why})
-    return [r for r in rows if pack in (None, r["pack"])]
+        rows.append({"pack": space.pack, "kind": "space", "slug": space.id, "name": space.name,
+                     "automated": ok, "note": why, "confirmed": space.confirmed})
+    return rows

@@ -13,10 +13,13 @@ def all_cards(state: Game) -> Counter:
     for pile in list(state.decks.items()) + list(state.discards.items()):
         if pile[0] != "character":
             c.update(pile[1])
-    for cards in state.spaces.values():
+    for cards in list(state.spaces.values()) + list(state.piles.values()):
         c.update(cards)
+    content = load(state.edition, tuple(state.packs))
     for p in state.players:
         c.update(p.objects + p.followers + p.spells + p.trophies)
+        if p.quest in content.cards:  # a Warlock Quest card is held by its player
+            c[p.quest] += 1
     return c
 
 
@@ -43,6 +46,14 @@ def violations(state: Game) -> list[str]:
             out.append(f"{p.name}: alive with no life")
         if p.space is not None and p.space not in content.board.spaces:
             out.append(f"{p.name}: on unknown space {p.space}")
+    for key, cards in state.piles.items():  # a pack's cards set aside on the board
+        kind, _, space = key.partition("@")
+        if space and space not in content.board.spaces:
+            out.append(f"pile {key} on unknown space")
+        elif kind == "terrain" and (len(cards) > 1 or (cards and content.board.spaces[space].ring not in ("outer", "middle"))):
+            out.append(f"Terrain misplaced: {key} = {cards}")
+        elif any(content.cards[c].deck != (kind if space else "ending") for c in cards):
+            out.append(f"pile {key} holds a card of another deck: {cards}")
     if all_cards(state) != expected_cards(state):
         diff = (all_cards(state) - expected_cards(state)) + (expected_cards(state) - all_cards(state))
         out.append(f"cards not conserved: {dict(diff)}")

@@ -74,7 +74,13 @@ def targets(ctx: Ctx, i: int, who: str) -> list[int]:
         "region": [j for j in living if stats.region(ctx, ctx.player(j).space) == region],
         "region-others": [j for j in living if j != i and stats.region(ctx, ctx.player(j).space) == region],
         "space-others": [j for j in living if j != i and ctx.player(j).space == p.space],
+        "others-lowest-life": lowest_life(ctx, [j for j in living if j != i]),
     }[who]
+
+
+def lowest_life(ctx: Ctx, js: list[int]) -> list[int]:
+    low = min((ctx.player(j).life for j in js), default=0)
+    return [j for j in js if ctx.player(j).life == low]
 
 
 # -- attributes ------------------------------------------------------------------
@@ -163,8 +169,9 @@ def discard_spells(ctx, i, o, meta):
 @op("talisman")
 def talisman(ctx, i, o, meta):
     p = ctx.player(i)
-    if ctx.s.decks["talisman"]:
-        gain_object(ctx, i, ctx.s.decks["talisman"].pop())
+    card = ctx.draw("talisman")  # a faceup pile in the base game; a shuffled deck in the Cataclysm
+    if card:
+        gain_object(ctx, i, card)
         ctx.emit("talisman", f"{p.name} gains a Talisman.", player=p.name)
     else:
         ctx.emit("talisman", "No Talisman is left to take.")
@@ -187,7 +194,7 @@ def roll(ctx, i, o, meta):
     p = ctx.player(i)
     dice = rng.dice(ctx.s, o.get("dice", 1))
     table = {**meta, "o": o}
-    if p.fate and sum(dice) < 6 * len(dice):
+    if p.fate and sum(dice) < 6 * len(dice) and o.get("reroll", True):
         ctx.push("roll-table", i, dice=dice, **{k: v for k, v in table.items() if k != "dice"})
         ctx.ask(i, "table-reroll", f"You roll {'+'.join(map(str, dice))} for {meta.get('source', 'the table')}. "
                 "Spend 1 fate to reroll your lowest die?", [Option("reroll", "spend 1 fate and reroll"), Option("keep", "keep it")])
@@ -282,6 +289,14 @@ def choose_answer(ctx: Ctx, prompt, key, arg, who) -> None:
 
 # -- turns, toads, places ---------------------------------------------------------
 
+@op("kill")
+def kill_op(ctx, i, o, meta):
+    from engine.rules.turn import kill
+    for j in targets(ctx, i, o.get("who", "self")):
+        if ctx.player(j).alive:
+            kill(ctx, j)
+
+
 @op("miss-turn")
 def miss_turn(ctx, i, o, meta):
     for j in targets(ctx, i, o.get("who", "self")):
@@ -313,8 +328,10 @@ def toad(ctx, i, o, meta):
 def teleport(ctx, i, o, meta):
     from engine.rules.movement import place
     p = ctx.player(i)
+    if o.get("to") and ctx.covered(o["to"]):
+        return  # the space lies under a Terrain card: no longer on the board
     if o.get("to"):
-        ctx.emit("teleport", f"{p.name} is taken to {ctx.content.space(o['to']).name}.", player=p.name)
+        ctx.emit("teleport", f"{p.name} is taken to {ctx.space(o['to']).name}.", player=p.name)
         place(ctx, i, o["to"])
         if o.get("encounter", True):
             ctx.end_turn()
@@ -505,7 +522,7 @@ def stash_gold(ctx, i, o, meta):
     p = ctx.player(i)
     if p.gold:
         ctx.s.space_gold[o["to"]] = ctx.s.space_gold.get(o["to"], 0) + p.gold
-        ctx.emit("gold", f"{p.name}'s {p.gold} gold is taken to {ctx.content.space(o['to']).name}.", player=p.name)
+        ctx.emit("gold", f"{p.name}'s {p.gold} gold is taken to {ctx.space(o['to']).name}.", player=p.name)
         p.gold = 0
 
 
@@ -522,6 +539,14 @@ def lasting(ctx, i, o, meta):
 def quest(ctx, i, o, meta):
     p = ctx.player(i)
     if p.quest:
+        return
+    if "quest" in ctx.s.decks:  # a pack's Warlock Quest deck replaces the die table
+        card = ctx.draw("quest")
+        if card:
+            p.quest = card
+            p.flags.pop("killed", None)
+            p.flags.pop("took-life", None)
+            ctx.emit("quest", f"{p.name} draws a Warlock Quest: {ctx.content.cards[card].text}", player=p.name)
         return
     r = rng.die(ctx.s)
     q = ctx.content.quests.get(r)
@@ -578,3 +603,6 @@ def moderator(ctx, i, o, meta):
     text = o.get("text") or f"settle {meta.get('source', 'this card')}"
     ctx.s.prompt = None
     ctx.ask_moderator(i, f"{meta.get('source', 'A card')} for {ctx.name(i)}: {text}")
+
+
+from engine.rules import boardcards  # noqa: E402,F401  (its ops: denizen, visit, terrain; needs `op` above)

@@ -40,6 +40,8 @@ def build(data: dict[str, Any]) -> Game:
                     state.decks[content.cards[card].deck].insert(0, card)
                 setattr(p, key, list(value))
             elif key in ("toad", "miss", "quest"):
+                if key == "quest" and value in content.cards:  # a Warlock Quest card
+                    _take_from_supply(state, content, value)
                 setattr(p, key, value)
             else:
                 raise ConfigError(f"[setup.{name}]: cannot set {key!r}")
@@ -56,6 +58,14 @@ def build(data: dict[str, Any]) -> Game:
         for card in cards:
             _take_from_supply(state, content, card)
         state.spaces.setdefault(name, []).extend(cards)
+    for name, cards in data.get("piles", {}).items():  # a pack's piles: "denizen@city", ...
+        for card in state.piles.pop(name, []):  # what setup dealt there goes back
+            state.decks[content.cards[card].deck].insert(0, card)
+        for card in cards:
+            if card not in content.cards:
+                raise ConfigError(f"[piles] {name}: unknown card {card!r}")
+            _take_from_supply(state, content, card)
+        state.piles[name] = list(cards)
     state.forced = [int(d) for d in data.get("dice", [])]
     machine.run(state, [])
     return state

@@ -80,6 +80,10 @@ class Game(msgspec.Struct):
     discards: dict[str, list[str]] = {}
     spaces: dict[str, list[str]] = {}  # cards lying on a space, in the order drawn
     space_gold: dict[str, int] = {}
+    # Cards set aside by a pack, by pile: "denizen@city", "remnant@ruins" (facedown),
+    # "terrain@woods", "ending" (on the Crown). Kept apart from `spaces` because they are not
+    # Adventure cards and do not count toward draw-to-N.
+    piles: dict[str, list[str]] = {}
     counters: dict[str, int] = {}  # card/space-held counters, e.g. "pool-of-life@woods": 3
     pools: dict[str, int] = {}  # shared resources (a later pack's shared fate)
     effects: list[dict[str, Any]] = []  # lasting effects: Blizzard, Hex, Destroy Magic
@@ -108,5 +112,6 @@ def clone(g: Game) -> Game:
                    trophies=p.trophies[:], flags=dict(p.flags)) for p in g.players],
         decks={k: v[:] for k, v in g.decks.items()}, discards={k: v[:] for k, v in g.discards.items()},
         spaces={k: v[:] for k, v in g.spaces.items()}, space_gold=dict(g.space_gold),
+        piles={k: v[:] for k, v in g.piles.items()},
         counters=dict(g.counters), pools=dict(g.pools), effects=[dict(e) for e in g.effects],
         stack=[Task(t.op, t.p, _copy_args(t.a)) for t in g.stack])

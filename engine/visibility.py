@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from engine import packs
 from engine.content import load
 from engine.state import Event, Game
 
@@ -25,9 +26,15 @@ def _prompts(state: Game) -> list[dict]:
              "options": [o.key for o in p.options]}]
 
 
+def _space_name(state: Game, content, sid: str) -> str:
+    """A Terrain card on a space gives it its name (the Cataclysm)."""
+    terrain = state.piles.get(f"terrain@{sid}") if state.piles else None
+    return content.cards[terrain[0]].name if terrain else content.board.spaces[sid].name
+
+
 def _player(state: Game, content, p, spells) -> dict[str, Any]:
     space = content.board.spaces.get(p.space) if p.space else None
-    return {"character": p.character, "space": p.space, "space_name": space.name if space else None,
+    return {"character": p.character, "space": p.space, "space_name": _space_name(state, content, p.space) if space else None,
             "region": space.ring if space else None, "strength": p.strength, "craft": p.craft,
             "life": p.life, "fate": p.fate, "gold": p.gold, "alignment": p.alignment, "alive": p.alive,
             "objects": list(p.objects), "followers": list(p.followers), "spells": spells}
@@ -40,7 +47,13 @@ def summary(state: Game) -> dict[str, Any]:
            "players": players, "board": {k: list(v) for k, v in content.board.rings.items()}}
     if state.pools:
         out.update(state.pools)
+    out.update(_packs(state, content))
     return out
+
+
+def _packs(state: Game, content) -> dict[str, Any]:
+    """Each pack's public state, under a key named after the pack."""
+    return {pack: packs.module(pack).public(state, content) for pack in state.packs}
 
 
 def view(state: Game, player: str | None) -> dict[str, Any]:
@@ -68,11 +81,12 @@ def view(state: Game, player: str | None) -> dict[str, Any]:
         "me": None if everything else player,
         "players": players,
         "board": {k: list(v) for k, v in content.board.rings.items()},
-        "space_names": {sid: sp.name for sid, sp in content.board.spaces.items()},
+        "space_names": {sid: _space_name(state, content, sid) for sid in content.board.spaces},
         "space_cards": {sid: [content.cards[c].name for c in cards] for sid, cards in state.spaces.items()
                         if cards and sid in content.board.spaces},
         "space_gold": dict(state.space_gold),
         "decks": {k: len(v) for k, v in state.decks.items() if k != "character"},
+        **_packs(state, content),
         "effects": [dict(e) for e in state.effects],
         "prompt": prompt,
         "mine": mine,

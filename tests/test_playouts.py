@@ -1,23 +1,31 @@
 """Random playouts: seeded bots play whole games; invariants hold after every move and a
 replay of the moves from the seed gives the identical final state (issue: engine core)."""
 import random
+from itertools import combinations
 
 import pytest
 
 from engine import api
+from engine.config import PLAYABLE_PACKS
 from engine.invariants import violations
 from pbem.bot import choose, playout
 
-CONFIGS = [(n, seed) for seed in range(40) for n in range(2, 7)]  # 200 games
+# Every playable pack combination plays: the base game alone, and with every set of packs.
+PACK_SETS = [list(c) for r in range(len(PLAYABLE_PACKS) + 1) for c in combinations(PLAYABLE_PACKS, r)]
+CONFIGS = [(n, seed, packs) for packs in PACK_SETS for seed in range(40) for n in range(2, 7)]  # 200 games each
 # Every rule option takes its turn: the option sets cycle with the seed.
 OPTION_SETS = [{}, {"deal_choice": 3, "starting_bonus": True}, {"trophy_threshold": 5, "inherited_items": True},
                {"command_spell": "easier", "sudden_death": True}]
+PACK_OPTIONS = {"cataclysm": [{"alternative_ending": v} for v in ("eternal-crown", "revealed", "hidden")]}
 
 
-@pytest.mark.parametrize("players,seed", CONFIGS)
-def test_random_game_keeps_invariants_and_replays(players, seed):
+@pytest.mark.parametrize("players,seed,packs", CONFIGS, ids=[f"{n}-{s}-{'+'.join(p) or 'base'}" for n, s, p in CONFIGS])
+def test_random_game_keeps_invariants_and_replays(players, seed, packs):
     options = {"turn_cap": 40, **OPTION_SETS[seed % len(OPTION_SETS)]}
-    config = {"players": [{"name": f"p{i}"} for i in range(players)], "options": options}
+    for pack in packs:
+        sets = PACK_OPTIONS.get(pack, [{}])
+        options.update(sets[(seed + players) % len(sets)])
+    config = {"packs": packs, "players": [{"name": f"p{i}"} for i in range(players)], "options": options}
     final, moves = playout(config, f"playout-{seed}", bot_seed=seed, check=True)
     assert final.over
     replay = api.new_game(config, f"playout-{seed}")
@@ -41,8 +49,17 @@ def test_four_player_game_plays_to_its_end():
     assert all(f.crown_reached and len(f.winners) == 1 for f in ended)
 
 
-def test_apply_never_mutates_its_input():
-    state = api.new_game({"players": [{"name": "a"}, {"name": "b"}]}, "pure")
+def test_cataclysm_game_plays_to_its_end():
+    """The Eternal Crown ends a Cataclysm game: someone reaches the Crown and outlasts the rest."""
+    config = {"packs": ["cataclysm"], "players": [{"name": f"p{i}"} for i in range(4)]}
+    final, moves = playout(config, "full0", bot_seed=0, max_moves=30000, check=True)
+    assert final.over and final.crown_reached and len(final.winners) == 1
+    assert final.piles["ending"] == ["the-eternal-crown"]
+
+
+@pytest.mark.parametrize("packs", PACK_SETS)
+def test_apply_never_mutates_its_input(packs):
+    state = api.new_game({"packs": packs, "players": [{"name": "a"}, {"name": "b"}]}, "pure")
     rnd = random.Random(3)
     for _ in range(300):
         before = api.encode(state)
@@ -68,8 +85,8 @@ def test_illegal_move_says_why_and_lists_options():
 def test_many_playouts():
     for seed in range(2000):
         n = 2 + seed % 5
-        playout({"players": [{"name": f"p{i}"} for i in range(n)], "options": {"turn_cap": 60}},
-                f"heavy-{seed}", bot_seed=seed, check=True)
+        playout({"packs": PACK_SETS[seed % len(PACK_SETS)], "players": [{"name": f"p{i}"} for i in range(n)],
+                 "options": {"turn_cap": 60}}, f"heavy-{seed}", bot_seed=seed, check=True)
     assert not violations(api.new_game({"players": [{"name": "a"}]}, "x"))
 
 

@@ -120,7 +120,7 @@ def start_options(ctx: Ctx, i: int) -> list[Option]:
     opts = []
     if holds(ctx, i, "alchemist") and p.objects:
         opts.append(Option("use-alchemist", "have the Alchemist turn Objects into gold"))
-    if (holds(ctx, i, "build-raft") and ctx.content.space(p.space).name == "Woods"
+    if (holds(ctx, i, "build-raft") and ctx.space(p.space).name == "Woods"
             and "raft" in ctx.s.decks["purchase"] and not stats.has_prop(ctx, p, "raft")):
         opts.append(Option("build-raft", "build a Raft with your Axe (use it on a later move)"))
     return opts

@@ -22,7 +22,7 @@ def can_evade(ctx: Ctx, i: int) -> bool:
     p = ctx.player(i)
     if not p.space:
         return False
-    kind = ctx.content.space(p.space).name.lower()
+    kind = ctx.space(p.space).name.lower()
     if kind in EVADE_ABILITIES and stats.has_ability(ctx, p, EVADE_ABILITIES[kind]):
         return True
     return any(kind in c.prop("evade", ()) for c in stats.items(ctx, p))
@@ -45,11 +45,11 @@ def fight(ctx: Ctx, t) -> None:
     cards = [ctx.content.cards[c] for c in a.get("cards", [])]
     if cards and all(c.kind in ("animal", "dragon") for c in cards) and stats.has_ability(ctx, p, "minstrel-animals"):
         opts.append(Option("evade", f"{a['name']} will not attack you: pass by"))
-    elif a.get("evadable", True):
+    elif a.get("evadable", True) and a.get("spells", True):
         if can_evade(ctx, i):
             opts.append(Option("evade", f"evade {a['name']}"))
         opts += [Option(f"cast-{s}", f"cast {ctx.content.cards[s].name} to evade") for s in evade_spells(ctx, i)]
-    if kind == "battle" and not p.toad:
+    if kind == "battle" and not p.toad and a.get("spells", True):
         opts += [Option(f"cast-{s}", f"cast {ctx.content.cards[s].name}") for s in dict.fromkeys(p.spells)
                  if ctx.content.cards[s].hook == "psionic-blast"]
     opts += hooks.fight_options(ctx, i, a)
@@ -102,6 +102,8 @@ def combat_roll(ctx: Ctx, t) -> None:
     theirs = rng.die(ctx.s)
     base = (stats.strength(ctx, p, battle=True) if battle else stats.craft(ctx, p)) + a.get("bonus", 0)
     foe = (a.get("strength") if battle else a.get("craft")) or 0
+    if a.get("mirror"):
+        foe = base  # the Snowbeast: as strong as its fighter, bonuses included
     resolve = {**a, "roll": max(mine), "dice": mine, "foe_roll": theirs, "base": base, "foe": foe}
     ctx.push("combat-resolve", i, **resolve)
     ctx.emit("combat", f"{p.name} rolls {max(mine)} (total {max(mine) + base}); {a['name']} rolls {theirs} (total {theirs + foe}).",
@@ -178,15 +180,16 @@ def attack(ctx: Ctx, t) -> None:
     i, j = t.p, t.a["target"]
     p, q = ctx.player(i), ctx.player(j)
     opts = [Option("battle", f"attack {q.name} in battle")]
-    if stats.has_ability(ctx, p, "psychic-attacks-on-characters"):
+    if stats.has_ability(ctx, p, "psychic-attacks-on-characters") and not t.a.get("battle_only"):
         opts.append(Option("psychic", f"attack {q.name} in psychic combat"))
-    ctx.ask(i, "attack-kind", f"You attack {q.name}. Battle or psychic combat?", opts, target=j)
+    ctx.ask(i, "attack-kind", f"You attack {q.name}. Battle or psychic combat?", opts, target=j,
+            life_only=t.a.get("life_only", False))
 
 
 @on_answer("attack-kind")
 def attack_kind(ctx: Ctx, prompt, key, arg, who) -> None:
     i, j = ctx.index(who), prompt.data["target"]
-    ctx.push("duel-roll", i, target=j, psychic=key == "psychic")
+    ctx.push("duel-roll", i, target=j, psychic=key == "psychic", life_only=prompt.data.get("life_only", False))
     q = ctx.player(j)
     opts = [Option("defend", "defend yourself")]
     opts += [Option(f"cast-{s}", f"cast {ctx.content.cards[s].name} to evade") for s in evade_spells(ctx, j)]
@@ -221,7 +224,7 @@ def duel_roll(ctx: Ctx, t) -> None:
     # The Assassin's victim may not roll for its attack score.
     d_roll = 0 if not psychic and stats.has_ability(ctx, p, "assassin-no-defence") else \
         max(rng.dice(ctx.s, 2 if not psychic and stats.has_ability(ctx, ctx.player(j), "warrior-two-dice") else 1))
-    ctx.push("duel-resolve", i, target=j, psychic=psychic, a=a_roll, d=d_roll)
+    ctx.push("duel-resolve", i, target=j, psychic=psychic, a=a_roll, d=d_roll, life_only=t.a.get("life_only", False))
     ctx.emit("combat", f"{p.name} rolls {a_roll}; {ctx.name(j)} rolls {d_roll}.")
     # Attacker decides on fate first, then the defender (base-game.md §5.1).
     ctx.push("duel-fate", j, side="d")
@@ -268,9 +271,10 @@ def duel_resolve(ctx: Ctx, t) -> None:
     ctx.emit("duel", f"{ctx.name(win)} beats {ctx.name(lose)} ({max(att, dfn)} to {min(att, dfn)}).")
     loser = ctx.player(lose)
     opts = [Option("life", f"{loser.name} loses 1 life")]
-    if loser.gold:
-        opts.append(Option("gold", f"take 1 gold from {loser.name}"))
-    opts += [Option(o, f"take {ctx.content.cards[o].name} from {loser.name}") for o in dict.fromkeys(loser.objects)]
+    if not t.a.get("life_only"):  # the Cataclysm's Plain of Peril: the winner takes a life
+        if loser.gold:
+            opts.append(Option("gold", f"take 1 gold from {loser.name}"))
+        opts += [Option(o, f"take {ctx.content.cards[o].name} from {loser.name}") for o in dict.fromkeys(loser.objects)]
     ctx.ask(win, "reward", f"You beat {loser.name}. Choose your reward.", opts, loser=lose, psychic=psychic)
 
 

@@ -30,16 +30,38 @@ def encounter(ctx: Ctx, t) -> None:
         return
     if not p.alive or not p.flags.pop("moved", None):
         return  # no move, no encounter: you never meet the space you started on
+    if ctx.s.piles:
+        flip_remnants(ctx, i)  # before deciding what to encounter
     others = others_here(ctx, i)
+    if others and ctx.space(p.space).hook_args.get("must_attack"):
+        # The Cataclysm's Plain of Peril: attack one of them in battle; the winner takes a life.
+        ctx.ask(i, "must-attack", "Others are here: whom do you attack?",
+                [Option(f"encounter-{ctx.name(j)}", f"attack {ctx.name(j)} in battle") for j in others])
+        return
     if not others:
         ctx.push("encounter-space", i)
         return
-    opts = [Option("encounter-space", f"encounter {ctx.content.space(p.space).name}")]
+    opts = [Option("encounter-space", f"encounter {ctx.space(p.space).name}")]
     opts += [Option(f"encounter-{ctx.name(j)}", f"attack {ctx.name(j)}") for j in others]
     for verb, ability in (("steal", "thief-steal"), ("beguile", "sorceress-beguile")):
         if stats.has_ability(ctx, p, ability):
             opts += [Option(f"{verb}-{ctx.name(j)}", f"try to {verb} from {ctx.name(j)} (4-6 succeeds)") for j in others]
     ctx.ask(i, "encounter", "What do you encounter?", opts)
+
+
+def flip_remnants(ctx: Ctx, i: int) -> None:
+    """Landing on a facedown Remnant turns it faceup: from now on an Adventure card there."""
+    space = ctx.player(i).space
+    cards = ctx.s.piles.pop(f"remnant@{space}", None)
+    if cards:
+        ctx.s.spaces.setdefault(space, []).extend(cards)
+        names = ", ".join(ctx.content.cards[c].name for c in cards)
+        ctx.emit("remnant", f"{ctx.name(i)} turns up a Remnant at {ctx.space(space).name}: {names}.", player=ctx.name(i))
+
+
+@on_answer("must-attack")
+def must_attack(ctx: Ctx, prompt, key, arg, who) -> None:
+    ctx.push("attack", ctx.index(who), target=ctx.index(key[len("encounter-"):]), battle_only=True, life_only=True)
 
 
 @on_answer("encounter")
@@ -74,7 +96,7 @@ def steal(ctx: Ctx, i: int, j: int, followers: bool) -> None:
 def encounter_space(ctx: Ctx, t) -> None:
     i = t.p
     p = ctx.player(i)
-    space = ctx.content.space(p.space)
+    space = ctx.space(p.space)
     ctx.emit("encounter", f"{p.name} encounters {space.name}.", player=p.name, space=space.id)
     hexed = [e for e in ctx.s.effects if e["name"] == "hex" and e.get("space") == space.id]
     work = []
@@ -93,14 +115,7 @@ def encounter_space(ctx: Ctx, t) -> None:
 
 
 def draw_adventure(ctx: Ctx) -> str | None:
-    s = ctx.s
-    deck = s.decks["adventure"]
-    if not deck and s.discards["adventure"]:
-        deck.extend(s.discards["adventure"])
-        s.discards["adventure"].clear()
-        rng.shuffle(s, deck)
-        ctx.emit("reshuffle", "The Adventure discards are shuffled into a new deck.")
-    return deck.pop() if deck else None
+    return ctx.draw("adventure")
 
 
 @task("draw-to")
@@ -187,9 +202,11 @@ def resolve_cards(ctx: Ctx, t) -> None:
     if card.type in ("follower", "object", "magic-object"):
         take(ctx, i, card.slug)
         return
-    # Events, Strangers and Places: their text; Events are then discarded.
+    # Events, Strangers and Places: their text. An Event is discarded as it is resolved:
+    # discarding first means an Event that ends the turn (Storm, Imp) cannot stay behind.
     if card.type == "event":
-        ctx.push("discard-from-space", i, card=card.slug, space=p.space)
+        ctx.s.spaces[p.space].remove(card.slug)
+        discard(ctx, card.slug)
     ctx.push("effect", i, ops=card.effect or [{"op": "moderator", "text": card.text}], source=card.name, card=card.slug)
 
 
@@ -205,7 +222,7 @@ def take(ctx: Ctx, i: int, slug: str) -> None:
         return
     if p.toad or not hooks.may_take(ctx, i, slug) or (card.type == "follower" and card.prop("forbid") == p.alignment):
         return  # a Toad takes nothing: it stays on the space
-    if card.type != "follower" and (len(p.objects) >= stats.carry_limit(ctx, p) or card.prop("forbid") == p.alignment):
+    if card.type != "follower" and (stats.full(ctx, p, slug) or card.prop("forbid") == p.alignment):
         ctx.emit("leave-object", f"{p.name} cannot take {card.name}; it stays on the space.", player=p.name)
         return
     lying.remove(slug)
@@ -216,7 +233,7 @@ def take(ctx: Ctx, i: int, slug: str) -> None:
         ctx.push("effect", i, ops=card.effect, source=card.name, card=slug)
 
 
-@task("discard-from-space")
+@task("discard-from-space")  # no longer pushed; kept so games saved with it on the stack resume
 def discard_from_space(ctx: Ctx, t) -> None:
     lying = ctx.s.spaces.get(t.a["space"], [])
     if t.a["card"] in lying:

@@ -6,8 +6,9 @@ from engine.rules.machine import Ctx
 
 
 def discard(ctx: Ctx, card: str) -> None:
-    deck = ctx.content.cards[card].deck
-    ctx.s.discards.setdefault(deck, []).append(card) if deck in ("adventure", "spell") else ctx.s.decks[deck].append(card)
+    """To its deck's discard pile; decks without one (faceup piles) take the card back."""
+    pile = ctx.content.discard_pile(card)
+    (ctx.s.discards[pile] if pile in ctx.s.discards else ctx.s.decks[pile]).append(card)
 
 
 def may_hold(ctx: Ctx, i: int, card: str) -> bool:
@@ -23,7 +24,7 @@ def gain_object(ctx: Ctx, i: int, card: str) -> bool:
     if c.type == "follower":
         p.followers.append(card)
         return True
-    if not may_hold(ctx, i, card) or len(p.objects) >= stats.carry_limit(ctx, p):
+    if not may_hold(ctx, i, card) or stats.full(ctx, p, card):
         ctx.s.spaces.setdefault(p.space, []).append(card)
         ctx.emit("leave-object", f"{p.name} cannot carry {c.name}; it stays on the space.", player=p.name)
         return False
@@ -43,8 +44,9 @@ def check_alignment_items(ctx: Ctx, i: int) -> None:
 def drop_excess(ctx: Ctx, i: int) -> None:
     """Objects over the limit (a Mule lost) are left faceup on the space."""
     p = ctx.player(i)
-    while len(p.objects) > stats.carry_limit(ctx, p):
-        card = p.objects.pop()
+    while stats.carried(ctx, p) > stats.carry_limit(ctx, p):
+        card = next(c for c in reversed(p.objects) if not ctx.content.cards[c].prop("trinket"))
+        p.objects.remove(card)
         ctx.s.spaces.setdefault(p.space, []).append(card)
 
 

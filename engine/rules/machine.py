@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from engine import content as content_mod
+import msgspec
+
+from engine import content as content_mod, rng
 from engine.errors import IllegalMove, MODERATOR
 from engine.state import Event, Game, Option, Prompt, Task, clone  # noqa: F401
 
@@ -51,6 +53,34 @@ class Ctx:
             if p.name == name:
                 return i
         raise KeyError(name)
+
+    # -- the board -----------------------------------------------------
+    def space(self, space_id: str):
+        """A space as it stands now: a Terrain card on it gives it the Terrain's name, text,
+        effect and draw (the one place the engine reads what a space does)."""
+        terrain = self.s.piles.get("terrain@" + space_id) if self.s.piles else None
+        base = self.content.space(space_id)
+        if not terrain:
+            return base
+        card = self.content.cards[terrain[0]]
+        return msgspec.structs.replace(
+            base, name=card.name, text=card.text, effect=card.effect, draw=card.prop("draw", 0),
+            hook=card.hook, hook_args={}, remnants=0)
+
+    def covered(self, space_id: str) -> bool:
+        """A space under a Terrain card is no longer on the board: effects naming it are ignored."""
+        return bool(self.s.piles.get("terrain@" + space_id))
+
+    def draw(self, deck: str) -> str | None:
+        """The top card of a deck; an empty deck is made again from its shuffled discards."""
+        s = self.s
+        cards = s.decks[deck]
+        if not cards and s.discards.get(deck):
+            cards.extend(s.discards[deck])
+            s.discards[deck].clear()
+            rng.shuffle(s, cards)
+            self.emit("reshuffle", f"The {deck.title()} discards are shuffled into a new deck.")
+        return cards.pop() if cards else None
 
     # -- events and work -----------------------------------------------
     def emit(self, kind: str, text: str, to: list[str] | None = None, **data: Any) -> None:

@@ -16,7 +16,7 @@ DIRS = {"right": 1, "left": -1}
 
 
 def ring_of(ctx: Ctx, space: str) -> list[str]:
-    return ctx.content.board.rings[ctx.content.space(space).ring]
+    return ctx.content.board.rings[ctx.content.space(space).ring]  # geometry: Terrain never changes it
 
 
 def step(ctx: Ctx, space: str, d: int) -> str:
@@ -70,7 +70,7 @@ def ask_direction(ctx: Ctx, i: int, roll: int, rerolled: bool) -> None:
     if roll == 6 and stats.has_ability(ctx, p, "troll-regenerate"):
         opts.append(Option("regenerate", "gain 1 life instead of moving"))
     if stats.has_prop(ctx, p, "raft") and p.space in ctx.content.board.opposite:
-        opts.append(Option("raft", f"cross the Storm River by raft to {ctx.content.space(ctx.content.board.opposite[p.space]).name}"))
+        opts.append(Option("raft", f"cross the Storm River by raft to {ctx.space(ctx.content.board.opposite[p.space]).name}"))
     for card in dict.fromkeys(p.spells):
         c = ctx.content.cards[card]
         if c.when == "move" and not p.toad:
@@ -96,7 +96,7 @@ def direction(ctx: Ctx, prompt, key, arg, who) -> None:
         (p.objects if card in p.objects else p.followers).remove(card)
         discard(ctx, card)
         dest = ctx.content.board.opposite[p.space]
-        ctx.emit("raft", f"{p.name} crosses the Storm River by raft to {ctx.content.space(dest).name}.", player=p.name)
+        ctx.emit("raft", f"{p.name} crosses the Storm River by raft to {ctx.space(dest).name}.", player=p.name)
         hooks.crossed_river(ctx, i)
         place(ctx, i, dest)
     elif key.startswith("cast-"):
@@ -124,14 +124,19 @@ def walk(ctx: Ctx, t) -> None:
         space = step(ctx, space, d)
         steps -= 1
         path.append(space)
-    via = f" by way of {', '.join(ctx.content.space(s).name for s in path[:-1])}" if len(path) > 1 else ""
-    ctx.emit("move", f"{p.name} moves to {ctx.content.space(space).name}{via}.", player=p.name, space=space)
+    via = f" by way of {', '.join(ctx.space(s).name for s in path[:-1])}" if len(path) > 1 else ""
+    ctx.emit("move", f"{p.name} moves to {ctx.space(space).name}{via}.", player=p.name, space=space)
     place(ctx, i, space)
 
 
 def crossing_at(ctx: Ctx, i: int, space: str):
     """The question to ask when a move would carry the character past a crossing point."""
     p = ctx.player(i)
+    if space in (SENTINEL, PORTAL) and ctx.covered(space):
+        # Terrain on the Sentinel or the Portal: the crossing is free (cataclysm.txt).
+        inward = "into the Middle Region" if space == SENTINEL else "into the Inner Region, to the Plain of Peril"
+        return (f"You reach a free crossing {inward}. Cross?",
+                [Option("cross", f"cross {inward}"), Option("continue", "keep moving along this region")])
     if space == SENTINEL:
         return ("You reach the Sentinel's bridge. Cross into the Middle Region (the Sentinel, Strength 9, attacks)?",
                 [Option("cross", "cross the bridge inward"), Option("continue", "keep moving along the Outer Region")])
@@ -156,10 +161,15 @@ def crossing(ctx: Ctx, prompt, key, arg, who) -> None:
     if key == "cross":
         space = prompt.data["space"]
         dest = SENTINEL_MIDDLE if space == SENTINEL else SENTINEL
-        if space == SENTINEL:
+        if space == PORTAL:  # free through a Terrain-covered Portal; the turn ends there, as after opening it
+            ctx.emit("portal", f"{who} walks through to the Plain of Peril.", player=who)
+            place(ctx, i, PLAIN)
+            ctx.end_turn()
+            return
+        if space == SENTINEL and not ctx.covered(SENTINEL):
             # The Sentinel attacks those crossing inward; beaten or evaded, the move goes on.
             ctx.push("after-bridge", i, dest=dest, steps=steps - 1)
-            strength = ctx.content.space(SENTINEL).hook_args.get("strength", 9)
+            strength = ctx.space(SENTINEL).hook_args.get("strength", 9)
             ctx.push("fight", i, name="Sentinel", strength=strength, on_loss="stay", where=space)
         else:
             ctx.push("after-bridge", i, dest=dest, steps=steps - 1)
@@ -171,7 +181,7 @@ def crossing(ctx: Ctx, prompt, key, arg, who) -> None:
 def after_bridge(ctx: Ctx, t) -> None:
     i, dest, steps = t.p, t.a["dest"], t.a["steps"]
     p = ctx.player(i)
-    ctx.emit("bridge", f"{p.name} crosses the bridge to {ctx.content.space(dest).name}.", player=p.name)
+    ctx.emit("bridge", f"{p.name} crosses the bridge to {ctx.space(dest).name}.", player=p.name)
     hooks.crossed_river(ctx, i)
     if steps <= 0:
         place(ctx, i, dest)
@@ -212,14 +222,15 @@ def inner_move(ctx: Ctx, i: int) -> None:
     opts = []
     stay = p.flags.get("must-face")
     if stay:
-        opts.append(Option("stay", f"face {ctx.content.space(here).name} again"))
-    for key, d in DIRS.items():
+        opts.append(Option("stay", f"face {ctx.space(here).name} again"))
+    ways = () if p.flags.get("frozen") else DIRS.items()  # the Frozen Spire holds you: only "stay"
+    for key, d in ways:
         dest = step(ctx, here, d)
         if stay and dest != p.flags.get("came-from"):
             continue  # not beaten yet: the only ways are to face it again or to turn back
         if dest == VALLEY and not stats.has_talisman(ctx, p):
             continue
-        opts.append(Option(key, f"move to {ctx.content.space(dest).name}"))
+        opts.append(Option(key, f"move to {ctx.space(dest).name}"))
     if here == PLAIN and not stay:
         opts.append(Option("portal", "go back out to the Portal of Power"))
     if here == VALLEY and not stay:
@@ -237,7 +248,7 @@ def inner_answer(ctx: Ctx, prompt, key, arg, who) -> None:
     dest = {"portal": PORTAL, "crown": CROWN}.get(key) or step(ctx, p.space, DIRS[key])
     p.flags.pop("must-face", None)
     p.flags["came-from"] = p.space
-    ctx.emit("move", f"{p.name} moves to {ctx.content.space(dest).name}.", player=p.name, space=dest)
+    ctx.emit("move", f"{p.name} moves to {ctx.space(dest).name}.", player=p.name, space=dest)
     place(ctx, i, dest)
 
 
@@ -251,14 +262,14 @@ def teleport_choose(ctx: Ctx, t) -> None:
         spaces = ctx.content.board.rings["outer"] + ctx.content.board.rings["middle"]
     else:
         spaces = ctx.content.board.rings[choose]
-    ctx.ask(t.p, "teleport", "Where do you go?", [Option(s, ctx.content.space(s).name) for s in spaces],
+    ctx.ask(t.p, "teleport", "Where do you go?", [Option(s, ctx.space(s).name) for s in spaces],
             encounter=t.a.get("encounter", False))
 
 
 @on_answer("teleport")
 def teleport(ctx: Ctx, prompt, key, arg, who) -> None:
     i = ctx.index(who)
-    ctx.emit("teleport", f"{who} goes to {ctx.content.space(key).name}.", player=who, space=key)
+    ctx.emit("teleport", f"{who} goes to {ctx.space(key).name}.", player=who, space=key)
     place(ctx, i, key)
     if prompt.data.get("encounter"):
         ctx.push("encounter", i)

@@ -1,7 +1,7 @@
 """Setting up a game and a character (base-game.md §2)."""
 from __future__ import annotations
 
-from engine import rng
+from engine import packs, rng
 from engine.config import ConfigError, GameConfig
 from engine.content import load
 from engine.state import Game, Player
@@ -13,13 +13,14 @@ def new_game(config: GameConfig, seed: str) -> Game:
     content = load(config.edition, tuple(config.packs))
     options = {**config.options}
     state = Game(edition=config.edition, packs=list(config.packs), options=options, seed=seed)
-    for deck in ("adventure", "spell"):
+    for deck in content.shuffled:
         cards = list(content.decks[deck])
         rng.shuffle(state, cards)
         state.decks[deck] = cards
         state.discards[deck] = []
-    for deck in ("purchase", "talisman"):
-        state.decks[deck] = list(content.decks[deck])  # faceup piles: order does not matter
+    for deck in content.decks:
+        if deck not in content.shuffled:
+            state.decks[deck] = list(content.decks[deck])  # faceup piles: order does not matter
     chosen = {p.character for p in config.players if p.character}
     for c in chosen:
         if c not in content.characters:
@@ -28,6 +29,8 @@ def new_game(config: GameConfig, seed: str) -> Game:
     rng.shuffle(state, pool)
     state.decks["character"] = pool
     ctx = Ctx(state, [])
+    for pack in config.packs:
+        packs.module(pack).setup(ctx, config)
     ctx.push("turn", 0)
     setup_work = []
     for i, pc in enumerate(config.players):
@@ -62,20 +65,15 @@ def begin_character(ctx: Ctx, i: int, slug: str | None = None) -> None:
         p.gold += s.space_gold.pop(pile, 0)
     for _ in range(c.spells):
         draw_spell(ctx, i)
-    ctx.emit("character", f"{p.name} plays the {c.name}, starting at {ctx.content.space(c.start).name}.",
+    ctx.emit("character", f"{p.name} plays the {c.name}, starting at {ctx.space(c.start).name}.",
              player=p.name, character=slug)
 
 
 def draw_spell(ctx: Ctx, i: int) -> bool:
     s = ctx.s
-    deck = s.decks["spell"]
-    if not deck and s.discards["spell"]:
-        deck.extend(s.discards["spell"])
-        s.discards["spell"].clear()
-        rng.shuffle(s, deck)
-    if not deck:
+    card = ctx.draw("spell")
+    if card is None:
         return False
-    card = deck.pop()
     s.players[i].spells.append(card)
     ctx.emit("spell", f"{s.players[i].name} gains a Spell.", card=None)
     ctx.emit("spell-drawn", f"You draw the Spell {ctx.content.cards[card].name}.", to=[s.players[i].name], card=card)

@@ -13,7 +13,7 @@ from engine.rules.turn import finish, lose_life
 
 def args(ctx: Ctx, space: str) -> dict:
     """The numbers and tables a space's hook reads, editable in board.toml (`hook_args`)."""
-    return ctx.content.space(space).hook_args
+    return ctx.space(space).hook_args
 
 
 def hook(name: str):
@@ -55,23 +55,24 @@ def thrown(ctx: Ctx, t) -> None:
     value = stats.strength(ctx, p) if attr == "strength" else stats.craft(ctx, p)
     result = sum(dice) - value
     ctx.emit("roll", f"{p.name} rolls {'+'.join(map(str, dice))} − {attr.title()} {value} = {result} "
-             f"at {ctx.content.space(p.space).name}.", player=p.name)
+             f"at {ctx.space(p.space).name}.", player=p.name)
     for row in a.get("outcomes", []):
         if "upto" not in row or result <= row["upto"]:
             if row.get("then"):
-                ctx.push("effect", i, ops=row["then"], source=ctx.content.space(p.space).name)
+                ctx.push("effect", i, ops=row["then"], source=ctx.space(p.space).name)
             return
 
 
 @hook("vampires-tower")
 def vampires_tower(ctx: Ctx, t) -> None:
-    """Roll for the lives the Vampire drinks; Followers may be given up instead, one a life."""
+    """Roll for the lives the Vampire drinks; Followers may be given up instead, one a life.
+    The Cataclysm's Lich is the same hook with its own table and name."""
     p = ctx.player(t.p)
     r = rng.die(ctx.s)
     table = args(ctx, p.space).get("lose_life", {"1-2": 1, "3-4": 2, "5-6": 3})
     n = next(v for k, v in table.items() if int(k.split("-")[0]) <= r <= int(k.split("-")[-1]))
-    ctx.emit("roll", f"{p.name} rolls {r} at the Vampire's Tower: {n} to lose.", player=p.name)
-    ctx.push("vampire-drink", t.p, n=n)
+    ctx.emit("roll", f"{p.name} rolls {r} at {ctx.space(p.space).name}: {n} to lose.", player=p.name)
+    ctx.push("vampire-drink", t.p, n=n, foe=args(ctx, p.space).get("name", "the Vampire"))
 
 
 @task("vampire-drink")
@@ -80,25 +81,27 @@ def vampire_drink(ctx: Ctx, t) -> None:
     n = t.a["n"]
     if n <= 0 or not p.alive:
         return
+    foe = t.a.get("foe", "the Vampire")
     if not p.followers:
-        lose_life(ctx, t.p, n, " to the Vampire")
+        lose_life(ctx, t.p, n, f" to {foe}")
         return
     opts = [Option("life", "lose a life")] + [Option(f, f"give up {ctx.content.cards[f].name}") for f in dict.fromkeys(p.followers)]
-    ctx.push("vampire-drink", t.p, n=n - 1)
-    ctx.ask(t.p, "vampire", f"The Vampire drinks ({n} to go): a life or a Follower?", opts)
+    ctx.push("vampire-drink", t.p, n=n - 1, foe=foe)
+    ctx.ask(t.p, "vampire", f"{foe[0].upper() + foe[1:]} drinks ({n} to go): a life or a Follower?", opts, foe=foe)
 
 
 @on_answer("vampire")
 def vampire_answer(ctx: Ctx, prompt, key, arg, who) -> None:
     i = ctx.index(who)
+    foe = prompt.data.get("foe", "the Vampire")
     if key == "life":
-        lose_life(ctx, i, 1, " to the Vampire")
+        lose_life(ctx, i, 1, f" to {foe}")
         if not ctx.player(i).alive:
             return
     else:
         ctx.player(i).followers.remove(key)
         discard(ctx, key)
-        ctx.emit("vampire", f"{who} gives up {ctx.content.cards[key].name} to the Vampire.", player=who)
+        ctx.emit("vampire", f"{who} gives up {ctx.content.cards[key].name} to {foe}.", player=who)
 
 
 def must_face(ctx: Ctx, i: int, key: str, value) -> None:
@@ -142,10 +145,14 @@ def pit_fiend_dead(ctx: Ctx, t) -> None:
 
 @hook("werewolf-den")
 def werewolf_den(ctx: Ctx, t) -> None:
+    """A creature of dice Strength; the Werewolf keeps its Strength, the Cataclysm's Mutant
+    (`reroll`) has it rolled again at every encounter."""
     p = ctx.player(t.p)
-    strength = p.flags.get("werewolf") or sum(rng.dice(ctx.s, args(ctx, p.space).get("dice", 2)))
+    a = args(ctx, p.space)
+    strength = (not a.get("reroll") and p.flags.get("werewolf")) or sum(rng.dice(ctx.s, a.get("dice", 2)))
     must_face(ctx, t.p, "werewolf", strength)
-    ctx.push("fight", t.p, name="Werewolf", strength=strength, evadable=False, on_win="werewolf-dead")
+    ctx.push("fight", t.p, name=a.get("name", "Werewolf"), strength=strength, evadable=False,
+             spells=a.get("spells", True), on_win="werewolf-dead")
 
 
 @task("werewolf-dead")
@@ -199,13 +206,20 @@ def crown(ctx: Ctx, t) -> None:
         if s.options.get("sudden_death"):
             finish(ctx, [p.name])
             return
+    # An Alternative Ending card on the Crown (the Cataclysm) is encountered instead of the
+    # Command Spell, and instead of the others there unless it says so (`meet_others`).
+    ending = ctx.content.cards[s.piles["ending"][0]] if s.piles.get("ending") else None
     others = [j for j, q in enumerate(s.players) if j != t.p and q.alive and q.space == p.space]
-    if others:
+    if others and (ending is None or ending.prop("meet_others")):
         ctx.ask(t.p, "crown-attack", "Others stand on the Crown with you: whom do you attack?",
                 [Option(f"encounter-{ctx.name(j)}", f"attack {ctx.name(j)}") for j in others])
         return
     if p.toad:
         ctx.emit("command", f"{p.name}, a Toad, cannot cast the Command Spell.", player=p.name)
+        return
+    if ending:
+        ctx.emit("ending", f"{p.name} encounters the Alternative Ending: {ending.name}.", player=p.name)
+        ctx.push("effect", t.p, ops=ending.effect or [{"op": "moderator", "text": ending.text}], source=ending.name)
         return
     r = rng.die(ctx.s)
     low = command_spell_low(ctx)
@@ -235,7 +249,8 @@ def quest_check(ctx: Ctx, t) -> None:
     p = ctx.player(t.p)
     if not p.alive or not p.quest:
         return
-    q = ctx.content.quests.get(int(p.quest), {})
+    card = ctx.content.cards.get(p.quest)  # a Warlock Quest card, or a roll of the table
+    q = card.props if card else ctx.content.quests.get(int(p.quest), {})
     goal, n = q.get("goal"), q.get("n", 1)
     done = False
     if goal == "take-life":
@@ -256,8 +271,11 @@ def quest_check(ctx: Ctx, t) -> None:
         done = True
     if done:
         p.quest = None
+        if card:
+            discard(ctx, card.slug)
         ctx.emit("quest-done", f"{p.name} completes the Warlock's quest and returns to the Cave.", player=p.name)
-        place(ctx, t.p, "warlocks-cave")
+        if not ctx.covered("warlocks-cave"):
+            place(ctx, t.p, "warlocks-cave")
         p.flags.pop("moved", None)
         from engine.ops import talisman
         talisman(ctx, t.p, {}, {})

@@ -180,11 +180,11 @@ def alchemy(ctx: Ctx, i: int) -> None:
 @spell_hook("destruction")
 def destruction(ctx: Ctx, i: int) -> None:
     cards = [(sp, c) for sp, cs in ctx.s.spaces.items() if sp in ctx.content.board.spaces
-             for c in cs if ctx.content.cards[c].deck == "adventure"]
+             for c in cs if ctx.content.adventure(c)]
     if cards:
         choices = {f"{c}-on-{sp}": (c, sp) for sp, c in dict.fromkeys(cards)}  # keys are slugs players can type
         ctx.ask(i, "spell-destruction", "Which card on the board is destroyed?",
-                [Option(k, f"{ctx.content.cards[c].name} on {ctx.content.space(sp).name}") for k, (c, sp) in choices.items()],
+                [Option(k, f"{ctx.content.cards[c].name} on {ctx.space(sp).name}") for k, (c, sp) in choices.items()],
                 choices=choices)
 
 
@@ -193,7 +193,7 @@ def destruction_target(ctx: Ctx, prompt, key, arg, who) -> None:
     card, space = prompt.data["choices"][key]
     ctx.s.spaces[space].remove(card)
     ctx.s.discards["adventure"].append(card)
-    ctx.emit("destroy", f"{ctx.content.cards[card].name} on {ctx.content.space(space).name} is destroyed.")
+    ctx.emit("destroy", f"{ctx.content.cards[card].name} on {ctx.space(space).name} is destroyed.")
 
 
 @spell_hook("divination")
@@ -206,4 +206,4 @@ def divination(ctx: Ctx, i: int) -> None:
 @spell_hook("hex")
 def hex_(ctx: Ctx, i: int) -> None:
     ctx.s.effects.append({"name": "hex", "rounds": 3, "by": ctx.name(i), "space": ctx.player(i).space})
-    ctx.emit("hex", f"{ctx.name(i)} places a Hex on {ctx.content.space(ctx.player(i).space).name}.")
+    ctx.emit("hex", f"{ctx.name(i)} places a Hex on {ctx.space(ctx.player(i).space).name}.")

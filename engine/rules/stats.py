@@ -50,6 +50,16 @@ def spell_limit(ctx: Ctx, p: Player) -> int:
     return 0 if c <= 2 else 1 if c == 3 else 2 if c <= 5 else 3
 
 
+def carried(ctx: Ctx, p: Player) -> int:
+    """Objects that count toward the carrying limit: Trinkets do not (Cataclysm)."""
+    return sum(1 for c in p.objects if not ctx.content.cards[c].prop("trinket"))
+
+
+def full(ctx: Ctx, p: Player, card: str) -> bool:
+    """No room for this Object (a Trinket always has room)."""
+    return not ctx.content.cards[card].prop("trinket") and carried(ctx, p) >= carry_limit(ctx, p)
+
+
 def carry_limit(ctx: Ctx, p: Player) -> int:
     return 4 + sum(c.prop("carry", 0) for c in items(ctx, p))
 

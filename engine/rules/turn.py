@@ -141,6 +141,8 @@ def kill(ctx: Ctx, i: int) -> None:
     s.discards["spell"].extend(p.spells)
     s.discards["adventure"].extend(t for t in p.trophies)
     s.decks["character"].insert(0, p.character)  # back under the pile of unused characters
+    if p.quest in ctx.content.cards:  # a Warlock Quest card goes to its discard pile
+        s.discards["quest"].append(p.quest)
     p.objects, p.followers, p.spells, p.trophies = [], [], [], []
     p.gold = p.fate = p.toad = p.miss = 0
     p.quest, p.flags = None, {}

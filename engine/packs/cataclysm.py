@@ -1,0 +1,113 @@
+"""The Cataclysm (cataclysm.txt): what its data cannot say.
+
+Named hooks: `setup` (Remnants dealt, the Alternative Ending placed), `public` (the pack's
+part of the summary), and the Inner Region spaces that are not a base hook with new
+`hook_args` in board.toml: the Frozen Spire and the Snowbeast of the Pits. Denizens, Remnants
+and Terrain are general board mechanics (engine/rules/boardcards.py); the Crown's ending
+card is read by engine/rules/spaces.py.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from engine import rng
+from engine.config import ConfigError
+from engine.state import Option
+from engine.rules import stats
+from engine.rules.machine import Ctx, on_answer, task
+from engine.rules.spaces import beaten, must_face
+from engine.rules.turn import lose_life
+
+ENDING_DEFAULT = "the-eternal-crown"
+
+
+def setup(ctx: Ctx, config) -> None:
+    s, content = ctx.s, ctx.content
+    remnants = s.decks["remnant"]
+    rng.shuffle(s, remnants)
+    for sid, space in content.board.spaces.items():
+        for _ in range(space.remnants):
+            if remnants:  # the rest of the deck goes back in the box: it stays in the deck
+                s.piles.setdefault(f"remnant@{sid}", []).append(remnants.pop())
+    s.piles["ending"] = [choose_ending(ctx, config)]
+    s.decks["ending"].remove(s.piles["ending"][0])
+
+
+def choose_ending(ctx: Ctx, config) -> str:
+    """The ending named in the config; else The Eternal Crown; or, with the rule option
+    `alternative_ending` = "revealed" / "hidden", one of the others of that variant at random."""
+    deck = ctx.s.decks["ending"]
+    if config.ending:
+        if config.ending not in deck:
+            raise ConfigError(f"unknown ending {config.ending!r}; known: {', '.join(sorted(set(deck)))}")
+        return config.ending
+    variant = ctx.s.options.get("alternative_ending", "eternal-crown")
+    if variant == "eternal-crown":
+        return ENDING_DEFAULT
+    pool = sorted(c for c in set(deck) if c != ENDING_DEFAULT
+                  and ctx.content.cards[c].prop("variant", "both") in (variant, "both"))
+    if not pool:
+        raise ConfigError(f"no Alternative Ending card for the {variant} variant")
+    rng.shuffle(ctx.s, pool)
+    return pool[0]
+
+
+def ending_shown(state) -> bool:
+    """A hidden ending is turned faceup when a character reaches the Crown."""
+    return state.options.get("alternative_ending") != "hidden" or state.crown_reached
+
+
+def public(state, content) -> dict[str, Any]:
+    """The pack's public state (DESIGN.md: a key named after the pack). Facedown Remnants and
+    a hidden ending show only as counts and "hidden"."""
+    out: dict[str, Any] = {"ending": "hidden", "terrain": {}, "denizens": {}, "remnants": {}}
+    ending = state.piles.get("ending")
+    if ending and ending_shown(state):
+        out["ending"] = ending[0]
+    for key, cards in state.piles.items():
+        kind, _, space = key.partition("@")
+        if cards and kind == "terrain":
+            out["terrain"][space] = cards[0]
+        elif cards and kind == "denizen":
+            out["denizens"][space] = list(cards)
+        elif cards and kind == "remnant":
+            out["remnants"][space] = len(cards)
+    return out
+
+
+# -- Inner Region ----------------------------------------------------------------
+
+@task("space:frozen-spire")
+def frozen_spire(ctx: Ctx, t) -> None:
+    """Roll 1 die: lose that many lives, or stay and encounter the Spire again next turn."""
+    p = ctx.player(t.p)
+    p.flags.pop("frozen", None)
+    r = rng.die(ctx.s)
+    ctx.emit("roll", f"{p.name} rolls {r} at the Frozen Spire.", player=p.name)
+    ctx.ask(t.p, "frozen-spire", f"The Frozen Spire: lose {r} {'life' if r == 1 else 'lives'}, or stay and face it again next turn?",
+            [Option("lose-lives", f"lose {r} {'life' if r == 1 else 'lives'}"), Option("stay", "stay here and encounter it again next turn")], n=r)
+
+
+@on_answer("frozen-spire")
+def frozen_answer(ctx: Ctx, prompt, key, arg, who) -> None:
+    i = ctx.index(who)
+    if key == "stay":
+        must_face(ctx, i, "frozen", 1)  # movement offers nothing but facing it again
+        ctx.emit("frozen", f"{who} stays at the Frozen Spire.", player=who)
+        return
+    beaten(ctx, i, "frozen")
+    lose_life(ctx, i, prompt.data["n"], " to the cold")
+
+
+@task("space:snowbeast")
+def snowbeast(ctx: Ctx, t) -> None:
+    """The Snowbeast's Strength is the fighter's, bonuses included (the fight mirrors it)."""
+    p = ctx.player(t.p)
+    must_face(ctx, t.p, "snowbeast", 1)
+    ctx.push("fight", t.p, name="Snowbeast", strength=stats.strength(ctx, p, battle=True), mirror=True,
+             evadable=False, spells=False, on_win="snowbeast-dead")
+
+
+@task("snowbeast-dead")
+def snowbeast_dead(ctx: Ctx, t) -> None:
+    beaten(ctx, t.p, "snowbeast")
