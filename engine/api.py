@@ -17,7 +17,7 @@ from engine.errors import IllegalMove, MODERATOR  # noqa: F401  (re-exported)
 from engine.state import Event, Game, Prompt
 from engine.rules import machine, setup
 
-ENGINE_VERSION = "0.2.0"  # 0.2: the Cataclysm pack; Events that end the turn are discarded
+ENGINE_VERSION = "0.3.0"  # 0.2: the Cataclysm pack, turn-ending Events discarded; 0.3: defaults not encoded
 
 
 class Move(msgspec.Struct, frozen=True):

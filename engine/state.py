@@ -1,5 +1,8 @@
 """The game's state as msgspec Structs: plain data, encodable, compared by value.
 
+Fields left at their defaults are not encoded (`omit_defaults`), so a field added later with a
+default leaves the encoding, and the state hashes of archived games, unchanged.
+
 Cards are slugs (`"bag-of-gold"`); a second copy of a card is the same slug, so "every card
 in exactly one place" is checked as a multiset. Work still to do is a stack of `Task`s, so a
 game paused at a prompt is nothing but data and resumes after a decode.
@@ -11,12 +14,12 @@ from typing import Any
 import msgspec
 
 
-class Option(msgspec.Struct, frozen=True):
+class Option(msgspec.Struct, frozen=True, omit_defaults=True):
     key: str  # what a player writes: "left", "fight", "ogre", ...
     text: str  # what it means, for reports
 
 
-class Prompt(msgspec.Struct):
+class Prompt(msgspec.Struct, omit_defaults=True):
     id: int  # grows by one for every prompt a game ever opens
     players: list[str]  # who is asked; they all must answer
     kind: str  # which answer handler resumes the game
@@ -26,7 +29,7 @@ class Prompt(msgspec.Struct):
     answers: dict[str, str] = {}  # answers given so far when several players are asked
 
 
-class Task(msgspec.Struct, array_like=True):
+class Task(msgspec.Struct, array_like=True, omit_defaults=True):
     """One piece of pending work; `op` names a handler in the rules (see engine/ops.py)."""
     op: str
     p: int = -1  # the player index it concerns, -1 for none
@@ -40,7 +43,7 @@ class Event(msgspec.Struct):
     data: dict[str, Any] = {}
 
 
-class Player(msgspec.Struct):
+class Player(msgspec.Struct, omit_defaults=True):
     name: str
     role: str = "hero"  # "hero"; later packs add "nemesis" (a player who is not a character)
     character: str | None = None
@@ -65,7 +68,7 @@ class Player(msgspec.Struct):
     flags: dict[str, Any] = {}  # small per-player markers (stand-offs, where they came from, ...)
 
 
-class Game(msgspec.Struct):
+class Game(msgspec.Struct, omit_defaults=True):
     edition: str
     packs: list[str]
     options: dict[str, Any]

@@ -73,9 +73,15 @@ def view(state: Game, player: str | None) -> dict[str, Any]:
     prompt = []
     if state.prompt and not state.over:
         q = state.prompt
-        prompt = [{"id": q.id, "players": [n for n in q.players if n not in q.answers], "question": q.question,
-                   "options": [{"key": o.key, "text": o.text} for o in q.options]}]
-    mine = next((q for q in prompt if everything or player in q["players"]), None)
+        waiting = [n for n in q.players if n not in q.answers]
+        if everything or player in q.players:
+            prompt = [{"id": q.id, "players": waiting, "kind": q.kind, "question": q.question,
+                       "options": [{"key": o.key, "text": o.text} for o in q.options]}]
+        else:
+            # Another's question can name what they hold ("cast Teleport"): others see only
+            # whom the game waits for.
+            prompt = [{"id": q.id, "players": waiting, "kind": "", "question": "", "options": []}]
+    mine = next((q for q in prompt if q["options"] and (everything or player in q["players"])), None)
     return {
         "turn": state.turn, "round": state.round, "over": state.over, "winners": list(state.winners),
         "me": None if everything else player,
