@@ -12,7 +12,7 @@ from engine import rng
 from engine.state import Option
 from engine.rules import stats
 from engine.rules.items import check_alignment_items, discard, discard_spells_over_limit, drop_excess, gain_object
-from engine.rules.machine import Ctx, on_answer, task
+from engine.rules.machine import Ctx, fate_reroll, on_answer, task
 from engine.rules.setup import draw_spell
 from engine.rules.turn import lose_life
 
@@ -204,14 +204,7 @@ def roll(ctx, i, o, meta):
 
 @on_answer("table-reroll")
 def table_reroll(ctx: Ctx, prompt, key, arg, who) -> None:
-    if key == "keep":
-        return
-    p = ctx.player(ctx.index(who))
-    p.fate -= 1
-    dice = ctx.s.stack[-1].a["dice"]
-    low = dice.index(min(dice))
-    dice[low] = rng.die(ctx.s)
-    ctx.emit("fate", f"{p.name} spends 1 fate and rerolls: {'+'.join(map(str, dice))}.", player=p.name)
+    fate_reroll(ctx, key, who, ctx.s.stack[-1].a["dice"])
 
 
 @task("roll-table")
@@ -438,44 +431,38 @@ def shop_answer(ctx: Ctx, prompt, key, arg, who) -> None:
     shop(ctx, i, o, {})
 
 
-@op("pay-heal")
-def pay_heal(ctx, i, o, meta):
-    p = ctx.player(i)
-    room = p.max_life - p.life if o.get("max", "full") == "full" else min(o["max"], p.max_life - p.life)
-    most = min(room, p.gold // max(1, o.get("price", 1)))
+def pay_for(ctx: Ctx, i: int, what: str, room: int, price: int) -> None:
+    """Buy up to `room` lives or fate at `price` gold each (healers, the Graveyard)."""
+    most = min(room, ctx.player(i).gold // max(1, price))
     if most <= 0:
         return
-    opts = [Option(f"heal-{n}", f"heal {n} for {n * o.get('price', 1)} gold") for n in range(most, 0, -1)]
-    ctx.ask(i, "pay-heal", "How many lives do you pay to heal?", opts + [Option("none", "none")], price=o.get("price", 1))
+    unit = "life" if what == "life" else "fate"
+    opts = [Option(f"{'heal' if unit == 'life' else 'fate'}-{n}", f"{n} {unit} for {n * price} gold") for n in range(most, 0, -1)]
+    ctx.ask(i, "pay-for", f"How much {unit} do you pay for?", opts + [Option("none", "none")], price=price, what=what)
 
 
-@on_answer("pay-heal")
-def pay_heal_answer(ctx, prompt, key, arg, who):
+@on_answer("pay-for")
+def pay_for_answer(ctx, prompt, key, arg, who):
     n = 0 if key == "none" else int(key.split("-")[1])
     if n:
         p = ctx.player(ctx.index(who))
         p.gold -= n * prompt.data["price"]
-        p.life += n
-        ctx.emit("heal", f"{p.name} pays to heal {n} {'life' if n == 1 else 'lives'}.", player=p.name)
+        what = prompt.data["what"]
+        setattr(p, what, getattr(p, what) + n)
+        ctx.emit(what, f"{p.name} pays {n * prompt.data['price']} gold for {n} {what}.", player=p.name)
+
+
+@op("pay-heal")
+def pay_heal(ctx, i, o, meta):
+    p = ctx.player(i)
+    room = p.max_life - p.life if o.get("max", "full") == "full" else min(o["max"], p.max_life - p.life)
+    pay_for(ctx, i, "life", room, o.get("price", 1))
 
 
 @op("pay-fate")
 def pay_fate(ctx, i, o, meta):
     p = ctx.player(i)
-    most = min(p.max_fate - p.fate, p.gold // max(1, o.get("price", 1)))
-    if most > 0:
-        opts = [Option(f"fate-{n}", f"buy {n} fate for {n * o.get('price', 1)} gold") for n in range(most, 0, -1)]
-        ctx.ask(i, "pay-fate", "How much fate do you buy back?", opts + [Option("none", "none")], price=o.get("price", 1))
-
-
-@on_answer("pay-fate")
-def pay_fate_answer(ctx, prompt, key, arg, who):
-    n = 0 if key == "none" else int(key.split("-")[1])
-    if n:
-        p = ctx.player(ctx.index(who))
-        p.gold -= n * prompt.data["price"]
-        p.fate += n
-        ctx.emit("fate", f"{p.name} pays for {n} fate.", player=p.name)
+    pay_for(ctx, i, "fate", p.max_fate - p.fate, o.get("price", 1))
 
 
 @op("sell-objects")

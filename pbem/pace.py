@@ -93,8 +93,7 @@ DEFAULTS: dict[str, tuple[str, ...]] = {
     "choose": ("no",),
     "shop": ("done",),
     "sell": ("done",),
-    "pay-heal": ("none",),
-    "pay-fate": ("none",),
+    "pay-for": ("none",),
     # the first option: nothing here is free to decline
     "teleport": (), "crown-attack": (), "reward": (), "vampire": (), "lose-follower": (), "spell-destruction": (),
     "character": (), "starting-bonus": (),

@@ -9,7 +9,7 @@ from __future__ import annotations
 from engine import rng
 from engine.state import Option
 from engine.rules import stats
-from engine.rules.machine import Ctx, on_answer, task
+from engine.rules.machine import Ctx, fate_reroll, on_answer, task
 from engine.rules.turn import lose_life
 from engine.packs import revised4 as hooks
 
@@ -115,13 +115,10 @@ def combat_roll(ctx: Ctx, t) -> None:
 
 @on_answer("combat-reroll")
 def combat_reroll(ctx: Ctx, prompt, key, arg, who) -> None:
-    if key == "keep":
-        return
-    p = ctx.player(ctx.index(who))
-    p.fate -= 1
     a = ctx.s.stack[-1].a
-    a["roll"] = rng.die(ctx.s)
-    ctx.emit("fate", f"{p.name} spends 1 fate and rerolls: {a['roll']} (total {a['roll'] + a['base']}).", player=p.name)
+    die = [a["roll"]]
+    if fate_reroll(ctx, key, who, die):
+        a["roll"] = die[0]
 
 
 @task("combat-resolve")
@@ -250,13 +247,10 @@ def duel_fate(ctx: Ctx, t) -> None:
 
 @on_answer("duel-reroll")
 def duel_reroll(ctx: Ctx, prompt, key, arg, who) -> None:
-    if key == "keep":
-        return
-    p = ctx.player(ctx.index(who))
-    p.fate -= 1
-    res = pending_duel(ctx).a
-    res[prompt.data["side"]] = rng.die(ctx.s)
-    ctx.emit("fate", f"{p.name} spends 1 fate and rerolls: {res[prompt.data['side']]}.", player=p.name)
+    res, side = pending_duel(ctx).a, prompt.data["side"]
+    die = [res[side]]
+    if fate_reroll(ctx, key, who, die):
+        res[side] = die[0]
 
 
 @task("duel-resolve")

@@ -11,6 +11,7 @@ from typing import Any, Callable
 import msgspec
 
 from engine import content as content_mod, rng
+from engine import rng
 from engine.errors import IllegalMove, MODERATOR
 from engine.state import Event, Game, Option, Prompt, Task, clone  # noqa: F401
 
@@ -163,6 +164,19 @@ def answer(state: Game, move, events: list[Event], ctx: Ctx | None = None) -> No
             return
     state.prompt = None
     ANSWERS[p.kind](ctx, p, move.key, move.arg, who)
+
+
+def fate_reroll(ctx: Ctx, key: str, who: str, dice: list[int]) -> bool:
+    """A "reroll"/"keep" answer: spend 1 fate and reroll the lowest of `dice` in place (one
+    die only, once: base-game.md §4). False when the player keeps the roll."""
+    if key != "reroll":
+        return False
+    p = ctx.player(ctx.index(who))
+    p.fate -= 1
+    low = dice.index(min(dice))
+    dice[low] = rng.die(ctx.s)
+    ctx.emit("fate", f"{p.name} spends 1 fate and rerolls: {'+'.join(map(str, dice))}.", player=p.name, dice=list(dice))
+    return True
 
 
 @on_answer("adjudicate")

@@ -6,7 +6,7 @@ from engine import rng
 from engine.state import Option
 from engine.rules import stats
 from engine.rules.items import discard
-from engine.rules.machine import Ctx, on_answer, task
+from engine.rules.machine import Ctx, fate_reroll, on_answer, task
 from engine.rules.movement import place
 from engine.packs import revised4 as hooks
 from engine.rules.turn import finish, lose_life
@@ -173,13 +173,7 @@ def death(ctx: Ctx, t) -> None:
 
 @on_answer("death-reroll")
 def death_reroll(ctx: Ctx, prompt, key, arg, who) -> None:
-    if key == "keep":
-        return
-    a = ctx.s.stack[-1].a
-    p = ctx.player(ctx.index(who))
-    p.fate -= 1
-    low = a["mine"].index(min(a["mine"]))
-    a["mine"][low] = rng.die(ctx.s)
+    fate_reroll(ctx, key, who, ctx.s.stack[-1].a["mine"])
 
 
 @task("death-resolve")
