@@ -17,7 +17,9 @@ from engine.errors import IllegalMove, MODERATOR  # noqa: F401  (re-exported)
 from engine.state import Event, Game, Prompt
 from engine.rules import machine, setup
 
-ENGINE_VERSION = "0.3.0"  # 0.2: the Cataclysm pack, turn-ending Events discarded; 0.3: defaults not encoded
+# 0.2: the Cataclysm pack, turn-ending Events discarded; 0.3: defaults not encoded;
+# 0.3.1: fate rerolls share one event wording
+ENGINE_VERSION = "0.3.1"
 
 
 class Move(msgspec.Struct, frozen=True):

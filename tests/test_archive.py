@@ -265,8 +265,10 @@ def test_another_engine_version_is_noted():
     data = archive.load(FIXTURE)
     verdict = archive.verify({**data, "engine_version": "0.0.1", "content_version": "ab" * 32})
     assert verdict.ok
-    assert verdict.notes == [f"made by engine 0.0.1, checked with engine {api.ENGINE_VERSION}",
-                             f"made with content abababababab, checked with content {archive.content_version()[:12]}"]
+    assert verdict.notes[:2] == [f"made by engine 0.0.1, checked with engine {api.ENGINE_VERSION}",
+                                 f"made with content abababababab, checked with content {archive.content_version()[:12]}"]
+    # Event wording may differ between engines; that is noted, never a failure by itself.
+    assert all(n.startswith("event wording") for n in verdict.notes[2:])
 
 
 def test_a_game_records_its_engine_and_content_versions(svc, game):
