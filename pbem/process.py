@@ -11,11 +11,12 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass
 from email.parser import BytesHeaderParser
-from email.policy import default as default_policy
+from email.policy import compat32
 from email.utils import parseaddr
 
-from pbem import games, log, orders, reports, tokens
+from pbem import bounces, games, log, mailpolicy, orders, reports, tokens
 from pbem.store import StoreUnavailable
+from pbem import standing  # standing orders and the other settings lines (docs/pace.md)
 
 MAX_ATTEMPTS = 5  # a message that makes processing raise this often is set aside (failed)
 REFUSED = ("refused", "rejected")
@@ -48,19 +49,33 @@ def handle(svc, raw: bytes, kind: str = "mail", *, source: str = "stdin", filena
 
 
 def _message_id(raw: bytes) -> str | None:
-    try:
-        value = _headers(raw).get("Message-ID")
+    try:  # the header as written (compat32): no structured parse before the message is stored
+        value = BytesHeaderParser(policy=compat32).parsebytes(raw).get("Message-ID")
     except Exception:  # a header too broken to read is no reason to lose the message
         return None
     return " ".join(str(value).split()) or None if value else None
 
 
+def _dedupe_hash(svc, raw: bytes, kind: str, filename: str | None) -> str:
+    """What makes two messages the same. A turn file has no Message-ID and the same answers
+    (`answers = ["left"]`) may rightly come again a turn later, so its hash also holds how
+    far its game had got: the same upload twice in one turn is a duplicate, a turn later not."""
+    content_hash = orders.content_hash(raw)
+    if kind != "turn":
+        return content_hash
+    try:
+        game = svc.store.game(orders.parse_turn_file(raw, filename).game or "")
+    except orders.OrderError:
+        game = None
+    return f"{content_hash}@{game['moves']}" if game else content_hash
+
+
 def receive(svc, raw: bytes, kind: str, source: str, filename: str | None) -> tuple[int, dict | None]:
     """Store the raw message unless it is known: (its inbox id, the earlier row or None)."""
     message_id = _message_id(raw) if kind == "mail" else None
-    content_hash = orders.content_hash(raw)
     try:
         with svc.store.transaction():
+            content_hash = _dedupe_hash(svc, raw, kind, filename)
             earlier = svc.store.find_inbox(message_id, content_hash)
             if earlier is not None:
                 return earlier["id"], earlier
@@ -139,7 +154,7 @@ def authenticate(svc, order: orders.Order, kind: str) -> tuple[dict, dict] | str
 
 
 def _headers(raw: bytes):
-    return BytesHeaderParser(policy=default_policy).parsebytes(raw)
+    return BytesHeaderParser(policy=mailpolicy.POLICY).parsebytes(raw)
 
 
 def _header_sender(raw: bytes) -> str | None:
@@ -175,15 +190,19 @@ def _reply_error(svc, game, player, row, order, reason: str) -> Result:
 
 
 def _process(svc, row: dict, order: orders.Order | None, error: orders.OrderError | None) -> Result:
+    if row["kind"] == "mail" and bounces.is_report(row["raw"]):  # a bounce: mark whom it names, answer nothing
+        outcome, game, player = bounces.handle(svc, row["raw"])
+        return Result("bounce", outcome, row["id"], game, player)
     if error is not None:
         return _refuse(svc, row, None, f"unreadable: {error}")
     seat = authenticate(svc, order, row["kind"])
     if isinstance(seat, str):
         return _refuse(svc, row, order, seat)
     game, player = seat
+    bounces.heard_from(svc, player)
     if game["status"] != "active":
         return _reply_error(svc, game, player, row, order, f"The game {game['id']} is {game['status']}: it takes no answers now.")
-    if not order.lines:
+    if not order.lines and not order.directives:
         return _reply_error(svc, game, player, row, order, "No answers were found in your message.")
     return apply_order(svc, game, player, row, order)
 
@@ -191,23 +210,31 @@ def _process(svc, row: dict, order: orders.Order | None, error: orders.OrderErro
 def apply_order(svc, game: dict, player: dict, row: dict, order: orders.Order) -> Result:
     before = games.state(svc, game)
     lines = [orders.redact(line, order.token) for line in order.lines]  # a token is never logged nor echoed
+    # standing:, vacation:, timezone: lines first, so an order filed now answers this mail's questions
+    notes = standing.directives(svc, game, player["name"], [orders.redact(d, order.token) for d in order.directives],
+                                check=order.check)
     played = games.play(svc, game, player["name"], lines, check=order.check,
                         message_id=order.message_id, inbox_id=row["id"])
-    extra = {"applied": played.applied, "failed": played.failed, "unused": played.unused, "check": order.check}
+    extra = {"applied": played.applied, "failed": played.failed, "unused": played.unused, "check": order.check,
+             "pace_notes": notes}
     kind = "error" if played.failed else "receipt"
     if order.check:  # the reply shows the state as it is: a trial's dice stay unseen
         reports.queue_report(svc, game, player, before, [], kind=kind, mid_parts=(f"in{row['id']}", "check"),
                              extra=extra, in_reply_to=order.message_id, inbox_id=row["id"])
         status = "checked"
-    elif played.applied:
+    elif played.applied or played.standing:
         reports.queue_reports(svc, game, played.state, played.events, seq=played.seq, sender=player["name"],
                               sender_kind=kind, sender_extra=extra, in_reply_to=order.message_id, inbox_id=row["id"])
         status = played.status
-    else:
-        reports.queue_report(svc, game, player, before, [], kind="error", mid_parts=(f"in{row['id']}",),
-                             extra=extra, in_reply_to=order.message_id, inbox_id=row["id"])
-        status = played.status
+    else:  # nothing played: only the sender hears (a receipt for settings, else an error)
+        reports.queue_report(svc, game, player, before, [], kind=kind if notes else "error",
+                             mid_parts=(f"in{row['id']}",), extra=extra, in_reply_to=order.message_id, inbox_id=row["id"])
+        status = played.status if lines else "applied"
     outcome = f"{status}: {len(played.applied)} of {len(lines)} line(s)"
+    if played.standing:
+        outcome += f", {len(played.standing)} by standing orders"
+    if notes:
+        outcome += f", {len(notes)} setting line(s)"
     if played.failed:
         outcome += f"; stopped at {played.failed['line']!r}: {played.failed['reason']}"
     return Result(status, log.scrub(outcome), row["id"], game["id"], player["name"])

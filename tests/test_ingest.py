@@ -71,7 +71,8 @@ def test_drop_folder(fake_svc, fake_game):
     assert os.listdir(folder / "tmp") == ["half-written.eml"]
     dropfolder.drop(folder, "again.toml", (folder / "cur" / f"{r2.inbox_id:06d}-two.toml").read_bytes())
     [dup] = dropfolder.poll(fake_svc, folder)
-    assert dup.status == "duplicate" and len(fake_svc.store.moves(fake_game)) == 2
+    # The game has moved on, so it is read as a new order; its answer (prompt id) has passed.
+    assert dup.status == "rejected" and len(fake_svc.store.moves(fake_game)) == 2
     assert os.listdir(folder / "new") == []
 
 

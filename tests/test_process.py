@@ -5,7 +5,7 @@ import json
 import pytest
 
 import fake_engine
-from pbem import games, log, moderator, outbox
+from pbem import games, log, moderator, outbox, process
 from pbem.process import handle
 
 from conftest import game_config, legal, mail, token, turn_file
@@ -257,3 +257,16 @@ def test_a_game_waiting_for_the_moderator_tells_them(fake_svc, monkeypatch):
     handle(fake_svc, mail([line], sender=f"{player}@example.org", tok=token(fake_svc, g, player)))
     [(row, text)] = [(r, m) for r, m in mails(fake_svc) if r["to_addr"] == "mod@example.org"]
     assert row["player"] is None and "\nReply-To:" not in text
+
+
+def test_the_same_turn_file_a_turn_later_is_a_new_order(svc, game):
+    """Turn files carry no Message-ID: the same upload twice in one turn is a duplicate, but
+    the same answers a turn later are a new order (the hash holds how far the game had got)."""
+    player, line = legal(svc, game)
+    raw = turn_file(game, player, token(svc, game, player), [line.split(": ", 1)[-1]])
+    first_id, earlier = process.receive(svc, raw, "turn", "drop", "turn.toml")
+    again_id, again = process.receive(svc, raw, "turn", "drop", "turn.toml")  # dropped twice
+    assert earlier is None and again is not None and again_id == first_id
+    assert process.process_inbox(svc, first_id).status == "applied"
+    later = handle(svc, raw, "turn", filename="turn.toml")  # the game has moved on since
+    assert later.status != "duplicate" and later.inbox_id != first_id
