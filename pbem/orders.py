@@ -15,7 +15,7 @@ from email.utils import getaddresses
 
 import msgspec
 
-from pbem import mailtext
+from pbem import mailpolicy, mailtext
 
 MAX_BYTES = 1024 * 1024
 TOKEN_HEADERS = ("To", "Cc", "Delivered-To", "X-Original-To")
@@ -24,9 +24,13 @@ TRANSPORT_HEADERS = {"received", "delivered-to", "return-path", "x-original-to"}
 _TOKEN = re.compile(r"[0-9a-f]{20}")
 _HEX_RUN = re.compile(r"[0-9a-fA-F]{20,}")
 _TOKEN_LINE = re.compile(r"^token\b\s*:?\s*(\S*)\s*$", re.IGNORECASE)
+# Lines that set something rather than answer a question (pbem/standing.py carries them out).
+_DIRECTIVE = re.compile(r"^(standing|vacation|timezone)\s*:\s*(\S.*?)\s*$", re.IGNORECASE)
 _PLUS = re.compile(r"^([^+@\s]+)\+([0-9a-fA-F]{20})@(\S+)$")
 _GAME_TAG = re.compile(r"\[([A-Za-z0-9][\w.-]*)\]")
-_CHECK = re.compile(r"\bcheck\b", re.IGNORECASE)
+# CHECK is the subject's first or last word once reply prefixes and the game tag are gone:
+# "Re: [g] CHECK" and "Re: [g] Turn 4 report - check" check; "... check the dice" plays.
+_CHECK = re.compile(r"^\s*(?:(?:re|aw|sv|fwd?|wg)\s*:\s*)*check\b|\bcheck\W*$", re.IGNORECASE)
 _ANSWER = re.compile(r"^(?:(\d+)\s*:\s*)?([A-Za-z][A-Za-z0-9-]*)(?:\s+(\S.*))?$")
 _MAX_WORDS = 6
 # Greetings and thanks fit the answer pattern ("Hi", "Thanks") but are never option keys.
@@ -57,6 +61,7 @@ class Order:
     check: bool
     lines: list[str] = field(default_factory=list)
     ignored: list[str] = field(default_factory=list)
+    directives: list[str] = field(default_factory=list)  # "standing: ...", "vacation: ...", "timezone: ..."
     attachments: list[str] = field(default_factory=list)
 
 
@@ -83,7 +88,7 @@ def parse_mail(raw: bytes, game_address: str | None = None) -> Order:
 
 
 def _parse_mail(raw: bytes, game_address: str | None) -> Order:
-    msg = email.message_from_bytes(raw, policy=email.policy.default)
+    msg = email.message_from_bytes(raw, policy=mailpolicy.POLICY)  # headers parsed once per process
     subject = " ".join(_subject(msg).split())
     tag = _GAME_TAG.search(subject)
     order = Order(
@@ -106,6 +111,10 @@ def _parse_mail(raw: bytes, game_address: str | None) -> Order:
                 if order.token is None and _TOKEN.fullmatch(token_line.group(1).lower()):
                     order.token = token_line.group(1).lower()
                 continue
+            directive = _directive(line)
+            if directive:
+                order.directives.append(directive)
+                continue
             answer = _answer(line)
             if answer is None:
                 order.ignored.append(line)
@@ -127,7 +136,8 @@ def _parse_mail(raw: bytes, game_address: str | None) -> Order:
         order.player = order.player or tf.player
         order.token = order.token or tf.token
         order.check = order.check or tf.check
-        order.lines.extend(tf.answers)
+        order.directives.extend(a for a in tf.answers if _directive(a))
+        order.lines.extend(a for a in tf.answers if not _directive(a))
         order.attachments.append(name)
 
     if order.token:
@@ -188,6 +198,12 @@ def _answer(line: str) -> str | None:
     return _format(m)
 
 
+def _directive(line: str) -> str | None:
+    """A `standing:`, `vacation:` or `timezone:` line, normalised ("Standing: X" -> "standing: X")."""
+    m = _DIRECTIVE.match(line.strip())
+    return f"{m.group(1).lower()}: {m.group(2)}" if m else None
+
+
 def _format(m: re.Match) -> str:
     prompt, key, arg = m.groups()
     return (f"{prompt}: " if prompt else "") + key.lower() + (f" {arg}" if arg else "")
@@ -200,7 +216,8 @@ def parse_turn_file(data: bytes, filename: str) -> Order:
     tf = _read_turn_file(data, filename)
     return Order(source="turnfile", game=tf.game, player=tf.player, token=tf.token,
                  sender=None, message_id=None, in_reply_to=None, subject="",
-                 check=tf.check, lines=tf.answers)
+                 check=tf.check, lines=[a for a in tf.answers if not _directive(a)],
+                 directives=[a for a in tf.answers if _directive(a)])
 
 
 def _read_turn_file(data: bytes, filename: str) -> TurnFile:
@@ -234,6 +251,9 @@ def _read_turn_file(data: bytes, filename: str) -> TurnFile:
                              "from your welcome mail.")
     answers = []
     for i, text in enumerate(tf.answers):
+        if _directive(text):
+            answers.append(_directive(text))
+            continue
         m = _ANSWER.match(text.strip())
         if not m:
             raise OrderError(f"Turn file: answers[{i}] is not an answer; write an option "

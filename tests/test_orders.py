@@ -324,3 +324,14 @@ def test_mime_shaped_noise_only_raises_order_error(parts):
         parse_mail(raw)
     except OrderError:
         pass
+
+
+@pytest.mark.parametrize("subject,check", [
+    ("CHECK", True), ("Re: [autumn-league] CHECK", True), ("Re: [autumn-league] check: turn 5", True),
+    ("Re: [autumn-league] Turn 4 report - check", True),
+    ("Re: [autumn-league] Turn 4 report - check the dice", False), ("Re: [autumn-league] Checkmate", False),
+])
+def test_check_is_the_first_or_last_word_of_the_subject(subject, check):
+    raw = (f"From: alice@example.org\r\nTo: talisman+{'0' * 20}@example.org\r\nSubject: {subject}\r\n"
+           "Message-ID: <c@example.org>\r\n\r\nleft\r\n").encode()
+    assert parse_mail(raw).check is check
