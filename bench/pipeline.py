@@ -32,7 +32,8 @@ WRITABLE = re.compile(r"^[a-z][a-z0-9-]*$")
 
 
 def config(n: int) -> dict:
-    return {"game": {"name": f"bench-{n}", "address": "talisman@example.org", "seed": f"bench-{n}"},
+    return {"game": {"name": f"bench-{n}", "address": "talisman@example.org", "seed": f"bench-seed-{n}",
+                     "moderator": "mod@example.org"},
             "players": [{"name": p, "email": e} for p, e in PLAYERS]}
 
 

@@ -122,10 +122,9 @@ def game_show(ctx, game_id, as_json, as_player):
     if as_json:
         data = games.view_json(svc, g, as_player) if as_player else games.summary_json(svc, g)
         return _json(games.to_builtins(data))
-    view = games.view_json(svc, g, as_player or svc.engine.MODERATOR)
-    ctx_ = reports.report_context(svc, g, as_player or svc.engine.MODERATOR, view, [])
+    games.view_json(svc, g, as_player or svc.engine.MODERATOR)  # refuses a player not in the game
     click.echo(f"{g['id']} ({g['status']}), move {g['moves']}")
-    click.echo(reports.templates(svc).text.get_template("_report.txt.j2").render(ctx_), nl=False)
+    click.echo(reports.show_text(svc, g, as_player or svc.engine.MODERATOR), nl=False)
 
 
 def _played(played) -> None:
@@ -182,6 +181,55 @@ def game_rollback(ctx, game_id, n):
     _played(moderator.rollback(_svc(ctx), game_id, n))
 
 
+# -- pace (pbem/deadlines.py, docs/pace.md) ----------------------------------------------------
+
+def _duration(value: str, unit: str = "h"):
+    from pbem import clock
+    try:
+        return clock.duration(value, unit)
+    except ValueError as e:
+        raise click.BadParameter(str(e)) from None
+
+
+@game.command("extend")
+@click.argument("game_id", metavar="GAME")
+@click.argument("args", metavar="[PLAYER] DURATION", nargs=-1, required=True)
+@click.pass_context
+def game_extend(ctx, game_id, args):
+    """Give more time: move GAME's open deadlines (or PLAYER's) DURATION later, e.g. 24h or 2d;
+    reminders are sent again for the new deadline."""
+    from pbem import deadlines
+    if len(args) > 2:
+        raise click.UsageError("give at most a PLAYER and a DURATION")
+    for row in deadlines.extend(_svc(ctx), game_id, args[0] if len(args) == 2 else None, _duration(args[-1])):
+        click.echo(f"{row['player']}: question {row['prompt']} due {row['due_at']}")
+
+
+@game.command("resume")
+@click.argument("game_id", metavar="GAME")
+@click.pass_context
+def game_resume(ctx, game_id):
+    """Play the defaults the outage guard held (the misses were real); `game extend` gives time instead."""
+    from pbem import deadlines
+    click.echo(f"{deadlines.resume(_svc(ctx), game_id)} deadline(s) released")
+
+
+@game.command("deadlines")
+@click.argument("game_id", metavar="GAME")
+@click.option("--all", "everything", is_flag=True, help="Also the deadlines already closed.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.pass_context
+def game_deadlines(ctx, game_id, everything, as_json):
+    """GAME's deadlines (UTC): whom it waits for, until when, and what a miss plays."""
+    svc = _svc(ctx)
+    games.get(svc, game_id)
+    sql = "SELECT * FROM deadlines WHERE game = ?" + ("" if everything else " AND status = 'open'")
+    rows = list(svc.store.db.query(sql + " ORDER BY prompt, player", (game_id,)))
+    if as_json:
+        return _json(rows)
+    _table(rows, ["prompt", "player", "kind", "due_at", "default_key", "status", "guard", "reminded"])
+
+
 # -- players ---------------------------------------------------------------------------------
 
 @main.group()
@@ -227,6 +275,35 @@ def player_remove(ctx, game_id, name):
 def player_resend(ctx, game_id, name):
     """Mail NAME their last report again."""
     moderator.resend(_svc(ctx), game_id, name)
+
+
+@player.command("vacation")
+@click.argument("game_id", metavar="GAME")
+@click.argument("name")
+@click.argument("days", required=False)
+@click.option("--allowance", type=click.IntRange(min=0), metavar="N", help="Set NAME's vacation days in this game.")
+@click.pass_context
+def player_vacation(ctx, game_id, name, days, allowance):
+    """Pause NAME's deadlines for DAYS (e.g. 5, or 36h), past their allowance if need be;
+    0 ends a vacation now. --allowance N: the days NAME may take by mail in this game."""
+    from pbem import clock, vacation
+    if days is None and allowance is None:
+        raise click.UsageError("give DAYS, --allowance N, or both")
+    svc = _svc(ctx)
+    with svc.store.transaction():
+        g = games.get(svc, game_id)
+        if svc.store.player(game_id, name) is None:
+            raise GameError(f"{game_id}: no player {name!r}")
+        if allowance is not None:
+            vacation.set_allowance(svc, g, name, allowance)
+            click.echo(f"{name}: {allowance} vacation day(s) in this game")
+        if days is None:
+            return
+        if days.strip() in ("0", "end"):
+            vacation.end(svc, g, name)
+            return click.echo(f"{name}: back from vacation")
+        end = vacation.start(svc, g, name, _duration(days, "d"), by=svc.engine.MODERATOR)
+    click.echo(f"{name}: on vacation until {clock.local(end, None)}")
 
 
 # -- messages --------------------------------------------------------------------------------
@@ -346,6 +423,59 @@ def log_cmd(ctx, game_id, as_json):
     problems = svc.store.verify_chain(game_id)
     for p in problems:
         click.echo(f"warning: {p}", err=True)
+
+
+# -- archives and replays (pbem/archive.py, pbem/replay.py) ----------------------------------
+
+@main.command("export")
+@click.argument("game_id", metavar="GAME")
+@click.option("-o", "--output", "path", required=True, type=click.Path(dir_okay=False), help="The archive to write.")
+@click.option("--as", "as_player", metavar="PLAYER", help="Only what PLAYER may see (never the seed).")
+@click.pass_context
+def export_cmd(ctx, game_id, path, as_player):
+    """Write GAME as one self-contained JSON archive; it holds the seed once the game has ended."""
+    from pbem import archive, replay
+    with replay.progress("exporting") as tick:
+        data = archive.export(_svc(ctx), game_id, as_player, progress=tick)
+    archive.save(data, path)
+    click.echo(f"{path}: {len(data['moves'])} moves" + (", seed included" if "seed" in data else ""))
+
+
+@main.command("verify")
+@click.argument("path", metavar="FILE", type=click.Path(exists=True, dir_okay=False))
+@click.pass_context
+def verify_cmd(ctx, path):
+    """Re-run an archive from its seed and moves; exit 1 naming the first divergence."""
+    from pbem import archive, replay
+    with replay.progress("verifying") as tick:
+        verdict = archive.verify(archive.load(path), progress=tick)
+    for note in verdict.notes:
+        click.echo(f"note: {note}")
+    if not verdict.ok:
+        click.echo(f"{path}: {verdict.problem}", err=True)
+        ctx.exit(1)
+    what = "re-run from the seed" if verdict.rerun else "hash chain"
+    click.echo(f"{path}: ok ({verdict.moves} moves, {what})")
+
+
+@main.command("replay")
+@click.argument("source", metavar="GAME|FILE")
+@click.option("--to", "upto", type=click.IntRange(min=0), help="Stop after move N.")
+@click.option("--as", "as_player", metavar="PLAYER", help="Only the events PLAYER may see.")
+@click.option("--html", "html_dir", type=click.Path(file_okay=False), help="Write a static site to DIR instead.")
+@click.option("--step", is_flag=True, help="On a terminal: wait for Enter after each turn.")
+@click.pass_context
+def replay_cmd(ctx, source, upto, as_player, html_dir, step):
+    """Step through a game (from the store or an archive file) as it was played."""
+    from pbem import replay
+    with replay.progress("reading") as tick:
+        data = replay.source(lambda: _svc(ctx), source, as_player, progress=tick)
+    if html_dir:
+        with replay.progress("writing pages") as tick:
+            pages = replay.write_html(data, html_dir, as_player, upto, progress=tick)
+        click.echo(f"{pages[0]}: {len(pages) - 1} turn pages")
+    else:
+        replay.show(data, as_player, upto, step=step)
 
 
 # -- the rules ---------------------------------------------------------------------------------

@@ -1,8 +1,8 @@
 """`pbem serve`: the loop over the sources and the outbox.
 
 Each cycle processes what waits (messages left `received` by a crash, the drop folder, the
-configured Maildir), then sends due mail. Between cycles it sleeps until a file arrives
-(watchfiles) or `poll_seconds` pass. SIGTERM or SIGINT sets a flag that is looked at
+configured Maildir and IMAP mailbox), then sends due mail. Between cycles it sleeps until a
+file arrives (watchfiles), the IMAP worker's IDLE reports mail, or `poll_seconds` pass. SIGTERM or SIGINT sets a flag that is looked at
 between messages: the message in hand is finished, then the daemon stops.
 """
 from __future__ import annotations
@@ -16,7 +16,8 @@ from pathlib import Path
 import watchfiles
 
 from pbem import log, outbox, process
-from pbem.ingest import dropfolder, maildir
+from pbem.ingest import dropfolder, imap, maildir
+from pbem import deadlines  # reminders and defaults, each cycle
 
 
 @contextlib.contextmanager
@@ -33,14 +34,20 @@ def _stop_on_signals(stop: threading.Event):
             signal.signal(sig, h)
 
 
-async def cycle(svc, stop: threading.Event | None = None) -> list[process.Result]:
-    """Process everything waiting, then send what is due."""
+async def cycle(svc, stop: threading.Event | None = None, mailbox: imap.ImapSource | None = None) -> list[process.Result]:
+    """Process everything waiting, play the deadlines due, then send what is due.
+    `mailbox`: the IMAP source `serve` keeps open (without it, one is opened for this cycle)."""
     stop = stop or threading.Event()
     logger, results = log.get(), []
     steps = [("pending", lambda: process.retry_pending(svc)),
              ("drop folder", lambda: dropfolder.poll(svc, svc.settings.inbox_path, stop))]
     if svc.settings.maildir_path:
         steps.append(("maildir", lambda: maildir.poll(svc, svc.settings.maildir_path, stop)))
+    own_mailbox = mailbox is None and svc.settings.imap is not None
+    if own_mailbox:
+        mailbox = imap.ImapSource(svc.settings.imap)
+    if mailbox is not None:
+        steps.append(("imap", lambda: mailbox.poll(svc, stop)))
     for name, step in steps:
         if stop.is_set():
             break
@@ -48,6 +55,13 @@ async def cycle(svc, stop: threading.Event | None = None) -> list[process.Result
             results += step()
         except Exception:  # noqa: BLE001 -- one broken source must not stop the others
             logger.exception("source failed", source=name)
+    if own_mailbox:
+        mailbox.close()
+    if not stop.is_set():  # after the mail in hand: an answer that came in time is never defaulted
+        try:
+            deadlines.tick(svc)
+        except Exception:  # noqa: BLE001
+            logger.exception("deadlines failed")
     if not stop.is_set():
         try:
             await outbox.send_due(svc, stop=stop)
@@ -69,12 +83,13 @@ def _arrivals(change, path: str) -> bool:
     return "cur" not in parts and "tmp" not in parts and not Path(path).name.startswith(".")
 
 
-async def _wait(svc, stop: threading.Event) -> None:
-    """Until a file arrives, poll_seconds pass, or stop is set."""
+async def _wait(svc, stop: threading.Event, wake: threading.Event | None = None) -> None:
+    """Until a file arrives, poll_seconds pass, stop is set or `wake` (IMAP mail) is set."""
     stopped = asyncio.Event()
+    wake = wake or threading.Event()
 
     async def watch_flag():
-        while not stop.is_set():
+        while not stop.is_set() and not wake.is_set():
             await asyncio.sleep(0.1)
         stopped.set()
 
@@ -92,12 +107,22 @@ async def serve(svc, *, once: bool = False, stop: threading.Event | None = None)
     stop = stop or threading.Event()
     logger, handled = log.get(), 0
     dropfolder.ensure(svc.settings.inbox_path)
+    wake, mailbox = threading.Event(), None
+    if svc.settings.imap is not None:
+        mailbox = imap.ImapSource(svc.settings.imap)
+        if not once:
+            mailbox.watch(wake.set)
     with _stop_on_signals(stop):
         logger.info("serving", home=str(svc.settings.home), once=once)
-        while True:
-            handled += len(await cycle(svc, stop))
-            if once or stop.is_set():
-                break
-            await _wait(svc, stop)
+        try:
+            while True:
+                wake.clear()
+                handled += len(await cycle(svc, stop, mailbox))
+                if once or stop.is_set():
+                    break
+                await _wait(svc, stop, wake)
+        finally:
+            if mailbox is not None:
+                mailbox.stop()
     logger.info("stopped", handled=handled)
     return handled

@@ -80,6 +80,8 @@ def _checked(config: dict, store) -> dict:
         if "name" not in p or "email" not in p:
             raise GameError(f"players[{i}] needs a name and an email")
         p["email"] = _check_email(p["email"], f"player {p['name']!r}")
+    from pbem import pace  # here: pace imports this module
+    pace.check_config(config)  # [game.pace] and players' time zones
     return config
 
 
@@ -120,6 +122,9 @@ def create(svc, config: dict, *, wait: bool = False) -> str:
         g = config["game"]
         seed = str(g.pop("seed", None) or tokens.new_seed())  # kept in its own column only
         log.forget(seed)
+        from pbem.archive import content_version  # here: archive imports this module
+        # what the game starts with, so an archive can say what made it (no column for content)
+        config["versions"] = {"engine": eng.ENGINE_VERSION, "content": content_version(g.get("packs", []))}
         try:
             first = eng.new_game(engine_config(config), seed)
         except (ValueError, KeyError) as e:
@@ -147,6 +152,8 @@ def _seat(svc, game_id, name, seat, email, role, character) -> dict:
 
 
 def _first_reports(svc, game: dict, first) -> None:
+    from pbem import deadlines  # here: deadlines imports this module
+    deadlines.sync(svc, game, first)  # the first question's deadline
     for player in svc.store.players(game["id"], active_only=True):
         reports.queue_report(svc, game, player, first, [], mid_parts=(0,))
 
@@ -159,6 +166,7 @@ class Played:
     applied: list[str] = field(default_factory=list)  # canonical lines, as logged
     failed: dict | None = None  # {"line", "reason", "options"} of the line that stopped it
     unused: list[str] = field(default_factory=list)  # lines after the one that failed
+    standing: list[str] = field(default_factory=list)  # lines played by standing orders (pbem/standing.py)
     events: list = field(default_factory=list)
     state: Any = None
     seq: int = 0  # the last move's seq
@@ -177,31 +185,41 @@ def _open_prompt(eng, st, player: str) -> int | None:
 def play(svc, game: dict, player: str, lines: list[str], *, actor: str | None = None, check: bool = False,
          message_id: str | None = None, inbox_id: int | None = None) -> Played:
     """Try `lines` in order as `player`'s answers; stop at the first that does not fit.
-    Applied moves are logged and the game row updated; `check`: on a copy, nothing kept."""
+    Applied moves are logged and the game row updated; `check`: on a copy, nothing kept.
+    Standing orders answer a question a line does not fit, then the line is tried again, and
+    the questions left open at the end (never in a check)."""
+    from pbem import standing  # here: standing imports this module
     eng = svc.engine
     out = Played(state=state(svc, game), seq=game["moves"])
     moves = []
-    for i, line in enumerate(lines):
+    auto = None if check else standing.Answerer(svc, game)
+    i = 0
+    while i < len(lines):
+        line = lines[i]
         try:
             parsed = eng.parse_move(line, player=player)
             prompt = parsed.prompt or _open_prompt(eng, out.state, player)
             move = eng.Move(player, parsed.key, prompt, parsed.arg)  # always the authenticated player
             new, events = eng.apply(out.state, move)
         except eng.IllegalMove as e:
+            if auto and auto.step(out, moves):
+                continue
             out.failed = {"line": line, "reason": e.reason, "options": list(e.options)}
             out.unused = lines[i + 1:]
             break
         out.applied.append(str(move))
-        moves.append((move, new))
+        moves.append((move, new, actor or player))
         out.state = new
         out.events += events
+        i += 1
         if check:  # what follows depends on dice and cards not yet seen: only read it
-            out.unused = [ln for ln in lines[i + 1:] if _readable(eng, ln, player, out)]
+            out.unused = [ln for ln in lines[i:] if _readable(eng, ln, player, out)]
             break
+    while auto and auto.step(out, moves):
+        pass
     if not check:
-        for move, st in moves:
-            out.seq = record(svc, game, move, st, actor=actor or player, message_id=message_id,
-                             inbox_id=inbox_id)["seq"]
+        for move, st, who in moves:
+            out.seq = record(svc, game, move, st, actor=who, message_id=message_id, inbox_id=inbox_id)["seq"]
     return out
 
 
@@ -230,6 +248,8 @@ def record(svc, game: dict, move, new_state, *, actor: str, kind: str = "move", 
         fields["status"] = "ended"
     svc.store.update_game(game["id"], **fields)
     game.update(fields, moves=row["seq"])
+    from pbem import deadlines  # here: deadlines imports this module
+    deadlines.sync(svc, game, new_state, actor)  # deadlines follow the questions open now
     return row
 
 

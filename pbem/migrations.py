@@ -101,6 +101,53 @@ CREATE TABLE outbox (
 );
 CREATE INDEX outbox_status ON outbox(status, next_attempt_at);
 """),
+    (3, "undeliverable players, IMAP positions", """
+ALTER TABLE players ADD COLUMN undeliverable TEXT;  -- why mail to them fails (NULL: it arrives)
+CREATE TABLE imap_state (            -- what an IMAP mailbox folder was read up to
+    mailbox TEXT PRIMARY KEY,        -- user@host/folder
+    uidvalidity BIGINT NOT NULL,     -- a new value: UIDs were reassigned, start again
+    last_uid BIGINT NOT NULL         -- every UID up to this one is stored in the inbox
+);
+"""),
+    (4, "pace: deadlines, standing orders, vacations", """
+CREATE TABLE deadlines (             -- one per open question and player asked (pbem/deadlines.py)
+    game TEXT NOT NULL REFERENCES games(id),
+    prompt INTEGER NOT NULL,
+    player TEXT NOT NULL,
+    kind TEXT NOT NULL,              -- the question's kind
+    default_key TEXT NOT NULL,       -- what a missed deadline plays (docs/pace.md)
+    opened_at TEXT NOT NULL,
+    due_at TEXT NOT NULL,            -- UTC, moved by extensions and vacations
+    reminded TEXT NOT NULL,          -- lead times (seconds) done for this due_at, comma-separated
+    status TEXT NOT NULL,            -- open | answered | defaulted | closed
+    guard TEXT NOT NULL,             -- '' | held (a suspected mail outage) | released (by the moderator)
+    closed_at TEXT,
+    closed_by TEXT,                  -- the actor of the move that answered it
+    PRIMARY KEY (game, prompt, player)
+);
+CREATE INDEX deadlines_due ON deadlines(status, due_at);
+CREATE TABLE standing_orders (       -- answers filed in advance (pbem/standing.py)
+    game TEXT NOT NULL REFERENCES games(id),
+    player TEXT NOT NULL,
+    n INTEGER NOT NULL,              -- numbered per player and game, never reused
+    text TEXT NOT NULL,              -- as normalised, e.g. "when fight answer fight"
+    status TEXT NOT NULL,            -- active | cancelled
+    uses INTEGER NOT NULL DEFAULT 0,
+    filed_at TEXT NOT NULL,
+    cancelled_at TEXT,
+    PRIMARY KEY (game, player, n)
+);
+CREATE TABLE vacations (             -- a player's deadlines pause from starts_at to ends_at
+    id {id},
+    game TEXT NOT NULL REFERENCES games(id),
+    player TEXT NOT NULL,
+    starts_at TEXT NOT NULL,
+    ends_at TEXT NOT NULL,
+    set_by TEXT NOT NULL,            -- the player, or moderator
+    created_at TEXT NOT NULL
+);
+CREATE INDEX vacations_player ON vacations(game, player);
+"""),
 ]
 
 # What SQLite can add on top: refuse to change the move log at all.

@@ -7,6 +7,7 @@ import json
 
 from pbem import games, log, outbox, reports, tokens
 from pbem.games import GameError, Played
+from pbem import briefing, standing  # substitutes; standing orders (docs/pace.md)
 
 
 def _active(svc, game_id: str) -> dict:
@@ -17,7 +18,7 @@ def _active(svc, game_id: str) -> dict:
 
 
 def _after(svc, game: dict, played: Played) -> None:
-    if played.applied:
+    if played.applied or played.standing:
         reports.queue_reports(svc, game, played.state, played.events, seq=played.seq)
 
 
@@ -38,6 +39,8 @@ def end(svc, game_id: str) -> None:
         if game["status"] == "ended":
             raise GameError(f"{game_id} has ended already")
         svc.store.update_game(game_id, status="ended")
+        if game["status"] == "active":  # the players learn the end and the seed
+            reports.queue_game_over(svc, game, games.state(svc, game), ended_by_moderator=True)
     log.get(game=game_id).info("game ended by the moderator")
 
 
@@ -66,6 +69,7 @@ def adjudicate(svc, game_id: str, text: str) -> Played:
             raise GameError(e.reason) from None
         played.applied = [str(move)]
         played.seq = games.record(svc, game, move, played.state, actor=eng.MODERATOR)["seq"]
+        standing.settle(svc, game, played)  # what the ruling opened, standing orders may answer
         _after(svc, game, played)
     return played
 
@@ -123,7 +127,8 @@ def replace_player(svc, game_id: str, name: str, email: str) -> None:
         token = tokens.token_for(svc.key, game_id, name, salt)
         log.forget(token)
         svc.store.update_player(game_id, name, email=email, token_salt=salt, token_hash=tokens.hash_token(token),
-                                status="active")
+                                status="active", undeliverable=None)
+        briefing.note_predecessor(svc, game, name, email)  # the history keeps both
         for p in game["config"]["players"]:
             if p["name"] == name:
                 p["email"] = email
@@ -131,8 +136,8 @@ def replace_player(svc, game_id: str, name: str, email: str) -> None:
         state = games.state(svc, game)
         player = svc.store.player(game_id, name)
         reports.queue_welcome(svc, game, player, state)
-        if game["status"] == "active":
-            reports.queue_report(svc, game, player, state, [], mid_parts=(game["moves"], f"s{salt}"))
+        if game["status"] == "active":  # sheet, hand, recent events; the last holder's orders end
+            briefing.hand_over(svc, game, player, state, mid_parts=(game["moves"], f"s{salt}"))
 
 
 def remove_player(svc, game_id: str, name: str) -> None:

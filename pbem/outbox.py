@@ -3,18 +3,20 @@
 `enqueue` stores a mail's headers and parts; `build` turns a row into an EmailMessage at
 send time, which is when a player's token takes the place of the row's marker (the
 database never holds a token). `send_due` hands due rows to a sender: `FileSender` writes
-home/outbox/<id>.eml (the embedded default), `SmtpSender` speaks SMTP with aiosmtplib.
+home/outbox/<id>.eml (the embedded default), `SmtpSender` speaks SMTP with aiosmtplib;
+`verdict` says which failures are final.
 """
 from __future__ import annotations
 
 import asyncio
 import json
 import os
+import random
 import re
 import secrets
 from datetime import timedelta
 from email.message import EmailMessage
-from email.utils import formataddr, format_datetime
+from email.utils import formataddr, format_datetime, parseaddr
 from pathlib import Path
 
 import aiosmtplib
@@ -110,26 +112,39 @@ class FileSender:
 
 
 class SmtpSender:
-    """One SMTP connection for a batch of mails."""
+    """One SMTP connection for a batch of mails (aiosmtplib): STARTTLS or TLS, login."""
 
     def __init__(self, smtp):
         self.cfg = smtp
         self.client: aiosmtplib.SMTP | None = None
 
+    async def _connect(self) -> aiosmtplib.SMTP:
+        client = aiosmtplib.SMTP(hostname=self.cfg.host, port=self.cfg.port, use_tls=self.cfg.tls,
+                                 start_tls=self.cfg.starttls and not self.cfg.tls, timeout=self.cfg.timeout)
+        await client.connect()
+        if self.cfg.username:
+            await client.login(self.cfg.username, self.cfg.password or "")
+        return client
+
     async def send(self, row: dict, msg: EmailMessage) -> None:
-        if self.client is None or not self.client.is_connected:
-            self.client = aiosmtplib.SMTP(hostname=self.cfg.host, port=self.cfg.port, use_tls=self.cfg.tls,
-                                          start_tls=self.cfg.starttls and not self.cfg.tls, timeout=self.cfg.timeout)
-            await self.client.connect()
-            if self.cfg.username:
-                await self.client.login(self.cfg.username, self.cfg.password or "")
-        await self.client.send_message(msg)
+        reused = self.client is not None and self.client.is_connected
+        if not reused:
+            self.client = await self._connect()
+        envelope = dict(sender=parseaddr(str(msg["From"]))[1], recipients=[row["to_addr"]])
+        try:
+            await self.client.send_message(msg, **envelope)
+        except aiosmtplib.SMTPServerDisconnected:
+            if not reused:
+                raise
+            # a kept connection the server closed while idle: once more on a new one
+            self.client = await self._connect()
+            await self.client.send_message(msg, **envelope)
 
     async def close(self) -> None:
         if self.client is not None and self.client.is_connected:
             try:
                 await self.client.quit()
-            except aiosmtplib.SMTPException:
+            except (aiosmtplib.SMTPException, OSError):
                 pass
         self.client = None
 
@@ -139,27 +154,48 @@ def sender_for(settings):
 
 
 def backoff(attempts: int) -> timedelta:
-    """1, 2, 4 … minutes, at most 6 hours."""
-    return timedelta(minutes=min(2 ** attempts, 360))
+    """1, 2, 4 ... minutes (at most 6 hours), each stretched by up to a fifth at random, so
+    mails that failed together do not all come back at once."""
+    return timedelta(minutes=min(2 ** attempts, 360) * random.uniform(1.0, 1.2))
+
+
+def verdict(exc: BaseException) -> tuple[bool, bool]:
+    """(permanent, about the recipient) of a failed send. Only a 5xx answer to RCPT or DATA
+    is final; a 4xx, a lost or timed-out link (after DATA the mail may have gone: the row's
+    fixed Message-ID makes the retry the same mail) and the server's refusal of our own
+    login or sender address are tried again later."""
+    if isinstance(exc, aiosmtplib.SMTPRecipientsRefused):
+        codes = [r.code for r in exc.recipients]
+        return bool(codes) and all(500 <= c < 600 for c in codes), True
+    if isinstance(exc, (aiosmtplib.SMTPRecipientRefused, aiosmtplib.SMTPDataError)):
+        return 500 <= exc.code < 600, True
+    return False, False
+
+
+SEND_ERRORS = (OSError, aiosmtplib.SMTPException, asyncio.TimeoutError)
 
 
 async def send_due(svc, sender=None, stop: asyncio.Event | None = None) -> int:
     """Send every due outbox row; returns how many went. A failure is kept on the row and
-    retried later; after settings.send_attempts the row is marked failed."""
+    tried again later with backoff; a final one (a 5xx, or settings.send_attempts used up)
+    marks the row failed and, when it was about the recipient, the player undeliverable.
+    When the link or the server fails, the rest of the round fails with it, untried."""
     sender = sender or sender_for(svc.settings)
     logger, sent = log.get(), 0
+    rows = svc.store.outbox_due()
     try:
-        for row in svc.store.outbox_due():
+        for i, row in enumerate(rows):
             if stop is not None and stop.is_set():
                 break
             try:
                 await sender.send(row, build(svc, row))
-            except (OSError, aiosmtplib.SMTPException, asyncio.TimeoutError) as e:
-                last = row["attempts"] + 1 >= svc.settings.send_attempts
-                retry_at = None if last else iso(svc.now() + backoff(row["attempts"]))
-                svc.store.outbox_attempt_failed(row["id"], log.scrub(str(e)), retry_at)
-                logger.warning("send failed", outbox=row["id"], error=str(e), final=last)
+            except SEND_ERRORS as e:
                 await sender.close()  # a broken link is not reused
+                recipient = verdict(e)[1]
+                for r in [row] if recipient else rows[i:]:
+                    _failed(svc, r, e)
+                if not recipient:
+                    break
                 continue
             svc.store.outbox_sent(row["id"])
             sent += 1
@@ -167,3 +203,16 @@ async def send_due(svc, sender=None, stop: asyncio.Event | None = None) -> int:
     finally:
         await sender.close()
     return sent
+
+
+def _failed(svc, row: dict, exc: BaseException) -> None:
+    from pbem import bounces  # bounces -> reports -> outbox
+
+    permanent, recipient = verdict(exc)
+    final = permanent or row["attempts"] + 1 >= svc.settings.send_attempts
+    error = log.scrub(f"{type(exc).__name__}: {exc}")
+    with svc.store.transaction():
+        svc.store.outbox_attempt_failed(row["id"], error, None if final else iso(svc.now() + backoff(row["attempts"])))
+        if final and recipient and row["game"] and row["player"]:
+            bounces.mark_undeliverable(svc, row["game"], row["player"], error)
+    log.get().warning("send failed", outbox=row["id"], error=error, final=final)

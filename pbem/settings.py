@@ -1,4 +1,4 @@
-"""The service's configuration: where its state lives, its addresses, SMTP and Maildir.
+"""The service's configuration: where its state lives, its addresses, SMTP, Maildir and IMAP.
 
 With no configuration file everything is embedded (DESIGN.md): SQLite in the home folder
 (./var or $PBEM_HOME), the drop folder home/inbox, outgoing mail as .eml in home/outbox.
@@ -26,6 +26,20 @@ class SmtpSettings(msgspec.Struct, forbid_unknown_fields=True):
     timeout: float = 30.0
 
 
+class ImapSettings(msgspec.Struct, forbid_unknown_fields=True):
+    """A hosted mailbox that receives the game address's mail (pbem/ingest/imap.py)."""
+    host: str
+    username: str
+    password: str
+    port: int = 993
+    tls: bool = True  # implicit TLS, port 993
+    starttls: bool = False  # port 143
+    folder: str = "INBOX"  # where new mail arrives
+    processed: str = "pbem-processed"  # where stored mail is moved (made if missing)
+    idle_seconds: float = 600.0  # renew IDLE this often (servers drop it after 30 min)
+    timeout: float = 30.0
+
+
 class Settings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     home: str = "var"
     address: str = "talisman@localhost"  # From/Reply-To of games that name no address
@@ -36,6 +50,7 @@ class Settings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     key: str = "secret.key"  # derives players' tokens; never inside the database
     maildir: str | None = None  # a Maildir that `serve` reads (Postfix/Dovecot delivery)
     smtp: SmtpSettings | None = None  # absent: mail is written to the outbox folder
+    imap: ImapSettings | None = None  # a hosted mailbox `serve` reads (IDLE), besides the drop folder
     log_format: str = "auto"  # "json" (one line per event, for systemd), "console", "auto"
     log_level: str = "info"
     poll_seconds: float = 5.0  # how often `serve` looks at the Maildir and the outbox

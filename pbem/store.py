@@ -83,11 +83,25 @@ class Store:
         conn.execute("COMMIT")
 
     def _one(self, sql: str, params=()) -> dict | None:
-        rows = list(self.db.query(sql, params))
+        rows = self._all(sql, params)
         return rows[0] if rows else None
 
     def _all(self, sql: str, params=()) -> list[dict]:
-        return list(self.db.query(sql, params))
+        # the connection itself: sqlite-utils' query() wraps every read in a SAVEPOINT
+        cur = self.db.conn.execute(sql, params)
+        names = [d[0] for d in cur.description]
+        return [dict(zip(names, row)) for row in cur.fetchall()]
+
+    # plain SQL for the writes of every move: sqlite-utils' insert() and update() look the
+    # table's schema up each time, which cost more than the writes. Column names come from
+    # this class, never from input.
+    def _insert(self, table: str, row: dict) -> None:
+        self.db.execute(f"INSERT INTO {table} ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})",
+                        list(row.values()))
+
+    def _update(self, table: str, where: str, params: tuple, fields: dict) -> None:
+        sets = ", ".join(f"{k} = ?" for k in fields)
+        self.db.execute(f"UPDATE {table} SET {sets} WHERE {where}", [*fields.values(), *params])
 
     # -- schema ---------------------------------------------------------------------
 
@@ -135,7 +149,7 @@ class Store:
         if "config" in fields:
             fields["config"] = json.dumps(fields["config"], sort_keys=True)
         fields["updated_at"] = self.now()
-        self.db["games"].update(id, fields)
+        self._update("games", "id = ?", (id,), fields)
 
     def add_player(self, game: str, name: str, seat: int, email: str, token_hash: str, token_salt: str,
                    role: str = "hero", character: str | None = None) -> None:
@@ -172,7 +186,7 @@ class Store:
                    prompt=prompt, message_id=message_id, inbox_id=inbox_id, at=self.now())
         row.update(state_hash=state_hash, prev_hash=prev,
                    hash=chain_hash(prev, {k: row[k] for k in _CHAINED}, state_hash))
-        self.db["moves"].insert(row)
+        self._insert("moves", row)
         self.db.execute("UPDATE games SET moves = ?, updated_at = ? WHERE id = ?", (row["seq"], row["at"], game))
         return row
 
@@ -304,3 +318,19 @@ class Store:
         cur = self.db.execute("UPDATE outbox SET status = 'queued', next_attempt_at = ? WHERE status = 'failed'",
                               (self.now(),))
         return cur.rowcount
+
+    # -- delivery: bounces, IMAP positions ---------------------------------------------
+
+    def outbox_by_message_id(self, message_id: str) -> dict | None:
+        return self._one("SELECT * FROM outbox WHERE message_id = ?", (message_id,))
+
+    def imap_position(self, mailbox: str) -> dict | None:
+        return self._one("SELECT uidvalidity, last_uid FROM imap_state WHERE mailbox = ?", (mailbox,))
+
+    def set_imap_position(self, mailbox: str, uidvalidity: int, last_uid: int) -> None:
+        self.db.execute("INSERT INTO imap_state (mailbox, uidvalidity, last_uid) VALUES (?, ?, ?) "
+                        "ON CONFLICT (mailbox) DO UPDATE SET uidvalidity = excluded.uidvalidity, "
+                        "last_uid = excluded.last_uid", (mailbox, uidvalidity, last_uid))
+
+    def players_by_email(self, email: str) -> list[dict]:
+        return self._all("SELECT * FROM players WHERE lower(email) = lower(?) AND status = 'active'", (email,))

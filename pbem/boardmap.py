@@ -1,0 +1,105 @@
+"""The board as a picture: a grid of concentric rings, as on the real board.
+
+A Talisman board is square rings one inside the other: the Outer Region (24 spaces) around
+the Middle (16) around the Inner (8) around the Crown (1), i.e. the borders of a 7x7, 5x5
+and 3x3 square and its centre. `layout` places each ring's spaces clockwise from the top
+left corner of its square (so `right` in a prompt moves clockwise here too). Boards that are
+not shaped so fall back to one line per ring. Everything here is public: the same picture
+goes to every player, so reports render it once per game state.
+"""
+from __future__ import annotations
+
+import textwrap
+from functools import lru_cache
+
+CELL = 10  # characters per cell in the text map: 7 cells + borders = 78 columns
+COLOURS = ("#1f4e79", "#a3392b", "#2e7d32", "#7b3fa0", "#9a6700", "#00796b", "#c2185b", "#455a64")
+RING_NAMES = {"outer": "Outer Region", "middle": "Middle Region", "inner": "Inner Region", "crown": "Crown"}
+
+
+def _square(side: int) -> list[tuple[int, int]]:
+    """The border cells of a side x side square, clockwise from the top left: (row, col)."""
+    if side == 1:
+        return [(0, 0)]
+    top = [(0, c) for c in range(side)]
+    right = [(r, side - 1) for r in range(1, side)]
+    bottom = [(side - 1, c) for c in range(side - 2, -1, -1)]
+    left = [(r, 0) for r in range(side - 2, 0, -1)]
+    return top + right + bottom + left
+
+
+@lru_cache(maxsize=32)
+def layout(rings: tuple[tuple[str, tuple[str, ...]], ...]) -> tuple[tuple[tuple[str, str] | None, ...], ...] | None:
+    """The grid of (ring, space id) cells, or None when the rings are not concentric squares."""
+    side = 2 * len(rings) - 1
+    grid: list[list[tuple[str, str] | None]] = [[None] * side for _ in range(side)]
+    for k, (ring, spaces) in enumerate(rings):
+        cells = _square(side - 2 * k)
+        if len(cells) != len(spaces):
+            return None
+        for (r, c), space in zip(cells, spaces):
+            grid[r + k][c + k] = (ring, space)
+    return tuple(tuple(row) for row in grid)
+
+
+@lru_cache(maxsize=512)
+def name_lines(name: str) -> tuple[str, str]:
+    """A space's name in at most two lines of CELL characters."""
+    lines = textwrap.wrap(name, CELL) or [""]
+    if len(lines) > 2:
+        lines = [lines[0], textwrap.shorten(" ".join(lines[1:]), CELL, placeholder=".")]
+    return (lines + [""])[0], (lines + ["", ""])[1]
+
+
+def markers(names: list[str]) -> dict[str, str]:
+    """One letter per player for the map: their initial, or the next free letter of their name."""
+    out: dict[str, str] = {}
+    for name in names:
+        letters = [ch.upper() for ch in name if ch.isalnum()] + list("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+        out[name] = next(ch for ch in letters if ch not in out.values())
+    return out
+
+
+def picture(view: dict) -> dict:
+    """The board's picture for templates, from a public view (docs/interfaces.md). Its
+    "key" is all it depends on; its "map" (the grid, or the rings listed) is made by
+    calling `draw(picture)`, which a caller that has drawn an equal key before skips."""
+    names = view["space_names"]
+    marks = markers(list(view["players"]))
+    here: dict[str, list[str]] = {}
+    for name, p in view["players"].items():
+        if p.get("space") and p.get("alive", True):
+            here.setdefault(p["space"], []).append(marks[name])
+    things = {s: list(cards) for s, cards in view.get("space_cards", {}).items()}
+    for s, gold in view.get("space_gold", {}).items():
+        if gold:
+            things.setdefault(s, []).append(f"{gold} gold")
+    rings = tuple((ring, tuple(spaces)) for ring, spaces in view["board"].items())
+    return {
+        "key": (rings, tuple(sorted((s, tuple(w)) for s, w in here.items())),
+                tuple(sorted((s, tuple(t)) for s, t in things.items())), tuple(marks.items())),
+        "markers": marks,
+        "colours": {marks[n]: COLOURS[i % len(COLOURS)] for i, n in enumerate(marks)},
+        "lying": [{"space": names.get(s, s), "things": t} for s, t in things.items()],
+        "width": CELL,
+        "_parts": (rings, names, here, things),
+    }
+
+
+def draw(pic: dict) -> dict:
+    """The picture with its map: "grid" (rows of cells) or, for other boards, "rings"."""
+    rings, names, here, things = pic["_parts"]
+
+    def cell(ring: str, space: str) -> dict:
+        who = here.get(space, [])
+        text = (" " if len(who) < 5 else "").join(who)
+        if space in things:
+            text = (text + " *").strip()
+        return {"space": space, "ring": ring, "name": name_lines(names.get(space, space)), "full": names.get(space, space),
+                "who": who, "marks": text[:CELL], "things": things.get(space, [])}
+
+    grid = layout(rings)
+    return {**pic,
+            "grid": [[cell(*c) if c else None for c in row] for row in grid] if grid else None,
+            "rings": [] if grid else [{"name": RING_NAMES.get(ring, ring.title()), "cells": [cell(ring, s) for s in spaces]}
+                                     for ring, spaces in rings]}

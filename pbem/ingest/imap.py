@@ -1,0 +1,159 @@
+"""A hosted mailbox over IMAP (imap-tools), for games whose address is such a mailbox.
+
+`ImapSource.poll` runs in the daemon's cycle, like the other sources: it fetches by UID the
+mail that came after the last UID stored (kept per folder with its UIDVALIDITY), hands each
+to `process.handle` and, once stored, moves it to the processed folder. A worker thread keeps
+a second connection in IDLE and wakes the daemon when mail arrives (imap-tools is
+synchronous, and aioimaplib's IDLE can hang when the server drops the link).
+
+A dropped link is reopened at the next poll. The position advances only after a message is
+stored, and `handle` deduplicates by Message-ID and content, so a drop at any point loses
+nothing and applies nothing twice: at worst one message is fetched again and found known.
+"""
+from __future__ import annotations
+
+import imaplib
+import socket
+import threading
+from typing import Callable
+
+from imap_tools import MailBox, MailBoxStartTls, MailBoxUnencrypted
+from imap_tools.errors import MailboxLoginError, UnexpectedCommandStatusError
+
+from pbem import log
+from pbem.process import Result, handle
+
+ERRORS = (OSError, socket.timeout, imaplib.IMAP4.error, UnexpectedCommandStatusError, MailboxLoginError)
+
+
+def connect(cfg):
+    """A logged-in imap-tools mailbox with `cfg.folder` selected."""
+    if cfg.tls:
+        box = MailBox(cfg.host, cfg.port, timeout=cfg.timeout)
+    elif cfg.starttls:
+        box = MailBoxStartTls(cfg.host, cfg.port, timeout=cfg.timeout)
+    else:  # plain IMAP: for a server on the same machine (or tests) only
+        box = MailBoxUnencrypted(cfg.host, cfg.port, timeout=cfg.timeout)
+    return box.login(cfg.username, cfg.password, initial_folder=cfg.folder)
+
+
+def _close(box) -> None:
+    try:
+        box.logout()
+    except Exception:  # noqa: BLE001 -- the link may be gone already
+        try:
+            box.client.shutdown()
+        except Exception:  # noqa: BLE001
+            pass
+
+
+class ImapSource:
+    def __init__(self, cfg):
+        self.cfg = cfg
+        self.key = f"{cfg.username}@{cfg.host}:{cfg.port}/{cfg.folder}"
+        self.box = None
+        self.watcher: Watcher | None = None
+
+    def poll(self, svc, stop: threading.Event | None = None) -> list[Result]:
+        """Store and process what arrived; a lost link ends this poll (the next reconnects)."""
+        results: list[Result] = []
+        try:
+            self._poll(svc, stop, results)
+        except ERRORS as e:
+            log.get().warning("imap: link lost", mailbox=self.key, error=str(e))
+            self.close()
+        return results
+
+    def _poll(self, svc, stop, results: list[Result]) -> None:
+        if self.box is None:
+            self.box = connect(self.cfg)
+            if not self.box.folder.exists(self.cfg.processed):
+                self.box.folder.create(self.cfg.processed)
+        box = self.box
+        box.client.noop()  # the server shows mail that came since the last command only after one
+        validity = int(box.folder.status(self.cfg.folder, ["UIDVALIDITY"])["UIDVALIDITY"])
+        pos = svc.store.imap_position(self.key)
+        last = pos["last_uid"] if pos and pos["uidvalidity"] == validity else 0
+        if last:  # stored before, but the link dropped before they were moved
+            stored = [u for u in box.uids(f"UID 1:{last}") if int(u) <= last]
+            if stored:
+                box.move(stored, self.cfg.processed)
+        for uid in sorted(int(u) for u in box.uids(f"UID {last + 1}:*")):
+            if uid <= last:  # "n:*" always holds the highest UID, even below n
+                continue
+            if stop is not None and stop.is_set():
+                break
+            raw = fetch(box, uid)
+            if raw is not None:
+                results.append(handle(svc, raw, "mail", source="imap"))
+            with svc.store.transaction():
+                svc.store.set_imap_position(self.key, validity, uid)
+            if raw is not None:
+                box.move(str(uid), self.cfg.processed)
+
+    def watch(self, wake: Callable[[], None]) -> None:
+        """Start the IDLE worker: it calls `wake` when mail arrives."""
+        self.watcher = Watcher(self.cfg, wake)
+        self.watcher.start()
+
+    def close(self) -> None:
+        if self.box is not None:
+            _close(self.box)
+            self.box = None
+
+    def stop(self) -> None:
+        if self.watcher is not None:
+            self.watcher.stop()
+            self.watcher = None
+        self.close()
+
+
+def fetch(box, uid: int) -> bytes | None:
+    """The message's exact bytes (not marked seen); None if it is gone."""
+    typ, data = box.client.uid("FETCH", str(uid), "(BODY.PEEK[])")
+    if typ != "OK":
+        raise imaplib.IMAP4.error(f"FETCH {uid}: {typ}")
+    parts = [item[1] for item in data if isinstance(item, tuple) and len(item) == 2]
+    return parts[0] if parts else None
+
+
+class Watcher(threading.Thread):
+    """IDLE on its own connection; wake the daemon on any news; reconnect after a drop."""
+
+    WAIT = 60.0  # one IDLE round; servers drop IDLE after 30 minutes, proxies sooner
+
+    def __init__(self, cfg, wake: Callable[[], None]):
+        super().__init__(name="imap-idle", daemon=True)
+        self.cfg, self.wake = cfg, wake
+        self.stopping = threading.Event()
+        self.box = None
+
+    def run(self) -> None:
+        delay = 1.0
+        while not self.stopping.is_set():
+            try:
+                self.box = connect(self.cfg)
+                delay = 1.0
+                self.wake()  # anything that came while the link was down
+                while not self.stopping.is_set():
+                    if self.box.idle.wait(timeout=min(self.WAIT, self.cfg.idle_seconds)):
+                        self.wake()
+            except Exception as e:  # noqa: BLE001 -- the worker must outlive any error
+                if not self.stopping.is_set():
+                    log.get().warning("imap idle: link lost", error=str(e), retry_in=delay)
+            finally:
+                if self.box is not None:
+                    _close(self.box)
+                    self.box = None
+            self.stopping.wait(delay)
+            delay = min(delay * 2, 60.0)
+
+    def stop(self) -> None:
+        self.stopping.set()
+        box = self.box
+        if box is not None:
+            try:
+                box.client.sock.shutdown(socket.SHUT_RDWR)  # ends a blocking IDLE wait at once
+            except OSError:
+                pass
+        self.join(timeout=5)

@@ -1,0 +1,259 @@
+"""Mail in from an IMAP mailbox, against a real Dovecot on 127.0.0.1 that each test module
+starts itself (plain auth, a passwd-file user, Maildir in a temporary folder). Without
+Debian's dovecot-imapd (or as a user other than root) these tests are skipped."""
+import asyncio
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from imap_tools import MailBoxUnencrypted
+
+import fake_engine
+from pbem import daemon, games, settings as settings_mod
+from pbem.ingest import imap
+
+from conftest import game_config, mail, token
+
+DOVECOT = shutil.which("dovecot") or ("/usr/sbin/dovecot" if os.path.exists("/usr/sbin/dovecot") else None)
+pytestmark = pytest.mark.skipif(
+    DOVECOT is None or os.geteuid() != 0,
+    reason="IMAP tests need Dovecot (apt-get install dovecot-imapd) and root to start it")
+USERS = [f"user{i}" for i in range(12)]
+PASSWORD = "secret"
+
+CONFIG = """base_dir = {d}/run
+state_dir = {d}/state
+protocols = imap
+listen = 127.0.0.1
+ssl = no
+disable_plaintext_auth = no
+auth_mechanisms = plain login
+mail_location = maildir:{d}/mail/%u
+first_valid_uid = 1
+shutdown_clients = yes
+default_internal_user = dovecot
+default_login_user = dovenull
+log_path = {d}/dovecot.log
+passdb {{
+  driver = passwd-file
+  args = scheme=PLAIN username_format=%u {d}/passwd
+}}
+userdb {{
+  driver = static
+  args = uid=nobody gid=nogroup home={d}/home/%u
+}}
+service imap-login {{
+  chroot =
+  inet_listener imap {{
+    address = 127.0.0.1
+    port = {port}
+  }}
+  inet_listener imaps {{
+    port = 0
+  }}
+}}
+service anvil {{
+  chroot =
+}}
+"""
+
+
+class Dovecot:
+    def __init__(self):
+        self.dir = Path(tempfile.mkdtemp(prefix="pbem-dovecot-"))
+        self.dir.chmod(0o755)  # the mail processes run as nobody
+        for sub in ("run", "state", "mail", "home"):
+            (self.dir / sub).mkdir()
+        shutil.chown(self.dir / "mail", "nobody", "nogroup")
+        shutil.chown(self.dir / "home", "nobody", "nogroup")
+        (self.dir / "passwd").write_text("".join(f"{u}:{{PLAIN}}{PASSWORD}::::::\n" for u in USERS))
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            self.port = s.getsockname()[1]
+        (self.dir / "dovecot.conf").write_text(CONFIG.format(d=self.dir, port=self.port))
+        self.proc = None
+        self.users = iter(USERS)
+
+    def start(self):
+        self.proc = subprocess.Popen([DOVECOT, "-F", "-c", str(self.dir / "dovecot.conf")],
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
+                return
+            except OSError:
+                time.sleep(0.05)
+        raise RuntimeError(f"dovecot did not start: {(self.dir / 'dovecot.log').read_text()}")
+
+    def stop(self):
+        if self.proc is not None:
+            self.proc.terminate()
+            self.proc.wait(10)
+            self.proc = None
+
+    def restart(self):
+        self.stop()
+        self.start()
+
+    def kill_sessions(self, user: str) -> None:
+        """Kill the server's processes of `user`'s open sessions: their links drop at once."""
+        for line in (self.dir / "dovecot.log").read_text().splitlines():
+            if f"user=<{user}>" in line and "mpid=" in line:
+                pid = int(line.split("mpid=")[1].split(",")[0])
+                try:
+                    if b"imap" in Path(f"/proc/{pid}/cmdline").read_bytes():  # still that session
+                        os.kill(pid, signal.SIGKILL)
+                except (FileNotFoundError, ProcessLookupError):
+                    pass
+
+    def settings(self, user: str) -> settings_mod.ImapSettings:
+        return settings_mod.ImapSettings(host="127.0.0.1", port=self.port, username=user, password=PASSWORD,
+                                         tls=False, starttls=False, timeout=5, idle_seconds=30)
+
+    def box(self, user: str):
+        return MailBoxUnencrypted("127.0.0.1", self.port, timeout=5).login(user, PASSWORD)
+
+
+@pytest.fixture(scope="module")
+def dovecot():
+    server = Dovecot()
+    server.start()
+    yield server
+    server.stop()
+    shutil.rmtree(server.dir, ignore_errors=True)
+
+
+@pytest.fixture
+def user(dovecot):
+    return next(dovecot.users)
+
+
+@pytest.fixture
+def imap_svc(make_service, dovecot, user):
+    return make_service(engine=fake_engine, imap=dovecot.settings(user))
+
+
+def answers(svc, game: str, n: int) -> list[bytes]:
+    """n mails, each a legal answer of whoever's turn it will be (the fake engine goes round)."""
+    names, out = ["alice", "bob"], []
+    first = svc.engine.legal_moves(games.state(svc, games.get(svc, game)))[0]
+    start = names.index(first.player)
+    for i in range(n):
+        who = names[(start + i) % 2]
+        out.append(mail(["right"], sender=f"{who}@example.org", tok=token(svc, game, who)))
+    return out
+
+
+def deliver(dovecot, user, raws) -> None:
+    with dovecot.box(user) as box:
+        for raw in raws:
+            box.append(raw, "INBOX")
+
+
+def folder_counts(dovecot, user, processed="pbem-processed") -> tuple[int, int]:
+    with dovecot.box(user) as box:
+        inbox = box.folder.status("INBOX", ["MESSAGES"])["MESSAGES"]
+        done = box.folder.status(processed, ["MESSAGES"])["MESSAGES"] if box.folder.exists(processed) else 0
+    return inbox, done
+
+
+def test_poll_stores_applies_moves_and_remembers(imap_svc, dovecot, user):
+    g = games.create(imap_svc, game_config())
+    deliver(dovecot, user, answers(imap_svc, g, 3))
+    source = imap.ImapSource(imap_svc.settings.imap)
+    results = source.poll(imap_svc)
+    assert [r.status for r in results] == ["applied"] * 3
+    assert folder_counts(dovecot, user) == (0, 3)
+    assert imap_svc.store.imap_position(source.key)["last_uid"] == 3
+    assert source.poll(imap_svc) == []  # nothing is fetched twice
+    assert {r["source"] for r in imap_svc.store.inbox_rows()} == {"imap"}
+    source.stop()
+
+
+def test_a_new_uidvalidity_starts_again(imap_svc, dovecot, user):
+    g = games.create(imap_svc, game_config())
+    source = imap.ImapSource(imap_svc.settings.imap)
+    imap_svc.store.set_imap_position(source.key, 1, 99)  # from a folder since recreated
+    deliver(dovecot, user, answers(imap_svc, g, 1))
+    assert [r.status for r in source.poll(imap_svc)] == ["applied"]
+    source.stop()
+
+
+@pytest.mark.parametrize("how", ["cut the link", "kill the server's session", "restart dovecot"])
+def test_a_dropped_link_mid_fetch_loses_nothing_and_duplicates_nothing(imap_svc, dovecot, user, monkeypatch, how):
+    g = games.create(imap_svc, game_config())
+    deliver(dovecot, user, answers(imap_svc, g, 6))
+    source = imap.ImapSource(imap_svc.settings.imap)
+    real, calls = imap.handle, []
+
+    def handle_then_drop(*a, **k):
+        result = real(*a, **k)  # stored and applied; the position is not yet saved, nor the mail moved
+        calls.append(result)
+        if len(calls) == 3:
+            if how == "restart dovecot":
+                dovecot.restart()
+            elif how == "cut the link":
+                source.box.client.sock.shutdown(socket.SHUT_RDWR)
+            else:
+                dovecot.kill_sessions(user)
+        return result
+
+    monkeypatch.setattr(imap, "handle", handle_then_drop)
+    first = source.poll(imap_svc)
+    if how != "restart dovecot":  # (a restarted Dovecot may let the open session finish)
+        assert len(first) == 3 and source.box is None  # the poll ended with the link
+    rest = []
+    for _ in range(3):
+        rest += source.poll(imap_svc)
+    statuses = [r.status for r in first + rest]
+    assert statuses.count("applied") == 6 and set(statuses) <= {"applied", "duplicate"}
+    assert len(imap_svc.store.inbox_rows()) == 6 and len(imap_svc.store.moves(g)) == 6  # each once
+    assert folder_counts(dovecot, user) == (0, 6)
+    source.stop()
+
+
+def test_idle_wakes_the_daemon_and_survives_a_dropped_link(imap_svc, dovecot, user):
+    woke = threading.Event()
+    source = imap.ImapSource(imap_svc.settings.imap)
+    source.watch(woke.set)
+    try:
+        assert woke.wait(10)  # at connect: anything that came while away
+        woke.clear()
+        deliver(dovecot, user, [mail(["hello"])])
+        assert woke.wait(10), "IDLE did not report the new mail"
+        woke.clear()
+        dovecot.kill_sessions(user)
+        assert woke.wait(15), "the worker did not reconnect"  # it wakes the daemon when it is back
+        woke.clear()
+        deliver(dovecot, user, [mail(["hello again"])])
+        assert woke.wait(10)
+    finally:
+        source.stop()
+    assert not source.watcher
+
+
+def test_serve_reads_the_mailbox_when_mail_arrives(make_service, dovecot, user):
+    svc = make_service(engine=fake_engine, imap=dovecot.settings(user), poll_seconds=60)
+    g = games.create(svc, game_config())
+    stop = threading.Event()
+    worker = threading.Thread(target=lambda: asyncio.run(daemon.serve(svc, stop=stop)))
+    worker.start()
+    try:
+        time.sleep(1)  # the first cycle, then waiting: only IDLE can wake it within the test
+        deliver(dovecot, user, answers(svc, g, 1))
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline and not svc.store.moves(g):
+            time.sleep(0.1)
+    finally:
+        stop.set()
+        worker.join(15)
+    assert len(svc.store.moves(g)) == 1 and not worker.is_alive()
+    assert folder_counts(dovecot, user) == (0, 1)

@@ -1,0 +1,86 @@
+"""No mail shows a player what they may not see. Random playouts (pbem.bot) are played
+through the service -- every answer a player's mail, the moderator's by `game answer` --
+with characters that start with Spells, and after every move each new mail is read as its
+reader gets it: it must name no Spell that another player holds at that moment and the
+reader does not (unless what the reader may see names it: a Spell cast in the open, a
+space of the same name), hold neither the seed (until the game-over mail) nor any token
+but the reader's own, and that one only in the Reply-To (and the welcome)."""
+import random
+import re
+
+import pytest
+
+from pbem import bot, games, moderator, outbox, reports
+from pbem.process import handle
+
+from conftest import game_config, mail, token
+
+HEROES = [("alice", "wizard"), ("bob", "priest"), ("carol", "sorceress"), ("dave", "prophetess")]
+MOVES = 120  # per game: enough for Spells to be drawn, cast and traded
+
+
+def readable(svc, row: dict) -> str:
+    """The mail as its reader sees it: headers and both parts, decoded."""
+    msg = outbox.build(svc, row)
+    return "\n".join([*(f"{k}: {v}" for k, v in msg.items()), *(p.get_content() for p in msg.iter_parts())])
+
+
+def spells_held(svc, state) -> dict[str, set[str]]:
+    return {n: set(svc.engine.view(state, n)["players"][n]["spells"]) for n, _ in HEROES}
+
+
+def named(name: str, text: str) -> bool:
+    return re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text) is not None
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_no_mail_leaks_another_players_spells_the_seed_or_a_token(svc, seed):
+    config = game_config(name=f"leaks-{seed}", seed=f"leak-seed-{seed}", players=[(n, f"{n}@example.org") for n, _ in HEROES])
+    for p, (_, character) in zip(config["players"], HEROES):
+        p["character"] = character
+    g = games.create(svc, config)
+    eng, rnd = svc.engine, random.Random(seed)
+    toks = {n: token(svc, g, n) for n, _ in HEROES}
+    seed_text = svc.store.game(g)["seed"]
+    checked = canaries = own_shown = 0
+    seen = 0
+    for _ in range(MOVES):
+        before = games.state(svc, games.get(svc, g))
+        if before.over:
+            break
+        move = bot.choose(before, rnd)
+        line = f"{move.prompt}: {move.key}"
+        if move.player == eng.MODERATOR:
+            moderator.answer(svc, g, eng.MODERATOR, line)
+        else:
+            result = handle(svc, mail([line], sender=f"{move.player}@example.org", tok=toks[move.player], game=g))
+            assert result.status == "applied", result.outcome
+        _, events = eng.apply(before, move)  # the same events the service had (the engine is pure)
+        state = games.state(svc, games.get(svc, g))
+        held = spells_held(svc, state)
+        public = reports.Frame(svc, state).text
+        new = [r for r in svc.store.outbox_rows() if r["id"] > seen]
+        seen = max([seen] + [r["id"] for r in new])
+        for r in new:
+            reader = r["player"]
+            if reader is None:  # the moderator's notices: the moderator sees everything
+                continue
+            text = readable(svc, svc.store.outbox_mail(r["id"]))
+            asked = [p["question"] + " " + " ".join(o["text"] for o in p["options"])
+                     for p in eng.view(state, reader)["prompt"]]  # e.g. the roll for a Spell one cast
+            visible = "\n".join([public, *asked, *(e.text for e in eng.filter_events(events, reader))])
+            canary = set().union(*(held[o] for o in held if o != reader)) - held[reader]
+            canary = {s for s in canary if not named(s, visible)}
+            leaked = [s for s in canary if named(s, text)]
+            assert not leaked, (f"{r['kind']} to {reader} names {leaked}, held by others",
+                                [ln for ln in text.splitlines() if any(named(s, ln) for s in leaked)])
+            own_shown += all(named(s, text) for s in held[reader]) and bool(held[reader])
+            canaries += bool(canary)
+            checked += 1
+            assert (seed_text in text) == (r["kind"] == "gameover"), r["kind"]
+            for name, tok in toks.items():
+                if name != reader:
+                    assert tok not in text, f"{r['kind']} to {reader} holds {name}'s token"
+                elif r["kind"] != "welcome":
+                    assert text.count(tok) == 1 and f"Reply-To: talisman+{tok}@" in text
+    assert checked > 100 and canaries > 50 and own_shown > 20, (checked, canaries, own_shown)

@@ -1,0 +1,205 @@
+"""Reports: what each mail shows, escaping, templates, game over, and snapshots of a few
+mails (tests/snapshots/) so that a change in what players see is always deliberate:
+UPDATE_SNAPSHOTS=1 rewrites them."""
+import os
+import re
+from pathlib import Path
+
+import jinja2
+import pytest
+
+import fake_engine
+from pbem import bounces, games, moderator, outbox, reports
+from pbem.process import handle
+
+from conftest import game_config, legal, mail, token
+
+SNAPSHOTS = Path(__file__).parent / "snapshots"
+HEROES = [("alice", "alice@example.org", "wizard"), ("bob", "bob@example.org", "priest"),
+          ("carol", "carol@example.org", "troll")]
+
+
+def hero_config(**game) -> dict:
+    cfg = game_config(players=[(n, e) for n, e, _ in HEROES], moderator="mod@example.org", **game)
+    for p, (_, _, character) in zip(cfg["players"], HEROES):
+        p["character"] = character
+    return cfg
+
+
+def rows(svc, **match) -> list[dict]:
+    return [svc.store.outbox_mail(r["id"]) for r in svc.store.outbox_rows()
+            if all(r[k] == v for k, v in match.items())]
+
+
+def assert_snapshot(name: str, row: dict) -> None:
+    """Compare a mail's parts with tests/snapshots/<name>.txt/.html (the token marker fixed)."""
+    for part, suffix in (("text", "txt"), ("html", "html")):
+        body = row[part]
+        if row["token_marker"]:
+            body = body.replace(row["token_marker"], "TOKEN")
+        path = SNAPSHOTS / f"{name}.{suffix}"
+        if os.environ.get("UPDATE_SNAPSHOTS") == "1":
+            SNAPSHOTS.mkdir(exist_ok=True)
+            path.write_text(body)
+        assert path.exists(), f"no snapshot {path.name}: run with UPDATE_SNAPSHOTS=1 and read it"
+        assert body == path.read_text(), f"{path.name} changed: if that is meant, UPDATE_SNAPSHOTS=1"
+
+
+@pytest.fixture
+def heroes(svc):
+    return games.create(svc, hero_config())
+
+
+def answer(svc, game, line=None, player=None):
+    p, legal_line = legal(svc, game)
+    player = player or p
+    return handle(svc, mail([line or legal_line], sender=f"{player}@example.org", tok=token(svc, game, player)))
+
+
+# -- snapshots ---------------------------------------------------------------------------
+
+def test_snapshots_welcome_and_first_reports(svc, heroes):
+    assert_snapshot("welcome", rows(svc, kind="welcome", player="alice")[0])
+    asked = next(r for r in rows(svc, kind="report") if "your move" in r["subject"])
+    waiting = next(r for r in rows(svc, kind="report") if "waiting for" in r["subject"])
+    assert_snapshot("report-asked", asked)
+    assert_snapshot("report-waiting", waiting)
+
+
+def test_snapshots_receipt_error_and_game_over(svc, heroes):
+    answer(svc, heroes)
+    assert_snapshot("receipt", rows(svc, kind="receipt")[-1])
+    answer(svc, heroes, "xyzzy <b>")
+    assert_snapshot("error", rows(svc, kind="error")[-1])
+    moderator.end(svc, heroes)
+    assert_snapshot("gameover", rows(svc, kind="gameover", player="alice")[-1])
+
+
+def test_snapshot_moderator_digest(svc, heroes):
+    bounces.mark_undeliverable(svc, heroes, "carol", "SMTPRecipientsRefused: 550 5.1.1 no such user")
+    assert_snapshot("digest", rows(svc, kind="digest")[-1])
+
+
+# -- what a report shows ------------------------------------------------------------------
+
+def test_the_asked_player_sees_the_question_options_and_lines_to_reply(svc, heroes):
+    state = games.state(svc, games.get(svc, heroes))
+    [prompt] = svc.engine.prompts(state)
+    asked = rows(svc, kind="report", player=prompt.players[0])[-1]
+    for o in prompt.options:
+        assert f"{prompt.id}: {o.key}" in asked["text"] and o.text in asked["text"]
+        assert f"{prompt.id}: {o.key}" in asked["html"]
+    assert prompt.question in asked["text"]
+    for other in rows(svc, kind="report"):
+        if other["player"] != prompt.players[0]:
+            assert f"The game waits for {prompt.players[0]}" in other["text"]
+            assert f"{prompt.id}: " not in other["text"]
+
+
+def test_own_spells_by_name_others_as_counts_and_the_board(svc, heroes):
+    state = games.state(svc, games.get(svc, heroes))
+    views = {n: svc.engine.view(state, n) for n, _, _ in HEROES}
+    for name, _, _ in HEROES:
+        row = rows(svc, kind="report", player=name)[-1]
+        mine = views[name]["players"][name]["spells"]
+        for spell in mine:
+            assert spell in row["text"] and spell in row["html"]
+        assert ("Spells:    " + (", ".join(mine) or "none")) in row["text"]
+        counts = ", ".join(f"{n} {len(views[n]['players'][n]['spells'])}" for n, _, _ in HEROES if n != name)
+        assert f"Spells others hold facedown: {counts}." in row["text"]
+        assert "Decks (cards left, facedown): Adventure" in row["text"]
+        for n, p in views[name]["players"].items():  # everyone on the map and in the table
+            assert re.search(rf"^ {n[0].upper()} {n} +{p['character_name']} +{p['space_name']}", row["text"], re.M)
+        assert "<table" in row["html"] and "<script" not in row["html"]
+
+
+def test_the_map_places_the_rings_as_on_the_board():
+    from pbem import boardmap
+    grid = boardmap.layout((("outer", tuple(f"o{i}" for i in range(24))), ("middle", tuple(f"m{i}" for i in range(16))),
+                            ("inner", tuple(f"i{i}" for i in range(8))), ("crown", ("crown",))))
+    assert grid[0][0] == ("outer", "o0") and grid[0][6] == ("outer", "o6") and grid[6][6] == ("outer", "o12")
+    assert grid[1][1] == ("middle", "m0") and grid[2][2] == ("inner", "i0") and grid[3][3] == ("crown", "crown")
+    assert boardmap.layout((("outer", ("a", "b", "c")),)) is None  # not a square: rings listed instead
+
+
+def test_player_text_is_escaped_in_html_and_never_run_as_a_template(fake_svc, fake_game):
+    player, _ = legal(fake_svc, fake_game)
+    handle(fake_svc, mail(["bogus {{ 7*7 }} <b>&", "x {% include 'welcome.txt.j2' %}"], sender=f"{player}@example.org",
+                          tok=token(fake_svc, fake_game, player)))
+    row = rows(fake_svc, kind="error")[-1]
+    assert "{{ 7*7 }} <b>&" in row["text"] and "49" not in row["text"]
+    assert "{{ 7*7 }} &lt;b&gt;&amp;" in row["html"] and "<b>&" not in row["html"]
+    assert "Welcome to" not in row["text"]
+
+
+def test_autoescape_is_on_for_html_only_and_undefined_is_an_error():
+    t = reports.Templates()
+    assert t.env.from_string("{{ x }}").render(x="<i>") == "<i>"  # a string template: text
+    assert t.env.get_template("_answer.html.j2").environment.autoescape("x.html.j2")
+    assert not t.env.autoescape("x.txt.j2")
+    with pytest.raises(jinja2.UndefinedError):
+        t.render("stranger", {})
+
+
+def test_templates_are_compiled_once_per_process(make_service, tmp_path):
+    a, b = make_service(engine=fake_engine, home=tmp_path / "a"), make_service(engine=fake_engine, home=tmp_path / "b")
+    assert reports.templates(a) is reports.templates(b)
+    assert reports.templates(a).pair("report") is reports.templates(b).pair("report")
+
+
+def test_the_shared_frame_holds_no_private_card(svc, heroes):
+    state = games.state(svc, games.get(svc, heroes))
+    frame = reports.Frame(svc, state)
+    held = [s for n, _, _ in HEROES for s in svc.engine.view(state, n)["players"][n]["spells"]]
+    assert held and not any(s in frame.text or s in frame.html for s in held)
+
+
+# -- threading and subjects -----------------------------------------------------------------
+
+def test_every_mail_to_a_player_is_one_thread(svc, heroes):
+    answer(svc, heroes)
+    for name, _, _ in HEROES:
+        root = f"<{heroes}.{name}@example.org>"
+        for row in rows(svc, player=name):
+            msg = outbox.build(svc, row)
+            assert root in msg["References"].split()
+            assert msg["Subject"].startswith(f"[{heroes}] ")
+
+
+def test_ids_are_safe_whatever_the_name(svc, heroes):
+    game = games.get(svc, heroes)
+    assert reports.message_id(svc, game, "a b", "a.b") == "<autumn.a=20b.a=2Eb@example.org>"
+    assert reports.message_id(svc, game, "é") == "<autumn.=C3=A9@example.org>"
+
+
+# -- game over -----------------------------------------------------------------------------
+
+def test_the_game_over_mail_goes_to_everyone_with_the_seed(fake_svc):
+    g = games.create(fake_svc, game_config(options={"turn_cap": 3}))
+    for _ in range(3):
+        player, line = legal(fake_svc, g)
+        handle(fake_svc, mail([line], sender=f"{player}@example.org", tok=token(fake_svc, g, player)))
+    over = rows(fake_svc, kind="gameover")
+    assert sorted(r["player"] for r in over) == ["alice", "bob"]
+    winner = fake_svc.engine.decode(games.get(fake_svc, g)["state"]).winners[0]
+    for r in over:
+        assert "test-seed" in r["text"] and "test-seed" in r["html"]
+        assert games.get(fake_svc, g)["seed_commitment"] in r["text"]
+        assert r["subject"] == f"[{g}] Game over: {winner} won"
+    sender = next(r for r in over if r["player"] == player)
+    assert f"Applied:\n  {player}: {line}" in sender["text"]  # the last mover's receipt is in it
+    assert not any("test-seed" in r["text"] for r in rows(fake_svc) if r["kind"] != "gameover")
+
+
+def test_the_moderator_ending_a_game_reveals_the_seed_to_everyone(fake_svc, fake_game):
+    moderator.end(fake_svc, fake_game)
+    over = rows(fake_svc, kind="gameover")
+    assert sorted(r["player"] for r in over) == ["alice", "bob"]
+    assert all("ended by the moderator" in r["text"] and "test-seed" in r["text"] for r in over)
+
+
+def test_every_mail_has_a_text_and_an_html_template():
+    t = reports.Templates()
+    for name in reports.NAMES:
+        text, html = t.pair(name)
+        assert text.environment.autoescape(text.name) is False and html.environment.autoescape(html.name) is True

@@ -1,0 +1,281 @@
+"""Mail out: the shape of every mail, and the outbox sent to a real SMTP server (aiosmtpd on
+127.0.0.1): retries after 4xx and lost links, one arrival per mail, 5xx and bounces marking
+a player undeliverable and telling the moderator."""
+import asyncio
+import email
+import socket
+from datetime import timedelta
+from email.policy import default as default_policy
+
+import pytest
+from aiosmtpd.controller import Controller
+from aiosmtpd.smtp import AuthResult
+
+import fake_engine
+from pbem import games, moderator, outbox, settings as settings_mod
+from pbem.process import handle
+
+from conftest import Clock, game_config, mail, token
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Handler:
+    """Accepts mail, after refusing the first `refuse` RCPTs (451) or dropping the first
+    `drop` links; answers 550 for `reject` addresses; sleeps `slow` seconds in DATA once."""
+
+    def __init__(self, refuse=0, drop=0, reject=(), slow=0.0):
+        self.refuse, self.drop, self.reject, self.slow = refuse, drop, set(reject), slow
+        self.received: list[email.message.EmailMessage] = []
+        self.envelopes: list[tuple[str, list[str]]] = []
+
+    async def handle_MAIL(self, server, session, envelope, address, options):
+        if self.drop:
+            self.drop -= 1
+            session.transport.close()  # the link is lost
+            return "421 gone"
+        envelope.mail_from = address
+        return "250 OK"
+
+    async def handle_RCPT(self, server, session, envelope, address, options):
+        if address in self.reject:
+            return "550 5.1.1 no such user"
+        if self.refuse:
+            self.refuse -= 1
+            return "451 4.7.1 try again later"
+        envelope.rcpt_tos.append(address)
+        return "250 OK"
+
+    async def handle_DATA(self, server, session, envelope):
+        self.received.append(email.message_from_bytes(envelope.content, policy=default_policy))
+        self.envelopes.append((envelope.mail_from, list(envelope.rcpt_tos)))
+        if self.slow:  # the mail is taken, but the client gives up before it hears so
+            delay, self.slow = self.slow, 0.0
+            await asyncio.sleep(delay)
+        return "250 OK"
+
+
+@pytest.fixture
+def smtp_server():
+    started = []
+
+    def start(handler, **kwargs):
+        port = free_port()
+        controller = Controller(handler, hostname="127.0.0.1", port=port, **kwargs)
+        controller.start()
+        started.append(controller)
+        return port
+
+    yield start
+    for c in started:
+        c.stop()
+
+
+def smtp_service(make_service, port, clock, **smtp):
+    cfg = settings_mod.SmtpSettings(host="127.0.0.1", port=port, starttls=False, timeout=smtp.pop("timeout", 5), **smtp)
+    return make_service(engine=fake_engine, smtp=cfg, clock=clock, moderator="mod@example.org")
+
+
+def send_until_done(svc, clock, rounds=30) -> None:
+    """Send, then let time pass past every backoff, until nothing waits."""
+    for _ in range(rounds):
+        asyncio.run(outbox.send_due(svc))
+        if not svc.store.outbox_rows(status="queued"):
+            return
+        clock.t += timedelta(hours=7)
+    raise AssertionError("mail still queued")
+
+
+def ids(msgs) -> list[str]:
+    return [m["Message-ID"] for m in msgs]
+
+
+# -- the shape of a mail -------------------------------------------------------------------
+
+def test_every_mail_is_multipart_threaded_tagged_and_carries_the_token(fake_svc, fake_game):
+    for row in fake_svc.store.outbox_rows():
+        msg = email.message_from_bytes(bytes(outbox.build(fake_svc, fake_svc.store.outbox_mail(row["id"]))),
+                                       policy=default_policy)
+        assert msg.get_content_type() == "multipart/alternative"
+        assert [p.get_content_type() for p in msg.iter_parts()] == ["text/plain", "text/html"]
+        assert msg["Subject"].startswith(f"[{fake_game}] ")
+        assert msg["Auto-Submitted"] == "auto-generated"
+        root = f"<{fake_game}.{row['player']}@example.org>"
+        assert msg["In-Reply-To"] == root and root in msg["References"].split()
+        assert msg["Message-ID"] == row["message_id"]
+        assert msg["Reply-To"] == f"talisman+{token(fake_svc, fake_game, row['player'])}@example.org"
+
+
+def test_a_newline_in_a_name_or_subject_cannot_inject_a_header(fake_svc):
+    outbox.enqueue(fake_svc, kind="report", message_id="<x@example.org>", sender="talisman@example.org",
+                   to="eve@example.org", to_name="eve\r\nBcc: evil@example.org", subject="hi\nBcc: evil@example.org",
+                   text="t", html="<p>t</p>", in_reply_to="<a@b>\r\nBcc: evil@example.org")
+    raw = bytes(outbox.build(fake_svc, fake_svc.store.outbox_mail(fake_svc.store.outbox_rows()[-1]["id"])))
+    msg = email.message_from_bytes(raw, policy=default_policy)
+    assert "Bcc" not in msg and "evil" not in str(msg["To"]).split("<")[-1]
+    assert [line for line in raw.split(b"\n") if line.lower().startswith(b"bcc")] == []
+
+
+def test_a_player_named_with_a_newline_gets_no_extra_header(make_service):
+    svc = make_service(engine=fake_engine)
+    game = games.create(svc, game_config(players=[("eve\nBcc: evil@example.org", "eve@example.org"),
+                                                  ("bob", "bob@example.org")]))
+    for row in svc.store.outbox_rows():
+        raw = bytes(outbox.build(svc, svc.store.outbox_mail(row["id"])))
+        head = raw.split(b"\n\n", 1)[0]
+        assert not any(line.lower().startswith(b"bcc") for line in head.split(b"\n")), (game, head)
+
+
+# -- SMTP ---------------------------------------------------------------------------------
+
+def test_the_outbox_goes_out_by_smtp_with_the_game_address_as_envelope_sender(make_service, smtp_server):
+    handler, clock = Handler(), Clock()
+    svc = smtp_service(make_service, smtp_server(handler), clock)
+    games.create(svc, game_config())
+    send_until_done(svc, clock)
+    rows = svc.store.outbox_rows()
+    assert sorted(ids(handler.received)) == sorted(r["message_id"] for r in rows)
+    assert all(frm == "talisman@example.org" for frm, _ in handler.envelopes)
+    assert {tuple(to) for _, to in handler.envelopes} == {("alice@example.org",), ("bob@example.org",)}
+    assert all(r["status"] == "sent" for r in rows)
+
+
+def test_refusals_for_a_while_then_every_mail_arrives_exactly_once(make_service, smtp_server):
+    handler, clock = Handler(refuse=5, drop=2), Clock()
+    svc = smtp_service(make_service, smtp_server(handler), clock)
+    g = games.create(svc, game_config())
+    for _ in range(3):  # more mail while the server refuses
+        move = svc.engine.legal_moves(games.state(svc, games.get(svc, g)))[0]
+        handle(svc, mail([f"{move.prompt}: {move.key}"], sender=f"{move.player}@example.org",
+                         tok=token(svc, g, move.player)))
+        asyncio.run(outbox.send_due(svc))
+    send_until_done(svc, clock)
+    rows = svc.store.outbox_rows()
+    assert handler.refuse == 0 and handler.drop == 0  # it did refuse, and drop the link
+    assert sorted(ids(handler.received)) == sorted(r["message_id"] for r in rows)  # each exactly once
+    assert any(r["attempts"] > 1 for r in rows) and all(r["status"] == "sent" for r in rows)
+
+
+def test_backoff_grows_with_jitter():
+    waits = [outbox.backoff(n).total_seconds() / 60 for n in range(4) for _ in range(20)]
+    for n in range(4):
+        mine = waits[n * 20:(n + 1) * 20]
+        assert all(2 ** n <= w <= 2 ** n * 1.2 for w in mine) and len(set(mine)) > 1
+    assert outbox.backoff(30) <= timedelta(hours=7.2)
+
+
+def test_a_5xx_marks_the_mail_failed_and_the_player_undeliverable(make_service, smtp_server):
+    handler, clock = Handler(reject={"bob@example.org"}), Clock()
+    svc = smtp_service(make_service, smtp_server(handler), clock)
+    g = games.create(svc, game_config(moderator="mod@example.org"))
+    asyncio.run(outbox.send_due(svc))
+    bob_rows = [r for r in svc.store.outbox_rows() if r["to_addr"] == "bob@example.org"]
+    assert bob_rows and all(r["status"] == "failed" and r["attempts"] == 1 and "550" in r["last_error"]
+                            for r in bob_rows)
+    assert "550" in svc.store.player(g, "bob")["undeliverable"]
+    assert svc.store.player(g, "alice")["undeliverable"] is None
+    [digest] = [r for r in svc.store.outbox_rows() if r["kind"] == "digest"]  # one notice, however many mails failed
+    assert digest["to_addr"] == "mod@example.org"
+    send_until_done(svc, clock)
+    [notice] = [m for m in handler.received if m["Message-ID"] == digest["message_id"]]
+    text = notice.get_body(("plain",)).get_content()
+    assert "Mail to bob cannot be delivered" in text and "bob <bob@example.org>" in text
+    assert all(m["To"].addresses[0].addr_spec != "bob@example.org" for m in handler.received)
+
+
+def test_a_timeout_after_data_retries_the_same_mail(make_service, smtp_server):
+    handler, clock = Handler(slow=2.5), Clock()
+    svc = smtp_service(make_service, smtp_server(handler), clock, timeout=1)
+    games.create(svc, game_config())
+    asyncio.run(outbox.send_due(svc))
+    first = svc.store.outbox_rows()[0]
+    assert first["status"] == "queued" and first["attempts"] == 1  # ambiguous: it may have gone
+    send_until_done(svc, clock)
+    got = ids(handler.received)
+    assert got.count(first["message_id"]) == 2  # twice, but as the same mail: a reader's client shows one
+    assert sorted(set(got)) == sorted(r["message_id"] for r in svc.store.outbox_rows())
+
+
+class Users:
+    def __call__(self, server, session, envelope, mechanism, auth_data):
+        ok = auth_data.login == b"talisman" and auth_data.password == b"s3cret"
+        return AuthResult(success=ok)
+
+
+@pytest.mark.filterwarnings("ignore:Requiring AUTH")
+def test_login_from_the_config(make_service, smtp_server):
+    handler, clock = Handler(), Clock()
+    port = smtp_server(handler, authenticator=Users(), auth_required=True, auth_require_tls=False)
+    wrong = smtp_service(make_service, port, clock, username="talisman", password="wrong", timeout=1)
+    games.create(wrong, game_config())
+    asyncio.run(outbox.send_due(wrong))
+    assert handler.received == [] and all(r["status"] == "queued" for r in wrong.store.outbox_rows())
+    assert all(p["undeliverable"] is None for p in wrong.store.players("autumn"))  # our login, not their address
+    right = smtp_service(make_service, port, clock, username="talisman", password="s3cret")
+    right.store = wrong.store
+    send_until_done(right, clock)
+    assert len(handler.received) == len(wrong.store.outbox_rows())
+
+
+# -- bounces ------------------------------------------------------------------------------
+
+def dsn(failed_rcpt: str, original_id: str | None, action="failed") -> bytes:
+    """A delivery-status notification as Postfix writes one (RFC 3464)."""
+    original = (f"--B\nContent-Type: text/rfc822-headers\n\nFrom: talisman@example.org\nTo: {failed_rcpt}\n"
+                f"Message-ID: {original_id}\nSubject: [autumn] Turn 1\n\n") if original_id else ""
+    return f"""From: MAILER-DAEMON@mx.example.net (Mail Delivery System)
+To: talisman@example.org
+Subject: Undelivered Mail Returned to Sender
+Message-ID: <dsn-{failed_rcpt}-{action}@mx.example.net>
+Auto-Submitted: auto-replied
+MIME-Version: 1.0
+Content-Type: multipart/report; report-type=delivery-status; boundary="B"
+
+--B
+Content-Type: text/plain
+
+This is the mail system. Your message could not be delivered.
+
+--B
+Content-Type: message/delivery-status
+
+Reporting-MTA: dns; mx.example.net
+
+Final-Recipient: rfc822; {failed_rcpt}
+Action: {action}
+Status: 5.1.1
+Diagnostic-Code: smtp; 550 5.1.1 unknown user
+
+{original}--B--
+""".encode()
+
+
+def test_a_bounce_marks_the_player_undeliverable_and_tells_the_moderator(fake_svc):
+    g = games.create(fake_svc, game_config(moderator="mod@example.org"))
+    report = next(r for r in fake_svc.store.outbox_rows() if r["player"] == "bob" and r["kind"] == "report")
+    result = handle(fake_svc, dsn("bob@example.org", report["message_id"]))
+    assert result.status == "bounce" and result.player == "bob", result.outcome
+    assert "5.1.1" in fake_svc.store.player(g, "bob")["undeliverable"]
+    [digest] = [r for r in fake_svc.store.outbox_rows() if r["kind"] == "digest"]
+    assert digest["to_addr"] == "mod@example.org" and "bob" in fake_svc.store.outbox_mail(digest["id"])["text"]
+    assert not [r for r in fake_svc.store.outbox_rows() if r["kind"] == "stranger"]  # no reply to a bounce
+    # a delay notice marks no one; mail from the player clears the mark
+    assert handle(fake_svc, dsn("alice@example.org", None, action="delayed")).player is None
+    assert fake_svc.store.player(g, "alice")["undeliverable"] is None
+    move = fake_svc.engine.legal_moves(games.state(fake_svc, games.get(fake_svc, g)))[0]
+    handle(fake_svc, mail([f"{move.prompt}: left"], sender=f"{move.player}@example.org",
+                          tok=token(fake_svc, g, move.player)) if move.player == "bob" else
+           mail(["hello"], sender="bob@example.org", tok=token(fake_svc, g, "bob")))
+    assert fake_svc.store.player(g, "bob")["undeliverable"] is None
+
+
+def test_a_bounce_without_the_original_headers_is_matched_by_address(fake_svc):
+    g = games.create(fake_svc, game_config(moderator="mod@example.org"))
+    result = handle(fake_svc, dsn("alice@example.org", None))
+    assert result.status == "bounce" and fake_svc.store.player(g, "alice")["undeliverable"]
+    moderator.replace_player(fake_svc, g, "alice", "alice@new.example.org")  # a new address: the mark goes
+    assert fake_svc.store.player(g, "alice")["undeliverable"] is None
