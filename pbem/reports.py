@@ -147,12 +147,36 @@ class Frame:
                                    if _names(p.get(what)))})
         decks = [{"name": k.replace("-", " ").title(), "count": n} for k, n in public.get("decks", {}).items()]
         rows = [fragment(svc, "_row", {"p": p, "colour": picture["colours"][p["mark"]]}) for p in players]
-        ctx = {"turn": public["turn"], "decks": decks, "lying": picture["lying"]}
+        ctx = {"turn": public["turn"], "decks": decks, "lying": picture["lying"], "packs": pack_lines(public)}
         drawn = fragment(svc, "_map", lambda: {"board": boardmap.draw(picture)}, key=picture["key"])
         self.text, self.html = fragment(
             svc, "_board", {**ctx, "rows": rows, "map_text": drawn.text, "map_html": drawn.html},
             key=(picture["key"], tuple(rows), msgspec.json.encode(ctx)))
         self.spell_counts = {p["name"]: p["spells"] for p in players}
+
+
+PACK_STATE = ("cataclysm", "nemesis")  # packs' public state in a view, under the pack's name
+
+
+def _words(value) -> str:
+    """A pack's public value as words: slugs to titles, mappings as "key: value" lists."""
+    if isinstance(value, dict):
+        return "; ".join(f"{_words(k)}: {_words(v)}" for k, v in value.items()) or "none"
+    if isinstance(value, (list, tuple)):
+        return ", ".join(_words(v) for v in value) or "none"
+    return str(value).replace("-", " ").title() if isinstance(value, str) else str(value)
+
+
+def pack_lines(public: dict) -> list[dict]:
+    """What the packs in play show everyone (the Cataclysm's ending and Terrain, the
+    Nemesis's hand size...), as lines for the board part of every report."""
+    lines = []
+    for pack in PACK_STATE:
+        for key, value in (public.get(pack) or {}).items():
+            lines.append({"pack": pack.title(), "what": key.replace("_", " ").capitalize(), "value": _words(value)})
+    if "shared_fate" in public:
+        lines.append({"pack": "Heroes", "what": "Shared fate", "value": str(public["shared_fate"])})
+    return lines
 
 
 # -- contexts ---------------------------------------------------------------------------

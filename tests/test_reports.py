@@ -203,3 +203,15 @@ def test_every_mail_has_a_text_and_an_html_template():
     for name in reports.NAMES:
         text, html = t.pair(name)
         assert text.environment.autoescape(text.name) is False and html.environment.autoescape(html.name) is True
+
+
+def test_a_cataclysm_report_shows_the_packs_public_state(make_service):
+    """The Cataclysm's ending, Terrain, Denizens and facedown Remnants (counts) reach every
+    report's board part; a hidden ending stays hidden."""
+    from engine import api as engine_api
+    svc = make_service()
+    state = engine_api.new_game({"packs": ["cataclysm"], "players": [{"name": "a"}, {"name": "b"}],
+                                 "options": {"alternative_ending": "hidden"}}, "pack-report")
+    frame = reports.Frame(svc, state)
+    assert "Cataclysm: Ending: Hidden" in frame.text and "Remnants: " in frame.text
+    assert "Ruins: 2" in frame.text and "Ruins: 2" in frame.html
