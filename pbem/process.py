@@ -89,7 +89,7 @@ def process_inbox(svc, inbox_id: int) -> Result:
     """Process a stored message that is still `received`, all or nothing."""
     logger = log.get(inbox=inbox_id)
     try:
-        with svc.store.transaction():
+        with svc.store.transaction(redoable=True):  # the raw message is already stored durably
             row = svc.store.inbox(inbox_id)
             if row["status"] != "received":
                 return Result("duplicate", f"message {inbox_id} was {row['status']} already", inbox_id,

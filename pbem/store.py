@@ -67,20 +67,30 @@ class Store:
         return iso(self.clock())
 
     @contextlib.contextmanager
-    def transaction(self) -> Iterator["Store"]:
-        """One write transaction; a nested call joins the one already open."""
+    def transaction(self, redoable: bool = False) -> Iterator["Store"]:
+        """One write transaction; a nested call joins the one already open.
+
+        `redoable`: work that can be done again from what is already stored durably (the
+        processing of a stored message). Its commit skips the fsync (WAL, synchronous=NORMAL):
+        a power cut may lose it, never corrupt it, and the message is then processed again."""
         conn = self.db.conn
         if conn.in_transaction:
             yield self
             return
-        conn.execute("BEGIN IMMEDIATE")
+        if redoable:
+            conn.execute("PRAGMA synchronous=NORMAL")
         try:
-            yield self
-        except BaseException:  # a crash of any kind leaves nothing half-written
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
-            raise
-        conn.execute("COMMIT")
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self
+            except BaseException:  # a crash of any kind leaves nothing half-written
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+        finally:
+            if redoable:
+                conn.execute("PRAGMA synchronous=FULL")
 
     def _one(self, sql: str, params=()) -> dict | None:
         rows = self._all(sql, params)
