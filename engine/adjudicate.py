@@ -3,7 +3,8 @@
 Its argument is a comma-separated list of `<player> <what> <value>`:
 `alice life -1`, `bob gold +2`, `alice strength +1`, `alice object sword` (gain one from the
 box), `alice lose-object sword`, `alice follower guide`, `alice space temple`,
-`alice toad 3`, `alice miss 1`, `alice alignment evil`, `alice spell +1`.
+`alice toad 3`, `alice miss 1`, `alice alignment evil`, `alice spell +1`, `alice companion 2`
+(Nemesis: a companion's level).
 """
 from __future__ import annotations
 
@@ -54,7 +55,13 @@ def apply(ctx: Ctx, text: str) -> None:
             setattr(p, what, int(value))
         elif what == "alignment" and value in ("good", "neutral", "evil"):
             p.alignment = value
+        elif what == "companion" and value.isdigit():  # a pack's companion level (Nemesis)
+            from engine import packs
+            done = packs.call(ctx.s, "set_companion_level", ctx, i, int(value))
+            if done is not True:
+                raise IllegalMove(done or "no companions in this game", [])
         else:
             raise IllegalMove(f"cannot adjudicate {what!r}", list(NUMERIC) + ["spell", "object", "follower",
-                                                                              "lose-object", "space", "toad", "miss", "alignment"])
+                                                                              "lose-object", "space", "toad", "miss", "alignment",
+                                                                              "companion"])
         ctx.emit("adjudicate", f"The moderator rules: {part}.")

@@ -18,8 +18,8 @@ from engine.state import Event, Game, Prompt
 from engine.rules import machine, setup
 
 # 0.2: the Cataclysm pack, turn-ending Events discarded; 0.3: defaults not encoded;
-# 0.3.1: fate rerolls share one event wording
-ENGINE_VERSION = "0.3.1"
+# 0.3.1: fate rerolls share one event wording; 0.4: the Nemesis pack (fate through stats.fate, hooks)
+ENGINE_VERSION = "0.4.0"
 
 
 class Move(msgspec.Struct, frozen=True):

@@ -8,8 +8,9 @@ import msgspec
 
 EDITIONS = ("revised4", "fifth")
 KNOWN_PACKS = ("cataclysm", "lost-realms", "timescape", "nemesis", "sea-voyage")
-PLAYABLE_PACKS: tuple[str, ...] = ("cataclysm",)  # packs whose rules are implemented so far
-PACK_EDITIONS = {"cataclysm": ("revised4",)}  # the editions a pack is made for (default: any)
+PLAYABLE_PACKS: tuple[str, ...] = ("cataclysm", "nemesis")  # packs whose rules are implemented so far
+PACK_EDITIONS = {"cataclysm": ("revised4",), "nemesis": ("fifth",)}  # the editions a pack is made for (default: any)
+SOLE_PACKS = ("nemesis",)  # packs played with no other pack (its own board and sides)
 
 # Documented rule options (docs/rules-decisions.md) and their defaults.
 DEFAULT_OPTIONS: dict[str, Any] = {
@@ -23,6 +24,7 @@ DEFAULT_OPTIONS: dict[str, Any] = {
     # The Cataclysm: "eternal-crown" (the default ending), or another Alternative Ending drawn
     # at random, "revealed" (faceup) or "hidden" (facedown until someone reaches the Crown).
     "alternative_ending": "eternal-crown",
+    "trial": 1,  # Nemesis: the Trial played (1 or 2; the third Trial's box is not known)
 }
 ENDING_VARIANTS = ("eternal-crown", "revealed", "hidden")
 
@@ -56,6 +58,10 @@ class GameConfig(msgspec.Struct, forbid_unknown_fields=False):
     def check(self) -> None:
         if self.edition not in EDITIONS:
             raise ConfigError(f"unknown edition {self.edition!r}; known: {', '.join(EDITIONS)}")
+        for pack in SOLE_PACKS:
+            if pack in self.packs and len(self.packs) > 1:
+                raise ConfigError(f"pack {pack!r} is played alone: it cannot go with "
+                                  f"{', '.join(p for p in self.packs if p != pack)}")
         for pack in self.packs:
             if pack not in KNOWN_PACKS:
                 raise ConfigError(f"unknown pack {pack!r}; known: {', '.join(KNOWN_PACKS)}")
@@ -66,6 +72,23 @@ class GameConfig(msgspec.Struct, forbid_unknown_fields=False):
                                   f"not {self.edition}")
         if not 1 <= len(self.players) <= 6:
             raise ConfigError("a game needs 1 to 6 players")
+        roles = [p.role for p in self.players]
+        if any(r not in ("hero", "nemesis") for r in roles):
+            raise ConfigError("a player's role is 'hero' or 'nemesis'")
+        if "nemesis" in self.packs:
+            heroes = roles.count("hero")
+            if roles.count("nemesis") != 1:
+                raise ConfigError("a Nemesis game needs exactly one player with role = \"nemesis\"")
+            if not 1 <= heroes <= 5:
+                raise ConfigError(f"a Nemesis game needs 1 to 5 heroes, not {heroes}")
+            if self.option("trial") not in (1, 2):
+                raise ConfigError("trial: 1 or 2 (the content knows Trials 1 and 2)")
+            if any(p.character for p in self.players if p.role == "nemesis"):
+                raise ConfigError("the Nemesis player does not select a character")
+        elif "nemesis" in roles:
+            raise ConfigError("role = \"nemesis\" needs the nemesis pack")
+        elif "trial" in self.options:
+            raise ConfigError("the trial option needs the nemesis pack")
         names = [p.name for p in self.players]
         if len(set(names)) != len(names):
             raise ConfigError("player names must be different")

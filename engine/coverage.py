@@ -10,7 +10,8 @@ from engine.rules import machine, spells
 # Object and Follower properties the rules read (engine/rules/stats.py, items.py, combat.py).
 PROPS = {"weapon", "armour", "strength", "craft", "carry", "raft", "gold", "talisman", "forbid", "price",
          "market_price", "protects", "one_use", "evade", "target_effect",
-         "trinket", "trait", "variant", "meet_others", "goal", "n", "draw"}  # the Cataclysm's
+         "trinket", "trait", "variant", "meet_others", "goal", "n", "draw",  # the Cataclysm's
+         "trial", "adversary", "villain", "objective", "life", "fate", "sites", "value"}  # Nemesis
 
 
 # Spells the rules resolve where they apply (combat.py, spells.py, turn.lose_life).

@@ -17,7 +17,7 @@ def all_cards(state: Game) -> Counter:
         c.update(cards)
     content = load(state.edition, tuple(state.packs))
     for p in state.players:
-        c.update(p.objects + p.followers + p.spells + p.trophies)
+        c.update(p.objects + p.followers + p.spells + p.trophies + p.hand + p.area)
         if p.quest in content.cards:  # a Warlock Quest card is held by its player
             c[p.quest] += 1
     return c
@@ -29,6 +29,30 @@ def expected_cards(state: Game) -> Counter:
     for name, cards in content.decks.items():
         c.update(cards)
     return c
+
+
+def _nemesis(state: Game, content) -> list[str]:
+    """Private hands, companions and the shared pool (the Nemesis pack)."""
+    out = []
+    if state.pools.get("shared_fate", 0) < 0:
+        out.append("the shared fate pool is negative")
+    for p in state.players:
+        decks = [content.cards[c].deck for c in p.hand]
+        if p.role == "nemesis" and (set(decks) - {"action"} or p.character or p.area):
+            out.append(f"{p.name}: the Nemesis holds {p.hand} / {p.area} or has a character")
+        if p.role == "hero" and (set(decks) - {"boon"} or len(p.hand) > 1):
+            out.append(f"{p.name}: a hero holds more than one Boon or other cards in hand: {p.hand}")
+        if p.role == "hero" and p.area and (content.cards[p.area[0]].deck != "companion" or len(p.area) > 2
+                                            or any(not content.cards[c].prop("talisman") for c in p.area[1:])):
+            out.append(f"{p.name}: the companion area holds {p.area}")
+        if p.role == "hero" and "shared_fate" in state.pools and p.fate:
+            out.append(f"{p.name}: a hero holds fate outside the shared pool")
+    sites = [k for k, v in state.piles.items() if k.startswith("site@") and v]
+    if any(len(state.piles[k]) > 1 for k in sites):
+        out.append("two sacred sites on one space")
+    if "nemesis" in state.packs and sum(len(v) for k, v in state.piles.items() if k.startswith("adversary@")) != 1:
+        out.append("not exactly one adversary on the board")
+    return out
 
 
 def violations(state: Game) -> list[str]:
@@ -52,8 +76,9 @@ def violations(state: Game) -> list[str]:
             out.append(f"pile {key} on unknown space")
         elif kind == "terrain" and (len(cards) > 1 or (cards and content.board.spaces[space].ring not in ("outer", "middle"))):
             out.append(f"Terrain misplaced: {key} = {cards}")
-        elif any(content.cards[c].deck != (kind if space else "ending") for c in cards):
-            out.append(f"pile {key} holds a card of another deck: {cards}")
+        elif kind != "box" and any(content.cards[c].deck != kind for c in cards):
+            out.append(f"pile {key} holds a card of another deck: {cards}")  # "box": cards out of play
+    out += _nemesis(state, content)
     if all_cards(state) != expected_cards(state):
         diff = (all_cards(state) - expected_cards(state)) + (expected_cards(state) - all_cards(state))
         out.append(f"cards not conserved: {dict(diff)}")

@@ -12,7 +12,7 @@ from engine import rng
 from engine.state import Option
 from engine.rules import stats
 from engine.rules.items import check_alignment_items, discard, discard_spells_over_limit, drop_excess, gain_object
-from engine.rules.machine import Ctx, fate_reroll, on_answer, task
+from engine.rules.machine import TASKS, Ctx, fate_reroll, on_answer, task
 from engine.rules.setup import draw_spell
 from engine.rules.turn import lose_life
 
@@ -31,6 +31,8 @@ def automated(ops: list) -> bool:
     """Whether the engine can run these ops without the moderator."""
     for o in ops:
         if not isinstance(o, dict) or o.get("op") not in OPS or o.get("op") == "moderator":
+            return False
+        if o["op"] == "hook" and o.get("name") not in TASKS:
             return False
         for key in ("then", "else"):
             if not automated(o.get(key, [])):
@@ -98,7 +100,7 @@ def change(ctx: Ctx, j: int, what: str, n: int) -> None:
         if what == "craft":
             discard_spells_over_limit(ctx, j)
     elif what == "fate":
-        p.fate = max(0, p.fate + n)
+        stats.gain_fate(ctx, p, n)
     elif what == "gold":
         p.gold = max(0, p.gold + n)
     verb = "gains" if n > 0 else "loses"
@@ -138,6 +140,10 @@ def heal(ctx, i, o, meta):
 @op("replenish")
 def replenish(ctx, i, o, meta):
     p = ctx.player(i)
+    if stats.shared(ctx, p):  # Nemesis: collect 1, or 2 while the pool is below its start
+        n = 2 if ctx.s.pools["shared_fate"] < ctx.s.counters.get("shared-fate-start", 0) else 1
+        change(ctx, i, "fate", n)
+        return
     if p.fate < p.max_fate:
         ctx.emit("fate", f"{p.name}'s fate is replenished to {p.max_fate}.", player=p.name)
         p.fate = p.max_fate
@@ -194,7 +200,7 @@ def roll(ctx, i, o, meta):
     p = ctx.player(i)
     dice = rng.dice(ctx.s, o.get("dice", 1))
     table = {**meta, "o": o}
-    if p.fate and sum(dice) < 6 * len(dice) and o.get("reroll", True):
+    if stats.fate(ctx, p) and sum(dice) < 6 * len(dice) and o.get("reroll", True):
         ctx.push("roll-table", i, dice=dice, **{k: v for k, v in table.items() if k != "dice"})
         ctx.ask(i, "table-reroll", f"You roll {'+'.join(map(str, dice))} for {meta.get('source', 'the table')}. "
                 "Spend 1 fate to reroll your lowest die?", [Option("reroll", "spend 1 fate and reroll"), Option("keep", "keep it")])
@@ -251,7 +257,7 @@ def test(ctx: Ctx, i: int, expr: str) -> bool:
     if not m:
         raise ValueError(f"unknown test {expr!r}")
     attr, cmp, val = m.groups()
-    have = {"strength": stats.strength(ctx, p), "craft": stats.craft(ctx, p), "life": p.life, "fate": p.fate,
+    have = {"strength": stats.strength(ctx, p), "craft": stats.craft(ctx, p), "life": p.life, "fate": stats.fate(ctx, p),
             "gold": p.gold, "spells": len(p.spells), "objects": len(p.objects), "followers": len(p.followers)}[attr]
     want = stats.spell_limit(ctx, p) if val == "limit" else int(val)
     return {"<": have < want, "<=": have <= want, ">": have > want, ">=": have >= want, "==": have == want}[cmp]
@@ -448,7 +454,10 @@ def pay_for_answer(ctx, prompt, key, arg, who):
         p = ctx.player(ctx.index(who))
         p.gold -= n * prompt.data["price"]
         what = prompt.data["what"]
-        setattr(p, what, getattr(p, what) + n)
+        if what == "fate":
+            stats.gain_fate(ctx, p, n)
+        else:
+            setattr(p, what, getattr(p, what) + n)
         ctx.emit(what, f"{p.name} pays {n * prompt.data['price']} gold for {n} {what}.", player=p.name)
 
 
@@ -462,7 +471,8 @@ def pay_heal(ctx, i, o, meta):
 @op("pay-fate")
 def pay_fate(ctx, i, o, meta):
     p = ctx.player(i)
-    pay_for(ctx, i, "fate", p.max_fate - p.fate, o.get("price", 1))
+    room = ctx.s.counters.get("shared-fate-start", 0) - ctx.s.pools["shared_fate"] if stats.shared(ctx, p) else p.max_fate - p.fate
+    pay_for(ctx, i, "fate", room, o.get("price", 1))
 
 
 @op("sell-objects")
@@ -582,6 +592,12 @@ def leave(ctx, i, o, meta):
     if card and card in ctx.s.spaces.get(space, []):
         ctx.s.spaces[space].remove(card)
         discard(ctx, card)
+
+
+@op("hook")
+def hook_op(ctx, i, o, meta):
+    """A pack's named rule (a task in engine/packs/<pack>.py), e.g. the Nemesis's To the Death."""
+    ctx.push(o["name"], i)
 
 
 @op("moderator")

@@ -31,7 +31,7 @@ def build(data: dict[str, Any]) -> Game:
                 setattr(p, key, value)
                 if key == "life":
                     p.max_life = max(p.max_life, value)
-            elif key in ("objects", "followers", "spells", "trophies"):
+            elif key in ("objects", "followers", "spells", "trophies", "hand"):
                 for card in value:
                     if card not in content.cards:
                         raise ConfigError(f"[setup.{name}] {key}: unknown card {card!r}")
@@ -66,6 +66,10 @@ def build(data: dict[str, Any]) -> Game:
                 raise ConfigError(f"[piles] {name}: unknown card {card!r}")
             _take_from_supply(state, content, card)
         state.piles[name] = list(cards)
+    for name, value in data.get("pools", {}).items():  # shared resources (Nemesis: shared_fate)
+        if name not in state.pools:
+            raise ConfigError(f"[pools]: no pool called {name!r}")
+        state.pools[name] = int(value)
     state.forced = [int(d) for d in data.get("dice", [])]
     machine.run(state, [])
     return state

@@ -45,7 +45,7 @@ class Event(msgspec.Struct):
 
 class Player(msgspec.Struct, omit_defaults=True):
     name: str
-    role: str = "hero"  # "hero"; later packs add "nemesis" (a player who is not a character)
+    role: str = "hero"  # "hero", or "nemesis" (Nemesis pack: a player who is not a character)
     character: str | None = None
     space: str | None = None
     strength: int = 0  # printed value plus counters (never below printed)
@@ -65,6 +65,8 @@ class Player(msgspec.Struct, omit_defaults=True):
     toad: int = 0  # own turns left as a Toad
     miss: int = 0  # turns to miss
     quest: str | None = None  # the Warlock quest held (its roll)
+    hand: list[str] = []  # private cards: the Nemesis's Action cards, a hero's Boon
+    area: list[str] = []  # public cards kept before the player: a companion (and its Talisman)
     flags: dict[str, Any] = {}  # small per-player markers (stand-offs, where they came from, ...)
 
 
@@ -112,7 +114,8 @@ def clone(g: Game) -> Game:
     return r(
         g, forced=g.forced[:], winners=g.winners[:], prompt=prompt,
         players=[r(p, objects=p.objects[:], followers=p.followers[:], spells=p.spells[:],
-                   trophies=p.trophies[:], flags=dict(p.flags)) for p in g.players],
+                   trophies=p.trophies[:], hand=p.hand[:], area=p.area[:],
+                   flags=dict(p.flags)) for p in g.players],
         decks={k: v[:] for k, v in g.decks.items()}, discards={k: v[:] for k, v in g.discards.items()},
         spaces={k: v[:] for k, v in g.spaces.items()}, space_gold=dict(g.space_gold),
         piles={k: v[:] for k, v in g.piles.items()},

@@ -1,6 +1,8 @@
 """The one place that decides who sees what: summaries, per-player views, events.
 
 Spells are held facedown: their owner (and the moderator) sees them, others see a count.
+A player's hand (the Nemesis's Action cards, a hero's Boon) likewise; their area (a
+companion) is public.
 Deck order and the seed are never shown to anyone.
 """
 from __future__ import annotations
@@ -64,6 +66,8 @@ def view(state: Game, player: str | None) -> dict[str, Any]:
         own = everything or p.name == player
         spells = [content.cards[s].name for s in p.spells] if own else len(p.spells)
         d = _player(state, content, p, spells)
+        d.update(role=p.role, hand=[content.cards[c].name for c in p.hand] if own else len(p.hand),
+                 area=[content.cards[c].name for c in p.area])
         ch = content.characters.get(p.character) if p.character else None
         d.update(character_name=ch.name if ch else None, max_life=p.max_life, max_fate=p.max_fate,
                  trophies=[content.cards[t].name for t in p.trophies], toad=p.toad, miss=p.miss, quest=p.quest,
@@ -93,6 +97,7 @@ def view(state: Game, player: str | None) -> dict[str, Any]:
         "space_gold": dict(state.space_gold),
         "decks": {k: len(v) for k, v in state.decks.items() if k != "character"},
         **_packs(state, content),
+        **state.pools,
         "effects": [dict(e) for e in state.effects],
         "prompt": prompt,
         "mine": mine,

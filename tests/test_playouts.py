@@ -6,17 +6,29 @@ from itertools import combinations
 import pytest
 
 from engine import api
-from engine.config import PLAYABLE_PACKS
+from engine.config import PLAYABLE_PACKS, SOLE_PACKS
 from engine.invariants import violations
 from pbem.bot import choose, playout
 
-# Every playable pack combination plays: the base game alone, and with every set of packs.
-PACK_SETS = [list(c) for r in range(len(PLAYABLE_PACKS) + 1) for c in combinations(PLAYABLE_PACKS, r)]
+# Every playable pack combination plays: the base game alone, and with every set of packs
+# (a pack played alone, such as Nemesis, with no other).
+PACK_SETS = [list(c) for r in range(len(PLAYABLE_PACKS) + 1) for c in combinations(PLAYABLE_PACKS, r)
+             if not (set(c) & set(SOLE_PACKS)) or len(c) == 1]
+
+
+def game_config(packs: list[str], players: int, options: dict | None = None) -> dict:
+    """A config for `players` seats; a Nemesis game seats the Nemesis first (a fifth-edition game)."""
+    config = {"packs": packs, "players": [{"name": f"p{i}"} for i in range(players)], "options": options or {}}
+    if "nemesis" in packs:
+        config["edition"] = "fifth"
+        config["players"][0]["role"] = "nemesis"
+    return config
 CONFIGS = [(n, seed, packs) for packs in PACK_SETS for seed in range(40) for n in range(2, 7)]  # 200 games each
 # Every rule option takes its turn: the option sets cycle with the seed.
 OPTION_SETS = [{}, {"deal_choice": 3, "starting_bonus": True}, {"trophy_threshold": 5, "inherited_items": True},
                {"command_spell": "easier", "sudden_death": True}]
-PACK_OPTIONS = {"cataclysm": [{"alternative_ending": v} for v in ("eternal-crown", "revealed", "hidden")]}
+PACK_OPTIONS = {"cataclysm": [{"alternative_ending": v} for v in ("eternal-crown", "revealed", "hidden")],
+                "nemesis": [{"trial": 1}, {"trial": 2}]}
 
 
 @pytest.mark.parametrize("players,seed,packs", CONFIGS, ids=[f"{n}-{s}-{'+'.join(p) or 'base'}" for n, s, p in CONFIGS])
@@ -25,7 +37,7 @@ def test_random_game_keeps_invariants_and_replays(players, seed, packs):
     for pack in packs:
         sets = PACK_OPTIONS.get(pack, [{}])
         options.update(sets[(seed + players) % len(sets)])
-    config = {"packs": packs, "players": [{"name": f"p{i}"} for i in range(players)], "options": options}
+    config = game_config(packs, players, options)
     final, moves = playout(config, f"playout-{seed}", bot_seed=seed, check=True)
     assert final.over
     replay = api.new_game(config, f"playout-{seed}")
@@ -57,9 +69,20 @@ def test_cataclysm_game_plays_to_its_end():
     assert final.piles["ending"] == ["the-eternal-crown"]
 
 
+def test_nemesis_games_play_to_their_end():
+    """No turn cap: every Nemesis game ends by a side's objective, for both Trials and 1-5 heroes
+    (random heroes rarely clear the sacred sites in time; a heroes' win is a scenario file)."""
+    for seed in range(20):
+        config = game_config(["nemesis"], 2 + seed % 5, {"trial": 1 + seed % 2})
+        final, _ = playout(config, f"nemesis-full{seed}", bot_seed=seed, max_moves=30000, check=True)
+        assert final.over and final.winners
+        heroes = {p.name for p in final.players if p.role == "hero"}
+        assert final.winners == ["p0"] or set(final.winners) == heroes
+
+
 @pytest.mark.parametrize("packs", PACK_SETS)
 def test_apply_never_mutates_its_input(packs):
-    state = api.new_game({"packs": packs, "players": [{"name": "a"}, {"name": "b"}]}, "pure")
+    state = api.new_game(game_config(packs, 3), "pure")
     rnd = random.Random(3)
     for _ in range(300):
         before = api.encode(state)
@@ -85,8 +108,8 @@ def test_illegal_move_says_why_and_lists_options():
 def test_many_playouts():
     for seed in range(2000):
         n = 2 + seed % 5
-        playout({"packs": PACK_SETS[seed % len(PACK_SETS)], "players": [{"name": f"p{i}"} for i in range(n)],
-                 "options": {"turn_cap": 60}}, f"heavy-{seed}", bot_seed=seed, check=True)
+        playout(game_config(PACK_SETS[seed % len(PACK_SETS)], n, {"turn_cap": 60}), f"heavy-{seed}", bot_seed=seed,
+                check=True)
     assert not violations(api.new_game({"players": [{"name": "a"}]}, "x"))
 
 

@@ -6,7 +6,7 @@ sits on top of the stack while the question is open.
 """
 from __future__ import annotations
 
-from engine import rng
+from engine import packs, rng
 from engine.state import Option
 from engine.rules import stats
 from engine.rules.machine import Ctx, fate_reroll, on_answer, task
@@ -98,6 +98,8 @@ def combat_roll(ctx: Ctx, t) -> None:
     i, a = t.p, t.a
     p = ctx.player(i)
     battle = a.get("strength") is not None
+    if not a.get("helpers_asked") and packs.call(ctx.s, "ask_helpers", ctx, i, a):
+        return  # the pack asked others to join the fight; this roll is pushed again
     mine = rng.dice(ctx.s, 2 if battle and stats.has_ability(ctx, p, "warrior-two-dice") else 1)
     theirs = rng.die(ctx.s)
     base = (stats.strength(ctx, p, battle=True) if battle else stats.craft(ctx, p)) + a.get("bonus", 0)
@@ -106,16 +108,17 @@ def combat_roll(ctx: Ctx, t) -> None:
         foe = base  # the Snowbeast: as strong as its fighter, bonuses included
     resolve = {**a, "roll": max(mine), "dice": mine, "foe_roll": theirs, "base": base, "foe": foe}
     ctx.push("combat-resolve", i, **resolve)
+    packs.call(ctx.s, "foe_reroll", ctx, i)  # Nemesis: may reroll the creature's die, after the hero
     ctx.emit("combat", f"{p.name} rolls {max(mine)} (total {max(mine) + base}); {a['name']} rolls {theirs} (total {theirs + foe}).",
              player=p.name)
-    if p.fate and max(mine) + base <= theirs + foe:
+    if stats.fate(ctx, p) and max(mine) + base <= theirs + foe:
         ctx.ask(i, "combat-reroll", f"You total {max(mine) + base} against {theirs + foe}. Spend 1 fate to reroll your die?",
                 [Option("reroll", "spend 1 fate and roll your die again"), Option("keep", "keep the result")])
 
 
 @on_answer("combat-reroll")
 def combat_reroll(ctx: Ctx, prompt, key, arg, who) -> None:
-    a = ctx.s.stack[-1].a
+    a = next(t for t in reversed(ctx.s.stack) if t.op == "combat-resolve").a
     die = [a["roll"]]
     if fate_reroll(ctx, key, who, die):
         a["roll"] = die[0]
@@ -147,7 +150,7 @@ def combat_resolve(ctx: Ctx, t) -> None:
         ctx.end_turn() if a.get("ends_turn", True) else None
         return
     ctx.emit("lose-fight", f"{a['name']} beats {p.name}.", player=p.name)
-    if not (battle and armour_saves(ctx, i)):
+    if a.get("damage", 1) and not (battle and armour_saves(ctx, i)):  # a place (damage 0) takes no life
         lose_life(ctx, i, a.get("damage", 1), f" to {a['name']}")
     if p.alive and a.get("on_loss_task"):
         ctx.push(a["on_loss_task"], i, **a.get("on_win_args", {}))
@@ -240,7 +243,7 @@ def duel_fate(ctx: Ctx, t) -> None:
     p = ctx.player(i)
     att, dfn = duel_score(ctx, duel.p, res["psychic"], res["a"]), duel_score(ctx, res["target"], res["psychic"], res["d"])
     losing = att <= dfn if side == "a" else dfn <= att
-    if p.fate and losing and not (side == "d" and res["d"] == 0):
+    if stats.fate(ctx, p) and losing and not (side == "d" and res["d"] == 0):
         ctx.ask(i, "duel-reroll", f"The attack stands {att} to {dfn}. Spend 1 fate to reroll your die?",
                 [Option("reroll", "spend 1 fate and reroll"), Option("keep", "keep the result")], side=side)
 

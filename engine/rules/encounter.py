@@ -2,7 +2,7 @@
 (base-game.md §3, §3.1)."""
 from __future__ import annotations
 
-from engine import rng
+from engine import packs, rng
 from engine.state import Option
 from engine.rules import stats
 from engine.rules.items import discard, gain_object
@@ -32,6 +32,15 @@ def encounter(ctx: Ctx, t) -> None:
         return  # no move, no encounter: you never meet the space you started on
     if ctx.s.piles:
         flip_remnants(ctx, i)  # before deciding what to encounter
+    if packs.call(ctx.s, "arrived", ctx, i):
+        return  # the pack's rule replaced the encounter (Nemesis: the Lair of the Beast)
+    special = packs.call(ctx.s, "encounter_options", ctx, i)  # Nemesis: villains, sites, no attacks on heroes
+    if special is not None:
+        if special:
+            ctx.ask(i, "encounter", "What do you encounter?", special)
+        else:
+            ctx.push("encounter-space", i)
+        return
     others = others_here(ctx, i)
     if others and ctx.space(p.space).hook_args.get("must_attack"):
         # The Cataclysm's Plain of Peril: attack one of them in battle; the winner takes a life.
@@ -68,6 +77,8 @@ def must_attack(ctx: Ctx, prompt, key, arg, who) -> None:
 def encounter_answer(ctx: Ctx, prompt, key, arg, who) -> None:
     i = ctx.index(who)
     verb, _, name = key.partition("-")
+    if packs.call(ctx.s, "encounter_choice", ctx, i, key):
+        return
     if key == "encounter-space":
         ctx.push("encounter-space", i)
     elif verb == "encounter":

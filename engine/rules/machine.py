@@ -11,7 +11,6 @@ from typing import Any, Callable
 import msgspec
 
 from engine import content as content_mod, rng
-from engine import rng
 from engine.errors import IllegalMove, MODERATOR
 from engine.state import Event, Game, Option, Prompt, Task, clone  # noqa: F401
 
@@ -171,8 +170,9 @@ def fate_reroll(ctx: Ctx, key: str, who: str, dice: list[int]) -> bool:
     die only, once: base-game.md §4). False when the player keeps the roll."""
     if key != "reroll":
         return False
+    from engine.rules import stats
     p = ctx.player(ctx.index(who))
-    p.fate -= 1
+    stats.spend_fate(ctx, p)
     low = dice.index(min(dice))
     dice[low] = rng.die(ctx.s)
     ctx.emit("fate", f"{p.name} spends 1 fate and rerolls: {'+'.join(map(str, dice))}.", player=p.name, dice=list(dice))

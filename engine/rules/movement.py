@@ -2,7 +2,7 @@
 (base-game.md §3 step 2, §10)."""
 from __future__ import annotations
 
-from engine import rng
+from engine import packs, rng
 from engine.state import Option
 from engine.rules import stats
 from engine.rules.items import discard
@@ -65,7 +65,7 @@ def ask_direction(ctx: Ctx, i: int, roll: int, rerolled: bool) -> None:
     p = ctx.player(i)
     ctx.emit("roll", f"{p.name} rolls {roll} for movement.", player=p.name, roll=roll)
     opts = [Option("left", f"move {roll} counter-clockwise"), Option("right", f"move {roll} clockwise")]
-    if p.fate and not rerolled and not one_space_only(ctx, i):
+    if stats.fate(ctx, p) and not rerolled and not one_space_only(ctx, i):
         opts.append(Option("reroll", "spend 1 fate to roll again"))
     if roll == 6 and stats.has_ability(ctx, p, "troll-regenerate"):
         opts.append(Option("regenerate", "gain 1 life instead of moving"))
@@ -75,6 +75,7 @@ def ask_direction(ctx: Ctx, i: int, roll: int, rerolled: bool) -> None:
         c = ctx.content.cards[card]
         if c.when == "move" and not p.toad:
             opts.append(Option(f"cast-{card}", f"cast {c.name} instead of moving"))
+    opts += packs.call(ctx.s, "move_options", ctx, i) or []  # Nemesis: move zero, move by fate
     ctx.ask(i, "direction", f"You rolled {roll}. Which way do you move?", opts, roll=roll)
 
 
@@ -84,7 +85,7 @@ def direction(ctx: Ctx, prompt, key, arg, who) -> None:
     p = ctx.player(i)
     roll = prompt.data["roll"]
     if key == "reroll":
-        p.fate -= 1
+        stats.spend_fate(ctx, p)
         ctx.emit("fate", f"{p.name} spends 1 fate to reroll.", player=p.name)
         ask_direction(ctx, i, rng.die(ctx.s), rerolled=True)
     elif key == "regenerate":
@@ -102,6 +103,8 @@ def direction(ctx: Ctx, prompt, key, arg, who) -> None:
     elif key.startswith("cast-"):
         from engine.rules import spells
         spells.cast(ctx, i, key[5:], target=None)
+    elif key not in DIRS:
+        packs.call(ctx.s, "move_choice", ctx, i, key)
     else:
         ctx.push("walk", i, space=p.space, d=DIRS[key], steps=roll, start=p.space)
 

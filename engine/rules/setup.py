@@ -28,19 +28,23 @@ def new_game(config: GameConfig, seed: str) -> Game:
     pool = [c for c in content.characters if c not in chosen]
     rng.shuffle(state, pool)
     state.decks["character"] = pool
+    state.players = [Player(name=pc.name, role=pc.role) for pc in config.players]
     ctx = Ctx(state, [])
     for pack in config.packs:
         packs.module(pack).setup(ctx, config)
-    ctx.push("turn", 0)
+    ctx.push("turn", packs.call(state, "first_player", ctx) or 0)
     setup_work = []
     for i, pc in enumerate(config.players):
-        state.players.append(Player(name=pc.name, role=pc.role))
+        if pc.role != "hero":
+            continue  # the Nemesis is a player, not a character
         if pc.character or config.option("deal_choice") <= 1:
             begin_character(ctx, i, pc.character)
         else:
             setup_work.append(("choose-character", i, {}))
         if config.option("starting_bonus"):
             setup_work.append(("starting-bonus", i, {}))
+    for pack in config.packs:  # a pack's setup steps that follow the characters' (companions)
+        setup_work += getattr(packs.module(pack), "seated", lambda ctx, config: [])(ctx, config)
     ctx.push_all(setup_work)
     return state
 
@@ -54,9 +58,11 @@ def begin_character(ctx: Ctx, i: int, slug: str | None = None) -> None:
         s.decks["character"].remove(slug)
     c = ctx.content.characters[slug]
     old = s.players[i]
-    p = Player(name=old.name, role=old.role, character=slug, space=c.start, strength=c.strength,
-               craft=c.craft, life=c.life, max_life=c.life, fate=c.fate, max_fate=c.fate, gold=1,
-               alignment=c.alignment)
+    # A shared fate pool (Nemesis) holds the heroes' fate: a later character brings none.
+    fate = 0 if "shared_fate" in s.pools else c.fate
+    p = Player(name=old.name, role=old.role, character=slug, space=packs.call(s, "start_space", ctx, c) or c.start,
+               strength=c.strength, craft=c.craft, life=c.life, max_life=c.life, fate=fate, max_fate=c.fate,
+               gold=1, alignment=c.alignment, hand=old.hand, area=old.area)
     s.players[i] = p
     if ctx.s.options.get("inherited_items") and old.character:
         pile = f"inherit:{old.name}"
@@ -65,7 +71,7 @@ def begin_character(ctx: Ctx, i: int, slug: str | None = None) -> None:
         p.gold += s.space_gold.pop(pile, 0)
     for _ in range(c.spells):
         draw_spell(ctx, i)
-    ctx.emit("character", f"{p.name} plays the {c.name}, starting at {ctx.space(c.start).name}.",
+    ctx.emit("character", f"{p.name} plays the {c.name}, starting at {ctx.space(p.space).name}.",
              player=p.name, character=slug)
 
 

@@ -166,7 +166,7 @@ def death(ctx: Ctx, t) -> None:
     p = ctx.player(t.p)
     mine, his = rng.dice(ctx.s, 2), rng.dice(ctx.s, 2)
     ctx.push("death-resolve", t.p, mine=mine, his=his)
-    if p.fate and sum(mine) <= sum(his):
+    if stats.fate(ctx, p) and sum(mine) <= sum(his):
         ctx.ask(t.p, "death-reroll", f"You roll {mine[0]}+{mine[1]}, Death rolls {his[0]}+{his[1]}. Spend 1 fate to reroll one of your dice?",
                 [Option("reroll-low", "reroll your lower die"), Option("keep", "keep the result")])
 

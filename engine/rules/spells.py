@@ -7,6 +7,7 @@ when a life loss would kill them (turn.lose_life). See docs/rules-decisions.md.
 """
 from __future__ import annotations
 
+from engine import packs
 from engine.state import Option
 from engine.rules import stats
 from engine.rules.machine import Ctx, on_answer, task
@@ -38,10 +39,10 @@ def castable_at_start(ctx: Ctx, i: int) -> list[str]:
 def start_spells(ctx: Ctx, t) -> None:
     """Before moving: cast Spells, or use a card that acts at the start of the turn."""
     p = ctx.player(t.p)
-    if not (p.spells or p.objects or p.followers):
+    if not (p.spells or p.objects or p.followers or p.hand or p.area):
         return
     opts = [Option(f"cast-{s}", f"cast {ctx.content.cards[s].name}") for s in castable_at_start(ctx, t.p)]
-    opts += hooks.start_options(ctx, t.p)
+    opts += hooks.start_options(ctx, t.p) + (packs.call(ctx.s, "start_options", ctx, t.p) or [])
     if opts:
         ctx.ask(t.p, "start-spell", "Before you move: cast a Spell or use a card?", opts + [Option("done", "go on to move")])
 
@@ -54,7 +55,7 @@ def start_spell(ctx: Ctx, prompt, key, arg, who) -> None:
     ctx.push("start-spells", i)  # ask again after this one: several may be cast
     if key.startswith("cast-"):
         cast(ctx, i, key[5:], None)
-    else:
+    elif not packs.call(ctx.s, "start_choice", ctx, i, key):
         hooks.start_choice(ctx, i, key)
 
 

@@ -76,5 +76,32 @@ def has_talisman(ctx: Ctx, p: Player) -> bool:
     return any(ctx.content.cards[c].prop("talisman") for c in p.objects)
 
 
+def shared(ctx: Ctx, p: Player) -> bool:
+    return p.role == "hero" and "shared_fate" in ctx.s.pools
+
+
+def fate(ctx: Ctx, p: Player) -> int:
+    """Fate the player may spend now. Heroes sharing a pool (Nemesis) spend from it, one
+    token per turn for the whole group."""
+    if shared(ctx, p):
+        return 0 if ctx.s.counters.get("fate-spent-turn") == ctx.s.turn else ctx.s.pools["shared_fate"]
+    return p.fate
+
+
+def spend_fate(ctx: Ctx, p: Player) -> None:
+    if shared(ctx, p):
+        ctx.s.pools["shared_fate"] -= 1
+        ctx.s.counters["fate-spent-turn"] = ctx.s.turn
+    else:
+        p.fate -= 1
+
+
+def gain_fate(ctx: Ctx, p: Player, n: int) -> None:
+    if shared(ctx, p):
+        ctx.s.pools["shared_fate"] = max(0, ctx.s.pools["shared_fate"] + n)
+    else:
+        p.fate = max(0, p.fate + n)
+
+
 def alive_players(ctx: Ctx) -> list[int]:
     return [i for i, p in enumerate(ctx.s.players) if p.alive and p.character]

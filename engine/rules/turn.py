@@ -1,7 +1,9 @@
 """A player's turn, its end, death and victory (base-game.md §3, §6, §9, §10 Crown)."""
 from __future__ import annotations
 
+from engine import packs
 from engine.rules import stats
+from engine.rules.items import discard
 from engine.rules.machine import Ctx, task
 from engine.rules.setup import begin_character
 
@@ -20,6 +22,9 @@ def turn(ctx: Ctx, t) -> None:
     ctx.push("end-turn", t.p)
     if p.out:
         return
+    if p.role != "hero":  # a player who is not a character: their pack plays the turn
+        ctx.push(f"{p.role}-turn", t.p, main=True)
+        return
     if not p.alive:
         begin_character(ctx, t.p)
         p = ctx.player(t.p)
@@ -35,7 +40,7 @@ def turn(ctx: Ctx, t) -> None:
 def end_turn(ctx: Ctx, t) -> None:
     s = ctx.s
     p = ctx.player(t.p)
-    if p.alive:
+    if p.alive and p.character:
         trade_trophies(ctx, t.p)
         if p.toad:
             p.toad -= 1
@@ -64,13 +69,14 @@ def end_turn(ctx: Ctx, t) -> None:
             finish(ctx, [])
             return
     ctx.push("turn", nxt)
+    packs.call(s, "between_turns", ctx, t.p, nxt)  # e.g. the Nemesis's additional turn
 
 
 def next_player(ctx: Ctx, i: int) -> int | None:
     players = ctx.s.players
     for k in range(1, len(players) + 1):
         j = (i + k) % len(players)
-        if players[j].character and not players[j].out:
+        if (players[j].character or players[j].role != "hero") and not players[j].out:
             return j
     return None
 
@@ -92,23 +98,25 @@ def trade_trophies(ctx: Ctx, i: int) -> None:
     if not p.trophies:
         return
     threshold = ctx.s.options.get("trophy_threshold", 7)
+    value = packs.call(ctx.s, "trophy_value", ctx, p) or (lambda c, attr: getattr(ctx.content.cards[c], attr))
     for attr in ("strength", "craft"):
-        cards = [c for c in p.trophies if getattr(ctx.content.cards[c], attr) if c in ctx.content.cards]
-        total = sum(getattr(ctx.content.cards[c], attr) for c in cards)
+        cards = [c for c in p.trophies if value(c, attr)]
+        total = sum(value(c, attr) for c in cards)
         if total < threshold:
             continue
         # Turn in the fewest trophies that make whole thresholds; the rest stay.
         gain = total // threshold
         need = gain * threshold
         spent, acc = [], 0
-        for c in sorted(cards, key=lambda c: -getattr(ctx.content.cards[c], attr)):
+        for c in sorted(cards, key=lambda c: -value(c, attr)):
             if acc >= need:
                 break
             spent.append(c)
-            acc += getattr(ctx.content.cards[c], attr)
+            acc += value(c, attr)
         for c in spent:
             p.trophies.remove(c)
-            ctx.s.discards["adventure"].append(c)
+            discard(ctx, c)
+            packs.call(ctx.s, "trophy_spent", ctx, p, c, attr)
         setattr(p, attr, getattr(p, attr) + gain)
         ctx.emit("trophies", f"{p.name} trades trophies for +{gain} {attr.title()}.", player=p.name)
 
@@ -139,11 +147,12 @@ def kill(ctx: Ctx, i: int) -> None:
     if p.gold:
         s.space_gold[pile] = s.space_gold.get(pile, 0) + p.gold
     s.discards["spell"].extend(p.spells)
-    s.discards["adventure"].extend(t for t in p.trophies)
+    for card in p.trophies + p.hand:  # trophies and a Boon go to their decks' discards
+        discard(ctx, card)
     s.decks["character"].insert(0, p.character)  # back under the pile of unused characters
     if p.quest in ctx.content.cards:  # a Warlock Quest card goes to its discard pile
         s.discards["quest"].append(p.quest)
-    p.objects, p.followers, p.spells, p.trophies = [], [], [], []
+    p.objects, p.followers, p.spells, p.trophies, p.hand = [], [], [], [], []
     p.gold = p.fate = p.toad = p.miss = 0
     p.quest, p.flags = None, {}
     p.alive = False
@@ -152,6 +161,7 @@ def kill(ctx: Ctx, i: int) -> None:
              + (" and is out of the game." if p.out else "; a new character comes next turn."), player=p.name)
     if s.current == i:
         ctx.end_turn()
+    packs.call(s, "killed", ctx, i)  # a pack's objective may end the game (Nemesis)
     check_last_standing(ctx)
 
 
