@@ -30,8 +30,12 @@ def _square(side: int) -> list[tuple[int, int]]:
 
 @lru_cache(maxsize=32)
 def layout(rings: tuple[tuple[str, tuple[str, ...]], ...]) -> tuple[tuple[tuple[str, str] | None, ...], ...] | None:
-    """The grid of (ring, space id) cells, or None when the rings are not concentric squares."""
-    side = 2 * len(rings) - 1
+    """The grid of (ring, space id) cells, or None when the rings are not concentric squares.
+    The outer ring sets the size; a board without a centre space (Nemesis's centre board
+    replaces the Crown) leaves the middle cell empty."""
+    if not rings or len(rings[0][1]) % 4:
+        return None
+    side = len(rings[0][1]) // 4 + 1
     grid: list[list[tuple[str, str] | None]] = [[None] * side for _ in range(side)]
     for k, (ring, spaces) in enumerate(rings):
         cells = _square(side - 2 * k)
@@ -86,6 +90,9 @@ def picture(view: dict) -> dict:
     }
 
 
+BLANK = {"space": "", "ring": "", "name": ("", ""), "full": "", "who": [], "marks": "", "things": []}  # no centre space
+
+
 def draw(pic: dict) -> dict:
     """The picture with its map: "grid" (rows of cells) or, for other boards, "rings"."""
     rings, names, here, things = pic["_parts"]
@@ -100,6 +107,6 @@ def draw(pic: dict) -> dict:
 
     grid = layout(rings)
     return {**pic,
-            "grid": [[cell(*c) if c else None for c in row] for row in grid] if grid else None,
+            "grid": [[cell(*c) if c else BLANK for c in row] for row in grid] if grid else None,
             "rings": [] if grid else [{"name": RING_NAMES.get(ring, ring.title()), "cells": [cell(ring, s) for s in spaces]}
                                      for ring, spaces in rings]}

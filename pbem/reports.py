@@ -137,7 +137,7 @@ class Frame:
             spells = p.get("spells", 0)
             players.append({
                 "mark": picture["markers"][name], "name": name,
-                "character": p.get("character_name") or p.get("character") or "?",
+                "character": "Nemesis" if p.get("role") == "nemesis" else p.get("character_name") or p.get("character") or "?",
                 "space": p.get("space_name") or p.get("space") or "-", "alive": p.get("alive", True),
                 "strength": p["strength"], "craft": p["craft"], "gold": p["gold"],
                 "life": f"{p['life']}/{p['max_life']}" if p.get("max_life") else p["life"],
@@ -201,7 +201,9 @@ def sheet(p: dict | None) -> dict | None:
         "life": f"{p['life']} of {p['max_life']}" if p.get("max_life") else p["life"],
         "fate": f"{p['fate']} of {p['max_fate']}" if p.get("max_fate") else p["fate"],
         "spells": spells if isinstance(spells, list) else [], "objects": _names(p.get("objects")),
-        "followers": _names(p.get("followers")), "trophies": _names(p.get("trophies")), "notes": notes}
+        "followers": _names(p.get("followers")), "trophies": _names(p.get("trophies")), "notes": notes,
+        # a pack's private cards: the Nemesis's Action hand, a hero's Boon and companion
+        "nemesis": p.get("role") == "nemesis", "hand": _names(p.get("hand")), "area": _names(p.get("area"))}
 
 
 def report_context(svc, game: dict, player: str, view: dict, events: list, frame: Frame | None = None,

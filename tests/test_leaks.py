@@ -84,3 +84,50 @@ def test_no_mail_leaks_another_players_spells_the_seed_or_a_token(svc, seed):
                 elif r["kind"] != "welcome":
                     assert text.count(tok) == 1 and f"Reply-To: talisman+{tok}@" in text
     assert checked > 100 and canaries > 50 and own_shown > 20, (checked, canaries, own_shown)
+
+
+NEMESIS = "nick"
+NEMESIS_HEROES = ["ann", "ben", "cat"]
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_a_nemesis_game_by_mail_never_shows_a_hero_the_nemesis_hand(svc, seed):
+    """issue 7's end: a Nemesis game with 3 heroes played to its end through the mail
+    pipeline; no hero's mail names an Action card in the Nemesis's hand at that moment (one
+    played in the open may be named), and the Nemesis's own reports do show the hand."""
+    names = [NEMESIS] + NEMESIS_HEROES
+    config = game_config(name=f"nemesis-{seed}", seed=f"nem-seed-{seed}", edition="fifth", packs=["nemesis"],
+                         players=[(n, f"{n}@example.org") for n in names])
+    config["players"][0]["role"] = "nemesis"
+    g = games.create(svc, config)
+    eng, rnd = svc.engine, random.Random(seed)
+    toks = {n: token(svc, g, n) for n in names}
+    seen = hero_mails = hand_shown = 0
+    for _ in range(4000):
+        before = games.state(svc, games.get(svc, g))
+        if before.over:
+            break
+        move = bot.choose(before, rnd)
+        line = f"{move.prompt}: {move.key}"
+        if move.player == eng.MODERATOR:
+            moderator.answer(svc, g, eng.MODERATOR, line)
+        else:
+            result = handle(svc, mail([line], sender=f"{move.player}@example.org", tok=toks[move.player], game=g))
+            assert result.status == "applied", result.outcome
+        _, events = eng.apply(before, move)
+        state = games.state(svc, games.get(svc, g))
+        hand = set(eng.view(state, NEMESIS)["players"][NEMESIS]["hand"])
+        new = [r for r in svc.store.outbox_rows() if r["id"] > seen]
+        seen = max([seen] + [r["id"] for r in new])
+        for r in new:
+            text = readable(svc, svc.store.outbox_mail(r["id"]))
+            if r["player"] == NEMESIS:
+                hand_shown += bool(hand) and all(named(c, text) for c in hand)
+            elif r["player"] in NEMESIS_HEROES:
+                public = "\n".join(e.text for e in eng.filter_events(events, r["player"]))
+                leaked = [c for c in hand if named(c, text) and not named(c, public)]
+                assert not leaked, (r["kind"], r["player"], leaked)
+                hero_mails += 1
+    final = games.state(svc, games.get(svc, g))
+    assert final.over and final.winners, "the game reached its end"
+    assert hero_mails > 100 and hand_shown > 10, (hero_mails, hand_shown)
