@@ -120,7 +120,8 @@ class SmtpSender:
 
     async def _connect(self) -> aiosmtplib.SMTP:
         client = aiosmtplib.SMTP(hostname=self.cfg.host, port=self.cfg.port, use_tls=self.cfg.tls,
-                                 start_tls=self.cfg.starttls and not self.cfg.tls, timeout=self.cfg.timeout)
+                                 start_tls=self.cfg.starttls and not self.cfg.tls, timeout=self.cfg.timeout,
+                                 cert_bundle=self.cfg.cert_bundle)
         await client.connect()
         if self.cfg.username:
             await client.login(self.cfg.username, self.cfg.password or "")

@@ -24,6 +24,7 @@ class SmtpSettings(msgspec.Struct, forbid_unknown_fields=True):
     starttls: bool = True  # port 587
     tls: bool = False  # implicit TLS, port 465
     timeout: float = 30.0
+    cert_bundle: str | None = None  # CA certificates to trust (a relay with a private CA); system CAs otherwise
 
 
 class ImapSettings(msgspec.Struct, forbid_unknown_fields=True):

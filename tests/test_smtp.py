@@ -76,7 +76,8 @@ def smtp_server():
 
 
 def smtp_service(make_service, port, clock, **smtp):
-    cfg = settings_mod.SmtpSettings(host="127.0.0.1", port=port, starttls=False, timeout=smtp.pop("timeout", 5), **smtp)
+    smtp = {"starttls": False, "timeout": 5, **smtp}
+    cfg = settings_mod.SmtpSettings(host="127.0.0.1", port=port, **smtp)
     return make_service(engine=fake_engine, smtp=cfg, clock=clock, moderator="mod@example.org")
 
 
@@ -279,3 +280,51 @@ def test_a_bounce_without_the_original_headers_is_matched_by_address(fake_svc):
     assert result.status == "bounce" and fake_svc.store.player(g, "alice")["undeliverable"]
     moderator.replace_player(fake_svc, g, "alice", "alice@new.example.org")  # a new address: the mark goes
     assert fake_svc.store.player(g, "alice")["undeliverable"] is None
+
+
+# -- TLS -------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def certificate(tmp_path_factory):
+    """A self-signed certificate for 127.0.0.1, made with the openssl command."""
+    import shutil
+    import subprocess
+    if not shutil.which("openssl"):
+        pytest.skip("needs the openssl command to make a test certificate")
+    d = tmp_path_factory.mktemp("tls")
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
+                    "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+                    "-keyout", str(d / "key.pem"), "-out", str(d / "cert.pem")],
+                   check=True, capture_output=True)
+    return d / "cert.pem", d / "key.pem"
+
+
+def server_context(certificate):
+    import ssl
+    ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    ctx.load_cert_chain(*map(str, certificate))
+    return ctx
+
+
+@pytest.mark.parametrize("mode", ["starttls", "tls"])
+def test_mail_goes_out_over_starttls_and_implicit_tls(make_service, smtp_server, certificate, mode):
+    handler, clock = Handler(), Clock()
+    context = server_context(certificate)
+    port = (smtp_server(handler, tls_context=context, require_starttls=True) if mode == "starttls"
+            else smtp_server(handler, ssl_context=context))
+    svc = smtp_service(make_service, port, clock, starttls=mode == "starttls", tls=mode == "tls",
+                       cert_bundle=str(certificate[0]))
+    games.create(svc, game_config())
+    send_until_done(svc, clock)
+    rows = svc.store.outbox_rows()
+    assert sorted(ids(handler.received)) == sorted(r["message_id"] for r in rows)
+
+
+def test_an_untrusted_certificate_is_refused_and_retried(make_service, smtp_server, certificate):
+    handler, clock = Handler(), Clock()
+    port = smtp_server(handler, tls_context=server_context(certificate), require_starttls=True)
+    svc = smtp_service(make_service, port, clock, starttls=True)  # no cert_bundle: not trusted
+    games.create(svc, game_config())
+    asyncio.run(outbox.send_due(svc))
+    assert handler.received == []
+    assert all(r["status"] == "queued" and r["attempts"] >= 1 for r in svc.store.outbox_rows())
