@@ -19,7 +19,8 @@ from engine.rules import machine, setup
 
 # 0.2: the Cataclysm pack, turn-ending Events discarded; 0.3: defaults not encoded;
 # 0.3.1: fate rerolls share one event wording; 0.4: the Nemesis pack (fate through stats.fate, hooks)
-ENGINE_VERSION = "0.4.0"
+# 0.5: fate rerolls at the Portal, the Crypt and the Mines
+ENGINE_VERSION = "0.5.0"
 
 
 class Move(msgspec.Struct, frozen=True):

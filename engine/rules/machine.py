@@ -165,18 +165,34 @@ def answer(state: Game, move, events: list[Event], ctx: Ctx | None = None) -> No
     ANSWERS[p.kind](ctx, p, move.key, move.arg, who)
 
 
-def fate_reroll(ctx: Ctx, key: str, who: str, dice: list[int]) -> bool:
-    """A "reroll"/"keep" answer: spend 1 fate and reroll the lowest of `dice` in place (one
-    die only, once: base-game.md §4). False when the player keeps the roll."""
+def fate_reroll(ctx: Ctx, key: str, who: str, dice: list[int], low_is_good: bool = False) -> bool:
+    """A "reroll"/"keep" answer: spend 1 fate and reroll the worst of `dice` in place (the
+    lowest; the highest where a low total is good, as at the Portal): one die only, once
+    (base-game.md §4). False when the player keeps the roll."""
     if key != "reroll":
         return False
     from engine.rules import stats
     p = ctx.player(ctx.index(who))
     stats.spend_fate(ctx, p)
-    low = dice.index(min(dice))
-    dice[low] = rng.die(ctx.s)
+    worst = dice.index(max(dice) if low_is_good else min(dice))
+    dice[worst] = rng.die(ctx.s)
     ctx.emit("fate", f"{p.name} spends 1 fate and rerolls: {'+'.join(map(str, dice))}.", player=p.name, dice=list(dice))
     return True
+
+
+def offer_reroll(ctx: Ctx, i: int, question: str, then: str, **args) -> None:
+    """Push `then` (which reads args["dice"]) and, if the player has fate to spend, ask
+    first whether to reroll (answered by the `dice-reroll` handler below)."""
+    from engine.rules import stats
+    ctx.push(then, i, **args)
+    if stats.fate(ctx, ctx.player(i)) > 0:
+        ctx.ask(i, "dice-reroll", question, [Option("reroll", "spend 1 fate and reroll one die"),
+                                              Option("keep", "keep the roll")], low_is_good=args.get("low_is_good", False))
+
+
+@on_answer("dice-reroll")
+def dice_reroll(ctx: Ctx, prompt, key, arg, who) -> None:
+    fate_reroll(ctx, key, who, ctx.s.stack[-1].a["dice"], prompt.data["low_is_good"])
 
 
 @on_answer("adjudicate")

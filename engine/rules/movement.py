@@ -6,7 +6,7 @@ from engine import packs, rng
 from engine.state import Option
 from engine.rules import stats
 from engine.rules.items import discard
-from engine.rules.machine import Ctx, on_answer, task
+from engine.rules.machine import Ctx, offer_reroll, on_answer, task
 from engine.packs import revised4 as hooks
 
 SENTINEL, SENTINEL_MIDDLE = "sentinel", "hills-3"
@@ -207,6 +207,18 @@ def portal(ctx: Ctx, t) -> None:
     attr = t.a["attr"]
     value = stats.strength(ctx, p) if attr == "strength" else stats.craft(ctx, p)
     roll = rng.dice(ctx.s, hooks.portal_dice(ctx, i, attr))
+    if sum(roll) > value:  # failing: a fate reroll of the highest die may still open it
+        offer_reroll(ctx, i, f"You roll {'+'.join(map(str, roll))} against {attr.title()} {value} at the Portal. "
+                     "Spend 1 fate to reroll your highest die?", "portal-resolve", attr=attr, dice=roll, low_is_good=True)
+        return
+    ctx.push("portal-resolve", i, attr=attr, dice=roll)
+
+
+@task("portal-resolve")
+def portal_resolve(ctx: Ctx, t) -> None:
+    i, attr, roll = t.p, t.a["attr"], t.a["dice"]
+    p = ctx.player(i)
+    value = stats.strength(ctx, p) if attr == "strength" else stats.craft(ctx, p)
     if sum(roll) <= value:
         ctx.emit("portal", f"{p.name} rolls {'+'.join(map(str, roll))} against {attr.title()} {value} and opens the Portal of Power.", player=p.name)
         place(ctx, i, PLAIN)

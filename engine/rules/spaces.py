@@ -6,7 +6,7 @@ from engine import rng
 from engine.state import Option
 from engine.rules import stats
 from engine.rules.items import discard
-from engine.rules.machine import Ctx, fate_reroll, on_answer, task
+from engine.rules.machine import Ctx, fate_reroll, offer_reroll, on_answer, task
 from engine.rules.movement import place
 from engine.packs import revised4 as hooks
 from engine.rules.turn import finish, lose_life
@@ -53,9 +53,24 @@ def thrown(ctx: Ctx, t) -> None:
         n = 2
     dice = rng.dice(ctx.s, n)
     value = stats.strength(ctx, p) if attr == "strength" else stats.craft(ctx, p)
+    if sum(dice) - value > 0:  # thrown out unless a fate reroll of the highest die helps
+        offer_reroll(ctx, i, f"You roll {'+'.join(map(str, dice))} − {attr.title()} {value} at "
+                     f"{ctx.space(p.space).name}. Spend 1 fate to reroll your highest die?",
+                     "thrown-resolve", dice=dice, low_is_good=True)
+        return
+    ctx.push("thrown-resolve", i, dice=dice)
+
+
+@task("thrown-resolve")
+def thrown_resolve(ctx: Ctx, t) -> None:
+    i, dice = t.p, t.a["dice"]
+    p = ctx.player(i)
+    a = args(ctx, p.space)
+    attr = a.get("subtract", "strength")
+    value = stats.strength(ctx, p) if attr == "strength" else stats.craft(ctx, p)
     result = sum(dice) - value
     ctx.emit("roll", f"{p.name} rolls {'+'.join(map(str, dice))} − {attr.title()} {value} = {result} "
-             f"at {ctx.space(p.space).name}.", player=p.name)
+             f"at {ctx.space(p.space).name}.", player=p.name, dice=list(dice))
     for row in a.get("outcomes", []):
         if "upto" not in row or result <= row["upto"]:
             if row.get("then"):
