@@ -230,11 +230,18 @@ def crown(ctx: Ctx, t) -> None:
         ctx.emit("ending", f"{p.name} encounters the Alternative Ending: {ending.name}.", player=p.name)
         ctx.push("effect", t.p, ops=ending.effect or [{"op": "moderator", "text": ending.text}], source=ending.name)
         return
+    ctx.emit("command", f"{p.name} casts the Command Spell.", player=p.name)
+    ctx.push("command-spell", t.p, name="the Command Spell")
+    from engine.rules.spells import offer_counterspell
+    offer_counterspell(ctx, t.p, "the Command Spell")  # Counterspell can cancel it too
+
+
+@task("command-spell")
+def command_spell(ctx: Ctx, t) -> None:
     r = rng.die(ctx.s)
-    low = command_spell_low(ctx)
-    ctx.emit("command", f"{p.name} casts the Command Spell and rolls {r}.", player=p.name, roll=r)
-    if r >= low:
-        for j, q in enumerate(s.players):
+    ctx.emit("command", f"{ctx.name(t.p)} rolls {r} for the Command Spell.", player=ctx.name(t.p), roll=r)
+    if r >= command_spell_low(ctx):
+        for j, q in enumerate(ctx.s.players):
             if j != t.p and q.alive:
                 lose_life(ctx, j, 1, " to the Command Spell")
 

@@ -66,13 +66,19 @@ def cast(ctx: Ctx, i: int, spell: str, target) -> None:
     p.spells.remove(spell)
     ctx.s.discards["spell"].append(spell)
     ctx.emit("cast", f"{p.name} casts {card.name}.", player=p.name, card=spell)
-    ctx.push("spell-resolve", i, spell=spell)
+    ctx.push("spell-resolve", i, spell=spell, name=card.name)
+    offer_counterspell(ctx, i, card.name)
+
+
+def offer_counterspell(ctx: Ctx, i: int, name: str) -> None:
+    """The spell just cast (its resolving task on top of the stack) may be cancelled by the
+    next character in turn order who holds Counterspell: they are asked."""
     n = len(ctx.s.players)
     for j in sorted(stats.alive_players(ctx), key=lambda j: (j - i) % n):
         q = ctx.player(j)
         if j != i and "counterspell" in q.spells and not q.toad:
-            ctx.ask(j, "counterspell", f"{p.name} casts {card.name}. Cancel it with your Counterspell?",
-                    [Option("counter", f"cast Counterspell on {card.name}"), Option("let", "let it happen")])
+            ctx.ask(j, "counterspell", f"{ctx.name(i)} casts {name}. Cancel it with your Counterspell?",
+                    [Option("counter", f"cast Counterspell on {name}"), Option("let", "let it happen")])
             return
 
 
@@ -84,7 +90,7 @@ def counterspell(ctx: Ctx, prompt, key, arg, who) -> None:
     q.spells.remove("counterspell")
     ctx.s.discards["spell"].append("counterspell")
     resolve = ctx.s.stack.pop()
-    ctx.emit("counterspell", f"{who} casts Counterspell: {ctx.content.cards[resolve.a['spell']].name} has no effect.", player=who)
+    ctx.emit("counterspell", f"{who} casts Counterspell: {resolve.a['name']} has no effect.", player=who)
 
 
 @task("spell-resolve")
