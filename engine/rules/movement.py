@@ -63,7 +63,10 @@ def move(ctx: Ctx, t) -> None:
 
 def ask_direction(ctx: Ctx, i: int, roll: int, rerolled: bool) -> None:
     p = ctx.player(i)
-    ctx.emit("roll", f"{p.name} rolls {roll} for movement.", player=p.name, roll=roll)
+    if one_space_only(ctx, i):  # a Toad, a Blizzard, a Poltergeist: no die is rolled
+        ctx.emit("move-one", f"{p.name} may move only 1 space.", player=p.name)
+    else:
+        ctx.emit("roll", f"{p.name} rolls {roll} for movement.", player=p.name, roll=roll, dice=[roll])
     opts = [Option("left", f"move {roll} counter-clockwise"), Option("right", f"move {roll} clockwise")]
     if stats.fate(ctx, p) and not rerolled and not one_space_only(ctx, i):
         opts.append(Option("reroll", "spend 1 fate to roll again"))
