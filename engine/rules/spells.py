@@ -167,10 +167,10 @@ def acquisition(ctx: Ctx, i: int) -> None:
 @on_answer("spell-acquisition")
 def acquisition_target(ctx: Ctx, prompt, key, arg, who) -> None:
     j = ctx.index(key)
-    ctx.push("duel-resolve-reward", ctx.index(who), loser=j)
+    ctx.push("take-from", ctx.index(who), loser=j)
 
 
-@task("duel-resolve-reward")
+@task("take-from")
 def take_from(ctx: Ctx, t) -> None:
     loser = ctx.player(t.a["loser"])
     opts = ([Option("gold", f"take 1 gold from {loser.name}")] if loser.gold else []) + \
