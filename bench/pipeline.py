@@ -17,18 +17,16 @@ import subprocess
 import sys
 import tempfile
 import time
-from email.message import EmailMessage
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from pbem import games, log, moderator, settings as settings_mod  # noqa: E402
+from pbem import demo, games, log, moderator, settings as settings_mod  # noqa: E402
 from pbem.process import handle  # noqa: E402
 from pbem.service import open_service  # noqa: E402
 
 PLAYERS = [(f"p{i}", f"p{i}@example.org") for i in range(6)]
-WRITABLE = re.compile(r"^[a-z][a-z0-9-]*$")
 
 
 def config(n: int) -> dict:
@@ -50,35 +48,22 @@ class Games:
         self.tokens = {p: self.svc.token(self.svc.store.player(self.game, p)) for p, _ in PLAYERS}
 
     def next_mail(self) -> bytes:
+        """The first legal answer of whoever is asked, as their reply mail; the moderator's
+        questions (a card to settle) are skipped by `game answer`, outside the timing."""
         while True:
             state = games.state(self.svc, games.get(self.svc, self.game))
             if state.over:
                 self.new()
                 continue
-            moves = self.svc.engine.legal_moves(state)
-            # keys a player can write in mail (the engine also has "2" and "card@space")
-            move = next((m for m in moves if WRITABLE.match(m.key)), moves[0])
-            if move.player != self.svc.engine.MODERATOR and WRITABLE.match(move.key):
+            move = self.svc.engine.legal_moves(state)[0]
+            if move.player != self.svc.engine.MODERATOR:
                 break
-            move = next((m for m in moves if m.key == "skip"), None) or \
-                next((m for m in moves if re.match(r"^[\w-]+$", m.key)), move)
-            if re.match(r"^[\w-]+$", move.key):
-                played = moderator.answer(self.svc, self.game, move.player, f"{move.prompt}: {move.key}")
-                if played.failed:
-                    raise SystemExit(f"{self.game}: the moderator cannot answer {move}: {played.failed['reason']}")
-            else:  # a key engine.api.parse_move cannot read ("card@space"): apply the Move itself
-                with self.svc.store.transaction():
-                    game = games.get(self.svc, self.game)
-                    new, _ = self.svc.engine.apply(state, move)
-                    games.record(self.svc, game, move, new, actor=self.svc.engine.MODERATOR)
+            played = moderator.answer(self.svc, self.game, move.player, f"{move.prompt}: skip")
+            if played.failed:
+                raise SystemExit(f"{self.game}: the moderator cannot skip: {played.failed['reason']}")
         self.mails += 1
-        msg = EmailMessage()
-        msg["From"] = f"{move.player}@example.org"
-        msg["To"] = f"talisman+{self.tokens[move.player]}@example.org"
-        msg["Subject"] = f"Re: [{self.game}] Turn report"
-        msg["Message-ID"] = f"<bench-{self.mails}@example.org>"
-        msg.set_content(f"{move.prompt}: {move.key}\n")
-        return bytes(msg)
+        return demo.reply(self.game, move.player, f"{move.player}@example.org", self.tokens[move.player],
+                          f"{move.prompt}: {move.key}", f"<bench-{self.mails}@example.org>")
 
 
 def timed(g: Games, count: int) -> list[float]:

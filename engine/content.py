@@ -120,19 +120,28 @@ def _card(raw: dict, deck: str, default_type: str, pack: str = "revised4") -> Ca
 
 
 def _board(data: dict, pack: str = "revised4") -> Board:
+    """A board from its file. `[geometry] keep_rings = [...]` takes those rings (and the river
+    crossings) from the base board, so a pack that changes only the centre lists only that."""
     spaces: dict[str, Space] = {}
     rings: dict[str, list[str]] = {}
     seen: dict[str, int] = {}
+    geometry = data.get("geometry", {})
+    keep = geometry.get("keep_rings", [])
+    if keep:
+        base = _read("revised4", "board.toml")
+        kept = [dict(raw, pack="revised4") for raw in base["space"] if raw["ring"] in keep]
+        data = {**data, "space": kept + data["space"]}
+        geometry = {**base.get("geometry", {}), **geometry}
     for raw in data["space"]:
         base = slug(raw["name"])
         seen[base] = seen.get(base, 0) + 1
         sid = base if seen[base] == 1 else f"{base}-{seen[base]}"
         ring = rings.setdefault(raw["ring"], [])
-        fields = {k: v for k, v in raw.items() if k in Space.__struct_fields__ and k not in ("id", "index")}
-        spaces[sid] = Space(id=sid, index=len(ring), pack=pack, **fields)
+        fields = {k: v for k, v in raw.items() if k in Space.__struct_fields__ and k not in ("id", "index", "pack")}
+        spaces[sid] = Space(id=sid, index=len(ring), pack=raw.get("pack", pack), **fields)
         ring.append(sid)
     opposite: dict[str, str] = {}
-    for o, m in enumerate(data.get("geometry", {}).get("opposite_outer_to_middle", [])):
+    for o, m in enumerate(geometry.get("opposite_outer_to_middle", [])):
         if m >= 0:
             opposite[rings["outer"][o]] = rings["middle"][m]
             opposite[rings["middle"][m]] = rings["outer"][o]

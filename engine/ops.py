@@ -17,7 +17,6 @@ from engine.rules.setup import draw_spell
 from engine.rules.turn import lose_life
 
 OPS: dict[str, Callable[[Ctx, int, dict, dict], None]] = {}
-ATTRS = ("strength", "craft", "life", "fate", "gold")
 
 
 def op(name: str):
@@ -371,11 +370,19 @@ def fight(ctx, i, o, meta):
 
 # -- gold, shops, healing ---------------------------------------------------------
 
+def shop_prices(ctx: Ctx, o: dict) -> dict[str, int]:
+    """A shop's price list: `prices = "price"` (the Blacksmith's) or `"market_price"` (the
+    Market's) reads purchase.toml, the one place prices are written; `items` lists its own."""
+    if "prices" in o:
+        return ctx.content.market_prices if o["prices"] == "market_price" else ctx.content.purchase_prices
+    return o["items"]
+
+
 def _buy_options(ctx: Ctx, i: int, o: dict) -> list[Option]:
     p = ctx.player(i)
     have = ctx.s.decks["purchase"]
     opts = [Option(slug, f"buy {ctx.content.cards[slug].name} for {price} gold")
-            for slug, price in o["items"].items() if price <= p.gold and slug in have]
+            for slug, price in shop_prices(ctx, o).items() if price <= p.gold and slug in have]
     return opts + [Option("done", "buy nothing more")] if opts else []
 
 
@@ -430,7 +437,7 @@ def shop_answer(ctx: Ctx, prompt, key, arg, who) -> None:
     i = ctx.index(who)
     p = ctx.player(i)
     o = prompt.data["o"]
-    p.gold -= o["items"][key]
+    p.gold -= shop_prices(ctx, o)[key]
     ctx.s.decks["purchase"].remove(key)
     gain_object(ctx, i, key)
     ctx.emit("buy", f"{p.name} buys {ctx.content.cards[key].name}.", player=p.name, card=key)

@@ -46,13 +46,13 @@ def token_of(home: Path, game: str, player: str) -> str:
     raise LookupError(f"no welcome mail for {player}")
 
 
-def reply(game: str, player: str, token: str, line: str, n: int) -> bytes:
+def reply(game: str, player: str, address: str, token: str, line: str, message_id: str) -> bytes:
     """What a player's mail program sends: a reply to the last report, with one answer."""
     msg = email.message.EmailMessage()
-    msg["From"] = f"{player} <{dict(PLAYERS)[player]}>"
+    msg["From"] = f"{player} <{address}>"
     msg["To"] = f"talisman+{token}@example.org"
     msg["Subject"] = f"Re: [{game}] report"
-    msg["Message-ID"] = f"<demo-{game}-{n}@example.org>"
+    msg["Message-ID"] = message_id
     msg.set_content(f"{line}\n\n-- \n{player}\n")
     return bytes(msg)
 
@@ -79,7 +79,8 @@ def main() -> None:
             continue
         print(f"{move.player} replies: {line}")
         dropfolder.drop(svc.settings.inbox_path, f"reply-{n}.eml",
-                        reply(name, move.player, token_of(home, name, move.player), line, n))
+                        reply(name, move.player, dict(PLAYERS)[move.player], token_of(home, name, move.player), line,
+                              f"<demo-{name}-{n}@example.org>"))
         print("$ pbem serve --once")
         pbem(home, "serve", "--once")
     print(f"\n$ pbem log {name}\n" + pbem(home, "log", name))

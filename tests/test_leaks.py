@@ -33,21 +33,16 @@ def named(name: str, text: str) -> bool:
     return re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text) is not None
 
 
-@pytest.mark.parametrize("seed", [1, 2, 3])
-def test_no_mail_leaks_another_players_spells_the_seed_or_a_token(svc, seed):
-    config = game_config(name=f"leaks-{seed}", seed=f"leak-seed-{seed}", players=[(n, f"{n}@example.org") for n, _ in HEROES])
-    for p, (_, character) in zip(config["players"], HEROES):
-        p["character"] = character
-    g = games.create(svc, config)
+def play_by_mail(svc, g: str, seed: int, moves: int):
+    """Random answers (pbem.bot) played as players' mails (the moderator's by `game answer`);
+    after each move yields (state, the move's events, the mails it queued)."""
     eng, rnd = svc.engine, random.Random(seed)
-    toks = {n: token(svc, g, n) for n, _ in HEROES}
-    seed_text = svc.store.game(g)["seed"]
-    checked = canaries = own_shown = 0
+    toks = {p["name"]: token(svc, g, p["name"]) for p in svc.store.players(g)}
     seen = 0
-    for _ in range(MOVES):
+    for _ in range(moves):
         before = games.state(svc, games.get(svc, g))
         if before.over:
-            break
+            return
         move = bot.choose(before, rnd)
         line = f"{move.prompt}: {move.key}"
         if move.player == eng.MODERATOR:
@@ -56,11 +51,24 @@ def test_no_mail_leaks_another_players_spells_the_seed_or_a_token(svc, seed):
             result = handle(svc, mail([line], sender=f"{move.player}@example.org", tok=toks[move.player], game=g))
             assert result.status == "applied", result.outcome
         _, events = eng.apply(before, move)  # the same events the service had (the engine is pure)
-        state = games.state(svc, games.get(svc, g))
-        held = spells_held(svc, state)
-        public = reports.Frame(svc, state).text
         new = [r for r in svc.store.outbox_rows() if r["id"] > seen]
         seen = max([seen] + [r["id"] for r in new])
+        yield games.state(svc, games.get(svc, g)), events, new
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_no_mail_leaks_another_players_spells_the_seed_or_a_token(svc, seed):
+    config = game_config(name=f"leaks-{seed}", seed=f"leak-seed-{seed}", players=[(n, f"{n}@example.org") for n, _ in HEROES])
+    for p, (_, character) in zip(config["players"], HEROES):
+        p["character"] = character
+    g = games.create(svc, config)
+    eng = svc.engine
+    toks = {n: token(svc, g, n) for n, _ in HEROES}
+    seed_text = svc.store.game(g)["seed"]
+    checked = canaries = own_shown = 0
+    for state, events, new in play_by_mail(svc, g, seed, MOVES):
+        held = spells_held(svc, state)
+        public = reports.Frame(svc, state).text
         for r in new:
             reader = r["player"]
             if reader is None:  # the moderator's notices: the moderator sees everything
@@ -100,25 +108,10 @@ def test_a_nemesis_game_by_mail_never_shows_a_hero_the_nemesis_hand(svc, seed):
                          players=[(n, f"{n}@example.org") for n in names])
     config["players"][0]["role"] = "nemesis"
     g = games.create(svc, config)
-    eng, rnd = svc.engine, random.Random(seed)
-    toks = {n: token(svc, g, n) for n in names}
-    seen = hero_mails = hand_shown = 0
-    for _ in range(4000):
-        before = games.state(svc, games.get(svc, g))
-        if before.over:
-            break
-        move = bot.choose(before, rnd)
-        line = f"{move.prompt}: {move.key}"
-        if move.player == eng.MODERATOR:
-            moderator.answer(svc, g, eng.MODERATOR, line)
-        else:
-            result = handle(svc, mail([line], sender=f"{move.player}@example.org", tok=toks[move.player], game=g))
-            assert result.status == "applied", result.outcome
-        _, events = eng.apply(before, move)
-        state = games.state(svc, games.get(svc, g))
+    eng = svc.engine
+    hero_mails = hand_shown = 0
+    for state, events, new in play_by_mail(svc, g, seed, 4000):
         hand = set(eng.view(state, NEMESIS)["players"][NEMESIS]["hand"])
-        new = [r for r in svc.store.outbox_rows() if r["id"] > seen]
-        seen = max([seen] + [r["id"] for r in new])
         for r in new:
             text = readable(svc, svc.store.outbox_mail(r["id"]))
             if r["player"] == NEMESIS:
