@@ -65,18 +65,26 @@ def run(ctx: Ctx, i: int, ops: list, meta: dict) -> None:
 
 
 def targets(ctx: Ctx, i: int, who: str) -> list[int]:
+    if who == "self":  # nearly every effect: answered without looking at anyone else
+        return [i]
     p = ctx.player(i)
     living = stats.alive_players(ctx)
+    others = [j for j in living if j != i]
+    if who == "all":
+        return living
+    if who == "others":
+        return others
+    if who == "others-lowest-life":
+        return lowest_life(ctx, others)
+    if who == "space-others":
+        return [j for j in others if ctx.player(j).space == p.space]
     region = stats.region(ctx, p.space)
-    return {
-        "self": [i],
-        "all": living,
-        "others": [j for j in living if j != i],
-        "region": [j for j in living if stats.region(ctx, ctx.player(j).space) == region],
-        "region-others": [j for j in living if j != i and stats.region(ctx, ctx.player(j).space) == region],
-        "space-others": [j for j in living if j != i and ctx.player(j).space == p.space],
-        "others-lowest-life": lowest_life(ctx, [j for j in living if j != i]),
-    }[who]
+    near = [j for j in living if stats.region(ctx, ctx.player(j).space) == region]
+    if who == "region":
+        return near
+    if who == "region-others":
+        return [j for j in near if j != i]
+    raise KeyError(who)
 
 
 def lowest_life(ctx: Ctx, js: list[int]) -> list[int]:
