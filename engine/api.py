@@ -65,6 +65,14 @@ def new_game(config: GameConfig | dict, seed: str) -> Game:
     return state
 
 
+def replay(state: Game, moves) -> Game:
+    """The state after `moves` are applied in turn to `state` (which is left as it was)."""
+    state = machine.clone(state)
+    for move in moves:
+        state, _ = apply(state, move, copy=False)
+    return state
+
+
 def prompts(state: Game) -> list[Prompt]:
     """The open prompts (at most one in the base game), each with the players still to answer."""
     if state.over or state.prompt is None:
@@ -87,11 +95,15 @@ def legal_moves(state: Game, player: str | None = None) -> list[Move]:
     return out
 
 
-def apply(state: Game, move: Move) -> tuple[Game, list[Event]]:
-    """The state after `move` and the events it caused. Raises IllegalMove."""
+def apply(state: Game, move: Move, *, copy: bool = True) -> tuple[Game, list[Event]]:
+    """The state after `move` and the events it caused. Raises IllegalMove.
+
+    `state` is left as it was. A caller that owns its state and wants only the result (a
+    replay, which folds many moves over one copy) may pass copy=False: then `state` itself
+    is changed and returned, and after an IllegalMove it must be dropped."""
     if state.over:
         raise IllegalMove("the game is over", [])
-    new = machine.clone(state)
+    new = machine.clone(state) if copy else state
     events: list[Event] = []
     ctx = machine.Ctx(new, events)
     machine.answer(new, move, events, ctx)

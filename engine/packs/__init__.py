@@ -1,4 +1,5 @@
 """Python hooks for what a pack needs beyond its data, one module per pack."""
+import functools
 import importlib
 
 
@@ -13,6 +14,7 @@ def call(state, hook: str, *args):
     return None
 
 
+@functools.cache  # hooks are asked for many times a move: skip the import machinery
 def module(pack: str):
     """The pack's hook module (engine/packs/<pack>.py), imported when first used."""
     return importlib.import_module(f"engine.packs.{pack.replace('-', '_')}")

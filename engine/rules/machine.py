@@ -119,13 +119,13 @@ class Ctx:
 
 def run(state: Game, events: list[Event], ctx: Ctx | None = None) -> None:
     ctx = ctx or Ctx(state, events)
-    budget = 1_000_000  # a guard: turns may pass without a question, but not forever
-    while state.prompt is None and state.stack and not state.over:
-        t = state.stack.pop()
-        TASKS[t.op](ctx, t)
-        budget -= 1
-        if not budget:
-            raise RuntimeError(f"the engine ran a million steps without a question (at {t.op})")
+    stack, tasks = state.stack, TASKS  # the stack is emptied in place, never replaced
+    for _ in range(1_000_000):  # a guard: turns may pass without a question, but not forever
+        if state.prompt is not None or not stack or state.over:
+            return
+        t = stack.pop()
+        tasks[t.op](ctx, t)
+    raise RuntimeError(f"the engine ran a million steps without a question (at {t.op})")
 
 
 def answer(state: Game, move, events: list[Event], ctx: Ctx | None = None) -> None:
