@@ -53,3 +53,20 @@ def test_standalone_script_reproduces_the_dice():
     sys.path.insert(0, str(ROOT / "tools"))
     import verify_dice
     assert verify_dice.shuffle(SEED, list(range(1, 11)), 20) == SHUFFLED
+
+
+def test_values_are_hmac_sha256_as_documented_for_any_seed_length():
+    """rng.value builds HMAC from precomputed pads: it must equal the stdlib's HMAC for short
+    seeds, seeds of a whole block, and seeds longer than a block (hashed first, RFC 2104)."""
+    import hashlib
+    import hmac
+    for seed in ("", "x", "a" * 64, "b" * 65, "é" * 40):
+        for n in range(30):
+            attempt = 0
+            while True:
+                digest = hmac.new(seed.encode(), f"{n}:{attempt}".encode(), hashlib.sha256).digest()
+                x = int.from_bytes(digest[:8], "big")
+                if x < (1 << 64) - (1 << 64) % 6:
+                    break
+                attempt += 1
+            assert rng.value(seed, n, 6) == x % 6
