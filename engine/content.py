@@ -190,6 +190,8 @@ def load(edition: str = "revised4", packs: tuple[str, ...] = ()) -> Content:
     shuffled, discard_to = ["adventure", "spell"], {}
     for pack in packs:
         board, shuffled, discard_to = _pack(pack, board, cards, decks, shuffled, discard_to)
+    for pack in packs:  # boards beside the main board (`[geometry] add_rings`), whatever the order
+        board = _add_rings(pack, board)
     return Content(board, characters, cards, decks, prices, market, quests, tuple(shuffled), discard_to)
 
 
@@ -204,7 +206,8 @@ def _pack(pack: str, board: Board, cards: dict, decks: dict, shuffled: list, dis
             continue
         data = tomllib.loads(entry.read_text(encoding="utf-8"))
         if entry.name == "board.toml":
-            board = _board(data, pack)
+            if not data.get("geometry", {}).get("add_rings"):
+                board = _board(data, pack)
             continue
         deck = data["deck"]
         if data.get("replace") or deck not in decks:
@@ -220,3 +223,16 @@ def _pack(pack: str, board: Board, cards: dict, decks: dict, shuffled: list, dis
         if data.get("discard_to"):
             discard_to = {**discard_to, deck: data["discard_to"]}
     return board, shuffled, discard_to
+
+
+def _add_rings(pack: str, board: Board) -> Board:
+    """A pack board with `[geometry] add_rings = true` (the Timescape) lies beside the board in
+    play: its rings are added to it, its space ids must be new."""
+    data = _read(pack, "board.toml")
+    if not data.get("geometry", {}).get("add_rings"):
+        return board
+    extra = _board({"space": data["space"]}, pack)
+    clash = set(extra.spaces) & set(board.spaces)
+    if clash:
+        raise ValueError(f"{pack}/board.toml: space ids already on the board: {', '.join(sorted(clash))}")
+    return Board({**board.spaces, **extra.spaces}, {**board.rings, **extra.rings}, board.opposite)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from typing import Any, Callable
 
-from engine import rng
+from engine import packs, rng
 from engine.state import Option
 from engine.rules import stats
 from engine.rules.items import check_alignment_items, discard, discard_spells_over_limit, drop_excess, gain_object
@@ -69,6 +69,8 @@ def targets(ctx: Ctx, i: int, who: str) -> list[int]:
         return [i]
     p = ctx.player(i)
     living = stats.alive_players(ctx)
+    if ctx.s.packs:  # a character apart (the Timescape: a reality of its own) shares effects with no one
+        living = [j for j in living if ctx.player(j).flags.get("apart") == p.flags.get("apart")]
     others = [j for j in living if j != i]
     if who == "all":
         return living
@@ -278,6 +280,8 @@ def if_(ctx, i, o, meta):
 @op("choose")
 def choose(ctx, i, o, meta):
     choices = [c for c in o["options"] if not c.get("test") or test(ctx, i, c["test"])]
+    if ctx.s.packs:  # a pack's further choice beside these (the Timescape's Warp Gate at the Mystic)
+        choices += packs.call(ctx.s, "choose_options", ctx, i, o, meta) or []
     opts = [Option(c["key"], c.get("text", c["key"])) for c in choices]
     if o.get("optional"):
         opts.append(Option("no", "do nothing"))
@@ -388,7 +392,7 @@ def shop_prices(ctx: Ctx, o: dict) -> dict[str, int]:
 
 def _buy_options(ctx: Ctx, i: int, o: dict) -> list[Option]:
     p = ctx.player(i)
-    have = ctx.s.decks["purchase"]
+    have = ctx.s.decks[o.get("deck", "purchase")]
     opts = [Option(slug, f"buy {ctx.content.cards[slug].name} for {price} gold")
             for slug, price in shop_prices(ctx, o).items() if price <= p.gold and slug in have]
     return opts + [Option("done", "buy nothing more")] if opts else []
@@ -446,7 +450,7 @@ def shop_answer(ctx: Ctx, prompt, key, arg, who) -> None:
     p = ctx.player(i)
     o = prompt.data["o"]
     p.gold -= shop_prices(ctx, o)[key]
-    ctx.s.decks["purchase"].remove(key)
+    ctx.s.decks[o.get("deck", "purchase")].remove(key)
     gain_object(ctx, i, key)
     ctx.emit("buy", f"{p.name} buys {ctx.content.cards[key].name}.", player=p.name, card=key)
     shop(ctx, i, o, {})

@@ -110,7 +110,7 @@ def crossed_river(ctx: Ctx, i: int) -> None:
 
 def shielded(ctx: Ctx, j: int) -> bool:
     """The Amulet: no Spell affects its bearer (the Command Spell is not a card)."""
-    return holds(ctx, j, "amulet") is not None
+    return holds(ctx, j, "amulet") is not None or bool(ctx.player(j).flags.get("apart"))  # apart: the Timescape
 
 
 # -- start of turn ---------------------------------------------------------------

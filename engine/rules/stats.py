@@ -17,6 +17,8 @@ def items(ctx: Ctx, p: Player):
     """Objects and Followers that work for the character (a Toad's do not)."""
     if p.toad:
         return []
+    if p.flags.get("no-magic"):  # a pack's rule (the Timescape): Magic Objects do not work now
+        return [c for c in map(ctx.content.cards.__getitem__, p.objects + p.followers) if c.type != "magic-object"]
     return [ctx.content.cards[c] for c in p.objects + p.followers]
 
 

@@ -33,6 +33,8 @@ def turn(ctx: Ctx, t) -> None:
         p.miss -= 1
         ctx.emit("miss", f"{p.name} misses this turn.", player=p.name)
         return
+    if s.packs and packs.call(s, "turn_start", ctx, t.p):
+        return  # the pack plays this turn its own way (the Timescape: no quest check, warp lines)
     ctx.push_all([("start-spells", t.p, {}), ("move", t.p, {}), ("encounter", t.p, {}), ("quest-check", t.p, {})])
 
 

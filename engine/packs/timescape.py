@@ -1,0 +1,626 @@
+"""Timescape (timescape.txt): a board beside the main board, what its data cannot say.
+
+A character in the Timescape is *apart* (`flags["apart"]` = its own name: each space is a
+reality of its own, §2): effects of cards reach only those who share its place, i.e. no one
+else (engine/ops.py `targets`), no Spell of another reaches it (revised4 `shielded`), the
+Command Spell does not (engine/rules/spaces.py). While there its Spells and Magic Objects do
+not work (`flags["no-magic"]`: engine/rules/spells.py `blocked`, engine/rules/stats.py
+`items`), except against Adventure cards it draws there (§7): the flag is lifted while they
+are met.
+
+Named hooks: `setup`, `public`, `turn_start` (its turns: imprisonment, a Toad reverting, the
+warp-line move, no Warlock quest), `arrived` (a Timescape space is met alone: no character
+encounters, §2), `between_turns` and `killed` (cards left in the Timescape are discarded),
+`choose_options` (the Mystic, Enchantress and Warlock open a Warp Gate, §3); space hooks
+`ts-*` named in content/timescape/board.toml, whose `[timescape]` table holds this pack's lists.
+"""
+from __future__ import annotations
+
+import functools
+import tomllib
+from importlib import resources
+from typing import Any
+
+from engine import rng
+from engine.state import Option
+from engine.rules import stats
+from engine.rules.items import discard, drop_excess
+from engine.rules.machine import Ctx, on_answer, task
+from engine.rules.movement import place
+from engine.rules.turn import lose_life
+
+RING = "timescape"
+# Timescape cards are met in this order (§6): Hand of Fate, Alien (Strength), Alien (Craft),
+# Object, Follower.
+TS_ORDER = {"event": 0, "object": 3, "magic-object": 3, "follower": 4}
+# Adventure cards: the base order (Events, Enemies by number, Strangers, Objects and Followers, Places).
+ADV_ORDER = {"event": 0, "enemy": 1, "stranger": 2, "follower": 3, "object": 3, "magic-object": 3, "place": 4}
+
+
+@functools.cache
+def tables() -> dict[str, Any]:
+    """The `[timescape]` table of this pack's board.toml (its own content data, read once)."""
+    path = resources.files("engine").joinpath("content", "timescape", "board.toml")
+    return tomllib.loads(path.read_text(encoding="utf-8"))["timescape"]
+
+
+def inside(ctx: Ctx, space: str | None) -> bool:
+    return bool(space) and ctx.content.board.spaces[space].ring == RING
+
+
+def setup(ctx: Ctx, config) -> None:
+    """Nothing to deal: the Timescape and its Purchase cards are decks like any other."""
+
+
+def public(state, content) -> dict[str, Any]:
+    """Who is in the Timescape (and where), who is Imprisoned (turns missed so far), and the
+    Timescape Purchase cards left at the Rogue Trader."""
+    spaces = content.board.spaces
+    there = {p.name: p.space for p in state.players
+             if p.alive and p.space and spaces[p.space].ring == RING}
+    prison = {p.name: p.flags["ts-prison"] for p in state.players if p.alive and "ts-prison" in p.flags}
+    left: dict[str, int] = {}
+    for c in state.decks.get("timescape-purchase", []):
+        left[c] = left.get(c, 0) + 1
+    return {"characters": there, "imprisoned": prison, "purchase": dict(sorted(left.items()))}
+
+
+# -- entering and leaving ------------------------------------------------------------
+
+def enter(ctx: Ctx, i: int, how: str) -> None:
+    """Into the Timescape at the Warp Gate (§3): beasts of burden stay behind on the space
+    left, the Poltergeist is discarded, a Toad reverts; the turn ends there."""
+    s, p, t = ctx.s, ctx.player(i), tables()
+    if not p.alive or inside(ctx, p.space):
+        return
+    left = p.space
+    for card in [c for c in p.followers + p.objects if c in t["leave_behind"]]:
+        (p.followers if card in p.followers else p.objects).remove(card)
+        s.spaces.setdefault(left, []).append(card)
+        ctx.emit("leave-behind", f"{p.name} leaves {ctx.content.cards[card].name} behind at {ctx.space(left).name}.",
+                 player=p.name, card=card)
+    for card in [c for c in p.followers + p.objects if c in t["discard_on_entry"]]:
+        (p.followers if card in p.followers else p.objects).remove(card)
+        discard(ctx, card)
+        ctx.emit("discard", f"{ctx.content.cards[card].name} cannot follow {p.name} and is discarded.", player=p.name)
+    drop_excess(ctx, i)  # without the Mule, what is too much stays behind too
+    if p.toad:
+        p.toad = 0
+        ctx.emit("toad", f"{p.name} is no longer a Toad: the Timescape undoes it.", player=p.name)
+    for flag in ("next-move", "held", "must-face", "came-from", "moved"):
+        p.flags.pop(flag, None)
+    p.flags["apart"] = p.name
+    p.flags["no-magic"] = 1
+    p.space = t["entry"]
+    ctx.emit("timescape", f"{p.name} {how} and enters the Timescape at the {ctx.space(p.space).name}.",
+             player=p.name, space=p.space)
+    ctx.end_turn()
+
+
+def leave(ctx: Ctx, i: int, dest: str) -> None:
+    """Back to the main board (the Vortex): the space reached is encountered at once."""
+    p = ctx.player(i)
+    for flag in [f for f in p.flags if f in ("apart", "no-magic") or f.startswith("ts-")]:
+        p.flags.pop(flag)
+    ctx.emit("teleport", f"{p.name} is hurled out of the Timescape to {ctx.space(dest).name}.", player=p.name, space=dest)
+    place(ctx, i, dest)
+    ctx.end_turn()
+    ctx.push("encounter", i)
+
+
+@task("ts-enter-spell")
+def enter_spell(ctx: Ctx, t) -> None:
+    enter(ctx, t.p, "opens a Warp Gate")
+
+
+def choose_options(ctx: Ctx, i: int, o: dict, meta: dict) -> list[dict] | None:
+    """Beside a visit to the Mystic, the Enchantress or the Warlock: ask them for a Warp Gate.
+    The Mystic and the Enchantress send a character once each."""
+    p = ctx.player(i)
+    if inside(ctx, p.space):
+        return None
+    keys = {c.get("key") for c in o.get("options", [])}
+    source = meta.get("source")
+    out = []
+    for g in tables()["gates"]:
+        if not (keys & set(g["keys"]) or source in g["sources"]) or p.flags.get(f"warp-sent-{g['name']}"):
+            continue
+        how = ("roll 2 dice against your starting Strength + Craft" if g["name"] != "warlock"
+               else "roll 1 die for his fee instead of a quest")
+        out.append({"key": f"warp-{g['name']}", "text": f"ask {g['who']} to open a Warp Gate to the Timescape ({how})",
+                    "then": [{"op": "hook", "name": f"ts-gate-{g['name']}"}]})
+    return out or None
+
+
+@task("ts-gate-mystic")
+def gate_mystic(ctx: Ctx, t) -> None:
+    gate_roll(ctx, t.p, "Mystic")
+
+
+@task("ts-gate-enchantress")
+def gate_enchantress(ctx: Ctx, t) -> None:
+    gate_roll(ctx, t.p, "Enchantress")
+
+
+def gate_roll(ctx: Ctx, i: int, who: str) -> None:
+    """2 dice at or below the printed Strength + Craft (a Toad: exactly 2); failing ends the turn."""
+    p = ctx.player(i)
+    ch = stats.character(ctx, p)
+    need = 2 if p.toad else ch.strength + ch.craft
+    dice = rng.dice(ctx.s, 2)
+    ctx.emit("roll", f"{p.name} rolls {dice[0]}+{dice[1]} for the {who}'s Warp Gate (needs {need} or less"
+             + (", as a Toad" if p.toad else "") + ").", player=p.name, dice=dice)
+    if sum(dice) <= need:
+        p.flags[f"warp-sent-{who.lower()}"] = 1  # kept on leaving: once each per character
+        enter(ctx, i, f"is found worthy by the {who}")
+    else:
+        ctx.emit("timescape", f"{p.name} is found unworthy; the turn ends.", player=p.name)
+        ctx.end_turn()
+
+
+@task("ts-gate-warlock")
+def gate_warlock(ctx: Ctx, t) -> None:
+    """The Warlock's fee (1 die): 1-3 ignored; 4 a Follower; 5 a Magic Object; 6 2G. Had, it
+    must be paid and the Gate opens; else ignored, the turn ends."""
+    p = ctx.player(t.p)
+    r = rng.die(ctx.s)
+    fee = tables()["warlock_fee"].get(str(r))
+    gold = tables()["warlock_gold"]
+    ctx.emit("roll", f"{p.name} rolls {r} for the Warlock's fee.", player=p.name, roll=r)
+    if fee == "gold" and p.gold >= gold:
+        p.gold -= gold
+        ctx.emit("gold", f"{p.name} pays the Warlock {gold}G.", player=p.name)
+        enter(ctx, t.p, "pays the Warlock")
+        return
+    cards = []
+    if fee == "follower":
+        cards = list(dict.fromkeys(p.followers))
+    elif fee == "magic-object":
+        cards = [c for c in dict.fromkeys(p.objects) if ctx.content.cards[c].type == "magic-object"]
+    if not cards:
+        ctx.emit("timescape", f"The Warlock ignores {p.name}; the turn ends.", player=p.name)
+        ctx.end_turn()
+        return
+    ctx.ask(t.p, "ts-fee", "The Warlock's fee: which do you pay?",
+            [Option(c, f"pay {ctx.content.cards[c].name}") for c in cards])
+
+
+@on_answer("ts-fee")
+def fee_paid(ctx: Ctx, prompt, key, arg, who) -> None:
+    i = ctx.index(who)
+    p = ctx.player(i)
+    (p.followers if key in p.followers else p.objects).remove(key)
+    discard(ctx, key)
+    drop_excess(ctx, i)
+    ctx.emit("discard", f"{who} pays the Warlock with {ctx.content.cards[key].name}.", player=who)
+    enter(ctx, i, "pays the Warlock")
+
+
+# -- turns in the Timescape -----------------------------------------------------------
+
+def turn_start(ctx: Ctx, i: int) -> bool | None:
+    """A turn in the Timescape: leftovers discarded, a Toad reverts, an Imprisoned character
+    rolls to escape (rule 8); then Spells (none castable), the warp-line move and the space.
+    No Warlock quest is checked: the main board cannot reach the character."""
+    p = ctx.player(i)
+    if not inside(ctx, p.space):
+        return None
+    tidy(ctx, i)
+    if p.toad:  # a Toad in the Timescape stays one only to the end of that turn (§9)
+        p.toad = 0
+        ctx.emit("toad", f"{p.name} is no longer a Toad.", player=p.name)
+    if "ts-prison" in p.flags and imprisoned(ctx, i):
+        return True
+    ctx.push_all([("start-spells", i, {}), ("ts-move", i, {}), ("encounter", i, {})])
+    return True
+
+
+def imprisoned(ctx: Ctx, i: int) -> bool:
+    """Rule 8: 2 dice at or below Craft: free, and the turn goes on. Else the turn is missed;
+    after 3 missed turns the prisoner is released whatever the rolls."""
+    p = ctx.player(i)
+    rule = tables()["prison"]
+    dice = rng.dice(ctx.s, rule["dice"])
+    craft = stats.craft(ctx, p)
+    if sum(dice) <= craft:
+        del p.flags["ts-prison"]
+        ctx.emit("prison", f"{p.name} rolls {'+'.join(map(str, dice))} against Craft {craft} and escapes the Sentinels.",
+                 player=p.name, dice=dice)
+        return False
+    missed = p.flags["ts-prison"] + 1
+    ctx.emit("prison", f"{p.name} rolls {'+'.join(map(str, dice))} against Craft {craft}: still Imprisoned, the turn is missed.",
+             player=p.name, dice=dice)
+    if missed >= rule["turns"]:
+        del p.flags["ts-prison"]
+        ctx.emit("prison", f"{p.name} has missed {missed} turns and is released.", player=p.name)
+    else:
+        p.flags["ts-prison"] = missed
+    return True
+
+
+@task("ts-move")
+def ts_move(ctx: Ctx, t) -> None:
+    """A die read on the warp lines; no control (§4): no fate, no Spell, no ability. The Warp
+    Belt moves as a roll of 1-2. The Sentinels may have decided this move already."""
+    p = ctx.player(t.p)
+    p.flags.pop("moved", None)
+    nxt = p.flags.pop("ts-next", None)
+    if nxt == "any":
+        ring = ctx.content.board.rings[RING]
+        ctx.ask(t.p, "ts-any", "Judged innocent: to which space of the Timescape do you move?",
+                [Option(sp, ctx.space(sp).name) for sp in dict.fromkeys(ring) if sp != p.space])
+        return
+    if nxt:
+        warp_to(ctx, t.p, nxt, "as the Sentinels ordered")
+        return
+    if any(ctx.content.cards[c].hook == "warp-belt" for c in p.objects):
+        ctx.ask(t.p, "ts-warp", "You are in the Timescape. Roll for the warp line, or use the Warp Belt (as a roll of 1-2)?",
+                [Option("roll", "roll a die for the warp line"), Option("warp-belt", f"follow the 1-2 line to {ctx.space(line(ctx, p.space, 1)).name}")])
+        return
+    roll_line(ctx, t.p)
+
+
+def line(ctx: Ctx, space: str, roll: int) -> str:
+    """The space the warp line for that roll leads to (board.toml `hook_args.warp`)."""
+    for key, dest in ctx.content.space(space).hook_args.get("warp", {}).items():
+        lo, _, hi = key.partition("-")
+        if int(lo) <= roll <= int(hi or lo):
+            return dest
+    ring = ctx.content.board.rings[RING]  # a row missing: the next space clockwise
+    return ring[(ctx.content.space(space).index + 1) % len(ring)]
+
+
+def roll_line(ctx: Ctx, i: int) -> None:
+    p = ctx.player(i)
+    r = rng.die(ctx.s)
+    ctx.emit("roll", f"{p.name} rolls {r} for the warp lines.", player=p.name, roll=r, dice=[r])
+    warp_to(ctx, i, line(ctx, p.space, r), "along the warp line")
+
+
+def warp_to(ctx: Ctx, i: int, dest: str, how: str) -> None:
+    p = ctx.player(i)
+    ctx.emit("move", f"{p.name} is drawn {how} to {ctx.space(dest).name}.", player=p.name, space=dest)
+    place(ctx, i, dest)
+
+
+@on_answer("ts-warp")
+def warp_answer(ctx: Ctx, prompt, key, arg, who) -> None:
+    i = ctx.index(who)
+    if key == "roll":
+        roll_line(ctx, i)
+    else:
+        warp_to(ctx, i, line(ctx, ctx.player(i).space, 1), "by the Warp Belt")
+
+
+@on_answer("ts-any")
+def any_answer(ctx: Ctx, prompt, key, arg, who) -> None:
+    warp_to(ctx, ctx.index(who), key, "as the Sentinels allow")
+
+
+def arrived(ctx: Ctx, i: int) -> bool | None:
+    """A Timescape space is met alone: never another character there (§2, §9)."""
+    if not inside(ctx, ctx.player(i).space):
+        return None
+    ctx.push("encounter-space", i)
+    return True
+
+
+def between_turns(ctx: Ctx, done: int, nxt: int) -> None:
+    if inside(ctx, ctx.player(done).space):
+        tidy(ctx, done)
+
+
+def killed(ctx: Ctx, i: int) -> None:
+    """What a character leaves in the Timescape is discarded (§5 iii)."""
+    p = ctx.player(i)
+    if inside(ctx, p.space):
+        tidy(ctx, i)
+
+
+def tidy(ctx: Ctx, i: int) -> None:
+    """Cards lying in the Timescape after they were met are discarded (§2, §5 iii, §6), gold
+    left there is gone; a living character there has no magic again."""
+    s, p = ctx.s, ctx.player(i)
+    for card in s.spaces.pop(p.space, []):
+        discard(ctx, card)
+    s.space_gold.pop(p.space, None)
+    if p.alive and p.character:
+        p.flags["no-magic"] = 1
+        p.flags["apart"] = p.name
+
+
+# -- the spaces -----------------------------------------------------------------------
+
+@task("space:ts-card")
+def timescape_card(ctx: Ctx, t) -> None:
+    p = ctx.player(t.p)
+    card = ctx.draw("timescape")
+    if card is None:
+        ctx.emit("draw", "No Timescape card is left to draw.")
+        return
+    ctx.s.spaces.setdefault(p.space, []).append(card)
+    ctx.emit("draw", f"{p.name} draws the Timescape card {ctx.content.cards[card].name}.", player=p.name, card=card)
+    ctx.push("ts-cleanup", t.p)
+    ctx.push("ts-resolve", t.p, deck="timescape")
+
+
+@task("space:ts-nexus")
+def nexus(ctx: Ctx, t) -> None:
+    """Draw five Adventure cards, encounter one of them, discard the others."""
+    p = ctx.player(t.p)
+    drawn = []
+    for _ in range(ctx.space(p.space).hook_args.get("draw", 5)):
+        card = ctx.draw("adventure")
+        if card is None:
+            break
+        drawn.append(card)
+    if not drawn:
+        return
+    ctx.s.spaces.setdefault(p.space, []).extend(drawn)
+    ctx.emit("draw", f"{p.name} draws {', '.join(ctx.content.cards[c].name for c in drawn)} at the Nexus.", player=p.name)
+    ctx.ask(t.p, "ts-nexus", "The Nexus: which card do you encounter? (The others are discarded.)",
+            [Option(c, f"encounter {ctx.content.cards[c].name}") for c in dict.fromkeys(drawn)], drawn=drawn)
+
+
+@on_answer("ts-nexus")
+def nexus_answer(ctx: Ctx, prompt, key, arg, who) -> None:
+    i = ctx.index(who)
+    lying = ctx.s.spaces.setdefault(ctx.player(i).space, [])
+    rest = list(prompt.data["drawn"])
+    rest.remove(key)
+    for card in rest:
+        if card in lying:
+            lying.remove(card)
+            discard(ctx, card)
+    lying.remove(key)
+    ctx.emit("nexus", f"{who} encounters {ctx.content.cards[key].name}; the others are discarded.", player=who)
+    ctx.push("ts-cleanup", i)
+    ctx.push("ts-resolve", i, deck="adventure")
+    adventure_card(ctx, i, key)
+
+
+def adventure_card(ctx: Ctx, i: int, card: str) -> None:
+    """An Adventure card drawn in the Timescape (§5 iv): the listed cards are dealt with at
+    once; any other lies on the space to be met. A Dungeon Door brings another card."""
+    s, p, rules = ctx.s, ctx.player(i), tables()["adventure"]
+    for _ in range(100):  # a redraw at most as many times as the deck has Doors
+        c = ctx.content.cards[card]
+        name = c.name
+        if card in rules["redraw"]:
+            discard(ctx, card)
+            ctx.emit("timescape", f"{name} is discarded; {p.name} draws another.", player=p.name)
+            card = ctx.draw("adventure")
+            if card is None:
+                return
+            ctx.emit("draw", f"{p.name} draws {ctx.content.cards[card].name}.", player=p.name, card=card)
+            continue
+        if card in rules["discard"]:
+            discard(ctx, card)
+            ctx.emit("timescape", f"{name} has no place in the Timescape and is discarded.", player=p.name)
+        elif card in rules["talisman"]:
+            discard(ctx, card)
+            ctx.emit("timescape", f"{name} is discarded; {p.name} gains a Talisman instead.", player=p.name)
+            from engine.ops import talisman
+            talisman(ctx, i, {}, {})
+        elif card in rules["attribute"]:
+            discard(ctx, card)
+            what = next((o.get("what") for o in c.effect if isinstance(o, dict) and o.get("op") == "take-counter"),
+                        None) or rules["attribute"][card]
+            ctx.emit("timescape", f"{name} is discarded; {p.name} gains 1 {what}.", player=p.name)
+            from engine.ops import change
+            change(ctx, i, what, 1)
+        elif card in rules["raiders"]:
+            discard(ctx, card)
+            for o in p.objects:
+                discard(ctx, o)
+            p.objects = []
+            p.gold = 0
+            ctx.emit("timescape", f"{name}: {p.name} loses all Objects and gold.", player=p.name)
+        else:
+            s.spaces.setdefault(p.space, []).append(card)
+        return
+
+
+def draw_adventure(ctx: Ctx, i: int, n: int) -> None:
+    p = ctx.player(i)
+    ctx.push("ts-cleanup", i)
+    ctx.push("ts-resolve", i, deck="adventure")
+    for _ in range(n):
+        card = ctx.draw("adventure")
+        if card is None:
+            return
+        ctx.emit("draw", f"{p.name} draws {ctx.content.cards[card].name}.", player=p.name, card=card)
+        adventure_card(ctx, i, card)
+
+
+@task("ts-adventure-1")
+def adventure_1(ctx: Ctx, t) -> None:
+    draw_adventure(ctx, t.p, 1)
+
+
+@task("ts-adventure-2")
+def adventure_2(ctx: Ctx, t) -> None:
+    draw_adventure(ctx, t.p, 2)
+
+
+@task("ts-adventure-3")
+def adventure_3(ctx: Ctx, t) -> None:
+    draw_adventure(ctx, t.p, 3)
+
+
+def strip(ops: list) -> list:
+    """An Adventure card's ops as they work in the Timescape: movement and what reaches the
+    main board are ignored (board.toml `ignored_ops`); a wish has no teleport."""
+    ignored = tables()["adventure"]["ignored_ops"]
+    out = []
+    for o in ops:
+        if not isinstance(o, dict) or o.get("op") in ignored:
+            continue
+        o = dict(o)
+        if o.get("op") == "wish":  # the wish without its teleport
+            choice = {"op": "choose", "question": "A wish is granted: choose one.", "options": [
+                {"key": k, "text": f"gain 1 {w}", "then": [{"op": "spell"} if k == "spell" else {"op": "gain", "what": k}]}
+                for k, w in (("spell", "Spell"), ("gold", "gold"), ("strength", "Strength"), ("craft", "Craft"),
+                             ("life", "life"), ("fate", "fate"))]}
+            o = {"op": "if", "test": o["test"], "then": [choice]} if o.get("test") else choice
+        for key in ("then", "else"):
+            if key in o:
+                o[key] = strip(o[key])
+        if isinstance(o.get("table"), dict):
+            o["table"] = {k: strip(v) for k, v in o["table"].items()}
+        if isinstance(o.get("options"), list):
+            o["options"] = [{**c, "then": strip(c.get("then", []))} for c in o["options"]]
+        out.append(o)
+    return out
+
+
+def order(ctx: Ctx, space: str, deck: str) -> list[str]:
+    cards = ctx.content.cards
+
+    def rank(c):
+        card = cards[c]
+        if deck == "timescape":
+            return (1 if card.strength else 2) if card.type == "enemy" else TS_ORDER.get(card.type, 5)
+        return (ADV_ORDER.get(card.type, 5), card.number if card.type == "enemy" else 0)
+    return sorted(ctx.s.spaces.get(space, []), key=rank)
+
+
+@task("ts-resolve")
+def resolve(ctx: Ctx, t) -> None:
+    """Meet the cards drawn here, one at a time, in their deck's order. Against Adventure
+    cards Spells and Magic Objects work (§7); against Timescape cards they do not."""
+    i, deck = t.p, t.a["deck"]
+    p = ctx.player(i)
+    if not p.alive:
+        return
+    lying = ctx.s.spaces.get(p.space, [])
+    todo = [c for c in order(ctx, p.space, deck) if c not in t.a.get("met", [])]
+    if not todo:
+        return
+    card = ctx.content.cards[todo[0]]
+    if deck == "adventure":
+        p.flags.pop("no-magic", None)
+    group = [card.slug]
+    if card.type == "enemy" and card.strength:  # Strength enemies met together fight as one
+        group = [c for c in todo if ctx.content.cards[c].type == "enemy" and ctx.content.cards[c].strength
+                 and ctx.content.cards[c].number == card.number]
+    ctx.push("ts-resolve", i, deck=deck, met=t.a.get("met", []) + group)
+    if card.type == "enemy":
+        fight = {"name": " and ".join(ctx.content.cards[c].name for c in group), "cards": group}
+        if card.strength:
+            fight["strength"] = sum(ctx.content.cards[c].strength for c in group)
+        else:
+            fight["craft"] = card.craft
+        if deck == "timescape":
+            fight.update(spells=False, on_win="ts-alien-won", on_win_args={"cards": group})
+        ctx.push("fight", i, **fight)
+        if card.effect:
+            ctx.push("effect", i, ops=strip(card.effect), source=card.name, card=card.slug)
+        return
+    if card.type in ("follower", "object", "magic-object"):
+        from engine.rules.encounter import take
+        take(ctx, i, card.slug)
+        return
+    if card.type == "event":
+        lying.remove(card.slug)
+        discard(ctx, card.slug)
+    ops = strip(card.effect) if card.effect else [{"op": "moderator", "text": card.text}]
+    ctx.push("effect", i, ops=ops, source=card.name, card=card.slug)
+
+
+@task("ts-alien-won")
+def alien_won(ctx: Ctx, t) -> None:
+    """Only Aliens that fight with Strength may be kept for trading in (§6)."""
+    p = ctx.player(t.p)
+    for c in t.a["cards"]:
+        if not ctx.content.cards[c].strength and c in p.trophies:
+            p.trophies.remove(c)
+            discard(ctx, c)
+
+
+@task("ts-cleanup")
+def cleanup(ctx: Ctx, t) -> None:
+    tidy(ctx, t.p)
+
+
+@task("space:ts-vortex")
+def vortex(ctx: Ctx, t) -> None:
+    """Roll one die and teleport (no fate: no control over movement, §4). 1-5 lead back to the
+    main board, where the space is encountered at once; 6 to the Warp Gate."""
+    p = ctx.player(t.p)
+    r = rng.die(ctx.s)
+    dest = ctx.space(p.space).hook_args["table"][str(r)]
+    ctx.emit("roll", f"{p.name} rolls {r} in the Vortex.", player=p.name, roll=r)
+    if inside(ctx, dest):
+        warp_to(ctx, t.p, dest, "through the Vortex")
+        p.flags.pop("moved", None)
+        return
+    leave(ctx, t.p, dest)
+
+
+@task("space:ts-warp-demon")
+def warp_demon(ctx: Ctx, t) -> None:
+    a = ctx.space(ctx.player(t.p).space).hook_args
+    ctx.ask(t.p, "ts-demon", f"The Warp Demon (Strength {a['strength']}, Craft {a['craft']}) attacks. Which combat do you fight?",
+            [Option("battle", f"battle against Strength {a['strength']}"), Option("psychic", f"psychic combat against Craft {a['craft']}")])
+
+
+@on_answer("ts-demon")
+def demon_answer(ctx: Ctx, prompt, key, arg, who) -> None:
+    i = ctx.index(who)
+    a = ctx.space(ctx.player(i).space).hook_args
+    attr = "strength" if key == "battle" else "craft"
+    ctx.push("fight", i, name="the Warp Demon", evadable=False, spells=False, on_win="ts-reward",
+             on_win_args={"attr": attr, "n": a["reward"], "foe": "the Warp Demon"}, **{attr: a[attr]})
+
+
+def alien_fight(ctx: Ctx, i: int, attr: str) -> None:
+    a = ctx.space(ctx.player(i).space).hook_args
+    ctx.push("fight", i, name="an Alien", evadable=False, spells=False, on_win="ts-reward",
+             on_win_args={"attr": attr, "n": a["reward"], "foe": "the Alien"}, **{attr: a["alien"]})
+
+
+@task("ts-alien-craft")
+def alien_craft(ctx: Ctx, t) -> None:
+    alien_fight(ctx, t.p, "craft")
+
+
+@task("ts-alien-strength")
+def alien_strength(ctx: Ctx, t) -> None:
+    alien_fight(ctx, t.p, "strength")
+
+
+@task("ts-reward")
+def reward(ctx: Ctx, t) -> None:
+    """+n of the attribute fought with, unless a Follower's bonus fought too (§9)."""
+    p = ctx.player(t.p)
+    attr, n = t.a["attr"], t.a["n"]
+    helpers = [c.name for c in stats.items(ctx, p) if c.type == "follower"
+               and (c.prop(attr) or (attr == "strength" and c.prop("weapon")))]
+    if helpers:
+        ctx.emit("timescape", f"{', '.join(helpers)} fought beside {p.name}: no gain for beating {t.a['foe']}.", player=p.name)
+        return
+    from engine.ops import change
+    change(ctx, t.p, attr, n)
+
+
+@task("ts-to-vortex")
+def to_vortex(ctx: Ctx, t) -> None:
+    p = ctx.player(t.p)
+    p.flags["ts-next"] = tables()["exit"]
+    ctx.emit("timescape", f"The Sentinels judge {p.name} a threat: to the Vortex next turn.", player=p.name)
+
+
+@task("ts-free-move")
+def free_move(ctx: Ctx, t) -> None:
+    p = ctx.player(t.p)
+    p.flags["ts-next"] = "any"
+    ctx.emit("timescape", f"The Sentinels judge {p.name} innocent: any space of the Timescape next turn.", player=p.name)
+
+
+@task("ts-imprison")
+def imprison(ctx: Ctx, t) -> None:
+    p = ctx.player(t.p)
+    p.flags["ts-prison"] = 0
+    p.flags.pop("ts-next", None)
+    ctx.emit("prison", f"The Sentinels imprison {p.name}.", player=p.name)
