@@ -8,6 +8,7 @@ box), `alice lose-object sword`, `alice follower guide`, `alice space temple`,
 """
 from __future__ import annotations
 
+from engine import packs
 from engine.errors import IllegalMove
 from engine.rules.machine import Ctx
 
@@ -56,10 +57,12 @@ def apply(ctx: Ctx, text: str) -> None:
         elif what == "alignment" and value in ("good", "neutral", "evil"):
             p.alignment = value
         elif what == "companion" and value.isdigit():  # a pack's companion level (Nemesis)
-            from engine import packs
             done = packs.call(ctx.s, "set_companion_level", ctx, i, int(value))
             if done is not True:
                 raise IllegalMove(done or "no companions in this game", [])
+        elif (done := packs.call(ctx.s, "adjudicate", ctx, i, what, value)) is not None:  # a pack's word
+            if done is not True:
+                raise IllegalMove(done, [])
         else:
             raise IllegalMove(f"cannot adjudicate {what!r}", list(NUMERIC) + ["spell", "object", "follower",
                                                                               "lose-object", "space", "toad", "miss", "alignment",

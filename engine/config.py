@@ -8,7 +8,7 @@ import msgspec
 
 EDITIONS = ("revised4", "fifth")
 KNOWN_PACKS = ("cataclysm", "lost-realms", "timescape", "nemesis", "sea-voyage")
-PLAYABLE_PACKS: tuple[str, ...] = ("cataclysm", "nemesis", "timescape")  # packs whose rules are implemented so far
+PLAYABLE_PACKS: tuple[str, ...] = ("cataclysm", "nemesis", "sea-voyage", "timescape")  # packs whose rules are implemented so far
 PACK_EDITIONS = {"cataclysm": ("revised4",), "nemesis": ("fifth",)}  # the editions a pack is made for (default: any)
 SOLE_PACKS = ("nemesis",)  # packs played with no other pack (its own board and sides)
 

@@ -11,7 +11,8 @@ from engine.rules import machine, spells
 PROPS = {"weapon", "armour", "strength", "craft", "carry", "raft", "gold", "talisman", "forbid", "price",
          "market_price", "protects", "one_use", "evade", "target_effect",
          "trinket", "trait", "variant", "meet_others", "goal", "n", "draw",  # the Cataclysm's
-         "trial", "adversary", "villain", "objective", "life", "fate", "sites", "value"}  # Nemesis
+         "trial", "adversary", "villain", "objective", "life", "fate", "sites", "value",  # Nemesis
+         "ship", "ship_strength", "hold", "naval", "homecoming", "rescue", "sea_raft", "loyal", "from_card", "stand_in"}  # Sea Voyage
 
 
 # Spells the rules resolve where they apply (combat.py, spells.py, turn.lose_life).

@@ -628,3 +628,4 @@ def moderator(ctx, i, o, meta):
 
 
 from engine.rules import boardcards  # noqa: E402,F401  (its ops: denizen, visit, terrain; needs `op` above)
+from engine.packs import sea_voyage  # noqa: E402,F401  (its ops and tasks: ship-combat, sea-sell, ...; needs `op` above)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import tomllib
 from typing import Any
 
-from engine import api
+from engine import api, packs
 from engine.config import ConfigError, GameConfig
 from engine.content import load
 from engine.rules import machine, setup
@@ -31,7 +31,7 @@ def build(data: dict[str, Any]) -> Game:
                 setattr(p, key, value)
                 if key == "life":
                     p.max_life = max(p.max_life, value)
-            elif key in ("objects", "followers", "spells", "trophies", "hand"):
+            elif key in ("objects", "followers", "spells", "trophies", "hand", "area"):
                 for card in value:
                     if card not in content.cards:
                         raise ConfigError(f"[setup.{name}] {key}: unknown card {card!r}")
@@ -43,7 +43,7 @@ def build(data: dict[str, Any]) -> Game:
                 if key == "quest" and value in content.cards:  # a Warlock Quest card
                     _take_from_supply(state, content, value)
                 setattr(p, key, value)
-            else:
+            elif not packs.call(state, "scenario_setup", state, content, p, key, value):  # a pack's key
                 raise ConfigError(f"[setup.{name}]: cannot set {key!r}")
     for deck, top in data.get("decks", {}).items():
         cards = state.decks.get(deck)

@@ -143,6 +143,7 @@ def lose_life(ctx: Ctx, i: int, n: int = 1, cause: str = "") -> None:
 
 def kill(ctx: Ctx, i: int) -> None:
     s, p = ctx.s, ctx.player(i)
+    packs.call(s, "dying", ctx, i)  # Sea Voyage: dying at sea, off the board
     where = p.space
     pile = f"inherit:{p.name}" if s.options.get("inherited_items") else where
     s.spaces.setdefault(pile, []).extend(p.objects + p.followers)
