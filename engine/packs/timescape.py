@@ -200,7 +200,7 @@ def fee_paid(ctx: Ctx, prompt, key, arg, who) -> None:
 
 def turn_start(ctx: Ctx, i: int) -> bool | None:
     """A turn in the Timescape: leftovers discarded, a Toad reverts, an Imprisoned character
-    rolls to escape (rule 8); then Spells (none castable), the warp-line move and the space.
+    rolls to escape (rule 8); then the warp-line move and the space (no Spell window).
     No Warlock quest is checked: the main board cannot reach the character."""
     p = ctx.player(i)
     if not inside(ctx, p.space):
@@ -211,7 +211,8 @@ def turn_start(ctx: Ctx, i: int) -> bool | None:
         ctx.emit("toad", f"{p.name} is no longer a Toad.", player=p.name)
     if "ts-prison" in p.flags and imprisoned(ctx, i):
         return True
-    ctx.push_all([("start-spells", i, {}), ("ts-move", i, {}), ("encounter", i, {})])
+    # No start-of-turn window: no Spell may be cast here but against Adventure cards (§7).
+    ctx.push_all([("ts-move", i, {}), ("encounter", i, {})])
     return True
 
 
@@ -536,6 +537,7 @@ def alien_won(ctx: Ctx, t) -> None:
         if not ctx.content.cards[c].strength and c in p.trophies:
             p.trophies.remove(c)
             discard(ctx, c)
+            ctx.emit("discard", f"{ctx.content.cards[c].name} is not kept: only Strength Aliens are trophies.", player=p.name)
 
 
 @task("ts-cleanup")

@@ -1,0 +1,80 @@
+"""The Timescape pack beyond what scenario files show: hidden information in views, the Mystic's
+once-each rule, cards left by the dead, a Toad's turn, the board beside the main board, and
+random games with the pack."""
+import pytest
+
+from engine import api, scenario
+from engine.config import ConfigError
+from engine.content import load
+from engine.invariants import violations
+from engine.rules.machine import Ctx, run
+from pbem.bot import playout
+
+GAME = {"packs": ["timescape"], "seed": "t", "players": [{"name": "alice", "character": "troll"},
+                                                         {"name": "bob", "character": "warrior"}]}
+
+
+def test_the_board_lies_beside_the_main_board_whatever_the_pack_order():
+    for packs in (("timescape",), ("timescape", "cataclysm"), ("cataclysm", "timescape")):
+        rings = load("revised4", packs).board.rings
+        assert list(rings) == ["outer", "middle", "inner", "crown", "timescape"]
+        assert rings["timescape"][0] == "warp-gate" and len(rings["timescape"]) == 12
+    assert load("revised4", ("cataclysm", "timescape")).board.spaces["village"].pack == "cataclysm"
+    with pytest.raises(ConfigError):
+        api.new_game({**GAME, "packs": ["timescape", "nemesis"], "edition": "fifth"}, "t")
+
+
+def test_every_warp_line_leads_to_a_timescape_space_and_the_vortex_to_the_board():
+    c = load("revised4", ("timescape",))
+    ring = c.board.rings["timescape"]
+    for sid in ring:
+        warp = c.board.spaces[sid].hook_args["warp"]
+        assert sorted(warp) == ["1-2", "3-4", "5-6"] and all(d in ring for d in warp.values())
+    vortex = c.board.spaces["vortex"].hook_args["table"]
+    assert all(d in c.board.spaces for d in vortex.values()) and vortex["6"] == "warp-gate"
+    assert len(c.decks["timescape"]) == 40 and len(c.decks["timescape-purchase"]) == 12
+
+
+def test_the_mystic_sends_a_character_once():
+    state = scenario.build({"game": GAME, "dice": [1], "setup": {"alice": {"space": "fields", "fate": 0}}})
+    state, _ = api.apply(state, api.Move("alice", "left"))
+    assert "warp-mystic" in [o.key for o in state.prompt.options]
+    state = scenario.build({"game": GAME, "dice": [1], "setup": {"alice": {"space": "fields", "fate": 0}}})
+    state.players[0].flags["warp-sent-mystic"] = 1
+    state, _ = api.apply(state, api.Move("alice", "left"))
+    assert [o.key for o in state.prompt.options] == ["blacksmith", "healer", "mystic"]
+
+
+def test_cards_left_by_a_character_killed_in_the_timescape_are_discarded():
+    state = scenario.build({"game": GAME, "dice": [5, 3], "setup": {"alice": {
+        "space": "warp-gate", "fate": 0, "life": 2, "objects": ["sword"], "followers": ["guide"], "gold": 3}}})
+    # 5: the warp line to the Rad Zone; 3: Radiation Poisoning, 2 lives: alice dies there.
+    p = state.players[0]
+    assert not p.alive and state.spaces.get("rad-zone", []) == [] and not state.space_gold.get("rad-zone")
+    assert "sword" in state.discards["adventure"] + state.decks["purchase"] and "guide" in state.discards["adventure"]
+    assert not violations(state)
+
+
+def test_a_toad_in_the_timescape_reverts_at_its_next_turn():
+    state = scenario.build({"game": GAME, "dice": [1, 1], "setup": {
+        "alice": {"space": "warp-gate", "fate": 0, "toad": 3, "objects": ["warp-belt"]}}})
+    assert state.players[0].toad == 0 and [o.key for o in state.prompt.options] == ["roll", "warp-belt"]
+
+
+def test_the_timescape_deck_stays_hidden_and_the_public_state_shows_who_is_there():
+    state = scenario.build({"game": GAME, "setup": {"alice": {"space": "nexus", "fate": 0, "objects": ["warp-belt"]}}})
+    names = {c.name for c in load("revised4", ("timescape",)).cards.values() if c.deck == "timescape"}
+    for who in ("bob", "alice"):
+        view = api.view(state, who)
+        assert view["decks"]["timescape"] == 39 and view["timescape"]["characters"] == {"alice": "nexus"}
+        text = repr({k: v for k, v in view.items() if k != "players"})
+        assert not any(n in text for n in names - {"Warp Belt"})
+    assert "seed" not in repr(api.summary(state)) and api.summary(state)["timescape"]["purchase"]["jet-pack"] == 2
+
+
+@pytest.mark.parametrize("packs", [["timescape"], ["timescape", "cataclysm"]])
+def test_random_games_with_the_timescape_keep_the_invariants(packs):
+    for seed in range(6):
+        config = {"packs": packs, "players": [{"name": f"p{i}"} for i in range(2 + seed % 4)], "options": {"turn_cap": 50}}
+        final, moves = playout(config, f"ts-{seed}", bot_seed=seed, check=True)
+        assert final.over
