@@ -915,7 +915,9 @@ def public(state, content) -> dict[str, Any]:
     fleet = {}
     for c in state.decks.get("ship", []):
         fleet[c] = fleet.get(c, 0) + 1
+    cards = content.cards
     return {"at_sea": voyages, "fleet": fleet,
+            "out_of_play": [c for c in state.piles.get("box", []) if cards[c].deck == "captain"],
             "wanted": [p.name for p in state.players if p.flags.get("sea-wanted")],
             "attacks": {p.name: p.flags["sea-attacks"] for p in state.players if p.flags.get("sea-attacks")}}
 
