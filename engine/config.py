@@ -8,8 +8,8 @@ import msgspec
 
 EDITIONS = ("revised4", "fifth")
 KNOWN_PACKS = ("cataclysm", "lost-realms", "timescape", "nemesis", "sea-voyage")
-PLAYABLE_PACKS: tuple[str, ...] = ("cataclysm", "nemesis", "sea-voyage", "timescape")  # packs whose rules are implemented so far
-PACK_EDITIONS = {"cataclysm": ("revised4",), "nemesis": ("fifth",)}  # the editions a pack is made for (default: any)
+PLAYABLE_PACKS: tuple[str, ...] = ("cataclysm", "lost-realms", "nemesis", "sea-voyage", "timescape")  # packs whose rules are implemented so far
+PACK_EDITIONS = {"cataclysm": ("revised4",), "lost-realms": ("revised4",), "nemesis": ("fifth",)}  # the editions a pack is made for (default: any)
 SOLE_PACKS = ("nemesis",)  # packs played with no other pack (its own board and sides)
 
 # Documented rule options (docs/rules-decisions.md) and their defaults.
@@ -23,10 +23,16 @@ DEFAULT_OPTIONS: dict[str, Any] = {
     "turn_cap": 0,  # 0: none; otherwise the game ends (no winner) after this many rounds
     # The Cataclysm: "eternal-crown" (the default ending), or another Alternative Ending drawn
     # at random, "revealed" (faceup) or "hidden" (facedown until someone reaches the Crown).
+    # Without the Cataclysm (The Lost Realms alone) the default is "revealed" (engine/rules/endings.py).
     "alternative_ending": "eternal-crown",
+    # The Lost Realms, The Hunt: "open" (as printed: anyone may climb to the Crown; without four
+    # Nether Enemies nothing happens there) or "four" (the climb is offered only with four).
+    "hunt_crown": "open",
     "trial": 1,  # Nemesis: the Trial played (1 or 2; the third Trial's box is not known)
 }
 ENDING_VARIANTS = ("eternal-crown", "revealed", "hidden")
+ENDING_PACKS = ("cataclysm", "lost-realms")  # packs that bring Alternative Ending cards
+HUNT_CROWN = ("open", "four")
 
 
 class ConfigError(ValueError):
@@ -100,10 +106,14 @@ class GameConfig(msgspec.Struct, forbid_unknown_fields=False):
         unknown = set(self.options) - set(DEFAULT_OPTIONS)
         if unknown:
             raise ConfigError(f"unknown rule option(s): {', '.join(sorted(unknown))}")
-        if (self.ending or "alternative_ending" in self.options) and "cataclysm" not in self.packs:
-            raise ConfigError("Alternative Endings need the cataclysm pack")
+        if (self.ending or "alternative_ending" in self.options) and not set(ENDING_PACKS) & set(self.packs):
+            raise ConfigError("Alternative Endings need the cataclysm pack or the lost-realms pack")
         if self.option("alternative_ending") not in ENDING_VARIANTS:
             raise ConfigError(f"alternative_ending: one of {', '.join(ENDING_VARIANTS)}")
+        if self.options.get("alternative_ending") == "eternal-crown" and "cataclysm" not in self.packs:
+            raise ConfigError("alternative_ending = \"eternal-crown\" needs the cataclysm pack (The Eternal Crown is its card)")
+        if "hunt_crown" in self.options and ("lost-realms" not in self.packs or self.option("hunt_crown") not in HUNT_CROWN):
+            raise ConfigError(f"hunt_crown: one of {', '.join(HUNT_CROWN)}, with the lost-realms pack")
 
     def option(self, name: str) -> Any:
         return self.options.get(name, DEFAULT_OPTIONS[name])

@@ -83,14 +83,17 @@ class Content(msgspec.Struct, frozen=True):
     quests: dict[int, dict[str, Any]]  # Warlock quest table: die result -> quest
     shuffled: tuple[str, ...] = ("adventure", "spell")  # decks shuffled facedown, with a discard pile
     discard_to: dict[str, str] = {}  # a deck whose discards go to another's pile (Remnants: adventure)
+    adventure_decks: tuple[str, ...] = ()  # a pack's decks whose cards count as Adventure cards once drawn (Nether)
+    facedown_in_area: tuple[str, ...] = ()  # decks whose cards lie facedown in a play area (The Hunt's Nether cards)
 
     def discard_pile(self, card: str) -> str:
         deck = self.cards[card].deck
         return self.discard_to.get(deck, deck)
 
     def adventure(self, card: str) -> bool:
-        """Counts as an Adventure card (a faceup Remnant does)."""
-        return self.discard_pile(card) == "adventure"
+        """Counts as an Adventure card (a faceup Remnant does; a drawn Nether card does)."""
+        return self.discard_pile(card) == "adventure" or (
+            bool(self.adventure_decks) and self.cards[card].deck in self.adventure_decks)
 
     def space(self, space_id: str) -> Space:
         return self.board.spaces[space_id]
@@ -192,7 +195,7 @@ def load(edition: str = "revised4", packs: tuple[str, ...] = ()) -> Content:
         board, shuffled, discard_to = _pack(pack, board, cards, decks, shuffled, discard_to)
     for pack in packs:  # boards beside the main board (`[geometry] add_rings`), whatever the order
         board = _add_rings(pack, board)
-    return Content(board, characters, cards, decks, prices, market, quests, tuple(shuffled), discard_to)
+    return Content(board, characters, cards, decks, prices, market, quests, tuple(shuffled), discard_to, **_deck_flags(packs))
 
 
 def _pack(pack: str, board: Board, cards: dict, decks: dict, shuffled: list, discard_to: dict):
@@ -236,3 +239,20 @@ def _add_rings(pack: str, board: Board) -> Board:
     if clash:
         raise ValueError(f"{pack}/board.toml: space ids already on the board: {', '.join(sorted(clash))}")
     return Board({**board.spaces, **extra.spaces}, {**board.rings, **extra.rings}, board.opposite)
+
+
+def _deck_flags(packs: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
+    """Deck headers beyond the loader's: `adventure = true` (its cards count as Adventure cards
+    once drawn and placed on the board: the Nether deck) and `facedown_in_area = true` (kept in
+    a play area they lie facedown: The Hunt)."""
+    out: dict[str, list[str]] = {"adventure_decks": [], "facedown_in_area": []}
+    for pack in packs:
+        folder = resources.files("engine").joinpath("content", pack)
+        for entry in sorted(folder.iterdir(), key=lambda e: e.name):
+            if not entry.name.endswith(".toml") or entry.name == "board.toml":
+                continue
+            data = tomllib.loads(entry.read_text(encoding="utf-8"))
+            for flag, key in (("adventure", "adventure_decks"), ("facedown_in_area", "facedown_in_area")):
+                if data.get(flag) and data["deck"] not in out[key]:
+                    out[key].append(data["deck"])
+    return {k: tuple(v) for k, v in out.items()}

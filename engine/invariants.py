@@ -78,7 +78,8 @@ def violations(state: Game) -> list[str]:
             out.append(f"Terrain misplaced: {key} = {cards}")
         elif kind != "box" and any(content.cards[c].deck != kind for c in cards):
             out.append(f"pile {key} holds a card of another deck: {cards}")  # "box": cards out of play
-    out += _nemesis(state, content)
+    if "nemesis" in state.packs:  # hands, areas and pools are the Nemesis's (The Hunt keeps Nether cards in an area)
+        out += _nemesis(state, content)
     if all_cards(state) != expected_cards(state):
         diff = (all_cards(state) - expected_cards(state)) + (expected_cards(state) - all_cards(state))
         out.append(f"cards not conserved: {dict(diff)}")

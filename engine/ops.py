@@ -102,6 +102,8 @@ def change(ctx: Ctx, j: int, what: str, n: int) -> None:
         if n < 0:
             lose_life(ctx, j, -n)
             return
+        if ctx.s.counters.get("no-healing"):  # Pandora's Box (The Lost Realms): no life is gained
+            return
         p.life += n
     elif what in ("strength", "craft"):
         floor = stats.printed(ctx, p, what)
@@ -141,7 +143,7 @@ def heal(ctx, i, o, meta):
     for j in targets(ctx, i, o.get("who", "self")):
         p = ctx.player(j)
         n = p.max_life - p.life if o.get("n", 1) == "full" else min(o.get("n", 1), p.max_life - p.life)
-        if n > 0:
+        if n > 0 and not ctx.s.counters.get("no-healing"):  # Pandora's Box: nobody heals
             p.life += n
             ctx.emit("heal", f"{p.name} is healed {n} {'life' if n == 1 else 'lives'}.", player=p.name)
 
@@ -323,7 +325,8 @@ def miss_turn(ctx, i, o, meta):
 
 @op("end-turn")
 def end_turn(ctx, i, o, meta):
-    ctx.end_turn()
+    if ctx.s.current == i:  # a card met on another's turn (Pandora's Box) ends nobody's turn
+        ctx.end_turn()
 
 
 @op("toad")
@@ -459,7 +462,7 @@ def shop_answer(ctx: Ctx, prompt, key, arg, who) -> None:
 def pay_for(ctx: Ctx, i: int, what: str, room: int, price: int) -> None:
     """Buy up to `room` lives or fate at `price` gold each (healers, the Graveyard)."""
     most = min(room, ctx.player(i).gold // max(1, price))
-    if most <= 0:
+    if most <= 0 or (what == "life" and ctx.s.counters.get("no-healing")):  # Pandora's Box: no healing
         return
     unit = "life" if what == "life" else "fate"
     opts = [Option(f"{'heal' if unit == 'life' else 'fate'}-{n}", f"{n} {unit} for {n * price} gold") for n in range(most, 0, -1)]

@@ -42,6 +42,11 @@ def _player(state: Game, content, p, spells) -> dict[str, Any]:
             "objects": list(p.objects), "followers": list(p.followers), "spells": spells}
 
 
+def _facedown(content, card: str) -> bool:
+    """A card kept facedown in a play area (its deck's `facedown_in_area`: The Hunt's Nether cards)."""
+    return content.cards[card].deck in content.facedown_in_area
+
+
 def summary(state: Game) -> dict[str, Any]:
     content = load(state.edition, tuple(state.packs))
     players = {p.name: _player(state, content, p, len(p.spells)) for p in state.players}
@@ -67,7 +72,9 @@ def view(state: Game, player: str | None) -> dict[str, Any]:
         spells = [content.cards[s].name for s in p.spells] if own else len(p.spells)
         d = _player(state, content, p, spells)
         d.update(role=p.role, hand=[content.cards[c].name for c in p.hand] if own else len(p.hand),
-                 area=[content.cards[c].name for c in p.area])
+                 area=[content.cards[c].name for c in p.area if own or not _facedown(content, c)])
+        if content.facedown_in_area and any(_facedown(content, c) for c in p.area):
+            d["area_facedown"] = sum(1 for c in p.area if _facedown(content, c))  # The Hunt: others see a count
         ch = content.characters.get(p.character) if p.character else None
         d.update(character_name=ch.name if ch else None, max_life=p.max_life, max_fate=p.max_fate,
                  trophies=[content.cards[t].name for t in p.trophies], toad=p.toad, miss=p.miss, quest=p.quest,

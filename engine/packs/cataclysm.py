@@ -1,6 +1,7 @@
 """The Cataclysm (cataclysm.txt): what its data cannot say.
 
-Named hooks: `setup` (Remnants dealt, the Alternative Ending placed), `public` (the pack's
+Named hooks: `setup` (Remnants dealt, the Alternative Ending placed by engine/rules/endings.py,
+which other packs' endings share), `public` (the pack's
 part of the summary), and the Inner Region spaces that are not a base hook with new
 `hook_args` in board.toml: the Frozen Spire and the Snowbeast of the Pits. Denizens, Remnants
 and Terrain are general board mechanics (engine/rules/boardcards.py); the Crown's ending
@@ -11,14 +12,13 @@ from __future__ import annotations
 from typing import Any
 
 from engine import rng
-from engine.config import ConfigError
 from engine.state import Option
-from engine.rules import stats
+from engine.rules import endings, stats
 from engine.rules.machine import Ctx, on_answer, task
 from engine.rules.spaces import beaten, must_face
 from engine.rules.turn import lose_life
 
-ENDING_DEFAULT = "the-eternal-crown"
+ENDING_DEFAULT = endings.ETERNAL_CROWN
 
 
 def setup(ctx: Ctx, config) -> None:
@@ -29,32 +29,11 @@ def setup(ctx: Ctx, config) -> None:
         for _ in range(space.remnants):
             if remnants:  # the rest of the deck goes back in the box: it stays in the deck
                 s.piles.setdefault(f"remnant@{sid}", []).append(remnants.pop())
-    s.piles["ending"] = [choose_ending(ctx, config)]
-    s.decks["ending"].remove(s.piles["ending"][0])
+    endings.place(ctx, config)  # shared with other packs' endings (engine/rules/endings.py)
 
 
-def choose_ending(ctx: Ctx, config) -> str:
-    """The ending named in the config; else The Eternal Crown; or, with the rule option
-    `alternative_ending` = "revealed" / "hidden", one of the others of that variant at random."""
-    deck = ctx.s.decks["ending"]
-    if config.ending:
-        if config.ending not in deck:
-            raise ConfigError(f"unknown ending {config.ending!r}; known: {', '.join(sorted(set(deck)))}")
-        return config.ending
-    variant = ctx.s.options.get("alternative_ending", "eternal-crown")
-    if variant == "eternal-crown":
-        return ENDING_DEFAULT
-    pool = sorted(c for c in set(deck) if c != ENDING_DEFAULT
-                  and ctx.content.cards[c].prop("variant", "both") in (variant, "both"))
-    if not pool:
-        raise ConfigError(f"no Alternative Ending card for the {variant} variant")
-    rng.shuffle(ctx.s, pool)
-    return pool[0]
-
-
-def ending_shown(state) -> bool:
-    """A hidden ending is turned faceup when a character reaches the Crown."""
-    return state.options.get("alternative_ending") != "hidden" or state.crown_reached
+choose_ending = endings.choose  # the machinery moved to engine/rules/endings.py
+ending_shown = endings.shown
 
 
 def public(state, content) -> dict[str, Any]:

@@ -283,7 +283,7 @@ def reward(ctx: Ctx, prompt, key, arg, who) -> None:
         if not prompt.data["psychic"] and armour_saves(ctx, lose):
             return
         lose_life(ctx, lose, 1, f" to {winner.name}")
-        if stats.has_ability(ctx, winner, "ghoul-life-drain"):
+        if stats.has_ability(ctx, winner, "ghoul-life-drain") and not ctx.s.counters.get("no-healing"):  # Pandora's Box
             winner.life += 1
         hooks.life_taken(ctx, w, not prompt.data["psychic"])
         winner.flags["took-life"] = 1

@@ -143,6 +143,8 @@ def draw_to(ctx: Ctx, t) -> None:
         ctx.emit("draw", f"{p.name} draws {ctx.content.cards[card].name}.", player=p.name, card=card)
     if drawn and hooks.redraw_allowed(ctx, t.p):
         ctx.push("offer-redraw", t.p, drawn=drawn)
+    if drawn and ctx.s.packs:
+        packs.call(ctx.s, "drawn", ctx, t.p, drawn)  # The Lost Realms' Hunt: swap one for a Nether card
 
 
 def in_order(ctx: Ctx, space: str) -> list[str]:

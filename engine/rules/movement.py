@@ -70,7 +70,7 @@ def ask_direction(ctx: Ctx, i: int, roll: int, rerolled: bool) -> None:
     opts = [Option("left", f"move {roll} counter-clockwise"), Option("right", f"move {roll} clockwise")]
     if stats.fate(ctx, p) and not rerolled and not one_space_only(ctx, i):
         opts.append(Option("reroll", "spend 1 fate to roll again"))
-    if roll == 6 and stats.has_ability(ctx, p, "troll-regenerate"):
+    if roll == 6 and stats.has_ability(ctx, p, "troll-regenerate") and not ctx.s.counters.get("no-healing"):
         opts.append(Option("regenerate", "gain 1 life instead of moving"))
     if stats.has_prop(ctx, p, "raft") and p.space in ctx.content.board.opposite:
         opts.append(Option("raft", f"cross the Storm River by raft to {ctx.space(ctx.content.board.opposite[p.space]).name}"))
@@ -171,6 +171,7 @@ def crossing(ctx: Ctx, prompt, key, arg, who) -> None:
             ctx.emit("portal", f"{who} walks through to the Plain of Peril.", player=who)
             place(ctx, i, PLAIN)
             ctx.end_turn()
+            packs.call(ctx.s, "through_portal", ctx, i)  # The Lost Realms' Gauntlet: the Plain's Nether cards
             return
         if space == SENTINEL and not ctx.covered(SENTINEL):
             # The Sentinel attacks those crossing inward; beaten or evaded, the move goes on.
@@ -232,6 +233,8 @@ def portal_resolve(ctx: Ctx, t) -> None:
             ctx.emit("lose", f"{p.name} loses 1 {attr.title()}.", player=p.name)
         place(ctx, i, PORTAL)
     ctx.end_turn()
+    if p.space == PLAIN:
+        packs.call(ctx.s, "through_portal", ctx, i)  # The Lost Realms' Gauntlet: the Plain's Nether cards
 
 
 def inner_move(ctx: Ctx, i: int) -> None:
@@ -249,9 +252,9 @@ def inner_move(ctx: Ctx, i: int) -> None:
         if dest == VALLEY and not stats.has_talisman(ctx, p):
             continue
         opts.append(Option(key, f"move to {ctx.space(dest).name}"))
-    if here == PLAIN and not stay:
+    if here == PLAIN and (not stay or p.flags.get("came-from") == PORTAL):  # turning back out of the Portal
         opts.append(Option("portal", "go back out to the Portal of Power"))
-    if here == VALLEY and not stay:
+    if here == VALLEY and not stay and not packs.call(ctx.s, "crown_closed", ctx, i):
         opts.append(Option("crown", "climb to the Crown of Command"))
     ctx.ask(i, "inner-move", "You are in the Inner Region: where do you move?", opts)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from engine import packs
 from engine.state import Option
 from engine.rules import stats
+from engine.rules.items import discard
 from engine.rules.machine import Ctx, on_answer, task
 from engine.packs import revised4 as hooks
 
@@ -142,6 +143,9 @@ def healing(ctx: Ctx, i: int) -> None:
 @on_answer("spell-healing")
 def healing_target(ctx: Ctx, prompt, key, arg, who) -> None:
     q = ctx.player(ctx.index(key))
+    if ctx.s.counters.get("no-healing"):  # Pandora's Box (The Lost Realms): nobody heals
+        ctx.emit("heal", f"Nobody may heal now: {q.name} is not healed.", player=q.name)
+        return
     q.life = max(q.life, q.max_life)
     ctx.emit("heal", f"{q.name} is healed to full life.", player=q.name)
 
@@ -199,7 +203,7 @@ def destruction(ctx: Ctx, i: int) -> None:
 def destruction_target(ctx: Ctx, prompt, key, arg, who) -> None:
     card, space = prompt.data["choices"][key]
     ctx.s.spaces[space].remove(card)
-    ctx.s.discards["adventure"].append(card)
+    discard(ctx, card)  # its own deck's pile (a Nether card counts as an Adventure card, not of that deck)
     ctx.emit("destroy", f"{ctx.content.cards[card].name} on {ctx.space(space).name} is destroyed.")
 
 
