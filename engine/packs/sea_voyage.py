@@ -20,7 +20,7 @@ strings only, since flags are copied shallowly):
 Cards: the ship, Naval Objects and a Raft are Objects outside the carrying limit; Captain's
 cards being resolved lie in the pile "captain"; a card that leaves play goes to the pile "box".
 The four tables and the card list are data (engine/content/sea-voyage/captain.toml), written in
-the ops this module adds. Decisions: docs/rules-decisions.md "Sea Voyage".
+the ops this module adds. Decisions: docs/rules-decisions.md, Sea Voyage.
 """
 from __future__ import annotations
 
