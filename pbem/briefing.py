@@ -7,7 +7,7 @@ newcomer at least one full deadline. The config keeps who held the seat before, 
 """
 from __future__ import annotations
 
-from pbem import clock, deadlines, games, reports, standing, vacation
+from pbem import clock, deadlines, games, reports, standing, turnmail, vacation
 from pbem.pace import pace_of
 
 RECENT = 30  # moves replayed for the briefing's "what happened lately"
@@ -21,8 +21,9 @@ def recent_events(svc, game: dict, player: str, n: int = RECENT) -> list[str]:
     out = []
     for row in svc.store.moves(game["id"], after=start, upto=last):
         if row["kind"] == "rollback":
-            current = games.state_at(svc, game, int(row["line"].split()[1]))
-            out.append(f"The moderator puts the game back to move {row['line'].split()[1]}.")
+            back = int(row["line"].split()[1])
+            current = games.state_at(svc, game, back)
+            out.append(turnmail.rollback_note(back).text)
             continue
         current, events = eng.apply(current, eng.parse_move(row["line"]))
         out += [e.text for e in eng.filter_events(events, player)]
@@ -49,4 +50,5 @@ def hand_over(svc, game: dict, player: dict, state, *, mid_parts: tuple) -> None
             deadlines.move_due(svc, row, now + pace.deadline, now, pace)
     extra = {"recent": recent_events(svc, game, name), "predecessors": [
         r["until"] for p in game["config"].get("players", []) if p.get("name") == name for r in p.get("replaced", [])]}
-    reports.queue_report(svc, game, player, state, [], kind="briefing", mid_parts=mid_parts, extra=extra)
+    # "recent" tells the story: the seat's own backlog would repeat part of it
+    reports.queue_report(svc, game, player, state, kind="briefing", mid_parts=mid_parts, extra=extra, catch_up=False)

@@ -216,7 +216,7 @@ def _default(svc, game: dict, row: dict, now: datetime) -> bool:
     extra = {"applied": played.applied, "failed": None, "unused": [], "check": False,
              "defaulted": {"prompt": prompt.id, "question": prompt.question, "key": key,
                            "due": clock.local(clock.parse(row["due_at"]), tz)}}
-    reports.queue_reports(svc, game, played.state, played.events, seq=played.seq, sender=row["player"],
+    reports.queue_reports(svc, game, played, sender=row["player"],
                           sender_kind="default", sender_extra=extra)
     log.get(game=game["id"]).info("default played", player=row["player"], prompt=prompt.id, key=key)
     return True

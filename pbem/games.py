@@ -16,7 +16,7 @@ from typing import Any
 
 import msgspec
 
-from pbem import log, reports, tokens
+from pbem import log, reports, tokens, turnmail
 
 _SLUG = re.compile(r"^[a-z0-9][a-z0-9-]{0,62}$")
 
@@ -155,7 +155,7 @@ def _first_reports(svc, game: dict, first) -> None:
     from pbem import deadlines  # here: deadlines imports this module
     deadlines.sync(svc, game, first)  # the first question's deadline
     for player in svc.store.players(game["id"], active_only=True):
-        reports.queue_report(svc, game, player, first, [], mid_parts=(0,))
+        reports.queue_report(svc, game, player, first, mid_parts=(0,))
 
 
 # -- playing moves --------------------------------------------------------------------------
@@ -170,6 +170,7 @@ class Played:
     events: list = field(default_factory=list)
     state: Any = None
     seq: int = 0  # the last move's seq
+    start: Any = None  # the state the moves were played from (None: not known, e.g. a rollback)
 
     @property
     def status(self) -> str:
@@ -191,6 +192,7 @@ def play(svc, game: dict, player: str, lines: list[str], *, actor: str | None = 
     from pbem import standing  # here: standing imports this module
     eng = svc.engine
     out = Played(state=state(svc, game), seq=game["moves"])
+    out.start = out.state
     moves = []
     auto = None if check else standing.Answerer(svc, game)
     i = 0
@@ -208,7 +210,7 @@ def play(svc, game: dict, player: str, lines: list[str], *, actor: str | None = 
             out.unused = lines[i + 1:]
             break
         out.applied.append(str(move))
-        moves.append((move, new, actor or player))
+        moves.append((move, new, actor or player, events))
         out.state = new
         out.events += events
         i += 1
@@ -218,8 +220,8 @@ def play(svc, game: dict, player: str, lines: list[str], *, actor: str | None = 
     while auto and auto.step(out, moves):
         pass
     if not check:
-        for move, st, who in moves:
-            out.seq = record(svc, game, move, st, actor=who, message_id=message_id, inbox_id=inbox_id)["seq"]
+        for move, st, who, events in moves:
+            out.seq = record(svc, game, move, st, events, actor=who, message_id=message_id, inbox_id=inbox_id)["seq"]
     return out
 
 
@@ -233,13 +235,15 @@ def _readable(eng, line: str, player: str, out: Played) -> bool:
         return False
 
 
-def record(svc, game: dict, move, new_state, *, actor: str, kind: str = "move", line: str | None = None,
-           message_id: str | None = None, inbox_id: int | None = None) -> dict:
-    """Append one move to the log and keep the state after it."""
+def record(svc, game: dict, move, new_state, events: list, *, actor: str, kind: str = "move",
+           line: str | None = None, message_id: str | None = None, inbox_id: int | None = None) -> dict:
+    """Append one move to the log and keep the state after it and its events (for the
+    reports of players not mailed at this move: pbem/turnmail.py)."""
     eng = svc.engine
     row = svc.store.append_move(game["id"], kind=kind, player=move.player if move else None, actor=actor,
                                 line=line or str(move), prompt=move.prompt if move else None,
                                 state_hash=eng.state_hash(new_state), message_id=message_id, inbox_id=inbox_id)
+    svc.store.add_move_events(game["id"], row["seq"], turnmail.encode(events))
     blob = eng.encode(new_state)
     if row["seq"] % svc.store.SNAPSHOT_EVERY == 0:
         svc.store.save_snapshot(game["id"], row["seq"], blob)

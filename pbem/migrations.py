@@ -148,6 +148,16 @@ CREATE TABLE vacations (             -- a player's deadlines pause from starts_a
 );
 CREATE INDEX vacations_player ON vacations(game, player);
 """),
+    (5, "turn reports: events per move, what each player was last shown", """
+CREATE TABLE move_events (           -- what each logged move showed, so a report can catch up
+    game TEXT NOT NULL REFERENCES games(id),
+    seq INTEGER NOT NULL,            -- the move (moves.seq)
+    events TEXT NOT NULL,            -- JSON list of the engine's events: kind, text, to (private ones too)
+    PRIMARY KEY (game, seq)
+);
+ALTER TABLE players ADD COLUMN reported_seq INTEGER NOT NULL DEFAULT 0;  -- the last move their reports showed
+UPDATE players SET reported_seq = (SELECT moves FROM games WHERE games.id = players.game);
+"""),
 ]
 
 # What SQLite can add on top: refuse to change the move log at all.
@@ -155,6 +165,10 @@ SQLITE_EXTRA: dict[int, str] = {
     1: """
 CREATE TRIGGER moves_no_update BEFORE UPDATE ON moves BEGIN SELECT RAISE(ABORT, 'moves are append-only'); END;
 CREATE TRIGGER moves_no_delete BEFORE DELETE ON moves BEGIN SELECT RAISE(ABORT, 'moves are append-only'); END;
+""",
+    5: """
+CREATE TRIGGER move_events_no_update BEFORE UPDATE ON move_events BEGIN SELECT RAISE(ABORT, 'move events are append-only'); END;
+CREATE TRIGGER move_events_no_delete BEFORE DELETE ON move_events BEGIN SELECT RAISE(ABORT, 'move events are append-only'); END;
 """,
 }
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from pbem import games, log, outbox, reports, tokens
+from pbem import games, log, outbox, reports, tokens, turnmail
 from pbem.games import GameError, Played
 from pbem import briefing, standing  # substitutes; standing orders (docs/pace.md)
 
@@ -17,9 +17,9 @@ def _active(svc, game_id: str) -> dict:
     return game
 
 
-def _after(svc, game: dict, played: Played) -> None:
+def _after(svc, game: dict, played: Played, *, also=()) -> None:
     if played.applied or played.standing:
-        reports.queue_reports(svc, game, played.state, played.events, seq=played.seq)
+        reports.queue_reports(svc, game, played, also=also)
 
 
 def start(svc, game_id: str) -> None:
@@ -52,7 +52,7 @@ def answer(svc, game_id: str, player: str, line: str) -> Played:
         if player != svc.engine.MODERATOR and svc.store.player(game_id, player) is None:
             raise GameError(f"{game_id}: no player {player!r}")
         played = games.play(svc, game, player, [line], actor=svc.engine.MODERATOR)
-        _after(svc, game, played)
+        _after(svc, game, played, also=(player,))  # the player hears what was answered for them
     return played
 
 
@@ -63,12 +63,13 @@ def adjudicate(svc, game_id: str, text: str) -> Played:
         game = _active(svc, game_id)
         move = eng.Move(eng.MODERATOR, "adjudicate", None, text)
         played = Played(state=games.state(svc, game))
+        played.start = played.state
         try:
             played.state, played.events = eng.apply(played.state, move)
         except eng.IllegalMove as e:
             raise GameError(e.reason) from None
         played.applied = [str(move)]
-        played.seq = games.record(svc, game, move, played.state, actor=eng.MODERATOR)["seq"]
+        played.seq = games.record(svc, game, move, played.state, played.events, actor=eng.MODERATOR)["seq"]
         standing.settle(svc, game, played)  # what the ruling opened, standing orders may answer
         _after(svc, game, played)
     return played
@@ -81,9 +82,11 @@ def rollback(svc, game_id: str, seq: int) -> Played:
         game = _active(svc, game_id)
         if not 0 <= seq < game["moves"]:
             raise GameError(f"{game_id}: move {seq} is not before the last move ({game['moves']})")
-        played = Played(state=games.state_at(svc, game, seq), applied=[f"rollback {seq}"])
-        played.seq = games.record(svc, game, None, played.state, actor=svc.engine.MODERATOR, kind="rollback",
-                                  line=f"rollback {seq}")["seq"]
+        # start None: the game may be anywhere now, so everyone gets a report
+        played = Played(state=games.state_at(svc, game, seq), applied=[f"rollback {seq}"],
+                        events=[turnmail.rollback_note(seq)])
+        played.seq = games.record(svc, game, None, played.state, played.events, actor=svc.engine.MODERATOR,
+                                  kind="rollback", line=f"rollback {seq}")["seq"]
         _after(svc, game, played)
     return played
 
@@ -167,7 +170,7 @@ def resend(svc, game_id: str, name: str) -> None:
             raise GameError(f"{game_id}: no active player {name!r}")
         last = svc.store.last_outbox(game_id, name, ("report", "receipt", "error", "resend"))
         if last is None:
-            reports.queue_report(svc, game, player, games.state(svc, game), [], kind="report",
+            reports.queue_report(svc, game, player, games.state(svc, game), kind="report",
                                  mid_parts=(game["moves"], "r1"))
             return
         n = svc.store.count_outbox(game_id, name, "resend") + 1

@@ -48,12 +48,14 @@ def pace_of(game: dict) -> Pace | None:
 
 
 def check_config(config: dict) -> None:
-    """Refuse a game config whose pace or players' time zones cannot work (GameError)."""
+    """Refuse a game config whose pace, players' time zones or `reports` cannot work (GameError)."""
     try:
         if config["game"].get("pace"):
             parse_pace(config["game"]["pace"])
+        from pbem import vacation  # here: vacation imports this module
         for p in config.get("players", []):
             clock.zone(p.get("timezone"))
+            vacation.check_reports(p.get("reports", "turn"))
     except ValueError as e:
         raise GameError(str(e)) from None
 

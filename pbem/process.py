@@ -184,7 +184,7 @@ def _refuse(svc, row: dict, order: orders.Order | None, reason: str) -> Result:
 
 def _reply_error(svc, game, player, row, order, reason: str) -> Result:
     extra = {"failed": {"line": None, "reason": reason, "options": []}, "check": order.check}
-    reports.queue_report(svc, game, player, games.state(svc, game), [], kind="error",
+    reports.queue_report(svc, game, player, games.state(svc, game), kind="error",
                          mid_parts=(f"in{row['id']}",), extra=extra, in_reply_to=order.message_id, inbox_id=row["id"])
     return Result("rejected", f"rejected: {reason}", row["id"], game["id"], player["name"])
 
@@ -219,15 +219,15 @@ def apply_order(svc, game: dict, player: dict, row: dict, order: orders.Order) -
              "pace_notes": notes}
     kind = "error" if played.failed else "receipt"
     if order.check:  # the reply shows the state as it is: a trial's dice stay unseen
-        reports.queue_report(svc, game, player, before, [], kind=kind, mid_parts=(f"in{row['id']}", "check"),
+        reports.queue_report(svc, game, player, before, kind=kind, mid_parts=(f"in{row['id']}", "check"),
                              extra=extra, in_reply_to=order.message_id, inbox_id=row["id"])
         status = "checked"
     elif played.applied or played.standing:
-        reports.queue_reports(svc, game, played.state, played.events, seq=played.seq, sender=player["name"],
+        reports.queue_reports(svc, game, played, sender=player["name"],
                               sender_kind=kind, sender_extra=extra, in_reply_to=order.message_id, inbox_id=row["id"])
         status = played.status
     else:  # nothing played: only the sender hears (a receipt for settings, else an error)
-        reports.queue_report(svc, game, player, before, [], kind=kind if notes else "error",
+        reports.queue_report(svc, game, player, before, kind=kind if notes else "error",
                              mid_parts=(f"in{row['id']}",), extra=extra, in_reply_to=order.message_id, inbox_id=row["id"])
         status = played.status if lines else "applied"
     outcome = f"{status}: {len(played.applied)} of {len(lines)} line(s)"

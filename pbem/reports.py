@@ -19,7 +19,7 @@ import jinja2
 import msgspec
 from markupsafe import Markup
 
-from pbem import boardmap, log, outbox
+from pbem import boardmap, log, outbox, turnmail
 from pbem.settings import TEMPLATES
 
 NAMES = ("welcome", "report", "receipt", "error", "gameover", "digest", "stranger")
@@ -208,8 +208,8 @@ def sheet(p: dict | None) -> dict | None:
 
 def report_context(svc, game: dict, player: str, view: dict, events: list, frame: Frame | None = None,
                    state=None) -> dict:
-    """What one reader's report shows; `frame` is the state's shared part (made if absent,
-    from `state`, or from the view's game row)."""
+    """What one reader's report shows; `events`: those they may see since their last report;
+    `frame` is the state's shared part (made if absent, from `state`, or from the game row)."""
     if frame is None:
         frame = Frame(svc, state if state is not None else svc.engine.decode(game["state"]))
     over = view["over"] or game.get("status") == "ended"  # the engine's end, or the moderator's
@@ -223,7 +223,7 @@ def report_context(svc, game: dict, player: str, view: dict, events: list, frame
         "sheet": fragment(svc, "_sheet", {
             "own": sheet(own), "hidden": [{"name": n, "count": c} for n, c in frame.spell_counts.items() if n != player],
         }) if own else None,
-        "events": [e.text for e in events],
+        "events": turnmail.grouped(events),
         "asked": mine,
         "reply_lines": [f"{mine['id']}: {o['key']}" for o in mine["options"]] if mine else [],
         "waiting": [n for p in prompts for n in p["players"]],
@@ -260,14 +260,22 @@ def subject(game: dict, ctx: dict, kind: str) -> str:
 
 # -- what to send -----------------------------------------------------------------------
 
-def queue_report(svc, game: dict, player: dict, state, events: list, *, kind: str = "report", mid_parts=(),
+def queue_report(svc, game: dict, player: dict, state, *, kind: str = "report", mid_parts=(),
                  extra: dict | None = None, in_reply_to: str | None = None, inbox_id: int | None = None,
-                 frame: Frame | None = None) -> None:
-    """Queue one player's report (or receipt, error, game over: a report with more in it)."""
-    eng = svc.engine
-    view = eng.view(state, player["name"])
-    ctx = report_context(svc, game, player["name"], view, eng.filter_events(events, player["name"]),
-                         frame or Frame(svc, state))
+                 frame: Frame | None = None, backlog: turnmail.Backlog | None = None, catch_up: bool = True) -> None:
+    """Queue one player's report (or receipt, error, game over: a report with more in it) of
+    `state`, the game as it is now. It shows the events the player may see of the moves since
+    their last report, which it now is (`catch_up` False: no events, e.g. a briefing that
+    tells the story its own way); `backlog` holds them when several reports share it."""
+    name, seq = player["name"], game["moves"]
+    events = []
+    if catch_up:
+        since = player["reported_seq"]
+        events = (backlog or turnmail.Backlog(svc, game["id"], since, seq)).since(since, name)
+    if player.get("reported_seq") != seq:
+        svc.store.set_reported(game["id"], name, seq)
+        player["reported_seq"] = seq
+    ctx = report_context(svc, game, name, svc.engine.view(state, name), events, frame or Frame(svc, state))
     ctx.update(extra or {})
     text, html = templates(svc).render(kind, ctx)
     root = thread_root(svc, game, player["name"])
@@ -278,19 +286,23 @@ def queue_report(svc, game: dict, player: dict, state, events: list, *, kind: st
                    in_reply_to=in_reply_to or root, references=[root, in_reply_to], inbox_id=inbox_id)
 
 
-def queue_reports(svc, game: dict, state, events: list, *, seq: int, sender: str | None = None,
-                  sender_kind: str = "receipt", sender_extra: dict | None = None, in_reply_to: str | None = None,
+def queue_reports(svc, game: dict, played, *, sender: str | None = None, sender_kind: str = "receipt",
+                  sender_extra: dict | None = None, also=(), in_reply_to: str | None = None,
                   inbox_id: int | None = None) -> None:
-    """After moves: a report to every active player (the sender's is their receipt or error);
-    when the game is over, the game-over mail instead, with the seed."""
-    frame = Frame(svc, state)
+    """After moves (`played`, a games.Played): a report to those pbem/turnmail.py names -- the
+    sender (their receipt or error), `also`, the newly asked, everyone when a turn began;
+    when the game is over, the game-over mail to everyone, with the seed."""
+    state, seq = played.state, played.seq
     over = bool(getattr(state, "over", False))
     extra = {"seed": game["seed"], "commitment": game["seed_commitment"]} if over else {}
-    for player in svc.store.players(game["id"], active_only=True):
+    to = turnmail.mailed(svc, game, played, svc.store.players(game["id"], active_only=True), sender=sender, also=also)
+    frame = Frame(svc, state) if to else None
+    backlog = turnmail.Backlog(svc, game["id"], min(p["reported_seq"] for p in to), seq) if to else None
+    for player in to:
         mine = player["name"] == sender
         kind = "gameover" if over else sender_kind if mine else "report"
-        queue_report(svc, game, player, state, events, kind=kind, mid_parts=("over",) if over else (seq,),
-                     extra={**extra, **(sender_extra or {})} if mine else extra, frame=frame,
+        queue_report(svc, game, player, state, kind=kind, mid_parts=("over",) if over else (seq,),
+                     extra={**extra, **(sender_extra or {})} if mine else extra, frame=frame, backlog=backlog,
                      in_reply_to=in_reply_to if mine else None, inbox_id=inbox_id)
     if svc.engine.MODERATOR in svc.engine.waiting_for(state):
         queue_digest(svc, game, state, "The game waits for you: a card needs your ruling.", key=seq, frame=frame)
@@ -302,7 +314,7 @@ def queue_game_over(svc, game: dict, state, *, ended_by_moderator: bool = False)
     game = {**game, "status": "ended"}
     extra = {"seed": game["seed"], "commitment": game["seed_commitment"], "ended_by_moderator": ended_by_moderator}
     for player in svc.store.players(game["id"], active_only=True):
-        queue_report(svc, game, player, state, [], kind="gameover", mid_parts=("over",), extra=extra, frame=frame)
+        queue_report(svc, game, player, state, kind="gameover", mid_parts=("over",), extra=extra, frame=frame)
 
 
 def queue_digest(svc, game: dict, state, reason: str, *, key, frame: Frame | None = None) -> bool:

@@ -23,8 +23,11 @@ from dataclasses import dataclass
 from pbem import log
 from pbem.games import GameError
 from pbem.pace import DEFAULTS, default_key
+from pbem.turnmail import EVERY, TURN
 
 ACTOR = "standing"
+REPORTS_NOTES = {EVERY: "reports: you get a report after every move",
+                 TURN: "reports: you get a report when you are asked, when a turn begins and after your answers"}
 MAX_MOVES = 500  # standing orders answer at most this many questions in a row; then people are asked
 REROLLS = ("combat-reroll", "duel-reroll", "death-reroll")  # asked only when the roll loses or ties
 
@@ -164,7 +167,7 @@ class Answerer:
                     continue
                 self.svc.store.db.execute("UPDATE standing_orders SET uses = uses + 1 WHERE game = ? AND player = ? "
                                           "AND n = ?", (self.game["id"], name, hit[1]))
-                moves.append((move, new, ACTOR))
+                moves.append((move, new, ACTOR, events))
                 out.standing.append(str(move))
                 out.state, self.left = new, self.left - 1
                 out.events += events
@@ -179,14 +182,14 @@ def settle(svc, game: dict, played) -> None:
     auto, moves = Answerer(svc, game), []
     while auto.step(played, moves):
         pass
-    for move, st, actor in moves:
-        played.seq = games.record(svc, game, move, st, actor=actor)["seq"]
+    for move, st, actor, events in moves:
+        played.seq = games.record(svc, game, move, st, events, actor=actor)["seq"]
 
 
-# -- a mail's other lines: standing, vacation, timezone ------------------------------------------
+# -- a mail's other lines: standing, vacation, timezone, reports ---------------------------------
 
 def directives(svc, game: dict, player: str, lines: list[str], check: bool = False) -> list[str]:
-    """Carry out a mail's `standing:`, `vacation:` and `timezone:` lines, in order; returns a
+    """Carry out a mail's `standing:`, `vacation:`, `timezone:` and `reports:` lines, in order; returns a
     note on each for the reply (what was done, or why not)."""
     from pbem import clock, vacation
     from pbem.pace import seat_config
@@ -216,6 +219,11 @@ def directives(svc, game: dict, player: str, lines: list[str], check: bool = Fal
                 if not check:
                     vacation.set_timezone(svc, game, player, rest)
                 notes.append(f"timezone: times are shown in {rest}")
+            elif word == "reports":
+                how = vacation.check_reports(rest.lower())
+                if not check:
+                    vacation.set_reports(svc, game, player, how)
+                notes.append(REPORTS_NOTES[how])
         except (ValueError, GameError) as e:
             notes.append(f"{word}: {rest}: not done: {e}")
     return notes

@@ -207,6 +207,19 @@ class Store:
             params.append(upto)
         return self._all(sql + " ORDER BY seq", params)
 
+    def add_move_events(self, game: str, seq: int, events: str) -> None:
+        """What move `seq` showed (JSON, see pbem/turnmail.py); outside the hash chain:
+        the engine derives it again from the log."""
+        self.db.execute("INSERT INTO move_events (game, seq, events) VALUES (?, ?, ?)", (game, seq, events))
+
+    def move_events(self, game: str, after: int, upto: int) -> list[dict]:
+        return self._all("SELECT seq, events FROM move_events WHERE game = ? AND seq > ? AND seq <= ? ORDER BY seq",
+                         (game, after, upto))
+
+    def set_reported(self, game: str, name: str, seq: int) -> None:
+        """`name`'s reports have shown the events up to move `seq`."""
+        self.db.execute("UPDATE players SET reported_seq = ? WHERE game = ? AND name = ?", (seq, game, name))
+
     def verify_chain(self, game: str) -> list[str]:
         """What is wrong with the move log of `game` (empty: the chain holds)."""
         g = self._one("SELECT moves, seed_commitment FROM games WHERE id = ?", (game,))

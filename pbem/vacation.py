@@ -3,7 +3,8 @@ by the moderator (`pbem player vacation`), up to the game's allowance (pace.vaca
 
 A pause moves the player's open deadlines later by its length; a question that opens during
 it gets its full deadline from the pause's end (`paused_until`). Time zones are set here too:
-like a vacation, a seat's own setting, kept in the game's config.
+like a vacation, a seat's own setting, kept in the game's config, and so is when the seat
+gets reports (`reports: every`, pbem/turnmail.py).
 """
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from pbem import clock, log
 from pbem.games import GameError
 from pbem.pace import pace_of, seat_config
 from pbem.store import iso
+from pbem.turnmail import EVERY, TURN
 
 
 def vacations(svc, game_id: str, player: str) -> list[dict]:
@@ -99,6 +101,18 @@ def _set(svc, game: dict, player: str, key: str, value) -> None:
 def set_allowance(svc, game: dict, player: str, days: int) -> None:
     """The moderator's word on how many vacation days `player` has in this game."""
     _set(svc, game, player, "vacation_days", int(days))
+
+
+def check_reports(how: str) -> str:
+    """A seat's `reports` setting (pbem/turnmail.py); ValueError says how to write one."""
+    if how not in (EVERY, TURN):
+        raise ValueError('write "reports: every" (a report after every move) or "reports: turn" (the default)')
+    return how
+
+
+def set_reports(svc, game: dict, player: str, how: str) -> None:
+    """When the player gets reports (`reports: every`, `reports: turn`)."""
+    _set(svc, game, player, "reports", check_reports(how))
 
 
 def set_timezone(svc, game: dict, player: str, tz: str) -> None:

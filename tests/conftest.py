@@ -27,9 +27,11 @@ class Clock:
         return self.t
 
 
-def game_config(name="autumn", seed="test-seed", players=PLAYERS, **game) -> dict:
+def game_config(name="autumn", seed="test-seed", players=PLAYERS, characters=None, **game) -> dict:
+    """A game's config; `characters`: {player: character} for the seats that choose theirs."""
     return {"game": {"name": name, "edition": "revised4", "address": ADDRESS, "seed": seed, **game},
-            "players": [{"name": n, "email": e} for n, e in players]}
+            "players": [{"name": n, "email": e, **({"character": characters[n]} if n in (characters or {}) else {})}
+                        for n, e in players]}
 
 
 @pytest.fixture

@@ -2,7 +2,7 @@
 
 Players take turns on a ring of 12 spaces: the one whose turn it is answers `left`, `right`
 or `rest` (prompt ids grow by one); a move rolls a die, so the RNG counter advances. Each
-move also deals the mover a secret card that only they may see. With option turn_cap the
+move also deals the mover a secret card that only they may see, and ends their turn. With option turn_cap the
 game ends after that many moves. The service's own tests run on it when they must not
 depend on the rules, e.g. to count exactly what was applied.
 """
@@ -140,6 +140,8 @@ def apply(state: Game, move: Move) -> tuple[Game, list[Event]]:
     new.current = (new.current + 1) % len(new.players)
     if new.current == 0:
         new.turn += 1
+    if not (new.cap and new.moves >= new.cap):  # like the engine: a `turn` event starts each turn
+        events.append(Event("turn", f"{new.players[new.current].name}'s turn"))
     if new.cap and new.moves >= new.cap:
         new.over = True
         new.winners = [max(new.players, key=lambda p: p.gold).name]

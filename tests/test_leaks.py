@@ -4,19 +4,22 @@ with characters that start with Spells, and after every move each new mail is re
 reader gets it: it must name no Spell that another player holds at that moment and the
 reader does not (unless what the reader may see names it: a Spell cast in the open, a
 space of the same name), hold neither the seed (until the game-over mail) nor any token
-but the reader's own, and that one only in the Reply-To (and the welcome)."""
-import random
+but the reader's own, and that one only in the Reply-To (and the welcome).
+
+Players are mailed at turns, not at every move (pbem/turnmail.py): a report shows every event
+its reader may see of the moves since their last report, so what a reader may see is what
+tests/bymail.py gathered for them since then."""
 import re
 
 import pytest
 
-from pbem import bot, games, moderator, outbox, reports
-from pbem.process import handle
+from pbem import games, outbox, reports
 
-from conftest import game_config, mail, token
+from bymail import play_by_mail
+from conftest import game_config, token
 
 HEROES = [("alice", "wizard"), ("bob", "priest"), ("carol", "sorceress"), ("dave", "prophetess")]
-MOVES = 120  # per game: enough for Spells to be drawn, cast and traded
+MOVES = 200  # per game: enough for Spells to be drawn, cast and traded, and for mails at each turn
 
 
 def readable(svc, row: dict) -> str:
@@ -33,50 +36,27 @@ def named(name: str, text: str) -> bool:
     return re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text) is not None
 
 
-def play_by_mail(svc, g: str, seed: int, moves: int):
-    """Random answers (pbem.bot) played as players' mails (the moderator's by `game answer`);
-    after each move yields (state, the move's events, the mails it queued)."""
-    eng, rnd = svc.engine, random.Random(seed)
-    toks = {p["name"]: token(svc, g, p["name"]) for p in svc.store.players(g)}
-    seen = 0
-    for _ in range(moves):
-        before = games.state(svc, games.get(svc, g))
-        if before.over:
-            return
-        move = bot.choose(before, rnd)
-        line = f"{move.prompt}: {move.key}"
-        if move.player == eng.MODERATOR:
-            moderator.answer(svc, g, eng.MODERATOR, line)
-        else:
-            result = handle(svc, mail([line], sender=f"{move.player}@example.org", tok=toks[move.player], game=g))
-            assert result.status == "applied", result.outcome
-        _, events = eng.apply(before, move)  # the same events the service had (the engine is pure)
-        new = [r for r in svc.store.outbox_rows() if r["id"] > seen]
-        seen = max([seen] + [r["id"] for r in new])
-        yield games.state(svc, games.get(svc, g)), events, new
-
-
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_no_mail_leaks_another_players_spells_the_seed_or_a_token(svc, seed):
-    config = game_config(name=f"leaks-{seed}", seed=f"leak-seed-{seed}", players=[(n, f"{n}@example.org") for n, _ in HEROES])
-    for p, (_, character) in zip(config["players"], HEROES):
-        p["character"] = character
+    config = game_config(name=f"leaks-{seed}", seed=f"leak-seed-{seed}", players=[(n, f"{n}@example.org") for n, _ in HEROES],
+                         characters=dict(HEROES))
     g = games.create(svc, config)
     eng = svc.engine
     toks = {n: token(svc, g, n) for n, _ in HEROES}
     seed_text = svc.store.game(g)["seed"]
     checked = canaries = own_shown = 0
-    for state, events, new in play_by_mail(svc, g, seed, MOVES):
+    for step in play_by_mail(svc, g, seed, MOVES):
+        state = step.state
         held = spells_held(svc, state)
         public = reports.Frame(svc, state).text
-        for r in new:
+        for r in step.new:
             reader = r["player"]
             if reader is None:  # the moderator's notices: the moderator sees everything
                 continue
             text = readable(svc, svc.store.outbox_mail(r["id"]))
             asked = [p["question"] + " " + " ".join(o["text"] for o in p["options"])
                      for p in eng.view(state, reader)["prompt"]]  # e.g. the roll for a Spell one cast
-            visible = "\n".join([public, *asked, *(e.text for e in eng.filter_events(events, reader))])
+            visible = "\n".join([public, *asked, *step.since[reader]])
             canary = set().union(*(held[o] for o in held if o != reader)) - held[reader]
             canary = {s for s in canary if not named(s, visible)}
             leaked = [s for s in canary if named(s, text)]
@@ -110,14 +90,14 @@ def test_a_nemesis_game_by_mail_never_shows_a_hero_the_nemesis_hand(svc, seed):
     g = games.create(svc, config)
     eng = svc.engine
     hero_mails = hand_shown = 0
-    for state, events, new in play_by_mail(svc, g, seed, 4000):
-        hand = set(eng.view(state, NEMESIS)["players"][NEMESIS]["hand"])
-        for r in new:
+    for step in play_by_mail(svc, g, seed, 4000):
+        hand = set(eng.view(step.state, NEMESIS)["players"][NEMESIS]["hand"])
+        for r in step.new:
             text = readable(svc, svc.store.outbox_mail(r["id"]))
             if r["player"] == NEMESIS:
                 hand_shown += bool(hand) and all(named(c, text) for c in hand)
             elif r["player"] in NEMESIS_HEROES:
-                public = "\n".join(e.text for e in eng.filter_events(events, r["player"]))
+                public = "\n".join(step.since[r["player"]])
                 leaked = [c for c in hand if named(c, text) and not named(c, public)]
                 assert not leaked, (r["kind"], r["player"], leaked)
                 hero_mails += 1

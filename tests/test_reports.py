@@ -20,10 +20,8 @@ HEROES = [("alice", "alice@example.org", "wizard"), ("bob", "bob@example.org", "
 
 
 def hero_config(**game) -> dict:
-    cfg = game_config(players=[(n, e) for n, e, _ in HEROES], moderator="mod@example.org", **game)
-    for p, (_, _, character) in zip(cfg["players"], HEROES):
-        p["character"] = character
-    return cfg
+    return game_config(players=[(n, e) for n, e, _ in HEROES], characters={n: c for n, _, c in HEROES},
+                       moderator="mod@example.org", **game)
 
 
 def rows(svc, **match) -> list[dict]:
@@ -73,6 +71,14 @@ def test_snapshots_receipt_error_and_game_over(svc, heroes):
     assert_snapshot("error", rows(svc, kind="error")[-1])
     moderator.end(svc, heroes)
     assert_snapshot("gameover", rows(svc, kind="gameover", player="alice")[-1])
+
+
+def test_snapshot_a_report_at_a_turn_change(svc, heroes):
+    """carol hears nothing during alice's turn; when bob's begins she gets all of it, by turn."""
+    seen = len(rows(svc, player="carol"))
+    while len(rows(svc, player="carol")) == seen:
+        answer(svc, heroes)
+    assert_snapshot("report-turn", rows(svc, player="carol")[-1])
 
 
 def test_snapshot_moderator_digest(svc, heroes):
