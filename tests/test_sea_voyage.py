@@ -124,3 +124,18 @@ def test_random_games_begun_at_sea_keep_the_invariants_and_replay(packs):
             assert not violations(state), (seed, len(moves), violations(state))
         assert state.over
         assert api.encode(api.replay(api.decode(start), moves)) == api.encode(state)
+
+
+def test_landing_counts_from_the_city_toward_the_chapel():
+    for packs in (("sea-voyage",), ("cataclysm", "sea-voyage")):
+        ctx = Ctx(game(packs), [])
+        assert [sea_voyage.landing_space(ctx, r) for r in range(1, 7)] == \
+            ["city", "woods-2", "plains", "crags", "fields-2", "chapel"]
+
+
+def test_the_pirate_character_adds_one_to_the_ship(monkeypatch):
+    state = game(setup={"alice": ALICE_AT_SEA, "bob": {"voyage": {"phase": "out", "ship": "kogge", "rations": 1}}})
+    ctx = Ctx(state, [])
+    assert sea_voyage.ship_strength(ctx, 1) == 1 + 1  # the troll's Strength 6: +1
+    monkeypatch.setitem(sea_voyage.settings(), "pirate_characters", ["troll"])
+    assert sea_voyage.ship_strength(ctx, 1) == 1 + 1 + 1
