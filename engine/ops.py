@@ -10,7 +10,7 @@ from typing import Any, Callable
 
 from engine import packs, rng
 from engine.state import Option
-from engine.rules import stats
+from engine.rules import spells, stats
 from engine.rules.items import check_alignment_items, discard, discard_spells_over_limit, drop_excess, gain_object
 from engine.rules.machine import TASKS, Ctx, fate_reroll, on_answer, task
 from engine.rules.setup import draw_spell
@@ -134,8 +134,11 @@ def gain(ctx, i, o, meta):
 
 @op("lose")
 def lose(ctx, i, o, meta):
-    for j in targets(ctx, i, o.get("who", "self")):
+    js = targets(ctx, i, o.get("who", "self"))
+    for j in js:
         change(ctx, j, o["what"], -o.get("n", 1))
+    if o["what"] == "life":  # after every loss (the drawer's may end the turn): Healing windows
+        spells.all_wounded(ctx, js)
 
 
 @op("heal")
@@ -320,13 +323,13 @@ def miss_turn(ctx, i, o, meta):
         # are left unresolved, else the next turn is missed (base-game.md §3.1).
         if any(t.op == "resolve-cards" and t.a.get("todo") for t in ctx.s.stack):
             ctx.player(i).miss -= 1
-        ctx.end_turn()
+        spells.finish_turn(ctx)
 
 
 @op("end-turn")
 def end_turn(ctx, i, o, meta):
     if ctx.s.current == i:  # a card met on another's turn (Pandora's Box) ends nobody's turn
-        ctx.end_turn()
+        spells.finish_turn(ctx)
 
 
 @op("toad")

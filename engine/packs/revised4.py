@@ -11,7 +11,7 @@ from engine.rules.items import discard
 from engine.rules.machine import Ctx, on_answer, task
 
 HOOKED = {"alchemist", "hag", "gnome", "mercenary", "poltergeist", "amulet", "cross", "orb-of-knowledge",
-          "potion-of-strength", "runesword", "build-raft"}
+          "potion-of-strength", "runesword", "build-raft", "wanders"}
 
 
 def holds(ctx: Ctx, i: int, hook: str) -> str | None:
@@ -166,6 +166,9 @@ def redraw(ctx: Ctx, prompt, key, arg, who) -> None:
     if new:
         ctx.s.spaces[space].append(new)
         ctx.emit("draw", f"{who} discards {ctx.content.cards[key].name} and draws {ctx.content.cards[new].name}.", player=who)
+        if ctx.content.cards[new].hook == "wanders":  # the Hermit moves off at once
+            from engine.rules.encounter import wander
+            wander(ctx, i, new)
 
 
 def portal_dice(ctx: Ctx, i: int, attr: str) -> int:

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from engine import packs, rng
 from engine.state import Option
-from engine.rules import stats
-from engine.rules.machine import Ctx, fate_reroll, on_answer, task
+from engine.rules import spells, stats
+from engine.rules.machine import Ctx, fate_reroll, offer_reroll, on_answer, task
 from engine.rules.turn import lose_life
 from engine.packs import revised4 as hooks
 
@@ -30,7 +30,9 @@ def can_evade(ctx: Ctx, i: int) -> bool:
 
 def evade_spells(ctx: Ctx, i: int) -> list[str]:
     p = ctx.player(i)
-    return [s for s in dict.fromkeys(p.spells) if ctx.content.cards[s].hook in ("invisibility", "immobility")] if not p.toad else []
+    if not p.spells or not spells.may_cast(ctx, i):
+        return []
+    return [s for s in dict.fromkeys(p.spells) if ctx.content.cards[s].hook in ("invisibility", "immobility")]
 
 
 @task("fight")
@@ -49,7 +51,7 @@ def fight(ctx: Ctx, t) -> None:
         if can_evade(ctx, i):
             opts.append(Option("evade", f"evade {a['name']}"))
         opts += [Option(f"cast-{s}", f"cast {ctx.content.cards[s].name} to evade") for s in evade_spells(ctx, i)]
-    if kind == "battle" and not p.toad and a.get("spells", True):
+    if kind == "battle" and p.spells and a.get("spells", True) and spells.may_cast(ctx, i):
         opts += [Option(f"cast-{s}", f"cast {ctx.content.cards[s].name}") for s in dict.fromkeys(p.spells)
                  if ctx.content.cards[s].hook == "psionic-blast"]
     opts += hooks.fight_options(ctx, i, a)
@@ -76,6 +78,7 @@ def fight_answer(ctx: Ctx, prompt, key, arg, who) -> None:
         hook = ctx.content.cards[spell].hook
         p.spells.remove(spell)
         ctx.s.discards["spell"].append(spell)
+        spells.casting(ctx, i)
         ctx.emit("cast", f"{p.name} casts {ctx.content.cards[spell].name}.", player=p.name, card=spell)
         if hook == "psionic-blast":
             roll_task.a["bonus"] = roll_task.a.get("bonus", 0) + stats.craft(ctx, p)
@@ -147,29 +150,86 @@ def combat_resolve(ctx: Ctx, t) -> None:
         ctx.emit("standoff", f"{p.name} and {a['name']} stand off.", player=p.name)
         if a.get("on_standoff"):
             ctx.push(a["on_standoff"], i, **a.get("on_win_args", {}))
-        ctx.end_turn() if a.get("ends_turn", True) else None
+        if a.get("ends_turn", True):
+            spells.finish_turn(ctx)
         return
     ctx.emit("lose-fight", f"{a['name']} beats {p.name}.", player=p.name)
-    if a.get("damage", 1) and not (battle and armour_saves(ctx, i)):  # a place (damage 0) takes no life
-        lose_life(ctx, i, a.get("damage", 1), f" to {a['name']}")
-    if p.alive and a.get("on_loss_task"):
-        ctx.push(a["on_loss_task"], i, **a.get("on_win_args", {}))
+    # The turn's end comes first: what the loss still asks (an armour reroll, Healing) is
+    # pushed above the end-turn task and runs before it.
     if a.get("ends_turn", True):
-        ctx.end_turn()
+        spells.finish_turn(ctx)
+    elif a.get("on_loss_task"):
+        ctx.push("after-loss", i, task=a["on_loss_task"], args=a.get("on_win_args", {}))
+    if a.get("damage", 1):  # a place (damage 0) takes no life
+        hurt(ctx, i, a.get("damage", 1), f" to {a['name']}", battle)
+
+
+@task("after-loss")
+def after_loss(ctx: Ctx, t) -> None:
+    if ctx.player(t.p).alive:
+        ctx.push(t.a["task"], t.p, **t.a["args"])
+
+
+def armour_value(ctx: Ctx, i: int) -> int | None:
+    """The best armour the character wears (battle only, one armour): the lowest roll that saves."""
+    p = ctx.player(i)
+    if not (p.objects or p.followers) or stats.has_ability(ctx, p, "no-weapons-armour"):
+        return None
+    values = [c.prop("armour") for c in stats.items(ctx, p) if c.prop("armour")]
+    return min(values) if values else None
+
+
+def hurt(ctx: Ctx, i: int, n: int, cause: str, battle: bool, then: tuple | None = None) -> None:
+    """Lose `n` lives unless armour saves them (battle). The armour's roll is the holder's own
+    die: when it fails and they hold fate, they may reroll it (§16.1). `then` = (op, player,
+    args) runs after a life is really lost."""
+    need = armour_value(ctx, i) if battle else None
+    if need is None:
+        lose_lives(ctx, i, n, cause, then)
+        return
+    roll = rng.die(ctx.s)
+    p = ctx.player(i)
+    args = {"dice": [roll], "need": need, "n": n, "cause": cause, "first": roll}
+    if then:
+        args["after"] = list(then)
+    if roll < need and stats.fate(ctx, p):
+        ctx.emit("armour", f"{p.name}'s armour roll: {roll} (not saved).", player=p.name)
+        offer_reroll(ctx, i, f"Your armour roll is {roll}: it saves on {need} or more. Spend 1 fate to reroll it?",
+                     "armour-resolve", **args)
+        return
+    args["first"] = None
+    ctx.push("armour-resolve", i, **args)
+
+
+@task("armour-resolve")
+def armour_resolve(ctx: Ctx, t) -> None:
+    i, a = t.p, t.a
+    p = ctx.player(i)
+    roll = a["dice"][0]
+    saved = roll >= a["need"]
+    if roll != a.get("first"):  # not shown yet: no reroll was asked, or the reroll changed it
+        ctx.emit("armour", f"{p.name}'s armour roll: {roll} ({'saved' if saved else 'not saved'}).", player=p.name)
+    if not saved:
+        lose_lives(ctx, i, a["n"], a["cause"], a.get("after"))
+
+
+def lose_lives(ctx: Ctx, i: int, n: int, cause: str, then) -> None:
+    lose_life(ctx, i, n, cause)
+    if ctx.s.over:
+        return  # the last character standing has won
+    spells.wounded(ctx, i)
+    if then:
+        ctx.push(then[0], then[1], **then[2])
 
 
 def armour_saves(ctx: Ctx, i: int) -> bool:
-    """The best armour the character wears may save the life (battle only, one armour)."""
-    p = ctx.player(i)
-    if stats.has_ability(ctx, p, "no-weapons-armour"):
+    """The armour roll with no reroll (kept for callers that cannot wait for an answer)."""
+    need = armour_value(ctx, i)
+    if need is None:
         return False
-    values = [c.prop("armour") for c in stats.items(ctx, p) if c.prop("armour")]
-    if not values:
-        return False
-    need = min(values)
     roll = rng.die(ctx.s)
     saved = roll >= need
-    ctx.emit("armour", f"{p.name}'s armour roll: {roll} ({'saved' if saved else 'not saved'}).", player=p.name)
+    ctx.emit("armour", f"{ctx.name(i)}'s armour roll: {roll} ({'saved' if saved else 'not saved'}).", player=ctx.name(i))
     return saved
 
 
@@ -182,20 +242,48 @@ def attack(ctx: Ctx, t) -> None:
     opts = [Option("battle", f"attack {q.name} in battle")]
     if stats.has_ability(ctx, p, "psychic-attacks-on-characters") and not t.a.get("battle_only"):
         opts.append(Option("psychic", f"attack {q.name} in psychic combat"))
+    immobile = t.a.get("immobile", False)
+    if not immobile and "immobility" in p.spells and spells.may_cast(ctx, i) and not hooks.shielded(ctx, j):
+        opts.append(Option("cast-immobility", f"first cast Immobility on {q.name}: no evading, no Spells, no die"))
     ctx.ask(i, "attack-kind", f"You attack {q.name}. Battle or psychic combat?", opts, target=j,
-            life_only=t.a.get("life_only", False))
+            life_only=t.a.get("life_only", False), battle_only=t.a.get("battle_only", False), immobile=immobile)
 
 
 @on_answer("attack-kind")
 def attack_kind(ctx: Ctx, prompt, key, arg, who) -> None:
     i, j = ctx.index(who), prompt.data["target"]
-    ctx.push("duel-roll", i, target=j, psychic=key == "psychic", life_only=prompt.data.get("life_only", False))
+    if key == "cast-immobility":
+        # Immobility on a character: "that character can do nothing this turn". In a duel
+        # the defender neither evades nor casts, and rolls no die for its score.
+        p = ctx.player(i)
+        ctx.push("attack", i, target=j, battle_only=prompt.data.get("battle_only", False),
+                 life_only=prompt.data.get("life_only", False))  # "immobile" once the Spell holds
+        p.spells.remove("immobility")
+        ctx.s.discards["spell"].append("immobility")
+        spells.casting(ctx, i)
+        ctx.emit("cast", f"{p.name} casts Immobility on {ctx.name(j)}.", player=p.name, card="immobility")
+        ctx.push("immobilise", i, target=j, name="Immobility")  # Counterspell cancels this task
+        spells.offer_counterspell(ctx, i, "Immobility")
+        return
+    immobile = prompt.data.get("immobile", False)
+    ctx.push("duel-roll", i, target=j, psychic=key == "psychic", life_only=prompt.data.get("life_only", False),
+             immobile=immobile)
+    if immobile:
+        return  # the defender can do nothing: no evading, no Spells
     q = ctx.player(j)
     opts = [Option("defend", "defend yourself")]
     opts += [Option(f"cast-{s}", f"cast {ctx.content.cards[s].name} to evade") for s in evade_spells(ctx, j)]
     if can_evade(ctx, j):
         opts.append(Option("evade", "evade the attack"))
     ctx.ask(j, "defend", f"{who} attacks you ({'psychic combat' if key == 'psychic' else 'battle'}).", opts)
+
+
+@task("immobilise")
+def immobilise(ctx: Ctx, t) -> None:
+    attack_task = ctx.s.stack[-1]  # the attack, asked again below this task
+    attack_task.a["immobile"] = True
+    ctx.emit("immobility", f"{ctx.name(t.a['target'])} is immobilised and can do nothing this turn.",
+             player=ctx.name(t.a["target"]))
 
 
 @on_answer("defend")
@@ -207,6 +295,7 @@ def defend(ctx: Ctx, prompt, key, arg, who) -> None:
     if key.startswith("cast-"):
         q.spells.remove(key[5:])
         ctx.s.discards["spell"].append(key[5:])
+        spells.casting(ctx, j)
     duel = ctx.s.stack.pop()
     ctx.emit("evade", f"{q.name} evades {ctx.name(duel.p)}'s attack.", player=q.name)
 
@@ -222,7 +311,7 @@ def duel_roll(ctx: Ctx, t) -> None:
     p = ctx.player(i)
     a_roll = max(rng.dice(ctx.s, 2 if not psychic and stats.has_ability(ctx, p, "warrior-two-dice") else 1))
     # The Assassin's victim may not roll for its attack score.
-    d_roll = 0 if not psychic and stats.has_ability(ctx, p, "assassin-no-defence") else \
+    d_roll = 0 if t.a.get("immobile") or (not psychic and stats.has_ability(ctx, p, "assassin-no-defence")) else \
         max(rng.dice(ctx.s, 2 if not psychic and stats.has_ability(ctx, ctx.player(j), "warrior-two-dice") else 1))
     ctx.push("duel-resolve", i, target=j, psychic=psychic, a=a_roll, d=d_roll, life_only=t.a.get("life_only", False))
     ctx.emit("combat", f"{p.name} rolls {a_roll}; {ctx.name(j)} rolls {d_roll}.")
@@ -280,15 +369,11 @@ def reward(ctx: Ctx, prompt, key, arg, who) -> None:
     w, lose = ctx.index(who), prompt.data["loser"]
     winner, loser = ctx.player(w), ctx.player(lose)
     if key == "life":
-        if not prompt.data["psychic"] and armour_saves(ctx, lose):
-            return
-        lose_life(ctx, lose, 1, f" to {winner.name}")
-        if stats.has_ability(ctx, winner, "ghoul-life-drain") and not ctx.s.counters.get("no-healing"):  # Pandora's Box
-            winner.life += 1
-        hooks.life_taken(ctx, w, not prompt.data["psychic"])
-        winner.flags["took-life"] = 1
-        if not loser.alive:
-            ctx.emit("loot", f"{winner.name} may take what {loser.name} left.", player=winner.name)
+        if ctx.s.current == lose:
+            spells.finish_turn(ctx)  # first: what the loss still asks runs before the turn's end
+        hurt(ctx, lose, 1, f" to {winner.name}", not prompt.data["psychic"],
+             then=("life-taken", w, {"loser": lose, "psychic": prompt.data["psychic"]}))
+        return
     elif key == "gold":
         loser.gold -= 1
         winner.gold += 1
@@ -299,4 +384,17 @@ def reward(ctx: Ctx, prompt, key, arg, who) -> None:
         gain_object(ctx, w, key)
         ctx.emit("take", f"{winner.name} takes {ctx.content.cards[key].name} from {loser.name}.")
     if ctx.s.current == lose:
-        ctx.end_turn()
+        spells.finish_turn(ctx)
+
+
+@task("life-taken")
+def life_taken(ctx: Ctx, t) -> None:
+    """The winner of a duel took a life (armour did not save it)."""
+    w, lose = t.p, t.a["loser"]
+    winner, loser = ctx.player(w), ctx.player(lose)
+    if stats.has_ability(ctx, winner, "ghoul-life-drain") and not ctx.s.counters.get("no-healing"):  # Pandora's Box
+        winner.life += 1
+    hooks.life_taken(ctx, w, not t.a["psychic"])
+    winner.flags["took-life"] = 1
+    if not loser.alive:
+        ctx.emit("loot", f"{winner.name} may take what {loser.name} left.", player=winner.name)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from engine import packs, rng
 from engine.state import Option
-from engine.rules import stats
+from engine.rules import items, spells, stats
 from engine.rules.items import discard, gain_object
 from engine.rules.machine import Ctx, on_answer, task
 from engine.packs import revised4 as hooks
@@ -34,10 +34,64 @@ def encounter(ctx: Ctx, t) -> None:
         flip_remnants(ctx, i)  # before deciding what to encounter
     if packs.call(ctx.s, "arrived", ctx, i):
         return  # the pack's rule replaced the encounter (Nemesis: the Lair of the Beast)
+    if "destruction" in p.spells and after_move(ctx, i):
+        return
+    choose_encounter(ctx, i)
+
+
+def after_move(ctx: Ctx, i: int) -> bool:
+    """Destruction may be cast "after your move": asked, before the encounter, of its holder
+    when an Adventure card lies on the space moved to (elsewhere it could as well have been
+    cast at the start of the turn). True if the window opened (the encounter waits below it)."""
+    if not destruction_here(ctx, i):
+        return False
+    ctx.push("encounter-choose", i)
+    ask_after_move(ctx, i)
+    return True
+
+
+def destruction_here(ctx: Ctx, i: int) -> bool:
+    p = ctx.player(i)
+    lying = ctx.s.spaces.get(p.space)
+    return bool(lying) and "destruction" in p.spells and stats.region(ctx, p.space) in ("outer", "middle") \
+        and not spells.blocked(ctx, i) and any(ctx.content.adventure(c) for c in lying)
+
+
+@task("after-move")
+def ask_again_after_move(ctx: Ctx, t) -> None:
+    if destruction_here(ctx, t.p):  # after a ditch: asked anew (the Spell may have gone with the Craft)
+        ask_after_move(ctx, t.p)
+
+
+def ask_after_move(ctx: Ctx, i: int) -> None:
+    ctx.ask(i, "after-move", f"You have moved to {ctx.space(ctx.player(i).space).name}. Cast Destruction before you encounter?",
+            [Option("cast-destruction", "cast Destruction: discard a faceup Adventure card")]
+            + spells.ditch_option(ctx, i) + [Option("no", "go on to the encounter")])
+
+
+@on_answer("after-move")
+def after_move_answer(ctx: Ctx, prompt, key, arg, who) -> None:
+    i = ctx.index(who)
+    if key == "ditch":
+        items.ditch_answer(ctx, prompt, arg, i, again="after-move")
+    elif key == "cast-destruction":
+        spells.cast(ctx, i, "destruction")
+
+
+@task("encounter-choose")
+def encounter_choose(ctx: Ctx, t) -> None:
+    choose_encounter(ctx, t.p)
+
+
+def choose_encounter(ctx: Ctx, i: int) -> None:
+    """The space or another character: asked only with something to choose."""
+    p = ctx.player(i)
+    if not p.alive:
+        return
     special = packs.call(ctx.s, "encounter_options", ctx, i)  # Nemesis: villains, sites, no attacks on heroes
     if special is not None:
         if special:
-            ctx.ask(i, "encounter", "What do you encounter?", special)
+            ctx.ask(i, "encounter", "What do you encounter?", special + spells.ditch_option(ctx, i))
         else:
             ctx.push("encounter-space", i)
         return
@@ -55,7 +109,7 @@ def encounter(ctx: Ctx, t) -> None:
     for verb, ability in (("steal", "thief-steal"), ("beguile", "sorceress-beguile")):
         if stats.has_ability(ctx, p, ability):
             opts += [Option(f"{verb}-{ctx.name(j)}", f"try to {verb} from {ctx.name(j)} (4-6 succeeds)") for j in others]
-    ctx.ask(i, "encounter", "What do you encounter?", opts)
+    ctx.ask(i, "encounter", "What do you encounter?", opts + spells.ditch_option(ctx, i))
 
 
 def flip_remnants(ctx: Ctx, i: int) -> None:
@@ -76,6 +130,9 @@ def must_attack(ctx: Ctx, prompt, key, arg, who) -> None:
 @on_answer("encounter")
 def encounter_answer(ctx: Ctx, prompt, key, arg, who) -> None:
     i = ctx.index(who)
+    if key == "ditch":
+        items.ditch_answer(ctx, prompt, arg, i)
+        return
     verb, _, name = key.partition("-")
     if packs.call(ctx.s, "encounter_choice", ctx, i, key):
         return
@@ -141,10 +198,30 @@ def draw_to(ctx: Ctx, t) -> None:
         lying.append(card)
         drawn.append(card)
         ctx.emit("draw", f"{p.name} draws {ctx.content.cards[card].name}.", player=p.name, card=card)
+        if ctx.content.cards[card].hook == "wanders":
+            wander(ctx, t.p, card)
     if drawn and hooks.redraw_allowed(ctx, t.p):
         ctx.push("offer-redraw", t.p, drawn=drawn)
     if drawn and ctx.s.packs:
         packs.call(ctx.s, "drawn", ctx, t.p, drawn)  # The Lost Realms' Hunt: swap one for a Nether card
+
+
+def wander(ctx: Ctx, i: int, card: str) -> None:
+    """A card that moves itself when drawn (the Hermit: `wander`, a die table of spaces) is
+    dealt with first and does not affect the character who drew it (base-game.md §3.1). A
+    space not on the board, or under Terrain: it stays where it was drawn."""
+    p = ctx.player(i)
+    c = ctx.content.cards[card]
+    r = rng.die(ctx.s)
+    dest = c.prop("wander", {}).get(str(r))
+    ok = dest in ctx.content.board.spaces and not ctx.covered(dest) and dest != p.space
+    if ok:
+        ctx.s.spaces[p.space].remove(card)
+        ctx.s.spaces.setdefault(dest, []).append(card)
+    else:
+        items.pass_over(ctx, i, card)
+    ctx.emit("wander", f"{c.name} rolls {r} and " + (f"goes to {ctx.space(dest).name}." if ok else "stays here."),
+             card=card, roll=r)
 
 
 def in_order(ctx: Ctx, space: str) -> list[str]:
@@ -156,6 +233,17 @@ def in_order(ctx: Ctx, space: str) -> list[str]:
         card = cards[c]
         return (ORDER.get(card.type, 5), card.number if card.type == "enemy" else 0)
     return sorted(ctx.s.spaces.get(space, []), key=rank)
+
+
+def to_meet(ctx: Ctx, i: int) -> list[str]:
+    """The cards the character meets on its space, in order: not what it left there itself
+    this turn (it cannot pick ditched items up again that turn)."""
+    todo = in_order(ctx, ctx.player(i).space)
+    skip = items.not_now(ctx, i)
+    for c in skip:
+        if c in todo:
+            todo.remove(c)
+    return todo
 
 
 def next_group(ctx: Ctx, todo: list[str]) -> tuple[list[str], list[str]]:
@@ -194,7 +282,7 @@ def resolve_cards(ctx: Ctx, t) -> None:
         ctx.emit("take", f"{p.name} picks up {gold} gold.", player=p.name)
     todo = t.a.get("todo")
     if todo is None:
-        todo = in_order(ctx, p.space)
+        todo = to_meet(ctx, i)
     group = []
     while todo and not group:
         group, todo = next_group(ctx, todo)
@@ -237,6 +325,12 @@ def take(ctx: Ctx, i: int, slug: str) -> None:
         return  # a Toad takes nothing: it stays on the space
     if card.type != "follower" and (stats.full(ctx, p, slug) or card.prop("forbid") == p.alignment):
         ctx.emit("leave-object", f"{p.name} cannot take {card.name}; it stays on the space.", player=p.name)
+        swap = [c for c in items.ditchable(ctx, i) if c in p.objects and not ctx.content.cards[c].prop("trinket")] \
+            if card.prop("forbid") != p.alignment else []
+        if swap:  # a real choice, asked only at the limit: leave one of yours to make room
+            ctx.ask(i, "swap", f"You carry all you can. Leave one of your Objects here and take {card.name} instead?",
+                    [Option(c, f"leave {ctx.content.cards[c].name} and take {card.name}") for c in swap]
+                    + [Option("no", f"keep what you carry; {card.name} stays")], card=slug)
         return
     lying.remove(slug)
     gain_object(ctx, i, slug)
@@ -244,6 +338,17 @@ def take(ctx: Ctx, i: int, slug: str) -> None:
     hooks.taken(ctx, i, slug)
     if card.effect:
         ctx.push("effect", i, ops=card.effect, source=card.name, card=slug)
+
+
+@on_answer("swap")
+def swap(ctx: Ctx, prompt, key, arg, who) -> None:
+    i = ctx.index(who)
+    p = ctx.player(i)
+    card = prompt.data["card"]
+    if key == "no" or card not in ctx.s.spaces.get(p.space, []):
+        return
+    items.ditch(ctx, i, key)
+    take(ctx, i, card)
 
 
 @task("discard-from-space")  # no longer pushed; kept so games saved with it on the stack resume

@@ -1,8 +1,11 @@
 """Objects, Followers and gold changing hands; where a card goes when discarded (§7)."""
 from __future__ import annotations
 
+from engine.state import Option
 from engine.rules import stats
-from engine.rules.machine import Ctx
+from engine.rules.machine import Ctx, on_answer
+
+FORCED = ("hag", "poltergeist")  # Followers that cannot be sent away at will (their hooks)
 
 
 def discard(ctx: Ctx, card: str) -> None:
@@ -56,3 +59,99 @@ def discard_spells_over_limit(ctx: Ctx, i: int) -> None:
     while len(p.spells) > keep and not p.toad:
         ctx.s.discards["spell"].append(p.spells.pop())
         ctx.emit("discard", f"{p.name} discards a Spell over the limit.", player=p.name)
+
+
+# -- ditching (base-game.md §3.1, docs/rules-decisions.md §16.6) --------------------------------
+
+def ditchable(ctx: Ctx, i: int) -> list[str]:
+    """What the character may leave on its space on purpose: its Objects and Followers, but
+    not the Followers that force themselves on it (the Hag, the Poltergeist)."""
+    p = ctx.player(i)
+    if not (p.objects or p.followers) or not p.space or not p.alive:
+        return []
+    cards = ctx.content.cards
+    return [c for c in dict.fromkeys(p.objects + p.followers) if cards[c].hook not in FORCED]
+
+
+def not_now(ctx: Ctx, i: int) -> list[str]:
+    """Cards on its space the character may not meet or take again this turn: what it ditched
+    (and a wandering card that stayed where it drew it)."""
+    mark = ctx.player(i).flags.get("not-now")
+    return mark[1] if mark and mark[0] == ctx.s.turn else []
+
+
+def pass_over(ctx: Ctx, i: int, card: str) -> None:
+    p = ctx.player(i)
+    p.flags["not-now"] = [ctx.s.turn, not_now(ctx, i) + [card]]  # a new list: flags are copied shallowly
+
+
+def ditch(ctx: Ctx, i: int, card: str) -> None:
+    """Leave an Object or Follower faceup on the space; it counts toward draw-to-N there."""
+    p = ctx.player(i)
+    (p.objects if card in p.objects else p.followers).remove(card)
+    ctx.s.spaces.setdefault(p.space, []).append(card)
+    pass_over(ctx, i, card)
+    ctx.emit("ditch", f"{p.name} leaves {ctx.content.cards[card].name} on {ctx.space(p.space).name}.",
+             player=p.name, card=card)
+    if ctx.content.cards[card].prop("carry"):  # a Mule left behind: what it carried stays too
+        before = list(p.objects)
+        drop_excess(ctx, i)
+        for c in p.objects:
+            before.remove(c)
+        for c in before:  # dropped with it: not to be picked up again this turn either
+            pass_over(ctx, i, c)
+    discard_spells_over_limit(ctx, i)  # Craft a card gave is gone with it
+
+
+def card_named(ctx: Ctx, cards: list[str], text: str | None) -> str | None:
+    """The card among `cards` a player named in an answer's argument (slug or name)."""
+    if not text:
+        return None
+    want = text.strip().lower().replace("'", "").replace(" ", "-")
+    return want if want in cards else None
+
+
+def ditch_answer(ctx: Ctx, prompt, arg: str | None, i: int, again: str | None = None) -> None:
+    """The answer `ditch` (or `ditch <card>`) to a question of the player's own turn: leave
+    the card, then the question is asked again: by the task `again`, which builds it anew
+    (where what the player holds decides its options), or else as it was. Without a card
+    named: which one?"""
+    back = {"again": again} if again else {
+        "kind": prompt.kind, "question": prompt.question,
+        "options": [[o.key, o.text] for o in prompt.options], "data": dict(prompt.data)}
+    card = card_named(ctx, ditchable(ctx, i), arg)
+    if card:
+        ditch(ctx, i, card)
+        reopen(ctx, i, back)
+    else:
+        ask_ditch(ctx, i, back)
+
+
+def ask_ditch(ctx: Ctx, i: int, back: dict) -> None:
+    cards = ditchable(ctx, i)
+    if not cards:
+        reopen(ctx, i, back)
+        return
+    ctx.ask(i, "ditch", "What do you leave on your space? (You cannot pick it up again this turn.)",
+            [Option(c, f"leave {ctx.content.cards[c].name}") for c in cards] + [Option("done", "leave nothing more")],
+            back=back)
+
+
+@on_answer("ditch")
+def ditch_which(ctx: Ctx, prompt, key, arg, who) -> None:
+    i = ctx.index(who)
+    if key == "done":
+        reopen(ctx, i, prompt.data["back"])
+        return
+    ditch(ctx, i, key)
+    ask_ditch(ctx, i, prompt.data["back"])
+
+
+def reopen(ctx: Ctx, i: int, back: dict) -> None:
+    """Ask the question the player answered with `ditch` again (the work it resumes is still
+    on the stack, untouched)."""
+    if "again" in back:
+        ctx.push(back["again"], i)
+        return
+    opts = [Option(k, t) for k, t in back["options"] if k != "ditch" or ditchable(ctx, i)]
+    ctx.ask(i, back["kind"], back["question"], opts, **back["data"])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from engine import rng
 from engine.state import Option
-from engine.rules import stats
+from engine.rules import spells, stats
 from engine.rules.items import discard
 from engine.rules.machine import Ctx, fate_reroll, offer_reroll, on_answer, task
 from engine.rules.movement import place
@@ -241,9 +241,10 @@ def command_spell(ctx: Ctx, t) -> None:
     r = rng.die(ctx.s)
     ctx.emit("command", f"{ctx.name(t.p)} rolls {r} for the Command Spell.", player=ctx.name(t.p), roll=r)
     if r >= command_spell_low(ctx):
-        for j, q in enumerate(ctx.s.players):
-            if j != t.p and q.alive:
-                lose_life(ctx, j, 1, " to the Command Spell")
+        hit = [j for j, q in enumerate(ctx.s.players) if j != t.p and q.alive and not q.flags.get("apart")]  # apart: the Timescape
+        for j in hit:
+            lose_life(ctx, j, 1, " to the Command Spell")
+        spells.all_wounded(ctx, hit)
 
 
 def command_spell_low(ctx: Ctx) -> int:
@@ -263,6 +264,7 @@ def crown_attack(ctx: Ctx, prompt, key, arg, who) -> None:
 def quest_check(ctx: Ctx, t) -> None:
     """A Warlock quest done: teleport to the Cave and gain a Talisman if one remains."""
     p = ctx.player(t.p)
+    spells.turn_ends(ctx, t.p)  # the last task of a whole turn: the end-of-turn Spell window
     if not p.alive or not p.quest:
         return
     card = ctx.content.cards.get(p.quest)  # a Warlock Quest card, or a roll of the table

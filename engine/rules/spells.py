@@ -1,16 +1,18 @@
-"""Casting Spells on your own turn (base-game.md §7, base-cards.md §3).
+"""Casting Spells (base-game.md §7, base-cards.md §3).
 
-Windows: the start of your turn (`when = "start"` or `"any"`), instead of moving (`"move"`),
-before a fight (`"combat"`, offered by the fight prompt). Reactions: Counterspell is offered
-to its holder whenever another character casts a Spell; Preservation is cast for its holder
-when a life loss would kill them (turn.lose_life). See docs/rules-decisions.md.
+Windows on your own turn: the start (`when = "start"` or `"any"`), instead of moving
+(`"move"`), before a fight (`"combat"`, offered by the fight prompt), after the move
+(Destruction, encounter.py) and at the end (Destroy Magic). On another player's turn:
+Counterspell whenever someone casts a Spell; Healing after you lose a life; evading or
+Immobility when attacked; Preservation when a life loss would kill (turn.lose_life). On
+another player's turn each character casts at most one Spell (`may_cast`). See
+docs/rules-decisions.md §16.2.
 """
 from __future__ import annotations
 
 from engine import packs
 from engine.state import Option
-from engine.rules import stats
-from engine.rules.items import discard
+from engine.rules import items, stats
 from engine.rules.machine import Ctx, on_answer, task
 from engine.packs import revised4 as hooks
 
@@ -24,9 +26,32 @@ def spell_hook(name: str):
     return register
 
 
+def blocked(ctx: Ctx, j: int) -> bool:
+    """A Toad casts nothing; while another's Destroy Magic lasts nobody casts."""
+    p = ctx.player(j)
+    if p.toad or (p.flags and p.flags.get("no-magic")):  # no-magic: a pack's rule (the Timescape)
+        return True
+    effects = ctx.s.effects
+    return bool(effects) and any(e["name"] == "destroy-magic" and e["by"] != p.name for e in effects)
+
+
+def may_cast(ctx: Ctx, j: int) -> bool:
+    """Whether j may cast a Spell now: on another player's turn only one per turn (§7; a
+    Counterspell counts, the Command Spell is not a card)."""
+    if blocked(ctx, j):
+        return False
+    return j == ctx.s.current or ctx.player(j).flags.get("cast-turn") != ctx.s.turn
+
+
+def casting(ctx: Ctx, j: int) -> None:
+    """Count a Spell cast: on another player's turn it is that turn's one."""
+    if j != ctx.s.current:
+        ctx.player(j).flags["cast-turn"] = ctx.s.turn
+
+
 def castable_at_start(ctx: Ctx, i: int) -> list[str]:
     p = ctx.player(i)
-    if p.toad or any(e["name"] == "destroy-magic" and e["by"] != p.name for e in ctx.s.effects):
+    if blocked(ctx, i):
         return []
     out = []
     for s in dict.fromkeys(p.spells):
@@ -40,12 +65,26 @@ def castable_at_start(ctx: Ctx, i: int) -> list[str]:
 def start_spells(ctx: Ctx, t) -> None:
     """Before moving: cast Spells, or use a card that acts at the start of the turn."""
     p = ctx.player(t.p)
+    if ctx.s.effects:
+        own_destroy_magic_ends(ctx, t.p)
     if not (p.spells or p.objects or p.followers or p.hand or p.area):
         return
     opts = [Option(f"cast-{s}", f"cast {ctx.content.cards[s].name}") for s in castable_at_start(ctx, t.p)]
     opts += hooks.start_options(ctx, t.p) + (packs.call(ctx.s, "start_options", ctx, t.p) or [])
     if opts:
-        ctx.ask(t.p, "start-spell", "Before you move: cast a Spell or use a card?", opts + [Option("done", "go on to move")])
+        ctx.ask(t.p, "start-spell", "Before you move: cast a Spell or use a card?",
+                opts + ditch_option(ctx, t.p) + [Option("done", "go on to move")])
+
+
+def own_destroy_magic_ends(ctx: Ctx, i: int) -> None:
+    """Destroy Magic lasts until the start of its caster's next turn (not the turn it was cast in)."""
+    name, turn = ctx.name(i), ctx.s.turn
+
+    def ending(e):
+        return e["name"] == "destroy-magic" and e["by"] == name and e.get("turn") != turn
+    if any(ending(e) for e in ctx.s.effects):
+        ctx.s.effects = [e for e in ctx.s.effects if not ending(e)]
+        ctx.emit("lasting-ends", f"{name}'s Destroy Magic ends.")
 
 
 @on_answer("start-spell")
@@ -53,21 +92,35 @@ def start_spell(ctx: Ctx, prompt, key, arg, who) -> None:
     if key == "done":
         return
     i = ctx.index(who)
+    if key == "ditch":
+        items.ditch_answer(ctx, prompt, arg, i, again="start-spells")  # a Spell may go with the Craft
+        return
     ctx.push("start-spells", i)  # ask again after this one: several may be cast
     if key.startswith("cast-"):
-        cast(ctx, i, key[5:], None)
+        cast(ctx, i, key[5:], arg)
     elif not packs.call(ctx.s, "start_choice", ctx, i, key):
         hooks.start_choice(ctx, i, key)
 
 
-def cast(ctx: Ctx, i: int, spell: str, target) -> None:
-    """Discard the Spell, give a Counterspell holder the chance to cancel it, then resolve it."""
+def ditch_option(ctx: Ctx, i: int) -> list[Option]:
+    return [Option("ditch", "leave an Object or Follower on your space (write: ditch <card>)")] \
+        if items.ditchable(ctx, i) else []
+
+
+def cast(ctx: Ctx, i: int, spell: str, target: str | None = None) -> None:
+    """Discard the Spell, give a Counterspell holder the chance to cancel it, then resolve it.
+    `target`: what the caster named with the answer (`cast-hex crags`, `cast-healing bob`),
+    read by the Spells that choose something; otherwise they ask."""
     p = ctx.player(i)
     card = ctx.content.cards[spell]
     p.spells.remove(spell)
     ctx.s.discards["spell"].append(spell)
+    casting(ctx, i)
     ctx.emit("cast", f"{p.name} casts {card.name}.", player=p.name, card=spell)
-    ctx.push("spell-resolve", i, spell=spell, name=card.name)
+    if target is not None and card.hook in TARGETED:
+        ctx.push("spell-resolve", i, spell=spell, name=card.name, target=target)
+    else:
+        ctx.push("spell-resolve", i, spell=spell, name=card.name)
     offer_counterspell(ctx, i, card.name)
 
 
@@ -77,7 +130,7 @@ def offer_counterspell(ctx: Ctx, i: int, name: str) -> None:
     n = len(ctx.s.players)
     for j in sorted(stats.alive_players(ctx), key=lambda j: (j - i) % n):
         q = ctx.player(j)
-        if j != i and "counterspell" in q.spells and not q.toad:
+        if j != i and "counterspell" in q.spells and may_cast(ctx, j):
             ctx.ask(j, "counterspell", f"{ctx.name(i)} casts {name}. Cancel it with your Counterspell?",
                     [Option("counter", f"cast Counterspell on {name}"), Option("let", "let it happen")])
             return
@@ -87,9 +140,11 @@ def offer_counterspell(ctx: Ctx, i: int, name: str) -> None:
 def counterspell(ctx: Ctx, prompt, key, arg, who) -> None:
     if key == "let":
         return
-    q = ctx.player(ctx.index(who))
+    j = ctx.index(who)
+    q = ctx.player(j)
     q.spells.remove("counterspell")
     ctx.s.discards["spell"].append("counterspell")
+    casting(ctx, j)
     resolve = ctx.s.stack.pop()
     ctx.emit("counterspell", f"{who} casts Counterspell: {resolve.a['name']} has no effect.", player=who)
 
@@ -104,7 +159,10 @@ def resolve(ctx: Ctx, t) -> None:
             ctx.ask(i, "spell-target", f"On whom do you cast {card.name}?",
                     [Option(ctx.name(j), ctx.name(j)) for j in targets], ops=card.prop("target_effect"), source=card.name)
     elif card.hook in HOOKS:
-        HOOKS[card.hook](ctx, i)
+        if "target" in t.a:
+            HOOKS[card.hook](ctx, i, t.a["target"])
+        else:
+            HOOKS[card.hook](ctx, i)
     elif card.effect:
         ctx.push("effect", i, ops=card.effect, source=card.name)
 
@@ -132,22 +190,112 @@ def temporal_warp(ctx: Ctx, i: int) -> None:
 
 @spell_hook("destroy-magic")
 def destroy_magic(ctx: Ctx, i: int) -> None:
-    ctx.s.effects.append({"name": "destroy-magic", "rounds": 1, "by": ctx.name(i)})
+    """Until the start of the caster's next turn (start_spells ends it; two round ends at most,
+    should the caster miss that turn or be out)."""
+    ctx.s.effects.append({"name": "destroy-magic", "rounds": 2, "by": ctx.name(i), "turn": ctx.s.turn})
+    ctx.emit("lasting", f"Destroy Magic: nobody else may cast Spells until {ctx.name(i)}'s next turn.")
 
 
 @spell_hook("healing")
-def healing(ctx: Ctx, i: int) -> None:
+def healing(ctx: Ctx, i: int, target: str | None = None) -> None:
+    j = named_character(ctx, target)
+    if j is not None and not hooks.shielded(ctx, j):
+        heal_full(ctx, j)
+        return
     choose_character(ctx, i, "spell-healing", "Whom do you heal?", include_self=True)
 
 
 @on_answer("spell-healing")
 def healing_target(ctx: Ctx, prompt, key, arg, who) -> None:
-    q = ctx.player(ctx.index(key))
+    heal_full(ctx, ctx.index(key))
+
+
+def heal_full(ctx: Ctx, j: int) -> None:
+    q = ctx.player(j)
     if ctx.s.counters.get("no-healing"):  # Pandora's Box (The Lost Realms): nobody heals
         ctx.emit("heal", f"Nobody may heal now: {q.name} is not healed.", player=q.name)
         return
     q.life = max(q.life, q.max_life)
     ctx.emit("heal", f"{q.name} is healed to full life.", player=q.name)
+
+
+def named_character(ctx: Ctx, name: str | None) -> int | None:
+    """The living character a player named in an answer's argument, if any."""
+    if not name:
+        return None
+    name = name.strip().lower()
+    for j in stats.alive_players(ctx):
+        if ctx.name(j) == name:
+            return j
+    return None
+
+
+# -- Healing on another player's turn ------------------------------------------------------
+
+def wounded(ctx: Ctx, j: int) -> None:
+    """j has just lost a life. On another player's turn a holder of Healing may cast it at
+    once, on anyone wounded (a window asked only of that holder, after the loss resolves)."""
+    if j != ctx.s.current and "healing" in ctx.player(j).spells and not ctx.s.over:
+        ctx.push("healing-window", j)
+
+
+def all_wounded(ctx: Ctx, js: list[int]) -> None:
+    """Several lost a life at once: their windows open in turn order from the current player."""
+    n = len(ctx.s.players)
+    for j in sorted(js, key=lambda j: (ctx.s.current - j) % n):  # pushed last-first
+        wounded(ctx, j)
+
+
+@task("healing-window")
+def healing_window(ctx: Ctx, t) -> None:
+    j = t.p
+    p = ctx.player(j)
+    if not p.alive or "healing" not in p.spells or j == ctx.s.current or not may_cast(ctx, j):
+        return
+    hurt = [k for k in stats.alive_players(ctx)
+            if ctx.player(k).life < ctx.player(k).max_life and not hooks.shielded(ctx, k)]
+    if not hurt:
+        return
+    opts = [Option(f"heal-{ctx.name(k)}", f"cast Healing on {'yourself' if k == j else ctx.name(k)}") for k in hurt]
+    ctx.ask(j, "healing-window", "You have lost a life on another's turn. Cast Healing now "
+            "(your one Spell this turn)?", opts + [Option("no", "not now")])
+
+
+@on_answer("healing-window")
+def healing_window_answer(ctx: Ctx, prompt, key, arg, who) -> None:
+    if key != "no":
+        cast(ctx, ctx.index(who), "healing", key[len("heal-"):])
+
+
+# -- the end of your turn -----------------------------------------------------------------
+
+def turn_ends(ctx: Ctx, i: int) -> None:
+    """Open the end-of-turn window (Destroy Magic: "start or end of your turn") when the
+    player holds it. Pushed above the end-turn task, so it runs before the next turn."""
+    p = ctx.player(i)
+    if "destroy-magic" in p.spells and p.alive:
+        ctx.push("end-spells", i)
+
+
+def finish_turn(ctx: Ctx) -> None:
+    """The current turn ends now (a lost fight, a lost turn): drop its work, keep its end."""
+    ctx.end_turn()
+    turn_ends(ctx, ctx.s.current)
+
+
+@task("end-spells")
+def end_spells(ctx: Ctx, t) -> None:
+    p = ctx.player(t.p)
+    if not p.alive or "destroy-magic" not in p.spells or blocked(ctx, t.p):
+        return
+    ctx.ask(t.p, "end-spell", "Your turn ends. Cast Destroy Magic (nobody else casts Spells until your next turn)?",
+            [Option("cast-destroy-magic", "cast Destroy Magic"), Option("done", "end the turn")])
+
+
+@on_answer("end-spell")
+def end_spell(ctx: Ctx, prompt, key, arg, who) -> None:
+    if key == "cast-destroy-magic":
+        cast(ctx, ctx.index(who), "destroy-magic")
 
 
 @spell_hook("nullify")
@@ -190,7 +338,8 @@ def alchemy(ctx: Ctx, i: int) -> None:
 
 @spell_hook("destruction")
 def destruction(ctx: Ctx, i: int) -> None:
-    cards = [(sp, c) for sp, cs in ctx.s.spaces.items() if sp in ctx.content.board.spaces
+    board = ctx.content.board.spaces
+    cards = [(sp, c) for sp, cs in ctx.s.spaces.items() if sp in board and board[sp].ring in ("outer", "middle")
              for c in cs if ctx.content.adventure(c)]
     if cards:
         choices = {f"{c}-on-{sp}": (c, sp) for sp, c in dict.fromkeys(cards)}  # keys are slugs players can type
@@ -203,7 +352,7 @@ def destruction(ctx: Ctx, i: int) -> None:
 def destruction_target(ctx: Ctx, prompt, key, arg, who) -> None:
     card, space = prompt.data["choices"][key]
     ctx.s.spaces[space].remove(card)
-    discard(ctx, card)  # its own deck's pile (a Nether card counts as an Adventure card, not of that deck)
+    items.discard(ctx, card)  # its own deck's pile (a Nether card counts as an Adventure card, not of that deck)
     ctx.emit("destroy", f"{ctx.content.cards[card].name} on {ctx.space(space).name} is destroyed.")
 
 
@@ -214,7 +363,65 @@ def divination(ctx: Ctx, i: int) -> None:
     ctx.emit("divination", f"The top Adventure cards are: {names}.", to=[ctx.name(i)])
 
 
+# -- the Hex ---------------------------------------------------------------------------------
+
+def empty_spaces(ctx: Ctx, ring: str) -> list[str]:
+    """Spaces of a ring with no character, no card lying there and no Hex already."""
+    s = ctx.s
+    taken = {q.space for q in s.players if q.alive and q.space}
+    taken.update(e.get("space") for e in s.effects if e["name"] == "hex")
+    return [sp for sp in ctx.content.board.rings.get(ring, ()) if sp not in taken and not s.spaces.get(sp)]
+
+
 @spell_hook("hex")
-def hex_(ctx: Ctx, i: int) -> None:
-    ctx.s.effects.append({"name": "hex", "rounds": 3, "by": ctx.name(i), "space": ctx.player(i).space})
-    ctx.emit("hex", f"{ctx.name(i)} places a Hex on {ctx.space(ctx.player(i).space).name}.")
+def hex_(ctx: Ctx, i: int, target: str | None = None) -> None:
+    """The caster lays the Hex on an empty Outer or Middle space: named with the answer
+    (`cast-hex crags`), or chosen in two short questions: a side of a region, then a space."""
+    if target:
+        space = target.strip().lower().replace(" ", "-").replace("'", "")
+        ring = ctx.content.board.spaces[space].ring if space in ctx.content.board.spaces else None
+        if ring in ("outer", "middle") and space in empty_spaces(ctx, ring):
+            lay_hex(ctx, i, space)
+            return
+    sides = hex_sides(ctx)
+    if not sides:
+        ctx.emit("hex", "No empty space is left for the Hex; it is lost.")
+        return
+    ctx.ask(i, "hex-space", "Where do you lay the Hex? Choose a side of a region (next time you may write "
+            "cast-hex <space>):", [Option(f"side-{first}", f"{ring.title()} Region: "
+                                   + ", ".join(ctx.space(sp).name for sp in spaces)) for ring, first, spaces in sides],
+            sides={f"side-{first}": spaces for ring, first, spaces in sides})
+
+
+def hex_sides(ctx: Ctx) -> list[tuple[str, str, list[str]]]:
+    """The empty spaces of the Outer and Middle Regions in the four sides of each ring (at
+    most 8 choices of at most 6 spaces: short lists for mail), each side named after its
+    first space (a corner on the base board)."""
+    out = []
+    for ring in ("outer", "middle"):
+        empty = set(empty_spaces(ctx, ring))
+        spaces = ctx.content.board.rings.get(ring, [])
+        size = -(-len(spaces) // 4)
+        for k in range(0, len(spaces), size or 1):
+            side = [sp for sp in spaces[k:k + size] if sp in empty]
+            if side:
+                out.append((ring, spaces[k], side))
+    return out
+
+
+@on_answer("hex-space")
+def hex_space(ctx: Ctx, prompt, key, arg, who) -> None:
+    i = ctx.index(who)
+    if key.startswith("side-"):
+        spaces = prompt.data["sides"][key]
+        ctx.ask(i, "hex-space", "On which space do you lay the Hex?", [Option(sp, ctx.space(sp).name) for sp in spaces])
+    else:
+        lay_hex(ctx, i, key)
+
+
+def lay_hex(ctx: Ctx, i: int, space: str) -> None:
+    ctx.s.effects.append({"name": "hex", "rounds": 3, "by": ctx.name(i), "space": space})
+    ctx.emit("hex", f"{ctx.name(i)} places a Hex on {ctx.space(space).name}.")
+
+
+TARGETED = {"hex", "healing"}  # Spells whose target may be named with the answer
