@@ -65,9 +65,9 @@ def markers(names: list[str]) -> dict[str, str]:
 
 
 def picture(view: dict) -> dict:
-    """The board's picture for templates, from a public view (docs/interfaces.md). Its
-    "key" is all it depends on; its "map" (the grid, or the rings listed) is made by
-    calling `draw(picture)`, which a caller that has drawn an equal key before skips."""
+    """The board's picture, from a public view (docs/interfaces.md): the players' letters
+    and colours, what lies on the board, and "map", plain data that is all the map depends
+    on (a mail keeps it until it is rendered, pbem/render.py), which `draw` lays out."""
     names = view["space_names"]
     marks = markers(list(view["players"]))
     here: dict[str, list[str]] = {}
@@ -78,24 +78,24 @@ def picture(view: dict) -> dict:
     for s, gold in view.get("space_gold", {}).items():
         if gold:
             things.setdefault(s, []).append(f"{gold} gold")
-    rings = tuple((ring, tuple(spaces)) for ring, spaces in view["board"].items())
+    colours = {marks[n]: COLOURS[i % len(COLOURS)] for i, n in enumerate(marks)}
+    rings = [[ring, list(spaces)] for ring, spaces in view["board"].items()]
     return {
-        "key": (rings, tuple(sorted((s, tuple(w)) for s, w in here.items())),
-                tuple(sorted((s, tuple(t)) for s, t in things.items())), tuple(marks.items())),
         "markers": marks,
-        "colours": {marks[n]: COLOURS[i % len(COLOURS)] for i, n in enumerate(marks)},
+        "colours": colours,
         "lying": [{"space": names.get(s, s), "things": t} for s, t in things.items()],
-        "width": CELL,
-        "_parts": (rings, names, here, things),
+        "map": {"rings": rings, "names": {s: names.get(s, s) for _, spaces in rings for s in spaces},
+                "here": here, "things": things, "colours": colours},
     }
 
 
 BLANK = {"space": "", "ring": "", "name": ("", ""), "full": "", "who": [], "marks": "", "things": []}  # no centre space
 
 
-def draw(pic: dict) -> dict:
-    """The picture with its map: "grid" (rows of cells) or, for other boards, "rings"."""
-    rings, names, here, things = pic["_parts"]
+def draw(board: dict) -> dict:
+    """A picture's "map" laid out: "grid" (rows of cells) or, for other boards, "rings"."""
+    names, here, things = board["names"], board["here"], board["things"]
+    rings = tuple((ring, tuple(spaces)) for ring, spaces in board["rings"])
 
     def cell(ring: str, space: str) -> dict:
         who = here.get(space, [])
@@ -106,7 +106,7 @@ def draw(pic: dict) -> dict:
                 "who": who, "marks": text[:CELL], "things": things.get(space, [])}
 
     grid = layout(rings)
-    return {**pic,
+    return {"width": CELL, "colours": board["colours"],
             "grid": [[cell(*c) if c else BLANK for c in row] for row in grid] if grid else None,
             "rings": [] if grid else [{"name": RING_NAMES.get(ring, ring.title()), "cells": [cell(ring, s) for s in spaces]}
                                      for ring, spaces in rings]}

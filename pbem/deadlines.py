@@ -226,14 +226,13 @@ def _default(svc, game: dict, row: dict, now: datetime) -> bool:
 
 def _queue(svc, game: dict, player: dict, kind: str, subject: str, mid_parts: tuple, extra: dict) -> None:
     """A mail of our own kind with a player's report in it (their view, no events)."""
-    view = svc.engine.view(games.state(svc, game), player["name"])
-    ctx = reports.report_context(svc, game, player["name"], view, [])
+    state = games.state(svc, game)
+    ctx = reports.report_context(svc, game, player["name"], svc.engine.view(state, player["name"]), [], state=state)
     ctx.update(extra)
-    text, html = reports.templates(svc).render(kind, ctx)
     root = reports.thread_root(svc, game, player["name"])
     outbox.enqueue(svc, kind=kind, message_id=reports.message_id(svc, game, *mid_parts, player["name"], kind),
                    sender=reports.game_address(svc, game), to=player["email"], to_name=player["name"],
-                   subject=subject, text=text, html=html, game=game["id"],
+                   subject=subject, context=ctx, game=game["id"],
                    player=player if "token_salt" in player else None, in_reply_to=root, references=[root])
 
 

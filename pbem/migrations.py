@@ -158,6 +158,9 @@ CREATE TABLE move_events (           -- what each logged move showed, so a repor
 ALTER TABLE players ADD COLUMN reported_seq INTEGER NOT NULL DEFAULT 0;  -- the last move their reports showed
 UPDATE players SET reported_seq = (SELECT moves FROM games WHERE games.id = players.game);
 """),
+    (6, "mail queued as the context it is rendered from", """
+ALTER TABLE outbox ADD COLUMN context TEXT;  -- JSON a queued mail is rendered from when sent (then NULL, text set)
+"""),
 ]
 
 # What SQLite can add on top: refuse to change the move log at all.

@@ -173,6 +173,7 @@ def resend(svc, game_id: str, name: str) -> None:
             reports.queue_report(svc, game, player, games.state(svc, game), kind="report",
                                  mid_parts=(game["moves"], "r1"))
             return
+        last = outbox.rendered(svc, last)  # a report not sent yet is rendered now
         n = svc.store.count_outbox(game_id, name, "resend") + 1
         headers = json.loads(last["headers"])
         outbox.enqueue(svc, kind="resend", message_id=reports.message_id(svc, game, name, f"r{n}", "resend"),

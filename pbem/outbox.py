@@ -1,8 +1,10 @@
 """Outgoing mail: a row first, a send second.
 
-`enqueue` stores a mail's headers and parts; `build` turns a row into an EmailMessage at
-send time, which is when a player's token takes the place of the row's marker (the
-database never holds a token). `send_due` hands due rows to a sender: `FileSender` writes
+`enqueue` stores a mail's headers and the context its templates are rendered from;
+`rendered` renders a row's text and HTML (pbem/render.py) when it is first sent, and the
+row keeps them from then on. `build` turns a row into an EmailMessage at send time, which
+is also when a player's token takes the place of the row's marker (the database never
+holds a token). `send_due` hands due rows to a sender: `FileSender` writes
 home/outbox/<id>.eml (the embedded default), `SmtpSender` speaks SMTP with aiosmtplib;
 `verdict` says which failures are final.
 """
@@ -20,6 +22,7 @@ from email.utils import formataddr, format_datetime, parseaddr
 from pathlib import Path
 
 import aiosmtplib
+import msgspec
 
 from pbem import log, tokens
 from pbem.store import iso
@@ -47,11 +50,12 @@ def new_marker() -> str:
 
 
 def enqueue(svc, *, kind: str, message_id: str, sender: str, to: str, to_name: str | None, subject: str,
-            text: str, html: str | None, game: str | None = None, player: dict | None = None,
-            marker: str | None = None, in_reply_to: str | None = None, references: list[str] = (),
-            inbox_id: int | None = None) -> bool:
-    """Queue one mail. `player` (a players row) gets a Reply-To carrying their token;
-    `marker`, if given, is what the texts use in place of that token."""
+            context: dict | None = None, text: str = "", html: str | None = None, game: str | None = None,
+            player: dict | None = None, marker: str | None = None, in_reply_to: str | None = None,
+            references: list[str] = (), inbox_id: int | None = None) -> bool:
+    """Queue one mail: the `context` template `kind` is rendered from when it is sent, or a
+    `text` and `html` already made (a resent mail). `player` (a players row) gets a Reply-To
+    carrying their token; `marker`, if given, is what the texts use in place of that token."""
     headers = {
         "From": mailbox(f"Talisman {game}" if game else "Talisman", sender),
         "To": mailbox(to_name, to),
@@ -70,12 +74,34 @@ def enqueue(svc, *, kind: str, message_id: str, sender: str, to: str, to_name: s
         headers["References"] = " ".join(refs)
     return svc.store.add_outbox(message_id=message_id, kind=kind, to_addr=clean(to), subject=headers["Subject"],
                                 headers=headers, text=text, html=html, game=game,
+                                context=None if context is None else msgspec.json.encode(context).decode(),
                                 player=player["name"] if player else None,
                                 token_marker=marker if player is not None else None, inbox_id=inbox_id)
 
 
+def rendered(svc, row: dict) -> dict:
+    """The row with its text and HTML: rendered from its context if it has not been yet."""
+    if row.get("context") is None:
+        return row
+    from pbem import render  # here: render -> boardmap; reports -> outbox
+    text, html = render.render(svc, row["kind"], msgspec.json.decode(row["context"]))
+    return {**row, "text": text, "html": html, "context": None}
+
+
+def mail(svc, id: int) -> dict | None:
+    """Outbox row `id` as it will be sent (rendered, the token still a marker); a rendered
+    row keeps its text from then on (a resend copies it)."""
+    row = svc.store.outbox_mail(id)
+    if row is None or row["context"] is None:
+        return row
+    row = rendered(svc, row)
+    svc.store.outbox_rendered(id, row["text"], row["html"])
+    return row
+
+
 def build(svc, row: dict) -> EmailMessage:
-    """The mail of an outbox row, as it is sent (the token filled in)."""
+    """The mail of an outbox row, as it is sent (rendered, the token filled in)."""
+    row = rendered(svc, row)
     headers, text, html = json.loads(row["headers"]), row["text"], row["html"]
     if row["token_marker"] and row["player"]:
         player = svc.store.player(row["game"], row["player"])
@@ -189,6 +215,11 @@ async def send_due(svc, sender=None, stop: asyncio.Event | None = None) -> int:
             if stop is not None and stop.is_set():
                 break
             try:
+                row = rendered(svc, row)
+            except Exception:  # noqa: BLE001 -- a template fault: this mail waits, the others go
+                logger.exception("rendering failed", outbox=row["id"], kind=row["kind"])
+                continue
+            try:
                 await sender.send(row, build(svc, row))
             except SEND_ERRORS as e:
                 await sender.close()  # a broken link is not reused
@@ -198,7 +229,7 @@ async def send_due(svc, sender=None, stop: asyncio.Event | None = None) -> int:
                 if not recipient:
                     break
                 continue
-            svc.store.outbox_sent(row["id"])
+            svc.store.outbox_sent(row["id"], row["text"], row["html"])  # the rendered text stays
             sent += 1
             logger.info("sent", outbox=row["id"], kind=row["kind"], game=row["game"], to=row["to_addr"])
     finally:

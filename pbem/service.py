@@ -22,7 +22,7 @@ class Service:
     store: Store
     engine: Any  # engine.api, or a stand-in with the same functions
     key: bytes
-    templates: Any = field(default=None, repr=False)  # pbem.reports.Templates, made on first use
+    templates: Any = field(default=None, repr=False)  # pbem.render.Templates, made on first use
 
     @property
     def clock(self) -> Clock:

@@ -229,9 +229,10 @@ def directives(svc, game: dict, player: str, lines: list[str], check: bool = Fal
     return notes
 
 
-def report_keys(svc, game: dict, player: str, mine: dict | None) -> dict:
+def report_keys(svc, game: dict, player: str, mine: dict | None, state) -> dict:
     """The report context's `deadline` (deadlines.context) and `standing_orders`: the player's
-    active orders, and the kind of the question they are asked (what `when <kind>` names)."""
+    active orders, and the kind of the question they are asked (what `when <kind>` names;
+    `state`, the game as the report shows it, has it)."""
     from pbem import deadlines
     deadline = deadlines.context(svc, game, player)
     orders = listing(svc, game["id"], player) if player != svc.engine.MODERATOR else []
@@ -239,6 +240,5 @@ def report_keys(svc, game: dict, player: str, mine: dict | None) -> dict:
     if mine:
         kind = next((d["kind"] for d in (deadline or {}).get("open", []) if d["prompt"] == mine["id"]), None)
         if kind is None:  # the view does not carry it (see docs/pace.md): from the game's state
-            kind = next((p.kind for p in svc.engine.prompts(svc.engine.decode(game["state"])) if p.id == mine["id"]),
-                        None)
+            kind = next((p.kind for p in svc.engine.prompts(state) if p.id == mine["id"]), None)
     return {"deadline": deadline, "standing_orders": {"active": orders, "kind": kind}}

@@ -293,15 +293,16 @@ class Store:
 
     def add_outbox(self, *, message_id: str, kind: str, to_addr: str, subject: str, headers: dict,
                    text: str, html: str | None = None, game: str | None = None, player: str | None = None,
-                   token_marker: str | None = None, inbox_id: int | None = None) -> bool:
-        """Queue a mail; a second row with the same Message-ID is the same mail and is dropped."""
+                   token_marker: str | None = None, inbox_id: int | None = None, context: str | None = None) -> bool:
+        """Queue a mail (`context`: JSON it is rendered from when sent, pbem/outbox.py); a second
+        row with the same Message-ID is the same mail and is dropped."""
         now = self.now()
         cur = self.db.execute(
             "INSERT INTO outbox (message_id, game, player, kind, to_addr, subject, headers, text, html, token_marker, "
-            "inbox_id, status, attempts, created_at, next_attempt_at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued', 0, ?, ?) ON CONFLICT (message_id) DO NOTHING",
+            "inbox_id, context, status, attempts, created_at, next_attempt_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued', 0, ?, ?) ON CONFLICT (message_id) DO NOTHING",
             (message_id, game, player, kind, to_addr, subject, json.dumps(headers), text, html, token_marker,
-             inbox_id, now, now))
+             inbox_id, context, now, now))
         return cur.rowcount == 1
 
     def outbox_due(self) -> list[dict]:
@@ -327,7 +328,14 @@ class Store:
         return self._one("SELECT COUNT(*) AS n FROM outbox WHERE game = ? AND player = ? AND kind = ?",
                          (game, player, kind))["n"]
 
-    def outbox_sent(self, id: int) -> None:
+    def outbox_rendered(self, id: int, text: str, html: str | None) -> None:
+        """The row's text and HTML, rendered from its context, which it needs no more."""
+        self.db.execute("UPDATE outbox SET text = ?, html = ?, context = NULL WHERE id = ?", (text, html, id))
+
+    def outbox_sent(self, id: int, text: str | None = None, html: str | None = None) -> None:
+        """Sent; `text` and `html`, when given, as rendered for it (outbox_rendered)."""
+        if text is not None:
+            self.outbox_rendered(id, text, html)
         self.db.execute("UPDATE outbox SET status = 'sent', attempts = attempts + 1, sent_at = ?, last_error = NULL "
                         "WHERE id = ?", (self.now(), id))
 

@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 import fake_engine
-from pbem import clock, deadlines, games, moderator, pace, standing, vacation
+from pbem import clock, deadlines, games, moderator, outbox, pace, standing, vacation
 from pbem.cli import main
 from pbem.games import GameError
 from pbem.process import handle
@@ -128,10 +128,10 @@ def test_a_deadline_opens_with_each_question_and_closes_with_its_answer(paced, c
     [row] = rows(svc, g)
     assert (row["prompt"], row["player"], row["status"]) == (1, "alice", "open")
     assert row["due_at"] == "2026-10-25T09:00:00Z" and row["default_key"] == "left" and row["kind"] == "move"
-    report = svc.store.outbox_mail(next(r["id"] for r in sent(svc, "report") if r["player"] == "alice"))["text"]
+    report = outbox.mail(svc, next(r["id"] for r in sent(svc, "report") if r["player"] == "alice"))["text"]
     assert "DEADLINE for question 1: Sunday 25 October 2026, 10:00 CET (09:00 UTC), in 2 days." in report
     assert '"left" is played for you' in report
-    bobs = svc.store.outbox_mail(next(r["id"] for r in sent(svc, "report") if r["player"] == "bob"))["text"]
+    bobs = outbox.mail(svc, next(r["id"] for r in sent(svc, "report") if r["player"] == "bob"))["text"]
     assert "DEADLINE" not in bobs  # bob is not waited for
     clk.at(hours=5)
     assert answer(svc, g, "alice", "1: rest").status == "applied"
@@ -158,7 +158,7 @@ def test_reminders_go_once_at_each_lead_time_to_the_player_waited_for(paced, clk
     clk.at(hours=47)
     deadlines.tick(svc)
     assert [r["created_at"] for r in sent(svc, "reminder")] == ["2026-10-24T09:00:00Z", "2026-10-25T07:00:00Z"]
-    text = svc.store.outbox_mail(sent(svc, "reminder")[1]["id"])["text"]
+    text = outbox.mail(svc, sent(svc, "reminder")[1]["id"])["text"]
     assert "in 2 hours" in text and "Sunday 25 October 2026, 10:00 CET" in text
     assert sent(svc, "reminder")[1]["subject"] == "[autumn] Reminder: please answer by Sunday 25 October 2026, 10:00 CET (09:00 UTC)"
 
@@ -169,7 +169,7 @@ def test_a_daemon_that_was_down_sends_one_reminder_not_two(paced, clk):
     assert deadlines.tick(svc)["reminders"] == 1
     clk.at(hours=47, minutes=30)
     assert deadlines.tick(svc)["reminders"] == 0
-    assert "in 60 minutes" in svc.store.outbox_mail(sent(svc, "reminder")[0]["id"])["text"]
+    assert "in 60 minutes" in outbox.mail(svc, sent(svc, "reminder")[0]["id"])["text"]
 
 
 def test_a_passed_deadline_plays_the_default_and_tells_the_player(paced, clk):
@@ -179,7 +179,7 @@ def test_a_passed_deadline_plays_the_default_and_tells_the_player(paced, clk):
     [move] = svc.store.moves(g)
     assert (move["actor"], move["player"], move["line"]) == ("deadline", "alice", "alice: 1: left")
     [notice] = sent(svc, "default")
-    text = svc.store.outbox_mail(notice["id"])["text"]
+    text = outbox.mail(svc, notice["id"])["text"]
     assert notice["player"] == "alice" and "a default answer was played for alice" in text
     assert "had come\nby its deadline, Sunday 25 October 2026, 10:00 CET (09:00 UTC)" in text and "\n  left\n" in text
     assert [r["player"] for r in sent(svc, "report") if r["id"] > notice["id"]] == ["bob"]
@@ -250,18 +250,18 @@ def test_a_vacation_by_mail_pauses_deadlines_within_the_allowance(paced, clk):
     result = answer(svc, g, "alice", "vacation: 2d")
     assert result.status == "applied" and svc.store.moves(g) == []
     assert rows(svc, g)[0]["due_at"] == "2026-10-27T09:00:00Z"  # 2 days later
-    receipt = svc.store.outbox_mail(svc.store.outbox_rows()[-1]["id"])
+    receipt = outbox.mail(svc, svc.store.outbox_rows()[-1]["id"])
     assert receipt["player"] == "alice" and receipt["kind"] == "receipt"
     assert "vacation: your deadlines wait until Sunday 25 October 2026, 20:00 CET" in receipt["text"]
     assert "You are on vacation until" in receipt["text"] and "vacation left in this game: 1 day" in receipt["text"]
     answer(svc, g, "alice", "vacation: 2d")
-    assert "not done: only 1 day of vacation are left" in svc.store.outbox_mail(svc.store.outbox_rows()[-1]["id"])["text"]
+    assert "not done: only 1 day of vacation are left" in outbox.mail(svc, svc.store.outbox_rows()[-1]["id"])["text"]
     clk.at(hours=40)
     answer(svc, g, "alice", "vacation: end")
     assert rows(svc, g)[0]["due_at"] == "2026-10-26T15:00:00Z"  # paused 30 hours: 48 + 30
-    assert "vacation left in this game: 42 hours" in svc.store.outbox_mail(svc.store.outbox_rows()[-1]["id"])["text"]
+    assert "vacation left in this game: 42 hours" in outbox.mail(svc, svc.store.outbox_rows()[-1]["id"])["text"]
     answer(svc, g, "alice", "vacation: end")
-    assert "not done: you are not on vacation" in svc.store.outbox_mail(svc.store.outbox_rows()[-1]["id"])["text"]
+    assert "not done: you are not on vacation" in outbox.mail(svc, svc.store.outbox_rows()[-1]["id"])["text"]
 
 
 def test_no_reminder_goes_during_a_vacation(paced, clk):
@@ -305,10 +305,10 @@ def test_the_moderator_sets_any_vacation_from_the_command_line(paced, clk):
 def test_a_timezone_line_changes_how_times_show(paced, clk):
     svc, g = paced
     handle(svc, mail(["timezone: America/New_York"], sender="alice@example.org", tok=token(svc, g, "alice")))
-    text = svc.store.outbox_mail(svc.store.outbox_rows()[-1]["id"])["text"]
+    text = outbox.mail(svc, svc.store.outbox_rows()[-1]["id"])["text"]
     assert "DEADLINE for question 1: Sunday 25 October 2026, 05:00 EDT (09:00 UTC)" in text
     handle(svc, mail(["timezone: Atlantis/Capital"], sender="alice@example.org", tok=token(svc, g, "alice")))
-    assert "timezone: Atlantis/Capital: not done" in svc.store.outbox_mail(svc.store.outbox_rows()[-1]["id"])["text"]
+    assert "timezone: Atlantis/Capital: not done" in outbox.mail(svc, svc.store.outbox_rows()[-1]["id"])["text"]
     assert pace.seat_config(games.get(svc, g), "alice")["timezone"] == "America/New_York"
 
 
@@ -385,7 +385,7 @@ def test_a_substitute_gets_a_briefing_and_the_history_keeps_both(paced, clk):
     clk.at(hours=40)
     moderator.replace_player(svc, g, "bob", "robert@example.org")
     [brief] = sent(svc, "briefing")
-    text = svc.store.outbox_mail(brief["id"])["text"]
+    text = outbox.mail(svc, brief["id"])["text"]
     assert brief["to_addr"] == "robert@example.org" and "you take over the seat of bob" in text
     assert "bob rolls" in text and "bob draws card-" in text  # bob's own view: his secret card
     assert "alice draws card-" not in text  # not alice's

@@ -9,7 +9,7 @@ import inspect
 import pytest
 
 import fake_engine
-from pbem import games, outbox, process, reports
+from pbem import games, outbox, process, render
 from pbem.daemon import cycle
 from pbem.ingest import dropfolder
 from pbem.store import Store
@@ -28,7 +28,7 @@ STEPS = [
     (fake_engine, "apply"),
     (Store, "append_move"),
     (Store, "update_game"),  # the state after the move kept
-    (reports.Templates, "render"),
+    (render.Templates, "render"),  # a queued mail rendered as it is sent
     (Store, "add_outbox"),
     (Store, "finish_inbox"),  # marked processed (its transaction not yet committed)
     (dropfolder, "archive"),  # committed; the file not yet moved

@@ -13,7 +13,7 @@ import re
 
 import pytest
 
-from pbem import games, outbox, reports
+from pbem import games, outbox, render, reports
 
 from bymail import play_by_mail
 from conftest import game_config, token
@@ -48,12 +48,12 @@ def test_no_mail_leaks_another_players_spells_the_seed_or_a_token(svc, seed):
     for step in play_by_mail(svc, g, seed, MOVES):
         state = step.state
         held = spells_held(svc, state)
-        public = reports.Frame(svc, state).text
+        public = render.board(svc, reports.make_frame(svc, state)).text
         for r in step.new:
             reader = r["player"]
             if reader is None:  # the moderator's notices: the moderator sees everything
                 continue
-            text = readable(svc, svc.store.outbox_mail(r["id"]))
+            text = readable(svc, outbox.mail(svc, r["id"]))
             asked = [p["question"] + " " + " ".join(o["text"] for o in p["options"])
                      for p in eng.view(state, reader)["prompt"]]  # e.g. the roll for a Spell one cast
             visible = "\n".join([public, *asked, *step.since[reader]])
@@ -93,7 +93,7 @@ def test_a_nemesis_game_by_mail_never_shows_a_hero_the_nemesis_hand(svc, seed):
     for step in play_by_mail(svc, g, seed, 4000):
         hand = set(eng.view(step.state, NEMESIS)["players"][NEMESIS]["hand"])
         for r in step.new:
-            text = readable(svc, svc.store.outbox_mail(r["id"]))
+            text = readable(svc, outbox.mail(svc, r["id"]))
             if r["player"] == NEMESIS:
                 hand_shown += bool(hand) and all(named(c, text) for c in hand)
             elif r["player"] in NEMESIS_HEROES:

@@ -8,7 +8,7 @@ import pytest
 from freezegun import freeze_time
 
 import fake_engine
-from pbem import daemon, deadlines, games, moderator, standing
+from pbem import daemon, deadlines, games, moderator, outbox, standing
 from pbem.ingest import dropfolder
 from pbem.pace import pace_of
 from pbem.store import utcnow
@@ -47,7 +47,7 @@ def test_three_weeks_hour_by_hour_across_daylight_saving(make_service):
             now = utcnow()
             for row in svc.store.outbox_rows():
                 if row["kind"] == "reminder" and row["player"] == "bob":
-                    prompt = int(svc.store.outbox_mail(row["id"])["text"].split("question ")[1].split(".")[0])
+                    prompt = int(outbox.mail(svc, row["id"])["text"].split("question ")[1].split(".")[0])
                     reply_at.setdefault(prompt, when(row["created_at"]) + timedelta(hours=6))
             for prompt, at in reply_at.items():
                 if at == now:
@@ -76,7 +76,7 @@ def test_three_weeks_hour_by_hour_across_daylight_saving(make_service):
     assert [(r["player"], when(r["created_at"])) for r in sent] == [(w, at) for w, _, at, _ in expected_reminders]
     assert len(sent) == 5 * 2 + 5 * 1  # alice: both reminders of each deadline; bob answers before his 2h one
     for r, (who, k, _, due) in zip(sent, expected_reminders):
-        text = svc.store.outbox_mail(r["id"])["text"]
+        text = outbox.mail(svc, r["id"])["text"]
         assert f"question {k}." in text and local(due, ZONES[who]) in r["subject"] and local(due, ZONES[who]) in text
         assert r["status"] == "sent"
     defaults = [r for r in svc.store.outbox_rows() if r["kind"] == "default"]
@@ -87,7 +87,7 @@ def test_three_weeks_hour_by_hour_across_daylight_saving(make_service):
     # Across the change: alice's first deadline, 48 real hours after 11:00 summer time, is 10:00 winter time.
     assert local(start + timedelta(hours=48), "Europe/Berlin") == "Sunday 25 October 2026, 10:00 CET"
     alice_first = next(r for r in first if r["player"] == "alice" and r["kind"] == "report")
-    assert "Sunday 25 October 2026, 10:00 CET (09:00 UTC)" in svc.store.outbox_mail(alice_first["id"])["text"]
+    assert "Sunday 25 October 2026, 10:00 CET (09:00 UTC)" in outbox.mail(svc, alice_first["id"])["text"]
     bob_times = [local(due, "America/New_York") for who, _, _, due in expected_reminders if who == "bob"]
     assert any(" EDT" in t for t in bob_times) and any(" EST" in t for t in bob_times)
     # after the end nothing more was sent

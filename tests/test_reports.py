@@ -1,6 +1,8 @@
 """Reports: what each mail shows, escaping, templates, game over, and snapshots of a few
 mails (tests/snapshots/) so that a change in what players see is always deliberate:
 UPDATE_SNAPSHOTS=1 rewrites them."""
+import asyncio
+import json
 import os
 import re
 from pathlib import Path
@@ -9,7 +11,7 @@ import jinja2
 import pytest
 
 import fake_engine
-from pbem import bounces, games, moderator, outbox, reports
+from pbem import bounces, games, moderator, outbox, render, reports
 from pbem.process import handle
 
 from conftest import game_config, legal, mail, token
@@ -25,7 +27,7 @@ def hero_config(**game) -> dict:
 
 
 def rows(svc, **match) -> list[dict]:
-    return [svc.store.outbox_mail(r["id"]) for r in svc.store.outbox_rows()
+    return [outbox.mail(svc, r["id"]) for r in svc.store.outbox_rows()
             if all(r[k] == v for k, v in match.items())]
 
 
@@ -139,7 +141,7 @@ def test_player_text_is_escaped_in_html_and_never_run_as_a_template(fake_svc, fa
 
 
 def test_autoescape_is_on_for_html_only_and_undefined_is_an_error():
-    t = reports.Templates()
+    t = render.Templates()
     assert t.env.from_string("{{ x }}").render(x="<i>") == "<i>"  # a string template: text
     assert t.env.get_template("_answer.html.j2").environment.autoescape("x.html.j2")
     assert not t.env.autoescape("x.txt.j2")
@@ -149,13 +151,13 @@ def test_autoescape_is_on_for_html_only_and_undefined_is_an_error():
 
 def test_templates_are_compiled_once_per_process(make_service, tmp_path):
     a, b = make_service(engine=fake_engine, home=tmp_path / "a"), make_service(engine=fake_engine, home=tmp_path / "b")
-    assert reports.templates(a) is reports.templates(b)
-    assert reports.templates(a).pair("report") is reports.templates(b).pair("report")
+    assert render.templates(a) is render.templates(b)
+    assert render.templates(a).pair("report") is render.templates(b).pair("report")
 
 
 def test_the_shared_frame_holds_no_private_card(svc, heroes):
     state = games.state(svc, games.get(svc, heroes))
-    frame = reports.Frame(svc, state)
+    frame = render.board(svc, reports.make_frame(svc, state))
     held = [s for n, _, _ in HEROES for s in svc.engine.view(state, n)["players"][n]["spells"]]
     assert held and not any(s in frame.text or s in frame.html for s in held)
 
@@ -204,8 +206,30 @@ def test_the_moderator_ending_a_game_reveals_the_seed_to_everyone(fake_svc, fake
     assert all("ended by the moderator" in r["text"] and "test-seed" in r["text"] for r in over)
 
 
+def test_a_mail_is_queued_as_its_context_and_rendered_once_when_sent(fake_svc, fake_game, monkeypatch):
+    """Processing a move renders nothing: the row keeps its context until it is sent, then
+    its text; a template fault holds back that mail alone."""
+    player, line = legal(fake_svc, fake_game)
+    handle(fake_svc, mail([line], sender=f"{player}@example.org", tok=token(fake_svc, fake_game, player)))
+    queued = [fake_svc.store.outbox_mail(r["id"]) for r in fake_svc.store.outbox_rows()]
+    assert all(r["context"] and r["text"] == "" for r in queued)
+    broken = queued[0]["id"]
+    real = render.render
+    monkeypatch.setattr(render, "render", lambda svc, name, ctx: 1 / 0 if ctx == json.loads(queued[0]["context"])
+                        else real(svc, name, ctx))
+    assert asyncio.run(outbox.send_due(fake_svc)) == len(queued) - 1
+    after = {r["id"]: fake_svc.store.outbox_mail(r["id"]) for r in queued}
+    assert after[broken]["status"] == "queued" and after[broken]["context"]
+    assert all(r["status"] == "sent" and r["context"] is None and "Talisman game autumn" in r["text"]
+               for i, r in after.items() if i != broken)
+    monkeypatch.undo()
+    assert asyncio.run(outbox.send_due(fake_svc)) == 1
+    sent = fake_svc.store.outbox_mail(broken)
+    assert sent["status"] == "sent" and sent["context"] is None and sent["text"]
+
+
 def test_every_mail_has_a_text_and_an_html_template():
-    t = reports.Templates()
+    t = render.Templates()
     for name in reports.NAMES:
         text, html = t.pair(name)
         assert text.environment.autoescape(text.name) is False and html.environment.autoescape(html.name) is True
@@ -218,6 +242,6 @@ def test_a_cataclysm_report_shows_the_packs_public_state(make_service):
     svc = make_service()
     state = engine_api.new_game({"packs": ["cataclysm"], "players": [{"name": "a"}, {"name": "b"}],
                                  "options": {"alternative_ending": "hidden"}}, "pack-report")
-    frame = reports.Frame(svc, state)
+    frame = render.board(svc, reports.make_frame(svc, state))
     assert "Cataclysm: Ending: Hidden" in frame.text and "Remnants: " in frame.text
     assert "Ruins: 2" in frame.text and "Ruins: 2" in frame.html

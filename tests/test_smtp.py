@@ -99,7 +99,7 @@ def ids(msgs) -> list[str]:
 
 def test_every_mail_is_multipart_threaded_tagged_and_carries_the_token(fake_svc, fake_game):
     for row in fake_svc.store.outbox_rows():
-        msg = email.message_from_bytes(bytes(outbox.build(fake_svc, fake_svc.store.outbox_mail(row["id"]))),
+        msg = email.message_from_bytes(bytes(outbox.build(fake_svc, outbox.mail(fake_svc, row["id"]))),
                                        policy=default_policy)
         assert msg.get_content_type() == "multipart/alternative"
         assert [p.get_content_type() for p in msg.iter_parts()] == ["text/plain", "text/html"]
@@ -115,7 +115,7 @@ def test_a_newline_in_a_name_or_subject_cannot_inject_a_header(fake_svc):
     outbox.enqueue(fake_svc, kind="report", message_id="<x@example.org>", sender="talisman@example.org",
                    to="eve@example.org", to_name="eve\r\nBcc: evil@example.org", subject="hi\nBcc: evil@example.org",
                    text="t", html="<p>t</p>", in_reply_to="<a@b>\r\nBcc: evil@example.org")
-    raw = bytes(outbox.build(fake_svc, fake_svc.store.outbox_mail(fake_svc.store.outbox_rows()[-1]["id"])))
+    raw = bytes(outbox.build(fake_svc, outbox.mail(fake_svc, fake_svc.store.outbox_rows()[-1]["id"])))
     msg = email.message_from_bytes(raw, policy=default_policy)
     assert "Bcc" not in msg and "evil" not in str(msg["To"]).split("<")[-1]
     assert [line for line in raw.split(b"\n") if line.lower().startswith(b"bcc")] == []
@@ -126,7 +126,7 @@ def test_a_player_named_with_a_newline_gets_no_extra_header(make_service):
     game = games.create(svc, game_config(players=[("eve\nBcc: evil@example.org", "eve@example.org"),
                                                   ("bob", "bob@example.org")]))
     for row in svc.store.outbox_rows():
-        raw = bytes(outbox.build(svc, svc.store.outbox_mail(row["id"])))
+        raw = bytes(outbox.build(svc, outbox.mail(svc, row["id"])))
         head = raw.split(b"\n\n", 1)[0]
         assert not any(line.lower().startswith(b"bcc") for line in head.split(b"\n")), (game, head)
 
@@ -262,7 +262,7 @@ def test_a_bounce_marks_the_player_undeliverable_and_tells_the_moderator(fake_sv
     assert result.status == "bounce" and result.player == "bob", result.outcome
     assert "5.1.1" in fake_svc.store.player(g, "bob")["undeliverable"]
     [digest] = [r for r in fake_svc.store.outbox_rows() if r["kind"] == "digest"]
-    assert digest["to_addr"] == "mod@example.org" and "bob" in fake_svc.store.outbox_mail(digest["id"])["text"]
+    assert digest["to_addr"] == "mod@example.org" and "bob" in outbox.mail(fake_svc, digest["id"])["text"]
     assert not [r for r in fake_svc.store.outbox_rows() if r["kind"] == "stranger"]  # no reply to a bounce
     # a delay notice marks no one; mail from the player clears the mark
     assert handle(fake_svc, dsn("alice@example.org", None, action="delayed")).player is None

@@ -8,7 +8,7 @@ from types import SimpleNamespace
 import pytest
 
 import fake_engine
-from pbem import games, moderator, orders, standing
+from pbem import games, moderator, orders, outbox, standing
 from pbem.process import handle
 
 from conftest import game_config, mail, token, turn_file
@@ -31,7 +31,7 @@ def send(svc, game, player, *lines, subject=None):
 
 def last_text(svc, player):
     row = [r for r in svc.store.outbox_rows() if r["player"] == player][-1]
-    return svc.store.outbox_mail(row["id"])["text"]
+    return outbox.mail(svc, row["id"])["text"]
 
 
 @pytest.fixture
@@ -159,7 +159,7 @@ def test_orders_that_would_play_forever_stop_and_ask(fake_svc, monkeypatch):
 
 def test_the_kind_of_the_question_is_shown_so_orders_can_name_it(svc, game):
     player = svc.engine.waiting_for(games.state(svc, games.get(svc, game)))[0]
-    text = next(svc.store.outbox_mail(r["id"])["text"] for r in svc.store.outbox_rows()
+    text = next(outbox.mail(svc, r["id"])["text"] for r in svc.store.outbox_rows()
                 if r["player"] == player and r["kind"] == "report")
     kind = svc.engine.prompts(games.state(svc, games.get(svc, game)))[0].kind
     assert f'This question is of kind "{kind}"' in text and f"standing: when {kind} answer KEY" in text

@@ -3,7 +3,7 @@ mailed, everyone when a turn begins; each report shows exactly the events its re
 of the moves since their last report, once each and in order."""
 import pytest
 
-from pbem import games, moderator, turnmail
+from pbem import games, moderator, outbox, turnmail
 from pbem.process import handle
 
 from bymail import CATCH_UP, play_by_mail
@@ -27,7 +27,7 @@ def shown(text: str) -> list[str]:
 
 
 def outbox_after(svc, since: int) -> list[dict]:
-    return [svc.store.outbox_mail(r["id"]) for r in svc.store.outbox_rows() if r["id"] > since]
+    return [outbox.mail(svc, r["id"]) for r in svc.store.outbox_rows() if r["id"] > since]
 
 
 def last_id(svc) -> int:
@@ -68,7 +68,7 @@ def test_who_is_mailed_and_every_report_holds_exactly_what_its_reader_missed(svc
             mid_turn += to != everyone
         for r in step.new:
             if r["kind"] in CATCH_UP:
-                text = svc.store.outbox_mail(r["id"])["text"]
+                text = outbox.mail(svc, r["id"])["text"]
                 assert shown(text) == step.since[r["player"]], (r["player"], r["kind"])
                 caught_up += len(step.since[r["player"]]) > len(eng.filter_events(step.events, r["player"]))
     assert mid_turn > 20 and turn_starts > 10 and caught_up > 20, (mid_turn, turn_starts, caught_up)
@@ -112,7 +112,7 @@ def test_reports_every_brings_a_report_after_each_move(svc, heroes):
     answer(svc, heroes)
     assert [r["player"] for r in outbox_after(svc, since)] == ["alice"]
     handle(svc, mail(["reports: sometimes"], sender="dave@example.org", tok=token(svc, heroes, "dave")))
-    assert 'write "reports: every"' in svc.store.outbox_mail(last_id(svc))["text"]
+    assert 'write "reports: every"' in outbox.mail(svc, last_id(svc))["text"]
 
 
 def test_the_moderator_answering_for_a_player_mails_that_player(svc, heroes):

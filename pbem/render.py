@@ -1,0 +1,119 @@
+"""Rendering mails: when a mail is sent, its context (stored by pbem/reports.py) becomes text.
+
+Each mail is a pair of Jinja2 templates, `<name>.txt.j2` and `<name>.html.j2`, rendered
+from one context; autoescape is on for HTML and off for text, and a missing value is an
+error (StrictUndefined). Text players wrote is only ever a value, never a template.
+
+A mail is queued as its context, not its text (pbem/outbox.py renders a row when it sends
+it): a move's processing then costs no rendering, which was most of what it cost, and the
+reports of one state, sent one after another, share what they show alike -- the board part
+is rendered for the first of them and found in the fragment cache by the others.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import jinja2
+import msgspec
+from markupsafe import Markup
+
+from pbem import boardmap
+from pbem.settings import TEMPLATES
+
+
+class _Environment(jinja2.Environment):
+    def getattr(self, obj, attribute):
+        """`p.name` on a dict: the key first. Jinja tries the attribute first, and the
+        AttributeError it catches each time was most of what a report cost to render."""
+        if type(obj) is dict and attribute in obj:
+            return obj[attribute]
+        return super().getattr(obj, attribute)
+
+
+class Templates:
+    """One Environment, each template compiled once; HTML templates autoescape by name
+    (select_autoescape does not match `*.html.j2`)."""
+
+    def __init__(self, folder: Path = TEMPLATES):
+        self.env = _Environment(
+            loader=jinja2.FileSystemLoader(str(folder)), autoescape=lambda name: (name or "").endswith(".html.j2"),
+            undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
+            auto_reload=False)
+        self._pairs: dict[str, tuple[jinja2.Template, jinja2.Template]] = {}
+
+    def pair(self, name: str) -> tuple[jinja2.Template, jinja2.Template]:
+        if name not in self._pairs:
+            self._pairs[name] = (self.env.get_template(f"{name}.txt.j2"), self.env.get_template(f"{name}.html.j2"))
+        return self._pairs[name]
+
+    def render(self, name: str, context: dict[str, Any]) -> tuple[str, str]:
+        text, html = self.pair(name)
+        return text.render(context), html.render(context)
+
+
+_shared: Templates | None = None
+
+
+def templates(svc) -> Templates:
+    """The service's templates: by default one set per process, compiled once."""
+    global _shared
+    if svc.templates is None:
+        if _shared is None:
+            _shared = Templates()
+        svc.templates = _shared
+    return svc.templates
+
+
+class Fragment(NamedTuple):
+    text: str
+    html: Markup
+
+
+_fragments: dict[tuple, Fragment] = {}
+
+
+def fragment(svc, name: str, ctx, key=None) -> Fragment:
+    """Template `name` rendered for `ctx`, once for equal contexts: most of a report is as
+    it was at the last move (the map, the players' table, each player's sheet). `key`
+    stands for ctx where ctx is not plain data; then ctx may be a function that makes it."""
+    key = (id(templates(svc)), name, msgspec.json.encode(ctx) if key is None else key)
+    done = _fragments.get(key)
+    if done is None:
+        if len(_fragments) >= 2048:
+            _fragments.clear()
+        text, html = templates(svc).render(name, ctx() if callable(ctx) else ctx)
+        done = _fragments[key] = Fragment(text.rstrip("\n"), Markup(html))
+    return done
+
+
+def board(svc, frame: dict) -> Fragment:
+    """The public part of a report (pbem/reports.py `frame`): the map, the players' table,
+    the decks. The map changes only when someone moves, each row only with its player."""
+    def context() -> dict:
+        drawn = fragment(svc, "_map", lambda: {"board": boardmap.draw(frame["map"])}, key=msgspec.json.encode(frame["map"]))
+        return {"turn": frame["turn"], "decks": frame["decks"], "lying": frame["lying"], "packs": frame["packs"],
+                "rows": [fragment(svc, "_row", {"p": p, "colour": p["colour"]}) for p in frame["players"]],
+                "map_text": drawn.text, "map_html": drawn.html}
+    return fragment(svc, "_board", context, key=msgspec.json.encode(frame))
+
+
+def _filled(svc, ctx: dict) -> dict:
+    """A stored context with its `board` (a frame) and `sheet` (a reader's own character)
+    as their rendered fragments."""
+    ctx = dict(ctx)
+    if isinstance(ctx.get("board"), dict):
+        ctx["board"] = board(svc, ctx["board"])
+    if isinstance(ctx.get("sheet"), dict):
+        ctx["sheet"] = fragment(svc, "_sheet", ctx["sheet"])
+    return ctx
+
+
+def render(svc, name: str, ctx: dict) -> tuple[str, str]:
+    """A mail's text and HTML from its stored context."""
+    return templates(svc).render(name, _filled(svc, ctx))
+
+
+def text(svc, name: str, ctx: dict) -> str:
+    """Only the text part of template `name` (e.g. `_report` for `pbem game show`)."""
+    return templates(svc).pair(name)[0].render(_filled(svc, ctx))
