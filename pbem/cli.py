@@ -224,7 +224,7 @@ def game_deadlines(ctx, game_id, everything, as_json):
     svc = _svc(ctx)
     games.get(svc, game_id)
     sql = "SELECT * FROM deadlines WHERE game = ?" + ("" if everything else " AND status = 'open'")
-    rows = list(svc.store.db.query(sql + " ORDER BY prompt, player", (game_id,)))
+    rows = svc.store.query(sql + " ORDER BY prompt, player", (game_id,))
     if as_json:
         return _json(rows)
     _table(rows, ["prompt", "player", "kind", "due_at", "default_key", "status", "guard", "reminded"])

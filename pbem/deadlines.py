@@ -26,7 +26,7 @@ def secs(d: timedelta) -> str:
 # -- the rows ----------------------------------------------------------------------------
 
 def _rows(svc, sql: str, params=()) -> list[dict]:
-    return list(svc.store.db.query(sql, params))
+    return svc.store.query(sql, params)
 
 
 def _run(svc, sql: str, params=()) -> None:

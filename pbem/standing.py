@@ -84,15 +84,15 @@ def match(rules: list[tuple[int, Rule]], prompt, player: str) -> tuple[str, int]
 # -- the orders on file ------------------------------------------------------------------
 
 def listing(svc, game_id: str, player: str) -> list[dict]:
-    return list(svc.store.db.query("SELECT n, text, uses, filed_at FROM standing_orders WHERE game = ? AND player = ? "
-                                   "AND status = 'active' ORDER BY n", (game_id, player)))
+    return svc.store.query("SELECT n, text, uses, filed_at FROM standing_orders WHERE game = ? AND player = ? "
+                           "AND status = 'active' ORDER BY n", (game_id, player))
 
 
 def file(svc, game_id: str, player: str, text: str) -> int:
     """File one order (ValueError if it cannot be read); returns its number."""
     parse(text)
-    row = next(iter(svc.store.db.query("SELECT COALESCE(MAX(n), 0) + 1 AS n FROM standing_orders WHERE game = ? "
-                                       "AND player = ?", (game_id, player))))
+    row = svc.store.query("SELECT COALESCE(MAX(n), 0) + 1 AS n FROM standing_orders WHERE game = ? AND player = ?",
+                          (game_id, player))[0]
     svc.store.db.execute("INSERT INTO standing_orders (game, player, n, text, status, uses, filed_at) "
                          "VALUES (?, ?, ?, ?, 'active', 0, ?)", (game_id, player, row["n"], normal(text), svc.store.now()))
     return row["n"]
@@ -139,7 +139,7 @@ class Answerer:
     def rules(self) -> dict[str, list[tuple[int, Rule]]]:
         if self._rules is None:
             self._rules = {}
-            rows = self.svc.store.db.query(
+            rows = self.svc.store.query(
                 "SELECT o.player, o.n, o.text FROM standing_orders o JOIN players p ON p.game = o.game AND "
                 "p.name = o.player WHERE o.game = ? AND o.status = 'active' AND p.status = 'active' ORDER BY o.n",
                 (self.game["id"],))

@@ -92,6 +92,11 @@ class Store:
             if redoable:
                 conn.execute("PRAGMA synchronous=FULL")
 
+    def query(self, sql: str, params=()) -> list[dict]:
+        """Rows of a read, as dicts: for the modules that keep their own tables (pace,
+        standing orders); unlike sqlite-utils' query(), no SAVEPOINT around it."""
+        return self._all(sql, params)
+
     def _one(self, sql: str, params=()) -> dict | None:
         rows = self._all(sql, params)
         return rows[0] if rows else None

@@ -18,8 +18,8 @@ from pbem.turnmail import EVERY, TURN
 
 
 def vacations(svc, game_id: str, player: str) -> list[dict]:
-    return list(svc.store.db.query("SELECT * FROM vacations WHERE game = ? AND player = ? ORDER BY starts_at, id",
-                                   (game_id, player)))
+    return svc.store.query("SELECT * FROM vacations WHERE game = ? AND player = ? ORDER BY starts_at, id",
+                           (game_id, player))
 
 
 def paused_until(svc, game_id: str, player: str, start: datetime, length: timedelta) -> datetime:
