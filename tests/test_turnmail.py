@@ -37,7 +37,7 @@ def last_id(svc) -> int:
 def answer(svc, g, line=None, player=None):
     p, legal_line = legal(svc, g)
     player = player or p
-    return handle(svc, mail([line or legal_line], sender=f"{player}@example.org", tok=token(svc, g, player)))
+    return handle(svc, mail([line or legal_line], sender=f"{player}@example.org", tok=token(svc, g, player), game=g))
 
 
 def asked(eng, state) -> set[tuple[int, str]]:
@@ -113,6 +113,18 @@ def test_reports_every_brings_a_report_after_each_move(svc, heroes):
     assert [r["player"] for r in outbox_after(svc, since)] == ["alice"]
     handle(svc, mail(["reports: sometimes"], sender="dave@example.org", tok=token(svc, heroes, "dave")))
     assert 'write "reports: every"' in outbox.mail(svc, last_id(svc))["text"]
+
+
+def test_reports_every_in_the_config(svc):
+    config = game_config(name="every", players=[(n, f"{n}@example.org") for n in HEROES], characters=HEROES)
+    config["players"][1]["reports"] = "sometimes"
+    with pytest.raises(games.GameError, match="reports: every"):
+        games.create(svc, config)
+    config["players"][1]["reports"] = "every"
+    g = games.create(svc, config)
+    since = last_id(svc)
+    answer(svc, g)
+    assert [r["player"] for r in outbox_after(svc, since)] == ["alice", "bob"]
 
 
 def test_the_moderator_answering_for_a_player_mails_that_player(svc, heroes):
