@@ -20,7 +20,9 @@ from engine.rules import machine, setup
 # 0.2: the Cataclysm pack, turn-ending Events discarded; 0.3: defaults not encoded;
 # 0.3.1: fate rerolls share one event wording; 0.4: the Nemesis pack (fate through stats.fate, hooks)
 # 0.5: fate rerolls at the Portal, the Crypt and the Mines; Counterspell against the Command Spell
-ENGINE_VERSION = "0.5.0"
+# 0.6: armour rerolls, Spells on others' turns (one each), ditching, the Hex's space, the Hermit;
+#      the Lost Realms, Timescape and Sea Voyage packs
+ENGINE_VERSION = "0.6.0"
 
 
 class Move(msgspec.Struct, frozen=True):

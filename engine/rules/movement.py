@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from engine import packs, rng
 from engine.state import Option
-from engine.rules import stats
+from engine.rules import spells, stats
 from engine.rules.items import discard
 from engine.rules.machine import Ctx, offer_reroll, on_answer, task
 from engine.packs import revised4 as hooks
@@ -104,7 +104,6 @@ def direction(ctx: Ctx, prompt, key, arg, who) -> None:
         hooks.crossed_river(ctx, i)
         place(ctx, i, dest)
     elif key.startswith("cast-"):
-        from engine.rules import spells
         spells.cast(ctx, i, key[5:], target=None)
     elif key not in DIRS:
         packs.call(ctx.s, "move_choice", ctx, i, key)
@@ -170,7 +169,7 @@ def crossing(ctx: Ctx, prompt, key, arg, who) -> None:
         if space == PORTAL:  # free through a Terrain-covered Portal; the turn ends there, as after opening it
             ctx.emit("portal", f"{who} walks through to the Plain of Peril.", player=who)
             place(ctx, i, PLAIN)
-            ctx.end_turn()
+            spells.finish_turn(ctx)
             packs.call(ctx.s, "through_portal", ctx, i)  # The Lost Realms' Gauntlet: the Plain's Nether cards
             return
         if space == SENTINEL and not ctx.covered(SENTINEL):
@@ -232,7 +231,7 @@ def portal_resolve(ctx: Ctx, t) -> None:
             setattr(p, attr, getattr(p, attr) - 1)
             ctx.emit("lose", f"{p.name} loses 1 {attr.title()}.", player=p.name)
         place(ctx, i, PORTAL)
-    ctx.end_turn()
+    spells.finish_turn(ctx)
     if p.space == PLAIN:
         packs.call(ctx.s, "through_portal", ctx, i)  # The Lost Realms' Gauntlet: the Plain's Nether cards
 

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from engine import packs
-from engine.rules import stats
+from engine.rules import spells, stats
 from engine.rules.items import discard
 from engine.rules.machine import Ctx, task
 from engine.rules.setup import begin_character
@@ -127,8 +127,10 @@ def lose_life(ctx: Ctx, i: int, n: int = 1, cause: str = "") -> None:
     p = ctx.player(i)
     if not p.alive or n <= 0:
         return
-    if p.life == n and "preservation" in p.spells and not p.toad:
-        # Preservation saves one life; cast for its holder only when that saves the character.
+    if p.life == n and "preservation" in p.spells and spells.may_cast(ctx, i):
+        # Preservation saves one life; cast for its holder only when that saves the character
+        # (on another's turn it is the holder's one Spell of that turn).
+        spells.casting(ctx, i)
         p.spells.remove("preservation")
         ctx.s.discards["spell"].append("preservation")
         ctx.emit("cast", f"{p.name} casts Preservation and is spared a life.", player=p.name)
