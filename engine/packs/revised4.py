@@ -118,9 +118,9 @@ def shielded(ctx: Ctx, j: int) -> bool:
 def start_options(ctx: Ctx, i: int) -> list[Option]:
     p = ctx.player(i)
     opts = []
-    if holds(ctx, i, "alchemist") and p.objects:
+    if p.objects and holds(ctx, i, "alchemist"):
         opts.append(Option("use-alchemist", "have the Alchemist turn Objects into gold"))
-    if (holds(ctx, i, "build-raft") and ctx.space(p.space).name == "Woods"
+    if (p.space and ctx.space(p.space).name == "Woods" and holds(ctx, i, "build-raft")
             and "raft" in ctx.s.decks["purchase"] and not stats.has_prop(ctx, p, "raft")):
         opts.append(Option("build-raft", "build a Raft with your Axe (use it on a later move)"))
     return opts

@@ -154,8 +154,8 @@ def answer(state: Game, move, events: list[Event], ctx: Ctx | None = None) -> No
         raise IllegalMove(f"{who} is not asked anything now (waiting for {', '.join(p.players)})", [])
     elif who in p.answers:
         raise IllegalMove(f"{who} has already answered prompt {p.id}", [])
-    keys = [o.key for o in p.options]
-    if move.key not in keys:
+    if not any(o.key == move.key for o in p.options):
+        keys = [o.key for o in p.options]
         raise IllegalMove(f"{move.key!r} is not an answer to prompt {p.id} ({p.question})", keys)
     if len(p.players) > 1:
         p.answers[who] = move.key

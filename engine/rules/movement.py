@@ -72,7 +72,7 @@ def ask_direction(ctx: Ctx, i: int, roll: int, rerolled: bool) -> None:
         opts.append(Option("reroll", "spend 1 fate to roll again"))
     if roll == 6 and stats.has_ability(ctx, p, "troll-regenerate") and not ctx.s.counters.get("no-healing"):
         opts.append(Option("regenerate", "gain 1 life instead of moving"))
-    if stats.has_prop(ctx, p, "raft") and p.space in ctx.content.board.opposite:
+    if p.space in ctx.content.board.opposite and stats.has_prop(ctx, p, "raft"):
         opts.append(Option("raft", f"cross the Storm River by raft to {ctx.space(ctx.content.board.opposite[p.space]).name}"))
     for card in dict.fromkeys(p.spells):
         c = ctx.content.cards[card]

@@ -15,9 +15,9 @@ def has_ability(ctx: Ctx, p: Player, key: str) -> bool:
 
 def items(ctx: Ctx, p: Player):
     """Objects and Followers that work for the character (a Toad's do not)."""
-    if p.toad:
+    if p.toad or not (p.objects or p.followers):
         return []
-    if p.flags.get("no-magic"):  # a pack's rule (the Timescape): Magic Objects do not work now
+    if p.flags and p.flags.get("no-magic"):  # a pack's rule (the Timescape): Magic Objects do not work now
         return [c for c in map(ctx.content.cards.__getitem__, p.objects + p.followers) if c.type != "magic-object"]
     return [ctx.content.cards[c] for c in p.objects + p.followers]
 
@@ -71,7 +71,7 @@ def region(ctx: Ctx, space: str | None) -> str | None:
 
 
 def has_prop(ctx: Ctx, p: Player, prop: str) -> bool:
-    return any(ctx.content.cards[c].prop(prop) for c in p.objects + p.followers)
+    return bool(p.objects or p.followers) and any(ctx.content.cards[c].prop(prop) for c in p.objects + p.followers)
 
 
 def has_talisman(ctx: Ctx, p: Player) -> bool:

@@ -48,9 +48,10 @@ def end_turn(ctx: Ctx, t) -> None:
             p.toad -= 1
             if not p.toad:
                 ctx.emit("toad", f"{p.name} is no longer a Toad.", player=p.name)
-    p.flags.pop("alignment-changed", None)
-    p.flags.pop("battle-bonus", None)
-    p.flags.pop("spells-cast", None)
+    if p.flags:
+        p.flags.pop("alignment-changed", None)
+        p.flags.pop("battle-bonus", None)
+        p.flags.pop("spells-cast", None)
     if s.over:
         return
     extra = p.flags.get("extra-turns", 0)
