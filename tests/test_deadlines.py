@@ -183,6 +183,9 @@ def test_a_passed_deadline_plays_the_default_and_tells_the_player(paced, clk):
     assert notice["player"] == "alice" and "a default answer was played for alice" in text
     assert "had come\nby its deadline, Sunday 25 October 2026, 10:00 CET (09:00 UTC)" in text and "\n  left\n" in text
     assert [r["player"] for r in sent(svc, "report") if r["id"] > notice["id"]] == ["bob"]
+    assert "Since your last report\n  - alice rolls" in text and "  - alice draws card-" in text  # what the default did
+    bobs = outbox.mail(svc, sent(svc, "report")[-1]["id"])["text"]
+    assert "  - alice rolls" in bobs and "alice draws" not in bobs  # her card is hers alone
     assert rows(svc, g)[0]["status"] == "defaulted" and rows(svc, g)[1]["due_at"] == "2026-10-27T09:00:00Z"
     assert deadlines.tick(svc)["defaults"] == 0  # nothing twice
 
