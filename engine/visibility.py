@@ -7,6 +7,7 @@ Deck order and the seed are never shown to anyone.
 """
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from engine import packs
@@ -32,6 +33,21 @@ def _space_name(state: Game, content, sid: str) -> str:
     """A Terrain card on a space gives it its name (the Cataclysm)."""
     terrain = state.piles.get(f"terrain@{sid}") if state.piles else None
     return content.cards[terrain[0]].name if terrain else content.board.spaces[sid].name
+
+
+@functools.lru_cache(maxsize=16)
+def _printed_names(edition: str, pack_set: tuple[str, ...]) -> dict[str, str]:
+    return {sid: space.name for sid, space in load(edition, pack_set).board.spaces.items()}
+
+
+def _space_names(state: Game, content) -> dict[str, str]:
+    """Every space's name as it stands: the printed names (worked out once per pack set),
+    with the Terrain cards lying on the board (the Cataclysm) in place of theirs."""
+    names = dict(_printed_names(state.edition, tuple(state.packs)))
+    for pile, cards in (state.piles.items() if state.piles else ()):
+        if cards and pile.startswith("terrain@") and pile[8:] in names:
+            names[pile[8:]] = content.cards[cards[0]].name
+    return names
 
 
 def _player(state: Game, content, p, spells) -> dict[str, Any]:
@@ -98,7 +114,7 @@ def view(state: Game, player: str | None) -> dict[str, Any]:
         "me": None if everything else player,
         "players": players,
         "board": {k: list(v) for k, v in content.board.rings.items()},
-        "space_names": {sid: _space_name(state, content, sid) for sid in content.board.spaces},
+        "space_names": _space_names(state, content),
         "space_cards": {sid: [content.cards[c].name for c in cards] for sid, cards in state.spaces.items()
                         if cards and sid in content.board.spaces},
         "space_gold": dict(state.space_gold),

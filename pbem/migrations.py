@@ -161,6 +161,12 @@ UPDATE players SET reported_seq = (SELECT moves FROM games WHERE games.id = play
     (6, "mail queued as the context it is rendered from", """
 ALTER TABLE outbox ADD COLUMN context TEXT;  -- JSON a queued mail is rendered from when sent (then NULL, text set)
 """),
+    (7, "the board part of a move's reports stored once", """
+CREATE TABLE report_frames (         -- the public part every report of one state shows alike
+    id {id},
+    frame TEXT NOT NULL              -- JSON (pbem/reports.py make_frame), named by the board of the contexts
+);
+"""),
 ]
 
 # What SQLite can add on top: refuse to change the move log at all.

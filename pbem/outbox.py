@@ -84,7 +84,11 @@ def rendered(svc, row: dict) -> dict:
     if row.get("context") is None:
         return row
     from pbem import render  # here: render -> boardmap; reports -> outbox
-    text, html = render.render(svc, row["kind"], msgspec.json.decode(row["context"]))
+    context = msgspec.json.decode(row["context"])
+    board = context.get("board")
+    if isinstance(board, dict) and "stored" in board:  # the move's shared frame, stored once
+        context["board"] = msgspec.json.decode(svc.store.frame(board["stored"]))
+    text, html = render.render(svc, row["kind"], context)
     return {**row, "text": text, "html": html, "context": None}
 
 

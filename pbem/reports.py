@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import re
 
+import msgspec
+
 from pbem import boardmap, log, outbox, render, turnmail
 
 NAMES = ("welcome", "report", "receipt", "error", "gameover", "digest", "stranger")
@@ -186,7 +188,8 @@ def subject(game: dict, ctx: dict, kind: str) -> str:
 
 def queue_report(svc, game: dict, player: dict, state, *, kind: str = "report", mid_parts=(),
                  extra: dict | None = None, in_reply_to: str | None = None, inbox_id: int | None = None,
-                 frame: dict | None = None, backlog: turnmail.Backlog | None = None, catch_up: bool = True) -> None:
+                 frame: dict | None = None, backlog: turnmail.Backlog | None = None, catch_up: bool = True,
+                 stored_frame: int | None = None) -> None:
     """Queue one player's report (or receipt, error, game over: a report with more in it) of
     `state`, the game as it is now. It shows the events the player may see of the moves since
     their last report, which it now is (`catch_up` False: no events, e.g. a briefing that
@@ -201,6 +204,8 @@ def queue_report(svc, game: dict, player: dict, state, *, kind: str = "report", 
         player["reported_seq"] = seq
     ctx = report_context(svc, game, name, svc.engine.view(state, name), events, frame or make_frame(svc, state), state)
     ctx.update(extra or {})
+    if stored_frame is not None:  # several mails show this frame: it is stored once, not in each
+        ctx["board"] = {"stored": stored_frame}
     root = thread_root(svc, game, player["name"])
     outbox.enqueue(svc, kind=kind, message_id=message_id(svc, game, *mid_parts, player["name"], kind),
                    sender=game_address(svc, game), to=player["email"], to_name=player["name"],
@@ -220,13 +225,14 @@ def queue_reports(svc, game: dict, played, *, sender: str | None = None, sender_
     extra = {"seed": game["seed"], "commitment": game["seed_commitment"]} if over else {}
     to = turnmail.mailed(svc, game, played, svc.store.players(game["id"], active_only=True), sender=sender, also=also)
     frame = make_frame(svc, state) if to else None
+    stored = svc.store.add_frame(msgspec.json.encode(frame).decode()) if len(to) > 1 else None
     backlog = turnmail.Backlog(svc, game["id"], min(p["reported_seq"] for p in to), seq) if to else None
     for player in to:
         mine = player["name"] == sender
         kind = "gameover" if over else sender_kind if mine else "report"
         queue_report(svc, game, player, state, kind=kind, mid_parts=("over",) if over else (seq,),
                      extra={**extra, **(sender_extra or {})} if mine else extra, frame=frame, backlog=backlog,
-                     in_reply_to=in_reply_to if mine else None, inbox_id=inbox_id)
+                     in_reply_to=in_reply_to if mine else None, inbox_id=inbox_id, stored_frame=stored)
     if svc.engine.MODERATOR in svc.engine.waiting_for(state):
         queue_digest(svc, game, state, "The game waits for you: a card needs your ruling.", key=seq, frame=frame)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import os
 import sqlite3
 from datetime import datetime, timezone
 from pathlib import Path
@@ -47,6 +48,8 @@ class Store:
 
     def __init__(self, path: str | Path, clock: Clock = utcnow, timeout: float = 10.0):
         self.clock = clock
+        self.path = Path(path)
+        self._grouped = 0  # depth of group_commit(): commits skip their fsync, sync() does it
         try:
             Path(path).parent.mkdir(parents=True, exist_ok=True)
             conn = sqlite3.connect(str(path), isolation_level=None, timeout=timeout, check_same_thread=False)
@@ -67,16 +70,28 @@ class Store:
         return iso(self.clock())
 
     @contextlib.contextmanager
-    def transaction(self, redoable: bool = False) -> Iterator["Store"]:
-        """One write transaction; a nested call joins the one already open.
+    def transaction(self, redoable: bool = False, savepoint: bool = False) -> Iterator["Store"]:
+        """One write transaction; a nested call joins the one already open (`savepoint`: as
+        a savepoint, so that its failure undoes its own work and leaves the outer one's).
 
         `redoable`: work that can be done again from what is already stored durably (the
         processing of a stored message). Its commit skips the fsync (WAL, synchronous=NORMAL):
         a power cut may lose it, never corrupt it, and the message is then processed again."""
         conn = self.db.conn
         if conn.in_transaction:
-            yield self
+            if savepoint:
+                conn.execute("SAVEPOINT nested")
+                try:
+                    yield self
+                except BaseException:
+                    conn.execute("ROLLBACK TO nested")
+                    conn.execute("RELEASE nested")
+                    raise
+                conn.execute("RELEASE nested")
+            else:
+                yield self
             return
+        redoable = redoable and not self._grouped  # a group has set NORMAL for all of it
         if redoable:
             conn.execute("PRAGMA synchronous=NORMAL")
         try:
@@ -91,6 +106,37 @@ class Store:
         finally:
             if redoable:
                 conn.execute("PRAGMA synchronous=FULL")
+
+    @contextlib.contextmanager
+    def group_commit(self) -> Iterator["Store"]:
+        """Group commit for a source that takes a batch of messages: inside, every commit
+        skips its fsync (still atomic, and safe from a crash of this process); on the way out
+        one fsync makes them all durable. The source acknowledges its messages (moves the
+        files, flags the mail) only after this block, so a power cut inside it loses nothing:
+        the unacknowledged messages are read again and known again by their hashes."""
+        if not self._grouped:
+            self.db.conn.execute("PRAGMA synchronous=NORMAL")
+        self._grouped += 1
+        try:
+            yield self
+        finally:
+            self._grouped -= 1
+            if not self._grouped:
+                self.db.conn.execute("PRAGMA synchronous=FULL")
+                self.sync()
+
+    def sync(self) -> None:
+        """Make every committed transaction durable: they are all in the write-ahead log,
+        so one fsync of it does (a checkpoint syncs what it moves into the database itself)."""
+        wal = self.path.with_name(self.path.name + "-wal")
+        try:
+            fd = os.open(wal, os.O_RDONLY)
+        except FileNotFoundError:  # nothing written since the last checkpoint emptied it
+            return
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
 
     def query(self, sql: str, params=()) -> list[dict]:
         """Rows of a read, as dicts: for the modules that keep their own tables (pace,
@@ -309,6 +355,13 @@ class Store:
             (message_id, game, player, kind, to_addr, subject, json.dumps(headers), text, html, token_marker,
              inbox_id, context, now, now))
         return cur.rowcount == 1
+
+    def add_frame(self, frame: str) -> int:
+        """Store a report frame (JSON) that several queued mails share; its id."""
+        return self.db.execute("INSERT INTO report_frames (frame) VALUES (?)", (frame,)).lastrowid
+
+    def frame(self, id: int) -> str:
+        return self._one("SELECT frame FROM report_frames WHERE id = ?", (id,))["frame"]
 
     def outbox_due(self) -> list[dict]:
         return self._all("SELECT * FROM outbox WHERE status = 'queued' AND next_attempt_at <= ? ORDER BY id",

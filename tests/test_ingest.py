@@ -56,6 +56,30 @@ def test_maildir(fake_svc, fake_game, tmp_path):
     assert maildir.poll(fake_svc, tmp_path / "Maildir") == []
 
 
+@pytest.mark.parametrize("source", ["drop folder", "maildir"])
+def test_a_batch_is_made_durable_once_before_any_message_is_acknowledged(fake_svc, fake_game, tmp_path, monkeypatch,
+                                                                       source):
+    """Group commit: the batch's commits skip their fsync, one sync() follows, and only then
+    are the files moved out of new/ (a power cut before it leaves them to be read again)."""
+    if source == "maildir":
+        box = mailbox.Maildir(str(tmp_path / "Maildir"), create=True)
+        new, poll = tmp_path / "Maildir" / "new", lambda: maildir.poll(fake_svc, tmp_path / "Maildir")
+    else:
+        new = dropfolder.ensure(fake_svc.settings.inbox_path) / "new"
+        poll = lambda: dropfolder.poll(fake_svc, fake_svc.settings.inbox_path)  # noqa: E731
+    for n in range(3):
+        raw = answer(fake_svc, fake_game) if n == 0 else mail(["left"], message_id=f"<batch{n}@x>")
+        box.add(raw) if source == "maildir" else dropfolder.drop(fake_svc.settings.inbox_path, f"m{n}.eml", raw)
+    synced = []
+    real_sync = fake_svc.store.sync
+    monkeypatch.setattr(fake_svc.store, "sync", lambda: synced.append(len(os.listdir(new))) or real_sync())
+    results = poll()
+    assert [r.status for r in results][0] == "applied" and len(results) == 3
+    assert synced == [3]  # one fsync, while all three still wait in new/
+    assert os.listdir(new) == []
+    assert fake_svc.store.db.conn.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL again after the batch
+
+
 def test_drop_folder(fake_svc, fake_game):
     folder = dropfolder.ensure(fake_svc.settings.inbox_path)
     (folder / "tmp" / "half-written.eml").write_bytes(b"From: x")  # never read

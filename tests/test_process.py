@@ -269,3 +269,14 @@ def test_the_same_turn_file_a_turn_later_is_a_new_order(svc, game):
     assert process.process_inbox(svc, first_id).status == "applied"
     later = handle(svc, raw, "turn", filename="turn.toml")  # the game has moved on since
     assert later.status != "duplicate" and later.inbox_id != first_id
+
+
+@pytest.mark.parametrize("raw,want", [
+    (b"Message-ID:\r\n <a@b>\r\nX: y\r\n\r\nbody", "<a@b>"),  # folded
+    (b"Subject: x\nMessage-Id: <c@d>\n\nMessage-ID: <no@x>", "<c@d>"),  # any case; the body's is not a header
+    (b"From: a\n\nMessage-ID: <body@x>", None),
+    (b"X-Message-ID: <x@y>\nMessage-ID: <z@w>\n\n", "<z@w>"),
+    (b"no header at all", None),
+])
+def test_message_id_is_read_from_the_header_only(raw, want):
+    assert process._message_id(raw) == want

@@ -41,19 +41,20 @@ def drop(folder: str | Path, name: str, data: bytes) -> Path:
 
 
 def poll(svc, folder: str | Path, stop=None) -> list[Result]:
-    results = []
-    for file in waiting(folder):
-        if stop is not None and stop.is_set():
-            break
-        results.append(ingest_one(svc, folder, file))
-    return results
+    stored = []
+    with svc.store.group_commit():  # one fsync for the batch, before any file is moved to cur/
+        for file in waiting(folder):
+            if stop is not None and stop.is_set():
+                break
+            stored.append((file, read_one(svc, file)))
+    for file, result in stored:
+        archive(folder, file, result)
+    return [result for _, result in stored]
 
 
-def ingest_one(svc, folder: str | Path, file: Path) -> Result:
+def read_one(svc, file: Path) -> Result:
     kind = kind_of(file)
-    result = handle(svc, file.read_bytes(), kind, source="drop", filename=file.name if kind == "turn" else None)
-    archive(folder, file, result)
-    return result
+    return handle(svc, file.read_bytes(), kind, source="drop", filename=file.name if kind == "turn" else None)
 
 
 def archive(folder: str | Path, file: Path, result: Result) -> Path:

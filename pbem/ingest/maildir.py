@@ -24,11 +24,14 @@ def waiting(path: str | Path) -> list[Path]:
 
 def poll(svc, path: str | Path, stop=None) -> list[Result]:
     open_maildir(path)
-    results = []
-    for file in waiting(path):
-        if stop is not None and stop.is_set():
-            break
-        results.append(handle(svc, file.read_bytes(), "mail", source="maildir"))
+    results, stored = [], []
+    with svc.store.group_commit():  # one fsync for the batch, before any mail is marked seen
+        for file in waiting(path):
+            if stop is not None and stop.is_set():
+                break
+            results.append(handle(svc, file.read_bytes(), "mail", source="maildir"))
+            stored.append(file)
+    for file in stored:
         mark_seen(file)
     return results
 
