@@ -16,6 +16,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
+import msgspec
 import sqlite_utils
 
 from pbem import migrations
@@ -240,9 +241,10 @@ class Store:
                     state_hash: str, prompt: int | None = None, message_id: str | None = None,
                     inbox_id: int | None = None) -> dict:
         """Append one hash-chained row; returns it (with its seq)."""
-        g = self._one("SELECT moves, seed_commitment FROM games WHERE id = ?", (game,))
-        last = self._one("SELECT hash FROM moves WHERE game = ? ORDER BY seq DESC LIMIT 1", (game,))
-        prev = last["hash"] if last else g["seed_commitment"]  # the chain starts at the seed's commitment
+        g = self._one("SELECT moves, seed_commitment, "
+                      "(SELECT hash FROM moves WHERE game = games.id ORDER BY seq DESC LIMIT 1) AS last "
+                      "FROM games WHERE id = ?", (game,))
+        prev = g["last"] or g["seed_commitment"]  # the chain starts at the seed's commitment
         row = dict(game=game, seq=g["moves"] + 1, kind=kind, player=player, actor=actor, line=line,
                    prompt=prompt, message_id=message_id, inbox_id=inbox_id, at=self.now())
         row.update(state_hash=state_hash, prev_hash=prev,
@@ -303,10 +305,9 @@ class Store:
     # -- inbox -----------------------------------------------------------------------
 
     def find_inbox(self, message_id: str | None, content_hash: str) -> dict | None:
-        row = self._one("SELECT * FROM inbox WHERE content_hash = ?", (content_hash,))
-        if row is None and message_id:
-            row = self._one("SELECT * FROM inbox WHERE message_id = ?", (message_id,))
-        return row
+        """The stored message with this content, else with this Message-ID (one query)."""
+        return self._one("SELECT * FROM inbox WHERE content_hash = ? OR message_id = ? "
+                         "ORDER BY content_hash = ? DESC LIMIT 1", (content_hash, message_id, content_hash))
 
     def add_inbox(self, raw: bytes, *, source: str, kind: str, content_hash: str,
                   message_id: str | None = None, filename: str | None = None) -> int:
@@ -352,8 +353,8 @@ class Store:
             "INSERT INTO outbox (message_id, game, player, kind, to_addr, subject, headers, text, html, token_marker, "
             "inbox_id, context, status, attempts, created_at, next_attempt_at) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued', 0, ?, ?) ON CONFLICT (message_id) DO NOTHING",
-            (message_id, game, player, kind, to_addr, subject, json.dumps(headers), text, html, token_marker,
-             inbox_id, context, now, now))
+            (message_id, game, player, kind, to_addr, subject, msgspec.json.encode(headers).decode(), text, html,
+             token_marker, inbox_id, context, now, now))
         return cur.rowcount == 1
 
     def add_frame(self, frame: str) -> int:
