@@ -109,7 +109,7 @@ def state_at(svc, game: dict, seq: int):
         if row["kind"] == "rollback":
             current = state_at(svc, game, int(row["line"].split()[1]))
         else:
-            current, _ = eng.apply(current, eng.parse_move(row["line"]))
+            current, _ = eng.apply(current, eng.parse_move(row["line"]), copy=False)  # decoded here: ours to change
     return current
 
 

@@ -107,7 +107,7 @@ def legal_moves(state: Game, player: str | None = None) -> list[Move]:
     return [Move(n, o.key, p.id) for p in prompts(state) for n in p.players if player in (None, n) for o in p.options]
 
 
-def apply(state: Game, move: Move) -> tuple[Game, list[Event]]:
+def apply(state: Game, move: Move, *, copy: bool = True) -> tuple[Game, list[Event]]:
     if state.over:
         raise IllegalMove("the game is over", [])
     open_ = prompts(state)[0]
