@@ -230,7 +230,7 @@ def test_long_games_snapshot_and_never_replay_from_the_start(fake_svc, monkeypat
     calls = []
     real_apply = fake_svc.engine.apply
     monkeypatch.setattr(fake_svc, "engine", type("E", (), {**{k: getattr(fake_svc.engine, k) for k in dir(fake_svc.engine) if not k.startswith("__")},
-                                                           "apply": staticmethod(lambda s, m: calls.append(m) or real_apply(s, m))}))
+                                                           "apply": staticmethod(lambda s, m, **kw: calls.append(m) or real_apply(s, m, **kw))}))
     state_23 = games.state_at(fake_svc, games.get(fake_svc, g), 23)
     assert len(calls) == 3  # from the snapshot at 20
     assert fake_svc.engine.state_hash(state_23) == fake_svc.store.moves(g, after=22, upto=23)[0]["state_hash"]
