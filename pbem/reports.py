@@ -15,6 +15,7 @@ import re
 
 import msgspec
 
+from engine.config import PLAYABLE_PACKS
 from pbem import boardmap, log, outbox, render, turnmail
 
 NAMES = ("welcome", "report", "receipt", "error", "gameover", "digest", "stranger")
@@ -68,7 +69,7 @@ def make_frame(svc, state) -> dict:
         players.append({
             "mark": mark, "colour": picture["colours"][mark], "name": name,
             "character": "Nemesis" if p.get("role") == "nemesis" else p.get("character_name") or p.get("character") or "?",
-            "space": p.get("space_name") or p.get("space") or "-", "alive": p.get("alive", True),
+            "space": whereabouts(public, name, p), "alive": p.get("alive", True),
             "strength": p["strength"], "craft": p["craft"], "gold": p["gold"],
             "life": f"{p['life']}/{p['max_life']}" if p.get("max_life") else p["life"],
             "fate": f"{p['fate']}/{p['max_fate']}" if p.get("max_fate") else p["fate"],
@@ -80,7 +81,16 @@ def make_frame(svc, state) -> dict:
             "packs": pack_lines(public)}
 
 
-PACK_STATE = ("cataclysm", "nemesis")  # packs' public state in a view, under the pack's name
+PACK_STATE = PLAYABLE_PACKS  # each pack's public state is in a view under the pack's name
+VOYAGE = {"out": "at sea", "home": "at sea, sailing home", "wreck": "shipwrecked, adrift"}
+
+
+def whereabouts(public: dict, name: str, p: dict) -> str:
+    """Where a player is: their space, or off the board (Sea Voyage: at sea)."""
+    if p.get("space"):
+        return p.get("space_name") or p["space"]
+    voyage = ((public.get("sea-voyage") or {}).get("at_sea") or {}).get(name)
+    return VOYAGE.get(voyage["phase"], _words(voyage["phase"])) if voyage else "-"
 
 
 def _words(value) -> str:
@@ -98,7 +108,7 @@ def pack_lines(public: dict) -> list[dict]:
     lines = []
     for pack in PACK_STATE:
         for key, value in (public.get(pack) or {}).items():
-            lines.append({"pack": pack.title(), "what": key.replace("_", " ").capitalize(), "value": _words(value)})
+            lines.append({"pack": pack.replace("-", " ").title(), "what": key.replace("_", " ").capitalize(), "value": _words(value)})
     if "shared_fate" in public:
         lines.append({"pack": "Heroes", "what": "Shared fate", "value": str(public["shared_fate"])})
     return lines
@@ -106,8 +116,8 @@ def pack_lines(public: dict) -> list[dict]:
 
 # -- contexts ---------------------------------------------------------------------------
 
-def sheet(p: dict | None) -> dict | None:
-    """A player's own character sheet, from their own view."""
+def sheet(p: dict | None, where: str = "-") -> dict | None:
+    """A player's own character sheet, from their own view (`where`: see whereabouts)."""
     if not p:
         return None
     notes = []
@@ -120,7 +130,7 @@ def sheet(p: dict | None) -> dict | None:
     spells = p.get("spells", [])
     return {
         "character": p.get("character_name") or p.get("character") or "?",
-        "space": p.get("space_name") or p.get("space") or "-", "region": boardmap.RING_NAMES.get(p.get("region")),
+        "space": where, "region": boardmap.RING_NAMES.get(p.get("region")),
         "alignment": p.get("alignment", "?"), "alive": p.get("alive", True),
         "strength": p["strength"], "craft": p["craft"], "gold": p["gold"],
         "life": f"{p['life']} of {p['max_life']}" if p.get("max_life") else p["life"],
@@ -147,7 +157,7 @@ def report_context(svc, game: dict, player: str, view: dict, events: list, frame
         "game": {"id": game["id"], "address": game_address(svc, game)},
         "me": player, "turn": view["turn"], "over": over, "winners": list(view.get("winners", [])),
         "board": frame,
-        "sheet": {"own": sheet(own), "hidden": [{"name": p["name"], "count": p["spells"]} for p in frame["players"]
+        "sheet": {"own": sheet(own, whereabouts(view, player, own)), "hidden": [{"name": p["name"], "count": p["spells"]} for p in frame["players"]
                                                 if p["name"] != player]} if own else None,
         "events": turnmail.grouped(events),
         "asked": mine,

@@ -245,3 +245,15 @@ def test_a_cataclysm_report_shows_the_packs_public_state(make_service):
     frame = render.board(svc, reports.make_frame(svc, state))
     assert "Cataclysm: Ending: Hidden" in frame.text and "Remnants: " in frame.text
     assert "Ruins: 2" in frame.text and "Ruins: 2" in frame.html
+
+
+def test_a_character_at_sea_is_shown_at_sea_and_every_pack_has_its_lines():
+    """Sea Voyage: a character at sea is on no space; the sheet and the table say where."""
+    public = {"sea-voyage": {"at_sea": {"bob": {"phase": "home"}}, "wanted": ["bob"]},
+              "timescape": {"imprisoned": {"carol": 1}}}
+    assert reports.whereabouts(public, "bob", {"space": None}) == "at sea, sailing home"
+    assert reports.whereabouts(public, "alice", {"space": "city", "space_name": "City"}) == "City"
+    assert reports.whereabouts(public, "carol", {"space": None}) == "-"
+    lines = {(line["pack"], line["what"]): line["value"] for line in reports.pack_lines(public)}
+    assert lines[("Sea Voyage", "Wanted")] == "Bob"
+    assert lines[("Timescape", "Imprisoned")] == "Carol: 1"
