@@ -1,7 +1,7 @@
 """Which cards and spaces the engine settles itself, and which the moderator settles."""
 from __future__ import annotations
 
-from engine import ops
+from engine import ops, packs
 from engine.config import PLAYABLE_PACKS
 from engine.content import load
 from engine.packs import revised4
@@ -23,7 +23,7 @@ def _card_automated(card) -> tuple[bool, str]:
     if card.hook:
         if card.type == "spell" and card.hook in spells.HOOKS:
             return True, ""
-        if card.hook in REACTIONS or card.hook in revised4.HOOKED or card.prop("target_effect"):
+        if card.hook in REACTIONS or card.hook in _hooked(card.pack) or card.prop("target_effect"):
             return True, ""
         return False, f"hook {card.hook!r} not implemented"
     if card.effect and not ops.automated(card.effect):
@@ -44,9 +44,18 @@ ABILITIES = {"assassin-no-defence", "druid-forest", "druid-refill-woods", "dwarf
              "thief-steal", "troll-regenerate", "two-weapons", "warrior-two-dice"}
 
 
+def _hooked(pack: str) -> set[str]:
+    """The card hooks a pack's module answers (`HOOKED`): revised4's, and the pack's own."""
+    own = set(getattr(packs.module(pack), "HOOKED", ())) if pack in PLAYABLE_PACKS else set()
+    return revised4.HOOKED | own
+
+
 def report(pack: str | None = None) -> list[dict]:
     """One row per character, card and space; `pack` keeps only that pack's. A pack's rows are
-    read with the pack loaded over the base (its board, its decks)."""
+    read with the pack loaded over the base (its board, its decks) and its module imported
+    (what registers its space hooks and ops)."""
+    for p in PLAYABLE_PACKS:
+        packs.module(p)
     if pack in (None, "revised4"):
         rows = _rows(load("revised4", ()))
         if pack is None:

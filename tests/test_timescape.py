@@ -78,3 +78,10 @@ def test_random_games_with_the_timescape_keep_the_invariants(packs):
         config = {"packs": packs, "players": [{"name": f"p{i}"} for i in range(2 + seed % 4)], "options": {"turn_cap": 50}}
         final, moves = playout(config, f"ts-{seed}", bot_seed=seed, check=True)
         assert final.over
+
+
+def test_coverage_counts_the_space_hooks_the_pack_module_registers():
+    """`pbem rules coverage` imports each pack's module first: the Vortex's hook is automated."""
+    from engine import coverage
+    rows = {r["slug"]: r for r in coverage.report("timescape")}
+    assert rows["vortex"]["automated"] and rows["warp-demon"]["automated"] and rows["warp-belt"]["automated"]

@@ -30,6 +30,7 @@ from engine.rules.movement import place
 from engine.rules.turn import lose_life
 
 RING = "timescape"
+HOOKED = {"warp-belt"}  # card hooks this module reads (engine/coverage.py counts them as automated)
 # Timescape cards are met in this order (§6): Hand of Fate, Alien (Strength), Alien (Craft),
 # Object, Follower.
 TS_ORDER = {"event": 0, "object": 3, "magic-object": 3, "follower": 4}
