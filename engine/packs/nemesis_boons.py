@@ -1,0 +1,73 @@
+"""Nemesis: Boons. Drawn after the Nemesis's main turn and shared out among the heroes (at
+most one each), used at the start of a hero's turn (the hooks `start_options` / `start_choice`).
+"""
+from __future__ import annotations
+
+from engine.state import Option
+from engine.rules.items import discard
+from engine.rules.machine import Ctx, on_answer, task
+from engine.packs.nemesis_board import heroes, living
+
+
+@task("boon-draw")
+def boon_draw(ctx: Ctx, t) -> None:
+    drawn = [c for c in (ctx.draw("boon") for _ in range(len(heroes(ctx.s)) - 1)) if c]
+    if drawn:  # they lie in the pile "boon" while the heroes share them out; the Nemesis sees a count
+        ctx.s.piles["boon"] = drawn
+        ctx.emit("boon", f"{len(drawn)} Boon(s) are drawn for the heroes to share.")
+        ctx.emit("boon", f"Boons to share: {', '.join(ctx.content.cards[c].name for c in drawn)}.",
+                 to=[ctx.name(i) for i in heroes(ctx.s)])
+        ctx.push("boon-share", t.p, passed=[])
+
+
+@task("boon-share")
+def boon_share(ctx: Ctx, t) -> None:
+    """Every hero without a Boon who has not passed is asked at once; answers are settled in
+    turn order from the Nemesis's left, so the order they come in changes nothing."""
+    boons, passed = ctx.s.piles.get("boon", []), t.a["passed"]
+    asked = [i for i in living(ctx.s) if not ctx.player(i).hand and i not in passed]
+    if not boons or not asked:
+        for c in ctx.s.piles.pop("boon", []):  # Boons nobody takes are discarded
+            discard(ctx, c)
+        return
+    opts = [Option(c, f"take {ctx.content.cards[c].name}") for c in dict.fromkeys(boons)] + [Option("pass", "take none")]
+    ctx.push("boon-share", t.p, passed=passed)
+    if len(asked) == 1:
+        ctx.ask(asked[0], "boon", "Boons to share: which do you take?", opts)
+    else:
+        ctx.ask(asked, "boon", "Boons to share: which do you take? (a clash goes to the first in turn order)", opts)
+
+
+@on_answer("boon")
+def boon_answer(ctx: Ctx, prompt, key, arg, who) -> None:
+    pending = ctx.s.stack[-1].a
+    answers = prompt.answers or {who: key}
+    for i in living(ctx.s):  # turn order decides clashes
+        want = answers.get(ctx.name(i))
+        if want is None:
+            continue
+        if want == "pass":
+            pending["passed"].append(i)
+        elif want in ctx.s.piles["boon"]:
+            ctx.s.piles["boon"].remove(want)
+            ctx.player(i).hand.append(want)
+            ctx.emit("boon", f"{ctx.name(i)} takes a Boon.", player=ctx.name(i))
+            ctx.emit("boon", f"You take {ctx.content.cards[want].name}.", to=[ctx.name(i)])
+
+
+def start_options(ctx: Ctx, i: int) -> list[Option]:
+    p = ctx.player(i)
+    opts = [Option(f"use-{c}", f"use your Boon, {ctx.content.cards[c].name}") for c in p.hand]
+    return opts
+
+
+def start_choice(ctx: Ctx, i: int, key: str) -> bool | None:
+    p = ctx.player(i)
+    if key.startswith("use-") and key[4:] in p.hand:  # "use-alchemist" is the base game's
+        card = ctx.content.cards[key[4:]]
+        p.hand.remove(card.slug)
+        discard(ctx, card.slug)
+        ctx.emit("boon", f"{p.name} uses the Boon {card.name}.", player=p.name)
+        ctx.push("effect", i, ops=card.effect or [{"op": "moderator", "text": card.text}], source=card.name)
+        return True
+    return None

@@ -1,0 +1,153 @@
+"""Nemesis: fighting the Nemesis's creatures and places. Villains (taken as Strength or Craft
+trophies: the hooks `trophy_value` / `trophy_spent`), the adversary (wounded only once every
+sacred site is destroyed), the sacred sites; heroes fighting together (`ask_helpers`) and the
+Nemesis's reroll of a creature's die (`foe_reroll`).
+"""
+from __future__ import annotations
+
+from engine import rng
+from engine.state import Option
+from engine.rules.items import discard
+from engine.rules.machine import Ctx, on_answer, task
+from engine.rules.turn import finish
+from engine.packs.nemesis_board import heroes, living, nemesis, stat, tokens
+
+
+def fight_villain(ctx: Ctx, i: int, v: str, space: str) -> None:
+    card = ctx.content.cards[v]
+    attr = {"strength": stat(card, "strength")} if stat(card, "strength") else {"craft": stat(card, "craft")}
+    ctx.push("fight", i, name=card.name, **attr, ends_turn=ctx.s.current == i,
+             on_win="villain-beaten", on_win_args={"space": space, "villain": v})
+
+
+def fight_adversary(ctx: Ctx, i: int, attr: str, space: str) -> None:
+    """Spells have no effect on an adversary and it never joins forces with other creatures."""
+    card = ctx.content.cards[ctx.s.piles[f"adversary@{space}"][0]]
+    ctx.push("fight", i, name=card.name, **{attr: stat(card, attr)}, evadable=False, spells=False,
+             ends_turn=ctx.s.current == i, adversary=True, on_win="adversary-hit", on_win_args={})
+
+
+@task("site-destroyed")
+def site_destroyed(ctx: Ctx, t) -> None:
+    space = t.a["space"]
+    for c in ctx.s.piles.pop(f"site@{space}", []):
+        discard(ctx, c)
+    ctx.emit("site", f"{ctx.name(t.p)} destroys the sacred site at {ctx.space(space).name}.", player=ctx.name(t.p))
+    if not tokens(ctx.s, "site"):
+        ctx.emit("site", "All sacred sites are destroyed: the adversary can now be wounded.")
+
+
+@task("villain-beaten")
+def villain_beaten(ctx: Ctx, t) -> None:
+    v, space = t.a["villain"], t.a["space"]
+    pile = ctx.s.piles.get(f"villain@{space}", [])
+    if v not in pile:
+        return
+    pile.remove(v)
+    if not pile:
+        del ctx.s.piles[f"villain@{space}"]
+    ctx.player(t.p).trophies.append(v)
+    ctx.ask(t.p, "villain-trophy", f"The {ctx.content.cards[v].name} is your trophy: toward Strength or Craft?",
+            [Option("strength", "a Strength trophy"), Option("craft", "a Craft trophy")], villain=v)
+
+
+@on_answer("villain-trophy")
+def villain_trophy(ctx: Ctx, prompt, key, arg, who) -> None:
+    p = ctx.player(ctx.index(who))
+    # A new list: `clone` copies flags shallowly, and apply must not change its input.
+    p.flags["villain-pools"] = p.flags.get("villain-pools", []) + [[prompt.data["villain"], key]]
+
+
+def trophy_value(ctx: Ctx, p):
+    """A villain counts at its printed value toward the pool its taker chose, never both."""
+    pools = p.flags.get("villain-pools", [])
+
+    def value(c: str, attr: str) -> int:
+        card = ctx.content.cards[c]
+        if card.type != "villain":
+            return getattr(card, attr)
+        return max(stat(card, "strength"), stat(card, "craft")) if [c, attr] in pools else 0
+    return value
+
+
+def trophy_spent(ctx: Ctx, p, c: str, attr: str) -> None:
+    pools = list(p.flags.get("villain-pools", []))
+    if [c, attr] in pools:
+        pools.remove([c, attr])
+        p.flags["villain-pools"] = pools
+
+
+@task("adversary-hit")
+def adversary_hit(ctx: Ctx, t) -> None:
+    s = ctx.s
+    if tokens(s, "site"):
+        ctx.emit("adversary", "No life can be taken from the adversary while a sacred site stands.")
+        return
+    s.counters["adversary-life"] -= 1
+    ctx.emit("adversary", f"The adversary loses 1 life ({s.counters['adversary-life']} left).")
+    if s.counters["adversary-life"] <= 0:
+        ctx.emit("game-over", "The adversary is defeated and every sacred site destroyed: the heroes win!")
+        finish(ctx, [ctx.name(i) for i in heroes(s)])
+
+
+# -- fighting together, the Nemesis's reroll -------------------------------------------------
+
+def ask_helpers(ctx: Ctx, i: int, a: dict) -> bool | None:
+    """Fight Together: other heroes on the space may add their Strength or Craft (no
+    abilities, rolls or weapons). Asked all at once; the sum does not depend on the order."""
+    if ctx.player(i).role != "hero" or ctx.s.current != i:
+        return None  # "on your turn": not when the Nemesis attacks, nor To the Death
+    helpers = [j for j in living(ctx.s) if j != i and ctx.player(j).space == ctx.player(i).space]
+    if not helpers:
+        return None
+    ctx.push("combat-roll", i, **{**a, "helpers_asked": True})
+    kind = "battle" if a.get("strength") is not None else "psychic combat"
+    ctx.ask(helpers, "join-forces", f"{ctx.name(i)} fights {a['name']} ({kind}) on your space. Join forces?",
+            [Option("join", "add your Strength or Craft to the attack"), Option("no", "stay out")])
+    return True
+
+
+@on_answer("join-forces")
+def join_forces(ctx: Ctx, prompt, key, arg, who) -> None:
+    a = ctx.s.stack[-1].a
+    battle = a.get("strength") is not None
+    answers = prompt.answers or {who: key}
+    for name, k in answers.items():
+        if k == "join":
+            q = ctx.player(ctx.index(name))
+            a["bonus"] = a.get("bonus", 0) + (q.strength if battle else q.craft)
+            ctx.emit("join", f"{name} joins forces.", player=name)
+
+
+def foe_reroll(ctx: Ctx, i: int) -> bool | None:
+    """Once per turn the Nemesis may spend 1 fate to reroll the die of the adversary, a villain
+    or any enemy: asked after the hero's own reroll, only if it could help the creature."""
+    s = ctx.s
+    k = nemesis(s)
+    if ctx.player(i).role != "hero" or not s.players[k].fate or s.counters.get("nemesis-fate-turn") == s.turn:
+        return None
+    if s.stack[-1].a.get("damage") == 0:
+        return None  # a sacred site is a place, not a creature
+    ctx.push("foe-reroll", k)
+    return True
+
+
+@task("foe-reroll")
+def foe_reroll_task(ctx: Ctx, t) -> None:
+    a = ctx.s.stack[-1].a  # the combat-resolve task under this one
+    if a["roll"] + a["base"] < a["foe_roll"] + a["foe"] or a["foe_roll"] == 6:
+        return
+    ctx.ask(t.p, "foe-reroll", f"{a['name']} totals {a['foe_roll'] + a['foe']} against {a['roll'] + a['base']}. "
+            "Spend 1 fate to reroll its die?", [Option("reroll", "spend 1 fate and reroll"), Option("keep", "keep it")])
+
+
+@on_answer("foe-reroll")
+def foe_reroll_answer(ctx: Ctx, prompt, key, arg, who) -> None:
+    if key != "reroll":
+        return
+    s, p = ctx.s, ctx.player(ctx.index(who))
+    a = s.stack[-1].a
+    p.fate -= 1
+    s.counters["nemesis-fate-turn"] = s.turn
+    a["foe_roll"] = rng.die(s)
+    ctx.emit("fate", f"The Nemesis spends 1 fate and rerolls {a['name']}'s die: {a['foe_roll']}.")

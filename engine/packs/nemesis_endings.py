@@ -1,0 +1,95 @@
+"""Nemesis: endings. A hero's death toward the Trial's objective (`killed`); To the Death,
+when a hero reaches the Lair of the Beast: the champion and the final fight with the adversary.
+"""
+from __future__ import annotations
+
+from engine.state import Option
+from engine.rules.machine import Ctx, on_answer, task
+from engine.rules.movement import place
+from engine.rules.turn import finish
+from engine.packs.nemesis_board import LAIR, adversary_space, living, move_token, nemesis, tokens, trial
+from engine.packs.nemesis_combat import fight_adversary
+
+
+def killed(ctx: Ctx, i: int) -> None:
+    """Every hero death counts toward Trial 1's objective, however it came about."""
+    s = ctx.s
+    if ctx.player(i).role != "hero" or s.over:
+        return
+    s.counters["hero-deaths"] = s.counters.get("hero-deaths", 0) + 1
+    if objective_met(ctx, i):
+        ctx.emit("game-over", "The Nemesis completes the Trial's objective and wins!")
+        finish(ctx, [ctx.name(nemesis(s))])
+
+
+def objective_met(ctx: Ctx, dead: int) -> bool:
+    goal = trial(ctx).prop("objective")
+    if goal == "kill-three":
+        return ctx.s.counters.get("hero-deaths", 0) >= 3
+    return goal == "kill-x" and ctx.s.counters.get("x-token") == dead
+
+
+@task("space:lair-of-the-beast")
+def lair(ctx: Ctx, t) -> None:
+    ctx.push("to-the-death", t.p)
+
+
+@task("to-the-death")
+def to_the_death(ctx: Ctx, t) -> None:
+    """To the Death: with a sacred site left the Nemesis wins; else the adversary goes to the
+    Lair and heroes fight it one after another until one side meets its objective."""
+    s = ctx.s
+    s.stack.clear()  # nothing of the turn in progress goes on
+    s.current = -1  # nobody's turn: a hero's death ends no turn
+    ctx.emit("to-the-death", "To the Death!")
+    if tokens(s, "site"):
+        ctx.emit("game-over", "A sacred site still stands: the Nemesis wins!")
+        finish(ctx, [ctx.name(nemesis(s))])
+        return
+    src = adversary_space(s)
+    if src and src != LAIR:
+        move_token(ctx, "adversary", src, LAIR, s.piles[f"adversary@{src}"][0])
+    ctx.push("final-champion")
+
+
+@task("final-champion")
+def final_champion(ctx: Ctx, t) -> None:
+    s = ctx.s
+    alive = living(s)
+    if not alive:
+        ctx.emit("game-over", "No hero is left to fight: the Nemesis wins!")
+        finish(ctx, [ctx.name(nemesis(s))])
+        return
+    there = [i for i in alive if ctx.player(i).space == LAIR]
+    if there:
+        ctx.push("final-attack", there[0])
+        return
+    ctx.ask(alive, "champion", "To the Death: which hero fights the adversary? (most named; a tie goes to the first "
+            "in turn order)", [Option(ctx.name(i), ctx.name(i)) for i in alive])
+
+
+@on_answer("champion")
+def champion(ctx: Ctx, prompt, key, arg, who) -> None:
+    answers = prompt.answers or {who: key}
+    votes = {i: list(answers.values()).count(ctx.name(i)) for i in living(ctx.s)}
+    best = max(votes.values())
+    i = next(i for i in living(ctx.s) if votes[i] == best)
+    place(ctx, i, LAIR)
+    ctx.emit("to-the-death", f"{ctx.name(i)} goes to the Lair of the Beast.")
+    ctx.push("final-attack", i)
+
+
+@task("final-attack")
+def final_attack(ctx: Ctx, t) -> None:
+    if not ctx.player(t.p).alive:
+        ctx.push("final-champion")
+        return
+    ctx.ask(t.p, "final-attack", "Attack the adversary: with Strength or Craft?",
+            [Option("battle", "battle (Strength)"), Option("psychic", "psychic combat (Craft)")])
+
+
+@on_answer("final-attack")
+def final_attack_answer(ctx: Ctx, prompt, key, arg, who) -> None:
+    i = ctx.index(who)
+    ctx.push("final-attack", i)  # continue attacking until one side is defeated
+    fight_adversary(ctx, i, "strength" if key == "battle" else "craft", LAIR)

@@ -1,0 +1,144 @@
+"""Nemesis: what a hero does differently. Moving zero or by shared fate (`move_options` /
+`move_choice`), reaching the Lair (`arrived`), the encounter choices on landing: a villain, the
+adversary, a sacred site, or an exchange with another hero (`encounter_options` /
+`encounter_choice`); a companion's level (`set_companion_level`).
+"""
+from __future__ import annotations
+
+from engine.state import Option
+from engine.rules import stats
+from engine.rules.machine import Ctx, on_answer, task
+from engine.rules.movement import DIRS, place
+from engine.packs.nemesis_board import LAIR, living, tokens
+from engine.packs.nemesis_combat import fight_adversary, fight_villain
+
+
+def set_companion_level(ctx: Ctx, i: int, level: int) -> str | bool:
+    """The moderator raises a companion's level (`adjudicate alice companion 2`): the printed
+    costs are not known. Level 3 needs a Talisman, which stays on the companion for good."""
+    p = ctx.player(i)
+    if not p.area or not 1 <= level <= 3:
+        return f"{p.name} has no companion, or level {level} is not 1-3"
+    if level == 3 and len(p.area) == 1:
+        t = next((c for c in p.objects if ctx.content.cards[c].prop("talisman")), None)
+        if t is None:
+            return f"{p.name} holds no Talisman: level 3 needs one"
+        p.objects.remove(t)
+        p.area.append(t)
+    ctx.s.counters[f"companion@{p.name}"] = level  # kept by the player, as the companion is, after a death
+    ctx.emit("companion", f"{p.name}'s companion is now level {level}.", player=p.name)
+    return True
+
+
+def move_options(ctx: Ctx, i: int) -> list[Option]:
+    p, s = ctx.player(i), ctx.s
+    opts = []
+    if p.space in tokens(s, "villain") or p.space in tokens(s, "adversary"):
+        opts.append(Option("zero", "move zero and encounter the villain or adversary here"))
+    if stats.fate(ctx, p):
+        opts.append(Option("fate-move", "spend 1 shared fate to move up to 6 spaces instead"))
+    return opts
+
+
+def move_choice(ctx: Ctx, i: int, key: str) -> bool:
+    p = ctx.player(i)
+    if key == "zero":
+        place(ctx, i, p.space)
+        p.flags["zero"] = 1
+    elif key == "fate-move":
+        ctx.ask(i, "fate-move", "Move how far, and which way?",
+                [Option(f"{d}-{n}", f"{n} {'counter-' if d == 'left' else ''}clockwise") for d in DIRS for n in range(1, 7)])
+    return True
+
+
+@on_answer("fate-move")
+def fate_move(ctx: Ctx, prompt, key, arg, who) -> None:
+    i = ctx.index(who)
+    stats.spend_fate(ctx, ctx.player(i))
+    d, _, n = key.partition("-")
+    ctx.emit("fate", f"{who} spends 1 shared fate to move {n}.", player=who)
+    ctx.push("walk", i, space=ctx.player(i).space, d=DIRS[d], steps=int(n), start=ctx.player(i).space)
+
+
+def arrived(ctx: Ctx, i: int) -> bool | None:
+    if ctx.player(i).space == LAIR:  # To the Death: a hero moves onto the Lair of the Beast
+        ctx.push("to-the-death", i)
+        return True
+    return None
+
+
+def encounter_options(ctx: Ctx, i: int) -> list[Option]:
+    """A hero's choices on landing: the space, a villain, the adversary, the sacred site, or
+    another hero (never an attack: an exchange). Moving zero allows only a villain or the
+    adversary. An empty list: just the space."""
+    s, p = ctx.s, ctx.player(i)
+    here = p.space
+    zero = p.flags.pop("zero", None)
+    opts = []
+    for v in dict.fromkeys(s.piles.get(f"villain@{here}", [])):
+        opts.append(Option(f"fight-{v}", f"fight the {ctx.content.cards[v].name}"))
+    if s.piles.get(f"adversary@{here}"):
+        card = ctx.content.cards[s.piles[f"adversary@{here}"][0]]
+        opts += [Option("adversary-battle", f"attack the {card.name} in battle"),
+                 Option("adversary-psychic", f"attack the {card.name} in psychic combat")]
+    if zero:
+        return opts
+    if s.piles.get(f"site@{here}"):
+        opts += [Option("site-strength", "try to destroy the sacred site with Strength"),
+                 Option("site-craft", "try to destroy the sacred site with Craft")]
+    opts += [Option(f"exchange-{ctx.name(j)}", f"meet {ctx.name(j)} to exchange objects and gold")
+             for j in living(s) if j != i and ctx.player(j).space == here]
+    return [Option("encounter-space", f"encounter {ctx.space(here).name}")] + opts if opts else []
+
+
+def encounter_choice(ctx: Ctx, i: int, key: str) -> bool | None:
+    here = ctx.player(i).space
+    if key.startswith("fight-"):
+        fight_villain(ctx, i, key[6:], here)
+    elif key.startswith("adversary-"):
+        fight_adversary(ctx, i, "strength" if key.endswith("battle") else "craft", here)
+    elif key.startswith("site-"):
+        site = ctx.content.cards[ctx.s.piles[f"site@{here}"][0]]
+        attr = key[5:]
+        ctx.push("fight", i, name=site.name, **{attr: site.prop("value")}, damage=0, evadable=False, spells=False,
+                 on_win="site-destroyed", on_win_args={"space": here})
+    elif key.startswith("exchange-"):
+        j = ctx.index(key[9:])
+        ctx.push("exchange", j, other=i)  # then the other hero gives
+        ctx.push("exchange", i, other=j)
+    else:
+        return None
+    return True
+
+
+# -- exchanging ----------------------------------------------------------------------------
+
+@task("exchange")
+def exchange(ctx: Ctx, t) -> None:
+    p, other = ctx.player(t.p), t.a["other"]
+    if not p.alive or not ctx.player(other).alive:
+        return
+    opts = ([Option("give-gold", f"give 1 gold to {ctx.name(other)}")] if p.gold else [])
+    opts += [Option(f"give-{c}", f"give {ctx.content.cards[c].name}") for c in dict.fromkeys(p.objects)]
+    if opts:
+        ctx.ask(t.p, "exchange", f"Exchange with {ctx.name(other)}: what do you give?", opts + [Option("done", "give nothing more")],
+                other=other)
+
+
+@on_answer("exchange")
+def exchange_answer(ctx: Ctx, prompt, key, arg, who) -> None:
+    if key == "done":
+        return
+    from engine.rules.items import gain_object
+    i, j = ctx.index(who), prompt.data["other"]
+    p, q = ctx.player(i), ctx.player(j)
+    if key == "give-gold":
+        p.gold -= 1
+        q.gold += 1
+        ctx.emit("exchange", f"{who} gives 1 gold to {q.name}.")
+    else:
+        card = key[5:]
+        p.objects.remove(card)
+        gain_object(ctx, j, card)
+        ctx.emit("exchange", f"{who} gives {ctx.content.cards[card].name} to {q.name}.")
+    ctx.push("exchange", i, other=j)

@@ -1,0 +1,148 @@
+"""Nemesis: the Nemesis's turn. Its main turn and, with 4 or more heroes, an additional one
+(the hook `between_turns`); its actions (Action cards, moving the adversary and villains,
+placing a villain, attacking a hero); Action cards drawn at the end, then the Boons.
+"""
+from __future__ import annotations
+
+from engine.state import Option
+from engine.rules.items import discard
+from engine.rules.machine import Ctx, on_answer, task
+from engine.rules.movement import DIRS, step
+from engine.packs.nemesis_board import CROSSINGS, adversary_space, heroes, living, move_token, nemesis, tokens
+from engine.packs.nemesis_combat import fight_adversary, fight_villain
+
+
+def draw_action(ctx: Ctx, k: int) -> None:
+    card = ctx.draw("action")
+    if card:
+        ctx.player(k).hand.append(card)
+        ctx.emit("action-drawn", "The Nemesis draws an Action card.")
+        ctx.emit("action-drawn", f"You draw {ctx.content.cards[card].name}.", to=[ctx.name(k)], card=card)
+
+
+def between_turns(ctx: Ctx, done: int, nxt: int) -> None:
+    """With 4 or more heroes the Nemesis has an additional turn. Where it falls is not given:
+    here halfway round, after the hero halfway from the Nemesis (docs/rules-decisions.md §8)."""
+    hs = heroes(ctx.s)
+    if len(hs) >= 4 and done == hs[len(hs) // 2 - 1]:
+        ctx.push("nemesis-turn", nemesis(ctx.s), main=False)
+
+
+@task("nemesis-turn")
+def nemesis_turn(ctx: Ctx, t) -> None:
+    s = ctx.s
+    s.current = t.p  # a death in this turn must not end a hero's turn still on the stack
+    if not t.a["main"]:
+        s.turn += 1  # the additional turn is a turn of its own (once-per-turn fate counts anew)
+    n = 2 if t.a["main"] else (2 if len(heroes(s)) == 4 else 3)
+    ctx.emit("turn", f"The Nemesis's {'main' if t.a['main'] else 'additional'} turn: {n} actions.", player=ctx.name(t.p))
+    ctx.push("nemesis-end", t.p, main=t.a["main"])
+    ctx.push("nemesis-action", t.p, n=n, first=True)
+
+
+def action_options(ctx: Ctx, k: int, first: bool) -> list[Option]:
+    s, cards = ctx.s, ctx.content.cards
+    p = ctx.player(k)
+    opts = [Option(f"play-{c}", f"play {cards[c].name}") for c in dict.fromkeys(p.hand)]
+    adv = adversary_space(s)
+    if adv:
+        opts += [Option(f"adversary-{d}", f"move the adversary 1 space {'counter-' if d == 'left' else ''}clockwise to "
+                        f"{ctx.space(step(ctx, adv, DIRS[d])).name}") for d in DIRS]
+        if adv in CROSSINGS:
+            opts.append(Option("adversary-cross", f"move the adversary across to {ctx.space(CROSSINGS[adv]).name}"))
+    opts += [Option(f"villain-{sp}", f"move a villain from {ctx.space(sp).name} (up to 3 spaces)")
+             for sp in tokens(s, "villain")]
+    if first:
+        at = {sp: ["adversary"] for sp in tokens(s, "adversary")}
+        for sp, vs in tokens(s, "villain").items():
+            at.setdefault(sp, []).append(vs[0])
+        for sp, who in at.items():
+            for j in living(s):
+                if ctx.player(j).space == sp:
+                    for w in who:
+                        opts.append(Option(f"attack-{ctx.name(j)}-with-{w}",
+                                           f"attack {ctx.name(j)} with the {'adversary' if w == 'adversary' else cards[w].name} (ends the turn)"))
+        if s.decks["villain"]:
+            opts.append(Option("place-villain", "place a villain (ends the turn)"))
+    return opts + [Option("done", "end your turn")]
+
+
+@task("nemesis-action")
+def nemesis_action(ctx: Ctx, t) -> None:
+    if t.a["n"] <= 0 or ctx.s.over:
+        return
+    ctx.ask(t.p, "nemesis-action", f"Nemesis: {t.a['n']} action(s) left. What do you do?",
+            action_options(ctx, t.p, t.a["first"]), n=t.a["n"])
+
+
+@on_answer("nemesis-action")
+def nemesis_action_answer(ctx: Ctx, prompt, key, arg, who) -> None:
+    s, k = ctx.s, ctx.index(who)
+    more = prompt.data["n"] - 1
+    if key == "done":
+        return
+    if key.startswith("attack-"):  # first and only action
+        hero, _, w = key[len("attack-"):].partition("-with-")
+        attack(ctx, ctx.index(hero), w)
+        return
+    if key == "place-villain":
+        sites = list(tokens(s, "site")) or [adversary_space(s)]
+        ctx.ask(k, "place-villain", "Place a villain where?", [Option(sp, ctx.space(sp).name) for sp in sites if sp])
+        return
+    ctx.push("nemesis-action", k, n=more, first=False)
+    if key.startswith("play-"):
+        card = ctx.content.cards[key[5:]]
+        ctx.player(k).hand.remove(card.slug)
+        discard(ctx, card.slug)
+        ctx.emit("action", f"The Nemesis plays {card.name}.", player=who, card=card.slug)
+        ctx.push("effect", k, ops=card.effect or [{"op": "moderator", "text": card.text}], source=card.name)
+    elif key.startswith("adversary-"):
+        src = adversary_space(s)
+        way = key[len("adversary-"):]
+        dest = CROSSINGS[src] if way == "cross" else step(ctx, src, DIRS[way])
+        move_token(ctx, "adversary", src, dest, s.piles[f"adversary@{src}"][0])
+    elif key.startswith("villain-"):
+        src = key[len("villain-"):]
+        ring = ctx.content.board.rings[ctx.content.space(src).ring]
+        idx = ctx.content.space(src).index
+        dests = list(dict.fromkeys(ring[(idx + d) % len(ring)] for d in (-3, -2, -1, 1, 2, 3)))
+        ctx.ask(k, "villain-move", "Move the villain where?", [Option(d, ctx.space(d).name) for d in dests if d != src],
+                src=src)
+
+
+@on_answer("villain-move")
+def villain_move(ctx: Ctx, prompt, key, arg, who) -> None:
+    src = prompt.data["src"]
+    move_token(ctx, "villain", src, key, ctx.s.piles[f"villain@{src}"][0])
+
+
+@on_answer("place-villain")
+def place_villain(ctx: Ctx, prompt, key, arg, who) -> None:
+    card = ctx.s.decks["villain"].pop()
+    ctx.s.piles.setdefault(f"villain@{key}", []).append(card)
+    ctx.emit("token", f"The Nemesis places a {ctx.content.cards[card].name} on {ctx.space(key).name}.", card=card)
+
+
+def attack(ctx: Ctx, j: int, w: str) -> None:
+    """The adversary or a villain attacks a hero on its space: the hero fights it as a
+    creature (the hero is not on their turn, so nothing ends a turn)."""
+    s = ctx.s
+    hero = ctx.player(j)
+    if w == "adversary":
+        card = ctx.content.cards[s.piles[f"adversary@{hero.space}"][0]]
+        ctx.emit("attack", f"The {card.name} attacks {hero.name}.")
+        fight_adversary(ctx, j, "strength", hero.space)
+    else:
+        ctx.emit("attack", f"The {ctx.content.cards[w].name} attacks {hero.name}.")
+        fight_villain(ctx, j, w, hero.space)
+
+
+@task("nemesis-end")
+def nemesis_end(ctx: Ctx, t) -> None:
+    """End of a Nemesis turn: Action cards by the adversary's region (Inner 1, else 2); after
+    the main turn, the Boons."""
+    adv = adversary_space(ctx.s)
+    for _ in range(1 if adv and ctx.content.space(adv).ring == "inner" else 2):
+        draw_action(ctx, t.p)
+    if t.a["main"]:
+        ctx.push("boon-draw", t.p)

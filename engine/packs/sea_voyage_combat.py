@@ -1,0 +1,86 @@
+"""Sea Voyage: combat at sea. Ship-combat (the op `ship-combat`: dice and ship Strength, fate
+to reroll, Wanted after two ships attacked) and a normal combat at sea (the op `sea-fight`).
+"""
+from __future__ import annotations
+
+from engine import rng
+from engine.ops import op, run as run_ops
+from engine.state import Option
+from engine.rules import stats
+from engine.rules.machine import Ctx, fate_reroll, on_answer, task
+from engine.packs.sea_voyage_state import at_sea, bump, flag, ship_strength
+
+
+@op("ship-combat")
+def ship_combat(ctx, i, o, meta):
+    """Each side rolls a die and adds its ship's Strength; the higher wins, a draw does
+    nothing. No trophies, no Spells, no lives lost but by the card's own result."""
+    p = ctx.player(i)
+    if not at_sea(p):
+        return
+    foe = o["strength"]
+    if foe == "die":
+        foe = rng.die(ctx.s)
+        ctx.emit("sea-combat", f"{o['name'].capitalize()} has Strength {foe}.", player=p.name)
+    mine, theirs = rng.die(ctx.s), rng.die(ctx.s)
+    base = ship_strength(ctx, i)
+    a = {"name": o["name"], "foe": foe, "base": base, "roll": mine, "foe_roll": theirs, "win": o.get("win", []),
+         "lose": o.get("lose", []), "attack": o.get("attack", False), "meta": {k: v for k, v in meta.items() if k != "o"}}
+    ctx.push("ship-combat-resolve", i, **a)
+    ctx.emit("sea-combat", f"Ship-combat: {p.name} rolls {mine} (ship Strength {base}, total {mine + base}); "
+             f"{o['name']} rolls {theirs} (total {theirs + foe}).", player=p.name)
+    if stats.fate(ctx, p) and mine + base <= theirs + foe:
+        ctx.ask(i, "ship-reroll", f"Your ship totals {mine + base} against {theirs + foe}. Spend 1 fate to reroll your die?",
+                [Option("reroll", "spend 1 fate and roll your die again"), Option("keep", "keep the result")])
+
+
+@on_answer("ship-reroll")
+def ship_reroll(ctx: Ctx, prompt, key, arg, who) -> None:
+    a = ctx.s.stack[-1].a
+    die = [a["roll"]]
+    if fate_reroll(ctx, key, who, die):
+        a["roll"] = die[0]
+
+
+@task("ship-combat-resolve")
+def ship_combat_resolve(ctx: Ctx, t) -> None:
+    i, a = t.p, t.a
+    p = ctx.player(i)
+    mine, theirs = a["roll"] + a["base"], a["foe_roll"] + a["foe"]
+    if mine == theirs:
+        ctx.emit("sea-combat", f"{p.name}'s ship and {a['name']} part: nothing happens.", player=p.name)
+        return
+    won = mine > theirs
+    ctx.emit("sea-combat", f"{p.name} {'wins' if won else 'loses'} the ship-combat against {a['name']} ({mine} to {theirs}).",
+             player=p.name)
+    if won and a.get("attack"):
+        attacked(ctx, i)
+    run_ops(ctx, i, a["win"] if won else a["lose"], a.get("meta", {}))
+
+
+def attacked(ctx: Ctx, i: int) -> None:
+    p = ctx.player(i)
+    if bump(p, "sea-attacks", 1) >= 2 and not flag(p, "sea-wanted"):
+        p.flags["sea-wanted"] = 1
+        ctx.emit("sea-wanted", f"{p.name} has attacked two ships and is known as a Pirate: Wanted.", player=p.name)
+
+
+# -- a normal combat at sea ----------------------------------------------------------------
+
+@op("sea-fight")
+def sea_fight(ctx, i, o, meta):
+    """A normal combat at sea (battle): no evading, no trophy; the turn goes on."""
+    outcome = {k: o.get(k, []) for k in ("win", "lose", "standoff")}
+    ctx.push("fight", i, name=o["name"], strength=o["strength"], evadable=False, ends_turn=False,
+             damage=o.get("damage", 1), quest_kill=False, on_win="sea-fight-win", on_standoff="sea-fight-standoff",
+             on_loss_task="sea-fight-lose", on_win_args=outcome)
+
+
+def _outcome(key: str):
+    def handler(ctx: Ctx, t) -> None:
+        run_ops(ctx, t.p, t.a.get(key, []), {})
+    return handler
+
+
+for _key in ("win", "lose", "standoff"):
+    task(f"sea-fight-{_key}")(_outcome(_key))

@@ -1,0 +1,122 @@
+"""Sea Voyage: the other ops the Captain's tables (engine/content/sea-voyage/captain.toml) are
+written in: rolling on a table, shipwreck and prison, losses, Rations and prisoners taken, the
+Pirate's ship, the Exploration Vessel, plunder, the travelling Wizard, a seaside harbour.
+Combat is in sea_voyage_combat.py, trade in sea_voyage_trade.py.
+"""
+from __future__ import annotations
+
+from engine import rng
+from engine.ops import OPS, op
+from engine.state import Option
+from engine.rules.items import discard
+from engine.rules.machine import Ctx, on_answer
+from engine.packs.sea_voyage_state import (add_rations, at_sea, bump, flag, hold, phase, sell_prisoners, ship_of,
+                                           tables)
+from engine.packs.sea_voyage_wreck_prison import prison, wreck
+
+
+@op("sea-table")
+def sea_table(ctx, i, o, meta):
+    name = o["name"]
+    title = {"ship-a": "Ship Table A", "ship-b": "Ship Table B", "attack-a": "Ship Attack Table A",
+             "attack-b": "Ship Attack Table B", "isle-a": "Isle Table A", "isle-b": "Isle Table B"}.get(name, name)
+    OPS["roll"](ctx, i, {"op": "roll", "table": tables()[name]}, {**{k: v for k, v in meta.items() if k != "o"}, "source": title})
+
+
+@op("sea-wreck")
+def sea_wreck(ctx, i, o, meta):
+    if at_sea(ctx.player(i)):
+        wreck(ctx, i, rolls=o.get("rolls", True), fed=o.get("fed", False))
+
+
+@op("sea-prison")
+def sea_prison(ctx, i, o, meta):
+    if at_sea(ctx.player(i)):
+        prison(ctx, i)
+
+
+@op("sea-lose-all")
+def lose_all(ctx, i, o, meta):
+    p = ctx.player(i)
+    what = o["what"]
+    n = p.gold if what == "gold" else flag(p, "sea-cargo")
+    if not n:
+        return
+    if what == "gold":
+        p.gold = 0
+    else:
+        p.flags["sea-cargo"] = 0
+    ctx.emit("sea-lose", f"{p.name} loses all {n} {'gold' if what == 'gold' else 'Cargo'}.", player=p.name)
+
+
+@op("sea-rations")
+def rations_op(ctx, i, o, meta):
+    """Take up to n Rations, never above the maximum of 15 (always as many as fit)."""
+    if at_sea(ctx.player(i)):
+        add_rations(ctx, i, o.get("n", 1))
+
+
+@op("sea-prisoner")
+def take_prisoner(ctx, i, o, meta):
+    p = ctx.player(i)
+    bump(p, "sea-prisoners", 1)
+    ctx.emit("sea-prisoner", f"{p.name} takes the Pirate prisoner, to sell at the next harbour.", player=p.name)
+
+
+@op("sea-swap-ship")
+def swap_ship(ctx, i, o, meta):
+    p = ctx.player(i)
+    ship, to = ship_of(ctx, p), o["to"]
+    if not ship or ship == to or to not in ctx.s.decks.get("ship", []):
+        return
+    name = ctx.content.cards[to].name
+    ctx.ask(i, "sea-swap", f"Exchange your ship for the Pirate's {name}, keeping all your Objects, Rations and Cargo?",
+            [Option("swap", f"take the {name} (Cargo space {ctx.content.cards[to].prop('hold', 0)})"),
+             Option("keep", "keep your ship")], to=to)
+
+
+@on_answer("sea-swap")
+def swapped(ctx: Ctx, prompt, key, arg, who) -> None:
+    if key != "swap":
+        return
+    i = ctx.index(who)
+    p = ctx.player(i)
+    old, new = ship_of(ctx, p), prompt.data["to"]
+    p.objects.remove(old)
+    discard(ctx, old)
+    ctx.s.decks["ship"].remove(new)
+    p.objects.append(new)
+    p.flags["sea-cargo"] = min(flag(p, "sea-cargo"), hold(ctx, p))
+    ctx.emit("sea-swap", f"{who} sails on in the {ctx.content.cards[new].name}.", player=who)
+
+
+@op("sea-explorer")
+def explorer(ctx, i, o, meta):
+    p = ctx.player(i)
+    p.flags["sea-explore"] = 1
+    ctx.emit("sea-explore", f"{p.name} exchanges news with a Royal Exploration Vessel: next turn, three cards to choose from.",
+             player=p.name)
+
+
+@op("sea-plunder")
+def plunder(ctx, i, o, meta):
+    p = ctx.player(i)
+    r = rng.die(ctx.s)
+    p.gold += r
+    ctx.emit("sea-plunder", f"{p.name} rolls {r} and plunders {r} gold.", player=p.name, dice=[r])
+
+
+@op("sea-wizard")
+def wizard(ctx, i, o, meta):
+    """Teleported to unknown waters: 6 more to the homecoming roll (on the way home already:
+    6 more turns)."""
+    p = ctx.player(i)
+    n = o.get("n", 6)
+    bump(p, "sea-home" if phase(p) == "home" else "sea-wizard", n)
+    ctx.emit("sea-wizard", f"A travelling Wizard teleports {p.name}'s ship to unknown waters: the way home is {n} turns longer.",
+             player=p.name)
+
+
+@op("sea-harbour")
+def seaside_harbour(ctx, i, o, meta):
+    sell_prisoners(ctx, i)

@@ -1,0 +1,139 @@
+"""Sea Voyage: trade at sea, the ops the Captain's tables trade in: the vessel from Cathay
+(`sea-cathay`), buying and selling Cargo (`sea-buy-cargo`, `sea-sell`), buying Rations
+(`sea-buy-rations`).
+"""
+from __future__ import annotations
+
+from engine import rng
+from engine.ops import op
+from engine.state import Option
+from engine.rules import stats
+from engine.rules.machine import Ctx, on_answer
+from engine.packs.sea_voyage_state import add_rations, at_sea, bump, flag, hold, settings
+
+
+@op("sea-cathay")
+def cathay(ctx, i, o, meta):
+    """Each Cargo may buy one of: a Talisman, 4 gold, a Spell, a Hornet, a Foliant."""
+    p = ctx.player(i)
+    if not flag(p, "sea-cargo"):
+        return
+    cards = ctx.content.cards
+    room = not stats.full(ctx, p, "hornet")
+    opts = []
+    if room and (ctx.s.decks.get("talisman") or ctx.s.discards.get("talisman")):
+        opts.append(Option("talisman", "a Talisman"))
+    opts.append(Option("gold", f"{o.get('gold', 4)} gold"))
+    if not p.toad and len(p.spells) < stats.spell_limit(ctx, p) and (ctx.s.decks.get("spell") or ctx.s.discards.get("spell")):
+        opts.append(Option("spell", "a Spell"))
+    if room:
+        opts += [Option(c, f"a {cards[c].name}") for c in dict.fromkeys(ctx.s.decks.get("cathay", []))]
+    ctx.ask(i, "sea-cathay", f"The vessel from Cathay trades for your Cargo ({flag(p, 'sea-cargo')} aboard). What do you take for one Cargo?",
+            opts + [Option("done", "trade no more")], gold=o.get("gold", 4))
+
+
+@on_answer("sea-cathay")
+def cathay_answer(ctx: Ctx, prompt, key, arg, who) -> None:
+    if key == "done":
+        return
+    i = ctx.index(who)
+    p = ctx.player(i)
+    bump(p, "sea-cargo", -1)
+    if key == "gold":
+        p.gold += prompt.data["gold"]
+        got = f"{prompt.data['gold']} gold"
+    elif key == "spell":
+        from engine.rules.setup import draw_spell
+        draw_spell(ctx, i)
+        got = "a Spell"
+    else:
+        card = ctx.draw(key) if key == "talisman" else key
+        if key != "talisman":
+            ctx.s.decks["cathay"].remove(key)
+        p.objects.append(card)
+        got = ctx.content.cards[card].name
+    ctx.emit("sea-trade", f"{who} trades 1 Cargo for {got}.", player=who)
+    cathay(ctx, i, {"gold": prompt.data["gold"]}, {})
+
+
+@op("sea-buy-cargo")
+def buy_cargo(ctx, i, o, meta):
+    p = ctx.player(i)
+    price = o.get("price", 1)
+    if not at_sea(p) or flag(p, "sea-cargo") >= hold(ctx, p) or p.gold < price:
+        return
+    ctx.ask(i, "sea-buy-cargo", f"A coastal trader offers one Cargo for {price} gold. Buy it?",
+            [Option("buy", f"buy 1 Cargo for {price} gold"), Option("no", "no")], price=price)
+
+
+@on_answer("sea-buy-cargo")
+def cargo_bought(ctx: Ctx, prompt, key, arg, who) -> None:
+    if key == "buy":
+        p = ctx.player(ctx.index(who))
+        p.gold -= prompt.data["price"]
+        bump(p, "sea-cargo", 1)
+        ctx.emit("sea-trade", f"{who} buys 1 Cargo ({flag(p, 'sea-cargo')} aboard).", player=who)
+
+
+@op("sea-sell")
+def sell_cargo(ctx, i, o, meta):
+    """Sell any number of Cargo at a price, or at a die roll less 1 ("die-1")."""
+    p = ctx.player(i)
+    n = flag(p, "sea-cargo")
+    if not n:
+        return
+    price = o.get("price", 2)
+    if price == "die-1":
+        r = rng.die(ctx.s)
+        price = r - 1
+        ctx.emit("sea-trade", f"{p.name} rolls {r}: the traders pay {price} gold for each Cargo.", player=p.name, dice=[r])
+        if price <= 0:
+            return
+    ctx.ask(i, "sea-sell", f"Sell Cargo at {price} gold each? ({n} aboard)",
+            [Option(f"sell-{k}", f"sell {k} for {k * price} gold") for k in range(n, 0, -1)] + [Option("keep", "sell none")],
+            price=price)
+
+
+@on_answer("sea-sell")
+def sold(ctx: Ctx, prompt, key, arg, who) -> None:
+    if key == "keep":
+        return
+    p = ctx.player(ctx.index(who))
+    k = int(key.split("-")[1])
+    bump(p, "sea-cargo", -k)
+    p.gold += k * prompt.data["price"]
+    ctx.emit("sea-trade", f"{who} sells {k} Cargo for {k * prompt.data['price']} gold.", player=who)
+
+
+@op("sea-buy-rations")
+def buy_rations(ctx, i, o, meta):
+    """At 1 gold a Ration, or (`bundle` = 3, the friendly tribe) up to 3 Rations for 1 gold."""
+    p = ctx.player(i)
+    price = o.get("price", 1)
+    room = settings()["rations_max"] - flag(p, "sea-rations")
+    if not at_sea(p) or room <= 0 or p.gold < price:
+        return
+    bundle = o.get("bundle")
+    if bundle:
+        k = min(bundle, room)
+        ctx.ask(i, "sea-rations", f"Buy up to {bundle} Rations for {price} gold?",
+                [Option(f"buy-{k}", f"{k} Ration{'s' if k != 1 else ''} for {price} gold"), Option("none", "buy none")],
+                price=price, per=False)
+        return
+    most = min(room, p.gold // price)
+    amounts = list(range(1, most + 1)) if most <= 10 else list(range(1, 10)) + [most]
+    ctx.ask(i, "sea-rations", f"Buy Rations at {price} gold each? ({flag(p, 'sea-rations')} aboard, at most 15)",
+            [Option(f"buy-{k}", f"{k} for {k * price} gold") for k in reversed(amounts)] + [Option("none", "buy none")],
+            price=price, per=True)
+
+
+@on_answer("sea-rations")
+def rations_bought(ctx: Ctx, prompt, key, arg, who) -> None:
+    if key == "none":
+        return
+    i = ctx.index(who)
+    k = int(key.split("-")[1])
+    cost = k * prompt.data["price"] if prompt.data["per"] else prompt.data["price"]
+    ctx.player(i).gold -= cost
+    ctx.emit("sea-trade", f"{who} pays {cost} gold for Rations.", player=who)
+    add_rations(ctx, i, k)
