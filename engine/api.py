@@ -11,7 +11,7 @@ from typing import Any
 
 import msgspec
 
-from engine import content, visibility
+from engine import content, registry, visibility  # noqa: F401  (registry: every rule and pack registered)
 from engine.config import GameConfig, PlayerConfig, ConfigError  # noqa: F401  (re-exported)
 from engine.errors import IllegalMove, MODERATOR  # noqa: F401  (re-exported)
 from engine.state import Event, Game, Prompt

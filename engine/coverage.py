@@ -1,7 +1,7 @@
 """Which cards and spaces the engine settles itself, and which the moderator settles."""
 from __future__ import annotations
 
-from engine import ops, packs
+from engine import ops, packs, registry  # noqa: F401  (registry: every rule and pack registered)
 from engine.config import PLAYABLE_PACKS
 from engine.content import load
 from engine.packs import revised4

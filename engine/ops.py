@@ -632,6 +632,3 @@ def moderator(ctx, i, o, meta):
     ctx.s.prompt = None
     ctx.ask_moderator(i, f"{meta.get('source', 'A card')} for {ctx.name(i)}: {text}")
 
-
-from engine.rules import boardcards  # noqa: E402,F401  (its ops: denizen, visit, terrain; needs `op` above)
-from engine.packs import sea_voyage  # noqa: E402,F401  (its ops and tasks: ship-combat, sea-sell, ...; needs `op` above)

@@ -21,8 +21,7 @@ their tasks and answers on import:
                       trophy_spent, ask_helpers, foe_reroll
   nemesis_endings.py  Trial objectives, To the Death: killed
 
-Loading the engine (engine.rules, engine.ops) imports this module; a topic module imported
-before the engine is loaded would meet this module half-loaded (a circular import).
+engine/registry.py imports this module (and so its topic modules) before any game runs.
 """
 from __future__ import annotations
 

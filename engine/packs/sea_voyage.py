@@ -34,8 +34,7 @@ which register their tasks, answers and ops on import:
   sea_voyage_trade.py        the tables' trading ops: Cathay, Cargo, Rations
   sea_voyage_tables.py       the tables' other ops
 
-Loading the engine (engine.rules, engine.ops) imports this module; a topic module imported
-before the engine is loaded would meet this module half-loaded (a circular import).
+engine/registry.py imports this module (and so its topic modules) before any game runs.
 """
 from __future__ import annotations
 

@@ -1,5 +1,2 @@
-"""The turn machine and the rules registered on it; importing this registers them all."""
-from engine.rules import machine, setup, turn, movement, encounter, combat, spaces, spells  # noqa: F401
-from engine import ops  # noqa: F401,E402
-from engine.packs import cataclysm, nemesis  # noqa: F401,E402  (registers their hooks)
-from engine.packs import lost_realms  # noqa: F401,E402  (registers its tasks)
+"""The turn machine (machine.py) and the rules registered on it, one module per topic.
+engine/registry.py imports them all, with the packs, so that every handler is registered."""
