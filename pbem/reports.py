@@ -108,7 +108,8 @@ def pack_lines(public: dict) -> list[dict]:
     lines = []
     for pack in PACK_STATE:
         for key, value in (public.get(pack) or {}).items():
-            lines.append({"pack": pack.replace("-", " ").title(), "what": key.replace("_", " ").capitalize(), "value": _words(value)})
+            lines.append({"pack": pack.replace("-", " ").title(), "what": key.replace("_", " ").capitalize(),
+                          "value": _words(value)})
     if "shared_fate" in public:
         lines.append({"pack": "Heroes", "what": "Shared fate", "value": str(public["shared_fate"])})
     return lines
@@ -157,8 +158,9 @@ def report_context(svc, game: dict, player: str, view: dict, events: list, frame
         "game": {"id": game["id"], "address": game_address(svc, game)},
         "me": player, "turn": view["turn"], "over": over, "winners": list(view.get("winners", [])),
         "board": frame,
-        "sheet": {"own": sheet(own, whereabouts(view, player, own)), "hidden": [{"name": p["name"], "count": p["spells"]} for p in frame["players"]
-                                                if p["name"] != player]} if own else None,
+        "sheet": {"own": sheet(own, whereabouts(view, player, own)),
+                  "hidden": [{"name": p["name"], "count": p["spells"]} for p in frame["players"] if p["name"] != player]}
+        if own else None,
         "events": turnmail.grouped(events),
         "asked": mine,
         "reply_lines": [f"{mine['id']}: {o['key']}" for o in mine["options"]] if mine else [],

@@ -79,9 +79,9 @@ def test_durations_and_local_times():
 
 
 def test_a_bad_pace_or_time_zone_is_refused(svc):
-    for pace in ({"deadline": "soon"}, {"reminders": ["0h"]}, {"deadlne": "48h"}, {"guard_share": 2}):
+    for bad in ({"deadline": "soon"}, {"reminders": ["0h"]}, {"deadlne": "48h"}, {"guard_share": 2}):
         with pytest.raises(GameError):
-            games.create(svc, game_config(name="bad", pace=pace))
+            games.create(svc, game_config(name="bad", pace=bad))
     config = game_config(name="bad", pace=PACE)
     config["players"][0]["timezone"] = "Mars/Olympus"
     with pytest.raises(GameError, match="not a time zone"):

@@ -7,7 +7,6 @@ from types import SimpleNamespace
 
 import pytest
 
-import fake_engine
 from pbem import games, moderator, orders, outbox, standing
 from pbem.process import handle
 

@@ -7,7 +7,6 @@ from engine import api, scenario
 from engine.config import ConfigError
 from engine.content import load
 from engine.invariants import violations
-from engine.rules.machine import Ctx, run
 from pbem.bot import playout
 
 GAME = {"packs": ["timescape"], "seed": "t", "players": [{"name": "alice", "character": "troll"},

@@ -91,7 +91,7 @@ def check_archive(archive: dict, out=print) -> bool:
     seed = archive.get("seed")
     commitment = archive.get("seed_commitment")
     if seed is None:
-        out(f"This archive holds no seed (the game has not ended, or it is a player's export).")
+        out("This archive holds no seed (the game has not ended, or it is a player's export).")
         out(f"The seed's commitment is {commitment}; the seed is revealed when the game ends.")
         return False
     problems, warnings, counts = [], [], {"die": 0, "pick": 0, "shuffle": 0, "values": 0}

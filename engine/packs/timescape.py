@@ -27,7 +27,6 @@ from engine.rules import stats
 from engine.rules.items import discard, drop_excess
 from engine.rules.machine import Ctx, on_answer, task
 from engine.rules.movement import place
-from engine.rules.turn import lose_life
 
 RING = "timescape"
 HOOKED = {"warp-belt"}  # card hooks this module reads (engine/coverage.py counts them as automated)

@@ -270,7 +270,6 @@ def attack_kind(ctx: Ctx, prompt, key, arg, who) -> None:
              immobile=immobile)
     if immobile:
         return  # the defender can do nothing: no evading, no Spells
-    q = ctx.player(j)
     opts = [Option("defend", "defend yourself")]
     opts += [Option(f"cast-{s}", f"cast {ctx.content.cards[s].name} to evade") for s in evade_spells(ctx, j)]
     if can_evade(ctx, j):

@@ -197,4 +197,4 @@ def dice_reroll(ctx: Ctx, prompt, key, arg, who) -> None:
 
 @on_answer("adjudicate")
 def adjudicate_skip(ctx: Ctx, prompt, key, arg, who) -> None:
-    ctx.emit("adjudicate", f"The moderator rules that it has no effect.")
+    ctx.emit("adjudicate", "The moderator rules that it has no effect.")
