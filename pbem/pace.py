@@ -96,6 +96,10 @@ DEFAULTS: dict[str, tuple[str, ...]] = {
     "shop": ("done",),
     "sell": ("done",),
     "pay-for": ("none",),
+    # Sea Voyage: hire no ship, buy nothing, and a voyage left alone heads home
+    "sea-hire": ("city",),
+    "sea-naval": ("sail",),
+    "sea-course": ("turn-home",),
     # the first option: nothing here is free to decline
     "teleport": (), "crown-attack": (), "reward": (), "vampire": (), "lose-follower": (), "spell-destruction": (),
     "character": (), "starting-bonus": (),

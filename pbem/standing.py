@@ -3,8 +3,9 @@ the same way costs no round of mail.
 
 By mail, one order a line (docs/pace.md):
 
-    standing: reroll-if-losing          fate rerolls in fights and against Death (asked only when losing)
-    standing: never-reroll              keep the roll whenever a fight, Death or a table offers a reroll
+    standing: reroll-if-losing          fate rerolls in fights, against Death, for armour and at the
+                                        Portal, the Crypt and the Mines (asked only when losing)
+    standing: never-reroll              keep the roll whenever one of those or a table offers a reroll
     standing: never-reroll-movement     never spend fate on a movement roll
     standing: when fight answer fight   any kind of question, the first listed key that is open:
     standing: when shop answer done or default        ("default": the deadline's default)
@@ -29,7 +30,9 @@ ACTOR = "standing"
 REPORTS_NOTES = {EVERY: "reports: you get a report after every move",
                  TURN: "reports: you get a report when you are asked, when a turn begins and after your answers"}
 MAX_MOVES = 500  # standing orders answer at most this many questions in a row; then people are asked
-REROLLS = ("combat-reroll", "duel-reroll", "death-reroll")  # asked only when the roll loses or ties
+# asked only when the roll loses, ties or fails (dice-reroll: armour, the Portal, the Crypt, the
+# Mines; ship-reroll: Sea Voyage's ship-combat)
+REROLLS = ("combat-reroll", "duel-reroll", "death-reroll", "dice-reroll", "ship-reroll")
 
 
 @dataclass(frozen=True)

@@ -411,3 +411,16 @@ def test_a_default_the_engine_refuses_is_held_for_the_moderator(paced, clk, monk
     [notice] = [r for r in svc.store.outbox_rows() if r["to_addr"] == "mod@example.org"]
     assert "was refused" in notice["subject"]
     assert deadlines.tick(svc)["defaults"] == 0  # held: not tried again every cycle
+
+
+@pytest.mark.parametrize("kind,keys,want", [
+    ("sea-hire", ["kogge", "city"], "city"),  # a missed deadline hires no ship
+    ("sea-naval", ["sea-chart", "sail"], "sail"),
+    ("sea-course", ["sail-on", "turn-home"], "turn-home"),
+    ("dice-reroll", ["reroll", "keep"], "keep"),
+    ("healing-window", ["heal-bob", "no"], "no"),
+])
+def test_defaults_spend_nothing_in_the_packs_questions_too(kind, keys, want):
+    from engine.state import Option, Prompt
+    from pbem.pace import default_key
+    assert default_key(Prompt(1, ["bob"], kind, "?", [Option(k, k) for k in keys]), "bob") == want
