@@ -31,8 +31,7 @@ def blocked(ctx: Ctx, j: int) -> bool:
     p = ctx.player(j)
     if p.toad or (p.flags and p.flags.get("no-magic")):  # no-magic: a pack's rule (the Timescape)
         return True
-    effects = ctx.s.effects
-    return bool(effects) and any(e["name"] == "destroy-magic" and e["by"] != p.name for e in effects)
+    return bool(ctx.s.effects) and stats.magic_destroyed(ctx, p)
 
 
 def may_cast(ctx: Ctx, j: int) -> bool:

@@ -17,9 +17,15 @@ def items(ctx: Ctx, p: Player):
     """Objects and Followers that work for the character (a Toad's do not)."""
     if p.toad or not (p.objects or p.followers):
         return []
-    if p.flags and p.flags.get("no-magic"):  # a pack's rule (the Timescape): Magic Objects do not work now
+    if (p.flags and p.flags.get("no-magic")) or (ctx.s.effects and magic_destroyed(ctx, p)):
+        # Magic Objects do not work now: a pack's rule (the Timescape), or another's Destroy Magic
         return [c for c in map(ctx.content.cards.__getitem__, p.objects + p.followers) if c.type != "magic-object"]
     return [ctx.content.cards[c] for c in p.objects + p.followers]
+
+
+def magic_destroyed(ctx: Ctx, p: Player) -> bool:
+    """Another character's Destroy Magic lasts: nobody else casts Spells or uses Magic Objects."""
+    return any(e["name"] == "destroy-magic" and e["by"] != p.name for e in ctx.s.effects)
 
 
 def printed(ctx: Ctx, p: Player, attr: str) -> int:
