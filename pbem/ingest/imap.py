@@ -78,18 +78,21 @@ class ImapSource:
             stored = [u for u in box.uids(f"UID 1:{last}") if int(u) <= last]
             if stored:
                 box.move(stored, self.cfg.processed)
-        for uid in sorted(int(u) for u in box.uids(f"UID {last + 1}:*")):
-            if uid <= last:  # "n:*" always holds the highest UID, even below n
-                continue
-            if stop is not None and stop.is_set():
-                break
-            raw = fetch(box, uid)
-            if raw is not None:
-                results.append(handle(svc, raw, "mail", source="imap"))
-            with svc.store.transaction():
-                svc.store.set_imap_position(self.key, validity, uid)
-            if raw is not None:
-                box.move(str(uid), self.cfg.processed)
+        stored = []
+        with svc.store.group_commit():  # one fsync for the batch, before any mail is moved
+            for uid in sorted(int(u) for u in box.uids(f"UID {last + 1}:*")):
+                if uid <= last:  # "n:*" always holds the highest UID, even below n
+                    continue
+                if stop is not None and stop.is_set():
+                    break
+                raw = fetch(box, uid)
+                if raw is not None:
+                    results.append(handle(svc, raw, "mail", source="imap"))
+                    stored.append(str(uid))
+                with svc.store.transaction():
+                    svc.store.set_imap_position(self.key, validity, uid)
+        if stored:  # a link lost before this: the next poll moves them (they are at or below `last`)
+            box.move(stored, self.cfg.processed)
 
     def watch(self, wake: Callable[[], None]) -> None:
         """Start the IDLE worker: it calls `wake` when mail arrives."""
