@@ -57,6 +57,9 @@ def handle(svc, raw: bytes) -> tuple[str, str | None, str | None]:
     seats = [(row["game"], row["player"])] if row and row["game"] and row["player"] else \
         [(p["game"], p["name"]) for addr, _ in failed for p in svc.store.players_by_email(addr)]
     why = dict(failed)
+    if row and row["game"] and row["player"] and row.get("since_seq") is not None:
+        with svc.store.transaction():  # its events come again in the next report that gets through
+            svc.store.rewind_reported(row["game"], row["player"], row["since_seq"])
     for game, name in seats:
         player = svc.store.player(game, name)
         mark_undeliverable(svc, game, name, f"bounced: {why.get(player['email'].lower(), failed[0][1])}")

@@ -167,6 +167,9 @@ CREATE TABLE report_frames (         -- the public part every report of one stat
     frame TEXT NOT NULL              -- JSON (pbem/reports.py make_frame), named by the board of the contexts
 );
 """),
+    (8, "a report remembers where its events began", """
+ALTER TABLE outbox ADD COLUMN since_seq INTEGER;  -- the reader's reported_seq before this report (a bounce rewinds to it)
+"""),
 ]
 
 # What SQLite can add on top: refuse to change the move log at all.

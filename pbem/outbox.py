@@ -52,7 +52,7 @@ def new_marker() -> str:
 def enqueue(svc, *, kind: str, message_id: str, sender: str, to: str, to_name: str | None, subject: str,
             context: dict | None = None, text: str = "", html: str | None = None, game: str | None = None,
             player: dict | None = None, marker: str | None = None, in_reply_to: str | None = None,
-            references: list[str] = (), inbox_id: int | None = None) -> bool:
+            references: list[str] = (), inbox_id: int | None = None, since_seq: int | None = None) -> bool:
     """Queue one mail: the `context` template `kind` is rendered from when it is sent, or a
     `text` and `html` already made (a resent mail). `player` (a players row) gets a Reply-To
     carrying their token; `marker`, if given, is what the texts use in place of that token."""
@@ -76,7 +76,8 @@ def enqueue(svc, *, kind: str, message_id: str, sender: str, to: str, to_name: s
                                 headers=headers, text=text, html=html, game=game,
                                 context=None if context is None else msgspec.json.encode(context).decode(),
                                 player=player["name"] if player else None,
-                                token_marker=marker if player is not None else None, inbox_id=inbox_id)
+                                token_marker=marker if player is not None else None, inbox_id=inbox_id,
+                                since_seq=since_seq)
 
 
 def rendered(svc, row: dict) -> dict:

@@ -207,9 +207,8 @@ def queue_report(svc, game: dict, player: dict, state, *, kind: str = "report", 
     their last report, which it now is (`catch_up` False: no events, e.g. a briefing that
     tells the story its own way); `backlog` holds them when several reports share it."""
     name, seq = player["name"], game["moves"]
-    events = []
+    events, since = [], player.get("reported_seq")
     if catch_up:
-        since = player["reported_seq"]
         events = (backlog or turnmail.Backlog(svc, game["id"], since, seq)).since(since, name)
     if player.get("reported_seq") != seq:
         svc.store.set_reported(game["id"], name, seq)
@@ -223,7 +222,8 @@ def queue_report(svc, game: dict, player: dict, state, *, kind: str = "report", 
                    sender=game_address(svc, game), to=player["email"], to_name=player["name"],
                    subject=subject(game, ctx, kind), context=ctx, game=game["id"],
                    player=player if "token_salt" in player else None,  # only a seat has a token
-                   in_reply_to=in_reply_to or root, references=[root, in_reply_to], inbox_id=inbox_id)
+                   in_reply_to=in_reply_to or root, references=[root, in_reply_to], inbox_id=inbox_id,
+                   since_seq=since if catch_up else None)
 
 
 def queue_reports(svc, game: dict, played, *, sender: str | None = None, sender_kind: str = "receipt",

@@ -273,6 +273,11 @@ class Store:
         """`name`'s reports have shown the events up to move `seq`."""
         self.db.execute("UPDATE players SET reported_seq = ? WHERE game = ? AND name = ?", (seq, game, name))
 
+    def rewind_reported(self, game: str, name: str, seq: int) -> None:
+        """A report that began at move `seq` was not delivered: the next one starts there again."""
+        self.db.execute("UPDATE players SET reported_seq = MIN(reported_seq, ?) WHERE game = ? AND name = ?",
+                        (seq, game, name))
+
     def verify_chain(self, game: str) -> list[str]:
         """What is wrong with the move log of `game` (empty: the chain holds)."""
         g = self._one("SELECT moves, seed_commitment FROM games WHERE id = ?", (game,))
@@ -345,16 +350,17 @@ class Store:
 
     def add_outbox(self, *, message_id: str, kind: str, to_addr: str, subject: str, headers: dict,
                    text: str, html: str | None = None, game: str | None = None, player: str | None = None,
-                   token_marker: str | None = None, inbox_id: int | None = None, context: str | None = None) -> bool:
+                   token_marker: str | None = None, inbox_id: int | None = None, context: str | None = None,
+                   since_seq: int | None = None) -> bool:
         """Queue a mail (`context`: JSON it is rendered from when sent, pbem/outbox.py); a second
         row with the same Message-ID is the same mail and is dropped."""
         now = self.now()
         cur = self.db.execute(
             "INSERT INTO outbox (message_id, game, player, kind, to_addr, subject, headers, text, html, token_marker, "
-            "inbox_id, context, status, attempts, created_at, next_attempt_at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued', 0, ?, ?) ON CONFLICT (message_id) DO NOTHING",
+            "inbox_id, context, since_seq, status, attempts, created_at, next_attempt_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued', 0, ?, ?) ON CONFLICT (message_id) DO NOTHING",
             (message_id, game, player, kind, to_addr, subject, msgspec.json.encode(headers).decode(), text, html,
-             token_marker, inbox_id, context, now, now))
+             token_marker, inbox_id, context, since_seq, now, now))
         return cur.rowcount == 1
 
     def add_frame(self, frame: str) -> int:

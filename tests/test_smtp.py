@@ -15,7 +15,7 @@ import fake_engine
 from pbem import games, moderator, outbox, settings as settings_mod
 from pbem.process import handle
 
-from conftest import Clock, game_config, mail, token
+from conftest import Clock, game_config, legal, mail, token
 
 
 def free_port() -> int:
@@ -272,6 +272,38 @@ def test_a_bounce_marks_the_player_undeliverable_and_tells_the_moderator(fake_sv
                           tok=token(fake_svc, g, move.player)) if move.player == "bob" else
            mail(["hello"], sender="bob@example.org", tok=token(fake_svc, g, "bob")))
     assert fake_svc.store.player(g, "bob")["undeliverable"] is None
+
+
+def test_a_bounced_report_leaves_its_events_for_the_next_report(fake_svc):
+    """The bounced report's events were never read: the reader's next report starts where the
+    bounced one started (reported_seq rewound to its since_seq)."""
+    g = games.create(fake_svc, game_config(moderator="mod@example.org"))
+    seen = {r["id"] for r in fake_svc.store.outbox_rows()}
+    bounced = None
+    for _ in range(12):  # answers until bob gets a report that catches him up on some moves
+        player, line = legal(fake_svc, g)
+        handle(fake_svc, mail([line], sender=f"{player}@example.org", tok=token(fake_svc, g, player)))
+        new = [r for r in fake_svc.store.outbox_rows() if r["id"] not in seen]
+        seen |= {r["id"] for r in new}
+        rows = [fake_svc.store.outbox_by_message_id(r["message_id"]) for r in new if r["player"] == "bob"]
+        bounced = next((r for r in rows if r["since_seq"] is not None
+                        and r["since_seq"] < fake_svc.store.player(g, "bob")["reported_seq"]), None)
+        if bounced:
+            break
+    assert bounced, "bob was never mailed a report"
+    handle(fake_svc, dsn("bob@example.org", bounced["message_id"]))
+    assert fake_svc.store.player(g, "bob")["reported_seq"] == bounced["since_seq"]
+    lost = outbox.mail(fake_svc, bounced["id"])["text"]
+    for _ in range(12):  # play on until bob is mailed again: that report holds the bounced events
+        player, line = legal(fake_svc, g)
+        handle(fake_svc, mail([line], sender=f"{player}@example.org", tok=token(fake_svc, g, player)))
+        latest = max(r["id"] for r in fake_svc.store.outbox_rows() if r["player"] == "bob")
+        if latest != bounced["id"]:
+            break
+    assert latest != bounced["id"]
+    again = outbox.mail(fake_svc, latest)["text"]
+    events = [ln.strip() for ln in lost.split("Since your last report")[1].splitlines() if ln.strip().startswith("-")]
+    assert events and all(ln in again for ln in events), (events, again)
 
 
 def test_a_bounce_without_the_original_headers_is_matched_by_address(fake_svc):
