@@ -171,16 +171,17 @@ class Store:
         """Apply the migrations not yet applied; returns their numbers."""
         self.db.conn.execute(migrations.SCHEMA_TABLE)
         done = {r["version"] for r in self.db.query("SELECT version FROM schema_migrations")}
-        applied = []
+        applied, now = [], None
         for version, name, _ in migrations.MIGRATIONS:
             if version in done:
                 continue
+            now = now or self.now()  # one reading for the run: the clock is not a migration counter
             with self.transaction():
                 for stmt in migrations.statements(version, "sqlite"):
                     self.db.conn.execute(stmt)
                 self.db.conn.execute(
                     "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
-                    (version, name, self.now()))
+                    (version, name, now))
             applied.append(version)
         return applied
 
