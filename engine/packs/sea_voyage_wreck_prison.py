@@ -17,18 +17,14 @@ def wreck(ctx: Ctx, i: int, rolls: bool = True, fed: bool = False) -> None:
     and Object is lost on a 5 or 6 (not after the Pirate-Captain's duel), then a die gives the
     turns home. The turn ends."""
     p = ctx.player(i)
-    cards = ctx.content.cards
-    clear_table(ctx)
-    for c in [c for c in p.objects if cards[c].prop("ship") or cards[c].prop("naval")]:
-        p.objects.remove(c)
-        discard(ctx, c)
+    lose_ship(ctx, p)
     if rolls:
         for c in list(p.followers) + list(p.objects):
             r = rng.die(ctx.s)
             if r >= 5:
                 (p.followers if c in p.followers else p.objects).remove(c)
                 discard(ctx, c)
-                ctx.emit("sea-wreck", f"{p.name} rolls {r}: {cards[c].name} is lost in the wreck.", player=p.name)
+                ctx.emit("sea-wreck", f"{p.name} rolls {r}: {ctx.content.cards[c].name} is lost in the wreck.", player=p.name)
     raft = ctx.s.decks.get("sea-raft")
     if raft:
         p.objects.append(raft.pop())
@@ -105,13 +101,18 @@ def land(ctx: Ctx, i: int) -> None:
     ctx.push("encounter", i)  # the space's instructions apply
 
 
-def prison(ctx: Ctx, i: int) -> None:
-    p = ctx.player(i)
+def lose_ship(ctx: Ctx, p) -> None:
+    """The ship and every Naval Object go (a wreck, prison); the Captain's cards in play too."""
     cards = ctx.content.cards
     clear_table(ctx)
     for c in [c for c in p.objects if cards[c].prop("ship") or cards[c].prop("naval")]:
         p.objects.remove(c)
         discard(ctx, c)
+
+
+def prison(ctx: Ctx, i: int) -> None:
+    p = ctx.player(i)
+    lose_ship(ctx, p)
     dice = rng.dice(ctx.s, 2)
     lost = p.gold
     p.gold = 0
