@@ -25,7 +25,7 @@ from engine import rng
 from engine.state import Option
 from engine.rules import stats
 from engine.rules.items import discard, drop_excess
-from engine.rules.machine import Ctx, on_answer, task
+from engine.rules.machine import Ctx, offer_reroll, on_answer, task
 from engine.rules.movement import place
 
 RING = "timescape"
@@ -143,13 +143,26 @@ def gate_enchantress(ctx: Ctx, t) -> None:
 
 
 def gate_roll(ctx: Ctx, i: int, who: str) -> None:
-    """2 dice at or below the printed Strength + Craft (a Toad: exactly 2); failing ends the turn."""
+    """2 dice at or below the printed Strength + Craft (a Toad: exactly 2); failing ends the
+    turn. A failed roll may be rerolled with fate, the highest die (base-game.md §4)."""
     p = ctx.player(i)
     ch = stats.character(ctx, p)
     need = 2 if p.toad else ch.strength + ch.craft
     dice = rng.dice(ctx.s, 2)
     ctx.emit("roll", f"{p.name} rolls {dice[0]}+{dice[1]} for the {who}'s Warp Gate (needs {need} or less"
              + (", as a Toad" if p.toad else "") + ").", player=p.name, dice=dice)
+    if sum(dice) > need:
+        offer_reroll(ctx, i, f"You roll {dice[0]}+{dice[1]} for the {who}'s Warp Gate and need {need} or less. "
+                     "Spend 1 fate to reroll your highest die?", "ts-gate-resolve", dice=dice, need=need, who=who,
+                     low_is_good=True)
+        return
+    ctx.push("ts-gate-resolve", i, dice=dice, need=need, who=who)
+
+
+@task("ts-gate-resolve")
+def gate_resolve(ctx: Ctx, t) -> None:
+    i, dice, need, who = t.p, t.a["dice"], t.a["need"], t.a["who"]
+    p = ctx.player(i)
     if sum(dice) <= need:
         p.flags[f"warp-sent-{who.lower()}"] = 1  # kept on leaving: once each per character
         enter(ctx, i, f"is found worthy by the {who}")
