@@ -102,7 +102,7 @@ def change(ctx: Ctx, j: int, what: str, n: int) -> None:
         if n < 0:
             lose_life(ctx, j, -n)
             return
-        if ctx.s.counters.get("no-healing"):  # Pandora's Box (The Lost Realms): no life is gained
+        if stats.healing_barred(ctx):  # Pandora's Box (The Lost Realms): no life is gained
             return
         p.life += n
     elif what in ("strength", "craft"):
@@ -146,7 +146,7 @@ def heal(ctx, i, o, meta):
     for j in targets(ctx, i, o.get("who", "self")):
         p = ctx.player(j)
         n = p.max_life - p.life if o.get("n", 1) == "full" else min(o.get("n", 1), p.max_life - p.life)
-        if n > 0 and not ctx.s.counters.get("no-healing"):  # Pandora's Box: nobody heals
+        if n > 0 and not stats.healing_barred(ctx):  # Pandora's Box: nobody heals
             p.life += n
             ctx.emit("heal", f"{p.name} is healed {n} {'life' if n == 1 else 'lives'}.", player=p.name)
 
@@ -465,7 +465,7 @@ def shop_answer(ctx: Ctx, prompt, key, arg, who) -> None:
 def pay_for(ctx: Ctx, i: int, what: str, room: int, price: int) -> None:
     """Buy up to `room` lives or fate at `price` gold each (healers, the Graveyard)."""
     most = min(room, ctx.player(i).gold // max(1, price))
-    if most <= 0 or (what == "life" and ctx.s.counters.get("no-healing")):  # Pandora's Box: no healing
+    if most <= 0 or (what == "life" and stats.healing_barred(ctx)):  # Pandora's Box: no healing
         return
     unit = "life" if what == "life" else "fate"
     opts = [Option(f"{'heal' if unit == 'life' else 'fate'}-{n}", f"{n} {unit} for {n * price} gold") for n in range(most, 0, -1)]

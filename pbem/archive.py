@@ -112,10 +112,6 @@ def traced_draws() -> Iterator[list]:
                 raise RuntimeError("the engine drew a random value the archive cannot describe")
 
 
-def values_drawn(draws: list) -> int:
-    return sum(len(d[2]) if d[0] == "shuffle" else 1 for d in draws)
-
-
 # -- replaying a log ---------------------------------------------------------------------------
 
 class Divergence(Exception):

@@ -16,7 +16,7 @@ Piles: `nether@<space>` holds The Gauntlet's Nether cards on a space, top last; 
 `counters["nether-up@<space>"]` of them are faceup (met and not beaten). With Pandora's Box the
 pile in front of the character on the Crown is `nether@crown-of-command`. Pandora's Box also sets
 `counters["crown-sealed"]`, `counters["pandora-holder"]` (player index + 1) and
-`counters["no-healing"]`, which the core's healing and life gains read.
+`counters["no-healing"]`, which the core reads through `stats.healing_barred`.
 """
 from __future__ import annotations
 
@@ -409,10 +409,6 @@ def killed(ctx: Ctx, i: int) -> None:
         if survivors and not s.over:
             finish(ctx, survivors)
     return None
-
-
-def no_healing(state) -> bool:
-    return bool(state.counters.get("no-healing"))
 
 
 # -- The Hunt ------------------------------------------------------------------------------

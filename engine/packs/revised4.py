@@ -69,7 +69,7 @@ def banish(ctx: Ctx, i: int, a: dict) -> None:
 
 def life_taken(ctx: Ctx, winner: int, battle: bool) -> None:
     """Runesword: a life taken in battle with it is gained."""
-    if battle and holds(ctx, winner, "runesword") and not ctx.s.counters.get("no-healing"):  # Pandora's Box
+    if battle and holds(ctx, winner, "runesword") and not stats.healing_barred(ctx):  # Pandora's Box
         ctx.player(winner).life += 1
         ctx.emit("runesword", f"{ctx.name(winner)}'s Runesword drinks the life taken.", player=ctx.name(winner))
 

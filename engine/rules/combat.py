@@ -222,17 +222,6 @@ def lose_lives(ctx: Ctx, i: int, n: int, cause: str, then) -> None:
         ctx.push(then[0], then[1], **then[2])
 
 
-def armour_saves(ctx: Ctx, i: int) -> bool:
-    """The armour roll with no reroll (kept for callers that cannot wait for an answer)."""
-    need = armour_value(ctx, i)
-    if need is None:
-        return False
-    roll = rng.die(ctx.s)
-    saved = roll >= need
-    ctx.emit("armour", f"{ctx.name(i)}'s armour roll: {roll} ({'saved' if saved else 'not saved'}).", player=ctx.name(i))
-    return saved
-
-
 # -- character against character -------------------------------------------------
 
 @task("attack")
@@ -391,7 +380,7 @@ def life_taken(ctx: Ctx, t) -> None:
     """The winner of a duel took a life (armour did not save it)."""
     w, lose = t.p, t.a["loser"]
     winner, loser = ctx.player(w), ctx.player(lose)
-    if stats.has_ability(ctx, winner, "ghoul-life-drain") and not ctx.s.counters.get("no-healing"):  # Pandora's Box
+    if stats.has_ability(ctx, winner, "ghoul-life-drain") and not stats.healing_barred(ctx):  # Pandora's Box
         winner.life += 1
     hooks.life_taken(ctx, w, not t.a["psychic"])
     winner.flags["took-life"] = 1

@@ -70,7 +70,7 @@ def ask_direction(ctx: Ctx, i: int, roll: int, rerolled: bool) -> None:
     opts = [Option("left", f"move {roll} counter-clockwise"), Option("right", f"move {roll} clockwise")]
     if stats.fate(ctx, p) and not rerolled and not one_space_only(ctx, i):
         opts.append(Option("reroll", "spend 1 fate to roll again"))
-    if roll == 6 and stats.has_ability(ctx, p, "troll-regenerate") and not ctx.s.counters.get("no-healing"):
+    if roll == 6 and stats.has_ability(ctx, p, "troll-regenerate") and not stats.healing_barred(ctx):
         opts.append(Option("regenerate", "gain 1 life instead of moving"))
     if p.space in ctx.content.board.opposite and stats.has_prop(ctx, p, "raft"):
         opts.append(Option("raft", f"cross the Storm River by raft to {ctx.space(ctx.content.board.opposite[p.space]).name}"))

@@ -211,7 +211,7 @@ def healing_target(ctx: Ctx, prompt, key, arg, who) -> None:
 
 def heal_full(ctx: Ctx, j: int) -> None:
     q = ctx.player(j)
-    if ctx.s.counters.get("no-healing"):  # Pandora's Box (The Lost Realms): nobody heals
+    if stats.healing_barred(ctx):  # Pandora's Box (The Lost Realms): nobody heals
         ctx.emit("heal", f"Nobody may heal now: {q.name} is not healed.", player=q.name)
         return
     q.life = max(q.life, q.max_life)

@@ -23,6 +23,11 @@ def items(ctx: Ctx, p: Player):
     return [ctx.content.cards[c] for c in p.objects + p.followers]
 
 
+def healing_barred(ctx: Ctx) -> bool:
+    """Nobody heals or gains life (The Lost Realms' Pandora's Box, once the Crown is sealed)."""
+    return bool(ctx.s.counters) and bool(ctx.s.counters.get("no-healing"))
+
+
 def magic_destroyed(ctx: Ctx, p: Player) -> bool:
     """Another character's Destroy Magic lasts: nobody else casts Spells or uses Magic Objects."""
     return any(e["name"] == "destroy-magic" and e["by"] != p.name for e in ctx.s.effects)
