@@ -31,8 +31,8 @@ REPORTS_NOTES = {EVERY: "reports: you get a report after every move",
                  TURN: "reports: you get a report when you are asked, when a turn begins and after your answers"}
 MAX_MOVES = 500  # standing orders answer at most this many questions in a row; then people are asked
 # asked only when the roll loses, ties or fails (dice-reroll: armour, the Portal, the Crypt, the
-# Mines; ship-reroll: Sea Voyage's ship-combat)
-REROLLS = ("combat-reroll", "duel-reroll", "death-reroll", "dice-reroll", "ship-reroll")
+# Mines, a Warp Gate, Sea Voyage's ship-combat)
+REROLLS = ("combat-reroll", "duel-reroll", "death-reroll", "dice-reroll")
 
 
 @dataclass(frozen=True)

@@ -67,7 +67,7 @@ def test_standing_lines_are_kept_out_of_the_answer_lines():
     (("reroll-if-losing",), prompt("table-reroll", "reroll", "keep"), None),  # a table roll is not "losing"
     (("never-reroll",), prompt("table-reroll", "reroll", "keep"), ("keep", 1)),
     (("reroll-if-losing",), prompt("dice-reroll", "reroll", "keep"), ("reroll", 1)),  # armour, Portal, Crypt, Mines
-    (("never-reroll",), prompt("ship-reroll", "reroll", "keep"), ("keep", 1)),
+    (("never-reroll",), prompt("dice-reroll", "reroll", "keep"), ("keep", 1)),
     (("never-reroll-movement",), prompt("direction", "left", "right", "reroll"), None),  # a direction is still to choose
     (("never-reroll-movement",), prompt("direction", "left", "reroll"), ("left", 1)),
     (("never-reroll-movement", "when direction answer reroll or right"), prompt("direction", "left", "right", "reroll"),

@@ -5,9 +5,7 @@ from __future__ import annotations
 
 from engine import rng
 from engine.ops import op, run as run_ops
-from engine.state import Option
-from engine.rules import stats
-from engine.rules.machine import Ctx, fate_reroll, on_answer, task
+from engine.rules.machine import Ctx, offer_reroll, task
 from engine.packs.sea_voyage_state import at_sea, bump, flag, ship_strength
 
 
@@ -24,29 +22,22 @@ def ship_combat(ctx, i, o, meta):
         ctx.emit("sea-combat", f"{o['name'].capitalize()} has Strength {foe}.", player=p.name)
     mine, theirs = rng.die(ctx.s), rng.die(ctx.s)
     base = ship_strength(ctx, i)
-    a = {"name": o["name"], "foe": foe, "base": base, "roll": mine, "foe_roll": theirs, "win": o.get("win", []),
+    a = {"name": o["name"], "foe": foe, "base": base, "dice": [mine], "foe_roll": theirs, "win": o.get("win", []),
          "lose": o.get("lose", []), "attack": o.get("attack", False), "meta": {k: v for k, v in meta.items() if k != "o"}}
-    ctx.push("ship-combat-resolve", i, **a)
     ctx.emit("sea-combat", f"Ship-combat: {p.name} rolls {mine} (ship Strength {base}, total {mine + base}); "
              f"{o['name']} rolls {theirs} (total {theirs + foe}).", player=p.name)
-    if stats.fate(ctx, p) and mine + base <= theirs + foe:
-        ctx.ask(i, "ship-reroll", f"Your ship totals {mine + base} against {theirs + foe}. Spend 1 fate to reroll your die?",
-                [Option("reroll", "spend 1 fate and roll your die again"), Option("keep", "keep the result")])
-
-
-@on_answer("ship-reroll")
-def ship_reroll(ctx: Ctx, prompt, key, arg, who) -> None:
-    a = ctx.s.stack[-1].a
-    die = [a["roll"]]
-    if fate_reroll(ctx, key, who, die):
-        a["roll"] = die[0]
+    if mine + base <= theirs + foe:  # losing or drawn: the roller's own die may be rerolled with fate
+        offer_reroll(ctx, i, f"Your ship totals {mine + base} against {theirs + foe}. Spend 1 fate to reroll your die?",
+                     "ship-combat-resolve", **a)
+    else:
+        ctx.push("ship-combat-resolve", i, **a)
 
 
 @task("ship-combat-resolve")
 def ship_combat_resolve(ctx: Ctx, t) -> None:
     i, a = t.p, t.a
     p = ctx.player(i)
-    mine, theirs = a["roll"] + a["base"], a["foe_roll"] + a["foe"]
+    mine, theirs = a["dice"][0] + a["base"], a["foe_roll"] + a["foe"]
     if mine == theirs:
         ctx.emit("sea-combat", f"{p.name}'s ship and {a['name']} part: nothing happens.", player=p.name)
         return
