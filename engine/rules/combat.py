@@ -76,9 +76,7 @@ def fight_answer(ctx: Ctx, prompt, key, arg, who) -> None:
     if key.startswith("cast-"):
         spell = key[5:]
         hook = ctx.content.cards[spell].hook
-        p.spells.remove(spell)
-        ctx.s.discards["spell"].append(spell)
-        spells.casting(ctx, i)
+        spells.spend(ctx, i, spell)
         ctx.emit("cast", f"{p.name} casts {ctx.content.cards[spell].name}.", player=p.name, card=spell)
         if hook == "psionic-blast":
             roll_task.a["bonus"] = roll_task.a.get("bonus", 0) + stats.craft(ctx, p)
@@ -247,9 +245,7 @@ def attack_kind(ctx: Ctx, prompt, key, arg, who) -> None:
         p = ctx.player(i)
         ctx.push("attack", i, target=j, battle_only=prompt.data.get("battle_only", False),
                  life_only=prompt.data.get("life_only", False))  # "immobile" once the Spell holds
-        p.spells.remove("immobility")
-        ctx.s.discards["spell"].append("immobility")
-        spells.casting(ctx, i)
+        spells.spend(ctx, i, "immobility")
         ctx.emit("cast", f"{p.name} casts Immobility on {ctx.name(j)}.", player=p.name, card="immobility")
         ctx.push("immobilise", i, target=j, name="Immobility")  # Counterspell cancels this task
         spells.offer_counterspell(ctx, i, "Immobility")
@@ -281,9 +277,7 @@ def defend(ctx: Ctx, prompt, key, arg, who) -> None:
     j = ctx.index(who)
     q = ctx.player(j)
     if key.startswith("cast-"):
-        q.spells.remove(key[5:])
-        ctx.s.discards["spell"].append(key[5:])
-        spells.casting(ctx, j)
+        spells.spend(ctx, j, key[5:])
     duel = ctx.s.stack.pop()
     ctx.emit("evade", f"{q.name} evades {ctx.name(duel.p)}'s attack.", player=q.name)
 

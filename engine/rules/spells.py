@@ -48,6 +48,13 @@ def casting(ctx: Ctx, j: int) -> None:
         ctx.player(j).flags["cast-turn"] = ctx.s.turn
 
 
+def spend(ctx: Ctx, j: int, spell: str) -> None:
+    """j casts `spell`: the card goes to the discards, and the cast is counted."""
+    ctx.player(j).spells.remove(spell)
+    ctx.s.discards["spell"].append(spell)
+    casting(ctx, j)
+
+
 def castable_at_start(ctx: Ctx, i: int) -> list[str]:
     p = ctx.player(i)
     if blocked(ctx, i):
@@ -112,9 +119,7 @@ def cast(ctx: Ctx, i: int, spell: str, target: str | None = None) -> None:
     read by the Spells that choose something; otherwise they ask."""
     p = ctx.player(i)
     card = ctx.content.cards[spell]
-    p.spells.remove(spell)
-    ctx.s.discards["spell"].append(spell)
-    casting(ctx, i)
+    spend(ctx, i, spell)
     ctx.emit("cast", f"{p.name} casts {card.name}.", player=p.name, card=spell)
     if target is not None and card.hook in TARGETED:
         ctx.push("spell-resolve", i, spell=spell, name=card.name, target=target)
@@ -139,11 +144,7 @@ def offer_counterspell(ctx: Ctx, i: int, name: str) -> None:
 def counterspell(ctx: Ctx, prompt, key, arg, who) -> None:
     if key == "let":
         return
-    j = ctx.index(who)
-    q = ctx.player(j)
-    q.spells.remove("counterspell")
-    ctx.s.discards["spell"].append("counterspell")
-    casting(ctx, j)
+    spend(ctx, ctx.index(who), "counterspell")
     resolve = ctx.s.stack.pop()
     ctx.emit("counterspell", f"{who} casts Counterspell: {resolve.a['name']} has no effect.", player=who)
 

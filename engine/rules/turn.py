@@ -131,9 +131,7 @@ def lose_life(ctx: Ctx, i: int, n: int = 1, cause: str = "") -> None:
     if p.life == n and "preservation" in p.spells and spells.may_cast(ctx, i):
         # Preservation saves one life; cast for its holder only when that saves the character
         # (on another's turn it is the holder's one Spell of that turn).
-        spells.casting(ctx, i)
-        p.spells.remove("preservation")
-        ctx.s.discards["spell"].append("preservation")
+        spells.spend(ctx, i, "preservation")
         ctx.emit("cast", f"{p.name} casts Preservation and is spared a life.", player=p.name)
         n -= 1
         if n == 0:
