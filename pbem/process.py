@@ -40,7 +40,8 @@ class Result:
 def handle(svc, raw: bytes, kind: str = "mail", *, source: str = "stdin", filename: str | None = None) -> Result:
     """Store and process one message (kind "mail") or turn file (kind "turn", `filename`
     says .toml or .json). Raises StoreUnavailable only if the message could not be stored;
-    once it returns, the message is safe in the inbox whatever became of it."""
+    once it returns, the message is safe in the inbox whatever became of it (inside
+    `Store.group_commit()`: once the group's closing fsync is done)."""
     if kind == "turn" and not filename:
         raise ValueError("a turn file needs its filename (.toml or .json)")
     try:
