@@ -42,7 +42,8 @@ def rollback_note(seq: int) -> Note:
     return Note("rollback", f"The moderator puts the game back to move {seq}.")
 
 
-def _decode(eng, text: str) -> list:
+def decode(eng, text: str) -> list:
+    """A move's events as stored (`encode`), as the engine's Events."""
     dec = _decoders.get(eng)
     if dec is None:
         dec = _decoders[eng] = msgspec.json.Decoder(list[eng.Event])
@@ -86,7 +87,7 @@ class Backlog:
     def __init__(self, svc, game_id: str, after: int, upto: int):
         self.eng = svc.engine
         self.after = after
-        self.moves = [(r["seq"], _decode(self.eng, r["events"])) for r in svc.store.move_events(game_id, after, upto)]
+        self.moves = [(r["seq"], decode(self.eng, r["events"])) for r in svc.store.move_events(game_id, after, upto)]
 
     def since(self, seq: int, player: str) -> list:
         """The events `player` may see of the moves after `seq` (which is not before `after`)."""
