@@ -1,6 +1,7 @@
 """The Timescape pack beyond what scenario files show: hidden information in views, the Mystic's
-once-each rule, cards left by the dead, a Toad's turn, the board beside the main board, and
-random games with the pack."""
+once-each rule, cards left by the dead, a Toad's turn, the board beside the main board, the
+prison roll's fate question, cards abandoned at the start of a turn, the Enchantress Denizen,
+and random games with the pack."""
 import pytest
 
 from engine import api, scenario
@@ -74,7 +75,8 @@ def test_the_timescape_deck_stays_hidden_and_the_public_state_shows_who_is_there
 @pytest.mark.parametrize("packs", [["timescape"], ["timescape", "cataclysm"]])
 def test_random_games_with_the_timescape_keep_the_invariants(packs):
     for seed in range(6):
-        config = {"packs": packs, "players": [{"name": f"p{i}"} for i in range(2 + seed % 4)], "options": {"turn_cap": 50}}
+        config = {"packs": packs, "players": [{"name": f"p{i}"} for i in range(2 + seed % 4)],
+                  "options": {"turn_cap": 50}}
         final, moves = playout(config, f"ts-{seed}", bot_seed=seed, check=True)
         assert final.over
 
@@ -90,3 +92,44 @@ def test_coverage_counts_the_space_hooks_the_pack_module_registers():
     data = json.loads(out)
     rows = {r["slug"]: r for r in (data if isinstance(data, list) else data["rows"])}
     assert rows["vortex"]["automated"] and rows["warp-demon"]["automated"] and rows["warp-belt"]["automated"]
+
+
+def test_a_prisoner_is_asked_to_spend_fate_only_on_a_failed_roll():
+    def prisoner(character):
+        game = {**GAME, "players": [{"name": "alice", "character": character}, GAME["players"][1]]}
+        return scenario.build({"game": game, "dice": [2, 3], "setup": {"alice": {
+            "space": "sentinel-outpost", "imprisoned": 2, "fate": 2, "objects": ["warp-belt"]}}})
+    state = prisoner("troll")  # Craft 1: 2+3 fails, the reroll is offered
+    assert state.prompt.kind == "dice-reroll" and state.players[0].flags["ts-prison"] == 2
+    state = prisoner("wizard")  # Craft 5: 2+3 escapes; no question, fate kept, on to the warp line
+    assert state.prompt.kind == "ts-warp" and state.players[0].fate == 2 and "ts-prison" not in state.players[0].flags
+    with pytest.raises(ConfigError):
+        scenario.build({"game": GAME, "setup": {"alice": {"space": "fields", "imprisoned": 0}}})
+
+
+def test_a_card_left_in_the_start_window_is_discarded_not_left_for_others():
+    state = scenario.build({"game": GAME, "dice": [5, 1], "moves": [], "setup": {
+        "alice": {"space": "warp-gate", "fate": 0, "followers": ["alchemist"], "objects": ["sword", "helmet"]},
+        "bob": {"miss": 9}}})
+    assert [o.key for o in state.prompt.options] == ["use-alchemist", "ditch", "done"]
+    for key in ("ditch sword", "done"):
+        state, _ = api.apply(state, api.parse_move(f"alice: {key}"))
+    assert state.players[0].space == "rad-zone" and state.players[0].objects == ["helmet"]
+    assert "sword" in state.discards["adventure"] and not state.spaces.get("warp-gate")
+    assert not violations(state)
+
+
+def test_a_choice_made_visiting_the_enchantress_denizen_is_offered_the_warp_gate():
+    """The pack's half of the Enchantress Denizen gap (docs/rules-decisions.md, Timescape): a
+    choice met while visiting the Denizen named Enchantress (start_visit passes its name as
+    `source`) gets the Warp Gate beside it. The Cataclysm's placeholder Enchantress is a bare
+    roll, not a choice, so in play this is not reached until its data is one."""
+    from engine.packs import timescape
+    from engine.rules.machine import Ctx
+    state = scenario.build({"game": {**GAME, "packs": ["cataclysm", "timescape"]},
+                            "setup": {"alice": {"space": "city", "fate": 0}}})
+    choice = {"op": "choose", "options": [{"key": "roll", "then": []}]}
+    offered = timescape.choose_options(Ctx(state, []), 0, choice, {"source": "Enchantress", "card": "enchantress"})
+    assert [o["key"] for o in offered or []] == ["warp-enchantress"]
+    state.players[0].flags["warp-sent-enchantress"] = 1  # the Enchantress sends a character once
+    assert timescape.choose_options(Ctx(state, []), 0, choice, {"source": "Enchantress", "card": "enchantress"}) is None

@@ -8,11 +8,12 @@ not work (`flags["no-magic"]`: engine/rules/spells.py `blocked`, engine/rules/st
 `items`), except against Adventure cards it draws there (§7): the flag is lifted while they
 are met.
 
-Named hooks: `setup`, `public`, `turn_start` (its turns: imprisonment, a Toad reverting, the
-warp-line move, no Warlock quest), `arrived` (a Timescape space is met alone: no character
-encounters, §2), `between_turns` and `killed` (cards left in the Timescape are discarded),
-`choose_options` (the Mystic, Enchantress and Warlock open a Warp Gate, §3); space hooks
-`ts-*` named in content/timescape/board.toml, whose `[timescape]` table holds this pack's lists.
+Named hooks: `setup`, `public`, `scenario_setup` (`imprisoned`), `turn_start` (its turns:
+imprisonment, a Toad reverting, the start-of-turn window, the warp-line move, no Warlock
+quest), `arrived` (a Timescape space is met alone: no character encounters, §2),
+`between_turns` and `killed` (cards left in the Timescape are discarded), `choose_options`
+(the Mystic, Enchantress and Warlock open a Warp Gate, §3); space hooks `ts-*` named in
+content/timescape/board.toml, whose `[timescape]` table holds this pack's lists.
 """
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ from importlib import resources
 from typing import Any
 
 from engine import rng
+from engine.config import ConfigError
 from engine.state import Option
 from engine.rules import stats
 from engine.rules.items import discard, drop_excess
@@ -45,7 +47,9 @@ def tables() -> dict[str, Any]:
 
 
 def inside(ctx: Ctx, space: str | None) -> bool:
-    return bool(space) and ctx.content.board.spaces[space].ring == RING
+    if not space:
+        return False
+    return ctx.content.board.spaces[space].ring == RING
 
 
 def setup(ctx: Ctx, config) -> None:
@@ -63,6 +67,17 @@ def public(state, content) -> dict[str, Any]:
     for c in state.decks.get("timescape-purchase", []):
         left[c] = left.get(c, 0) + 1
     return {"characters": there, "imprisoned": prison, "purchase": dict(sorted(left.items()))}
+
+
+def scenario_setup(state, content, p, key: str, value) -> bool | None:
+    """A scenario's `imprisoned = N` in [setup.<player>] (after `space`): held by the Sentinels,
+    N turns missed so far (rule 8)."""
+    if key != "imprisoned":
+        return None
+    if not p.space or content.board.spaces[p.space].ring != RING:
+        raise ConfigError("imprisoned: only a character in the Timescape can be (set its space first)")
+    p.flags["ts-prison"] = int(value)
+    return True
 
 
 # -- entering and leaving ------------------------------------------------------------
@@ -102,7 +117,8 @@ def leave(ctx: Ctx, i: int, dest: str) -> None:
     p = ctx.player(i)
     for flag in [f for f in p.flags if f in ("apart", "no-magic") or f.startswith("ts-")]:
         p.flags.pop(flag)
-    ctx.emit("teleport", f"{p.name} is hurled out of the Timescape to {ctx.space(dest).name}.", player=p.name, space=dest)
+    ctx.emit("teleport", f"{p.name} is hurled out of the Timescape to {ctx.space(dest).name}.",
+             player=p.name, space=dest)
     place(ctx, i, dest)
     ctx.end_turn()
     ctx.push("encounter", i)
@@ -213,8 +229,10 @@ def fee_paid(ctx: Ctx, prompt, key, arg, who) -> None:
 
 def turn_start(ctx: Ctx, i: int) -> bool | None:
     """A turn in the Timescape: leftovers discarded, a Toad reverts, an Imprisoned character
-    rolls to escape (rule 8); then the warp-line move and the space (no Spell window).
-    No Warlock quest is checked: the main board cannot reach the character."""
+    rolls to escape (rule 8); then the start of the turn as on the main board (`start-spells`:
+    no Spell is castable there, the `no-magic` flag sees to that, §7; what a Follower does at
+    the start of a turn, leaving a card), the warp-line move and the space. No Warlock quest
+    is checked: the main board cannot reach the character."""
     p = ctx.player(i)
     if not inside(ctx, p.space):
         return None
@@ -222,34 +240,61 @@ def turn_start(ctx: Ctx, i: int) -> bool | None:
     if p.toad:  # a Toad in the Timescape stays one only to the end of that turn (§9)
         p.toad = 0
         ctx.emit("toad", f"{p.name} is no longer a Toad.", player=p.name)
-    if "ts-prison" in p.flags and imprisoned(ctx, i):
-        return True
-    # No start-of-turn window: no Spell may be cast here but against Adventure cards (§7).
-    ctx.push_all([("ts-move", i, {}), ("encounter", i, {})])
+    work: list[tuple[str, int, dict[str, Any]]] = [
+        ("start-spells", i, {}), ("ts-abandoned", i, {}), ("ts-move", i, {}), ("encounter", i, {})]
+    if "ts-prison" in p.flags:  # rolled first: failing misses the whole turn
+        work.insert(0, ("ts-prison", i, {}))
+    ctx.push_all(work)
     return True
 
 
-def imprisoned(ctx: Ctx, i: int) -> bool:
-    """Rule 8: 2 dice at or below Craft: free, and the turn goes on. Else the turn is missed;
-    after 3 missed turns the prisoner is released whatever the rolls."""
+@task("ts-prison")
+def prison_roll(ctx: Ctx, t) -> None:
+    """Rule 8: 2 dice at or below Craft, rolled at the start of the turn. A failed roll may be
+    rerolled with 1 fate, the highest die (base-game.md §4: a roll a space asks for)."""
+    i = t.p
     p = ctx.player(i)
-    rule = tables()["prison"]
-    dice = rng.dice(ctx.s, rule["dice"])
+    dice = rng.dice(ctx.s, tables()["prison"]["dice"])
     craft = stats.craft(ctx, p)
-    if sum(dice) <= craft:
-        del p.flags["ts-prison"]
-        ctx.emit("prison", f"{p.name} rolls {'+'.join(map(str, dice))} against Craft {craft} and escapes the Sentinels.",
-                 player=p.name, dice=dice)
-        return False
-    missed = p.flags["ts-prison"] + 1
-    ctx.emit("prison", f"{p.name} rolls {'+'.join(map(str, dice))} against Craft {craft}: still Imprisoned, the turn is missed.",
+    ctx.emit("roll", f"{p.name} rolls {'+'.join(map(str, dice))} against Craft {craft} to escape the Sentinels.",
              player=p.name, dice=dice)
-    if missed >= rule["turns"]:
+    if sum(dice) > craft:
+        offer_reroll(ctx, i, f"Imprisoned: you roll {'+'.join(map(str, dice))} and need {craft} or less to escape. "
+                     "Spend 1 fate to reroll your highest die?", "ts-prison-resolve", dice=dice, need=craft,
+                     low_is_good=True)
+        return
+    ctx.push("ts-prison-resolve", i, dice=dice, need=craft)
+
+
+@task("ts-prison-resolve")
+def prison_resolve(ctx: Ctx, t) -> None:
+    """Free: the turn goes on. Else the turn is missed; after 3 missed turns the prisoner is
+    released whatever the rolls."""
+    p = ctx.player(t.p)
+    dice, need = t.a["dice"], t.a["need"]
+    if sum(dice) <= need:
+        del p.flags["ts-prison"]
+        ctx.emit("prison", f"{p.name} escapes the Sentinels.", player=p.name)
+        return
+    missed = p.flags["ts-prison"] + 1
+    ctx.emit("prison", f"{p.name} is still Imprisoned: the turn is missed.", player=p.name)
+    if missed >= tables()["prison"]["turns"]:
         del p.flags["ts-prison"]
         ctx.emit("prison", f"{p.name} has missed {missed} turns and is released.", player=p.name)
     else:
         p.flags["ts-prison"] = missed
-    return True
+    ctx.end_turn()
+
+
+@task("ts-abandoned")
+def abandoned(ctx: Ctx, t) -> None:
+    """A card left on the space at the start of the turn (`ditch`) is discarded: cards
+    abandoned in the Timescape are (§5 iii). The space was tidied before the window."""
+    p = ctx.player(t.p)
+    for card in ctx.s.spaces.pop(p.space, []):
+        discard(ctx, card)
+        ctx.emit("discard", f"{ctx.content.cards[card].name}, abandoned in the Timescape, is discarded.",
+                 player=p.name, card=card)
 
 
 @task("ts-move")
@@ -268,8 +313,10 @@ def ts_move(ctx: Ctx, t) -> None:
         warp_to(ctx, t.p, nxt, "as the Sentinels ordered")
         return
     if any(ctx.content.cards[c].hook == "warp-belt" for c in p.objects):
-        ctx.ask(t.p, "ts-warp", "You are in the Timescape. Roll for the warp line, or use the Warp Belt (as a roll of 1-2)?",
-                [Option("roll", "roll a die for the warp line"), Option("warp-belt", f"follow the 1-2 line to {ctx.space(line(ctx, p.space, 1)).name}")])
+        belt = f"follow the 1-2 line to {ctx.space(line(ctx, p.space, 1)).name}"
+        ctx.ask(t.p, "ts-warp",
+                "You are in the Timescape. Roll for the warp line, or use the Warp Belt (as a roll of 1-2)?",
+                [Option("roll", "roll a die for the warp line"), Option("warp-belt", belt)])
         return
     roll_line(ctx, t.p)
 
@@ -371,7 +418,8 @@ def nexus(ctx: Ctx, t) -> None:
     if not drawn:
         return
     ctx.s.spaces.setdefault(p.space, []).extend(drawn)
-    ctx.emit("draw", f"{p.name} draws {', '.join(ctx.content.cards[c].name for c in drawn)} at the Nexus.", player=p.name)
+    ctx.emit("draw", f"{p.name} draws {', '.join(ctx.content.cards[c].name for c in drawn)} at the Nexus.",
+             player=p.name)
     ctx.ask(t.p, "ts-nexus", "The Nexus: which card do you encounter? (The others are discarded.)",
             [Option(c, f"encounter {ctx.content.cards[c].name}") for c in dict.fromkeys(drawn)], drawn=drawn)
 
@@ -403,9 +451,10 @@ def adventure_card(ctx: Ctx, i: int, card: str) -> None:
         if card in rules["redraw"]:
             discard(ctx, card)
             ctx.emit("timescape", f"{name} is discarded; {p.name} draws another.", player=p.name)
-            card = ctx.draw("adventure")
-            if card is None:
+            again = ctx.draw("adventure")
+            if again is None:
                 return
+            card = again
             ctx.emit("draw", f"{p.name} draws {ctx.content.cards[card].name}.", player=p.name, card=card)
             continue
         if card in rules["discard"]:
@@ -473,7 +522,8 @@ def strip(ops: list) -> list:
         o = dict(o)
         if o.get("op") == "wish":  # the wish without its teleport
             choice = {"op": "choose", "question": "A wish is granted: choose one.", "options": [
-                {"key": k, "text": f"gain 1 {w}", "then": [{"op": "spell"} if k == "spell" else {"op": "gain", "what": k}]}
+                {"key": k, "text": f"gain 1 {w}",
+                 "then": [{"op": "spell"} if k == "spell" else {"op": "gain", "what": k}]}
                 for k, w in (("spell", "Spell"), ("gold", "gold"), ("strength", "Strength"), ("craft", "Craft"),
                              ("life", "life"), ("fate", "fate"))]}
             o = {"op": "if", "test": o["test"], "then": [choice]} if o.get("test") else choice
@@ -520,7 +570,7 @@ def resolve(ctx: Ctx, t) -> None:
                  and ctx.content.cards[c].number == card.number]
     ctx.push("ts-resolve", i, deck=deck, met=t.a.get("met", []) + group)
     if card.type == "enemy":
-        fight = {"name": " and ".join(ctx.content.cards[c].name for c in group), "cards": group}
+        fight: dict[str, Any] = {"name": " and ".join(ctx.content.cards[c].name for c in group), "cards": group}
         if card.strength:
             fight["strength"] = sum(ctx.content.cards[c].strength for c in group)
         else:
@@ -550,7 +600,8 @@ def alien_won(ctx: Ctx, t) -> None:
         if not ctx.content.cards[c].strength and c in p.trophies:
             p.trophies.remove(c)
             discard(ctx, c)
-            ctx.emit("discard", f"{ctx.content.cards[c].name} is not kept: only Strength Aliens are trophies.", player=p.name)
+            ctx.emit("discard", f"{ctx.content.cards[c].name} is not kept: only Strength Aliens are trophies.",
+                     player=p.name)
 
 
 @task("ts-cleanup")
@@ -576,8 +627,10 @@ def vortex(ctx: Ctx, t) -> None:
 @task("space:ts-warp-demon")
 def warp_demon(ctx: Ctx, t) -> None:
     a = ctx.space(ctx.player(t.p).space).hook_args
-    ctx.ask(t.p, "ts-demon", f"The Warp Demon (Strength {a['strength']}, Craft {a['craft']}) attacks. Which combat do you fight?",
-            [Option("battle", f"battle against Strength {a['strength']}"), Option("psychic", f"psychic combat against Craft {a['craft']}")])
+    ctx.ask(t.p, "ts-demon",
+            f"The Warp Demon (Strength {a['strength']}, Craft {a['craft']}) attacks. Which combat do you fight?",
+            [Option("battle", f"battle against Strength {a['strength']}"),
+             Option("psychic", f"psychic combat against Craft {a['craft']}")])
 
 
 @on_answer("ts-demon")
@@ -613,7 +666,8 @@ def reward(ctx: Ctx, t) -> None:
     helpers = [c.name for c in stats.items(ctx, p) if c.type == "follower"
                and (c.prop(attr) or (attr == "strength" and c.prop("weapon")))]
     if helpers:
-        ctx.emit("timescape", f"{', '.join(helpers)} fought beside {p.name}: no gain for beating {t.a['foe']}.", player=p.name)
+        ctx.emit("timescape", f"{', '.join(helpers)} fought beside {p.name}: no gain for beating {t.a['foe']}.",
+                 player=p.name)
         return
     from engine.ops import change
     change(ctx, t.p, attr, n)
@@ -630,7 +684,8 @@ def to_vortex(ctx: Ctx, t) -> None:
 def free_move(ctx: Ctx, t) -> None:
     p = ctx.player(t.p)
     p.flags["ts-next"] = "any"
-    ctx.emit("timescape", f"The Sentinels judge {p.name} innocent: any space of the Timescape next turn.", player=p.name)
+    ctx.emit("timescape", f"The Sentinels judge {p.name} innocent: any space of the Timescape next turn.",
+             player=p.name)
 
 
 @task("ts-imprison")
