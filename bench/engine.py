@@ -1,9 +1,11 @@
 """Engine throughput: whole random games per second, applied moves per second (one core),
-and the size of an encoded state. Moves per second are given two ways: `apply` one move at a
-time keeping every state (what the service does per answer), and `replay` folding a game's
-moves over one state (what verify, export, snapshots and archives do). Prints medians over several rounds; run by hand:
+and the size of an encoded state, for the engine build that runs (engine/compiled.py).
+Moves per second are given two ways: `apply` one move at a time keeping every state (what
+the service does per answer), and `replay` folding a game's moves over one state (what
+verify, export, snapshots and archives do). Prints medians over several rounds; run by hand:
 
     .venv/bin/python bench/engine.py [--games 40] [--rounds 5]
+    PBEM_PURE=1 .venv/bin/python bench/engine.py     # the Python sources, for comparison
 """
 import argparse
 import random
@@ -14,6 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+import engine  # noqa: E402
 from engine import api  # noqa: E402
 from pbem.bot import choose  # noqa: E402
 
@@ -55,6 +58,7 @@ def main():
         folded.append(total_moves / dt)
         game_rates.append(args.games / dt)
     sizes = [len(api.encode(s)) for _, s in games]
+    print(f"engine build: {engine.BUILD} (PBEM_PURE=1 runs the Python sources)")
     print(f"games: {args.games} x {args.players} players, turn cap 100 rounds, {total_moves} moves in all")
     for label, rates in (("apply, input kept", pure), ("replay, one state", folded)):
         print(f"applied moves per second, {label} (median of {args.rounds}): {statistics.median(rates):,.0f}"

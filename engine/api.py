@@ -14,6 +14,7 @@ import msgspec
 from engine import content, registry, visibility  # noqa: F401  (registry: every rule and pack registered)
 from engine.config import GameConfig, PlayerConfig, ConfigError  # noqa: F401  (re-exported)
 from engine.errors import IllegalMove, MODERATOR  # noqa: F401  (re-exported)
+from engine.clone import clone
 from engine.state import Event, Game, Prompt
 from engine.rules import machine, setup
 
@@ -69,7 +70,7 @@ def new_game(config: GameConfig | dict, seed: str) -> Game:
 
 def replay(state: Game, moves) -> Game:
     """The state after `moves` are applied in turn to `state` (which is left as it was)."""
-    state = machine.clone(state)
+    state = clone(state)
     for move in moves:
         state, _ = apply(state, move, copy=False)
     return state
@@ -89,7 +90,7 @@ def waiting_for(state: Game) -> list[str]:
 
 
 def legal_moves(state: Game, player: str | None = None) -> list[Move]:
-    out = []
+    out: list[Move] = []
     for p in prompts(state):
         for name in p.players:
             if player is None or player == name:
@@ -105,7 +106,7 @@ def apply(state: Game, move: Move, *, copy: bool = True) -> tuple[Game, list[Eve
     is changed and returned, and after an IllegalMove it must be dropped."""
     if state.over:
         raise IllegalMove("the game is over", [])
-    new = machine.clone(state) if copy else state
+    new = clone(state) if copy else state
     events: list[Event] = []
     ctx = machine.Ctx(new, events)
     machine.answer(new, move, events, ctx)

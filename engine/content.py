@@ -136,9 +136,9 @@ def _board(data: dict, pack: str = "revised4") -> Board:
         data = {**data, "space": kept + data["space"]}
         geometry = {**base.get("geometry", {}), **geometry}
     for raw in data["space"]:
-        base = slug(raw["name"])
-        seen[base] = seen.get(base, 0) + 1
-        sid = base if seen[base] == 1 else f"{base}-{seen[base]}"
+        name = slug(raw["name"])
+        seen[name] = seen.get(name, 0) + 1
+        sid = name if seen[name] == 1 else f"{name}-{seen[name]}"
         ring = rings.setdefault(raw["ring"], [])
         fields = {k: v for k, v in raw.items() if k in Space.__struct_fields__ and k not in ("id", "index", "pack")}
         spaces[sid] = Space(id=sid, index=len(ring), pack=raw.get("pack", pack), **fields)
@@ -190,7 +190,7 @@ def load(edition: str = "revised4", packs: tuple[str, ...] = ()) -> Content:
     quests = {}
     for raw in _read(base, "warlock.toml").get("quest", []):
         quests[int(raw["roll"])] = raw
-    shuffled, discard_to = ["adventure", "spell"], {}
+    shuffled, discard_to = ["adventure", "spell"], dict[str, str]()
     for pack in packs:
         board, shuffled, discard_to = _pack(pack, board, cards, decks, shuffled, discard_to)
     for pack in packs:  # boards beside the main board (`[geometry] add_rings`), whatever the order

@@ -6,7 +6,7 @@ die or a decision ask, with the rest of the effect still on the stack.
 from __future__ import annotations
 
 import re
-from typing import Any, Callable
+from typing import Callable
 
 from engine import packs, rng
 from engine.state import Option
@@ -550,7 +550,7 @@ def stash_gold(ctx, i, o, meta):
 
 @op("lasting")
 def lasting(ctx, i, o, meta):
-    e: dict[str, Any] = {"name": o["name"], "rounds": o.get("rounds", 1), "by": ctx.name(i)}
+    e = {"name": o["name"], "rounds": o.get("rounds", 1), "by": ctx.name(i)}
     if o["name"] == "hex":
         e["space"] = ctx.player(i).space
     ctx.s.effects.append(e)

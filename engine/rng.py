@@ -8,12 +8,17 @@ down, each swap index one value. docs/fairness.md and tools/verify_dice.py resta
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
+import threading
+from typing import Iterator
 
 from engine.state import Game
 
 _SPAN = 1 << 64
+_trace: list | None = None  # while tracing() is open: the draws, in order
+_trace_lock = threading.Lock()
 
 
 @functools.lru_cache(maxsize=64)
@@ -52,7 +57,10 @@ def die(state: Game) -> int:
     """One six-sided die: a forced die first (scenarios), else the next value."""
     if state.forced:
         return state.forced.pop(0)
-    return _next(state, 6) + 1
+    face = _next(state, 6) + 1
+    if _trace is not None:
+        _trace.append(["die", face])
+    return face
 
 
 def dice(state: Game, n: int) -> list[int]:
@@ -61,11 +69,34 @@ def dice(state: Game, n: int) -> list[int]:
 
 def below(state: Game, bound: int) -> int:
     """A uniform choice in range(bound), for random deals."""
-    return _next(state, bound) if bound > 1 else 0
+    if bound <= 1:
+        return 0
+    v = _next(state, bound)
+    if _trace is not None:
+        _trace.append(["pick", bound, v])
+    return v
 
 
 def shuffle(state: Game, items: list) -> None:
     """Shuffle in place (items belong to a state being built by apply)."""
+    swaps: list[int] = []
     for i in range(len(items) - 1, 0, -1):
         j = _next(state, i + 1)
+        swaps.append(j)
         items[i], items[j] = items[j], items[i]
+    if _trace is not None and swaps:
+        _trace.append(["shuffle", len(items), swaps])
+
+
+@contextlib.contextmanager
+def tracing() -> Iterator[list]:
+    """Every random draw the engine makes while open, in order: ["die", face], ["pick", bound,
+    value] or ["shuffle", length, [swap index, ...]]; a forced die draws nothing. Archives
+    record them beside each move. One trace at a time per process (a lock keeps two apart)."""
+    global _trace
+    with _trace_lock:
+        _trace = draws = list[list]()
+        try:
+            yield draws
+        finally:
+            _trace = None

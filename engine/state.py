@@ -14,12 +14,12 @@ from typing import Any
 import msgspec
 
 
-class Option(msgspec.Struct, frozen=True, omit_defaults=True):
+class Option(msgspec.Struct, frozen=True, omit_defaults=True, gc=False):
     key: str  # what a player writes: "left", "fight", "ogre", ...
     text: str  # what it means, for reports
 
 
-class Prompt(msgspec.Struct, omit_defaults=True):
+class Prompt(msgspec.Struct, omit_defaults=True, gc=False):
     id: int  # grows by one for every prompt a game ever opens
     players: list[str]  # who is asked; they all must answer
     kind: str  # which answer handler resumes the game
@@ -29,21 +29,21 @@ class Prompt(msgspec.Struct, omit_defaults=True):
     answers: dict[str, str] = {}  # answers given so far when several players are asked
 
 
-class Task(msgspec.Struct, array_like=True, omit_defaults=True):
+class Task(msgspec.Struct, array_like=True, omit_defaults=True, gc=False):
     """One piece of pending work; `op` names a handler in the rules (see engine/ops.py)."""
     op: str
     p: int = -1  # the player index it concerns, -1 for none
     a: dict[str, Any] = {}
 
 
-class Event(msgspec.Struct):
+class Event(msgspec.Struct, gc=False):
     kind: str
     text: str
     to: list[str] | None = None  # who may see it; None: everyone
     data: dict[str, Any] = {}
 
 
-class Player(msgspec.Struct, omit_defaults=True):
+class Player(msgspec.Struct, omit_defaults=True, gc=False):
     name: str
     role: str = "hero"  # "hero", or "nemesis" (Nemesis pack: a player who is not a character)
     character: str | None = None
@@ -70,7 +70,7 @@ class Player(msgspec.Struct, omit_defaults=True):
     flags: dict[str, Any] = {}  # small per-player markers (stand-offs, where they came from, ...)
 
 
-class Game(msgspec.Struct, omit_defaults=True):
+class Game(msgspec.Struct, omit_defaults=True, gc=False):
     edition: str
     packs: list[str]
     options: dict[str, Any]
@@ -99,25 +99,3 @@ class Game(msgspec.Struct, omit_defaults=True):
     over: bool = False
     winners: list[str] = []
     moves: int = 0  # moves applied, for the log and for replays
-
-
-def _copy_args(a: dict[str, Any]) -> dict[str, Any]:
-    return {k: (v[:] if type(v) is list else dict(v) if type(v) is dict else v) for k, v in a.items()}
-
-
-def clone(g: Game) -> Game:
-    """A copy that `apply` may change freely. Strings and content data are shared (they are
-    never changed); every list and dict a rule may change is copied. Keep in step with the
-    Structs above: tests/test_playouts.py checks that apply never changes its input."""
-    r = msgspec.structs.replace
-    prompt = g.prompt and r(g.prompt, answers=dict(g.prompt.answers), data=_copy_args(g.prompt.data))
-    return r(
-        g, forced=g.forced[:], winners=g.winners[:], prompt=prompt,
-        players=[r(p, objects=p.objects[:], followers=p.followers[:], spells=p.spells[:],
-                   trophies=p.trophies[:], hand=p.hand[:], area=p.area[:],
-                   flags=dict(p.flags)) for p in g.players],
-        decks={k: v[:] for k, v in g.decks.items()}, discards={k: v[:] for k, v in g.discards.items()},
-        spaces={k: v[:] for k, v in g.spaces.items()}, space_gold=dict(g.space_gold),
-        piles={k: v[:] for k, v in g.piles.items()},
-        counters=dict(g.counters), pools=dict(g.pools), effects=[dict(e) for e in g.effects],
-        stack=[Task(t.op, t.p, _copy_args(t.a)) for t in g.stack])

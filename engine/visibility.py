@@ -97,7 +97,7 @@ def view(state: Game, player: str | None) -> dict[str, Any]:
                  objects=[content.cards[o].name for o in p.objects],
                  followers=[content.cards[f].name for f in p.followers])
         players[p.name] = d
-    prompt = []
+    prompt: list[dict[str, Any]] = []
     if state.prompt and not state.over:
         q = state.prompt
         waiting = [n for n in q.players if n not in q.answers]

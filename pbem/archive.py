@@ -12,10 +12,8 @@ seed (a running game) it can only check the hash chain, and says so.
 """
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
-import threading
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -55,63 +53,6 @@ def content_version(packs=()) -> str:
     return h.hexdigest()
 
 
-# -- the engine's random draws ----------------------------------------------------------------
-
-_TRACE_LOCK = threading.Lock()
-
-
-@contextlib.contextmanager
-def traced_draws() -> Iterator[list]:
-    """Every random draw the engine makes while open, in order: ["die", face],
-    ["pick", bound, value] or ["shuffle", length, [swap index, ...]].
-
-    The engine has no hook for this, so its drawing functions in engine.rng are wrapped for
-    the duration; the lock keeps two traces in one process from mixing."""
-    draws: list = []
-    pending: list[int] = []  # values drawn by the call now running
-    orig = {name: getattr(rng, name) for name in ("_next", "die", "below", "shuffle")}
-
-    def taken() -> list[int]:
-        out = pending[:]
-        pending.clear()
-        return out
-
-    def _next(state, bound):
-        v = orig["_next"](state, bound)
-        pending.append(v)
-        return v
-
-    def die(state):
-        face = orig["die"](state)
-        if taken():  # a forced die (scenarios only) draws nothing
-            draws.append(["die", face])
-        return face
-
-    def below(state, bound):
-        v = orig["below"](state, bound)
-        if taken():
-            draws.append(["pick", bound, v])
-        return v
-
-    def shuffle(state, items):
-        n = len(items)
-        orig["shuffle"](state, items)
-        values = taken()
-        if values:
-            draws.append(["shuffle", n, values])
-
-    with _TRACE_LOCK:
-        for name, fn in (("_next", _next), ("die", die), ("below", below), ("shuffle", shuffle)):
-            setattr(rng, name, fn)
-        try:
-            yield draws
-        finally:
-            for name, fn in orig.items():
-                setattr(rng, name, fn)
-            if pending:  # a draw outside die/below/shuffle: the trace would lie, so refuse it
-                raise RuntimeError("the engine drew a random value the archive cannot describe")
-
-
 # -- replaying a log ---------------------------------------------------------------------------
 
 class Divergence(Exception):
@@ -137,7 +78,7 @@ def replay(config: dict, seed: str, rows: list[dict]) -> Iterator[Step]:
     """Re-run logged moves (store rows or archive moves) from the seed. A rollback row
     ("rollback N") restores the state after move N, as games.state_at does."""
     try:
-        with traced_draws() as draws:
+        with rng.tracing() as draws:
             state = api.new_game(config, seed)
     except (ValueError, KeyError) as e:
         raise Divergence(0, f"the config does not set up a game ({e})") from None
@@ -152,7 +93,7 @@ def replay(config: dict, seed: str, rows: list[dict]) -> Iterator[Step]:
             if row["kind"] == "rollback":
                 state, events, draws = api.decode(blobs[_rollback_to(row)]), [], []
             else:
-                with traced_draws() as draws:
+                with rng.tracing() as draws:
                     state, events = api.apply(state, api.parse_move(row["line"]))
         except api.IllegalMove as e:
             raise Divergence(seq, f"cannot be applied ({e.reason})") from None

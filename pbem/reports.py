@@ -205,7 +205,8 @@ def queue_report(svc, game: dict, player: dict, state, *, kind: str = "report", 
     """Queue one player's report (or receipt, error, game over: a report with more in it) of
     `state`, the game as it is now. It shows the events the player may see of the moves since
     their last report, which it now is (`catch_up` False: no events, e.g. a briefing that
-    tells the story its own way); `backlog` holds them when several reports share it."""
+    tells the story its own way); `backlog` holds them when several reports share it. Either
+    way the mail keeps where its reader was (`since_seq`): a bounce rewinds them there."""
     name, seq = player["name"], game["moves"]
     events, since = [], player.get("reported_seq")
     if catch_up:
@@ -223,7 +224,7 @@ def queue_report(svc, game: dict, player: dict, state, *, kind: str = "report", 
                    subject=subject(game, ctx, kind), context=ctx, game=game["id"],
                    player=player if "token_salt" in player else None,  # only a seat has a token
                    in_reply_to=in_reply_to or root, references=[root, in_reply_to], inbox_id=inbox_id,
-                   since_seq=since if catch_up else None)
+                   since_seq=since)
 
 
 def queue_reports(svc, game: dict, played, *, sender: str | None = None, sender_kind: str = "receipt",

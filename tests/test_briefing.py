@@ -185,3 +185,20 @@ def test_a_briefing_after_a_rollback_notes_it_and_heads_each_turn(fake):
         "bob's turn", "alice's turn", "The moderator puts the game back to move 2.", "bob's turn"]
     assert "<strong>The moderator puts the game back to move 2.</strong>" in mail_["html"]
     assert "Since your last report" not in text  # the briefing's own list tells it, once
+
+
+def test_a_bounced_briefing_gives_the_seat_its_backlog_back(fake):
+    """The briefing counts as the seat's report up to now; when it bounces, the seat is owed
+    everything it carried again (reported_seq back to where the briefing began)."""
+    from test_smtp import dsn
+    svc, g = fake
+    for player in ("alice", "bob"):
+        move(svc, g, player, "left")
+    moderator.remove_player(svc, g, "bob")
+    for player in ("alice", "bob", "alice", "bob"):
+        move(svc, g, player, "rest")
+    moderator.replace_player(svc, g, "bob", "robert@example.org")
+    [row] = [r for r in svc.store.outbox_rows() if r["kind"] == "briefing"]
+    assert svc.store.player(g, "bob")["reported_seq"] == 6
+    handle(svc, dsn("robert@example.org", row["message_id"]))
+    assert svc.store.player(g, "bob")["reported_seq"] == 2

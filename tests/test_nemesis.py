@@ -231,7 +231,7 @@ def test_coverage_report_lists_every_nemesis_card_and_placeholder():
 
 
 def test_apply_never_changes_its_input_in_nemesis_games():
-    """Villain trophies, Boons and companions live in lists and dicts `clone` copies shallowly."""
+    """Villain trophies, Boons and companions live in lists and dicts `engine.clone` copies shallowly."""
     for seed in range(6):
         s = api.new_game(game(heroes=1 + seed % 5, trial=1 + seed % 2), f"pure{seed}")
         rnd = random.Random(seed)

@@ -54,7 +54,7 @@ def villain_beaten(ctx: Ctx, t) -> None:
 @on_answer("villain-trophy")
 def villain_trophy(ctx: Ctx, prompt, key, arg, who) -> None:
     p = ctx.player(ctx.index(who))
-    # A new list: `clone` copies flags shallowly, and apply must not change its input.
+    # A new list: `engine.clone` copies flags shallowly, and apply must not change its input.
     p.flags["villain-pools"] = p.flags.get("villain-pools", []) + [[prompt.data["villain"], key]]
 
 

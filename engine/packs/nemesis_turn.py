@@ -86,8 +86,8 @@ def nemesis_action_answer(ctx: Ctx, prompt, key, arg, who) -> None:
         attack(ctx, ctx.index(hero), w)
         return
     if key == "place-villain":
-        sites = list(tokens(s, "site")) or [adversary_space(s)]
-        ctx.ask(k, "place-villain", "Place a villain where?", [Option(sp, ctx.space(sp).name) for sp in sites if sp])
+        sites = list(tokens(s, "site")) or [sp for sp in [adversary_space(s)] if sp]
+        ctx.ask(k, "place-villain", "Place a villain where?", [Option(sp, ctx.space(sp).name) for sp in sites])
         return
     ctx.push("nemesis-action", k, n=more, first=False)
     if key.startswith("play-"):
@@ -98,6 +98,7 @@ def nemesis_action_answer(ctx: Ctx, prompt, key, arg, who) -> None:
         ctx.push("effect", k, ops=card.effect or [{"op": "moderator", "text": card.text}], source=card.name)
     elif key.startswith("adversary-"):
         src = adversary_space(s)
+        assert src is not None  # offered only while the Adversary is on the board
         way = key[len("adversary-"):]
         dest = CROSSINGS[src] if way == "cross" else step(ctx, src, DIRS[way])
         move_token(ctx, "adversary", src, dest, s.piles[f"adversary@{src}"][0])

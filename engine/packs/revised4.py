@@ -44,6 +44,7 @@ def fight_choice(ctx: Ctx, i: int, key: str, a: dict) -> bool:
     p = ctx.player(i)
     if key == "drink-potion":
         card = holds(ctx, i, "potion-of-strength")
+        assert card is not None  # offered only to its holder
         p.objects.remove(card)
         discard(ctx, card)
         a["bonus"] = a.get("bonus", 0) + 2

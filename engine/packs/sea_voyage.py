@@ -142,7 +142,7 @@ def public(state, content) -> dict[str, Any]:
             if flag(p, key):
                 v[key[4:]] = flag(p, key)
         voyages[p.name] = v
-    fleet = {}
+    fleet: dict[str, int] = {}
     for c in state.decks.get("ship", []):
         fleet[c] = fleet.get(c, 0) + 1
     cards = content.cards

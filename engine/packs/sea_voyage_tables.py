@@ -82,6 +82,7 @@ def swapped(ctx: Ctx, prompt, key, arg, who) -> None:
     i = ctx.index(who)
     p = ctx.player(i)
     old, new = ship_of(ctx, p), prompt.data["to"]
+    assert old is not None  # asked only of a captain
     p.objects.remove(old)
     discard(ctx, old)
     ctx.s.decks["ship"].remove(new)

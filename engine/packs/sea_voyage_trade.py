@@ -48,6 +48,7 @@ def cathay_answer(ctx: Ctx, prompt, key, arg, who) -> None:
         got = "a Spell"
     else:
         card = ctx.draw(key) if key == "talisman" else key
+        assert card is not None  # a Talisman is offered only while one is left
         if key != "talisman":
             ctx.s.decks["cathay"].remove(key)
         p.objects.append(card)

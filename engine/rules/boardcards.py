@@ -100,6 +100,7 @@ def terrain(ctx, i, o, meta):
 @on_answer("terrain-move")
 def terrain_move(ctx: Ctx, prompt, key, arg, who) -> None:
     card = lift_terrain(ctx, key)
+    assert card is not None  # the options are the spaces a Terrain lies on
     put_terrain(ctx, card, prompt.data["space"])
 
 

@@ -53,8 +53,8 @@ def after_move(ctx: Ctx, i: int) -> bool:
 def destruction_here(ctx: Ctx, i: int) -> bool:
     p = ctx.player(i)
     lying = ctx.s.spaces.get(p.space)
-    return bool(lying) and "destruction" in p.spells and stats.region(ctx, p.space) in ("outer", "middle") \
-        and not spells.blocked(ctx, i) and any(ctx.content.adventure(c) for c in lying)
+    return bool(lying and "destruction" in p.spells and stats.region(ctx, p.space) in ("outer", "middle") \
+        and not spells.blocked(ctx, i) and any(ctx.content.adventure(c) for c in lying))
 
 
 @task("after-move")
@@ -283,7 +283,7 @@ def resolve_cards(ctx: Ctx, t) -> None:
     todo = t.a.get("todo")
     if todo is None:
         todo = to_meet(ctx, i)
-    group = []
+    group: list[str] = []
     while todo and not group:
         group, todo = next_group(ctx, todo)
         group = still_there(ctx, p.space, group)

@@ -12,7 +12,7 @@ import msgspec
 
 from engine import content as content_mod, rng
 from engine.errors import IllegalMove, MODERATOR
-from engine.state import Event, Game, Option, Prompt, Task, clone  # noqa: F401
+from engine.state import Event, Game, Option, Prompt, Task  # noqa: F401
 
 TASKS: dict[str, Callable[["Ctx", Task], None]] = {}
 ANSWERS: dict[str, Callable[["Ctx", Prompt, str, str | None, str], None]] = {}
@@ -89,9 +89,9 @@ class Ctx:
     def push(self, op: str, p: int = -1, **a: Any) -> None:
         self.s.stack.append(Task(op, p, a))
 
-    def push_all(self, tasks: list[tuple]) -> None:
+    def push_all(self, tasks: list[tuple[str, int, dict[str, Any]]]) -> None:
         """Push tasks so that the first listed runs first."""
-        for op, p, a in reversed(tasks):
+        for op, p, a in tasks[::-1]:
             self.s.stack.append(Task(op, p, a))
 
     def ask(self, who: int | list[int], kind: str, question: str, options: list[Option], **data: Any) -> None:

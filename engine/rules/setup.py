@@ -33,7 +33,7 @@ def new_game(config: GameConfig, seed: str) -> Game:
     for pack in config.packs:
         packs.module(pack).setup(ctx, config)
     ctx.push("turn", packs.call(state, "first_player", ctx) or 0)
-    setup_work = []
+    setup_work: list[tuple] = []
     for i, pc in enumerate(config.players):
         if pc.role != "hero":
             continue  # the Nemesis is a player, not a character
@@ -60,7 +60,8 @@ def begin_character(ctx: Ctx, i: int, slug: str | None = None) -> None:
     old = s.players[i]
     # A shared fate pool (Nemesis) holds the heroes' fate: a later character brings none.
     fate = 0 if "shared_fate" in s.pools else c.fate
-    p = Player(name=old.name, role=old.role, character=slug, space=packs.call(s, "start_space", ctx, c) or c.start,
+    start: str = packs.call(s, "start_space", ctx, c) or c.start
+    p = Player(name=old.name, role=old.role, character=slug, space=start,
                strength=c.strength, craft=c.craft, life=c.life, max_life=c.life, fate=fate, max_fate=c.fate,
                gold=1, alignment=c.alignment, hand=old.hand, area=old.area)
     s.players[i] = p
@@ -71,7 +72,7 @@ def begin_character(ctx: Ctx, i: int, slug: str | None = None) -> None:
         p.gold += s.space_gold.pop(pile, 0)
     for _ in range(c.spells):
         draw_spell(ctx, i)
-    ctx.emit("character", f"{p.name} plays the {c.name}, starting at {ctx.space(p.space).name}.",
+    ctx.emit("character", f"{p.name} plays the {c.name}, starting at {ctx.space(start).name}.",
              player=p.name, character=slug)
 
 

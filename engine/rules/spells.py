@@ -10,13 +10,15 @@ docs/rules-decisions.md §16.2.
 """
 from __future__ import annotations
 
+from typing import Any, Callable
+
 from engine import packs
 from engine.state import Option
 from engine.rules import items, stats
 from engine.rules.machine import Ctx, on_answer, task
 from engine.packs import revised4 as hooks
 
-HOOKS = {}
+HOOKS: dict[str, Callable[..., Any]] = {}
 
 
 def spell_hook(name: str):
@@ -368,7 +370,7 @@ def divination(ctx: Ctx, i: int) -> None:
 def empty_spaces(ctx: Ctx, ring: str) -> list[str]:
     """Spaces of a ring with no character, no card lying there and no Hex already."""
     s = ctx.s
-    taken = {q.space for q in s.players if q.alive and q.space}
+    taken: set[str | None] = {q.space for q in s.players if q.alive and q.space}
     taken.update(e.get("space") for e in s.effects if e["name"] == "hex")
     return [sp for sp in ctx.content.board.rings.get(ring, ()) if sp not in taken and not s.spaces.get(sp)]
 

@@ -6,6 +6,7 @@ from engine.rules.machine import Ctx
 
 
 def character(ctx: Ctx, p: Player):
+    assert p.character is not None  # asked only of a hero in play
     return ctx.content.characters[p.character]
 
 
