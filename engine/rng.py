@@ -29,7 +29,7 @@ def _pads(seed: str) -> tuple:
     if len(key) > 64:
         key = hashlib.sha256(key).digest()
     key = key.ljust(64, b"\0")
-    return hashlib.sha256(bytes(b ^ 0x36 for b in key)), hashlib.sha256(bytes(b ^ 0x5C for b in key))
+    return hashlib.sha256(bytes([b ^ 0x36 for b in key])), hashlib.sha256(bytes([b ^ 0x5C for b in key]))
 
 
 def value(seed: str, n: int, bound: int) -> int:

@@ -11,7 +11,7 @@ from engine.packs.nemesis_board import heroes, living
 
 @task("boon-draw")
 def boon_draw(ctx: Ctx, t) -> None:
-    drawn = [c for c in (ctx.draw("boon") for _ in range(len(heroes(ctx.s)) - 1)) if c]
+    drawn = [c for c in [ctx.draw("boon") for _ in range(len(heroes(ctx.s)) - 1)] if c]
     if drawn:  # they lie in the pile "boon" while the heroes share them out; the Nemesis sees a count
         ctx.s.piles["boon"] = drawn
         ctx.emit("boon", f"{len(drawn)} Boon(s) are drawn for the heroes to share.")

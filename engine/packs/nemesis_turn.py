@@ -106,7 +106,7 @@ def nemesis_action_answer(ctx: Ctx, prompt, key, arg, who) -> None:
         src = key[len("villain-"):]
         ring = ctx.content.board.rings[ctx.content.space(src).ring]
         idx = ctx.content.space(src).index
-        dests = list(dict.fromkeys(ring[(idx + d) % len(ring)] for d in (-3, -2, -1, 1, 2, 3)))
+        dests = list(dict.fromkeys([ring[(idx + d) % len(ring)] for d in (-3, -2, -1, 1, 2, 3)]))
         ctx.ask(k, "villain-move", "Move the villain where?", [Option(d, ctx.space(d).name) for d in dests if d != src],
                 src=src)
 

@@ -70,7 +70,7 @@ def sea_cards(ctx: Ctx, t) -> None:
     i = t.p
     p = ctx.player(i)
     explore = p.flags.pop("sea-explore", None)
-    drawn = [c for c in (ctx.draw("captain") for _ in range(3 if explore else 1)) if c]
+    drawn = [c for c in [ctx.draw("captain") for _ in range(3 if explore else 1)] if c]
     if not drawn:
         return
     ctx.s.piles.setdefault(TABLE, []).extend(drawn)
