@@ -106,9 +106,9 @@ def apply(state: Game, move: Move, *, copy: bool = True) -> tuple[Game, list[Eve
     is changed and returned, and after an IllegalMove it must be dropped."""
     if state.over:
         raise IllegalMove("the game is over", [])
-    new = clone(state) if copy else state
+    new = clone(state, players=False) if copy else state
     events: list[Event] = []
-    ctx = machine.Ctx(new, events)
+    ctx = machine.Ctx(new, events, shared=copy)
     machine.answer(new, move, events, ctx)
     machine.run(new, events, ctx)
     new.moves += 1

@@ -20,7 +20,8 @@ def choose(state, rnd: random.Random) -> api.Move | None:
 
 
 def playout(config: dict, seed: str, bot_seed: int = 0, max_moves: int = 20000, check: bool = False):
-    """Play a whole game; returns (final state, moves). With check, asserts the invariants."""
+    """Play a whole game; returns (final state, moves). With check, asserts the invariants
+    after every move, and that `apply` left the state before it unchanged."""
     rnd = random.Random(bot_seed)
     state = api.new_game(config, seed)
     moves = []
@@ -28,8 +29,12 @@ def playout(config: dict, seed: str, bot_seed: int = 0, max_moves: int = 20000, 
         move = choose(state, rnd)
         if move is None:
             raise AssertionError(f"game stuck with no prompt after {len(moves)} moves")
-        state, _ = api.apply(state, move)
+        before = api.encode(state) if check else b""
+        new, _ = api.apply(state, move)
         moves.append(move)
+        if check and api.encode(state) != before:
+            raise AssertionError(f"move {len(moves)} ({move}) changed the state it was applied to")
+        state = new
         if check:
             bad = violations(state)
             if bad:

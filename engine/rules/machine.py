@@ -12,6 +12,7 @@ import msgspec
 
 from engine import content as content_mod, rng
 from engine.errors import IllegalMove, MODERATOR
+from engine.clone import copy_player
 from engine.state import Event, Game, Option, Prompt, Task  # noqa: F401
 
 TASKS: dict[str, Callable[["Ctx", Task], None]] = {}
@@ -33,16 +34,25 @@ def on_answer(kind: str):
 
 
 class Ctx:
-    """What a handler works with while one move is applied; never stored."""
-    __slots__ = ("s", "events", "content")
+    """What a handler works with while one move is applied; never stored.
 
-    def __init__(self, state: Game, events: list[Event]):
+    `shared`: the players `clone(state, players=False)` left shared with the state `apply`
+    must not change. Each is copied when a rule first asks for it (`player(i)`), read or
+    write, so rules read and change players only through `player(i)`; reading
+    `s.players` directly is fine (a shared player is as it was)."""
+    __slots__ = ("s", "events", "content", "shared")
+
+    def __init__(self, state: Game, events: list[Event], shared: bool = False):
         self.s = state
         self.events = events
         self.content = content_mod.load(state.edition, tuple(state.packs))
+        self.shared = [shared] * len(state.players)
 
     # -- players -------------------------------------------------------
     def player(self, i: int):
+        if self.shared[i]:
+            self.shared[i] = False
+            self.s.players[i] = copy_player(self.s.players[i])
         return self.s.players[i]
 
     def name(self, i: int) -> str:

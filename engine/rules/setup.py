@@ -57,7 +57,7 @@ def begin_character(ctx: Ctx, i: int, slug: str | None = None) -> None:
     elif slug in s.decks["character"]:
         s.decks["character"].remove(slug)
     c = ctx.content.characters[slug]
-    old = s.players[i]
+    old = ctx.player(i)  # its own copy: the new character keeps its hand and area
     # A shared fate pool (Nemesis) holds the heroes' fate: a later character brings none.
     fate = 0 if "shared_fate" in s.pools else c.fate
     start: str = packs.call(s, "start_space", ctx, c) or c.start
@@ -77,13 +77,13 @@ def begin_character(ctx: Ctx, i: int, slug: str | None = None) -> None:
 
 
 def draw_spell(ctx: Ctx, i: int) -> bool:
-    s = ctx.s
     card = ctx.draw("spell")
     if card is None:
         return False
-    s.players[i].spells.append(card)
-    ctx.emit("spell", f"{s.players[i].name} gains a Spell.", card=None)
-    ctx.emit("spell-drawn", f"You draw the Spell {ctx.content.cards[card].name}.", to=[s.players[i].name], card=card)
+    p = ctx.player(i)
+    p.spells.append(card)
+    ctx.emit("spell", f"{p.name} gains a Spell.", card=None)
+    ctx.emit("spell-drawn", f"You draw the Spell {ctx.content.cards[card].name}.", to=[p.name], card=card)
     return True
 
 
