@@ -64,7 +64,7 @@ def apply(ctx: Ctx, text: str) -> None:
             if done is not True:
                 raise IllegalMove(done, [])
         else:
-            raise IllegalMove(f"cannot adjudicate {what!r}", list(NUMERIC) + ["spell", "object", "follower",
-                                                                              "lose-object", "space", "toad", "miss", "alignment",
-                                                                              "companion"])
+            raise IllegalMove(f"cannot adjudicate {what!r}",
+                              list(NUMERIC) + ["spell", "object", "follower", "lose-object", "space", "toad", "miss",
+                                               "alignment", "companion"])
         ctx.emit("adjudicate", f"The moderator rules: {part}.")

@@ -39,7 +39,8 @@ def digest(path: Path) -> str:
 def changed(record: Path = RECORD) -> list[str]:
     """The compiled sources (paths relative to engine/) that differ from the build."""
     sources = json.loads(record.read_text())["sources"]
-    return [rel for rel, h in sources.items() if not (record.parent / rel).is_file() or digest(record.parent / rel) != h]
+    return [rel for rel, h in sources.items()
+            if not (record.parent / rel).is_file() or digest(record.parent / rel) != h]
 
 
 class SourcesOnly(importlib.abc.MetaPathFinder):

@@ -8,8 +8,10 @@ import msgspec
 
 EDITIONS = ("revised4", "fifth")
 KNOWN_PACKS = ("cataclysm", "lost-realms", "timescape", "nemesis", "sea-voyage")
-PLAYABLE_PACKS: tuple[str, ...] = ("cataclysm", "lost-realms", "nemesis", "sea-voyage", "timescape")  # packs whose rules are implemented so far
-PACK_EDITIONS = {"cataclysm": ("revised4",), "lost-realms": ("revised4",), "nemesis": ("fifth",)}  # the editions a pack is made for (default: any)
+# packs whose rules are implemented so far
+PLAYABLE_PACKS: tuple[str, ...] = ("cataclysm", "lost-realms", "nemesis", "sea-voyage", "timescape")
+# the editions a pack is made for (default: any)
+PACK_EDITIONS = {"cataclysm": ("revised4",), "lost-realms": ("revised4",), "nemesis": ("fifth",)}
 SOLE_PACKS = ("nemesis",)  # packs played with no other pack (its own board and sides)
 
 # Documented rule options (docs/rules-decisions.md) and their defaults.
@@ -111,8 +113,10 @@ class GameConfig(msgspec.Struct, forbid_unknown_fields=False):
         if self.option("alternative_ending") not in ENDING_VARIANTS:
             raise ConfigError(f"alternative_ending: one of {', '.join(ENDING_VARIANTS)}")
         if self.options.get("alternative_ending") == "eternal-crown" and "cataclysm" not in self.packs:
-            raise ConfigError("alternative_ending = \"eternal-crown\" needs the cataclysm pack (The Eternal Crown is its card)")
-        if "hunt_crown" in self.options and ("lost-realms" not in self.packs or self.option("hunt_crown") not in HUNT_CROWN):
+            raise ConfigError("alternative_ending = \"eternal-crown\" needs the cataclysm pack "
+                              "(The Eternal Crown is its card)")
+        if "hunt_crown" in self.options and ("lost-realms" not in self.packs
+                                             or self.option("hunt_crown") not in HUNT_CROWN):
             raise ConfigError(f"hunt_crown: one of {', '.join(HUNT_CROWN)}, with the lost-realms pack")
 
     def option(self, name: str) -> Any:

@@ -195,7 +195,8 @@ def load(edition: str = "revised4", packs: tuple[str, ...] = ()) -> Content:
         board, shuffled, discard_to = _pack(pack, board, cards, decks, shuffled, discard_to)
     for pack in packs:  # boards beside the main board (`[geometry] add_rings`), whatever the order
         board = _add_rings(pack, board)
-    return Content(board, characters, cards, decks, prices, market, quests, tuple(shuffled), discard_to, **_deck_flags(packs))
+    return Content(board, characters, cards, decks, prices, market, quests, tuple(shuffled), discard_to,
+                   **_deck_flags(packs))
 
 
 def _pack(pack: str, board: Board, cards: dict, decks: dict, shuffled: list, discard_to: dict):

@@ -12,7 +12,8 @@ PROPS = {"weapon", "armour", "strength", "craft", "carry", "raft", "gold", "tali
          "market_price", "protects", "one_use", "evade", "target_effect",
          "trinket", "trait", "variant", "meet_others", "goal", "n", "draw",  # the Cataclysm's
          "trial", "adversary", "villain", "objective", "life", "fate", "sites", "value",  # Nemesis
-         "ship", "ship_strength", "hold", "naval", "homecoming", "rescue", "sea_raft", "loyal", "from_card", "stand_in"}  # Sea Voyage
+         "ship", "ship_strength", "hold", "naval", "homecoming", "rescue", "sea_raft",
+         "loyal", "from_card", "stand_in"}  # Sea Voyage
 
 
 # Spells the rules resolve where they apply (combat.py, spells.py, turn.lose_life).
@@ -71,7 +72,8 @@ def _rows(content) -> list[dict]:
     for ch in content.characters.values():
         missing = [a for a in ch.abilities if a not in ABILITIES]
         rows.append({"pack": "revised4", "kind": "character", "slug": ch.slug, "name": ch.name,
-                     "automated": not missing, "note": "abilities settled by the moderator: " + ", ".join(missing) if missing else "",
+                     "automated": not missing,
+                     "note": "abilities settled by the moderator: " + ", ".join(missing) if missing else "",
                      "confirmed": ch.confirmed})
     for card in content.cards.values():
         ok, why = _card_automated(card)

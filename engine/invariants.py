@@ -74,7 +74,8 @@ def violations(state: Game) -> list[str]:
         kind, _, space = key.partition("@")
         if space and space not in content.board.spaces:
             out.append(f"pile {key} on unknown space")
-        elif kind == "terrain" and (len(cards) > 1 or (cards and content.board.spaces[space].ring not in ("outer", "middle"))):
+        elif kind == "terrain" and (len(cards) > 1
+                                    or (cards and content.board.spaces[space].ring not in ("outer", "middle"))):
             out.append(f"Terrain misplaced: {key} = {cards}")
         elif kind != "box" and any(content.cards[c].deck != kind for c in cards):
             out.append(f"pile {key} holds a card of another deck: {cards}")  # "box": cards out of play

@@ -217,7 +217,8 @@ def roll(ctx, i, o, meta):
     if stats.fate(ctx, p) and sum(dice) < 6 * len(dice) and o.get("reroll", True):
         ctx.push("roll-table", i, dice=dice, **{k: v for k, v in table.items() if k != "dice"})
         ctx.ask(i, "table-reroll", f"You roll {'+'.join(map(str, dice))} for {meta.get('source', 'the table')}. "
-                "Spend 1 fate to reroll your lowest die?", [Option("reroll", "spend 1 fate and reroll"), Option("keep", "keep it")])
+                "Spend 1 fate to reroll your lowest die?",
+                [Option("reroll", "spend 1 fate and reroll"), Option("keep", "keep it")])
         return
     read_table(ctx, i, o, meta, dice)
 
@@ -271,8 +272,9 @@ def test(ctx: Ctx, i: int, expr: str) -> bool:
     if not m:
         raise ValueError(f"unknown test {expr!r}")
     attr, cmp, val = m.groups()
-    have = {"strength": stats.strength(ctx, p), "craft": stats.craft(ctx, p), "life": p.life, "fate": stats.fate(ctx, p),
-            "gold": p.gold, "spells": len(p.spells), "objects": len(p.objects), "followers": len(p.followers)}[attr]
+    have = {"strength": stats.strength(ctx, p), "craft": stats.craft(ctx, p), "life": p.life,
+            "fate": stats.fate(ctx, p), "gold": p.gold, "spells": len(p.spells), "objects": len(p.objects),
+            "followers": len(p.followers)}[attr]
     want = stats.spell_limit(ctx, p) if val == "limit" else int(val)
     return {"<": have < want, "<=": have <= want, ">": have > want, ">=": have >= want, "==": have == want}[cmp]
 
@@ -468,7 +470,8 @@ def pay_for(ctx: Ctx, i: int, what: str, room: int, price: int) -> None:
     if most <= 0 or (what == "life" and stats.healing_barred(ctx)):  # Pandora's Box: no healing
         return
     unit = "life" if what == "life" else "fate"
-    opts = [Option(f"{'heal' if unit == 'life' else 'fate'}-{n}", f"{n} {unit} for {n * price} gold") for n in range(most, 0, -1)]
+    opts = [Option(f"{'heal' if unit == 'life' else 'fate'}-{n}", f"{n} {unit} for {n * price} gold")
+            for n in range(most, 0, -1)]
     ctx.ask(i, "pay-for", f"How much {unit} do you pay for?", opts + [Option("none", "none")], price=price, what=what)
 
 
@@ -496,16 +499,21 @@ def pay_heal(ctx, i, o, meta):
 @op("pay-fate")
 def pay_fate(ctx, i, o, meta):
     p = ctx.player(i)
-    room = ctx.s.counters.get("shared-fate-start", 0) - ctx.s.pools["shared_fate"] if stats.shared(ctx, p) else p.max_fate - p.fate
+    if stats.shared(ctx, p):
+        room = ctx.s.counters.get("shared-fate-start", 0) - ctx.s.pools["shared_fate"]
+    else:
+        room = p.max_fate - p.fate
     pay_for(ctx, i, "fate", room, o.get("price", 1))
 
 
 @op("sell-objects")
 def sell_objects(ctx, i, o, meta):
     p = ctx.player(i)
-    opts = [Option(c, f"sell {ctx.content.cards[c].name} for {o.get('price', 1)} gold") for c in dict.fromkeys(p.objects)]
+    opts = [Option(c, f"sell {ctx.content.cards[c].name} for {o.get('price', 1)} gold")
+            for c in dict.fromkeys(p.objects)]
     if opts:
-        ctx.ask(i, "sell", "Which Object do you sell?", opts + [Option("done", "sell nothing more")], price=o.get("price", 1))
+        ctx.ask(i, "sell", "Which Object do you sell?", opts + [Option("done", "sell nothing more")],
+                price=o.get("price", 1))
 
 
 @on_answer("sell")
@@ -576,7 +584,8 @@ def quest(ctx, i, o, meta):
         p.quest = str(r)
         p.flags.pop("killed", None)
         p.flags.pop("took-life", None)
-        ctx.emit("quest", f"{p.name} rolls {r} and takes a Warlock quest: {q.get('text', q.get('name', ''))}.", player=p.name)
+        ctx.emit("quest", f"{p.name} rolls {r} and takes a Warlock quest: {q.get('text', q.get('name', ''))}.",
+                 player=p.name)
 
 
 @op("wish")

@@ -52,7 +52,8 @@ def _space_names(state: Game, content) -> dict[str, str]:
 
 def _player(state: Game, content, p, spells) -> dict[str, Any]:
     space = content.board.spaces.get(p.space) if p.space else None
-    return {"character": p.character, "space": p.space, "space_name": _space_name(state, content, p.space) if space else None,
+    return {"character": p.character, "space": p.space,
+            "space_name": _space_name(state, content, p.space) if space else None,
             "region": space.ring if space else None, "strength": p.strength, "craft": p.craft,
             "life": p.life, "fate": p.fate, "gold": p.gold, "alignment": p.alignment, "alive": p.alive,
             "objects": list(p.objects), "followers": list(p.followers), "spells": spells}

@@ -63,8 +63,10 @@ def frozen_spire(ctx: Ctx, t) -> None:
     p.flags.pop("frozen", None)
     r = rng.die(ctx.s)
     ctx.emit("roll", f"{p.name} rolls {r} at the Frozen Spire.", player=p.name)
-    ctx.ask(t.p, "frozen-spire", f"The Frozen Spire: lose {r} {'life' if r == 1 else 'lives'}, or stay and face it again next turn?",
-            [Option("lose-lives", f"lose {r} {'life' if r == 1 else 'lives'}"), Option("stay", "stay here and encounter it again next turn")], n=r)
+    ctx.ask(t.p, "frozen-spire",
+            f"The Frozen Spire: lose {r} {'life' if r == 1 else 'lives'}, or stay and face it again next turn?",
+            [Option("lose-lives", f"lose {r} {'life' if r == 1 else 'lives'}"),
+             Option("stay", "stay here and encounter it again next turn")], n=r)
 
 
 @on_answer("frozen-spire")

@@ -86,7 +86,8 @@ def public(state, content) -> dict[str, Any]:
                           "pile": len(state.piles.get(PANDORA_PILE, []))}
     elif ending == HUNT:
         def count(p):
-            return sum(1 for c in p.trophies + p.area if content.cards[c].deck == NETHER and content.cards[c].type == "enemy")
+            return sum(1 for c in p.trophies + p.area
+                       if content.cards[c].deck == NETHER and content.cards[c].type == "enemy")
         out["hunt"] = {p.name: count(p) for p in state.players if p.role == "hero"}
     return out
 
@@ -254,7 +255,8 @@ def nether_beaten(ctx: Ctx, t) -> None:
     lying = s.spaces.get(space, [])
     if card in lying:
         if ctx.content.cards[card].type == "enemy":
-            ctx.emit("gauntlet", f"{p.name} has not beaten {ctx.content.cards[card].name}: the turn ends.", player=p.name)
+            ctx.emit("gauntlet", f"{p.name} has not beaten {ctx.content.cards[card].name}: the turn ends.",
+                     player=p.name)
             ctx.end_turn()
             return
         lying.remove(card)
@@ -291,7 +293,8 @@ def gauntlet_crown_answer(ctx: Ctx, prompt, key, arg, who) -> None:
     p.flags["came-from"] = p.space
     p.flags["nether-back"] = 1
     ctx.emit("move", f"{who} turns back to the {ctx.space(VALLEY).name}.", player=who, space=VALLEY)
-    ctx.emit("gauntlet", f"{who} turns back and ignores the Nether cards on the way back to the Plain of Peril.", player=who)
+    ctx.emit("gauntlet", f"{who} turns back and ignores the Nether cards on the way back to the Plain of Peril.",
+             player=who)
     place(ctx, i, VALLEY)
     ctx.push("encounter", i)
 
@@ -330,7 +333,8 @@ def pandoras_box(ctx: Ctx, t) -> None:
                  f"heal or gain life for the rest of the game. {p.name} takes a pile of {len(cards)} Nether cards.",
                  player=p.name)
     elif not holder(ctx, i):
-        ctx.emit("pandora", f"The Crown of Command is sealed: {p.name} is thrown onto the Plain of Peril.", player=p.name)
+        ctx.emit("pandora", f"The Crown of Command is sealed: {p.name} is thrown onto the Plain of Peril.",
+                 player=p.name)
         place(ctx, i, PLAIN)
         return
     cards = s.piles.get(PANDORA_PILE, [])
@@ -405,7 +409,8 @@ def killed(ctx: Ctx, i: int) -> None:
         del s.counters["pandora-holder"]
         for c in s.piles.pop(PANDORA_PILE, []):
             discard(ctx, c)
-        survivors = [q.name for j, q in enumerate(s.players) if j != i and q.role == "hero" and q.character and not q.out]
+        survivors = [q.name for j, q in enumerate(s.players)
+                     if j != i and q.role == "hero" and q.character and not q.out]
         if survivors and not s.over:
             finish(ctx, survivors)
     return None

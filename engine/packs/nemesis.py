@@ -52,7 +52,8 @@ def public(state, content) -> dict[str, Any]:
             "hero_deaths": state.counters.get("hero-deaths", 0),
             "x_token": state.players[state.counters["x-token"]].name if "x-token" in state.counters else None,
             "boons": {state.players[i].name: len(state.players[i].hand) for i in heroes(state)},
-            "companions": {state.players[i].name: {"card": state.players[i].area[0],
-                                                    "level": state.counters.get(f"companion@{state.players[i].name}", 1),
-                                                    "talisman": len(state.players[i].area) > 1}
+            "companions": {state.players[i].name: {
+                               "card": state.players[i].area[0],
+                               "level": state.counters.get(f"companion@{state.players[i].name}", 1),
+                               "talisman": len(state.players[i].area) > 1}
                            for i in heroes(state) if state.players[i].area}}

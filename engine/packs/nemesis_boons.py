@@ -30,7 +30,8 @@ def boon_share(ctx: Ctx, t) -> None:
         for c in ctx.s.piles.pop("boon", []):  # Boons nobody takes are discarded
             discard(ctx, c)
         return
-    opts = [Option(c, f"take {ctx.content.cards[c].name}") for c in dict.fromkeys(boons)] + [Option("pass", "take none")]
+    opts = ([Option(c, f"take {ctx.content.cards[c].name}") for c in dict.fromkeys(boons)]
+            + [Option("pass", "take none")])
     ctx.push("boon-share", t.p, passed=passed)
     if len(asked) == 1:
         ctx.ask(asked[0], "boon", "Boons to share: which do you take?", opts)

@@ -47,7 +47,8 @@ def move_choice(ctx: Ctx, i: int, key: str) -> bool:
         p.flags["zero"] = 1
     elif key == "fate-move":
         ctx.ask(i, "fate-move", "Move how far, and which way?",
-                [Option(f"{d}-{n}", f"{n} {'counter-' if d == 'left' else ''}clockwise") for d in DIRS for n in range(1, 7)])
+                [Option(f"{d}-{n}", f"{n} {'counter-' if d == 'left' else ''}clockwise")
+                 for d in DIRS for n in range(1, 7)])
     return True
 
 
@@ -121,8 +122,8 @@ def exchange(ctx: Ctx, t) -> None:
     opts = ([Option("give-gold", f"give 1 gold to {ctx.name(other)}")] if p.gold else [])
     opts += [Option(f"give-{c}", f"give {ctx.content.cards[c].name}") for c in dict.fromkeys(p.objects)]
     if opts:
-        ctx.ask(t.p, "exchange", f"Exchange with {ctx.name(other)}: what do you give?", opts + [Option("done", "give nothing more")],
-                other=other)
+        ctx.ask(t.p, "exchange", f"Exchange with {ctx.name(other)}: what do you give?",
+                opts + [Option("done", "give nothing more")], other=other)
 
 
 @on_answer("exchange")

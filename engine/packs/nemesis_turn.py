@@ -35,7 +35,8 @@ def nemesis_turn(ctx: Ctx, t) -> None:
     if not t.a["main"]:
         s.turn += 1  # the additional turn is a turn of its own (once-per-turn fate counts anew)
     n = 2 if t.a["main"] else (2 if len(heroes(s)) == 4 else 3)
-    ctx.emit("turn", f"The Nemesis's {'main' if t.a['main'] else 'additional'} turn: {n} actions.", player=ctx.name(t.p))
+    ctx.emit("turn", f"The Nemesis's {'main' if t.a['main'] else 'additional'} turn: {n} actions.",
+             player=ctx.name(t.p))
     ctx.push("nemesis-end", t.p, main=t.a["main"])
     ctx.push("nemesis-action", t.p, n=n, first=True)
 
@@ -60,8 +61,9 @@ def action_options(ctx: Ctx, k: int, first: bool) -> list[Option]:
             for j in living(s):
                 if ctx.player(j).space == sp:
                     for w in who:
+                        weapon = "adversary" if w == "adversary" else cards[w].name
                         opts.append(Option(f"attack-{ctx.name(j)}-with-{w}",
-                                           f"attack {ctx.name(j)} with the {'adversary' if w == 'adversary' else cards[w].name} (ends the turn)"))
+                                           f"attack {ctx.name(j)} with the {weapon} (ends the turn)"))
         if s.decks["villain"]:
             opts.append(Option("place-villain", "place a villain (ends the turn)"))
     return opts + [Option("done", "end your turn")]

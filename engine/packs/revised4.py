@@ -151,7 +151,8 @@ def offer_redraw(ctx: Ctx, t) -> None:
     drawn = [c for c in t.a["drawn"] if c in ctx.s.spaces.get(ctx.player(t.p).space, [])]
     if drawn:
         ctx.ask(t.p, "redraw", "You may discard one card you drew and draw another.",
-                [Option(c, f"discard {ctx.content.cards[c].name}") for c in dict.fromkeys(drawn)] + [Option("keep", "keep them all")])
+                [Option(c, f"discard {ctx.content.cards[c].name}") for c in dict.fromkeys(drawn)]
+                + [Option("keep", "keep them all")])
 
 
 @on_answer("redraw")
@@ -166,7 +167,8 @@ def redraw(ctx: Ctx, prompt, key, arg, who) -> None:
     new = draw_adventure(ctx)
     if new:
         ctx.s.spaces[space].append(new)
-        ctx.emit("draw", f"{who} discards {ctx.content.cards[key].name} and draws {ctx.content.cards[new].name}.", player=who)
+        ctx.emit("draw", f"{who} discards {ctx.content.cards[key].name} and draws {ctx.content.cards[new].name}.",
+                 player=who)
         if ctx.content.cards[new].hook == "wanders":  # the Hermit moves off at once
             from engine.rules.encounter import wander
             wander(ctx, i, new)

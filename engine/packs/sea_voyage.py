@@ -71,7 +71,8 @@ def encounter_options(ctx: Ctx, i: int) -> list[Option] | None:
     opts += [Option(f"encounter-{ctx.name(j)}", f"attack {ctx.name(j)}") for j in others]
     for verb, ability in (("steal", "thief-steal"), ("beguile", "sorceress-beguile")):
         if stats.has_ability(ctx, p, ability):
-            opts += [Option(f"{verb}-{ctx.name(j)}", f"try to {verb} from {ctx.name(j)} (4-6 succeeds)") for j in others]
+            opts += [Option(f"{verb}-{ctx.name(j)}", f"try to {verb} from {ctx.name(j)} (4-6 succeeds)")
+                     for j in others]
     return opts
 
 
@@ -81,7 +82,8 @@ def encounter_choice(ctx: Ctx, i: int, key: str) -> bool | None:
     p = ctx.player(i)
     cards = ctx.content.cards
     opts = [Option(c, f"hire the {cards[c].name} for {cards[c].prop('price')} gold (ship Strength "
-                      f"{cards[c].prop('ship_strength', 0)}, Cargo space {cards[c].prop('hold', 0)})") for c in fleet(ctx, p)]
+                      f"{cards[c].prop('ship_strength', 0)}, Cargo space {cards[c].prop('hold', 0)})")
+            for c in fleet(ctx, p)]
     ctx.ask(i, "sea-hire", "The King lends you a ship of the Royal Fleet for gold. Which class do you hire?",
             opts + [Option("city", f"hire none: encounter {ctx.space(p.space).name} instead")])
     return True

@@ -23,7 +23,8 @@ def ship_combat(ctx, i, o, meta):
     mine, theirs = rng.die(ctx.s), rng.die(ctx.s)
     base = ship_strength(ctx, i)
     a = {"name": o["name"], "foe": foe, "base": base, "dice": [mine], "foe_roll": theirs, "win": o.get("win", []),
-         "lose": o.get("lose", []), "attack": o.get("attack", False), "meta": {k: v for k, v in meta.items() if k != "o"}}
+         "lose": o.get("lose", []), "attack": o.get("attack", False),
+         "meta": {k: v for k, v in meta.items() if k != "o"}}
     ctx.emit("sea-combat", f"Ship-combat: {p.name} rolls {mine} (ship Strength {base}, total {mine + base}); "
              f"{o['name']} rolls {theirs} (total {theirs + foe}).", player=p.name)
     if mine + base <= theirs + foe:  # losing or drawn: the roller's own die may be rerolled with fate
@@ -42,7 +43,8 @@ def ship_combat_resolve(ctx: Ctx, t) -> None:
         ctx.emit("sea-combat", f"{p.name}'s ship and {a['name']} part: nothing happens.", player=p.name)
         return
     won = mine > theirs
-    ctx.emit("sea-combat", f"{p.name} {'wins' if won else 'loses'} the ship-combat against {a['name']} ({mine} to {theirs}).",
+    ctx.emit("sea-combat",
+             f"{p.name} {'wins' if won else 'loses'} the ship-combat against {a['name']} ({mine} to {theirs}).",
              player=p.name)
     if won and a.get("attack"):
         attacked(ctx, i)

@@ -39,7 +39,8 @@ def naval_shop(ctx: Ctx, i: int) -> None:
     cards = ctx.content.cards
     held = {c for c in p.objects if cards[c].prop("naval")}
     opts = [Option(c, f"buy {cards[c].name} for {cards[c].prop('price', 0)} gold: {cards[c].text}")
-            for c in dict.fromkeys(ctx.s.decks.get("naval", [])) if c not in held and cards[c].prop("price", 0) <= p.gold]
+            for c in dict.fromkeys(ctx.s.decks.get("naval", []))
+            if c not in held and cards[c].prop("price", 0) <= p.gold]
     ctx.ask(i, "sea-naval", "Buy Naval Objects for the voyage (at most one of each type)?",
             opts + [Option("sail", "buy nothing more: lift the anchor and set sail")])
 

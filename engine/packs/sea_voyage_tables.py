@@ -20,7 +20,8 @@ def sea_table(ctx, i, o, meta):
     name = o["name"]
     title = {"ship-a": "Ship Table A", "ship-b": "Ship Table B", "attack-a": "Ship Attack Table A",
              "attack-b": "Ship Attack Table B", "isle-a": "Isle Table A", "isle-b": "Isle Table B"}.get(name, name)
-    OPS["roll"](ctx, i, {"op": "roll", "table": tables()[name]}, {**{k: v for k, v in meta.items() if k != "o"}, "source": title})
+    OPS["roll"](ctx, i, {"op": "roll", "table": tables()[name]},
+                {**{k: v for k, v in meta.items() if k != "o"}, "source": title})
 
 
 @op("sea-wreck")
@@ -95,8 +96,8 @@ def swapped(ctx: Ctx, prompt, key, arg, who) -> None:
 def explorer(ctx, i, o, meta):
     p = ctx.player(i)
     p.flags["sea-explore"] = 1
-    ctx.emit("sea-explore", f"{p.name} exchanges news with a Royal Exploration Vessel: next turn, three cards to choose from.",
-             player=p.name)
+    ctx.emit("sea-explore", f"{p.name} exchanges news with a Royal Exploration Vessel: "
+             "next turn, three cards to choose from.", player=p.name)
 
 
 @op("sea-plunder")
@@ -114,8 +115,8 @@ def wizard(ctx, i, o, meta):
     p = ctx.player(i)
     n = o.get("n", 6)
     bump(p, "sea-home" if phase(p) == "home" else "sea-wizard", n)
-    ctx.emit("sea-wizard", f"A travelling Wizard teleports {p.name}'s ship to unknown waters: the way home is {n} turns longer.",
-             player=p.name)
+    ctx.emit("sea-wizard", f"A travelling Wizard teleports {p.name}'s ship to unknown waters: "
+             f"the way home is {n} turns longer.", player=p.name)
 
 
 @op("sea-harbour")

@@ -24,12 +24,13 @@ def cathay(ctx, i, o, meta):
     if room and (ctx.s.decks.get("talisman") or ctx.s.discards.get("talisman")):
         opts.append(Option("talisman", "a Talisman"))
     opts.append(Option("gold", f"{o.get('gold', 4)} gold"))
-    if not p.toad and len(p.spells) < stats.spell_limit(ctx, p) and (ctx.s.decks.get("spell") or ctx.s.discards.get("spell")):
+    if (not p.toad and len(p.spells) < stats.spell_limit(ctx, p)
+            and (ctx.s.decks.get("spell") or ctx.s.discards.get("spell"))):
         opts.append(Option("spell", "a Spell"))
     if room:
         opts += [Option(c, f"a {cards[c].name}") for c in dict.fromkeys(ctx.s.decks.get("cathay", []))]
-    ctx.ask(i, "sea-cathay", f"The vessel from Cathay trades for your Cargo ({flag(p, 'sea-cargo')} aboard). What do you take for one Cargo?",
-            opts + [Option("done", "trade no more")], gold=o.get("gold", 4))
+    ctx.ask(i, "sea-cathay", f"The vessel from Cathay trades for your Cargo ({flag(p, 'sea-cargo')} aboard). "
+            "What do you take for one Cargo?", opts + [Option("done", "trade no more")], gold=o.get("gold", 4))
 
 
 @on_answer("sea-cathay")
@@ -87,12 +88,13 @@ def sell_cargo(ctx, i, o, meta):
     if price == "die-1":
         r = rng.die(ctx.s)
         price = r - 1
-        ctx.emit("sea-trade", f"{p.name} rolls {r}: the traders pay {price} gold for each Cargo.", player=p.name, dice=[r])
+        ctx.emit("sea-trade", f"{p.name} rolls {r}: the traders pay {price} gold for each Cargo.",
+                 player=p.name, dice=[r])
         if price <= 0:
             return
     ctx.ask(i, "sea-sell", f"Sell Cargo at {price} gold each? ({n} aboard)",
-            [Option(f"sell-{k}", f"sell {k} for {k * price} gold") for k in range(n, 0, -1)] + [Option("keep", "sell none")],
-            price=price)
+            [Option(f"sell-{k}", f"sell {k} for {k * price} gold") for k in range(n, 0, -1)]
+            + [Option("keep", "sell none")], price=price)
 
 
 @on_answer("sea-sell")

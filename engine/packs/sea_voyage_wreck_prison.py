@@ -24,7 +24,8 @@ def wreck(ctx: Ctx, i: int, rolls: bool = True, fed: bool = False) -> None:
             if r >= 5:
                 (p.followers if c in p.followers else p.objects).remove(c)
                 discard(ctx, c)
-                ctx.emit("sea-wreck", f"{p.name} rolls {r}: {ctx.content.cards[c].name} is lost in the wreck.", player=p.name)
+                ctx.emit("sea-wreck", f"{p.name} rolls {r}: {ctx.content.cards[c].name} is lost in the wreck.",
+                         player=p.name)
     raft = ctx.s.decks.get("sea-raft")
     if raft:
         p.objects.append(raft.pop())
@@ -120,7 +121,8 @@ def prison(ctx: Ctx, i: int) -> None:
     p.flags.update({"sea": "prison", "sea-prison": sum(dice)})
     off_board(p)
     ctx.emit("sea-prison", f"{p.name} is dragged home to face the authorities, loses the ship, the Naval Objects and "
-             f"{lost} gold, and rolls {'+'.join(map(str, dice))}: {sum(dice)} turns in prison.", player=p.name, dice=dice)
+             f"{lost} gold, and rolls {'+'.join(map(str, dice))}: {sum(dice)} turns in prison.",
+             player=p.name, dice=dice)
     end_turn_if_current(ctx, i)
 
 

@@ -29,7 +29,8 @@ def denizen(ctx, i, o, meta):
     card = ctx.draw("denizen")
     if card:
         pile(ctx, "denizen", space).append(card)
-        ctx.emit("denizen", f"{ctx.name(i)} draws the Denizen {ctx.content.cards[card].name}.", player=ctx.name(i), card=card)
+        ctx.emit("denizen", f"{ctx.name(i)} draws the Denizen {ctx.content.cards[card].name}.",
+                 player=ctx.name(i), card=card)
     ask_visit(ctx, i, space)
 
 
@@ -127,4 +128,5 @@ def put_terrain(ctx: Ctx, card: str, space: str) -> None:
         ctx.s.decks["terrain"].append(old)  # a replaced Terrain goes back to the deck
     discard_denizens(ctx, space)
     ctx.s.piles[f"terrain@{space}"] = [card]
-    ctx.emit("terrain", f"A {ctx.content.cards[card].name} now covers {ctx.content.space(space).name}.", card=card, space=space)
+    ctx.emit("terrain", f"A {ctx.content.cards[card].name} now covers {ctx.content.space(space).name}.",
+             card=card, space=space)

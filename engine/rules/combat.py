@@ -110,10 +110,11 @@ def combat_roll(ctx: Ctx, t) -> None:
     resolve = {**a, "roll": max(mine), "dice": mine, "foe_roll": theirs, "base": base, "foe": foe}
     ctx.push("combat-resolve", i, **resolve)
     packs.call(ctx.s, "foe_reroll", ctx, i)  # Nemesis: may reroll the creature's die, after the hero
-    ctx.emit("combat", f"{p.name} rolls {max(mine)} (total {max(mine) + base}); {a['name']} rolls {theirs} (total {theirs + foe}).",
-             player=p.name)
+    ctx.emit("combat", f"{p.name} rolls {max(mine)} (total {max(mine) + base}); "
+             f"{a['name']} rolls {theirs} (total {theirs + foe}).", player=p.name)
     if stats.fate(ctx, p) and max(mine) + base <= theirs + foe:
-        ctx.ask(i, "combat-reroll", f"You total {max(mine) + base} against {theirs + foe}. Spend 1 fate to reroll your die?",
+        ctx.ask(i, "combat-reroll",
+                f"You total {max(mine) + base} against {theirs + foe}. Spend 1 fate to reroll your die?",
                 [Option("reroll", "spend 1 fate and roll your die again"), Option("keep", "keep the result")])
 
 
@@ -312,7 +313,8 @@ def duel_fate(ctx: Ctx, t) -> None:
     res = duel.a
     i, side = t.p, t.a["side"]
     p = ctx.player(i)
-    att, dfn = duel_score(ctx, duel.p, res["psychic"], res["a"]), duel_score(ctx, res["target"], res["psychic"], res["d"])
+    att = duel_score(ctx, duel.p, res["psychic"], res["a"])
+    dfn = duel_score(ctx, res["target"], res["psychic"], res["d"])
     losing = att <= dfn if side == "a" else dfn <= att
     if stats.fate(ctx, p) and losing and not (side == "d" and res["d"] == 0):
         ctx.ask(i, "duel-reroll", f"The attack stands {att} to {dfn}. Spend 1 fate to reroll your die?",

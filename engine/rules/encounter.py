@@ -64,7 +64,8 @@ def ask_again_after_move(ctx: Ctx, t) -> None:
 
 
 def ask_after_move(ctx: Ctx, i: int) -> None:
-    ctx.ask(i, "after-move", f"You have moved to {ctx.space(ctx.player(i).space).name}. Cast Destruction before you encounter?",
+    ctx.ask(i, "after-move",
+            f"You have moved to {ctx.space(ctx.player(i).space).name}. Cast Destruction before you encounter?",
             [Option("cast-destruction", "cast Destruction: discard a faceup Adventure card")]
             + spells.ditch_option(ctx, i) + [Option("no", "go on to the encounter")])
 
@@ -108,7 +109,8 @@ def choose_encounter(ctx: Ctx, i: int) -> None:
     opts += [Option(f"encounter-{ctx.name(j)}", f"attack {ctx.name(j)}") for j in others]
     for verb, ability in (("steal", "thief-steal"), ("beguile", "sorceress-beguile")):
         if stats.has_ability(ctx, p, ability):
-            opts += [Option(f"{verb}-{ctx.name(j)}", f"try to {verb} from {ctx.name(j)} (4-6 succeeds)") for j in others]
+            opts += [Option(f"{verb}-{ctx.name(j)}", f"try to {verb} from {ctx.name(j)} (4-6 succeeds)")
+                     for j in others]
     ctx.ask(i, "encounter", "What do you encounter?", opts + spells.ditch_option(ctx, i))
 
 
@@ -119,7 +121,8 @@ def flip_remnants(ctx: Ctx, i: int) -> None:
     if cards:
         ctx.s.spaces.setdefault(space, []).extend(cards)
         names = ", ".join(ctx.content.cards[c].name for c in cards)
-        ctx.emit("remnant", f"{ctx.name(i)} turns up a Remnant at {ctx.space(space).name}: {names}.", player=ctx.name(i))
+        ctx.emit("remnant", f"{ctx.name(i)} turns up a Remnant at {ctx.space(space).name}: {names}.",
+                 player=ctx.name(i))
 
 
 @on_answer("must-attack")

@@ -108,7 +108,8 @@ class Ctx:
         """Open a prompt. With a single legal answer the engine answers it itself."""
         players = [who] if isinstance(who, int) else who
         if len(options) == 1 and len(players) == 1:
-            ANSWERS[kind](self, Prompt(0, [self.name(players[0])], kind, question, options, data), options[0].key, None, self.name(players[0]))
+            prompt = Prompt(0, [self.name(players[0])], kind, question, options, data)
+            ANSWERS[kind](self, prompt, options[0].key, None, self.name(players[0]))
             return
         self.s.prompt = Prompt(self.s.next_prompt, [self.name(i) for i in players], kind, question, options, data)
         self.s.next_prompt += 1
@@ -196,8 +197,9 @@ def offer_reroll(ctx: Ctx, i: int, question: str, then: str, **args) -> None:
     from engine.rules import stats
     ctx.push(then, i, **args)
     if stats.fate(ctx, ctx.player(i)) > 0:
-        ctx.ask(i, "dice-reroll", question, [Option("reroll", "spend 1 fate and reroll one die"),
-                                              Option("keep", "keep the roll")], low_is_good=args.get("low_is_good", False))
+        ctx.ask(i, "dice-reroll", question,
+                [Option("reroll", "spend 1 fate and reroll one die"), Option("keep", "keep the roll")],
+                low_is_good=args.get("low_is_good", False))
 
 
 @on_answer("dice-reroll")

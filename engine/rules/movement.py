@@ -73,7 +73,8 @@ def ask_direction(ctx: Ctx, i: int, roll: int, rerolled: bool) -> None:
     if roll == 6 and stats.has_ability(ctx, p, "troll-regenerate") and not stats.healing_barred(ctx):
         opts.append(Option("regenerate", "gain 1 life instead of moving"))
     if p.space in ctx.content.board.opposite and stats.has_prop(ctx, p, "raft"):
-        opts.append(Option("raft", f"cross the Storm River by raft to {ctx.space(ctx.content.board.opposite[p.space]).name}"))
+        across = ctx.space(ctx.content.board.opposite[p.space]).name
+        opts.append(Option("raft", f"cross the Storm River by raft to {across}"))
     for card in dict.fromkeys(p.spells):
         c = ctx.content.cards[card]
         if c.when == "move" and not p.toad:
@@ -147,7 +148,8 @@ def crossing_at(ctx: Ctx, i: int, space: str):
                 [Option("cross", "cross the bridge inward"), Option("continue", "keep moving along the Outer Region")])
     if space == SENTINEL_MIDDLE:
         return ("You reach the Sentinel's bridge. Cross out to the Outer Region?",
-                [Option("cross", "cross the bridge outward"), Option("continue", "keep moving along the Middle Region")])
+                [Option("cross", "cross the bridge outward"),
+                 Option("continue", "keep moving along the Middle Region")])
     if space == PORTAL and not p.quest:
         return ("Your move carries you past the Portal of Power. Try to open it?",
                 [Option("portal-strength", "roll 2 dice against your Strength"),
@@ -212,7 +214,8 @@ def portal(ctx: Ctx, t) -> None:
     roll = rng.dice(ctx.s, hooks.portal_dice(ctx, i, attr))
     if sum(roll) > value:  # failing: a fate reroll of the highest die may still open it
         offer_reroll(ctx, i, f"You roll {'+'.join(map(str, roll))} against {attr.title()} {value} at the Portal. "
-                     "Spend 1 fate to reroll your highest die?", "portal-resolve", attr=attr, dice=roll, low_is_good=True)
+                     "Spend 1 fate to reroll your highest die?", "portal-resolve",
+                     attr=attr, dice=roll, low_is_good=True)
         return
     ctx.push("portal-resolve", i, attr=attr, dice=roll)
 
@@ -223,10 +226,12 @@ def portal_resolve(ctx: Ctx, t) -> None:
     p = ctx.player(i)
     value = stats.strength(ctx, p) if attr == "strength" else stats.craft(ctx, p)
     if sum(roll) <= value:
-        ctx.emit("portal", f"{p.name} rolls {'+'.join(map(str, roll))} against {attr.title()} {value} and opens the Portal of Power.", player=p.name)
+        ctx.emit("portal", f"{p.name} rolls {'+'.join(map(str, roll))} against {attr.title()} {value} "
+                 "and opens the Portal of Power.", player=p.name)
         place(ctx, i, PLAIN)
     else:
-        ctx.emit("portal", f"{p.name} rolls {'+'.join(map(str, roll))} against {attr.title()} {value}: the Portal stays shut.", player=p.name)
+        ctx.emit("portal", f"{p.name} rolls {'+'.join(map(str, roll))} against {attr.title()} {value}: "
+                 "the Portal stays shut.", player=p.name)
         if getattr(p, attr) > stats.printed(ctx, p, attr):
             setattr(p, attr, getattr(p, attr) - 1)
             ctx.emit("lose", f"{p.name} loses 1 {attr.title()}.", player=p.name)

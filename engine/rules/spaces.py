@@ -100,7 +100,8 @@ def vampire_drink(ctx: Ctx, t) -> None:
     if not p.followers:
         lose_life(ctx, t.p, n, f" to {foe}")
         return
-    opts = [Option("life", "lose a life")] + [Option(f, f"give up {ctx.content.cards[f].name}") for f in dict.fromkeys(p.followers)]
+    opts = ([Option("life", "lose a life")]
+            + [Option(f, f"give up {ctx.content.cards[f].name}") for f in dict.fromkeys(p.followers)])
     ctx.push("vampire-drink", t.p, n=n - 1, foe=foe)
     ctx.ask(t.p, "vampire", f"{foe[0].upper() + foe[1:]} drinks ({n} to go): a life or a Follower?", opts, foe=foe)
 
@@ -182,7 +183,8 @@ def death(ctx: Ctx, t) -> None:
     mine, his = rng.dice(ctx.s, 2), rng.dice(ctx.s, 2)
     ctx.push("death-resolve", t.p, mine=mine, his=his)
     if stats.fate(ctx, p) and sum(mine) <= sum(his):
-        ctx.ask(t.p, "death-reroll", f"You roll {mine[0]}+{mine[1]}, Death rolls {his[0]}+{his[1]}. Spend 1 fate to reroll one of your dice?",
+        ctx.ask(t.p, "death-reroll", f"You roll {mine[0]}+{mine[1]}, Death rolls {his[0]}+{his[1]}. "
+                "Spend 1 fate to reroll one of your dice?",
                 [Option("reroll-low", "reroll your lower die"), Option("keep", "keep the result")])
 
 
@@ -241,7 +243,8 @@ def command_spell(ctx: Ctx, t) -> None:
     r = rng.die(ctx.s)
     ctx.emit("command", f"{ctx.name(t.p)} rolls {r} for the Command Spell.", player=ctx.name(t.p), roll=r)
     if r >= command_spell_low(ctx):
-        hit = [j for j, q in enumerate(ctx.s.players) if j != t.p and q.alive and not q.flags.get("apart")]  # apart: the Timescape
+        # apart: the Timescape
+        hit = [j for j, q in enumerate(ctx.s.players) if j != t.p and q.alive and not q.flags.get("apart")]
         for j in hit:
             lose_life(ctx, j, 1, " to the Command Spell")
         spells.all_wounded(ctx, hit)
@@ -279,7 +282,8 @@ def quest_check(ctx: Ctx, t) -> None:
         discard(ctx, p.followers.pop())
         done = True
     elif goal == "deliver-magic-object":
-        magic = [c for c in p.objects if ctx.content.cards[c].type == "magic-object" and not ctx.content.cards[c].prop("talisman")]
+        magic = [c for c in p.objects
+                 if ctx.content.cards[c].type == "magic-object" and not ctx.content.cards[c].prop("talisman")]
         if magic:
             p.objects.remove(magic[0])
             discard(ctx, magic[0])

@@ -159,7 +159,8 @@ def resolve(ctx: Ctx, t) -> None:
         targets = [j for j in stats.alive_players(ctx) if not hooks.shielded(ctx, j)]
         if targets:
             ctx.ask(i, "spell-target", f"On whom do you cast {card.name}?",
-                    [Option(ctx.name(j), ctx.name(j)) for j in targets], ops=card.prop("target_effect"), source=card.name)
+                    [Option(ctx.name(j), ctx.name(j)) for j in targets],
+                    ops=card.prop("target_effect"), source=card.name)
     elif card.hook in HOOKS:
         if "target" in t.a:
             HOOKS[card.hook](ctx, i, t.a["target"])
