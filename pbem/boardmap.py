@@ -102,11 +102,12 @@ def draw(board: dict) -> dict:
         text = (" " if len(who) < 5 else "").join(who)
         if space in things:
             text = (text + " *").strip()
-        return {"space": space, "ring": ring, "name": name_lines(names.get(space, space)), "full": names.get(space, space),
-                "who": who, "marks": text[:CELL], "things": things.get(space, [])}
+        return {"space": space, "ring": ring, "name": name_lines(names.get(space, space)),
+                "full": names.get(space, space), "who": who, "marks": text[:CELL], "things": things.get(space, [])}
 
     grid = layout(rings)
     return {"width": CELL, "colours": board["colours"],
             "grid": [[cell(*c) if c else BLANK for c in row] for row in grid] if grid else None,
-            "rings": [] if grid else [{"name": RING_NAMES.get(ring, ring.title()), "cells": [cell(ring, s) for s in spaces]}
+            "rings": [] if grid else [{"name": RING_NAMES.get(ring, ring.title()),
+                                      "cells": [cell(ring, s) for s in spaces]}
                                      for ring, spaces in rings]}

@@ -2,8 +2,9 @@
 
 Each cycle processes what waits (messages left `received` by a crash, the drop folder, the
 configured Maildir and IMAP mailbox), then sends due mail. Between cycles it sleeps until a
-file arrives (watchfiles), the IMAP worker's IDLE reports mail, or `poll_seconds` pass. SIGTERM or SIGINT sets a flag that is looked at
-between messages: the message in hand is finished, then the daemon stops.
+file arrives (watchfiles), the IMAP worker's IDLE reports mail, or `poll_seconds` pass.
+SIGTERM or SIGINT sets a flag that is looked at between messages: the message in hand is
+finished, then the daemon stops.
 """
 from __future__ import annotations
 
@@ -34,7 +35,8 @@ def _stop_on_signals(stop: threading.Event):
             signal.signal(sig, h)
 
 
-async def cycle(svc, stop: threading.Event | None = None, mailbox: imap.ImapSource | None = None) -> list[process.Result]:
+async def cycle(svc, stop: threading.Event | None = None,
+                mailbox: imap.ImapSource | None = None) -> list[process.Result]:
     """Process everything waiting, play the deadlines due, then send what is due.
     `mailbox`: the IMAP source `serve` keeps open (without it, one is opened for this cycle)."""
     stop = stop or threading.Event()

@@ -63,8 +63,9 @@ def sync(svc, game: dict, state, actor: str | None = None) -> None:
     for (prompt_id, name), p in asked.items():
         due = vacation.paused_until(svc, game["id"], name, now, pace.deadline)
         # a rollback can reopen a question: its row comes back to life with a new deadline
-        _run(svc, "INSERT INTO deadlines (game, prompt, player, kind, default_key, opened_at, due_at, reminded, status, "
-             "guard) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'open', '') ON CONFLICT (game, prompt, player) DO UPDATE SET "
+        _run(svc, "INSERT INTO deadlines (game, prompt, player, kind, default_key, opened_at, due_at, reminded, "
+             "status, guard) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'open', '') "
+             "ON CONFLICT (game, prompt, player) DO UPDATE SET "
              "kind = excluded.kind, default_key = excluded.default_key, opened_at = excluded.opened_at, "
              "due_at = excluded.due_at, reminded = excluded.reminded, status = 'open', guard = '', closed_at = NULL, "
              "closed_by = NULL", (game["id"], prompt_id, name, p.kind, default_key(p, name), iso(now), iso(due),
@@ -173,17 +174,21 @@ def outage(svc, pace: Pace, now: datetime) -> bool:
     waited on (in every game: an outage hits them all), and at least guard_min, miss?
     Players heard from in the window (an answer of their own) are not counted as missing."""
     since, until = iso(now - pace.deadline), iso(now)
-    rows = _rows(svc, "SELECT d.player, d.game, d.status, d.guard FROM deadlines d JOIN players p ON p.game = d.game "
-                 "AND p.name = d.player JOIN games g ON g.id = d.game WHERE p.status = 'active' AND g.status = 'active' "
-                 "AND ((d.status = 'open' AND d.due_at <= ?) OR (d.status = 'defaulted' AND d.due_at > ? AND d.due_at <= ?) "
-                 "OR (d.status = 'answered' AND d.closed_by = d.player AND d.closed_at > ?))", (until, since, until, since))
+    rows = _rows(svc, "SELECT d.player, d.game, d.status, d.guard FROM deadlines d "
+                 "JOIN players p ON p.game = d.game AND p.name = d.player JOIN games g ON g.id = d.game "
+                 "WHERE p.status = 'active' AND g.status = 'active' "
+                 "AND ((d.status = 'open' AND d.due_at <= ?) "
+                 "OR (d.status = 'defaulted' AND d.due_at > ? AND d.due_at <= ?) "
+                 "OR (d.status = 'answered' AND d.closed_by = d.player AND d.closed_at > ?))",
+                 (until, since, until, since))
     heard = {(r["game"], r["player"]) for r in rows if r["status"] == "answered"}
     missed = {(r["game"], r["player"]) for r in rows if r["status"] != "answered" and r["guard"] != "released"} - heard
     return len(missed) >= pace.guard_min and len(missed) > pace.guard_share * len(missed | heard)
 
 
 def _hold(svc, game: dict, now: datetime) -> int:
-    first = not _rows(svc, "SELECT 1 FROM deadlines WHERE game = ? AND status = 'open' AND guard = 'held'", (game["id"],))
+    first = not _rows(svc, "SELECT 1 FROM deadlines WHERE game = ? AND status = 'open' AND guard = 'held'",
+                      (game["id"],))
     n = svc.store.db.execute("UPDATE deadlines SET guard = 'held' WHERE game = ? AND status = 'open' AND guard = '' "
                              "AND due_at <= ?", (game["id"], iso(now))).rowcount
     log.get(game=game["id"]).warning("defaults held: a mail outage is suspected", deadlines=n)
@@ -197,8 +202,8 @@ def _default(svc, game: dict, row: dict, now: datetime) -> bool:
     st = games.state(svc, game)
     prompt = next((p for p in eng.prompts(st) if p.id == row["prompt"] and row["player"] in p.players), None)
     if prompt is None:  # answered after all (the row was not closed): nothing to play
-        _run(svc, "UPDATE deadlines SET status = 'answered', closed_at = ? WHERE game = ? AND prompt = ? AND player = ?",
-             (iso(now), game["id"], row["prompt"], row["player"]))
+        _run(svc, "UPDATE deadlines SET status = 'answered', closed_at = ? "
+             "WHERE game = ? AND prompt = ? AND player = ?", (iso(now), game["id"], row["prompt"], row["player"]))
         return False
     keys = [o.key for o in prompt.options]
     key = row["default_key"] if row["default_key"] in keys else default_key(prompt, row["player"])
@@ -239,7 +244,8 @@ def _queue(svc, game: dict, player: dict, kind: str, subject: str, mid_parts: tu
 def _queue_reminder(svc, game: dict, row: dict, lead: timedelta, due: datetime, now: datetime) -> None:
     player = svc.store.player(game["id"], row["player"])
     when = clock.local(due, seat_config(game, row["player"]).get("timezone"))
-    extra = {"reminder": {"prompt": row["prompt"], "due": when, "left": clock.span(due - now), "default": row["default_key"]}}
+    extra = {"reminder": {"prompt": row["prompt"], "due": when, "left": clock.span(due - now),
+                          "default": row["default_key"]}}
     _queue(svc, game, player, "reminder", f"[{game['id']}] Reminder: please answer by {when}",
            ("dl", row["prompt"], int(due.timestamp()), secs(lead)), extra)
 

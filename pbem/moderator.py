@@ -110,7 +110,8 @@ def add_player(svc, game_id: str, name: str, email: str, character: str | None =
             raise GameError(f"{game_id}: {name!r} plays already")
         email = games._check_email(email, f"player {name!r}")
         config = game["config"]
-        config["players"].append({k: v for k, v in dict(name=name, email=email, character=character, role=role).items() if v})
+        config["players"].append({k: v for k, v in dict(name=name, email=email, character=character, role=role).items()
+                                  if v})
         try:
             _rebuild(svc, game, config)
         except (ValueError, KeyError) as e:

@@ -61,7 +61,8 @@ class Order:
     check: bool
     lines: list[str] = field(default_factory=list)
     ignored: list[str] = field(default_factory=list)
-    directives: list[str] = field(default_factory=list)  # "standing: ...", "vacation: ...", "timezone: ...", "reports: ..."
+    # "standing: ...", "vacation: ...", "timezone: ...", "reports: ..."
+    directives: list[str] = field(default_factory=list)
     attachments: list[str] = field(default_factory=list)
 
 

@@ -191,7 +191,8 @@ def _refuse(svc, row: dict, order: orders.Order | None, reason: str) -> Result:
     sender = order.sender if order else _header_sender(row["raw"]) if row["kind"] == "mail" else None
     ours = {svc.settings.address.lower()}
     if (row["kind"] == "mail" and sender and sender.lower() not in ours and not _is_automatic(row["raw"])):
-        reports.queue_stranger(svc, sender, inbox_id=row["id"], in_reply_to=order.message_id if order else _message_id(row["raw"]))
+        reports.queue_stranger(svc, sender, inbox_id=row["id"],
+                               in_reply_to=order.message_id if order else _message_id(row["raw"]))
     return Result("refused", log.scrub(f"refused: {reason}"), row["id"])
 
 
@@ -214,7 +215,8 @@ def _process(svc, row: dict, order: orders.Order | None, error: orders.OrderErro
     game, player = seat
     bounces.heard_from(svc, player)
     if game["status"] != "active":
-        return _reply_error(svc, game, player, row, order, f"The game {game['id']} is {game['status']}: it takes no answers now.")
+        return _reply_error(svc, game, player, row, order,
+                            f"The game {game['id']} is {game['status']}: it takes no answers now.")
     if not order.lines and not order.directives:
         return _reply_error(svc, game, player, row, order, "No answers were found in your message.")
     return apply_order(svc, game, player, row, order)
@@ -241,7 +243,8 @@ def apply_order(svc, game: dict, player: dict, row: dict, order: orders.Order) -
         status = played.status
     else:  # nothing played: only the sender hears (a receipt for settings, else an error)
         reports.queue_report(svc, game, player, before, kind=kind if notes else "error",
-                             mid_parts=(f"in{row['id']}",), extra=extra, in_reply_to=order.message_id, inbox_id=row["id"])
+                             mid_parts=(f"in{row['id']}",), extra=extra, in_reply_to=order.message_id,
+                             inbox_id=row["id"])
         status = played.status if lines else "applied"
     outcome = f"{status}: {len(played.applied)} of {len(lines)} line(s)"
     if played.standing:

@@ -91,7 +91,8 @@ def board(svc, frame: dict) -> Fragment:
     """The public part of a report (pbem/reports.py `frame`): the map, the players' table,
     the decks. The map changes only when someone moves, each row only with its player."""
     def context() -> dict:
-        drawn = fragment(svc, "_map", lambda: {"board": boardmap.draw(frame["map"])}, key=msgspec.json.encode(frame["map"]))
+        drawn = fragment(svc, "_map", lambda: {"board": boardmap.draw(frame["map"])},
+                         key=msgspec.json.encode(frame["map"]))
         return {"turn": frame["turn"], "decks": frame["decks"], "lying": frame["lying"], "packs": frame["packs"],
                 "rows": [fragment(svc, "_row", {"p": p, "colour": p["colour"]}) for p in frame["players"]],
                 "map_text": drawn.text, "map_html": drawn.html}

@@ -233,14 +233,16 @@ def write_html(data: dict, folder: str | Path, as_player: str | None = None, upt
                 f"{board_svg(data, positions)}{_legend(data, positions)}<h2>Moves</h2><ol>{''.join(items)}</ol>")
         (folder / name).write_text(_page(f"{data['game']} turn {group[0]['turn']}", body), encoding="utf-8")
         pages.append(folder / name)
-        index.append(f'<li><a href="{name}">turn {group[0]["turn"]}</a>: moves {group[0]["seq"]}–{group[-1]["seq"]}</li>')
+        index.append(f'<li><a href="{name}">turn {group[0]["turn"]}</a>: '
+                     f'moves {group[0]["seq"]}–{group[-1]["seq"]}</li>')
         progress(i, len(turns))
     final = data["final"]
     last = turns[-1][-1]["positions"] if turns else data["start"]["positions"]  # as far as --to goes
     result = ("Winner(s): " + ", ".join(final["winners"]) if final["winners"] else "No one won.") \
         if final["over"] else f"The game is {data['status']}."
+    seed = "; seed <code>" + e(data["seed"]) + "</code>" if data.get("seed") else ""
     body = (f"<h1>{e(title)}</h1><p>{e(result)} {len(data['moves'])} moves; seed commitment "
-            f"<code>{e(data['seed_commitment'])}</code>{'; seed <code>' + e(data['seed']) + '</code>' if data.get('seed') else ''}"
+            f"<code>{e(data['seed_commitment'])}</code>{seed}"
             f".</p>{board_svg(data, last)}<h2>Turns</h2><ol>{''.join(index)}</ol>")
     (folder / "index.html").write_text(_page(title, body), encoding="utf-8")
     return [folder / "index.html", *pages]

@@ -68,14 +68,15 @@ def make_frame(svc, state) -> dict:
         mark = picture["markers"][name]
         players.append({
             "mark": mark, "colour": picture["colours"][mark], "name": name,
-            "character": "Nemesis" if p.get("role") == "nemesis" else p.get("character_name") or p.get("character") or "?",
+            "character": "Nemesis" if p.get("role") == "nemesis"
+                         else p.get("character_name") or p.get("character") or "?",
             "space": whereabouts(public, name, p), "alive": p.get("alive", True),
             "strength": p["strength"], "craft": p["craft"], "gold": p["gold"],
             "life": f"{p['life']}/{p['max_life']}" if p.get("max_life") else p["life"],
             "fate": f"{p['fate']}/{p['max_fate']}" if p.get("max_fate") else p["fate"],
             "spells": spells if isinstance(spells, int) else len(spells),
-            "notes": "; ".join(f"{what}: {', '.join(_names(p.get(what)))}" for what in ("objects", "followers", "trophies")
-                               if _names(p.get(what)))})
+            "notes": "; ".join(f"{what}: {', '.join(_names(p.get(what)))}"
+                               for what in ("objects", "followers", "trophies") if _names(p.get(what)))})
     return {"turn": public["turn"], "players": players, "map": picture["map"], "lying": picture["lying"],
             "decks": [{"name": k.replace("-", " ").title(), "count": n} for k, n in public.get("decks", {}).items()],
             "packs": pack_lines(public)}
@@ -159,7 +160,8 @@ def report_context(svc, game: dict, player: str, view: dict, events: list, frame
         "me": player, "turn": view["turn"], "over": over, "winners": list(view.get("winners", [])),
         "board": frame,
         "sheet": {"own": sheet(own, whereabouts(view, player, own)),
-                  "hidden": [{"name": p["name"], "count": p["spells"]} for p in frame["players"] if p["name"] != player]}
+                  "hidden": [{"name": p["name"], "count": p["spells"]}
+                             for p in frame["players"] if p["name"] != player]}
         if own else None,
         "events": turnmail.grouped(events),
         "asked": mine,
@@ -308,7 +310,8 @@ def queue_welcome(svc, game: dict, player: dict, state) -> None:
         "token": marker,
     }
     root = thread_root(svc, game, player["name"])
-    outbox.enqueue(svc, kind="welcome", message_id=message_id(svc, game, player["name"], player["token_salt"], "welcome"),
+    outbox.enqueue(svc, kind="welcome",
+                   message_id=message_id(svc, game, player["name"], player["token_salt"], "welcome"),
                    sender=game_address(svc, game), to=player["email"], to_name=player["name"],
                    subject=f"[{game['id']}] Welcome, {player['name']}", context=ctx, game=game["id"],
                    player=player, marker=marker, in_reply_to=root, references=[root])
@@ -318,4 +321,5 @@ def queue_stranger(svc, to: str, *, inbox_id: int, in_reply_to: str | None) -> N
     """The reply to a message that could not be authenticated: says nothing about any game."""
     outbox.enqueue(svc, kind="stranger", message_id=message_id(svc, None, f"in{inbox_id}", "stranger"),
                    sender=svc.settings.address, to=to, to_name=None, subject="Your message to the Talisman service",
-                   context={"address": svc.settings.address}, in_reply_to=in_reply_to, references=[in_reply_to], inbox_id=inbox_id)
+                   context={"address": svc.settings.address}, in_reply_to=in_reply_to, references=[in_reply_to],
+                   inbox_id=inbox_id)

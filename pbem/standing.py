@@ -97,7 +97,8 @@ def file(svc, game_id: str, player: str, text: str) -> int:
     row = svc.store.query("SELECT COALESCE(MAX(n), 0) + 1 AS n FROM standing_orders WHERE game = ? AND player = ?",
                           (game_id, player))[0]
     svc.store.db.execute("INSERT INTO standing_orders (game, player, n, text, status, uses, filed_at) "
-                         "VALUES (?, ?, ?, ?, 'active', 0, ?)", (game_id, player, row["n"], normal(text), svc.store.now()))
+                         "VALUES (?, ?, ?, ?, 'active', 0, ?)",
+                         (game_id, player, row["n"], normal(text), svc.store.now()))
     return row["n"]
 
 

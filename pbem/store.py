@@ -205,7 +205,8 @@ class Store:
         return row
 
     def games(self) -> list[dict]:
-        rows = self._all("SELECT id, status, engine_version, moves, created_at, updated_at FROM games ORDER BY created_at, id")
+        rows = self._all("SELECT id, status, engine_version, moves, created_at, updated_at FROM games "
+                         "ORDER BY created_at, id")
         return rows
 
     def update_game(self, id: str, **fields) -> None:
@@ -327,7 +328,8 @@ class Store:
         return self._one("SELECT * FROM inbox WHERE id = ?", (id,))
 
     def inbox_rows(self, status: str | None = None, limit: int = 1000) -> list[dict]:
-        sql = "SELECT id, received_at, source, kind, filename, message_id, status, outcome, game, player, attempts FROM inbox"
+        sql = ("SELECT id, received_at, source, kind, filename, message_id, status, outcome, game, player, attempts "
+               "FROM inbox")
         params: list = []
         if status:
             sql += " WHERE status = ?"
