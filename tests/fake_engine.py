@@ -149,7 +149,8 @@ def apply(state: Game, move: Move, *, copy: bool = True) -> tuple[Game, list[Eve
     return new, events
 
 
-_MOVE = re.compile(r"^\s*(?:(?P<player>[\w.+-]+)\s*:\s*)?(?:(?P<prompt>\d+)\s*:\s*)?(?P<key>[\w-]+)(?:\s+(?P<arg>.+?))?\s*$")
+_MOVE = re.compile(r"^\s*(?:(?P<player>[\w.+-]+)\s*:\s*)?(?:(?P<prompt>\d+)\s*:\s*)?"
+                   r"(?P<key>[\w-]+)(?:\s+(?P<arg>.+?))?\s*$")
 
 
 def parse_move(text: str, player: str | None = None) -> Move:
@@ -188,7 +189,8 @@ def view(state: Game, player: str | None) -> dict:
 
 def summary(state: Game) -> dict:
     return {"turn": state.turn, "over": state.over, "winners": state.winners,
-            "prompt": [{"id": p.id, "players": p.players, "options": [o.key for o in p.options]} for p in prompts(state)],
+            "prompt": [{"id": p.id, "players": p.players, "options": [o.key for o in p.options]}
+                       for p in prompts(state)],
             "players": {p.name: {k: v for k, v in _sheet(state, p, "nobody").items()} for p in state.players},
             "board": {"outer": SPACES}}
 

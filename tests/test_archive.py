@@ -99,7 +99,8 @@ def _tamper(text: str, seq: int, key: str) -> str:
     at = lines[i].index(f'"{key}":') + len(key) + 3
     at = next(j for j in range(at, len(lines[i])) if lines[i][j].isalnum())
     c = lines[i][at]
-    lines[i] = lines[i][:at] + ("1" if c == "0" else "0" if c.isdigit() else "x" if c != "x" else "y") + lines[i][at + 1:]
+    swapped = "1" if c == "0" else "0" if c.isdigit() else "x" if c != "x" else "y"
+    lines[i] = lines[i][:at] + swapped + lines[i][at + 1:]
     return "\n".join(lines)
 
 
@@ -138,7 +139,8 @@ def test_a_changed_value_names_its_move(finished, tmp_path, pattern, problem):
     lines = path.read_text().split("\n")
     i = next(i for i, ln in enumerate(lines) if ln.startswith(f'  {{"seq":{seq},'))
     at = re.search(pattern, lines[i]).start(1)
-    lines[i] = lines[i][:at] + ("2" if lines[i][at] == "1" else "1" if lines[i][at].isdigit() else "q") + lines[i][at + 1:]
+    swapped = "2" if lines[i][at] == "1" else "1" if lines[i][at].isdigit() else "q"
+    lines[i] = lines[i][:at] + swapped + lines[i][at + 1:]
     (tmp_path / "bad.json").write_text("\n".join(lines))
     assert archive.verify(archive.load(tmp_path / "bad.json")).problem == f"move {seq}: {problem}"
 
@@ -160,7 +162,8 @@ def test_a_forged_move_with_a_chain_made_again_fails_the_rerun(finished):
 def test_a_changed_seed_or_config_is_caught(finished):
     path, _ = finished
     data = archive.load(path)
-    assert archive.verify({**data, "seed": data["seed"] + "x"}).problem == "setup: the seed does not match its commitment"
+    assert (archive.verify({**data, "seed": data["seed"] + "x"}).problem
+            == "setup: the seed does not match its commitment")
     config = {**data["config"], "options": {"turn_cap": 9}}
     assert not archive.verify({**data, "config": config}).ok
 
@@ -265,8 +268,9 @@ def test_another_engine_version_is_noted():
     data = archive.load(FIXTURE)
     verdict = archive.verify({**data, "engine_version": "0.0.1", "content_version": "ab" * 32})
     assert verdict.ok
-    assert verdict.notes[:2] == [f"made by engine 0.0.1, checked with engine {api.ENGINE_VERSION}",
-                                 f"made with content abababababab, checked with content {archive.content_version()[:12]}"]
+    assert verdict.notes[:2] == [
+        f"made by engine 0.0.1, checked with engine {api.ENGINE_VERSION}",
+        f"made with content abababababab, checked with content {archive.content_version()[:12]}"]
     # Event wording may differ between engines; that is noted, never a failure by itself.
     assert all(n.startswith("event wording") for n in verdict.notes[2:])
 

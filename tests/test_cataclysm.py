@@ -11,7 +11,8 @@ from engine.invariants import violations
 from engine.ops import OPS
 from engine.rules.machine import Ctx, run
 
-GAME = {"packs": ["cataclysm"], "seed": "t", "players": [{"name": "alice", "character": "thief"}, {"name": "bob", "character": "troll"}]}
+GAME = {"packs": ["cataclysm"], "seed": "t",
+        "players": [{"name": "alice", "character": "thief"}, {"name": "bob", "character": "troll"}]}
 
 
 def position(**extra):
@@ -27,7 +28,8 @@ def do(state, ctx, o, i=0):
 
 
 def test_visit_a_named_denizen_anywhere():
-    state, ctx = position(setup={"alice": {"life": 2, "gold": 5, "space": "fields"}}, piles={"denizen@chapel": ["doctor"]})
+    state, ctx = position(setup={"alice": {"life": 2, "gold": 5, "space": "fields"}},
+                          piles={"denizen@chapel": ["doctor"]})
     do(state, ctx, {"op": "visit", "name": "Doctor"})
     assert [o.key for o in state.prompt.options] == ["heal-2", "heal-1", "none"]
     state, _ = api.apply(state, api.Move("alice", "heal-2"))

@@ -168,7 +168,8 @@ def test_usage_errors_exit_2(run):
 
 
 def test_scenario_and_rules_coverage(run, tmp_path):
-    (tmp_path / "s.toml").write_text('moves = []\n[game]\nseed = "s"\nplayers = [{name = "alice", character = "warrior"}]\n')
+    (tmp_path / "s.toml").write_text('moves = []\n[game]\nseed = "s"\n'
+                                     'players = [{name = "alice", character = "warrior"}]\n')
     summary = json.loads(run("scenario", tmp_path / "s.toml").stdout)
     assert summary["players"]["alice"]["character"] == "warrior"
     rows = json.loads(run("rules", "coverage", "--json").stdout)

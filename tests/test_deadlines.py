@@ -160,7 +160,8 @@ def test_reminders_go_once_at_each_lead_time_to_the_player_waited_for(paced, clk
     assert [r["created_at"] for r in sent(svc, "reminder")] == ["2026-10-24T09:00:00Z", "2026-10-25T07:00:00Z"]
     text = outbox.mail(svc, sent(svc, "reminder")[1]["id"])["text"]
     assert "in 2 hours" in text and "Sunday 25 October 2026, 10:00 CET" in text
-    assert sent(svc, "reminder")[1]["subject"] == "[autumn] Reminder: please answer by Sunday 25 October 2026, 10:00 CET (09:00 UTC)"
+    assert (sent(svc, "reminder")[1]["subject"]
+            == "[autumn] Reminder: please answer by Sunday 25 October 2026, 10:00 CET (09:00 UTC)")
 
 
 def test_a_daemon_that_was_down_sends_one_reminder_not_two(paced, clk):
@@ -298,7 +299,8 @@ def test_the_moderator_sets_any_vacation_from_the_command_line(paced, clk):
             vacation.start(svc, games.get(svc, g), "alice", timedelta(days=1), by="alice")
     back = CliRunner().invoke(main, ["--home", svc.settings.home, "player", "vacation", g, "alice", "0"])
     assert back.exit_code == 0 and "back from vacation" in back.output
-    more = CliRunner().invoke(main, ["--home", svc.settings.home, "player", "vacation", g, "alice", "--allowance", "30"])
+    more = CliRunner().invoke(main, ["--home", svc.settings.home, "player", "vacation", g, "alice",
+                                     "--allowance", "30"])
     assert more.exit_code == 0 and pace.seat_config(games.get(svc, g), "alice")["vacation_days"] == 30
     with svc.store.transaction():
         vacation.start(svc, games.get(svc, g), "alice", timedelta(days=15), by="alice")  # within 30 days now

@@ -38,7 +38,8 @@ def test_files(fake_svc, fake_game, tmp_path, name):
     tok = token(fake_svc, fake_game, player)
     data = {"eml": mail([line], sender=f"{player}@example.org", tok=tok),
             "toml": turn_file(fake_game, player, tok, [line]),
-            "json": f'{{"game": "{fake_game}", "player": "{player}", "token": "{tok}", "answers": ["{line}"]}}'.encode()}
+            "json": (f'{{"game": "{fake_game}", "player": "{player}", "token": "{tok}", '
+                     f'"answers": ["{line}"]}}').encode()}
     path = tmp_path / name
     path.write_bytes(data[name.rsplit(".", 1)[1]])
     assert files.ingest(fake_svc, path).status == "applied"

@@ -40,8 +40,8 @@ def named(name: str, text: str) -> bool:
                                         (5, ["timescape"]), (6, ["sea-voyage"])])
 def test_no_mail_leaks_another_players_spells_the_seed_or_a_token(svc, seed, packs):
     """Every pack's part of the reports (pack_lines) passes through here too."""
-    config = game_config(name=f"leaks-{seed}", seed=f"leak-seed-{seed}", players=[(n, f"{n}@example.org") for n, _ in HEROES],
-                         characters=dict(HEROES), packs=packs)
+    config = game_config(name=f"leaks-{seed}", seed=f"leak-seed-{seed}",
+                         players=[(n, f"{n}@example.org") for n, _ in HEROES], characters=dict(HEROES), packs=packs)
     g = games.create(svc, config)
     eng = svc.engine
     toks = {n: token(svc, g, n) for n, _ in HEROES}

@@ -14,7 +14,8 @@ from engine.ops import OPS
 from engine.rules.machine import Ctx, run
 from pbem.bot import choose
 
-HEROES = [{"name": "alice", "character": "thief"}, {"name": "bob", "character": "troll"}, {"name": "carol", "character": "wizard"}]
+HEROES = [{"name": "alice", "character": "thief"}, {"name": "bob", "character": "troll"},
+          {"name": "carol", "character": "wizard"}]
 
 
 def game(ending: str, players=HEROES[:2], **extra) -> dict:
@@ -40,7 +41,8 @@ def test_the_gauntlets_facedown_cards_are_hidden_in_every_view():
 
 
 def test_the_hunts_facedown_cards_show_to_their_owner_only():
-    state = scenario.build(game("the-hunt", setup={"alice": {"area": ["nether-enemy-craft-8", "nether-enemy-strength-6"]}}))
+    state = scenario.build(game("the-hunt",
+                                setup={"alice": {"area": ["nether-enemy-craft-8", "nether-enemy-strength-6"]}}))
     mine = api.view(state, "alice")["players"]["alice"]
     assert mine["area"] == ["Nether Enemy (Craft 8)", "Nether Enemy (Strength 6)"]
     theirs = api.view(state, "bob")["players"]["alice"]
@@ -63,10 +65,12 @@ def test_pandoras_pile_is_a_count_and_the_six_taken_are_told_to_their_holder_onl
 
 
 def test_a_hidden_pandoras_box_is_shown_once_the_crown_is_reached():
-    data = {"game": {"packs": ["lost-realms"], "seed": "t", "players": HEROES[:2], "options": {"alternative_ending": "hidden"}},
+    data = {"game": {"packs": ["lost-realms"], "seed": "t", "players": HEROES[:2],
+                     "options": {"alternative_ending": "hidden"}},
             "setup": {"alice": {"space": "valley-of-fire", "objects": ["talisman"]}}}
     state = scenario.build(data)
-    assert all("Pandora" not in texts(state, w) and "pandoras-box" not in texts(state, w) for w in ("alice", "bob", None))
+    assert all("Pandora" not in texts(state, w) and "pandoras-box" not in texts(state, w)
+               for w in ("alice", "bob", None))
     state, _ = api.apply(state, api.Move("alice", "crown"))
     assert api.summary(state)["lost-realms"]["ending"] == "pandoras-box"
 
@@ -91,8 +95,10 @@ def test_the_cataclysms_endings_and_the_lost_realms_endings_share_one_deck():
     content = load("revised4", ("cataclysm", "lost-realms"))
     assert {"the-eternal-crown", "pandoras-box", "the-gauntlet", "the-hunt"} <= set(content.decks["ending"])
     seen = {api.new_game({"packs": ["cataclysm", "lost-realms"], "players": HEROES[:1],
-                          "options": {"alternative_ending": "revealed"}}, f"mix-{i}").piles["ending"][0] for i in range(40)}
-    assert {"pandoras-box", "the-gauntlet", "the-hunt"} <= seen and seen & {"cult-of-the-damned", "alternative-ending-a"}
+                          "options": {"alternative_ending": "revealed"}}, f"mix-{i}").piles["ending"][0]
+            for i in range(40)}
+    assert ({"pandoras-box", "the-gauntlet", "the-hunt"} <= seen
+            and seen & {"cult-of-the-damned", "alternative-ending-a"})
     assert "the-eternal-crown" not in seen
 
 
@@ -132,7 +138,8 @@ def test_the_holders_death_ends_the_game_for_the_survivors():
 # -- The Hunt --------------------------------------------------------------------------------
 
 def test_a_traded_nether_trophy_goes_facedown_into_the_play_area_and_a_dead_characters_are_lost():
-    state = scenario.build(game("the-hunt", setup={"alice": {"miss": 1, "trophies": ["nether-enemy-strength-8", "ogre"]}}))
+    state = scenario.build(game("the-hunt",
+                                setup={"alice": {"miss": 1, "trophies": ["nether-enemy-strength-8", "ogre"]}}))
     alice = state.players[0]
     assert alice.area == ["nether-enemy-strength-8"] and "nether-enemy-strength-8" not in state.discards["nether"]
     assert alice.trophies == ["ogre"] and alice.strength == 4  # Strength 8 + 5: one counter; the Ogre stays
@@ -155,7 +162,8 @@ def test_coverage_lists_every_lost_realms_card():
         assert rows[ending]["automated"] and rows[ending]["confirmed"]
     assert not rows["nether-encounter"]["automated"] and not rows["nether-encounter"]["confirmed"]
     assert rows["nether-enemy-strength-6"]["automated"] and not rows["nether-enemy-strength-6"]["confirmed"]
-    assert sum(load("revised4", ("lost-realms",)).decks["nether"].count(s) for s in rows if s.startswith("nether-")) == 36
+    nether = load("revised4", ("lost-realms",)).decks["nether"]
+    assert sum(nether.count(s) for s in rows if s.startswith("nether-")) == 36
 
 
 def near_the_crown(ending: str, n: int, seed: int, packs=("lost-realms",)) -> dict:
@@ -163,8 +171,9 @@ def near_the_crown(ending: str, n: int, seed: int, packs=("lost-realms",)) -> di
     spots = ["valley-of-fire", "plain-of-peril", "portal-of-power", "pits", "crypt", "valley-of-fire"]
     chars = ["troll", "warrior", "wizard", "dwarf", "priest", "elf"]
     players = [{"name": f"p{i}", "character": chars[i]} for i in range(n)]
+    # the scenario takes Talismans from the Adventure deck
     setup = {f"p{i}": {"space": spots[(i + seed) % len(spots)], "strength": 8, "craft": 8, "life": 6,
-                       "objects": ["talisman"] if i < 2 else []} for i in range(n)}  # the scenario takes Talismans from the Adventure deck
+                       "objects": ["talisman"] if i < 2 else []} for i in range(n)}
     return {"game": {"packs": list(packs), "seed": f"near-{seed}", "ending": ending, "players": players,
                      "options": {"turn_cap": 60}}, "setup": setup}
 

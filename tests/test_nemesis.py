@@ -37,7 +37,8 @@ def companions(state):
     ({"players": [{"name": "a"}, {"name": "b"}]}, "exactly one player with role"),
     ({"players": [{"name": "a", "role": "nemesis"}, {"name": "b", "role": "nemesis"}, {"name": "c"}]}, "exactly one"),
     ({"players": [{"name": "a", "role": "nemesis"}]}, "1 to 5 heroes"),
-    ({"players": [{"name": "n", "role": "nemesis"}] + [{"name": f"h{i}"} for i in range(5)] + [{"name": "x"}]}, "1 to 6 players"),
+    ({"players": [{"name": "n", "role": "nemesis"}] + [{"name": f"h{i}"} for i in range(5)] + [{"name": "x"}]},
+     "1 to 6 players"),
     ({"players": [{"name": "n", "role": "nemesis", "character": "elf"}, {"name": "h"}]}, "does not select a character"),
     ({"options": {"trial": 3}}, "trial: 1 or 2"),
 ])
@@ -245,8 +246,9 @@ def test_apply_never_changes_its_input_in_nemesis_games():
 def test_to_the_death_champion_is_chosen_the_same_whatever_the_order():
     """To the Death 2: with no hero on the Lair the heroes decide; here every hero is asked at
     once, the hero named most goes, a tie goes to the first in turn order."""
-    data = {"game": game(), "dice": [1], "setup": {"h1": {"space": "village"}}, "decks": {"adventure": ["final-encounter"]},
-            "piles": {"site@graveyard": [], "site@crags": []}, "moves": ["h2: companion-a", "h1: companion-b", "h1: right"]}
+    data = {"game": game(), "dice": [1], "setup": {"h1": {"space": "village"}},
+            "decks": {"adventure": ["final-encounter"]}, "piles": {"site@graveyard": [], "site@crags": []},
+            "moves": ["h2: companion-a", "h1: companion-b", "h1: right"]}
     results = []
     for order in (("h1", "h2"), ("h2", "h1")):
         s, _ = scenario.run(data)

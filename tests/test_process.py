@@ -224,13 +224,15 @@ def test_long_games_snapshot_and_never_replay_from_the_start(fake_svc, monkeypat
     fake_svc.store.SNAPSHOT_EVERY = 10
     for i in range(25):
         player, line = legal(fake_svc, g)
-        assert handle(fake_svc, mail([line], sender=f"{player}@example.org", tok=token(fake_svc, g, player))).status == "applied"
+        message = mail([line], sender=f"{player}@example.org", tok=token(fake_svc, g, player))
+        assert handle(fake_svc, message).status == "applied"
     snaps = [r["seq"] for r in fake_svc.store.db.query("SELECT seq FROM snapshots WHERE game = ?", [g])]
     assert snaps == [0, 10, 20]
     calls = []
     real_apply = fake_svc.engine.apply
-    monkeypatch.setattr(fake_svc, "engine", type("E", (), {**{k: getattr(fake_svc.engine, k) for k in dir(fake_svc.engine) if not k.startswith("__")},
-                                                           "apply": staticmethod(lambda s, m, **kw: calls.append(m) or real_apply(s, m, **kw))}))
+    methods = {k: getattr(fake_svc.engine, k) for k in dir(fake_svc.engine) if not k.startswith("__")}
+    counted = staticmethod(lambda s, m, **kw: calls.append(m) or real_apply(s, m, **kw))
+    monkeypatch.setattr(fake_svc, "engine", type("E", (), {**methods, "apply": counted}))
     state_23 = games.state_at(fake_svc, games.get(fake_svc, g), 23)
     assert len(calls) == 3  # from the snapshot at 20
     assert fake_svc.engine.state_hash(state_23) == fake_svc.store.moves(g, after=22, upto=23)[0]["state_hash"]
@@ -239,7 +241,8 @@ def test_long_games_snapshot_and_never_replay_from_the_start(fake_svc, monkeypat
 def test_player_text_is_escaped_in_html(fake_svc, fake_game):
     since = last_id(fake_svc)
     player, _ = legal(fake_svc, fake_game)
-    handle(fake_svc, mail(["bogus <script>x</script>"], sender=f"{player}@example.org", tok=token(fake_svc, fake_game, player)))
+    handle(fake_svc, mail(["bogus <script>x</script>"], sender=f"{player}@example.org",
+                          tok=token(fake_svc, fake_game, player)))
     row = outbox.mail(fake_svc, last_id(fake_svc))
     assert row["id"] > since and "<script>" not in row["html"] and "&lt;script&gt;" in row["html"]
 

@@ -81,7 +81,8 @@ def test_dying_in_prison_leaves_the_belongings_at_the_harbour():
 
 def test_terrain_on_the_city_covers_the_harbour():
     data = {"dice": [1], "moves": ["alice: right"],
-            "game": {"packs": ["cataclysm", "sea-voyage"], "seed": "t", "players": [{"name": "alice", "character": "troll"}]},
+            "game": {"packs": ["cataclysm", "sea-voyage"], "seed": "t",
+                     "players": [{"name": "alice", "character": "troll"}]},
             "setup": {"alice": {"space": "fields-3", "gold": 9, "fate": 0}}}
     state, _ = scenario.run(data)
     assert "harbour" in [o.key for o in state.prompt.options]

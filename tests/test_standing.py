@@ -68,7 +68,8 @@ def test_standing_lines_are_kept_out_of_the_answer_lines():
     (("never-reroll",), prompt("table-reroll", "reroll", "keep"), ("keep", 1)),
     (("reroll-if-losing",), prompt("dice-reroll", "reroll", "keep"), ("reroll", 1)),  # armour, Portal, Crypt, Mines
     (("never-reroll",), prompt("dice-reroll", "reroll", "keep"), ("keep", 1)),
-    (("never-reroll-movement",), prompt("direction", "left", "right", "reroll"), None),  # a direction is still to choose
+    # a direction is still to choose
+    (("never-reroll-movement",), prompt("direction", "left", "right", "reroll"), None),
     (("never-reroll-movement",), prompt("direction", "left", "reroll"), ("left", 1)),
     (("never-reroll-movement", "when direction answer reroll or right"), prompt("direction", "left", "right", "reroll"),
      ("right", 2)),
@@ -89,7 +90,8 @@ def test_filing_listing_and_cancelling_by_mail(fake):
                   "standing: when figth answer fight", "standing: fly")
     assert result.status == "applied" and svc.store.moves(g) == []
     text = last_text(svc, "bob")
-    assert "standing order 1 filed: reroll-if-losing" in text and "standing order 2 filed: when fight answer fight" in text
+    assert ("standing order 1 filed: reroll-if-losing" in text
+            and "standing order 2 filed: when fight answer fight" in text)
     assert "no question of kind 'figth' is known yet" in text
     assert "standing: fly: not done: not a standing order" in text
     assert "Your standing orders" in text and "  2. when fight answer fight" in text
@@ -129,7 +131,8 @@ def test_a_line_of_the_mail_comes_before_a_standing_order(fake):
     assert [(m["actor"], m["line"]) for m in svc.store.moves(g)] == [("alice", "alice: 1: right")]
     send(svc, g, "bob", "left", "4: right")  # 3 is alice's: her order answers it, then "4: right" fits
     assert [(m["actor"], m["line"]) for m in svc.store.moves(g)][1:] == [
-        ("bob", "bob: 2: left"), ("standing", "alice: 3: rest"), ("bob", "bob: 4: right"), ("standing", "alice: 5: rest")]
+        ("bob", "bob: 2: left"), ("standing", "alice: 3: rest"), ("bob", "bob: 4: right"),
+        ("standing", "alice: 5: rest")]
 
 
 def test_orders_in_a_turn_file_and_for_the_moderator_s_moves(fake):
