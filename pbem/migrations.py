@@ -195,7 +195,9 @@ CREATE TABLE IF NOT EXISTS schema_migrations (
 def statements(version: int, dialect: str = "sqlite") -> list[str]:
     """The SQL statements of one migration, filled in for `dialect`."""
     sql = next(s for v, _, s in MIGRATIONS if v == version).format(**DIALECTS[dialect])
-    out = [s.strip() for s in sql.split(";") if s.strip()]
+    # a comment after a migration's last ';' is no statement (a driver may refuse an empty one)
+    out = [s.strip() for s in sql.split(";")
+           if any(ln.strip() and not ln.strip().startswith("--") for ln in s.splitlines())]
     if dialect == "sqlite" and version in SQLITE_EXTRA:
         # triggers hold a ';' inside BEGIN ... END: one statement per line
         out += [ln.strip() for ln in SQLITE_EXTRA[version].strip().splitlines() if ln.strip()]

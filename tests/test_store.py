@@ -154,3 +154,11 @@ def test_snapshot_before(store):
     store.save_snapshot("g", 100, b"s100")
     assert store.snapshot_before("g", 99)["state"] == b"s0"
     assert store.snapshot_before("g", 150)["seq"] == 100
+
+
+def test_no_migration_statement_is_only_a_comment():
+    """A comment after a migration's last ';' is not sent as a statement of its own."""
+    for version, *_ in migrations.MIGRATIONS:
+        for dialect in migrations.DIALECTS:
+            for stmt in migrations.statements(version, dialect):
+                assert any(not ln.strip().startswith("--") for ln in stmt.splitlines() if ln.strip()), (version, stmt)
