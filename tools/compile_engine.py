@@ -46,11 +46,12 @@ def build() -> None:
     from setuptools import setup
 
     paths = [str(p.relative_to(ROOT)) for p in sources()]
+    # read before compiling: a source edited meanwhile then shows as changed, not as built
+    record = {"sources": {str(p.relative_to(ENGINE)): compiled.digest(p) for p in sources()}}
     os.chdir(ROOT)
     setup(name="talisman-engine-compiled", script_args=["-q", "build_ext", "--inplace", "-j", str(os.cpu_count() or 1)],
           ext_modules=mypycify(["--ignore-missing-imports", *paths], opt_level="3", multi_file=True,
                                group_name=compiled.LIBRARY.removesuffix("__mypyc"), target_dir="build/mypyc"))
-    record = {"sources": {str(p.relative_to(ENGINE)): compiled.digest(p) for p in sources()}}
     (ENGINE / "compiled.json").write_text(json.dumps(record, indent=1, sort_keys=True) + "\n")
 
 
