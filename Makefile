@@ -10,7 +10,7 @@ STAMP  := $(VENV)/.installed
 COMPILED := engine/compiled.json
 ENGINE   := $(shell find engine -name '*.py')
 
-.PHONY: demo test
+.PHONY: demo test build
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -19,6 +19,9 @@ $(STAMP): pyproject.toml
 
 $(COMPILED): $(STAMP) $(ENGINE) tools/compile_engine.py
 	-$(BIN)/python tools/compile_engine.py
+
+# what a deployment needs: .venv with the project, the engine compiled (deploy/pbem.service)
+build: $(STAMP) $(COMPILED)
 
 demo: $(STAMP) $(COMPILED)
 	$(BIN)/python -m pbem.demo
