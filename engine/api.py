@@ -101,9 +101,12 @@ def legal_moves(state: Game, player: str | None = None) -> list[Move]:
 def apply(state: Game, move: Move, *, copy: bool = True) -> tuple[Game, list[Event]]:
     """The state after `move` and the events it caused. Raises IllegalMove.
 
-    `state` is left as it was. A caller that owns its state and wants only the result (a
+    `state` is left as it was; the result shares with it what the move did not change (the
+    players it did not touch). A caller that owns its state and wants only the result (a
     replay, which folds many moves over one copy) may pass copy=False: then `state` itself
-    is changed and returned, and after an IllegalMove it must be dropped."""
+    is changed and returned, and after an IllegalMove it must be dropped. A state owned so is
+    one from new_game, decode or replay, or from such a fold: not one `apply` returned while
+    its input is still in use."""
     if state.over:
         raise IllegalMove("the game is over", [])
     new = clone(state, players=False) if copy else state

@@ -3,6 +3,9 @@
 Fields left at their defaults are not encoded (`omit_defaults`), so a field added later with a
 default leaves the encoding, and the state hashes of archived games, unchanged.
 
+The Structs are `gc=False`: a state is a tree of plain data, never a cycle, so the cycle
+collector need not track them.
+
 Cards are slugs (`"bag-of-gold"`); a second copy of a card is the same slug, so "every card
 in exactly one place" is checked as a multiset. Work still to do is a stack of `Task`s, so a
 game paused at a prompt is nothing but data and resumes after a decode.
