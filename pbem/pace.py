@@ -104,7 +104,7 @@ DEFAULTS: dict[str, tuple[str, ...]] = {
     "teleport": (), "crown-attack": (), "reward": (), "vampire": (), "lose-follower": (), "spell-destruction": (),
     "character": (), "starting-bonus": (),
 }
-GENERIC = ("done", "no", "none", "keep", "let", "continue")  # a kind not listed: decline if it can
+GENERIC = ("done", "no", "none", "keep", "let", "continue", "pass")  # a kind not listed: decline if it can
 
 
 def default_key(prompt, player: str) -> str:

@@ -108,6 +108,7 @@ def prompt(kind, *keys):
     ("inner-move", ("stay", "right"), "right"),
     ("spell-healing", ("bob", "alice"), "alice"),
     ("spell-target", ("alice", "bob"), "bob"),
+    ("boon", ("boon-5", "boon-6", "pass"), "pass"),  # Nemesis: a Boon is left to the heroes who answer
     ("no-such-kind-yet", ("maybe", "done"), "done"),
     ("no-such-kind-yet", ("ogre@woods", "troll"), "troll"),
 ])
