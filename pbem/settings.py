@@ -13,7 +13,7 @@ from pathlib import Path
 
 import msgspec
 
-TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
+TEMPLATES = Path(__file__).resolve().parent / "templates"
 
 
 class SmtpSettings(msgspec.Struct, forbid_unknown_fields=True):
