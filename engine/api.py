@@ -23,7 +23,10 @@ from engine.rules import machine, setup
 # 0.5: fate rerolls at the Portal, the Crypt and the Mines; Counterspell against the Command Spell
 # 0.6: armour rerolls, Spells on others' turns (one each), ditching, the Hex's space, the Hermit;
 #      the Lost Realms, Timescape and Sea Voyage packs
-ENGINE_VERSION = "0.6.0"
+# 0.7: issue 13: roll tables read no nearest row, encounter order, looting the killed, deaths
+#      decided after the whole effect, the Eternal Crown's timing, Terrain on named spaces,
+#      cards met by object, no impossible quests, no questions that can do nothing, the dead at 0
+ENGINE_VERSION = "0.7.0"
 
 
 class Move(msgspec.Struct, frozen=True):

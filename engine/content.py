@@ -99,6 +99,21 @@ class Content(msgspec.Struct, frozen=True):
         return self.board.spaces[space_id]
 
 
+def die_rows(table: dict) -> list[tuple[int, int, Any]]:
+    """A die table's rows (`"1" = ...`, `"2-3" = ...`) as (lowest, highest, value)."""
+    rows = []
+    for key, value in table.items():
+        lo, _, hi = str(key).partition("-")
+        rows.append((int(lo), int(hi or lo), value))
+    return rows
+
+
+def die_row(table: dict, total: int, default: Any = None) -> Any:
+    """The value of the row a total falls in (a hook's table: the Vortex, a warp line, the
+    Hermit's wander); `default` where no row holds it."""
+    return next((v for lo, hi, v in die_rows(table) if lo <= total <= hi), default)
+
+
 _CARD_FIELDS = {"name", "type", "kind", "count", "number", "strength", "craft", "effect", "when",
                 "hook", "text", "confirmed", "slug"}
 

@@ -9,6 +9,7 @@ import re
 from typing import Callable
 
 from engine import packs, rng
+from engine.content import die_rows
 from engine.state import Option
 from engine.rules import spells, stats
 from engine.rules.items import check_alignment_items, discard, discard_spells_over_limit, drop_excess, gain_object
@@ -199,14 +200,6 @@ def talisman(ctx, i, o, meta):
 
 # -- dice and choices ------------------------------------------------------------
 
-def _rows(table: dict) -> list[tuple[int, int, list]]:
-    rows = []
-    for key, ops in table.items():
-        lo, _, hi = str(key).partition("-")
-        rows.append((int(lo), int(hi or lo), ops))
-    return rows
-
-
 @op("roll")
 def roll(ctx, i, o, meta):
     """Roll for a table. The roller may spend 1 fate to reroll one die (the lowest: tables
@@ -245,14 +238,26 @@ def read_table(ctx: Ctx, i: int, o: dict, meta: dict, dice: list[int]) -> None:
             total += v if attr == "add" else -v
     ctx.emit("roll", f"{p.name} rolls {'+'.join(map(str, dice))} for {meta.get('source', 'the table')}: {total}.",
              player=p.name, dice=dice)
-    rows = _rows(o.get("table", {}))
-    lo = min((r[0] for r in rows), default=total)
-    hi = max((r[1] for r in rows), default=total)
-    total = min(max(total, lo), hi)  # results beyond the table use its first or last row
+    ops = table_row(die_rows(o.get("table", {})), total, len(dice))
+    if ops:
+        run(ctx, i, ops, meta)
+
+
+def table_row(rows: list[tuple[int, int, list]], total: int, n: int) -> list | None:
+    """The ops of the row a total reads. Every total the dice can show has its row (a row `[]`:
+    nothing happens; tests/test_content_tables.py holds every table to it). Only a total beyond
+    the dice's range (a +1 on a 6) reads the table's edge row, where that row reaches the edge
+    of the range; any other unlisted total does nothing."""
     for a, b, ops in rows:
         if a <= total <= b:
-            run(ctx, i, ops, meta)
-            return
+            return ops
+    if rows and total > 6 * n:
+        a, b, ops = max(rows, key=lambda r: r[1])
+        return ops if b >= 6 * n else None
+    if rows and total < n:
+        a, b, ops = min(rows, key=lambda r: r[0])
+        return ops if a <= n else None
+    return None
 
 
 _TEST = re.compile(r"^(strength|craft|life|fate|gold|spells|objects|followers)\s*(<=|>=|==|<|>)\s*(\d+|limit)$")

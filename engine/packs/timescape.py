@@ -24,6 +24,7 @@ from typing import Any
 
 from engine import rng
 from engine.config import ConfigError
+from engine.content import die_row
 from engine.state import Option
 from engine.rules import stats
 from engine.rules.items import discard, drop_excess
@@ -193,7 +194,7 @@ def gate_warlock(ctx: Ctx, t) -> None:
     must be paid and the Gate opens; else ignored, the turn ends."""
     p = ctx.player(t.p)
     r = rng.die(ctx.s)
-    fee = tables()["warlock_fee"].get(str(r))
+    fee = die_row(tables()["warlock_fee"], r)
     gold = tables()["warlock_gold"]
     ctx.emit("roll", f"{p.name} rolls {r} for the Warlock's fee.", player=p.name, roll=r)
     if fee == "gold" and p.gold >= gold:
@@ -323,10 +324,9 @@ def ts_move(ctx: Ctx, t) -> None:
 
 def line(ctx: Ctx, space: str, roll: int) -> str:
     """The space the warp line for that roll leads to (board.toml `hook_args.warp`)."""
-    for key, dest in ctx.content.space(space).hook_args.get("warp", {}).items():
-        lo, _, hi = key.partition("-")
-        if int(lo) <= roll <= int(hi or lo):
-            return dest
+    dest = die_row(ctx.content.space(space).hook_args.get("warp", {}), roll)
+    if dest:
+        return dest
     ring = ctx.content.board.rings[RING]  # a row missing: the next space clockwise
     return ring[(ctx.content.space(space).index + 1) % len(ring)]
 
@@ -615,7 +615,7 @@ def vortex(ctx: Ctx, t) -> None:
     main board, where the space is encountered at once; 6 to the Warp Gate."""
     p = ctx.player(t.p)
     r = rng.die(ctx.s)
-    dest = ctx.space(p.space).hook_args["table"][str(r)]
+    dest = die_row(ctx.space(p.space).hook_args["table"], r)
     ctx.emit("roll", f"{p.name} rolls {r} in the Vortex.", player=p.name, roll=r)
     if inside(ctx, dest):
         warp_to(ctx, t.p, dest, "through the Vortex")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from engine import packs, rng
+from engine.content import die_row
 from engine.state import Option
 from engine.rules import items, spells, stats
 from engine.rules.items import discard, gain_object
@@ -216,7 +217,7 @@ def wander(ctx: Ctx, i: int, card: str) -> None:
     p = ctx.player(i)
     c = ctx.content.cards[card]
     r = rng.die(ctx.s)
-    dest = c.prop("wander", {}).get(str(r))
+    dest = die_row(c.prop("wander", {}), r)
     ok = dest in ctx.content.board.spaces and not ctx.covered(dest) and dest != p.space
     if ok:
         ctx.s.spaces[p.space].remove(card)

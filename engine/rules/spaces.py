@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from engine import rng
+from engine.content import die_row
 from engine.state import Option
 from engine.rules import spells, stats
 from engine.rules.items import discard
@@ -85,7 +86,7 @@ def vampires_tower(ctx: Ctx, t) -> None:
     p = ctx.player(t.p)
     r = rng.die(ctx.s)
     table = args(ctx, p.space).get("lose_life", {"1-2": 1, "3-4": 2, "5-6": 3})
-    n = next(v for k, v in table.items() if int(k.split("-")[0]) <= r <= int(k.split("-")[-1]))
+    n = die_row(table, r, 0)
     ctx.emit("roll", f"{p.name} rolls {r} at {ctx.space(p.space).name}: {n} to lose.", player=p.name)
     ctx.push("vampire-drink", t.p, n=n, foe=args(ctx, p.space).get("name", "the Vampire"))
 
