@@ -1,4 +1,4 @@
-"""`pbem`: the moderator's command line (DESIGN.md). Each command is a thin face on a
+"""`pbem`: the moderator's command line (docs/cli.md). Each command is a thin face on a
 library call. Exit codes: 0 done, 1 refused input, 2 usage, 75 try again later (stdin)."""
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import click
 
-from pbem import games, log, moderator, reports, settings as settings_mod
+from pbem import games, home as home_mod, log, moderator, reports, settings as settings_mod
 from pbem.games import GameError
 from pbem.ingest import files as file_source, stdin as stdin_source
 from pbem.process import handle
@@ -18,10 +18,12 @@ from pbem.service import open_service
 from pbem.store import StoreUnavailable
 
 EX_TEMPFAIL = stdin_source.EX_TEMPFAIL
+CONTEXT = {"help_option_names": ["-h", "--help"]}
 
 
 class Home:
-    """The --home folder; the service over it is opened on first use."""
+    """The --home folder; the service over it is opened on first use, only where `pbem init`
+    made a home (home_mod.require)."""
 
     def __init__(self, home: str):
         self.home = home
@@ -31,23 +33,31 @@ class Home:
     def service(self, clock=None):
         if self._svc is None:
             self.settings = self.settings or settings_mod.load(self.home)
+            home_mod.require(self.settings)
             log.configure(self.settings.log_format, self.settings.log_level)
             self._svc = open_service(settings=self.settings, clock=clock)
         return self._svc
 
 
 class Group(click.Group):
-    """Turns the library's refusals into a message and exit code 1."""
+    """Turns the library's refusals into a message and exit code 1; -h is --help everywhere."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("context_settings", CONTEXT)
+        super().__init__(*args, **kwargs)
 
     def invoke(self, ctx):
         try:
             return super().invoke(ctx)
-        except (GameError, settings_mod.SettingsError) as e:
+        except (GameError, settings_mod.SettingsError, home_mod.NotAHome) as e:
             click.echo(f"error: {e}", err=True)
             ctx.exit(1)
         except StoreUnavailable as e:
             click.echo(f"error: the store is unavailable: {e}", err=True)
             ctx.exit(EX_TEMPFAIL)
+
+
+Group.group_class = Group  # subgroups too
 
 
 def _svc(ctx: click.Context, clock=None):
@@ -73,13 +83,87 @@ def _table(rows: list[dict], columns: list[str]) -> None:
         click.echo("\t".join(str(r.get(c, "")) for c in columns))
 
 
+# -- shell completion (docs/cli.md): game ids and player names from the store, read-only ------
+
+def _completion_db(ctx: click.Context):
+    import sqlite3
+    home = ctx.find_root().params.get("home") or str(settings_mod.default_home())
+    try:
+        db = settings_mod.load(home).db_path
+        return sqlite3.connect(f"file:{db}?mode=ro", uri=True) if db.is_file() else None
+    except (settings_mod.SettingsError, sqlite3.Error, OSError):
+        return None
+
+
+def _complete(ctx: click.Context, sql: str, params: tuple) -> list[str]:
+    import sqlite3
+    conn = _completion_db(ctx)
+    if conn is None:
+        return []
+    try:
+        return [r[0] for r in conn.execute(sql, params)]
+    except sqlite3.Error:
+        return []
+    finally:
+        conn.close()
+
+
+def complete_game(ctx, param, incomplete: str) -> list[str]:
+    return _complete(ctx, "SELECT id FROM games WHERE id LIKE ? ORDER BY id", (incomplete + "%",))
+
+
+def complete_player(ctx, param, incomplete: str) -> list[str]:
+    return _complete(ctx, "SELECT name FROM players WHERE game = ? AND name LIKE ? ORDER BY seat",
+                     (ctx.params.get("game_id") or "", incomplete + "%"))
+
+
+def game_arg():
+    return click.argument("game_id", metavar="GAME", shell_complete=complete_game)
+
+
+def player_arg(name="name"):
+    return click.argument(name, shell_complete=complete_player)
+
+
+def _version() -> str:
+    from importlib import metadata
+    try:
+        return metadata.version("talisman-pbem")
+    except metadata.PackageNotFoundError:  # run from a checkout that was never installed
+        return "unknown (not installed)"
+
+
+def _print_version(ctx, param, value) -> None:
+    if not value or ctx.resilient_parsing:
+        return
+    import engine
+    click.echo(f"pbem {_version()} (engine: {engine.BUILD})")
+    ctx.exit(0)
+
+
 @click.group(cls=Group)
 @click.option("--home", envvar="PBEM_HOME", default="var", show_default=True, type=click.Path(file_okay=False),
               help="The state folder (database, inbox, outbox, pbem.toml); or $PBEM_HOME.")
+@click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_print_version,
+              help="Print the version and which build of the engine runs, and exit.")
 @click.pass_context
 def main(ctx, home):
     """Talisman by mail: play-by-mail games run by a deterministic rules engine."""
     ctx.obj = Home(home)
+
+
+@main.command("init")
+@click.argument("folder", metavar="[DIR]", required=False, type=click.Path(file_okay=False))
+@click.pass_context
+def init_cmd(ctx, folder):
+    """Make DIR (default: --home) a home: its store, key and a commented pbem.toml, each 0600.
+
+    A home made already is left as it is; what is missing is added."""
+    folder = folder or ctx.find_object(Home).home
+    made = home_mod.init(folder)
+    for path in made:
+        click.echo(f"created {path}")
+    click.echo(f"{folder}: a pbem home" + ("" if made else " already; nothing changed"))
 
 
 # -- games -----------------------------------------------------------------------------------
@@ -111,7 +195,7 @@ def game_list(ctx, as_json):
 
 
 @game.command("show")
-@click.argument("game_id", metavar="GAME")
+@game_arg()
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (the public summary, or the view with --as).")
 @click.option("--as", "as_player", metavar="PLAYER", help="What PLAYER may see (moderator: everything).")
 @click.pass_context
@@ -138,7 +222,7 @@ def _played(played) -> None:
 
 
 @game.command("start")
-@click.argument("game_id", metavar="GAME")
+@game_arg()
 @click.pass_context
 def game_start(ctx, game_id):
     """Start a game made with `game new --wait`: the first reports go out."""
@@ -146,7 +230,7 @@ def game_start(ctx, game_id):
 
 
 @game.command("end")
-@click.argument("game_id", metavar="GAME")
+@game_arg()
 @click.pass_context
 def game_end(ctx, game_id):
     """End GAME now: it takes no more orders."""
@@ -154,8 +238,8 @@ def game_end(ctx, game_id):
 
 
 @game.command("answer")
-@click.argument("game_id", metavar="GAME")
-@click.argument("player")
+@game_arg()
+@player_arg("player")
 @click.argument("line")
 @click.pass_context
 def game_answer(ctx, game_id, player, line):
@@ -164,7 +248,7 @@ def game_answer(ctx, game_id, player, line):
 
 
 @game.command("adjudicate")
-@click.argument("game_id", metavar="GAME")
+@game_arg()
 @click.argument("text")
 @click.pass_context
 def game_adjudicate(ctx, game_id, text):
@@ -173,7 +257,7 @@ def game_adjudicate(ctx, game_id, text):
 
 
 @game.command("rollback")
-@click.argument("game_id", metavar="GAME")
+@game_arg()
 @click.argument("n", type=click.IntRange(min=0))
 @click.pass_context
 def game_rollback(ctx, game_id, n):
@@ -189,10 +273,12 @@ def _duration(value: str, unit: str = "h"):
         return clock.duration(value, unit)
     except ValueError as e:
         raise click.BadParameter(str(e)) from None
+    except OverflowError:
+        raise click.BadParameter(f"{value!r} is longer than any game") from None
 
 
 @game.command("extend")
-@click.argument("game_id", metavar="GAME")
+@game_arg()
 @click.argument("args", metavar="[PLAYER] DURATION", nargs=-1, required=True)
 @click.pass_context
 def game_extend(ctx, game_id, args):
@@ -206,7 +292,7 @@ def game_extend(ctx, game_id, args):
 
 
 @game.command("resume")
-@click.argument("game_id", metavar="GAME")
+@game_arg()
 @click.pass_context
 def game_resume(ctx, game_id):
     """Play the defaults the outage guard held (the misses were real); `game extend` gives time instead."""
@@ -215,7 +301,7 @@ def game_resume(ctx, game_id):
 
 
 @game.command("deadlines")
-@click.argument("game_id", metavar="GAME")
+@game_arg()
 @click.option("--all", "everything", is_flag=True, help="Also the deadlines already closed.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.pass_context
@@ -234,12 +320,26 @@ def game_deadlines(ctx, game_id, everything, as_json):
 
 @main.group()
 def player():
-    """Seats: add, replace, remove, resend."""
+    """Seats: list, add, replace, remove, resend, vacation."""
+
+
+@player.command("list")
+@game_arg()
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.pass_context
+def player_list(ctx, game_id, as_json):
+    """GAME's seats: address, state, undeliverable, vacation, standing orders, last mail."""
+    rows = moderator.roster(_svc(ctx), game_id)
+    if as_json:
+        return _json(rows)
+    _table([{**r, "standing_orders": len(r["standing_orders"]), "undeliverable": r["undeliverable"] or ""}
+            for r in rows], ["name", "email", "status", "undeliverable", "vacation_left_days", "on_vacation_until",
+                             "standing_orders", "last_mail_in", "last_mail_out"])
 
 
 @player.command("add")
-@click.argument("game_id", metavar="GAME")
-@click.argument("name")
+@game_arg()
+@player_arg()
 @click.argument("email")
 @click.option("--character", help="The character to play (dealt at random when absent).")
 @click.option("--role", default="hero", show_default=True)
@@ -250,8 +350,8 @@ def player_add(ctx, game_id, name, email, character, role):
 
 
 @player.command("replace")
-@click.argument("game_id", metavar="GAME")
-@click.argument("name")
+@game_arg()
+@player_arg()
 @click.argument("email")
 @click.pass_context
 def player_replace(ctx, game_id, name, email):
@@ -260,8 +360,8 @@ def player_replace(ctx, game_id, name, email):
 
 
 @player.command("remove")
-@click.argument("game_id", metavar="GAME")
-@click.argument("name")
+@game_arg()
+@player_arg()
 @click.pass_context
 def player_remove(ctx, game_id, name):
     """Remove a player (after the start the seat stays; the moderator answers for it)."""
@@ -269,8 +369,8 @@ def player_remove(ctx, game_id, name):
 
 
 @player.command("resend")
-@click.argument("game_id", metavar="GAME")
-@click.argument("name")
+@game_arg()
+@player_arg()
 @click.pass_context
 def player_resend(ctx, game_id, name):
     """Mail NAME their last report again."""
@@ -278,8 +378,8 @@ def player_resend(ctx, game_id, name):
 
 
 @player.command("vacation")
-@click.argument("game_id", metavar="GAME")
-@click.argument("name")
+@game_arg()
+@player_arg()
 @click.argument("days", required=False)
 @click.option("--allowance", type=click.IntRange(min=0), metavar="N", help="Set NAME's vacation days in this game.")
 @click.pass_context
@@ -309,7 +409,8 @@ def player_vacation(ctx, game_id, name, days, allowance):
 # -- messages --------------------------------------------------------------------------------
 
 def _report_result(label: str, result) -> None:
-    click.echo(f"{label}: {result.status}: {result.outcome}")
+    outcome = result.outcome.removeprefix(f"{result.status}: ")  # the outcome may start with its status
+    click.echo(f"{label}: {result.status}: {outcome}")
 
 
 @main.command("ingest")
@@ -318,11 +419,11 @@ def _report_result(label: str, result) -> None:
 def ingest_cmd(ctx, paths):
     """Process mails (.eml) or turn files (.toml, .json) now; no FILE: one mail on stdin
     (an MTA pipe: exit 75 asks it to retry later)."""
-    if not paths:
+    if not paths:  # an MTA's pipe: 0 once stored, whatever became of it; 75 when it cannot be
         try:
             result = stdin_source.ingest(_svc(ctx))
-        except StoreUnavailable as e:
-            click.echo(f"error: the store is unavailable: {e}", err=True)
+        except (StoreUnavailable, home_mod.NotAHome, settings_mod.SettingsError) as e:
+            click.echo(f"error: {e}; the mail was not stored: try again later", err=True)
             ctx.exit(EX_TEMPFAIL)
         _report_result("stdin", result)
         ctx.exit(stdin_source.exit_code(result))
@@ -366,7 +467,19 @@ def serve_cmd(ctx, once, now):
     from pbem import daemon
     t = _parse_now(now)
     svc = _svc(ctx, clock=(lambda: t) if t else None)
+    for path in home_mod.exposed(svc.settings):
+        log.get().warning("other users may read this home's secrets: chmod 600 it", path=str(path),
+                          mode=oct(path.stat().st_mode & 0o777))
+    tried = {r["id"]: r["attempts"] for r in svc.store.outbox_rows()}
     asyncio.run(daemon.serve(svc, once=once))
+    if once:  # a mail that could not be rendered or sent in this run is the operator's to see
+        failed = [r for r in svc.store.outbox_rows() if r["status"] != "sent" and r["last_error"]
+                  and tried.get(r["id"], 0) != r["attempts"]]
+        for r in failed:
+            what = "failed" if r["status"] == "failed" else "waits for a retry"
+            click.echo(f"error: mail {r['id']} ({r['kind']} to {r['to_addr']}) {what}: {r['last_error']}", err=True)
+        if failed:
+            ctx.exit(1)
 
 
 @main.group("outbox")
@@ -408,8 +521,40 @@ def inbox_list(ctx, as_json):
     _table(rows, ["id", "received_at", "source", "status", "game", "player", "outcome"])
 
 
+@main.command("backup")
+@click.argument("path", metavar="FILE", type=click.Path(dir_okay=False))
+@click.pass_context
+def backup_cmd(ctx, path):
+    """Copy the store to FILE, consistent while the daemon runs; 0600, and checked."""
+    from pbem import backup
+    try:
+        counts = backup.backup(_svc(ctx).settings.db_path, path)
+    except backup.BackupError as e:
+        raise GameError(str(e)) from None
+    click.echo(f"{path}: {counts['games']} game(s), {counts['moves']} move(s); the key "
+               f"({_svc(ctx).settings.key_path}) is not in it: keep a copy of it apart")
+
+
+@main.command("restore")
+@click.argument("path", metavar="FILE", type=click.Path(exists=True, dir_okay=False))
+@click.option("--yes", is_flag=True, help="Do not ask: the store is replaced.")
+@click.pass_context
+def restore_cmd(ctx, path, yes):
+    """Replace the store by the backup FILE once it verifies; stop `pbem serve` first."""
+    from pbem import backup
+    svc = _svc(ctx)
+    if not yes:
+        click.confirm(f"Replace {svc.settings.db_path} by {path}? What happened since the backup is lost", abort=True)
+    try:
+        counts = backup.restore(path, svc.settings.db_path)
+    except backup.BackupError as e:
+        raise GameError(str(e)) from None
+    click.echo(f"{svc.settings.db_path}: restored, {counts['games']} game(s), {counts['moves']} move(s), "
+               "every chain verified")
+
+
 @main.command("log")
-@click.argument("game_id", metavar="GAME")
+@game_arg()
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.pass_context
 def log_cmd(ctx, game_id, as_json):
@@ -428,7 +573,7 @@ def log_cmd(ctx, game_id, as_json):
 # -- archives and replays (pbem/archive.py, pbem/replay.py) ----------------------------------
 
 @main.command("export")
-@click.argument("game_id", metavar="GAME")
+@game_arg()
 @click.option("-o", "--output", "path", required=True, type=click.Path(dir_okay=False), help="The archive to write.")
 @click.option("--as", "as_player", metavar="PLAYER", help="Only what PLAYER may see (never the seed).")
 @click.pass_context

@@ -14,7 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from pbem import bot, games, settings as settings_mod
+from pbem import bot, games, home as home_mod, settings as settings_mod
 from pbem.ingest import dropfolder
 from pbem.service import open_service
 
@@ -59,9 +59,10 @@ def reply(game: str, player: str, address: str, token: str, line: str, message_i
 
 def main() -> None:
     home = settings_mod.default_home()
+    if home_mod.init(home):
+        print(f"$ pbem init {home}")
     svc = open_service(home)
     name = next(f"demo-{i}" if i else "demo" for i in range(1000) if not svc.store.game(f"demo-{i}" if i else "demo"))
-    home.mkdir(parents=True, exist_ok=True)
     (home / f"{name}.toml").write_text(config_text(name))
     print(f"$ pbem game new {home / (name + '.toml')}")
     print(pbem(home, "game", "new", str(home / f"{name}.toml")), end="")

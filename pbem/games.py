@@ -16,7 +16,7 @@ from typing import Any
 
 import msgspec
 
-from pbem import log, reports, tokens, turnmail
+from pbem import configkeys, log, reports, tokens, turnmail
 
 _SLUG = re.compile(r"^[a-z0-9][a-z0-9-]{0,62}$")
 
@@ -59,14 +59,80 @@ def engine_config(config: dict) -> dict:
     }
 
 
-def _checked(config: dict, store) -> dict:
-    """The config, checked; raises GameError saying what is wrong."""
-    if not isinstance(config.get("game"), dict):
+# The keys a game config may hold (docs/game-config.md); anything else is a typo, refused
+# with the nearest known key. [game.pace]'s own keys are pbem/pace.py's.
+TOP_KEYS = ("game", "players")
+GAME_KEYS = ("name", "edition", "packs", "options", "ending", "seed", "address", "moderator", "pace")
+PLAYER_KEYS = ("name", "email", "character", "role", "timezone", "reports", "vacation_days")
+_TYPES = {"name": str, "edition": str, "ending": str, "address": str, "moderator": str, "email": str,
+          "character": str, "role": str, "timezone": str, "reports": str, "packs": list, "options": dict,
+          "pace": dict, "seed": (str, int), "vacation_days": int}
+MIN_PLAYERS = 2  # Talisman is played by 2 to 6 (a Nemesis game: the Nemesis and 1 to 5 heroes)
+
+
+def _typed(table: dict, where: str) -> None:
+    for key, want in _TYPES.items():
+        value = table.get(key)
+        if key in table and (not isinstance(value, want) or isinstance(value, bool)):
+            names = {str: "a string", list: "a list", dict: "a table", int: "a whole number",
+                     (str, int): "a string"}
+            raise GameError(f"{where}: `{key}` must be {names[want]}, not {value!r}")
+
+
+def check_addresses(players: list[dict]) -> None:
+    """Refuse two seats with one address: replies could not tell the seats apart by sender."""
+    seen: dict[str, str] = {}
+    for p in players:
+        addr = str(p.get("email", "")).lower()
+        if addr in seen:
+            raise GameError(f"players {seen[addr]!r} and {p.get('name')!r} have the same address {p['email']!r}: "
+                            "each seat needs its own")
+        seen[addr] = p.get("name")
+
+
+def check_player_count(n: int) -> None:
+    if n < MIN_PLAYERS:
+        raise GameError(f"a game needs at least {MIN_PLAYERS} players, not {n} (with `game new --wait`, "
+                        "add seats with `player add` before `game start`)")
+
+
+def check_config(config) -> None:
+    """The config's shape: tables where tables belong, no unknown keys, values of the right
+    type. Raises GameError naming the key (and the nearest known one)."""
+    from pbem.pace import _PACE_KEYS  # here: pace imports this module
+    if not isinstance(config, dict):
+        raise GameError("a game config is a TOML document with a [game] table")
+    wrong = configkeys.problems(config, TOP_KEYS, "the config")
+    g = config.get("game")
+    if g is None:
         raise GameError("the config needs a [game] table")
+    if not isinstance(g, dict):
+        raise GameError("[game] must be one table (`[game]`, not `[[game]]`)")
+    if "players" in g:
+        raise GameError("[game]: players go in `[[players]]` tables after [game], one per player, with their email "
+                        "(a `players = …` line in [game] is a scenario's)")
+    wrong += configkeys.problems(g, GAME_KEYS, "[game]")
+    if isinstance(g.get("pace"), dict):
+        wrong += configkeys.problems(g["pace"], _PACE_KEYS, "[game.pace]")
+    players = config.get("players", [])
+    if not isinstance(players, list) or not all(isinstance(p, dict) for p in players):
+        raise GameError("players are tables, one per player: `[[players]]` (not `[players]` or `players = …`)")
+    for i, p in enumerate(players):
+        wrong += configkeys.problems(p, PLAYER_KEYS, f"[[players]] {p.get('name') or i + 1}")
+    if wrong:
+        raise GameError("; ".join(wrong))
+    _typed(g, "[game]")
+    for i, p in enumerate(players):
+        _typed(p, f"[[players]] {p.get('name') or i + 1}")
+
+
+def _checked(config: dict, store, *, wait: bool = False) -> dict:
+    """The config, checked; raises GameError saying what is wrong."""
+    check_config(config)
     config = {"game": dict(config["game"]), "players": [dict(p) for p in config.get("players", [])]}
     g = config["game"]
     name = g.get("name") or f"game-{tokens.new_salt()[:6]}"
-    if not isinstance(name, str) or not _SLUG.match(name):
+    if not _SLUG.match(name):
         raise GameError(f"game name {name!r}: use lower-case letters, digits and '-'")
     if store.game(name):
         raise GameError(f"a game named {name!r} exists already")
@@ -80,6 +146,9 @@ def _checked(config: dict, store) -> dict:
         if "name" not in p or "email" not in p:
             raise GameError(f"players[{i}] needs a name and an email")
         p["email"] = _check_email(p["email"], f"player {p['name']!r}")
+    check_addresses(config["players"])
+    if not wait:
+        check_player_count(len(config["players"]))
     from pbem import pace  # here: pace imports this module
     pace.check_config(config)  # [game.pace] and players' time zones
     return config
@@ -118,7 +187,7 @@ def create(svc, config: dict, *, wait: bool = False) -> str:
     `wait`, start it. Returns the game's id."""
     eng = svc.engine
     with svc.store.transaction():
-        config = _checked(config, svc.store)
+        config = _checked(config, svc.store, wait=wait)
         g = config["game"]
         seed = str(g.pop("seed", None) or tokens.new_seed())  # kept in its own column only
         log.forget(seed)

@@ -27,6 +27,7 @@ def start(svc, game_id: str) -> None:
         game = games.get(svc, game_id)
         if game["status"] != "waiting":
             raise GameError(f"{game_id} is {game['status']}; only a waiting game can start")
+        games.check_player_count(len(svc.store.players(game_id)))
         svc.store.update_game(game_id, status="active")
         game["status"] = "active"
         games._first_reports(svc, game, games.state(svc, game))
@@ -110,6 +111,7 @@ def add_player(svc, game_id: str, name: str, email: str, character: str | None =
             raise GameError(f"{game_id}: {name!r} plays already")
         email = games._check_email(email, f"player {name!r}")
         config = game["config"]
+        games.check_addresses([*config["players"], {"name": name, "email": email}])
         config["players"].append({k: v for k, v in dict(name=name, email=email, character=character, role=role).items()
                                   if v})
         try:
@@ -127,6 +129,8 @@ def replace_player(svc, game_id: str, name: str, email: str) -> None:
         if svc.store.player(game_id, name) is None:
             raise GameError(f"{game_id}: no player {name!r}")
         email = games._check_email(email, f"player {name!r}")
+        games.check_addresses([p if p["name"] != name else {**p, "email": email} for p in game["config"]["players"]
+                               if p.get("status", "active") == "active"])
         salt = tokens.new_salt()
         token = tokens.token_for(svc.key, game_id, name, salt)
         log.forget(token)
@@ -182,3 +186,27 @@ def resend(svc, game_id: str, name: str) -> None:
                        subject=last["subject"], text=last["text"], html=last["html"], game=game_id, player=player,
                        marker=last["token_marker"], in_reply_to=headers.get("In-Reply-To"),
                        references=headers.get("References", "").split())
+
+
+def roster(svc, game_id: str) -> list[dict]:
+    """The seats of a game as the moderator needs them: address, state, undeliverable, the
+    vacation left and any running, standing orders, the last mail in and out."""
+    from pbem import pace, vacation  # here: both import games
+    game = games.get(svc, game_id)
+    now, has_pace = svc.now(), pace.pace_of(game) is not None
+    out = []
+    for p in svc.store.players(game_id):
+        name = p["name"]
+        away = vacation.on_vacation(svc, game_id, name, now)
+        last_in = svc.store.query("SELECT MAX(received_at) AS t FROM inbox WHERE game = ? AND player = ?",
+                                  (game_id, name))[0]["t"]
+        last_out = svc.store.query("SELECT MAX(sent_at) AS t FROM outbox WHERE game = ? AND player = ?",
+                                   (game_id, name))[0]["t"]
+        out.append({"name": name, "email": p["email"], "role": p["role"], "character": p["character"],
+                    "status": p["status"], "undeliverable": p["undeliverable"],
+                    "vacation_left_days": round(vacation.left(svc, game, name, now).total_seconds() / 86400, 1)
+                    if has_pace else None,
+                    "on_vacation_until": away["ends_at"] if away else None,
+                    "standing_orders": [o["text"] for o in standing.listing(svc, game_id, name)],
+                    "last_mail_in": last_in, "last_mail_out": last_out})
+    return out

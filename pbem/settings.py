@@ -1,9 +1,10 @@
 """The service's configuration: where its state lives, its addresses, SMTP, Maildir and IMAP.
 
-With no configuration file everything is embedded (DESIGN.md): SQLite in the home folder
-(./var or $PBEM_HOME), the drop folder home/inbox, outgoing mail as .eml in home/outbox.
-A `pbem.toml` in the home folder (or the file named by $PBEM_CONFIG) changes that; see
-deploy/pbem.toml for every key.
+With no configuration file everything is embedded: SQLite in the home folder (./var or
+$PBEM_HOME, made by `pbem init`), the drop folder home/inbox, outgoing mail as .eml in
+home/outbox. A `pbem.toml` in the home folder (or the file named by $PBEM_CONFIG) changes
+that; deploy/pbem.toml shows every key. A key this module does not define is an error that
+names the nearest known one (pbem/configkeys.py): the known keys are the Structs' fields.
 """
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ import tomllib
 from pathlib import Path
 
 import msgspec
+
+from pbem import configkeys
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 
@@ -55,7 +58,10 @@ class Settings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     log_format: str = "auto"  # "json" (one line per event, for systemd), "console", "auto"
     log_level: str = "info"
     poll_seconds: float = 5.0  # how often `serve` looks at the Maildir and the outbox
-    send_attempts: int = 8  # SMTP tries before an outbox row is marked failed
+    send_attempts: int = 8  # at least this many SMTP tries before an outbox row may be marked failed
+    send_for_hours: float = 120.0  # and for this long (as MTAs keep trying for days): then failed, moderator told
+    outbox_alert_hours: float = 4.0  # mail waiting longer raises one moderator notice
+    stranger_replies: int = 3  # replies a day at most to one address whose mail opened no seat (backscatter)
 
     def path(self, name: str) -> Path:
         return Path(self.home) / getattr(self, name)
@@ -100,9 +106,47 @@ def load(home: str | Path | None = None, config: str | Path | None = None) -> Se
             data = tomllib.loads(Path(config).read_text("utf-8"))
         except (OSError, tomllib.TOMLDecodeError) as e:
             raise SettingsError(f"{config}: {e}") from None
-    data = {**data.pop("service", {}), **data}  # keys may sit at top level or under [service]
+    service = data.pop("service", {})
+    if not isinstance(service, dict):
+        raise SettingsError(f"{config}: [service] must be a table")
+    data = {**service, **data}  # keys may sit at top level or under [service]
+    wrong = configkeys.struct_problems({k: v for k, v in data.items() if k != "home"}, Settings, "[service]")
+    if "home" in data:
+        wrong.insert(0, "[service]: `home` is not set here: it is the folder that holds this file (--home, $PBEM_HOME)")
+    if wrong:
+        raise SettingsError(f"{config}: " + "; ".join(wrong))
     data["home"] = str(home)
     try:
         return msgspec.convert(data, Settings, str_keys=True)
     except msgspec.ValidationError as e:
         raise SettingsError(f"{config}: {e}") from None
+
+
+def config_path(home: str | Path) -> Path:
+    """The configuration file `load` reads for `home`."""
+    return Path(os.environ.get("PBEM_CONFIG") or Path(home) / "pbem.toml")
+
+
+def sample() -> str:
+    """A pbem.toml with every key commented out at its default (what `pbem init` writes): made
+    from the Structs, so it names every key there is."""
+    lines = ["# pbem.toml: this home's configuration. Every key is optional; a line left commented",
+             "# keeps its default. A key pbem does not know is an error. The README's Configuration",
+             "# table says what each key does.", ""]
+
+    def keys(struct, skip=()):
+        for f in msgspec.structs.fields(struct):
+            if f.name in skip or configkeys._struct_of(f.type):
+                continue
+            default = "" if f.default is msgspec.NODEFAULT else f.default
+            value = "..." if default is None else default
+            lines.append(f"# {f.encode_name} = " + (f'"{value}"' if isinstance(value, str) else
+                                                    str(value).lower() if isinstance(value, bool) else str(value)))
+
+    keys(Settings, skip=("home",))
+    for f in msgspec.structs.fields(Settings):
+        inner = configkeys._struct_of(f.type)
+        if inner is not None:
+            lines += ["", f"# [{f.encode_name}]"]
+            keys(inner)
+    return "\n".join(lines) + "\n"

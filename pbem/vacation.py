@@ -17,6 +17,9 @@ from pbem.store import iso
 from pbem.turnmail import EVERY, TURN
 
 
+LONGEST = timedelta(days=366)
+
+
 def vacations(svc, game_id: str, player: str) -> list[dict]:
     return svc.store.query("SELECT * FROM vacations WHERE game = ? AND player = ? ORDER BY starts_at, id",
                            (game_id, player))
@@ -60,6 +63,8 @@ def start(svc, game: dict, player: str, length: timedelta, *, by: str) -> dateti
         raise GameError(f"{game['id']} has no deadlines: there is nothing to pause")
     if length <= timedelta(0):
         raise GameError("a vacation needs a length (write e.g. 5d)")
+    if length > LONGEST:  # and a date past the year 9999 cannot be kept
+        raise GameError(f"a vacation is at most {LONGEST.days} days")
     allowed = left(svc, game, player, now)
     if by != svc.engine.MODERATOR and length > allowed:
         raise GameError(f"only {clock.words(allowed)} of vacation are left in this game")

@@ -49,6 +49,7 @@ def run(tmp_path):
         assert result.exit_code == code, (result.stdout, result.stderr, result.exception)
         return result
 
+    run("init")
     run.home = home
     return run
 
@@ -144,6 +145,7 @@ def test_ingest_submit_and_exit_codes(run, game, tmp_path):
 
 def test_stdin_ingest_says_try_later_when_the_store_is_unavailable(tmp_path):
     (tmp_path / "var" / "pbem.db").mkdir(parents=True)  # a database that cannot be opened
+    (tmp_path / "var" / "secret.key").write_text("00" * 32)
     result = CliRunner().invoke(main, ["--home", str(tmp_path / "var"), "ingest"], input="From: a@b\n\nx\n")
     assert result.exit_code == 75
 
@@ -177,7 +179,6 @@ def test_scenario_and_rules_coverage(run, tmp_path):
 
 
 def test_the_sample_service_config_loads_and_typos_are_refused(run, tmp_path):
-    run.home.mkdir()
     (run.home / "pbem.toml").write_text((Path(__file__).parent.parent / "deploy" / "pbem.toml").read_text())
     run("game", "list")
     (run.home / "pbem.toml").write_text('[service]\nadress = "x@y"\n')

@@ -236,6 +236,7 @@ def test_serve_once_now_plays_what_is_due_at_that_time(tmp_path):
                    '[[players]]\nname = "alice"\nemail = "alice@example.org"\n'
                    '[[players]]\nname = "bob"\nemail = "bob@example.org"\n')
     run = lambda *a: CliRunner().invoke(main, ["--home", str(home), *map(str, a)])  # noqa: E731
+    assert run("init").exit_code == 0
     assert run("game", "new", cfg).exit_code == 0
     due = json.loads(run("game", "deadlines", "autumn", "--json").output)[0]["due_at"]
     opened = clock.parse(due) - timedelta(hours=48)

@@ -1,8 +1,11 @@
 """One mail on standard input: what an MTA pipe (Postfix `pipe`) delivers.
 
-Exit codes follow sysexits: 0 done, 1 refused, 75 (EX_TEMPFAIL) when the message could not
-be stored or processing failed for now -- the MTA keeps it and tries again later, and the
-retry is recognised as the same message."""
+Exit codes are what an MTA expects (docs/mta.md): 0 once the message is stored, whatever
+became of it -- a refused answer or a stranger's mail is answered by the service's own reply,
+and any other code would make the MTA bounce it (to a forged sender: backscatter); 75
+(EX_TEMPFAIL) only when it could not be stored (the store or the home is unavailable): the
+MTA keeps it and tries again later, and the retry is recognised as the same message. A
+message whose processing failed is stored: `pbem serve` processes it again."""
 from __future__ import annotations
 
 import sys
@@ -19,6 +22,5 @@ def ingest(svc, stream: BinaryIO | None = None) -> Result:
 
 
 def exit_code(result: Result) -> int:
-    if result.status == "error":
-        return EX_TEMPFAIL
-    return 1 if result.refused else 0
+    """0: `result` exists only once its message is stored (the cases for 75 raise instead)."""
+    return 0
