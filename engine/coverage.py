@@ -10,7 +10,7 @@ from engine.rules import machine, spells
 # Object and Follower properties the rules read (engine/rules/stats.py, items.py, combat.py).
 PROPS = {"weapon", "armour", "strength", "craft", "carry", "raft", "gold", "talisman", "forbid", "price",
          "market_price", "protects", "one_use", "evade", "target_effect",
-         "trinket", "trait", "variant", "meet_others", "goal", "n", "draw",  # the Cataclysm's
+         "trinket", "trait", "variant", "meet_others", "at_turn_start", "goal", "n", "draw",  # the Cataclysm's
          "trial", "adversary", "villain", "objective", "life", "fate", "sites", "value",  # Nemesis
          "ship", "ship_strength", "hold", "naval", "homecoming", "rescue", "sea_raft",
          "loyal", "from_card", "stand_in"}  # Sea Voyage

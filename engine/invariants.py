@@ -68,6 +68,10 @@ def violations(state: Game) -> list[str]:
                 out.append(f"{p.name}: Strength or Craft below the printed value")
         if p.alive and p.character and p.life <= 0:
             out.append(f"{p.name}: alive with no life")
+        if not p.alive and p.character and p.life:
+            out.append(f"{p.name}: dead with {p.life} life")
+        if p.name in state.winners and p.role == "hero" and not p.alive and "nemesis" not in state.packs:
+            out.append(f"{p.name}: a winner who is dead")  # Nemesis: the heroes win as a side
         if p.space is not None and p.space not in content.board.spaces:
             out.append(f"{p.name}: on unknown space {p.space}")
     for key, cards in state.piles.items():  # a pack's cards set aside on the board

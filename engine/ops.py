@@ -15,7 +15,7 @@ from engine.rules import spells, stats
 from engine.rules.items import check_alignment_items, discard, discard_spells_over_limit, drop_excess, gain_object
 from engine.rules.machine import TASKS, Ctx, fate_reroll, on_answer, task
 from engine.rules.setup import draw_spell
-from engine.rules.turn import lose_life
+from engine.rules.turn import lose_life, one_effect
 
 OPS: dict[str, Callable[[Ctx, int, dict, dict], None]] = {}
 
@@ -136,8 +136,9 @@ def gain(ctx, i, o, meta):
 @op("lose")
 def lose(ctx, i, o, meta):
     js = targets(ctx, i, o.get("who", "self"))
-    for j in js:
-        change(ctx, j, o["what"], -o.get("n", 1))
+    with one_effect(ctx):
+        for j in js:
+            change(ctx, j, o["what"], -o.get("n", 1))
     if o["what"] == "life":  # after every loss (the drawer's may end the turn): Healing windows
         spells.all_wounded(ctx, js)
 
@@ -314,9 +315,10 @@ def choose_answer(ctx: Ctx, prompt, key, arg, who) -> None:
 @op("kill")
 def kill_op(ctx, i, o, meta):
     from engine.rules.turn import kill
-    for j in targets(ctx, i, o.get("who", "self")):
-        if ctx.player(j).alive:
-            kill(ctx, j)
+    with one_effect(ctx):
+        for j in targets(ctx, i, o.get("who", "self")):
+            if ctx.player(j).alive:
+                kill(ctx, j)
 
 
 @op("miss-turn")

@@ -5,7 +5,7 @@ from itertools import combinations
 
 import pytest
 
-from engine import api
+from engine import api, scenario
 from engine.config import PLAYABLE_PACKS, SOLE_PACKS
 from engine.invariants import violations
 from pbem.bot import choose, playout
@@ -63,6 +63,20 @@ def test_four_player_game_plays_to_its_end():
                 break
     assert len(ended) == 2
     assert all(f.crown_reached and len(f.winners) == 1 for f in ended)
+    assert all(not violations(f) for f in ended)  # the winner among them: alive
+
+
+def test_a_dead_winner_is_caught():
+    """The invariant the playouts assert: a winner is alive (issue 13: simultaneous deaths)."""
+    state = scenario.build({"game": {"packs": ["cataclysm"], "seed": "s",
+                                     "players": [{"name": "a", "character": "thief"}, {"name": "b"}]},
+                            "setup": {"a": {"space": "crown-of-command", "life": 1}, "b": {"life": 1}},
+                            "dice": [2]})  # the Eternal Crown: all characters lose 1 life
+    assert state.over and state.winners == [] and not violations(state)
+    state.winners = ["b"]
+    assert "b: a winner who is dead" in violations(state)
+    state.players[1].life = 3
+    assert "b: dead with 3 life" in violations(state)
 
 
 def test_cataclysm_game_plays_to_its_end():

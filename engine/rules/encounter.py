@@ -26,8 +26,8 @@ def encounter(ctx: Ctx, t) -> None:
     i = t.p
     p = ctx.player(i)
     if p.alive and p.space == "crown-of-command":
-        p.flags.pop("moved", None)
-        ctx.push("crown", i)  # on the Crown there is no move: every turn is the Crown's
+        arrived = bool(p.flags.pop("moved", None))
+        ctx.push("crown", i, arrived=arrived)  # on the Crown there is no move: every turn is the Crown's
         return
     if not p.alive or not p.flags.pop("moved", None):
         return  # no move, no encounter: you never meet the space you started on
@@ -171,18 +171,20 @@ def encounter_space(ctx: Ctx, t) -> None:
     space = ctx.space(p.space)
     ctx.emit("encounter", f"{p.name} encounters {space.name}.", player=p.name, space=space.id)
     hexed = [e for e in ctx.s.effects if e["name"] == "hex" and e.get("space") == space.id]
+    # base-game.md §3.1: draw up to N; the Hex (no encounter number); the cards on the space in
+    # their order (a Wolf left there, a faceup Remnant); then the space's own text.
     work = []
     if hexed:
         work.append(("effect", i, {"ops": [{"op": "lose", "what": "life"}], "source": "Hex"}))
-    if space.hook:
-        work.append((f"space:{space.hook}", i, {}))
-    if space.effect:
-        work.append(("effect", i, {"ops": space.effect, "source": space.name}))
     if space.draw:
         work.append(("draw-to", i, {"n": space.draw}))
         work.append(("resolve-cards", i, {}))
     elif ctx.s.spaces.get(space.id) or ctx.s.space_gold.get(space.id):
         work.append(("resolve-cards", i, {}))
+    if space.hook:
+        work.append((f"space:{space.hook}", i, {}))
+    if space.effect:
+        work.append(("effect", i, {"ops": space.effect, "source": space.name}))
     ctx.push_all(work)
 
 

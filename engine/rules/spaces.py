@@ -10,7 +10,7 @@ from engine.rules.items import discard
 from engine.rules.machine import Ctx, fate_reroll, offer_reroll, on_answer, task
 from engine.rules.movement import place
 from engine.packs import revised4 as hooks
-from engine.rules.turn import finish, lose_life
+from engine.rules.turn import finish, lose_life, one_effect
 
 def args(ctx: Ctx, space: str) -> dict:
     """The numbers and tables a space's hook reads, editable in board.toml (`hook_args`)."""
@@ -229,6 +229,11 @@ def crown(ctx: Ctx, t) -> None:
     if p.toad:
         ctx.emit("command", f"{p.name}, a Toad, cannot cast the Command Spell.", player=p.name)
         return
+    if ending and ending.prop("at_turn_start") and t.a.get("arrived"):
+        # The Eternal Crown: cast "at the start of each of his turns", so not on arriving
+        ctx.emit("ending", f"{p.name} will cast the Command Spell of {ending.name} from the start of the next turn.",
+                 player=p.name)
+        return
     if ending:
         ctx.emit("ending", f"{p.name} encounters the Alternative Ending: {ending.name}.", player=p.name)
         ctx.push("effect", t.p, ops=ending.effect or [{"op": "moderator", "text": ending.text}], source=ending.name)
@@ -246,8 +251,9 @@ def command_spell(ctx: Ctx, t) -> None:
     if r >= command_spell_low(ctx):
         # apart: the Timescape
         hit = [j for j, q in enumerate(ctx.s.players) if j != t.p and q.alive and not q.flags.get("apart")]
-        for j in hit:
-            lose_life(ctx, j, 1, " to the Command Spell")
+        with one_effect(ctx):
+            for j in hit:
+                lose_life(ctx, j, 1, " to the Command Spell")
         spells.all_wounded(ctx, hit)
 
 

@@ -1,6 +1,9 @@
 """A player's turn, its end, death and victory (base-game.md §3, §6, §9, §10 Crown)."""
 from __future__ import annotations
 
+from contextlib import contextmanager
+from typing import Iterator
+
 from engine import packs
 from engine.rules import spells, stats
 from engine.rules.items import discard
@@ -159,6 +162,7 @@ def kill(ctx: Ctx, i: int) -> None:
     p.objects, p.followers, p.spells, p.trophies, p.hand = [], [], [], [], []
     p.gold = p.fate = p.toad = p.miss = 0
     p.quest, p.flags = None, {}
+    p.life = 0  # a dead character has no life left, whatever killed it
     p.alive = False
     p.out = s.crown_reached
     ctx.emit("death", f"{p.name}'s {stats.character(ctx, p).name} is killed"
@@ -169,9 +173,22 @@ def kill(ctx: Ctx, i: int) -> None:
     check_last_standing(ctx)
 
 
+@contextmanager
+def one_effect(ctx: Ctx) -> Iterator[None]:
+    """An effect that strikes several characters (the Eternal Crown's "all characters lose 1
+    life") is applied whole before the game is decided: whoever dies of it dies with the rest,
+    and only a character still alive after it may be the last one standing."""
+    ctx.deciding += 1
+    try:
+        yield
+    finally:
+        ctx.deciding -= 1
+    check_last_standing(ctx)
+
+
 def check_last_standing(ctx: Ctx) -> None:
     s = ctx.s
-    if s.over or not s.crown_reached:
+    if s.over or not s.crown_reached or ctx.deciding:
         return
     standing = [p for p in s.players if p.character and not p.out]
     if len(standing) <= 1:
