@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from engine import packs, rng
 from engine.state import Option
-from engine.rules import spells, stats
+from engine.rules import items, spells, stats
 from engine.rules.machine import Ctx, fate_reroll, offer_reroll, on_answer, task
 from engine.rules.turn import lose_life
 from engine.packs import revised4 as hooks
@@ -355,8 +355,10 @@ def reward(ctx: Ctx, prompt, key, arg, who) -> None:
     if key == "life":
         if ctx.s.current == lose:
             spells.finish_turn(ctx)  # first: what the loss still asks runs before the turn's end
-        hurt(ctx, lose, 1, f" to {winner.name}", not prompt.data["psychic"],
-             then=("life-taken", w, {"loser": lose, "psychic": prompt.data["psychic"]}))
+        # What the loser holds now is what a death leaves for the winner to loot (life-taken).
+        held = {"loser": lose, "psychic": prompt.data["psychic"], "held": loser.objects + loser.followers,
+                "gold": loser.gold}
+        hurt(ctx, lose, 1, f" to {winner.name}", not prompt.data["psychic"], then=("life-taken", w, held))
         return
     elif key == "gold":
         loser.gold -= 1
@@ -380,5 +382,49 @@ def life_taken(ctx: Ctx, t) -> None:
         winner.life += 1
     hooks.life_taken(ctx, w, not t.a["psychic"])
     winner.flags["took-life"] = 1
-    if not loser.alive:
+    if not loser.alive and not ctx.s.options.get("inherited_items"):  # inherited: nobody loots (§9)
         ctx.emit("loot", f"{winner.name} may take what {loser.name} left.", player=winner.name)
+        ctx.push("loot", w, cards=list(t.a.get("held", [])), gold=t.a.get("gold", 0), dead=loser.name)
+
+
+@task("loot")
+def loot(ctx: Ctx, t) -> None:
+    """The killer's first pick of what the dead character left on the space (base-game.md §9,
+    docs/rules-decisions.md §16.8): its Objects and Followers one at a time, its gold, until
+    `done`. Only what is still there and the killer may hold and carry is offered."""
+    i, a = t.p, t.a
+    p = ctx.player(i)
+    lying = ctx.s.spaces.get(p.space, [])
+    cards = [c for c in a["cards"] if c in lying]
+    a["cards"] = cards
+    gold = min(a["gold"], ctx.s.space_gold.get(p.space, 0))
+    opts = [Option(c, f"take {ctx.content.cards[c].name}") for c in dict.fromkeys(cards)
+            if items.may_hold(ctx, i, c) and (ctx.content.cards[c].type == "follower" or not stats.full(ctx, p, c))]
+    if gold:
+        opts.append(Option("gold", f"take {gold} gold"))
+    if not opts:
+        return
+    ctx.push("loot", i, **a)
+    ctx.ask(i, "loot", f"What do you take of what {a['dead']} left?", opts + [Option("done", "take nothing more")])
+
+
+@on_answer("loot")
+def loot_answer(ctx: Ctx, prompt, key, arg, who) -> None:
+    i, a = ctx.index(who), ctx.s.stack[-1].a
+    p = ctx.player(i)
+    if key == "done":
+        ctx.s.stack.pop()
+        return
+    if key == "gold":
+        gold = min(a["gold"], ctx.s.space_gold.get(p.space, 0))
+        ctx.s.space_gold[p.space] -= gold
+        if not ctx.s.space_gold[p.space]:
+            del ctx.s.space_gold[p.space]
+        p.gold += gold
+        a["gold"] = 0
+        ctx.emit("take", f"{p.name} takes {gold} gold {a['dead']} left.", player=p.name)
+        return
+    ctx.s.spaces[p.space].remove(key)
+    a["cards"].remove(key)
+    items.gain_object(ctx, i, key)
+    ctx.emit("take", f"{p.name} takes {ctx.content.cards[key].name}, which {a['dead']} left.", player=p.name)
