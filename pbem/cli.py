@@ -152,7 +152,7 @@ def main(ctx, home):
     ctx.obj = Home(home)
 
 
-@main.command("init")
+@main.command("init", short_help="Make a home: store, key, pbem.toml (0600).")
 @click.argument("folder", metavar="[DIR]", required=False, type=click.Path(file_okay=False))
 @click.pass_context
 def init_cmd(ctx, folder):
@@ -173,7 +173,7 @@ def game():
     """Create, inspect and moderate games."""
 
 
-@game.command("new")
+@game.command("new", short_help="Create a game from CONFIG.toml; mail welcomes.")
 @click.argument("config", type=click.Path(exists=True, dir_okay=False))
 @click.option("--wait", is_flag=True, help="Do not start yet: seats can change until `game start`.")
 @click.pass_context
@@ -221,7 +221,7 @@ def _played(played) -> None:
         raise click.exceptions.Exit(1)
 
 
-@game.command("start")
+@game.command("start", short_help="Start a game made with `game new --wait`.")
 @game_arg()
 @click.pass_context
 def game_start(ctx, game_id):
@@ -237,7 +237,7 @@ def game_end(ctx, game_id):
     moderator.end(_svc(ctx), game_id)
 
 
-@game.command("answer")
+@game.command("answer", short_help="Answer for a player (or the moderator).")
 @game_arg()
 @player_arg("player")
 @click.argument("line")
@@ -247,7 +247,7 @@ def game_answer(ctx, game_id, player, line):
     _played(moderator.answer(_svc(ctx), game_id, player, line))
 
 
-@game.command("adjudicate")
+@game.command("adjudicate", short_help="Settle a card's effect by hand.")
 @game_arg()
 @click.argument("text")
 @click.pass_context
@@ -256,7 +256,7 @@ def game_adjudicate(ctx, game_id, text):
     _played(moderator.adjudicate(_svc(ctx), game_id, text))
 
 
-@game.command("rollback")
+@game.command("rollback", short_help="Put GAME back to how it was after move N.")
 @game_arg()
 @click.argument("n", type=click.IntRange(min=0))
 @click.pass_context
@@ -277,7 +277,7 @@ def _duration(value: str, unit: str = "h"):
         raise click.BadParameter(f"{value!r} is longer than any game") from None
 
 
-@game.command("extend")
+@game.command("extend", short_help="Move open deadlines later, e.g. 24h.")
 @game_arg()
 @click.argument("args", metavar="[PLAYER] DURATION", nargs=-1, required=True)
 @click.pass_context
@@ -291,7 +291,7 @@ def game_extend(ctx, game_id, args):
         click.echo(f"{row['player']}: question {row['prompt']} due {row['due_at']}")
 
 
-@game.command("resume")
+@game.command("resume", short_help="Play the defaults the outage guard held.")
 @game_arg()
 @click.pass_context
 def game_resume(ctx, game_id):
@@ -300,7 +300,7 @@ def game_resume(ctx, game_id):
     click.echo(f"{deadlines.resume(_svc(ctx), game_id)} deadline(s) released")
 
 
-@game.command("deadlines")
+@game.command("deadlines", short_help="Whom GAME waits for, until when (UTC).")
 @game_arg()
 @click.option("--all", "everything", is_flag=True, help="Also the deadlines already closed.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
@@ -323,7 +323,7 @@ def player():
     """Seats: list, add, replace, remove, resend, vacation."""
 
 
-@player.command("list")
+@player.command("list", short_help="The seats: address, state, vacation, mail.")
 @game_arg()
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.pass_context
@@ -337,7 +337,7 @@ def player_list(ctx, game_id, as_json):
                              "standing_orders", "last_mail_in", "last_mail_out"])
 
 
-@player.command("add")
+@player.command("add", short_help="Add a player before the game starts.")
 @game_arg()
 @player_arg()
 @click.argument("email")
@@ -349,7 +349,7 @@ def player_add(ctx, game_id, name, email, character, role):
     moderator.add_player(_svc(ctx), game_id, name, email, character, role)
 
 
-@player.command("replace")
+@player.command("replace", short_help="Give a seat to someone else: a new token.")
 @game_arg()
 @player_arg()
 @click.argument("email")
@@ -359,7 +359,7 @@ def player_replace(ctx, game_id, name, email):
     moderator.replace_player(_svc(ctx), game_id, name, email)
 
 
-@player.command("remove")
+@player.command("remove", short_help="Remove a player from a game.")
 @game_arg()
 @player_arg()
 @click.pass_context
@@ -377,7 +377,7 @@ def player_resend(ctx, game_id, name):
     moderator.resend(_svc(ctx), game_id, name)
 
 
-@player.command("vacation")
+@player.command("vacation", short_help="Pause a player's deadlines for some days.")
 @game_arg()
 @player_arg()
 @click.argument("days", required=False)
@@ -413,7 +413,7 @@ def _report_result(label: str, result) -> None:
     click.echo(f"{label}: {result.status}: {outcome}")
 
 
-@main.command("ingest")
+@main.command("ingest", short_help="Process mails or turn files; no FILE: stdin.")
 @click.argument("paths", metavar="[FILE]...", nargs=-1, type=click.Path(exists=True, dir_okay=False))
 @click.pass_context
 def ingest_cmd(ctx, paths):
@@ -435,7 +435,7 @@ def ingest_cmd(ctx, paths):
     ctx.exit(1 if refused else 0)
 
 
-@main.command("submit")
+@main.command("submit", short_help="Upload a turn file (the token is checked).")
 @click.argument("path", metavar="FILE", type=click.Path(exists=True, dir_okay=False))
 @click.pass_context
 def submit_cmd(ctx, path):
@@ -458,11 +458,13 @@ def _parse_now(value: str | None):
     return t if t.tzinfo else t.replace(tzinfo=timezone.utc)
 
 
-@main.command("serve")
+@main.command("serve", short_help="The daemon: take in mail, play, send.")
 @click.option("--once", is_flag=True, help="Process what waits, send, and exit.")
 @click.option("--now", "now", metavar="T", help="Act as if it were time T (ISO 8601).")
+@click.option("--http", "http", metavar="HOST:PORT", is_flag=False, flag_value="", default=None,
+              help="Also serve the web pages (docs/web.md); alone: the [http] table's address.")
 @click.pass_context
-def serve_cmd(ctx, once, now):
+def serve_cmd(ctx, once, now, http):
     """The daemon: watch the drop folder (and a Maildir), process, send the outbox."""
     from pbem import daemon
     t = _parse_now(now)
@@ -471,7 +473,11 @@ def serve_cmd(ctx, once, now):
         log.get().warning("other users may read this home's secrets: chmod 600 it", path=str(path),
                           mode=oct(path.stat().st_mode & 0o777))
     tried = {r["id"]: r["attempts"] for r in svc.store.outbox_rows()}
-    asyncio.run(daemon.serve(svc, once=once))
+    if not once and (http is not None or svc.settings.http):
+        from pbem.web import server
+        server.serve(svc, http)  # the pages, and the daemon beside them
+    else:
+        asyncio.run(daemon.serve(svc, once=once))
     if once:  # a mail that could not be rendered or sent in this run is the operator's to see
         failed = [r for r in svc.store.outbox_rows() if r["status"] != "sent" and r["last_error"]
                   and tried.get(r["id"], 0) != r["attempts"]]
@@ -521,7 +527,7 @@ def inbox_list(ctx, as_json):
     _table(rows, ["id", "received_at", "source", "status", "game", "player", "outcome"])
 
 
-@main.command("backup")
+@main.command("backup", short_help="Copy the store to FILE while the daemon runs.")
 @click.argument("path", metavar="FILE", type=click.Path(dir_okay=False))
 @click.pass_context
 def backup_cmd(ctx, path):
@@ -535,7 +541,7 @@ def backup_cmd(ctx, path):
                f"({_svc(ctx).settings.key_path}) is not in it: keep a copy of it apart")
 
 
-@main.command("restore")
+@main.command("restore", short_help="Replace the store by a backup that verifies.")
 @click.argument("path", metavar="FILE", type=click.Path(exists=True, dir_okay=False))
 @click.option("--yes", is_flag=True, help="Do not ask: the store is replaced.")
 @click.pass_context
@@ -572,7 +578,7 @@ def log_cmd(ctx, game_id, as_json):
 
 # -- archives and replays (pbem/archive.py, pbem/replay.py) ----------------------------------
 
-@main.command("export")
+@main.command("export", short_help="Write GAME as a self-contained JSON archive.")
 @game_arg()
 @click.option("-o", "--output", "path", required=True, type=click.Path(dir_okay=False), help="The archive to write.")
 @click.option("--as", "as_player", metavar="PLAYER", help="Only what PLAYER may see (never the seed).")
@@ -586,7 +592,7 @@ def export_cmd(ctx, game_id, path, as_player):
     click.echo(f"{path}: {len(data['moves'])} moves" + (", seed included" if "seed" in data else ""))
 
 
-@main.command("verify")
+@main.command("verify", short_help="Re-run an archive; exit 1 at a divergence.")
 @click.argument("path", metavar="FILE", type=click.Path(exists=True, dir_okay=False))
 @click.pass_context
 def verify_cmd(ctx, path):
@@ -603,7 +609,7 @@ def verify_cmd(ctx, path):
     click.echo(f"{path}: ok ({verdict.moves} moves, {what})")
 
 
-@main.command("replay")
+@main.command("replay", short_help="Step through a game, or write it as pages.")
 @click.argument("source", metavar="GAME|FILE")
 @click.option("--to", "upto", type=click.IntRange(min=0), help="Stop after move N.")
 @click.option("--as", "as_player", metavar="PLAYER", help="Only the events PLAYER may see.")
@@ -642,7 +648,7 @@ def rules_group():
     """What the rules engine knows."""
 
 
-@rules_group.command("coverage")
+@rules_group.command("coverage", short_help="Which cards the engine plays by itself.")
 @click.option("--pack", help="Only this rules pack.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def rules_coverage(pack, as_json):

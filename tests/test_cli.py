@@ -183,3 +183,70 @@ def test_the_sample_service_config_loads_and_typos_are_refused(run, tmp_path):
     run("game", "list")
     (run.home / "pbem.toml").write_text('[service]\nadress = "x@y"\n')
     run("game", "list", code=1)
+
+
+def groups(group=main, path=()):
+    yield path, group
+    for name, cmd in group.commands.items():
+        if isinstance(cmd, click.Group):
+            yield from groups(cmd, path + (name,))
+
+
+@pytest.mark.parametrize("path", [()] + list(commands()), ids=lambda p: " ".join(p) or "pbem")
+def test_dash_h_is_help_everywhere(path):
+    result = CliRunner().invoke(main, [*path, "-h"])
+    assert result.exit_code == 0 and "Usage:" in result.output and "-h, --help" in result.output
+
+
+@pytest.mark.parametrize("path, group", list(groups()), ids=lambda p: " ".join(p) if isinstance(p, tuple) else "")
+def test_each_listed_command_has_a_short_help_that_ends_in_a_full_phrase(path, group):
+    listing = CliRunner().invoke(main, [*path, "--help"], terminal_width=80).output.split("Commands:\n")[1]
+    for line in listing.splitlines():
+        name, _, text = line.strip().partition(" ")
+        assert name in group.commands and text.strip(), line  # one line per command, never wrapped
+        text = text.strip()
+        assert text.endswith(".") and not text.endswith(("...", "e.g.", "i.e.")), line
+        assert text.count("(") == text.count(")"), line
+
+
+def test_version():
+    from importlib import metadata
+    result = CliRunner().invoke(main, ["--version"])
+    assert result.exit_code == 0
+    assert re.fullmatch(rf"pbem {re.escape(metadata.version('talisman-pbem'))} \(engine: (compiled|sources|pure)\)\n",
+                        result.output)
+
+
+def test_player_list(run, game):
+    rows = json.loads(run("player", "list", game, "--json").stdout)
+    assert [r["name"] for r in rows] == ["alice", "bob"]
+    assert rows[0]["email"] == "alice@example.org" and rows[0]["status"] == "active"
+    assert rows[0]["undeliverable"] is None and rows[0]["standing_orders"] == [] and rows[0]["last_mail_in"] is None
+    assert rows[0]["last_mail_out"] is None  # the welcome is queued, not sent yet
+    tok = welcome_token(run, "alice")  # serve --once sends the welcomes
+    player, line = open_line(run, game)
+    run("ingest", input=reply(player, welcome_token(run, player), line))
+    rows = {r["name"]: r for r in json.loads(run("player", "list", game, "--json").stdout)}
+    assert rows["alice"]["last_mail_out"] and rows[player]["last_mail_in"]
+    assert tok not in run("player", "list", game).stdout  # the table never shows a token
+    run("player", "list", "nope", code=1)
+
+
+def test_an_outcome_is_printed_once_after_its_label(run, game, tmp_path):
+    player, line = open_line(run, game)
+    (tmp_path / "a.eml").write_text(reply(player, welcome_token(run, player), line))
+    out = run("ingest", tmp_path / "a.eml").stdout
+    assert f"{tmp_path / 'a.eml'}: applied: 1 of 1 line(s)" in out and "applied: applied" not in out
+
+
+def test_completion_offers_game_ids_and_the_game_s_player_names(run, game):
+    def complete(words):
+        env = {"_PBEM_COMPLETE": "bash_complete", "COMP_WORDS": " ".join(["pbem", "--home", str(run.home), *words]),
+               "COMP_CWORD": str(len(words) + 2)}
+        result = CliRunner().invoke(main, [], env=env, prog_name="pbem")
+        return [line.split(",", 1)[1] for line in result.stdout.splitlines() if "," in line]
+
+    assert complete(["game", "show", "au"]) == ["autumn"]
+    assert complete(["player", "resend", "autumn", ""]) == ["alice", "bob"]
+    assert complete(["game", "answer", "autumn", "b"]) == ["bob"]
+    assert complete(["game", "show", "x"]) == []

@@ -5,11 +5,13 @@ engine/compiled.json that engine/compiled.py checks them against (see docs/archi
     .venv/bin/python tools/compile_engine.py --clean  # remove the build: the sources run
 
 Needs mypy (the `compile` extra) and a C compiler. Without them the engine runs from its
-sources: slower, the same results.
+sources: slower, the same results. setup.py uses `extensions` and `record` to build the
+same into a platform wheel (`pip wheel .`, `pip install .`).
 """
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import sys
@@ -17,11 +19,19 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-os.environ["PBEM_PURE"] = "1"  # the build's own imports never load an old build
-from engine import compiled  # noqa: E402
-
 ENGINE = ROOT / "engine"
+
+
+def _compiled_module():
+    """engine/compiled.py alone, not through the engine package (whose import picks a build)."""
+    spec = importlib.util.spec_from_file_location("_engine_compiled", ENGINE / "compiled.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+compiled = _compiled_module()
+LIBRARY = compiled.LIBRARY
 # Modules left as Python, and why
 PURE = {
     "__init__.py": "checks the build before any compiled module loads",
@@ -35,24 +45,35 @@ def sources() -> list[Path]:
     return sorted(p for p in ENGINE.rglob("*.py") if str(p.relative_to(ENGINE)) not in PURE)
 
 
+def record() -> str:
+    """The text of engine/compiled.json: the SHA-256 of every source compiled. Read before
+    compiling: a source edited meanwhile then shows as changed, not as built."""
+    digests = {str(p.relative_to(ENGINE)): compiled.digest(p) for p in sources()}
+    return json.dumps({"sources": digests}, indent=1, sort_keys=True) + "\n"
+
+
+def extensions(target_dir: str) -> list:
+    """The engine as mypyc extension modules (runs mypyc: slow), for setuptools' ext_modules.
+    Paths are relative to the project's folder, which must be the current one."""
+    from mypyc.build import mypycify
+    return mypycify(["--ignore-missing-imports", *(str(p.relative_to(ROOT)) for p in sources())], opt_level="3",
+                    multi_file=True, group_name=LIBRARY.removesuffix("__mypyc"), target_dir=target_dir)
+
+
 def clean() -> None:
     (ENGINE / "compiled.json").unlink(missing_ok=True)  # first: a half-removed build is never used
-    for so in [*ENGINE.rglob("*.so"), *ROOT.glob(f"{compiled.LIBRARY}*.so")]:
+    for so in [*ENGINE.rglob("*.so"), *ROOT.glob(f"{LIBRARY}*.so")]:
         so.unlink()
 
 
 def build() -> None:
-    from mypyc.build import mypycify
     from setuptools import setup
 
-    paths = [str(p.relative_to(ROOT)) for p in sources()]
-    # read before compiling: a source edited meanwhile then shows as changed, not as built
-    record = {"sources": {str(p.relative_to(ENGINE)): compiled.digest(p) for p in sources()}}
+    text = record()
     os.chdir(ROOT)
     setup(name="talisman-engine-compiled", script_args=["-q", "build_ext", "--inplace", "-j", str(os.cpu_count() or 1)],
-          ext_modules=mypycify(["--ignore-missing-imports", *paths], opt_level="3", multi_file=True,
-                               group_name=compiled.LIBRARY.removesuffix("__mypyc"), target_dir="build/mypyc"))
-    (ENGINE / "compiled.json").write_text(json.dumps(record, indent=1, sort_keys=True) + "\n")
+          ext_modules=extensions("build/mypyc"))
+    (ENGINE / "compiled.json").write_text(text)
 
 
 def main() -> int:
@@ -63,6 +84,8 @@ def main() -> int:
     if args.clean:
         return 0
     t0 = time.monotonic()
+    print(f"compile_engine: compiling {len(sources())} engine modules with mypyc (about a minute; more on a busy "
+          "machine)...", file=sys.stderr, flush=True)
     try:
         build()
     except (Exception, SystemExit) as e:  # no compiler, no mypy, a type error: the sources run
