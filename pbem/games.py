@@ -62,7 +62,8 @@ def engine_config(config: dict) -> dict:
 # The keys a game config may hold (docs/game-config.md); anything else is a typo, refused
 # with the nearest known key. [game.pace]'s own keys are pbem/pace.py's.
 TOP_KEYS = ("game", "players")
-GAME_KEYS = ("name", "edition", "packs", "options", "ending", "seed", "address", "moderator", "pace")
+GAME_KEYS = ("name", "edition", "packs", "options", "ending", "seed", "address", "moderator", "pace",
+             "unlisted")  # unlisted: left out of the web index (pbem/web/pages.py)
 PLAYER_KEYS = ("name", "email", "character", "role", "timezone", "reports", "vacation_days")
 _TYPES = {"name": str, "edition": str, "ending": str, "address": str, "moderator": str, "email": str,
           "character": str, "role": str, "timezone": str, "reports": str, "packs": list, "options": dict,

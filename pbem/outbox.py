@@ -111,7 +111,9 @@ def build(svc, row: dict) -> EmailMessage:
     if row["token_marker"] and row["player"]:
         player = svc.store.player(row["game"], row["player"])
         token = svc.token(player) if player else "revoked"
-        fill = lambda s: s.replace(row["token_marker"], token) if s else s  # noqa: E731
+        from pbem.web import links  # the seat's page link, filled in beside the token
+        fill = lambda s: links.fill(svc, s, row["token_marker"], player).replace(row["token_marker"], token) \
+            if s else s  # noqa: E731
         headers = {k: fill(v) for k, v in headers.items()}
         text, html = fill(text), fill(html)
     msg = EmailMessage()

@@ -17,6 +17,7 @@ import msgspec
 
 from engine.config import PLAYABLE_PACKS
 from pbem import boardmap, log, outbox, render, turnmail
+from pbem.web import links as web_links
 
 NAMES = ("welcome", "report", "receipt", "error", "gameover", "digest", "stranger")
 SPECTATOR = "\x00spectator"  # a name no seat has: its view is what every player may see
@@ -220,11 +221,13 @@ def queue_report(svc, game: dict, player: dict, state, *, kind: str = "report", 
     ctx.update(extra or {})
     if stored_frame is not None:  # several mails show this frame: it is stored once, not in each
         ctx["board"] = {"stored": stored_frame}
+    marker = outbox.new_marker() if "token_salt" in player else None  # only a seat has a token
+    ctx["links"] = web_links.mail_links(svc, game, marker)  # the game's page, the reader's (pbem/web)
     root = thread_root(svc, game, player["name"])
     outbox.enqueue(svc, kind=kind, message_id=message_id(svc, game, *mid_parts, player["name"], kind),
                    sender=game_address(svc, game), to=player["email"], to_name=player["name"],
                    subject=subject(game, ctx, kind), context=ctx, game=game["id"],
-                   player=player if "token_salt" in player else None,  # only a seat has a token
+                   player=player if "token_salt" in player else None, marker=marker,
                    in_reply_to=in_reply_to or root, references=[root, in_reply_to], inbox_id=inbox_id,
                    since_seq=since)
 

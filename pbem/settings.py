@@ -44,6 +44,14 @@ class ImapSettings(msgspec.Struct, forbid_unknown_fields=True):
     timeout: float = 30.0
 
 
+class HttpSettings(msgspec.Struct, forbid_unknown_fields=True):
+    """The web face (`pbem serve --http`, pbem/web/): where it listens, and its address as
+    players reach it (reports link to it), by default http://HOST:PORT."""
+    host: str = "127.0.0.1"
+    port: int = 8080
+    url: str | None = None  # e.g. https://talisman.example.org behind a proxy
+
+
 class Settings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     home: str = "var"
     address: str = "talisman@localhost"  # From/Reply-To of games that name no address
@@ -55,6 +63,7 @@ class Settings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     maildir: str | None = None  # a Maildir that `serve` reads (Postfix/Dovecot delivery)
     smtp: SmtpSettings | None = None  # absent: mail is written to the outbox folder
     imap: ImapSettings | None = None  # a hosted mailbox `serve` reads (IDLE), besides the drop folder
+    http: HttpSettings | None = None  # the web face; reports link to it when set
     log_format: str = "auto"  # "json" (one line per event, for systemd), "console", "auto"
     log_level: str = "info"
     poll_seconds: float = 5.0  # how often `serve` looks at the Maildir and the outbox

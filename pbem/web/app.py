@@ -1,0 +1,210 @@
+"""The web face's Starlette application: routes, headers, and a service per worker thread.
+
+Pages are made in Starlette's thread pool (the store's reads and `process.handle`'s
+transaction are blocking calls); each thread opens its own Service over the same store, as
+every other process of the service does, so SQLite's locking keeps them apart.
+"""
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Callable
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import FileResponse, HTMLResponse, RedirectResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from pbem import render
+from pbem.web import forms, links, pages, replay as web_replay
+
+STATIC = Path(__file__).resolve().parent / "static"
+CSP = ("default-src 'none'; img-src 'self' data:; style-src 'self'; script-src 'self'; form-action 'self'; "
+       "frame-ancestors 'none'; base-uri 'none'")
+HEADERS = {"x-content-type-options": "nosniff", "referrer-policy": "no-referrer",
+           "x-frame-options": "DENY", "cross-origin-opener-policy": "same-origin"}
+MAX_BODY = forms.MAX_UPLOAD + 16 * 1024  # the upload and the form's other fields
+
+
+class SecurityHeaders:
+    """Every response: a strict Content-Security-Policy (unless the route set its own), no
+    Referer (a seat's link must not leak to another site), no framing, no sniffing."""
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+
+        async def sending(message):
+            if message["type"] == "http.response.start":
+                headers = list(message.get("headers", []))
+                have = {k.lower() for k, _ in headers}
+                if b"content-security-policy" not in have:
+                    headers.append((b"content-security-policy", CSP.encode()))
+                headers += [(k.encode(), v.encode()) for k, v in HEADERS.items() if k.encode() not in have]
+                message = {**message, "headers": headers}
+            await send(message)
+
+        await self.app(scope, receive, sending)
+
+
+class Web:
+    def __init__(self, opener: Callable):
+        self.opener = opener
+        self._local = threading.local()
+
+    def svc(self):
+        svc = getattr(self._local, "svc", None)
+        if svc is None:
+            svc = self._local.svc = self.opener()
+        return svc
+
+    def html(self, name: str, ctx: dict, status: int = 200, headers: dict | None = None) -> HTMLResponse:
+        text = render.templates(self.svc()).env.get_template(f"web/{name}.html.j2").render(ctx)
+        return HTMLResponse(text, status_code=status, headers=headers)
+
+    # -- pages ---------------------------------------------------------------------------
+
+    def _game(self, game_id: str) -> dict:
+        game = self.svc().store.game(game_id)
+        if game is None:
+            raise HTTPException(404, "There is no such game.")
+        return game
+
+    def _seat(self, game: dict, secret: str) -> dict:
+        seat = links.find_seat(self.svc(), game["id"], secret)
+        if seat is None:
+            raise HTTPException(404, "This link opens no seat: it is wrong, or the seat was given to "
+                                     "someone else (their mails carry the new link).")
+        return seat
+
+    def index_page(self, request: Request) -> Response:
+        return self.html("index", pages.index(self.svc()))
+
+    def game_page(self, request: Request) -> Response:
+        svc = self.svc()
+        game = self._game(request.path_params["game"])
+        ctx = pages.public(svc, game, svc.engine.decode(game["state"]), _int(request.query_params.get("upto")))
+        return self.html("game", ctx)
+
+    def seat_page(self, request: Request, notice: dict | None = None, typed: str = "",
+                  status: int = 200) -> Response:
+        svc = self.svc()
+        game = self._game(request.path_params["game"])
+        seat = self._seat(game, request.path_params["secret"])
+        browser = request.cookies.get(forms.COOKIE) or forms.new_browser_id()
+        ctx = pages.private(svc, game, svc.engine.decode(game["state"]), seat, _int(request.query_params.get("upto")))
+        done = _int(request.query_params.get("done"))
+        if notice is None and done:
+            notice = _outcome(svc, seat, done)
+        ctx.update(notice=notice, typed=typed, csrf=links.csrf_token(svc, seat, browser),
+                   form_id=forms.new_browser_id(), max_upload_kb=forms.MAX_UPLOAD // 1024)
+        response = self.html("seat", ctx, status, headers={"cache-control": "no-store"})
+        if request.cookies.get(forms.COOKIE) != browser:
+            response.set_cookie(forms.COOKIE, browser, max_age=365 * 86400, path="/", httponly=True,
+                                samesite="strict", secure=(links.base_url(svc) or "").startswith("https:"))
+        return response
+
+    def seat_post(self, request: Request, form) -> Response:
+        svc = self.svc()
+        game = self._game(request.path_params["game"])
+        seat = self._seat(game, request.path_params["secret"])
+        typed = str(form.get("lines") or "")
+        try:
+            forms.check_csrf(svc, seat, request.cookies.get(forms.COOKIE), form.get("csrf"))
+            asked = forms.open_question(svc, svc.engine.decode(game["state"]), seat["name"])
+            forms.check_fresh(asked, form.get("prompt"))
+            action = form.get("action")
+            if action == "upload":
+                upload = form.get("turnfile")
+                if upload is None or not getattr(upload, "filename", None):
+                    raise forms.Refused("Choose a turn file to upload first.")
+                data = upload.file.read(forms.MAX_UPLOAD + 1)
+                result = forms.send(svc, seat, forms.upload(svc, seat, upload.filename, data),
+                                    f"web-{forms._safe(str(form.get('form')))}-{upload.filename}")
+            elif action in ("lines", "button"):
+                lines = (forms.text_lines(asked, typed) if action == "lines"
+                         else forms.button_lines(asked, str(form.get("key") or "")))
+                result = forms.answer(svc, seat, lines, str(form.get("form") or "")).result
+            else:
+                raise forms.Refused("The form sent nothing this page knows.")
+        except forms.Refused as e:
+            return self.seat_page(request, {"ok": False, "text": str(e), "detail": None}, typed, status=409)
+        if result.status in ("refused", "rejected", "error"):  # the page shows why, and keeps the text
+            return self.seat_page(request, _notice(result.status, result.outcome), typed, status=422)
+        return RedirectResponse(f"{links.seat_path(svc, seat)}?done={result.inbox_id}", status_code=303)
+
+    def replay_file(self, request: Request) -> Response:
+        svc = self.svc()
+        game = self._game(request.path_params["game"])
+        if game["status"] != "ended":
+            raise HTTPException(404, "The replay opens when the game is over.")
+        name = request.path_params.get("page") or "index.html"
+        folder = web_replay.folder(svc, game)
+        path = folder / name
+        if "/" in name or not name.endswith(".html") or not path.is_file():
+            raise HTTPException(404, "There is no such page of the replay.")
+        return FileResponse(path, media_type="text/html; charset=utf-8",
+                            headers={"content-security-policy": web_replay.CSP})
+
+
+def _int(value) -> int | None:
+    return int(value) if value and str(value).isdigit() else None
+
+
+WORDS = {"applied": "Your answers were applied.", "partial": "Some of your answers were applied.",
+         "checked": "Checked: nothing was applied.", "duplicate": "This was sent already: it was not applied twice."}
+
+
+def _notice(status: str, outcome: str) -> dict:
+    """What the page says about a message it sent (a process.Result's status and outcome)."""
+    return {"ok": status in ("applied", "checked", "duplicate"), "text": WORDS.get(status, "Nothing was applied."),
+            "detail": outcome}
+
+
+def _outcome(svc, seat: dict, inbox_id: int) -> dict | None:
+    """What became of a message this seat sent from the page (only its own)."""
+    row = svc.store.inbox(inbox_id)
+    if not row or (row["game"], row["player"]) != (seat["game"], seat["name"]) or row["source"] != "web":
+        return None
+    outcome = row["outcome"] or row["status"]
+    return _notice(outcome.partition(":")[0], outcome)
+
+
+def create_app(opener: Callable) -> Starlette:
+    """The application; `opener()` makes a Service (one per worker thread)."""
+    web = Web(opener)
+
+    def sync(method):
+        async def endpoint(request: Request):
+            if request.method == "POST":
+                form = await request.form(max_files=1, max_fields=10, max_part_size=forms.MAX_UPLOAD + 1024)
+                try:
+                    return await run_in_threadpool(method, request, form)
+                finally:
+                    await form.close()
+            return await run_in_threadpool(method, request)
+        return endpoint
+
+    async def not_found(request: Request, exc: HTTPException):
+        text = await run_in_threadpool(lambda: render.templates(web.svc()).env.get_template(
+            "web/error.html.j2").render({"status": exc.status_code, "detail": exc.detail}))
+        return HTMLResponse(text, status_code=exc.status_code)
+
+    routes = [
+        Route("/", sync(web.index_page)),
+        Route("/g/{game}", sync(web.game_page)),
+        Route("/g/{game}/s/{secret}", sync(web.seat_page), methods=["GET"]),
+        Route("/g/{game}/s/{secret}", sync(web.seat_post), methods=["POST"], max_body_size=MAX_BODY),
+        Route("/g/{game}/replay/", sync(web.replay_file)),
+        Route("/g/{game}/replay/{page}", sync(web.replay_file)),
+        Mount("/static", StaticFiles(directory=str(STATIC)), name="static"),
+    ]
+    app = Starlette(routes=routes, exception_handlers={HTTPException: not_found})
+    app.add_middleware(SecurityHeaders)
+    return app

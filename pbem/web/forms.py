@@ -1,0 +1,132 @@
+"""What a seat's page sends: an answer by button, answer lines from a text box, or an
+uploaded turn file -- each made into a turn file and handed to `pbem.process.handle`, the
+path every mail and `pbem submit` takes: stored raw first, deduplicated, processed in one
+transaction, with the same receipts by mail.
+
+The page is authenticated by its secret link; the turn file it makes carries the seat's
+token (derived here, as for every mail the service sends), which processing masks in the
+stored copy. Each form carries a CSRF token bound to the browser's cookie and the id of the
+question it was made for: a page left open while the game moved on cannot play the question
+open now by accident.
+"""
+from __future__ import annotations
+
+import hmac
+import json
+import re
+import secrets
+from dataclasses import dataclass
+
+from pbem import orders, process
+from pbem.ingest import kind_of
+from pbem.web import links
+
+MAX_UPLOAD = 64 * 1024  # a turn file is a few lines; the mail reader allows 1 MB
+MAX_LINES = 50
+COOKIE = "pbem_browser"
+_NUMBERED = re.compile(r"^\s*\d+\s*:")
+_DIRECTIVE = re.compile(r"^\s*(standing|vacation|timezone|reports)\s*:", re.IGNORECASE)
+
+
+class Refused(ValueError):
+    """A form that is not sent on: the page says why, and keeps what was typed."""
+
+
+@dataclass
+class Sent:
+    result: process.Result
+    lines: list[str]
+
+
+def new_browser_id() -> str:
+    return secrets.token_hex(16)
+
+
+def check_csrf(svc, player: dict, browser: str | None, token: str | None) -> None:
+    if not browser or not token or not hmac.compare_digest(links.csrf_token(svc, player, browser), token):
+        raise Refused("This form did not come from your page (its security token does not match). "
+                      "Reload the page and try again.")
+
+
+def open_question(svc, state, name: str) -> int | None:
+    mine = svc.engine.view(state, name).get("mine")
+    return mine["id"] if mine else None
+
+
+def check_fresh(asked_now: int | None, form_prompt: str | None) -> None:
+    """The form answers the question open now, or it is refused (it was made for another)."""
+    made_for = int(form_prompt) if form_prompt and form_prompt.isdigit() else None
+    if made_for != asked_now:
+        was = f"question {made_for}" if made_for else "no question"
+        now = f"question {asked_now} is open now" if asked_now else "no question of yours is open now"
+        raise Refused(f"This page was made for {was}, but {now}: nothing was sent. "
+                      "Look at the page as it is now, then answer again.")
+
+
+def button_lines(prompt: int | None, key: str) -> list[str]:
+    if prompt is None or not re.fullmatch(r"[A-Za-z][A-Za-z0-9-]*", key or ""):
+        raise Refused("That button answers nothing open now.")
+    return [f"{prompt}: {key}"]
+
+
+def text_lines(prompt: int | None, text: str) -> list[str]:
+    """The text box's lines; the first answer without a question number gets the number of
+    the question the page showed, so it cannot answer a later one."""
+    lines = [ln.strip() for ln in (text or "").splitlines() if ln.strip()]
+    if not lines:
+        raise Refused("The text box was empty: nothing was sent.")
+    if len(lines) > MAX_LINES:
+        raise Refused(f"At most {MAX_LINES} lines at once.")
+    for i, line in enumerate(lines):
+        if prompt is not None and not _DIRECTIVE.match(line):
+            if not _NUMBERED.match(line):
+                lines[i] = f"{prompt}: {line}"
+            break
+    return lines
+
+
+def _turn_file(svc, player: dict, lines: list[str]) -> bytes:
+    return json.dumps({"game": player["game"], "player": player["name"], "token": svc.token(player),
+                       "answers": lines}, ensure_ascii=False).encode()
+
+
+def upload(svc, player: dict, filename: str, data: bytes) -> bytes:
+    """An uploaded turn file as it is processed: the file itself, with the seat's token put in
+    when it has none (the page's link authenticated it). A file for another game or seat, or
+    with another token, is refused before anything is stored."""
+    if len(data) > MAX_UPLOAD:
+        raise Refused(f"The file is larger than {MAX_UPLOAD // 1024} KB; a turn file is a few lines.")
+    if kind_of(filename or "") != "turn":
+        raise Refused("A turn file is a .toml or .json file.")
+    try:
+        order = orders.parse_turn_file(data, filename)
+    except orders.OrderError as e:
+        raise Refused(f"{filename}: {e}") from None
+    if order.game not in (None, player["game"]):
+        raise Refused(f"{filename} is for game {order.game!r}, not {player['game']!r}.")
+    if order.player not in (None, player["name"]):
+        raise Refused(f"{filename} is for player {order.player!r}, not {player['name']!r}.")
+    token = svc.token(player)
+    if order.token is not None:
+        if order.token != token:
+            raise Refused(f"{filename}: its token is not this seat's token.")
+        return data
+    text = data.removeprefix(b"\xef\xbb\xbf").decode("utf-8")
+    if filename.lower().endswith(".toml"):  # top-level keys only: a line in front is one more key
+        return f'token = "{token}"\n'.encode() + text.encode()
+    obj = json.loads(text)
+    obj["token"] = token
+    return json.dumps(obj, ensure_ascii=False).encode()
+
+
+def send(svc, player: dict, raw: bytes, filename: str) -> process.Result:
+    """Into the service's one path for messages (pbem/process.py)."""
+    return process.handle(svc, raw, "turn", source="web", filename=filename)
+
+
+def answer(svc, player: dict, lines: list[str], form_id: str) -> Sent:
+    return Sent(send(svc, player, _turn_file(svc, player, lines), f"web-{_safe(form_id)}.json"), lines)
+
+
+def _safe(form_id: str) -> str:
+    return re.sub(r"[^0-9a-f]", "", (form_id or "").lower())[:32] or "form"

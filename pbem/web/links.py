@@ -1,0 +1,76 @@
+"""Where the pages are: the game's public page and each seat's secret page.
+
+A seat's page lives at a secret that is derived from the seat's token (HMAC-SHA256 of the
+service key over a label and the token), never the token itself: a link seen over a
+shoulder or in a browser's history does not let anyone answer by mail, and the token cannot
+be worked back from it. The token changes when the seat is given to someone else (a new
+salt, pbem/tokens.py), and so does the secret: the old link is void.
+"""
+from __future__ import annotations
+
+import hashlib
+import hmac
+from urllib.parse import quote
+
+SECRET_CHARS = 32  # 128 bits
+
+
+def base_url(svc) -> str | None:
+    """The web face's address as players reach it (the [http] table), or None without one."""
+    http = getattr(svc.settings, "http", None)
+    if http is None:
+        return None
+    return (http.url or f"http://{http.host}:{http.port}").rstrip("/")
+
+
+def _mac(svc, label: str, text: str) -> str:
+    return hmac.new(svc.key, f"{label}\n{text}".encode(), hashlib.sha256).hexdigest()
+
+
+def seat_secret(svc, player: dict) -> str:
+    """The secret of a seat's page (player: a row of the players table)."""
+    return _mac(svc, "web-seat", svc.token(player))[:SECRET_CHARS]
+
+
+def game_path(game_id: str) -> str:
+    return f"/g/{quote(game_id)}"
+
+
+def seat_path(svc, player: dict) -> str:
+    return f"/g/{quote(player['game'])}/s/{seat_secret(svc, player)}"
+
+
+def find_seat(svc, game_id: str, secret: str) -> dict | None:
+    """The active seat of `game_id` whose page `secret` opens, or None (compared in constant time)."""
+    found = None
+    for p in svc.store.players(game_id, active_only=True):
+        if hmac.compare_digest(seat_secret(svc, p), secret):
+            found = p
+    return found
+
+
+def csrf_token(svc, player: dict, browser: str) -> str:
+    """A form's CSRF token: bound to the seat and to the browser's own cookie, so a page made
+    elsewhere cannot forge it even if it learnt the seat's link."""
+    return _mac(svc, "web-csrf", f"{seat_secret(svc, player)}\n{browser}")[:SECRET_CHARS]
+
+
+# A queued mail holds a marker where its reader's token goes (pbem/outbox.py); the seat's link
+# is that marker with this suffix, filled in with the seat's secret when the mail is sent, so
+# no stored mail holds the link in clear.
+SEAT_SUFFIX = "-seat"
+
+
+def mail_links(svc, game: dict, marker: str | None) -> dict:
+    """The links a report carries: the game's page and, where the mail has a token marker, the
+    reader's own page (filled in by `fill` when sent). None without an [http] table."""
+    base = base_url(svc)
+    if base is None:
+        return {"game_url": None, "seat_url": None}
+    seat = f"{base}{game_path(game['id'])}/s/{marker}{SEAT_SUFFIX}" if marker else None
+    return {"game_url": base + game_path(game["id"]), "seat_url": seat}
+
+
+def fill(svc, text: str, marker: str, player: dict | None) -> str:
+    """A mail's text with the seat-link placeholders of `marker` made the seat's link."""
+    return text.replace(marker + SEAT_SUFFIX, seat_secret(svc, player) if player else "revoked")

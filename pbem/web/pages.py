@@ -1,0 +1,133 @@
+"""What each page shows, as plain data for its template: built from the state kept on the
+game row (never a replay) and the stored move events, with the builders the mails use
+(pbem/reports.py: the shared frame from a spectator's view, a reader's own context).
+
+Public pages are made from the view of a spectator, a name no seat has, so they can hold only
+what every player may see; a seat's page adds that seat's own view.
+"""
+from __future__ import annotations
+
+import re
+
+from markupsafe import Markup
+
+from pbem import boardmap, clock, deadlines, pace, reports, turnmail
+from pbem.web import board, links
+
+LOG_MOVES = 150  # moves of the log on one page; older ones a link away
+SPECTATOR = reports.SPECTATOR
+
+
+def listed(game: dict) -> bool:
+    """Whether the index shows the game (`unlisted = true` in its [game] table hides it)."""
+    return not game["config"].get("game", {}).get("unlisted", False)
+
+
+def index(svc) -> dict:
+    eng, out = svc.engine, []
+    for row in svc.store.games():
+        game = svc.store.game(row["id"])
+        if not listed(game):
+            continue
+        state = eng.decode(game["state"])
+        out.append({"id": game["id"], "url": links.game_path(game["id"]), "status": game["status"],
+                    "turn": getattr(state, "turn", None), "moves": game["moves"],
+                    "players": [p["name"] for p in svc.store.players(game["id"], active_only=True)],
+                    "waiting": [] if state.over else [n for n in eng.waiting_for(state)],
+                    "updated": game["updated_at"]})
+    return {"games": out}
+
+
+def _when(iso_text: str) -> dict:
+    """A time for a page: the UTC text (what a reader without scripts sees) and the ISO value
+    the page's script writes in the reader's own zone."""
+    t = clock.parse(iso_text)
+    return {"iso": t.isoformat(), "utc": clock.local(t, None)}
+
+
+def waiting(svc, game: dict, view: dict) -> list[dict]:
+    """Whom the game waits for, each with the deadline of their question (if the game has pace)."""
+    due = {(r["player"]): _when(r["due_at"]) for r in deadlines.open_rows(svc, game["id"])}
+    names = [n for p in view.get("prompt", []) for n in p["players"]]
+    return [{"name": n, "due": due.get(n)} for n in dict.fromkeys(names)]
+
+
+def log(svc, game: dict, reader: str, upto: int | None = None) -> dict:
+    """The events `reader` may see of the last LOG_MOVES moves up to `upto`, grouped by turn."""
+    eng = svc.engine
+    upto = game["moves"] if upto is None else max(0, min(upto, game["moves"]))
+    after = max(0, upto - LOG_MOVES)
+    events = [e for r in svc.store.move_events(game["id"], after, upto) for e in turnmail.decode(eng, r["events"])]
+    return {"groups": turnmail.grouped(eng.filter_events(events, reader)), "after": after, "upto": upto,
+            "total": game["moves"]}
+
+
+def picture(view: dict) -> Markup:
+    marks = boardmap.markers(list(view["players"]))
+    colours = {marks[n]: boardmap.COLOURS[i % len(boardmap.COLOURS)] for i, n in enumerate(marks)}
+    return Markup(board.svg(view, marks, colours))
+
+
+def public(svc, game: dict, state, upto: int | None = None) -> dict:
+    """The game's public page: the board, the public sheets, the log, whom it waits for."""
+    view = svc.engine.view(state, SPECTATOR)
+    frame = reports.make_frame(svc, state)
+    hands = {n: p.get("hand") for n, p in view["players"].items() if isinstance(p.get("hand"), int)}
+    for row in frame["players"]:
+        row["hand"] = hands.get(row["name"], 0)
+    over = bool(view["over"]) or game["status"] == "ended"
+    return {"game": {"id": game["id"], "status": game["status"], "moves": game["moves"], "url":
+                     links.game_path(game["id"])},
+            "turn": view["turn"], "round": view.get("round"), "over": over, "winners": list(view.get("winners", [])),
+            "board_svg": picture(view), "frame": frame, "show_hands": any(hands.values()),
+            "waiting": [] if over else waiting(svc, game, view),
+            "log": log(svc, game, SPECTATOR, upto), "replay": over and game["moves"] > 0}
+
+
+# -- a seat's page -------------------------------------------------------------------------
+
+_STEPS = re.compile(r"\bmove (\d+)\b")
+REROLL = ("Spend 1 Fate to roll again: the new roll replaces this one, whatever it shows, and the Fate "
+          "is spent either way.")
+
+
+def _ring_of(view: dict, space: str) -> list[str] | None:
+    return next((list(ids) for ids in view["board"].values() if space in ids), None)
+
+
+def explain(view: dict, me: str, option: dict) -> str | None:
+    """What an option leads to, where the page can say it without trying it (a trial would meet
+    cards and dice not yet revealed): where `left` and `right` end, what a reroll means."""
+    key, names = option["key"], view["space_names"]
+    if key == "reroll" or key.endswith("-reroll"):
+        return REROLL
+    m = _STEPS.search(option["text"])
+    if key in ("left", "right") and m:
+        space = (view["players"].get(me) or {}).get("space")
+        ring = _ring_of(view, space) if space else None
+        if not ring:
+            return None
+        d, n = (1 if key == "right" else -1), int(m.group(1))
+        path = [ring[(ring.index(space) + d * k) % len(ring)] for k in range(1, n + 1)]
+        via = f", by way of {', '.join(names.get(s, s) for s in path[:-1])}" if len(path) > 1 else ""
+        return (f"Ends on {names.get(path[-1], path[-1])}{via}. A crossing on the way (a bridge, the "
+                "Portal) asks you first.")
+    return None
+
+
+def private(svc, game: dict, state, player: dict, upto: int | None = None) -> dict:
+    """A seat's own page: its view, its question with each option explained, its sheet, and
+    the public page's parts (the log with what this seat may see)."""
+    name = player["name"]
+    page = public(svc, game, state, upto)
+    view = svc.engine.view(state, name)
+    ctx = reports.report_context(svc, game, name, view, [], page["frame"], state)
+    asked = ctx["asked"]
+    options = [{"key": o["key"], "text": o["text"], "line": line, "explained": explain(view, name, o)}
+               for o, line in zip(asked["options"], ctx["reply_lines"])] if asked else []
+    page.update(
+        me=name, seat_url=links.seat_path(svc, player), asked=asked, options=options,
+        sheet=ctx["sheet"], deadline=ctx["deadline"], standing_orders=ctx["standing_orders"],
+        timezone=pace.seat_config(game, name).get("timezone") or "UTC",
+        log=log(svc, game, name, upto))
+    return page

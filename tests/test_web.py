@@ -1,0 +1,356 @@
+"""The web face (pbem/web/): pages served from the store, each seat's secret page, answers
+sent from the browser through the path every mail takes. A real HTTP client against the
+Starlette application (the real browser is tests/test_web_browser.py)."""
+import html
+import json
+import re
+
+import pytest
+from starlette.testclient import TestClient
+
+from pbem import games, moderator, outbox, settings as settings_mod
+from pbem.service import open_service
+from pbem.web import links
+from pbem.web.app import create_app
+
+from conftest import Clock, game_config, token, turn_file
+
+BASE = "http://talisman.test"
+
+
+@pytest.fixture
+def web(tmp_path):
+    """(svc, client): the service on the real engine with an [http] table, and the web app over
+    the same store (its own Service per worker thread, as `serve --http` runs it)."""
+    cfg = settings_mod.Settings(home=str(tmp_path / "var"), http=settings_mod.HttpSettings(url=BASE))
+    svc = open_service(settings=cfg, clock=Clock())
+    opened = []
+
+    def opener():
+        opened.append(open_service(settings=cfg, clock=Clock()))
+        return opened[-1]
+
+    with TestClient(create_app(opener), base_url=BASE) as client:
+        yield svc, client
+    for s in [svc, *opened]:
+        s.store.close()
+
+
+def new_game(svc, **game) -> str:
+    return games.create(svc, game_config(characters={"alice": "wizard", "bob": "priest"}, **game))
+
+
+def seat_url(svc, g, name) -> str:
+    return links.seat_path(svc, svc.store.player(g, name))
+
+
+def hidden(page: str, name: str) -> str:
+    return re.search(rf'name="{name}" value="([^"]*)"', page).group(1)
+
+
+def asked(svc, g) -> tuple[str, dict]:
+    """(player, their open question) of game g."""
+    state = games.state(svc, games.get(svc, g))
+    name = svc.engine.waiting_for(state)[0]
+    return name, svc.engine.view(state, name)["mine"]
+
+
+def test_public_page_shows_the_board_sheets_log_and_whom_it_waits_for(web):
+    svc, client = web
+    g = new_game(svc)
+    assert "Nothing yet." in client.get(f"/g/{g}").text
+    for _ in range(4):
+        name, q = asked(svc, g)
+        moderator.answer(svc, g, name, f"{q['id']}: {q['options'][0]['key']}")
+    r = client.get(f"/g/{g}")
+    assert r.status_code == 200
+    page = r.text
+    assert "<svg" in page and 'class="board"' in page
+    assert page.count('class="marker"') == 2  # both characters stand on the board
+    for name in ("alice", "bob", "Wizard", "Priest", "Crown of Command", "Strength"):
+        assert name in page
+    assert re.search(rf"The game waits for <strong>{asked(svc, g)[0]}</strong>", page)
+    public = [e.text for r in svc.store.move_events(g, 0, 99) for e in svc.engine.filter_events(
+        __import__("pbem.turnmail").turnmail.decode(svc.engine, r["events"]), "\x00spectator")]
+    assert public and all(html.escape(t, quote=False) in page for t in public)
+    csp = r.headers["content-security-policy"]
+    assert "default-src 'none'" in csp and "script-src 'self'" in csp and "unsafe-inline" not in csp
+    assert r.headers["referrer-policy"] == "no-referrer"
+    assert ' style="' not in page and "<style" not in page and "<script>" not in page  # the CSP would block them
+    game = svc.store.game(g)
+    assert game["seed"] not in page
+    for name in ("alice", "bob"):
+        assert token(svc, g, name) not in page and links.seat_secret(svc, svc.store.player(g, name)) not in page
+
+
+def test_the_board_shows_what_lies_on_it_the_hex_included(web):
+    svc, client = web
+    g = new_game(svc)
+    game = games.get(svc, g)
+    state = games.state(svc, game)
+    state.effects.append({"name": "hex", "rounds": 3, "by": "alice", "space": "crags"})
+    state.spaces["woods"] = ["ogre"]
+    svc.store.update_game(g, state=svc.engine.encode(state))
+    page = client.get(f"/g/{g}").text
+    svg = page[page.index("<svg"):page.index("</svg>")]
+    crags = svg[svg.index('data-space="crags"'):]
+    assert "Hex (3 rounds)" in crags[:crags.index("</g>")]
+    woods = svg[svg.index('data-space="woods"'):]
+    assert "Ogre" in woods[:woods.index("</g>")]
+
+
+def test_index_lists_public_games_only(web):
+    svc, client = web
+    g1 = new_game(svc, name="open-game")
+    g2 = new_game(svc, name="quiet-game", unlisted=True)
+    page = client.get("/").text
+    assert f'href="/g/{g1}"' in page and g2 not in page
+    assert client.get(f"/g/{g2}").status_code == 200  # unlisted, not hidden: its link still works
+    assert client.get("/g/no-such-game").status_code == 404
+
+
+def test_a_seats_page_opens_at_its_secret_only_and_shows_its_own_view(web):
+    svc, client = web
+    g = new_game(svc)
+    name, q = asked(svc, g)
+    other = "bob" if name == "alice" else "alice"
+    page = client.get(seat_url(svc, g, name))
+    assert page.status_code == 200 and page.headers["cache-control"] == "no-store"
+    assert f"Your move (question {q['id']})" in page.text
+    for o in q["options"]:
+        assert f'value="{o["key"]}"' in page.text and f"{q['id']}: {o['key']}" in page.text
+    own = svc.engine.view(games.state(svc, games.get(svc, g)), name)["players"][name]
+    assert all(s in page.text for s in own["spells"])
+    assert "Your move" not in client.get(seat_url(svc, g, other)).text
+    secret = links.seat_secret(svc, svc.store.player(g, name))
+    assert client.get(f"/g/{g}/s/{secret[:-1]}0").status_code == 404
+    assert client.get(f"/g/{g}/s/{token(svc, g, name)}").status_code == 404  # the token is not the link
+    assert token(svc, g, name) not in page.text
+
+
+def test_a_replaced_seat_loses_its_link(web):
+    svc, client = web
+    g = new_game(svc)
+    old = seat_url(svc, g, "bob")
+    assert client.get(old).status_code == 200
+    moderator.replace_player(svc, g, "bob", "robert@example.org")
+    assert client.get(old).status_code == 404
+    assert client.get(seat_url(svc, g, "bob")).status_code == 200
+
+
+def test_direction_options_say_where_they_lead(web):
+    svc, client = web
+    g = new_game(svc)
+    for _ in range(10):
+        name, q = asked(svc, g)
+        if q["kind"] == "direction":
+            break
+        moderator.answer(svc, g, name, f"{q['id']}: {q['options'][-1]['key']}")
+    assert q["kind"] == "direction"
+    page = client.get(seat_url(svc, g, name)).text
+    assert page.count("Ends on ") >= 2
+    if any(o["key"] == "reroll" for o in q["options"]):
+        assert "the new roll replaces this one" in page
+
+
+def _form(client, url):
+    page = client.get(url).text
+    return page, {"csrf": hidden(page, "csrf"), "prompt": hidden(page, "prompt"), "form": hidden(page, "form")}
+
+
+def test_a_button_answers_through_the_mail_path_with_a_receipt_by_mail(web):
+    svc, client = web
+    g = new_game(svc)
+    name, q = asked(svc, g)
+    url = seat_url(svc, g, name)
+    _, fields = _form(client, url)
+    key = q["options"][0]["key"]
+    sent_before = len(svc.store.outbox_rows())
+    r = client.post(url, data={**fields, "action": "button", "key": key}, follow_redirects=False)
+    assert r.status_code == 303 and "?done=" in r.headers["location"]
+    row = svc.store.inbox(int(r.headers["location"].split("done=")[1]))
+    assert (row["source"], row["kind"], row["status"], row["player"]) == ("web", "turn", "processed", name)
+    assert token(svc, g, name).encode() not in row["raw"]  # stored with its token masked, like any turn file
+    assert svc.store.moves(g)[-1]["line"] == f"{name}: " + f"{q['id']}: {key}"
+    receipt = [o for o in svc.store.outbox_rows()[sent_before:] if o["kind"] in ("receipt", "error")]
+    assert [o["to_addr"] for o in receipt] == [f"{name}@example.org"]
+    shown = client.get(r.headers["location"]).text
+    assert "Your answers were applied." in shown
+    again = client.post(url, data={**fields, "action": "button", "key": key}, follow_redirects=False)
+    assert again.status_code == 409 and "nothing was sent" in again.text  # the page was for that question
+    assert svc.store.moves(g)[-1]["line"] == f"{name}: " + f"{q['id']}: {key}" and len(svc.store.moves(g)) == 1
+
+
+def test_a_stale_page_cannot_answer_the_question_open_now(web):
+    svc, client = web
+    g = new_game(svc)
+    name, q = asked(svc, g)
+    url = seat_url(svc, g, name)
+    _, fields = _form(client, url)
+    moderator.answer(svc, g, name, f"{q['id']}: {q['options'][0]['key']}")  # answered by mail meanwhile
+    moves = len(svc.store.moves(g))
+    name2, q2 = asked(svc, g)
+    if name2 == name:
+        r = client.post(url, data={**fields, "action": "button", "key": q2["options"][0]["key"]})
+        assert r.status_code == 409 and f"made for question {q['id']}" in r.text
+    r = client.post(url, data={**fields, "action": "lines", "lines": "left"})
+    assert r.status_code == 409 and "left" in r.text  # refused, and the text box keeps what was typed
+    assert len(svc.store.moves(g)) == moves
+
+
+def test_forms_without_the_csrf_token_or_cookie_are_refused(web):
+    svc, client = web
+    g = new_game(svc)
+    name, q = asked(svc, g)
+    url = seat_url(svc, g, name)
+    _, fields = _form(client, url)
+    stored = len(svc.store.inbox_rows())
+    for bad in ({**fields, "csrf": "0" * 32}, {k: v for k, v in fields.items() if k != "csrf"}):
+        r = client.post(url, data={**bad, "action": "button", "key": q["options"][0]["key"]})
+        assert r.status_code == 409 and "security token" in r.text
+    client.cookies.clear()  # another browser (a forged form elsewhere) has no cookie of ours
+    r = client.post(url, data={**fields, "action": "button", "key": q["options"][0]["key"]})
+    assert r.status_code == 409
+    assert len(svc.store.inbox_rows()) == stored and not svc.store.moves(g)
+
+
+def test_answer_lines_number_the_first_line_with_the_question_shown(web):
+    svc, client = web
+    g = new_game(svc)
+    name, q = asked(svc, g)
+    url = seat_url(svc, g, name)
+    _, fields = _form(client, url)
+    key = q["options"][0]["key"]
+    r = client.post(url, data={**fields, "action": "lines", "lines": f"{key}\n\n"}, follow_redirects=False)
+    assert r.status_code == 303
+    assert svc.store.moves(g)[0]["line"] == f"{name}: " + f"{q['id']}: {key}"
+
+
+def test_unreadable_lines_are_refused_and_kept_in_the_text_box(web):
+    svc, client = web
+    g = new_game(svc)
+    name, _ = asked(svc, g)
+    url = seat_url(svc, g, name)
+    _, fields = _form(client, url)
+    r = client.post(url, data={**fields, "action": "lines", "lines": "what is this?"})
+    assert r.status_code == 422 and "Nothing was applied" in r.text and "what is this?</textarea>" in r.text
+    assert not svc.store.moves(g)
+    assert svc.store.inbox_rows()[-1]["source"] == "web"  # stored first, like every message
+
+
+def test_an_uploaded_turn_file_is_played_with_or_without_its_token(web):
+    svc, client = web
+    g = new_game(svc)
+    name, q = asked(svc, g)
+    url = seat_url(svc, g, name)
+    _, fields = _form(client, url)
+    line = f"{q['id']}: {q['options'][0]['key']}"
+    toml = f'answers = ["{line}"]\n'.encode()
+    r = client.post(url, data={**fields, "action": "upload"}, files={"turnfile": ("turn.toml", toml)},
+                    follow_redirects=False)
+    assert r.status_code == 303, r.text
+    assert svc.store.moves(g)[-1]["line"] == f"{name}: " + line
+    name, q = asked(svc, g)
+    url = seat_url(svc, g, name)
+    _, fields = _form(client, url)
+    line = f"{q['id']}: {q['options'][0]['key']}"
+    data = json.dumps({"game": g, "player": name, "token": token(svc, g, name), "answers": [line]}).encode()
+    r = client.post(url, data={**fields, "action": "upload"}, files={"turnfile": ("t.json", data)},
+                    follow_redirects=False)
+    assert r.status_code == 303 and svc.store.moves(g)[-1]["line"] == f"{name}: " + line
+
+
+@pytest.mark.parametrize("filename,data,says", [
+    ("t.toml", b'game = "other"\nanswers = ["left"]\n', "is for game 'other'"),
+    ("t.toml", b'player = "zed"\nanswers = ["left"]\n', "is for player 'zed'"),
+    ("t.toml", b'token = "0123456789abcdef0123"\nanswers = ["left"]\n', "not this seat's token"),
+    ("t.txt", b"left\n", ".toml or .json"),
+    ("t.toml", b"answers = [", "not valid TOML"),
+    ("t.toml", b"answers = []\n# " + b"x" * 70000, "larger than 64 KB"),
+])
+def test_a_wrong_upload_is_refused_with_a_clear_message(web, filename, data, says):
+    svc, client = web
+    g = new_game(svc)
+    name, _ = asked(svc, g)
+    url = seat_url(svc, g, name)
+    _, fields = _form(client, url)
+    r = client.post(url, data={**fields, "action": "upload"}, files={"turnfile": (filename, data)})
+    assert r.status_code in (409, 413) and (says in html.unescape(r.text) or r.status_code == 413), r.text[:500]
+    assert not svc.store.moves(g)
+
+
+def test_a_body_far_over_the_limit_is_refused_before_it_is_read(web):
+    svc, client = web
+    g = new_game(svc)
+    name, _ = asked(svc, g)
+    url = seat_url(svc, g, name)
+    _, fields = _form(client, url)
+    r = client.post(url, data={**fields, "action": "upload"}, files={"turnfile": ("t.toml", b"#" * 2_000_000)})
+    assert r.status_code == 413
+    assert not svc.store.inbox_rows()
+
+
+def test_mail_and_browser_mix_in_one_game(web):
+    from conftest import mail
+    from pbem.process import handle
+    svc, client = web
+    g = new_game(svc)
+    for i in range(12):
+        name, q = asked(svc, g)
+        line = f"{q['id']}: {q['options'][0]['key']}"
+        if i % 2:
+            assert handle(svc, mail([line], sender=f"{name}@example.org", tok=token(svc, g, name), game=g)).status \
+                == "applied"
+        else:
+            url = seat_url(svc, g, name)
+            _, fields = _form(client, url)
+            assert client.post(url, data={**fields, "action": "button", "key": q["options"][0]["key"]},
+                               follow_redirects=False).status_code == 303
+        assert svc.store.moves(g)[-1]["line"] == f"{name}: " + line
+    sources = {r["source"] for r in svc.store.inbox_rows()}
+    assert {"web", "stdin"} <= sources
+
+
+def test_reports_link_to_the_game_page_and_the_readers_page_without_storing_the_link(web):
+    svc, client = web
+    g = new_game(svc)
+    rows = [r for r in svc.store.outbox_rows() if r["kind"] == "report"]
+    assert rows
+    for row in rows:
+        mail_row = outbox.mail(svc, row["id"])
+        msg = outbox.build(svc, mail_row)
+        text = "\n".join(p.get_content() for p in msg.iter_parts())
+        player = svc.store.player(g, row["player"])
+        secret = links.seat_secret(svc, player)
+        assert f"{BASE}/g/{g}" in text and f"{BASE}/g/{g}/s/{secret}" in text
+        stored = json.dumps(svc.store.outbox_mail(row["id"]), default=str)
+        assert secret not in stored  # at rest the mail holds a marker, as for the token
+        assert client.get(f"/g/{g}/s/{secret}").status_code == 200
+
+
+def test_turn_file_helper_and_submit_still_work_beside_the_web(web, tmp_path):
+    from pbem.process import handle
+    svc, _ = web
+    g = new_game(svc)
+    name, q = asked(svc, g)
+    raw = turn_file(g, name, token(svc, g, name), [f"{q['id']}: {q['options'][0]['key']}"])
+    assert handle(svc, raw, "turn", filename="t.toml").status == "applied"
+
+
+def test_a_finished_games_replay_is_served_without_private_lines(web):
+    svc, client = web
+    g = new_game(svc)
+    for _ in range(6):
+        name, q = asked(svc, g)
+        moderator.answer(svc, g, name, f"{q['id']}: {q['options'][0]['key']}")
+    assert client.get(f"/g/{g}/replay/").status_code == 404  # not before the game is over
+    moderator.end(svc, g)
+    page = client.get(f"/g/{g}").text
+    assert f'href="/g/{g}/replay/"' in page
+    r = client.get(f"/g/{g}/replay/")
+    assert r.status_code == 200 and "<svg" in r.text and "turn-0001.html" in r.text
+    assert "'unsafe-inline'" not in r.headers["content-security-policy"]
+    turn = client.get(f"/g/{g}/replay/turn-0001.html").text
+    for m in svc.store.moves(g):
+        assert f"<b>{m['seq']}. {m['line']}</b>" not in turn
+    assert client.get(f"/g/{g}/replay/..%2Fsecret.key").status_code == 404
