@@ -270,6 +270,8 @@ def test(ctx: Ctx, i: int, expr: str) -> bool:
         return p.alignment == expr
     if expr.startswith("ability:"):
         return stats.has_ability(ctx, p, expr[8:])
+    if expr.startswith("covered:"):  # a named space under a Terrain card (the Cataclysm)
+        return ctx.covered(expr[8:])
     if expr.startswith("has:"):
         return expr[4:] in p.objects or expr[4:] in p.followers
     if expr.startswith("not "):
@@ -557,7 +559,7 @@ def lose_follower_answer(ctx, prompt, key, arg, who):
 @op("stash-gold")
 def stash_gold(ctx, i, o, meta):
     p = ctx.player(i)
-    if p.gold:
+    if p.gold and not ctx.covered(o["to"]):  # the space under Terrain: the effect is ignored
         ctx.s.space_gold[o["to"]] = ctx.s.space_gold.get(o["to"], 0) + p.gold
         ctx.emit("gold", f"{p.name}'s {p.gold} gold is taken to {ctx.space(o['to']).name}.", player=p.name)
         p.gold = 0

@@ -127,3 +127,27 @@ def test_a_terrain_card_renames_its_space_in_every_view():
     assert api.view(state, "bob")["space_names"]["fields"] == "Settlement"
     assert api.summary(state)["players"]["alice"]["space_name"] == "Settlement"
     assert api.summary(state)["board"]["outer"][1] == "fields"  # ids never change
+
+
+def test_a_next_move_to_a_space_under_terrain_is_ignored():
+    """cataclysm.txt Terrain Cards: an effect naming a space under a Terrain card is ignored on
+    every path: a trip to the Temple decided earlier (the Boatman, the Tavern's 6) and the
+    Temple covered since: the character moves as usual (issue 13)."""
+    state, ctx = position(setup={"alice": {"space": "tavern", "fate": 0}, "bob": {"fate": 0}},
+                          piles={"terrain@temple": ["settlement"]})
+    assert state.prompt.players == ["alice"]
+    state.prompt, state.stack = None, []
+    alice = ctx.player(0)
+    alice.flags["next-move"] = "temple"
+    ctx.push("move", 0)
+    run(state, ctx.events, ctx)
+    assert alice.space == "tavern" and state.prompt.kind == "direction"
+    assert any("Temple lies under a Terrain card: alice moves as usual." in e.text for e in ctx.events)
+
+
+def test_a_teleport_choice_leaves_out_spaces_under_terrain():
+    """A `teleport` that names its spaces offers none under a Terrain card (cataclysm.txt Terrain
+    Cards); with one left it is taken without asking."""
+    state, ctx = position(piles={"terrain@temple": ["settlement"]})
+    do(state, ctx, {"op": "teleport", "choose": ["temple", "oasis"], "encounter": False})
+    assert ctx.player(0).space == "oasis"

@@ -621,6 +621,10 @@ def vortex(ctx: Ctx, t) -> None:
         warp_to(ctx, t.p, dest, "through the Vortex")
         p.flags.pop("moved", None)
         return
+    if ctx.covered(dest):  # the Cataclysm: a space under Terrain is no longer on the board
+        ctx.emit("terrain", f"{ctx.content.space(dest).name} lies under a Terrain card: {p.name} stays in the Vortex.",
+                 player=p.name)
+        return
     leave(ctx, t.p, dest)
 
 

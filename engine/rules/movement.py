@@ -40,6 +40,10 @@ def move(ctx: Ctx, t) -> None:
     p = ctx.player(t.p)
     p.flags.pop("moved", None)
     nxt = p.flags.pop("next-move", None)
+    if nxt and ctx.covered(nxt):  # the Temple under Terrain: no longer on the board, the move is as usual
+        ctx.emit("terrain", f"{ctx.content.space(nxt).name} lies under a Terrain card: {p.name} moves as usual.",
+                 player=p.name)
+        nxt = None
     if nxt:  # a wizard or boatman decided this move (Tavern)
         ctx.push("teleport-choose", t.p, choose=nxt) if nxt in ("outer", "middle") else place(ctx, t.p, nxt)
         return
@@ -281,8 +285,10 @@ def inner_answer(ctx: Ctx, prompt, key, arg, who) -> None:
 def teleport_choose(ctx: Ctx, t) -> None:
     """Choose a space (a region's name, "any", or a list of space ids) and go there."""
     choose = t.a["choose"]
-    if isinstance(choose, list):
-        spaces = choose
+    if isinstance(choose, list):  # named spaces: those under Terrain are no longer on the board
+        spaces = [s for s in choose if not ctx.covered(s)]
+        if not spaces:
+            return
     elif choose == "any":
         spaces = ctx.content.board.rings["outer"] + ctx.content.board.rings["middle"]
     else:
