@@ -29,6 +29,7 @@ from engine.state import Option
 from engine.rules import stats
 from engine.rules.items import discard, drop_excess
 from engine.rules.machine import Ctx, offer_reroll, on_answer, task
+from engine.rules.encounter import next_group, still_there
 from engine.rules.movement import place
 
 RING = "timescape"
@@ -558,17 +559,22 @@ def resolve(ctx: Ctx, t) -> None:
     if not p.alive:
         return
     lying = ctx.s.spaces.get(p.space, [])
-    todo = [c for c in order(ctx, p.space, deck) if c not in t.a.get("met", [])]
-    if not todo:
+    todo = t.a.get("todo")
+    if todo is None:  # the cards to meet, fixed when the first is met: copies of a card are each met
+        todo = order(ctx, p.space, deck)
+        for c in t.a.get("met", []):  # a game saved before 0.7 counted what it had met
+            if c in todo:
+                todo.remove(c)
+    group: list[str] = []
+    while todo and not group:  # Strength enemies sharing a number fight as one
+        group, todo = next_group(ctx, todo)
+        group = still_there(ctx, p.space, group)
+    if not group:
         return
-    card = ctx.content.cards[todo[0]]
+    card = ctx.content.cards[group[0]]
     if deck == "adventure":
         p.flags.pop("no-magic", None)
-    group = [card.slug]
-    if card.type == "enemy" and card.strength:  # Strength enemies met together fight as one
-        group = [c for c in todo if ctx.content.cards[c].type == "enemy" and ctx.content.cards[c].strength
-                 and ctx.content.cards[c].number == card.number]
-    ctx.push("ts-resolve", i, deck=deck, met=t.a.get("met", []) + group)
+    ctx.push("ts-resolve", i, deck=deck, todo=todo)
     if card.type == "enemy":
         fight: dict[str, Any] = {"name": " and ".join(ctx.content.cards[c].name for c in group), "cards": group}
         if card.strength:
