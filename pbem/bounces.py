@@ -2,70 +2,84 @@
 
 A bounce is a delivery-status notification (RFC 3464: `multipart/report;
 report-type=delivery-status`) that the recipient's server sends to the envelope sender,
-which is the game address, so it arrives like any other mail. It names the failed
-recipient and usually carries the headers of the mail that failed, whose Message-ID is an
-outbox row's. The flag is only a notice: mail to the player is still sent (an address may
+which is the game address with a keyed tag naming the outbox row (VERP), so it arrives
+like any other mail and says which mail failed. A report that does not come back to such a
+tag is not believed: anyone can write a mail shaped as a bounce. The flag is only a notice: mail to the player is still sent (an address may
 recover), and it is cleared when the player writes in or their seat gets a new address.
 """
 from __future__ import annotations
 
 import email
+import hmac
 import re
 from email.utils import parseaddr
 
-from pbem import games, log, mailpolicy, reports
+from pbem import games, log, mailpolicy, reports, tokens
 
 _HEADER_END = re.compile(rb"\r?\n\r?\n")
 
 
 def is_report(raw: bytes) -> bool:
-    """Is this mail a delivery-status notification? (Looks at its top header only.)"""
+    """Is this mail a delivery-status notification? (Looks at its top header only; a header
+    that cannot be read is no report.)"""
     head = _HEADER_END.split(raw[:65536], 1)[0].lower()
     if b"multipart/report" not in head:  # cheap: most mail stops here
         return False
-    msg = email.message_from_bytes(_HEADER_END.split(raw, 1)[0] + b"\n\n", policy=mailpolicy.POLICY)
-    return msg.get_content_type() == "multipart/report" and \
-        str(msg.get_param("report-type", "")).lower() == "delivery-status"
+    try:
+        msg = email.message_from_bytes(_HEADER_END.split(raw, 1)[0] + b"\n\n", policy=mailpolicy.POLICY)
+        return msg.get_content_type() == "multipart/report" and \
+            str(msg.get_param("report-type", "")).lower() == "delivery-status"
+    except Exception:  # noqa: BLE001
+        return False
 
 
-def failures(raw: bytes) -> tuple[list[tuple[str, str]], str | None]:
-    """([(recipient, why)] of the recipients whose delivery failed, the failed mail's Message-ID)."""
+def failures(raw: bytes) -> list[tuple[str, str]]:
+    """[(recipient, why)] of the recipients whose delivery failed."""
     msg = email.message_from_bytes(raw, policy=mailpolicy.POLICY)
-    failed, original = [], None
+    failed = []
     for part in msg.walk():
-        kind = part.get_content_type()
-        if kind == "message/delivery-status":
+        if part.get_content_type() == "message/delivery-status":
             for block in part.get_payload():
                 if str(block.get("Action", "")).strip().lower() != "failed":
                     continue
                 rcpt = str(block.get("Final-Recipient") or block.get("Original-Recipient") or "")
                 why = " ".join(str(block.get(h, "")) for h in ("Status", "Diagnostic-Code")).strip()
                 failed.append((parseaddr(rcpt.rpartition(";")[2])[1].lower(), why or "failed"))
-        elif kind in ("message/rfc822", "text/rfc822-headers") and original is None:
-            inner = part.get_payload()[0] if kind == "message/rfc822" else \
-                email.message_from_string(part.get_content(), policy=mailpolicy.POLICY)
-            original = " ".join(str(inner.get("Message-ID", "")).split()) or None
-    return failed, original
+    return failed
+
+
+def sent_mail(svc, raw: bytes) -> dict | None:
+    """The outbox row a bounce came back for: named by the keyed tag of the envelope sender it
+    was sent with (VERP, outbox.return_path), which the receiving MTA writes into the
+    bounce's delivery headers. Anything else (a stranger's forged report naming a guessable
+    Message-ID, an address) names nothing."""
+    head = _HEADER_END.split(raw[:65536], 1)[0].decode("latin-1")
+    for m in tokens.BOUNCE_TAG.finditer(head):
+        row = svc.store.outbox_mail(int(m.group(1)))
+        if row is not None and row["status"] == "sent" and hmac.compare_digest(
+                tokens.bounce_tag(svc.key, row["id"], row["message_id"]), f"bounce-{m.group(1)}-{m.group(2).lower()}"):
+            return row
+    return None
 
 
 def handle(svc, raw: bytes) -> tuple[str, str | None, str | None]:
     """A bounce received: mark whom it names. Returns (outcome, game, player)."""
-    failed, original = failures(raw)
+    row = sent_mail(svc, raw)
+    if row is None:
+        return "bounce not believed: it names no mail we sent (no valid return-path tag)", None, None
+    try:
+        failed = [(addr, why) for addr, why in failures(raw) if addr == row["to_addr"].lower()]
+    except Exception:  # noqa: BLE001 -- a report too broken to read names no failure
+        failed = []
     if not failed:
-        return "bounce: no failed recipient (a delay notice?)", None, None
-    row = svc.store.outbox_by_message_id(original) if original else None
-    seats = [(row["game"], row["player"])] if row and row["game"] and row["player"] else \
-        [(p["game"], p["name"]) for addr, _ in failed for p in svc.store.players_by_email(addr)]
-    why = dict(failed)
-    if row and row["game"] and row["player"] and row.get("since_seq") is not None:
+        return f"bounce for outbox mail {row['id']}: no failure of its recipient (a delay notice?)", None, None
+    if not (row["game"] and row["player"]):
+        return log.scrub(f"bounce: outbox mail {row['id']} to {row['to_addr']} undeliverable"), None, None
+    if row.get("since_seq") is not None:
         with svc.store.transaction():  # its events come again in the next report that gets through
             svc.store.rewind_reported(row["game"], row["player"], row["since_seq"])
-    for game, name in seats:
-        player = svc.store.player(game, name)
-        mark_undeliverable(svc, game, name, f"bounced: {why.get(player['email'].lower(), failed[0][1])}")
-    if not seats:
-        return log.scrub(f"bounce for {', '.join(a for a, _ in failed)}: no player has that address"), None, None
-    return log.scrub(f"bounce: {', '.join(f'{g}/{n}' for g, n in seats)} undeliverable"), seats[0][0], seats[0][1]
+    mark_undeliverable(svc, row["game"], row["player"], f"bounced: {failed[0][1]}")
+    return log.scrub(f"bounce: {row['game']}/{row['player']} undeliverable"), row["game"], row["player"]
 
 
 def mark_undeliverable(svc, game_id: str, name: str, reason: str) -> None:

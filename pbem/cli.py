@@ -13,7 +13,6 @@ import click
 from pbem import games, home as home_mod, log, moderator, reports, settings as settings_mod
 from pbem.games import GameError
 from pbem.ingest import files as file_source, stdin as stdin_source
-from pbem.process import handle
 from pbem.service import open_service
 from pbem.store import StoreUnavailable
 
@@ -443,7 +442,7 @@ def submit_cmd(ctx, path):
     path = Path(path)
     if not path.name.lower().endswith((".toml", ".json")):
         raise click.BadParameter("a turn file is a .toml or .json file", param_hint="FILE")
-    result = handle(_svc(ctx), path.read_bytes(), "turn", source="submit", filename=path.name)
+    result = file_source.ingest(_svc(ctx), path, source="submit")  # known again if retried after a kill
     _report_result(str(path), result)
     ctx.exit(1 if result.refused or result.status == "error" else 0)
 

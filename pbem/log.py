@@ -12,16 +12,24 @@ import sys
 
 import structlog
 
-from pbem.tokens import TOKEN_RE
+from pbem.tokens import TOKEN_RE, seed_weakness
 
 _PLUS = re.compile(r"\+[^@\s+]+@")
 _secrets: set[str] = set()
 
 
 def forget(secret: str) -> None:
-    """Register a secret (a game's seed, a token just made) that no log line may show."""
-    if secret:
-        _secrets.add(secret)
+    """Register a secret (a game's seed, a token just made) that no log line may show. A weak
+    secret (a short seed a moderator chose) is never a mask pattern: "ab" would garble every
+    line holding those letters, and the masks would show where it is. It is warned about."""
+    if not secret:
+        return
+    weak = seed_weakness(secret)
+    if weak:
+        get().warning("weak seed: anyone who guesses it can foresee the dice; leave the seed out to have one "
+                      "generated", why=weak)
+        return
+    _secrets.add(secret)
 
 
 def scrub(text: str) -> str:

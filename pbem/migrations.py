@@ -170,6 +170,12 @@ CREATE TABLE report_frames (         -- the public part every report of one stat
     (8, "a report remembers where its events began", """
 ALTER TABLE outbox ADD COLUMN since_seq INTEGER;  -- the reader's reported_seq before this report (a bounce rewinds to it)
 """),
+    (9, "tokens never kept in clear; outbox rows claimed before they are sent", """
+ALTER TABLE inbox ADD COLUMN token_hash TEXT;    -- sha256 of the token the message carried: the raw keeps it masked
+ALTER TABLE outbox ADD COLUMN claimed_by TEXT;   -- the sender (daemon) that holds the row while it sends it
+ALTER TABLE outbox ADD COLUMN claim_until TEXT;  -- the lease: past it, another sender may take the row
+CREATE INDEX outbox_to ON outbox(to_addr, kind, created_at);
+"""),
 ]
 
 # What SQLite can add on top: refuse to change the move log at all.

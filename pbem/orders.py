@@ -130,6 +130,8 @@ def _parse_mail(raw: bytes, game_address: str | None) -> Order:
             tf = _read_turn_file(part.get_payload(decode=True) or b"", name)
         except OrderError as exc:
             raise OrderError(f"Attachment {name}: {exc}") from exc
+        except Exception as exc:  # noqa: BLE001 -- nested too deep, or anything else a reader raises
+            raise OrderError(f"Attachment {name}: it could not be read as a turn file.") from exc
         if tf.game and order.game and tf.game != order.game:
             raise OrderError(f"Attachment {name} is for game {tf.game!r}, "
                              f"but the subject names {order.game!r}.")
@@ -180,7 +182,8 @@ def _sender(msg) -> str | None:
 def _msg_id(values: list[str]) -> str | None:
     if not values:
         return None
-    text = " ".join(values[0].split())
+    # a byte that is not UTF-8 arrives as a surrogate escape, which cannot be stored or hashed
+    text = " ".join(values[0].encode("utf-8", "surrogateescape").decode("utf-8", "replace").split())
     m = re.search(r"<[^<>\s]+>", text)
     return m.group() if m else (text or None)
 
@@ -214,7 +217,12 @@ def _format(m: re.Match) -> str:
 
 def parse_turn_file(data: bytes, filename: str) -> Order:
     """Read one uploaded turn file (.toml or .json). Raises OrderError naming the mistake."""
-    tf = _read_turn_file(data, filename)
+    try:
+        tf = _read_turn_file(data, filename)
+    except OrderError:
+        raise
+    except Exception as exc:  # noqa: BLE001 -- e.g. RecursionError from a table nested 3,000 deep
+        raise OrderError("The turn file could not be read (it is nested too deep or malformed).") from exc
     return Order(source="turnfile", game=tf.game, player=tf.player, token=tf.token,
                  sender=None, message_id=None, in_reply_to=None, subject="",
                  check=tf.check, lines=[a for a in tf.answers if not _directive(a)],

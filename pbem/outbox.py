@@ -16,7 +16,8 @@ import os
 import random
 import re
 import secrets
-from datetime import timedelta
+import socket
+from datetime import datetime, timedelta
 from email.message import EmailMessage
 from email.utils import formataddr, format_datetime, parseaddr
 from pathlib import Path
@@ -164,7 +165,7 @@ class SmtpSender:
         reused = self.client is not None and self.client.is_connected
         if not reused:
             self.client = await self._connect()
-        envelope = dict(sender=parseaddr(str(msg["From"]))[1], recipients=[row["to_addr"]])
+        envelope = dict(sender=row.get("return_path") or parseaddr(str(msg["From"]))[1], recipients=[row["to_addr"]])
         try:
             await self.client.send_message(msg, **envelope)
         except aiosmtplib.SMTPServerDisconnected:
@@ -207,51 +208,118 @@ def verdict(exc: BaseException) -> tuple[bool, bool]:
 
 
 SEND_ERRORS = (OSError, aiosmtplib.SMTPException, asyncio.TimeoutError)
+OWNER = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"  # this process, as a claimer of rows
+
+
+def return_path(svc, row: dict) -> str:
+    """The envelope sender of a mail (VERP): the game address with a tag naming the row,
+    keyed so no one who has not seen the mail can make one. A bounce is believed only when it
+    comes back to such an address (pbem/bounces.py)."""
+    sender = parseaddr(json.loads(row["headers"]).get("From", ""))[1] or svc.settings.address
+    local, _, domain = sender.partition("@")
+    return f"{local.split('+')[0]}+{tokens.bounce_tag(svc.key, row['id'], row['message_id'])}@{domain}"
+
+
+def lease_seconds(svc) -> float:
+    """How long a claimed row is this sender's: longer than any one send can take."""
+    return 3 * (svc.settings.smtp.timeout if svc.settings.smtp else 30.0) + 60.0
 
 
 async def send_due(svc, sender=None, stop: asyncio.Event | None = None) -> int:
-    """Send every due outbox row; returns how many went. A failure is kept on the row and
-    tried again later with backoff; a final one (a 5xx, or settings.send_attempts used up)
-    marks the row failed and, when it was about the recipient, the player undeliverable.
-    When the link or the server fails, the rest of the round fails with it, untried."""
+    """Send every due outbox row; returns how many went. Each row is claimed first (with a
+    lease: Store.claim_outbox), so any number of daemons send each mail once. A failure is
+    kept on the row and tried again later with backoff; a final one (a 5xx, or a mail that
+    waited `send_for_hours`) marks the row failed and, when it was about the recipient, the
+    player undeliverable. When the link or the server fails, the round ends.
+
+    At least once at the edge: a sender killed after the server took a mail and before the
+    row is marked sent leaves the row claimed; once the lease runs out it is sent again, once,
+    under the same Message-ID, by which the receiving side can drop the second copy."""
     sender = sender or sender_for(svc.settings)
-    logger, sent = log.get(), 0
-    rows = svc.store.outbox_due()
+    logger, sent, skipped = log.get(), 0, []
     try:
-        for i, row in enumerate(rows):
-            if stop is not None and stop.is_set():
+        while not (stop is not None and stop.is_set()):
+            row = svc.store.claim_outbox(OWNER, lease_seconds(svc), skip=skipped)
+            if row is None:
                 break
             try:
                 row = rendered(svc, row)
-            except Exception:  # noqa: BLE001 -- a template fault: this mail waits, the others go
+            except Exception:  # noqa: BLE001 -- a template fault: this mail waits for the next round, the others go
                 logger.exception("rendering failed", outbox=row["id"], kind=row["kind"])
+                skipped.append(row["id"])
+                with svc.store.transaction():
+                    svc.store.release_outbox(row["id"], OWNER)
                 continue
             try:
-                await sender.send(row, build(svc, row))
-            except SEND_ERRORS as e:
+                await sender.send({**row, "return_path": return_path(svc, row)}, build(svc, row))
+            except Exception as e:
+                if not isinstance(e, SEND_ERRORS):  # not the link's fault: let it go for the next round
+                    with svc.store.transaction():
+                        svc.store.release_outbox(row["id"], OWNER)
+                    raise
                 await sender.close()  # a broken link is not reused
-                recipient = verdict(e)[1]
-                for r in [row] if recipient else rows[i:]:
-                    _failed(svc, r, e)
-                if not recipient:
+                _failed(svc, row, e)
+                if not verdict(e)[1]:  # the link or the server: the round ends, the rest fails with it, untried
+                    for other in svc.store.outbox_due():
+                        _failed(svc, other, e)
                     break
                 continue
-            svc.store.outbox_sent(row["id"], row["text"], row["html"])  # the rendered text stays
+            try:
+                with svc.store.transaction():
+                    svc.store.outbox_sent(row["id"], row["text"], row["html"])  # the rendered text stays
+            except Exception:  # it went, but is not marked: it goes again (the same Message-ID)
+                with svc.store.transaction():
+                    svc.store.release_outbox(row["id"], OWNER)
+                raise
             sent += 1
             logger.info("sent", outbox=row["id"], kind=row["kind"], game=row["game"], to=row["to_addr"])
     finally:
         await sender.close()
+    waiting(svc)
     return sent
+
+
+def waiting(svc) -> dict:
+    """What still waits: logged for `serve`; one notice to the moderator when the oldest mail
+    has waited `outbox_alert_hours` (once per oldest mail: one per outage)."""
+    w = svc.store.outbox_waiting()
+    if not w["n"]:
+        return w
+    log.get().info("mail waiting", mails=w["n"], oldest=w["oldest"], next_try=w["next_try"],
+                   last_error=w["last_error"])
+    if w["oldest"] <= iso(svc.now() - timedelta(hours=svc.settings.outbox_alert_hours)):
+        from pbem import process  # process -> outbox
+        with svc.store.transaction():
+            process.notice(svc, f"{w['n']} mail(s) waiting to be sent since {w['oldest']}", [
+                f"{w['n']} mail(s) wait to be sent; the oldest since {w['oldest']}.",
+                f"The last error: {w['last_error'] or 'none (not tried yet)'}; the next try at {w['next_try']}.",
+                f"Sending goes on trying for {svc.settings.send_for_hours:g} hours per mail; "
+                "`pbem outbox list` shows each mail and why it waits."], key=f"waiting.{w['oldest_id']}")
+    return w
 
 
 def _failed(svc, row: dict, exc: BaseException) -> None:
     from pbem import bounces  # bounces -> reports -> outbox
 
     permanent, recipient = verdict(exc)
-    final = permanent or row["attempts"] + 1 >= svc.settings.send_attempts
+    waited = svc.now() - parsedate(row["created_at"])
+    final = permanent or (row["attempts"] + 1 >= svc.settings.send_attempts
+                          and waited >= timedelta(hours=svc.settings.send_for_hours))
     error = log.scrub(f"{type(exc).__name__}: {exc}")
     with svc.store.transaction():
-        svc.store.outbox_attempt_failed(row["id"], error, None if final else iso(svc.now() + backoff(row["attempts"])))
+        if not svc.store.outbox_attempt_failed(row["id"], error, None if final else
+                                               iso(svc.now() + backoff(row["attempts"])), OWNER):
+            return  # another sender holds it now
         if final and recipient and row["game"] and row["player"]:
             bounces.mark_undeliverable(svc, row["game"], row["player"], error)
+        elif final:
+            from pbem import process  # process -> outbox
+            process.notice(svc, f"a mail to {row['to_addr']} was given up", [
+                f"Outbox mail {row['id']} ({row['kind']}, {row['subject']}) to {row['to_addr']} could not be sent "
+                f"since {row['created_at']}: {error}.", "`pbem outbox retry` queues it again."],
+                key=f"gaveup.{row['id']}")
     log.get().warning("send failed", outbox=row["id"], error=error, final=final)
+
+
+def parsedate(text: str) -> datetime:
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))

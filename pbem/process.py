@@ -10,17 +10,20 @@ One commit per message, not two: the store's fsync is the costliest step of a mo
 """
 from __future__ import annotations
 
+import hashlib
+import hmac
 import re
 import sqlite3
 from dataclasses import dataclass
+from datetime import timedelta
 from email.parser import BytesHeaderParser
 from email.utils import parseaddr
 
-from pbem import bounces, games, log, mailpolicy, orders, reports, tokens
-from pbem.store import StoreUnavailable
+from pbem import bounces, games, log, mailpolicy, orders, outbox, reports, tokens
+from pbem.store import StoreUnavailable, iso
 from pbem import standing  # standing orders and the other settings lines (docs/pace.md)
 
-MAX_ATTEMPTS = 5  # a message that makes processing raise this often is set aside (failed)
+MAX_ATTEMPTS = 5  # a message that makes processing raise this often is set aside (failed), its sender answered
 REFUSED = ("refused", "rejected")
 
 
@@ -37,26 +40,38 @@ class Result:
         return self.status in REFUSED
 
 
-def handle(svc, raw: bytes, kind: str = "mail", *, source: str = "stdin", filename: str | None = None) -> Result:
+def handle(svc, raw: bytes, kind: str = "mail", *, source: str = "stdin", filename: str | None = None,
+           upload_id: str | None = None, size: int | None = None) -> Result:
     """Store and process one message (kind "mail") or turn file (kind "turn", `filename`
     says .toml or .json). Raises StoreUnavailable only if the message could not be stored;
     once it returns, the message is safe in the inbox whatever became of it (inside
-    `Store.group_commit()`: once the group's closing fsync is done)."""
+    `Store.group_commit()`: once the group's closing fsync is done).
+
+    `upload_id` names a turn file's upload (a drop-folder file's unique name, a file's path
+    and change time): the same bytes under the same id are one message, read again or not.
+    `size`: the message's full size when `raw` is only its start (a source that would not
+    read a message over the limit); such a message is refused and only its headers kept."""
     if kind == "turn" and not filename:
         raise ValueError("a turn file needs its filename (.toml or .json)")
+    raw = bytes(raw)
+    size = len(raw) if size is None else size
+    parsed = None if size > orders.MAX_BYTES else read_raw(raw, kind, filename)  # before the write lock
     try:
         with svc.store.transaction():  # one commit: the message and, in a savepoint, what it did
-            inbox_id, earlier = receive(svc, bytes(raw), kind, source, filename)
+            if parsed is None:
+                return _too_large(svc, raw, kind, source, filename, size)
+            inbox_id, earlier = receive(svc, raw, kind, source, filename, upload_id, parsed[0])
             if earlier is not None and earlier["status"] != "received":
                 return Result("duplicate", f"duplicate of message {inbox_id} ({earlier['status']})", inbox_id,
                               earlier["game"], earlier["player"])
-            return process_inbox(svc, inbox_id)
+            return process_inbox(svc, inbox_id, parsed if earlier is None else None)
     except sqlite3.Error as e:  # the message could not be stored: the source keeps it
         raise StoreUnavailable(str(e)) from e
 
 
 _HEADER_END = re.compile(rb"\r?\n\r?\n")
 _MESSAGE_ID = re.compile(rb"^message-id:[ \t]*(.*(?:\r?\n[ \t].*)*)", re.IGNORECASE | re.MULTILINE)
+KEPT_HEAD = 64 * 1024  # of a message refused for its size, only this much of its headers is kept
 
 
 def _message_id(raw: bytes) -> str | None:
@@ -69,37 +84,68 @@ def _message_id(raw: bytes) -> str | None:
     return " ".join(m.group(1).decode("ascii", "replace").split()) or None
 
 
-def _dedupe_hash(svc, raw: bytes, kind: str, filename: str | None) -> str:
-    """What makes two messages the same. A turn file has no Message-ID and the same answers
-    (`answers = ["left"]`) may rightly come again a turn later, so its hash also holds how
-    far its game had got: the same upload twice in one turn is a duplicate, a turn later not."""
+def _dedupe_hash(svc, raw: bytes, kind: str, upload_id: str | None, order: orders.Order | None) -> str:
+    """What makes two messages the same: a mail by its content (and, in find_inbox, its
+    Message-ID); a turn file by its content and its upload id, never by when it came, so one
+    read again after a crash is known again however far its game has got since. A caller
+    that names no upload keeps the older rule: content and the game's move count."""
     content_hash = orders.content_hash(raw)
     if kind != "turn":
         return content_hash
-    try:
-        game = svc.store.game(orders.parse_turn_file(raw, filename).game or "")
-    except orders.OrderError:
-        game = None
-    return f"{content_hash}@{game['moves']}" if game else content_hash
+    if upload_id is None:
+        game = svc.store.game(order.game) if order is not None and order.game else None
+        return f"{content_hash}@{game['moves']}" if game else content_hash
+    return hashlib.sha256(f"turn\n{content_hash}\n{upload_id}".encode()).hexdigest()
 
 
-def receive(svc, raw: bytes, kind: str, source: str, filename: str | None) -> tuple[int, dict | None]:
-    """Store the raw message unless it is known: (its inbox id, the earlier row or None)."""
+def stored_form(raw: bytes, kind: str) -> bytes:
+    """The message as kept: every token masked (pbem/tokens.py), decoded parts included."""
+    return tokens.mask_message(raw) if kind == "mail" else tokens.mask_bytes(raw)
+
+
+def receive(svc, raw: bytes, kind: str, source: str, filename: str | None, upload_id: str | None = None,
+            order: orders.Order | None = None) -> tuple[int, dict | None]:
+    """Store the message unless it is known: (its inbox id, the earlier row or None). It is
+    stored masked; the token it carried (read already: `order`) is kept only as its hash."""
     message_id = _message_id(raw) if kind == "mail" else None
     try:
         with svc.store.transaction():
-            content_hash = _dedupe_hash(svc, raw, kind, filename)
+            content_hash = _dedupe_hash(svc, raw, kind, upload_id, order)
             earlier = svc.store.find_inbox(message_id, content_hash)
             if earlier is not None:
                 return earlier["id"], earlier
-            return svc.store.add_inbox(raw, source=source, kind=kind, content_hash=content_hash,
-                                       message_id=message_id, filename=filename), None
+            token_hash = tokens.hash_token(order.token) if order is not None and order.token else None
+            return svc.store.add_inbox(stored_form(raw, kind), source=source, kind=kind, content_hash=content_hash,
+                                       message_id=message_id, filename=filename, token_hash=token_hash), None
     except sqlite3.Error as e:
         raise StoreUnavailable(str(e)) from e
 
 
-def process_inbox(svc, inbox_id: int) -> Result:
-    """Process a stored message that is still `received`, all or nothing."""
+def _too_large(svc, raw: bytes, kind: str, source: str, filename: str | None, size: int) -> Result:
+    """A message over the limit: its headers are kept (to answer it and know it again), its
+    body is never stored; the sender is told."""
+    end = _HEADER_END.search(raw)
+    head = raw[:min(end.start() if end else len(raw), KEPT_HEAD)] if kind == "mail" else b""
+    note = f"\n\n[not stored: the message was {size} bytes, over the {orders.MAX_BYTES} byte limit]\n".encode()
+    message_id = _message_id(raw) if kind == "mail" else None
+    content_hash = hashlib.sha256(b"too-large\n%d\n" % size + raw[:KEPT_HEAD]).hexdigest()
+    earlier = svc.store.find_inbox(message_id, content_hash)
+    if earlier is not None:
+        return Result("duplicate", f"duplicate of message {earlier['id']} ({earlier['status']})", earlier["id"])
+    inbox_id = svc.store.add_inbox(stored_form(head, "mail") + note, source=source, kind=kind,
+                                   content_hash=content_hash, message_id=message_id, filename=filename)
+    row = svc.store.inbox(inbox_id)
+    _reply_unprocessed(svc, row, f"It is larger than {orders.MAX_BYTES // (1024 * 1024)} MB: please send your "
+                                 "answers as text, without large attachments.", tell_moderator=False)
+    outcome = f"refused: the message is {size // 1024} KB, over the {orders.MAX_BYTES // 1024} KB limit"
+    svc.store.finish_inbox(inbox_id, "processed", outcome)
+    log.get(inbox=inbox_id).info("processed", status="refused", outcome=outcome)
+    return Result("refused", outcome, inbox_id)
+
+
+def process_inbox(svc, inbox_id: int, parsed: tuple | None = None) -> Result:
+    """Process a stored message that is still `received`, all or nothing. `parsed`: what
+    `read_raw` made of it before it was stored (its token in clear, in memory only)."""
     logger = log.get(inbox=inbox_id)
     try:
         with svc.store.transaction(redoable=True, savepoint=True):  # a failure undoes this, not the stored message
@@ -107,17 +153,28 @@ def process_inbox(svc, inbox_id: int) -> Result:
             if row["status"] != "received":
                 return Result("duplicate", f"message {inbox_id} was {row['status']} already", inbox_id,
                               row["game"], row["player"])
-            order, error = read(row)
+            order, error = parsed if parsed is not None else read(row)
             result = _process(svc, row, order, error)
-            svc.store.finish_inbox(inbox_id, "processed", result.outcome, result.game, result.player,
-                                   raw=without_token(row["raw"], order.token if order else None))
+            svc.store.finish_inbox(inbox_id, "processed", result.outcome, result.game, result.player)
     except Exception as e:  # noqa: BLE001 -- the message is kept; serve tries it again
         logger.exception("processing failed")
+        reason = log.scrub(f"{type(e).__name__}: {e}")[:300]
         with svc.store.transaction():
-            svc.store.inbox_attempt_failed(inbox_id, log.scrub(repr(e)), MAX_ATTEMPTS)
+            if svc.store.inbox_attempt_failed(inbox_id, reason, MAX_ATTEMPTS):
+                _given_up(svc, inbox_id, reason)
         return Result("error", log.scrub(f"processing failed: {e!r}"), inbox_id)
     logger.info("processed", status=result.status, game=result.game, player=result.player, outcome=result.outcome)
     return result
+
+
+def _given_up(svc, inbox_id: int, reason: str) -> None:
+    """Processing failed MAX_ATTEMPTS times: the sender is answered, the moderator told why."""
+    try:
+        with svc.store.transaction(savepoint=True):
+            _reply_unprocessed(svc, svc.store.inbox(inbox_id), "Something went wrong on our side while processing "
+                               "it.", reason=reason)
+    except Exception:  # noqa: BLE001 -- the failure stays recorded on the row; `pbem inbox list` shows it
+        log.get(inbox=inbox_id).exception("could not tell anyone about a failed message")
 
 
 def retry_pending(svc) -> list[Result]:
@@ -127,31 +184,33 @@ def retry_pending(svc) -> list[Result]:
 
 # -- the steps ----------------------------------------------------------------------------
 
-def read(row: dict) -> tuple[orders.Order | None, orders.OrderError | None]:
-    """The order in a stored message, or why it cannot be read. An unreadable mail is still
-    read as far as its sender and Message-ID, to whom the reply goes."""
+def read_raw(raw: bytes, kind: str, filename: str | None) -> tuple[orders.Order | None, orders.OrderError | None]:
+    """The order in a message, or why it cannot be read: never raises (a reader's failure of
+    any kind is a refusal with a reply, not a message that blocks its source)."""
     try:
-        if row["kind"] == "mail":
-            return orders.parse_mail(row["raw"]), None
-        return orders.parse_turn_file(row["raw"], row["filename"]), None
+        if kind == "mail":
+            return orders.parse_mail(raw), None
+        return orders.parse_turn_file(raw, filename or ""), None
     except orders.OrderError as e:
         return None, e
+    except Exception:  # noqa: BLE001
+        return None, orders.OrderError("The message could not be read.")
 
 
-def without_token(raw: bytes, token: str | None) -> bytes:
-    """The message as kept once processed: its token masked, so none is stored in clear."""
-    if not token:
-        return raw
-    return orders.redact(raw.decode("latin-1"), token).encode("latin-1")
+def read(row: dict) -> tuple[orders.Order | None, orders.OrderError | None]:
+    """The order in a stored message (its tokens masked: `row["token_hash"]` stands for them)."""
+    return read_raw(row["raw"], row["kind"], row["filename"])
 
 
-def authenticate(svc, order: orders.Order, kind: str) -> tuple[dict, dict] | str:
-    """(game, player) of the seat the order's token opens, or why none does. A mail must also
-    come from the player's address; a turn file (upload) needs the token only."""
-    if not order.token:
+def authenticate(svc, order: orders.Order, kind: str, token_hash: str | None = None) -> tuple[dict, dict] | str:
+    """(game, player) of the seat the order's token opens, or why none does (`token_hash`: of
+    the token a stored message carried, for one read back masked). A mail must also come from
+    the player's address; a turn file (upload) needs the token only."""
+    token_hash = tokens.hash_token(order.token) if order.token else token_hash
+    if not token_hash:
         return "no token"
-    seats = [p for p in svc.store.players_by_token_hash(tokens.hash_token(order.token))
-             if tokens.matches(order.token, p["token_hash"])]
+    seats = [p for p in svc.store.players_by_token_hash(token_hash)
+             if hmac.compare_digest(p["token_hash"], token_hash)]
     if order.game and not any(p["game"] == order.game for p in seats):
         return f"the token opens no seat in game {order.game!r}" if svc.store.game(order.game) else \
             f"unknown game {order.game!r}"
@@ -179,21 +238,77 @@ def _header_sender(raw: bytes) -> str | None:
 
 
 def _is_automatic(raw: bytes) -> bool:
-    """Mail no one should answer: auto-replies, bounces, lists (no mail loops)."""
-    h = _headers(raw)
+    """Mail no one should answer: auto-replies, bounces, lists (no mail loops); and mail whose
+    headers cannot be read."""
+    try:
+        h = _headers(raw)
+    except Exception:  # noqa: BLE001
+        return True
     auto = str(h.get("Auto-Submitted", "no")).strip().lower()
     return (auto != "no" or str(h.get("Precedence", "")).strip().lower() in ("bulk", "junk", "list")
             or "List-Id" in h or str(h.get("Return-Path", "")).strip() == "<>")
 
 
+def _reply_to(svc, row: dict, order: orders.Order | None) -> str | None:
+    """Whom a refusal may answer: the sender of a mail that is not automatic and not our own,
+    at most `stranger_replies` times a day per address (From can be forged: no backscatter)."""
+    if row["kind"] != "mail":
+        return None
+    sender = order.sender if order else _header_sender(row["raw"])
+    if not sender or sender.lower() == svc.settings.address.lower() or _is_automatic(row["raw"]):
+        return None
+    since = iso(svc.now() - timedelta(days=1))
+    if svc.store.count_mail_to(sender, ("stranger", "unprocessed"), since) >= svc.settings.stranger_replies:
+        log.get(inbox=row["id"]).info("no reply: the daily limit of replies to this address is reached")
+        return None
+    return sender
+
+
 def _refuse(svc, row: dict, order: orders.Order | None, reason: str) -> Result:
     """Nothing is applied; a stranger learns nothing about any game (no names, no state)."""
-    sender = order.sender if order else _header_sender(row["raw"]) if row["kind"] == "mail" else None
-    ours = {svc.settings.address.lower()}
-    if (row["kind"] == "mail" and sender and sender.lower() not in ours and not _is_automatic(row["raw"])):
+    sender = _reply_to(svc, row, order)
+    if sender:
         reports.queue_stranger(svc, sender, inbox_id=row["id"],
                                in_reply_to=order.message_id if order else _message_id(row["raw"]))
     return Result("refused", log.scrub(f"refused: {reason}"), row["id"])
+
+
+def _reply_unprocessed(svc, row: dict, why: str, *, reason: str | None = None, tell_moderator: bool = True) -> None:
+    """Tell the sender we could not process their message (with `tell_moderator`: that the
+    moderator knows, and tell the moderator `reason`). A turn file's sender is the seat its
+    token opened, if any; a mail's, its From (rate-limited like any refusal)."""
+    order, _ = read(row)
+    seat = authenticate(svc, order, row["kind"], row.get("token_hash")) if order is not None else "unread"
+    game = seat[0] if not isinstance(seat, str) else None
+    to = seat[1]["email"] if game else _reply_to(svc, row, order)
+    in_reply_to = order.message_id if order else _message_id(row["raw"])
+    if to:
+        ctx = {"address": svc.settings.address, "why": why, "moderator_told": tell_moderator}
+        outbox.enqueue(svc, kind="unprocessed", message_id=reports.message_id(svc, None, f"in{row['id']}", "unprocessed"),
+                       sender=svc.settings.address, to=to, to_name=None,
+                       subject="Your message to the Talisman service could not be processed", context=ctx,
+                       in_reply_to=in_reply_to, references=[in_reply_to], inbox_id=row["id"])
+    if tell_moderator:
+        lines = [f"Message {row['id']} ({row['kind']} from {row['source']}, received {row['received_at']}) could "
+                 f"not be processed after {MAX_ATTEMPTS} attempts: {reason}",
+                 "The sender was answered that we could not process it." if to else
+                 "The sender could not be answered (no address, or the daily limit of replies).",
+                 "It is kept in the inbox as failed (`pbem inbox list`)."]
+        notice(svc, f"message {row['id']} could not be processed", lines, key=f"in{row['id']}",
+               game=game["id"] if game else None,
+               to=(reports.moderator_address(svc, game) if game else None) or svc.settings.moderator)
+
+
+def notice(svc, subject: str, lines: list[str], *, key: str, game: str | None = None, to: str | None = None) -> bool:
+    """A plain notice to the moderator (`key` makes it once per occasion); only logged where
+    no moderator address is set."""
+    to = to or svc.settings.moderator
+    if not to:
+        log.get(game=game).warning("no moderator address: notice not sent", subject=subject)
+        return False
+    return outbox.enqueue(svc, kind="notice", message_id=reports.message_id(svc, None, "notice", key),
+                          sender=svc.settings.address, to=to, to_name=None, subject=f"Talisman moderator: {subject}",
+                          context={"address": svc.settings.address, "subject": subject, "lines": lines}, game=game)
 
 
 def _reply_error(svc, game, player, row, order, reason: str) -> Result:
@@ -209,7 +324,7 @@ def _process(svc, row: dict, order: orders.Order | None, error: orders.OrderErro
         return Result("bounce", outcome, row["id"], game, player)
     if error is not None:
         return _refuse(svc, row, None, f"unreadable: {error}")
-    seat = authenticate(svc, order, row["kind"])
+    seat = authenticate(svc, order, row["kind"], row.get("token_hash"))
     if isinstance(seat, str):
         return _refuse(svc, row, order, seat)
     game, player = seat

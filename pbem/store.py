@@ -12,7 +12,7 @@ import hashlib
 import json
 import os
 import sqlite3
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
@@ -317,11 +317,12 @@ class Store:
                          "ORDER BY content_hash = ? DESC LIMIT 1", (content_hash, message_id, content_hash))
 
     def add_inbox(self, raw: bytes, *, source: str, kind: str, content_hash: str,
-                  message_id: str | None = None, filename: str | None = None) -> int:
+                  message_id: str | None = None, filename: str | None = None, token_hash: str | None = None) -> int:
+        """Store a message (`raw` with its tokens masked; `token_hash`: sha256 of the one it carried)."""
         cur = self.db.execute(
-            "INSERT INTO inbox (received_at, source, kind, filename, raw, message_id, content_hash, status, attempts) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, 'received', 0)",
-            (self.now(), source, kind, filename, raw, message_id, content_hash))
+            "INSERT INTO inbox (received_at, source, kind, filename, raw, message_id, content_hash, token_hash, "
+            "status, attempts) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'received', 0)",
+            (self.now(), source, kind, filename, raw, message_id, content_hash, token_hash))
         return cur.lastrowid
 
     def inbox(self, id: int) -> dict | None:
@@ -342,12 +343,15 @@ class Store:
         self.db.execute("UPDATE inbox SET status = ?, outcome = ?, game = ?, player = ?, processed_at = ?, "
                         "raw = COALESCE(?, raw) WHERE id = ?", (status, outcome, game, player, self.now(), raw, id))
 
-    def inbox_attempt_failed(self, id: int, error: str, max_attempts: int) -> None:
-        """Processing raised: count it; after `max_attempts` stop retrying (status failed)."""
+    def inbox_attempt_failed(self, id: int, error: str, max_attempts: int) -> bool:
+        """Processing raised: count it; after `max_attempts` stop retrying (status failed).
+        True when this attempt was the last."""
         self.db.execute(
             "UPDATE inbox SET attempts = attempts + 1, outcome = ?, "
-            "status = CASE WHEN attempts + 1 >= ? THEN 'failed' ELSE status END WHERE id = ?",
+            "status = CASE WHEN attempts + 1 >= ? THEN 'failed' ELSE status END WHERE id = ? AND status = 'received'",
             (f"error: {error}", max_attempts, id))
+        row = self._one("SELECT status, attempts FROM inbox WHERE id = ?", (id,))
+        return row is not None and row["status"] == "failed" and row["attempts"] == max_attempts
 
     # -- outbox ----------------------------------------------------------------------
 
@@ -377,9 +381,48 @@ class Store:
         return self._all("SELECT * FROM outbox WHERE status = 'queued' AND next_attempt_at <= ? ORDER BY id",
                          (self.now(),))
 
+    # Exactly-once sending: a sender claims a row before it sends it, with a lease. Another
+    # sender (a second daemon, `serve --once`) skips a claimed row until its lease has run
+    # out, which happens only if its sender died. The claim is one UPDATE ... RETURNING over
+    # a subselect, inside BEGIN IMMEDIATE (SQLite's one writer); PostgreSQL takes the same
+    # statement with FOR UPDATE SKIP LOCKED in the subselect.
+    CLAIM_SQL = ("UPDATE outbox SET claimed_by = ?, claim_until = ? WHERE id = ("
+                 "SELECT id FROM outbox WHERE status = 'queued' AND next_attempt_at <= ? "
+                 "AND (claim_until IS NULL OR claim_until <= ?){skip} ORDER BY id LIMIT 1{lock}) RETURNING *")
+
+    def claim_outbox(self, owner: str, lease_seconds: float, skip: list[int] = ()) -> dict | None:
+        """The next due row (not one of `skip`), claimed by `owner` for `lease_seconds`; None
+        when none is free."""
+        skip_sql = f" AND id NOT IN ({', '.join('?' * len(skip))})" if skip else ""
+        with self.transaction():
+            now = self.clock()
+            until = iso(now + timedelta(seconds=lease_seconds))
+            rows = self._all(self.CLAIM_SQL.format(skip=skip_sql, lock=""), (owner, until, iso(now), iso(now), *skip))
+        return rows[0] if rows else None
+
+    def release_outbox(self, id: int, owner: str) -> None:
+        """Give a claimed row back before its lease runs out (its send failed on our side)."""
+        self.db.execute("UPDATE outbox SET claimed_by = NULL, claim_until = NULL WHERE id = ? AND claimed_by = ?",
+                        (id, owner))
+
+    def outbox_waiting(self) -> dict:
+        """What waits to be sent (the moderator's notices about it aside), for `serve` and
+        `outbox list`: how many, since when, the next try and the last error."""
+        row = self._one("SELECT COUNT(*) AS n, MIN(created_at) AS oldest, MIN(next_attempt_at) AS next_try, "
+                        "MIN(id) AS oldest_id FROM outbox WHERE status = 'queued' AND kind != 'notice'")
+        last = self._one("SELECT last_error FROM outbox WHERE status = 'queued' AND last_error IS NOT NULL "
+                         "ORDER BY id DESC LIMIT 1")
+        return {**row, "last_error": last["last_error"] if last else None}
+
+    def count_mail_to(self, to_addr: str, kinds: tuple[str, ...], since: str) -> int:
+        """How many mails of `kinds` were queued to `to_addr` since `since`."""
+        marks = ", ".join("?" * len(kinds))
+        return self._one(f"SELECT COUNT(*) AS n FROM outbox WHERE lower(to_addr) = lower(?) AND kind IN ({marks}) "
+                         "AND created_at >= ?", (to_addr, *kinds, since))["n"]
+
     def outbox_rows(self, status: str | None = None) -> list[dict]:
         sql = ("SELECT id, message_id, game, player, kind, to_addr, subject, status, attempts, last_error, "
-               "created_at, sent_at FROM outbox")
+               "created_at, next_attempt_at, sent_at FROM outbox")
         if status:
             return self._all(sql + " WHERE status = ? ORDER BY id", (status,))
         return self._all(sql + " ORDER BY id")
@@ -404,14 +447,18 @@ class Store:
         """Sent; `text` and `html`, when given, as rendered for it (outbox_rendered)."""
         if text is not None:
             self.outbox_rendered(id, text, html)
-        self.db.execute("UPDATE outbox SET status = 'sent', attempts = attempts + 1, sent_at = ?, last_error = NULL "
-                        "WHERE id = ?", (self.now(), id))
+        self.db.execute("UPDATE outbox SET status = 'sent', attempts = attempts + 1, sent_at = ?, last_error = NULL, "
+                        "claimed_by = NULL, claim_until = NULL WHERE id = ?", (self.now(), id))
 
-    def outbox_attempt_failed(self, id: int, error: str, retry_at: str | None) -> None:
-        """A send failed: try again at `retry_at`, or give up (None)."""
-        self.db.execute("UPDATE outbox SET attempts = attempts + 1, last_error = ?, status = ?, "
-                        "next_attempt_at = COALESCE(?, next_attempt_at) WHERE id = ?",
-                        (error, "queued" if retry_at else "failed", retry_at, id))
+    def outbox_attempt_failed(self, id: int, error: str, retry_at: str | None, owner: str | None = None) -> bool:
+        """A send failed: try again at `retry_at`, or give up (None). Only for a row `owner`
+        holds, or one no live claim holds (False: another sender has it now)."""
+        cur = self.db.execute("UPDATE outbox SET attempts = attempts + 1, last_error = ?, status = ?, "
+                              "next_attempt_at = COALESCE(?, next_attempt_at), claimed_by = NULL, claim_until = NULL "
+                              "WHERE id = ? AND status = 'queued' AND (claimed_by IS NULL OR claimed_by = ? "
+                              "OR claim_until <= ?)",
+                              (error, "queued" if retry_at else "failed", retry_at, id, owner, self.now()))
+        return cur.rowcount == 1
 
     def outbox_retry_failed(self) -> int:
         cur = self.db.execute("UPDATE outbox SET status = 'queued', next_attempt_at = ? WHERE status = 'failed'",

@@ -63,3 +63,111 @@ def new_seed() -> str:
 def commitment(seed: str) -> str:
     """Published when a game starts; the seed itself is revealed only when it ends."""
     return hashlib.sha256(seed.encode()).hexdigest()
+
+
+# -- no token at rest ---------------------------------------------------------------------
+# A message is stored with every token-shaped run masked, in every form a reader could
+# decode: the headers, each text part, and base64 or quoted-printable parts decoded, masked
+# and encoded again (a token quoted from the welcome mail by Gmail or Apple Mail). Tokens
+# are exactly 20 hex characters; Message-ID, In-Reply-To and References are left as they
+# are (ids may hold hex, and a reply must still find its thread). What authenticated the
+# message is kept as sha256(token) beside it (inbox.token_hash), like the players table.
+
+MASK = "[token]"
+_TOKEN_TEXT = re.compile(r"(?<![0-9A-Fa-f])[0-9A-Fa-f]{20}(?![0-9A-Fa-f])")
+_TOKEN_BYTES = re.compile(rb"(?<![0-9A-Fa-f])[0-9A-Fa-f]{20}(?![0-9A-Fa-f])")
+_ID_HEADERS = {b"message-id", b"in-reply-to", b"references"}
+
+
+def mask_text(text: str) -> str:
+    return _TOKEN_TEXT.sub(MASK, text)
+
+
+def mask_bytes(data: bytes) -> bytes:
+    return _TOKEN_BYTES.sub(MASK.encode(), data)
+
+
+def _mask_headers(head: bytes) -> bytes:
+    lines, keep = [], False
+    for line in head.split(b"\n"):
+        if line[:1] not in (b" ", b"\t"):
+            keep = line.partition(b":")[0].strip().lower() in _ID_HEADERS
+        lines.append(line if keep else mask_bytes(line))
+    return b"\n".join(lines)
+
+
+def mask_message(raw: bytes) -> bytes:
+    """The message as it may be stored: no token in clear in any decoded form. A message the
+    MIME parser cannot take is masked as plain bytes throughout."""
+    end = re.search(rb"\r?\n\r?\n", raw)
+    if end is None:
+        return _mask_headers(raw)
+    head, body = raw[:end.start()], raw[end.start():]
+    try:
+        masked = _mask_parts(raw)
+    except Exception:  # noqa: BLE001 -- any parser failure: the plain-bytes mask still holds
+        masked = None
+    if masked is None:  # nothing decoded needed masking: keep the bytes as they came
+        return _mask_headers(head) + mask_bytes(body)
+    return masked
+
+
+def _mask_parts(raw: bytes) -> bytes | None:
+    """The message rewritten with its encoded parts masked, or None if none held a token."""
+    import base64
+    import email
+    import io
+    import quopri
+    from email.generator import BytesGenerator
+    from email.policy import compat32
+
+    msg = email.message_from_bytes(raw, policy=compat32)
+    changed = False
+    for part in msg.walk():
+        if part.is_multipart():
+            continue
+        cte = str(part.get("Content-Transfer-Encoding", "")).strip().lower()
+        if cte not in ("base64", "quoted-printable"):
+            continue
+        body = part.get_payload(decode=True) or b""
+        masked = mask_bytes(body)
+        if masked != body:
+            encoded = base64.encodebytes(masked) if cte == "base64" else quopri.encodestring(masked)
+            part.set_payload(encoded.decode("ascii"))
+            changed = True
+    if not changed:
+        return None
+    out = io.BytesIO()
+    BytesGenerator(out, mangle_from_=False, maxheaderlen=0).flatten(msg)
+    data = out.getvalue()
+    end = re.search(rb"\r?\n\r?\n", data)
+    if end is None:
+        return mask_bytes(data)
+    return _mask_headers(data[:end.start()]) + mask_bytes(data[end.start():])
+
+
+# -- seeds ---------------------------------------------------------------------------------
+
+MIN_SEED_CHARS = 16
+
+
+def seed_weakness(seed: str) -> str | None:
+    """Why a moderator-chosen seed is weak (anyone who guesses it foresees every die), or None.
+    A generated seed (`new_seed`) is 64 hex characters."""
+    if len(seed) < MIN_SEED_CHARS:
+        return f"it is {len(seed)} characters long (at least {MIN_SEED_CHARS} are wanted)"
+    if len(set(seed)) < 8:
+        return "it repeats too few different characters"
+    return None
+
+
+# -- bounces -------------------------------------------------------------------------------
+
+def bounce_tag(key: bytes, row_id: int, message_id: str) -> str:
+    """`bounce-<row>-<mac>`: the plus part of a sent mail's envelope sender (VERP). The MAC
+    (keyed by the service key) makes it unguessable to anyone who did not get the mail."""
+    mac = hmac.new(key, f"bounce\n{row_id}\n{message_id}".encode(), hashlib.sha256).hexdigest()[:16]
+    return f"bounce-{row_id}-{mac}"
+
+
+BOUNCE_TAG = re.compile(r"\+bounce-(\d+)-([0-9a-f]{16})@", re.IGNORECASE)

@@ -5,6 +5,8 @@ replayed for the early moves of a game older than the stored events.
 
 What a seat should read is worked out here from the move log and the engine alone (every
 logged move applied again from the game's start), never from what the service stored."""
+import asyncio
+
 import pytest
 
 from pbem import briefing, games, moderator, outbox, render, reports, turnmail
@@ -190,7 +192,7 @@ def test_a_briefing_after_a_rollback_notes_it_and_heads_each_turn(fake):
 def test_a_bounced_briefing_gives_the_seat_its_backlog_back(fake):
     """The briefing counts as the seat's report up to now; when it bounces, the seat is owed
     everything it carried again (reported_seq back to where the briefing began)."""
-    from test_smtp import dsn
+    from test_smtp import bounce_of
     svc, g = fake
     for player in ("alice", "bob"):
         move(svc, g, player, "left")
@@ -200,5 +202,6 @@ def test_a_bounced_briefing_gives_the_seat_its_backlog_back(fake):
     moderator.replace_player(svc, g, "bob", "robert@example.org")
     [row] = [r for r in svc.store.outbox_rows() if r["kind"] == "briefing"]
     assert svc.store.player(g, "bob")["reported_seq"] == 6
-    handle(svc, dsn("robert@example.org", row["message_id"]))
+    asyncio.run(outbox.send_due(svc))  # only a sent mail can bounce
+    handle(svc, bounce_of(svc, row))
     assert svc.store.player(g, "bob")["reported_seq"] == 2

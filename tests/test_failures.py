@@ -5,6 +5,7 @@ the daemon catches and logs) and as a crash (the process dies: nothing after it 
 new process opens the store again)."""
 import asyncio
 import inspect
+from datetime import timedelta
 
 import pytest
 
@@ -23,7 +24,7 @@ class Crash(BaseException):
 
 STEPS = [
     (Store, "add_inbox"),  # the raw message stored (its transaction not yet committed)
-    (process, "read"),  # parsed
+    (process, "read_raw"),  # parsed (before it is stored)
     (process, "authenticate"),
     (fake_engine, "apply"),
     (Store, "append_move"),
@@ -81,6 +82,7 @@ def test_failure_then_rerun_loses_nothing_and_applies_nothing_twice(make_service
     except Crash:
         svc.store.close()
         svc = make_service(engine=fake_engine, clock=svc.clock)  # a new process on the same home
+        svc.clock.t += timedelta(seconds=outbox.lease_seconds(svc))  # a dead sender's claims run out
     assert fired, f"{name} was not reached"
     monkeypatch.undo()
     asyncio.run(cycle(svc))  # the rerun

@@ -3,6 +3,7 @@ import asyncio
 import io
 import mailbox
 import os
+import sqlite3
 import signal
 import socket
 import threading
@@ -57,28 +58,45 @@ def test_maildir(fake_svc, fake_game, tmp_path):
     assert maildir.poll(fake_svc, tmp_path / "Maildir") == []
 
 
-@pytest.mark.parametrize("source", ["drop folder", "maildir"])
-def test_a_batch_is_made_durable_once_before_any_message_is_acknowledged(fake_svc, fake_game, tmp_path, monkeypatch,
-                                                                       source):
+def test_a_maildir_batch_is_made_durable_once_before_any_message_is_acknowledged(fake_svc, fake_game, tmp_path,
+                                                                              monkeypatch):
     """Group commit: the batch's commits skip their fsync, one sync() follows, and only then
-    are the files moved out of new/ (a power cut before it leaves them to be read again)."""
-    if source == "maildir":
-        box = mailbox.Maildir(str(tmp_path / "Maildir"), create=True)
-        new, poll = tmp_path / "Maildir" / "new", lambda: maildir.poll(fake_svc, tmp_path / "Maildir")
-    else:
-        new = dropfolder.ensure(fake_svc.settings.inbox_path) / "new"
-        poll = lambda: dropfolder.poll(fake_svc, fake_svc.settings.inbox_path)  # noqa: E731
+    are the mails moved out of new/ (a power cut before it leaves them to be read again, and
+    known again by their Message-IDs)."""
+    box = mailbox.Maildir(str(tmp_path / "Maildir"), create=True)
+    new = tmp_path / "Maildir" / "new"
     for n in range(3):
-        raw = answer(fake_svc, fake_game) if n == 0 else mail(["left"], message_id=f"<batch{n}@x>")
-        box.add(raw) if source == "maildir" else dropfolder.drop(fake_svc.settings.inbox_path, f"m{n}.eml", raw)
+        box.add(answer(fake_svc, fake_game) if n == 0 else mail(["left"], message_id=f"<batch{n}@x>"))
     synced = []
     real_sync = fake_svc.store.sync
     monkeypatch.setattr(fake_svc.store, "sync", lambda: synced.append(len(os.listdir(new))) or real_sync())
-    results = poll()
+    results = maildir.poll(fake_svc, tmp_path / "Maildir")
     assert [r.status for r in results][0] == "applied" and len(results) == 3
     assert synced == [3]  # one fsync, while all three still wait in new/
     assert os.listdir(new) == []
     assert fake_svc.store.db.conn.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL again after the batch
+
+
+def test_each_drop_folder_file_is_moved_after_its_own_durable_commit(fake_svc, fake_game, monkeypatch):
+    """A file leaves new/ only once its own commit is durable (not at the end of the batch):
+    a second connection sees its row committed when it is moved."""
+    folder = dropfolder.ensure(fake_svc.settings.inbox_path)
+    for n in range(3):
+        raw = answer(fake_svc, fake_game) if n == 0 else mail(["left"], message_id=f"<each{n}@x>")
+        dropfolder.drop(folder, f"m{n}.eml", raw)
+    other = sqlite3.connect(str(fake_svc.settings.db_path))
+    seen = []
+    real = dropfolder.replace_with_stored
+
+    def moved(svc, file, target, inbox_id):
+        seen.append((len(os.listdir(folder / "new")),
+                     other.execute("SELECT status FROM inbox WHERE id = ?", (inbox_id,)).fetchone()))
+        return real(svc, file, target, inbox_id)
+
+    monkeypatch.setattr(dropfolder, "replace_with_stored", moved)
+    assert len(dropfolder.poll(fake_svc, folder)) == 3
+    assert seen == [(3, ("processed",)), (2, ("processed",)), (1, ("processed",))]
+    assert fake_svc.store.db.conn.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL: each commit fsynced
 
 
 def test_drop_folder(fake_svc, fake_game):
@@ -94,10 +112,7 @@ def test_drop_folder(fake_svc, fake_game):
     assert kept[0].startswith(f"{r1.inbox_id:06d}-") and kept[0].endswith("one.eml")
     assert kept[1] == f"{r2.inbox_id:06d}-two.toml"
     assert os.listdir(folder / "tmp") == ["half-written.eml"]
-    dropfolder.drop(folder, "again.toml", (folder / "cur" / f"{r2.inbox_id:06d}-two.toml").read_bytes())
-    [dup] = dropfolder.poll(fake_svc, folder)
-    # The game has moved on, so it is read as a new order; its answer (prompt id) has passed.
-    assert dup.status == "rejected" and len(fake_svc.store.moves(fake_game)) == 2
+    assert token(fake_svc, fake_game, player) not in (folder / "cur" / kept[1]).read_text()  # kept masked
     assert os.listdir(folder / "new") == []
 
 
@@ -165,7 +180,7 @@ def test_smtp_sender_delivers_with_token_in_reply_to(make_service):
 
 def test_smtp_failure_is_retried_later_then_marked_failed(make_service):
     smtp = settings_mod.SmtpSettings(host="127.0.0.1", port=1, starttls=False, timeout=1)
-    svc = make_service(engine=fake_engine, smtp=smtp, send_attempts=2)
+    svc = make_service(engine=fake_engine, smtp=smtp, send_attempts=2, send_for_hours=0)
     games.create(svc, game_config())
     assert asyncio.run(outbox.send_due(svc)) == 0
     rows = svc.store.outbox_rows()

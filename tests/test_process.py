@@ -1,4 +1,5 @@
 """Processing a message: apply, receipt, error reply, CHECK, strangers, duplicates, tokens."""
+import os
 import io
 import json
 
@@ -261,17 +262,34 @@ def test_a_game_waiting_for_the_moderator_tells_them(fake_svc, monkeypatch):
     assert row["player"] is None and "\nReply-To:" not in text
 
 
-def test_the_same_turn_file_a_turn_later_is_a_new_order(svc, game):
-    """Turn files carry no Message-ID: the same upload twice in one turn is a duplicate, but
-    the same answers a turn later are a new order (the hash holds how far the game had got)."""
+def test_a_turn_file_is_one_message_by_its_upload_not_by_when_it_came(svc, game):
+    """Issue 21 (1): the dedupe hash held how far the game had got, so a turn file read again
+    after its commit (a crash before the move to cur/, `submit` retried after a kill) was
+    applied again when its bare answer fit the next question. Now the same bytes under the
+    same upload id are one message however far the game has got; a new upload is new."""
     player, line = legal(svc, game)
     raw = turn_file(game, player, token(svc, game, player), [line.split(": ", 1)[-1]])
-    first_id, earlier = process.receive(svc, raw, "turn", "drop", "turn.toml")
-    again_id, again = process.receive(svc, raw, "turn", "drop", "turn.toml")  # dropped twice
-    assert earlier is None and again is not None and again_id == first_id
-    assert process.process_inbox(svc, first_id).status == "applied"
-    later = handle(svc, raw, "turn", filename="turn.toml")  # the game has moved on since
-    assert later.status != "duplicate" and later.inbox_id != first_id
+    first = handle(svc, raw, "turn", filename="turn.toml", source="drop", upload_id="u1")
+    assert first.status == "applied"
+    moves = len(svc.store.moves(game))
+    again = handle(svc, raw, "turn", filename="turn.toml", source="drop", upload_id="u1")  # the game moved on since
+    assert again.status == "duplicate" and again.inbox_id == first.inbox_id
+    assert len(svc.store.moves(game)) == moves
+    later = handle(svc, raw, "turn", filename="turn.toml", source="drop", upload_id="u2")  # a new upload
+    assert later.status != "duplicate" and later.inbox_id != first.inbox_id
+
+
+def test_a_turn_file_ingested_again_after_a_kill_is_not_applied_twice(svc, game, tmp_path):
+    """`pbem ingest FILE` / `submit` retried: the file's path and change time are its upload id."""
+    from pbem.ingest import files
+    player, line = legal(svc, game)
+    path = tmp_path / "turn.toml"
+    path.write_bytes(turn_file(game, player, token(svc, game, player), [line.split(": ", 1)[-1]]))
+    assert files.ingest(svc, path).status == "applied"
+    moves = len(svc.store.moves(game))
+    assert files.ingest(svc, path).status == "duplicate" and len(svc.store.moves(game)) == moves
+    os.utime(path, ns=(path.stat().st_atime_ns, path.stat().st_mtime_ns + 10**9))  # written again: new
+    assert files.ingest(svc, path).status != "duplicate"
 
 
 @pytest.mark.parametrize("raw,want", [

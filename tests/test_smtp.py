@@ -133,14 +133,18 @@ def test_a_player_named_with_a_newline_gets_no_extra_header(make_service):
 
 # -- SMTP ---------------------------------------------------------------------------------
 
-def test_the_outbox_goes_out_by_smtp_with_the_game_address_as_envelope_sender(make_service, smtp_server):
+def test_the_outbox_goes_out_by_smtp_with_a_keyed_return_path_of_the_game_address(make_service, smtp_server):
     handler, clock = Handler(), Clock()
     svc = smtp_service(make_service, smtp_server(handler), clock)
     games.create(svc, game_config())
     send_until_done(svc, clock)
     rows = svc.store.outbox_rows()
     assert sorted(ids(handler.received)) == sorted(r["message_id"] for r in rows)
-    assert all(frm == "talisman@example.org" for frm, _ in handler.envelopes)
+    # VERP: the game address with a tag naming the row, keyed (pbem/bounces.py believes only these)
+    by_id = {r["message_id"]: r for r in rows}
+    assert [frm for frm, _ in handler.envelopes] == [
+        outbox.return_path(svc, svc.store.outbox_mail(by_id[m["Message-ID"]]["id"])) for m in handler.received]
+    assert all(frm.startswith("talisman+bounce-") and frm.endswith("@example.org") for frm, _ in handler.envelopes)
     assert {tuple(to) for _, to in handler.envelopes} == {("alice@example.org",), ("bob@example.org",)}
     assert all(r["status"] == "sent" for r in rows)
 
@@ -224,12 +228,15 @@ def test_login_from_the_config(make_service, smtp_server):
 
 # -- bounces ------------------------------------------------------------------------------
 
-def dsn(failed_rcpt: str, original_id: str | None, action="failed") -> bytes:
-    """A delivery-status notification as Postfix writes one (RFC 3464)."""
+def dsn(failed_rcpt: str, original_id: str | None, action="failed", to="talisman@example.org") -> bytes:
+    """A delivery-status notification as Postfix writes one (RFC 3464), to the envelope
+    sender of the failed mail (`to`), as the game's MTA delivers it (Delivered-To)."""
     original = (f"--B\nContent-Type: text/rfc822-headers\n\nFrom: talisman@example.org\nTo: {failed_rcpt}\n"
                 f"Message-ID: {original_id}\nSubject: [autumn] Turn 1\n\n") if original_id else ""
-    return f"""From: MAILER-DAEMON@mx.example.net (Mail Delivery System)
-To: talisman@example.org
+    return f"""Delivered-To: {to}
+Return-Path: <>
+From: MAILER-DAEMON@mx.example.net (Mail Delivery System)
+To: {to}
 Subject: Undelivered Mail Returned to Sender
 Message-ID: <dsn-{failed_rcpt}-{action}@mx.example.net>
 Auto-Submitted: auto-replied
@@ -255,17 +262,31 @@ Diagnostic-Code: smtp; 550 5.1.1 unknown user
 """.encode()
 
 
+def sent_report(svc, name: str) -> dict:
+    """The latest report to `name`, sent (by the file sender)."""
+    asyncio.run(outbox.send_due(svc))
+    return max((r for r in svc.store.outbox_rows() if r["player"] == name and r["status"] == "sent"),
+               key=lambda r: r["id"])
+
+
+def bounce_of(svc, row: dict, action="failed") -> bytes:
+    """The bounce of outbox row `row` as it comes back to the mail's return path."""
+    return dsn(row["to_addr"], row["message_id"], action=action,
+               to=outbox.return_path(svc, svc.store.outbox_mail(row["id"])))
+
+
 def test_a_bounce_marks_the_player_undeliverable_and_tells_the_moderator(fake_svc):
     g = games.create(fake_svc, game_config(moderator="mod@example.org"))
-    report = next(r for r in fake_svc.store.outbox_rows() if r["player"] == "bob" and r["kind"] == "report")
-    result = handle(fake_svc, dsn("bob@example.org", report["message_id"]))
+    report = sent_report(fake_svc, "bob")
+    result = handle(fake_svc, bounce_of(fake_svc, report))
     assert result.status == "bounce" and result.player == "bob", result.outcome
     assert "5.1.1" in fake_svc.store.player(g, "bob")["undeliverable"]
     [digest] = [r for r in fake_svc.store.outbox_rows() if r["kind"] == "digest"]
     assert digest["to_addr"] == "mod@example.org" and "bob" in outbox.mail(fake_svc, digest["id"])["text"]
     assert not [r for r in fake_svc.store.outbox_rows() if r["kind"] == "stranger"]  # no reply to a bounce
     # a delay notice marks no one; mail from the player clears the mark
-    assert handle(fake_svc, dsn("alice@example.org", None, action="delayed")).player is None
+    alices = sent_report(fake_svc, "alice")
+    assert handle(fake_svc, bounce_of(fake_svc, alices, action="delayed")).player is None
     assert fake_svc.store.player(g, "alice")["undeliverable"] is None
     move = fake_svc.engine.legal_moves(games.state(fake_svc, games.get(fake_svc, g)))[0]
     handle(fake_svc, mail([f"{move.prompt}: left"], sender=f"{move.player}@example.org",
@@ -291,7 +312,8 @@ def test_a_bounced_report_leaves_its_events_for_the_next_report(fake_svc):
         if bounced:
             break
     assert bounced, "bob was never mailed a report"
-    handle(fake_svc, dsn("bob@example.org", bounced["message_id"]))
+    asyncio.run(outbox.send_due(fake_svc))
+    handle(fake_svc, bounce_of(fake_svc, bounced))
     assert fake_svc.store.player(g, "bob")["reported_seq"] == bounced["since_seq"]
     lost = outbox.mail(fake_svc, bounced["id"])["text"]
     for _ in range(12):  # play on until bob is mailed again: that report holds the bounced events
@@ -306,9 +328,34 @@ def test_a_bounced_report_leaves_its_events_for_the_next_report(fake_svc):
     assert events and all(ln in again for ln in events), (events, again)
 
 
-def test_a_bounce_without_the_original_headers_is_matched_by_address(fake_svc):
+def test_a_forged_bounce_is_not_believed(fake_svc):
+    """Issue 21 (7): a stranger's mail shaped as a delivery report, naming a guessable outbox
+    Message-ID (or only an address), marked the player undeliverable, mailed the moderator and
+    rewound the player's report. Only a bounce to a sent mail's keyed return path counts."""
     g = games.create(fake_svc, game_config(moderator="mod@example.org"))
-    result = handle(fake_svc, dsn("alice@example.org", None))
+    report = sent_report(fake_svc, "bob")
+    reported = fake_svc.store.player(g, "bob")["reported_seq"]
+    before = len(fake_svc.store.outbox_rows())
+    tag = outbox.return_path(fake_svc, fake_svc.store.outbox_mail(report["id"]))
+    forged_tag = tag.replace(tag.split("-")[-1].split("@")[0], "0" * 16)
+    for forged in (dsn("bob@example.org", report["message_id"]),  # the Message-ID, guessed
+                   dsn("bob@example.org", None),  # only the address
+                   dsn("bob@example.org", report["message_id"], to=forged_tag),  # a made-up tag
+                   dsn("alice@example.org", None, to=tag)):  # the right tag, another recipient
+        result = handle(fake_svc, forged)
+        assert result.player is None, result.outcome
+    assert fake_svc.store.player(g, "bob")["undeliverable"] is None
+    assert fake_svc.store.player(g, "bob")["reported_seq"] == reported
+    assert len(fake_svc.store.outbox_rows()) == before  # no digest, no reply
+    queued = next(r for r in fake_svc.store.outbox_rows() if r["status"] == "queued") \
+        if any(r["status"] == "queued" for r in fake_svc.store.outbox_rows()) else None
+    if queued:  # a mail not sent yet cannot have bounced
+        assert handle(fake_svc, bounce_of(fake_svc, queued)).player is None
+
+
+def test_a_replaced_address_clears_the_mark(fake_svc):
+    g = games.create(fake_svc, game_config(moderator="mod@example.org"))
+    result = handle(fake_svc, bounce_of(fake_svc, sent_report(fake_svc, "alice")))
     assert result.status == "bounce" and fake_svc.store.player(g, "alice")["undeliverable"]
     moderator.replace_player(fake_svc, g, "alice", "alice@new.example.org")  # a new address: the mark goes
     assert fake_svc.store.player(g, "alice")["undeliverable"] is None

@@ -3,7 +3,10 @@
 its copy. Sources: stdin (an MTA pipe), files, a Maildir, the drop folder."""
 from __future__ import annotations
 
+import os
 from pathlib import Path
+
+from pbem import log, orders
 
 TURN_SUFFIXES = (".toml", ".json")
 
@@ -11,3 +14,36 @@ TURN_SUFFIXES = (".toml", ".json")
 def kind_of(name: str | Path) -> str:
     """"turn" for a .toml/.json turn file, "mail" for anything else (.eml, Maildir names)."""
     return "turn" if str(name).lower().endswith(TURN_SUFFIXES) else "mail"
+
+
+def read_capped(path: Path) -> tuple[bytes, int]:
+    """(the file's bytes, its size): no more than one byte over the size limit is read, so a
+    30 MB mail costs no memory and is never stored (process.handle refuses it by `size`)."""
+    with open(path, "rb") as f:
+        size = os.fstat(f.fileno()).st_size
+        return f.read(orders.MAX_BYTES + 1), size
+
+
+def upload_id(path: Path) -> str:
+    """What a file is, not when it was read: its name and the time it was last written (a
+    file rewritten for the next turn is a new upload; one read again after a crash is not)."""
+    st = path.stat()
+    return f"{path.name}:{st.st_mtime_ns}:{st.st_size}"
+
+
+def replace_with_stored(svc, file: Path, target: Path, inbox_id: int | None) -> Path:
+    """Move a stored file out of the way as the copy the store keeps (its tokens masked),
+    written first under a temporary name; the original, token and all, is removed."""
+    row = svc.store.inbox(inbox_id) if inbox_id is not None else None
+    if row is None:  # nothing stored under it: keep the file as it is
+        os.replace(file, target)
+        return target
+    tmp = target.with_name(f".{target.name}.tmp")
+    tmp.write_bytes(row["raw"])
+    os.replace(tmp, target)
+    os.unlink(file)
+    return target
+
+
+def failed_source(file: Path, error: BaseException) -> None:
+    log.get().exception("could not read a file; it is left where it is", file=file.name, error=repr(error))

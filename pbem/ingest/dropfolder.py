@@ -2,7 +2,8 @@
 by an upload form or by `pbem submit`.
 
 Writers put a file in tmp/ and rename it into new/ (or straight into the folder itself),
-so a half-written file is never read. A file is moved to cur/ once it is stored."""
+so a half-written file is never read. A file is moved to cur/ once it is stored, as the
+store keeps it: its tokens masked."""
 from __future__ import annotations
 
 import os
@@ -10,8 +11,9 @@ import secrets
 import time
 from pathlib import Path
 
-from pbem.ingest import kind_of
+from pbem.ingest import failed_source, kind_of, read_capped, replace_with_stored, upload_id
 from pbem.process import Result, handle
+from pbem.store import StoreUnavailable
 
 
 def ensure(folder: str | Path) -> Path:
@@ -41,27 +43,42 @@ def drop(folder: str | Path, name: str, data: bytes) -> Path:
 
 
 def poll(svc, folder: str | Path, stop=None) -> list[Result]:
-    stored = []
-    with svc.store.group_commit():  # one fsync for the batch, before any file is moved to cur/
-        for file in waiting(folder):
-            if stop is not None and stop.is_set():
-                break
-            stored.append((file, read_one(svc, file)))
-    for file, result in stored:
-        archive(folder, file, result)
-    return [result for _, result in stored]
+    """Store and process each waiting file, and move it to cur/ after its own durable commit,
+    so a crash re-reads at most the file in hand, and that one is known again by its upload id
+    (its name and when it was written). A file that cannot be read is logged and left; the
+    next ones are read all the same."""
+    results = []
+    for file in waiting(folder):
+        if stop is not None and stop.is_set():
+            break
+        try:
+            result = read_one(svc, file)
+        except StoreUnavailable:
+            raise
+        except Exception as e:  # noqa: BLE001 -- gone meanwhile (another daemon took it), or unreadable
+            if file.exists():
+                failed_source(file, e)
+            continue
+        try:  # its commit was made durable (synchronous=FULL) before handle returned
+            archive(svc, folder, file, result)
+        except FileNotFoundError:  # another daemon moved it: it is stored once all the same
+            pass
+        results.append(result)
+    return results
 
 
 def read_one(svc, file: Path) -> Result:
     kind = kind_of(file)
-    return handle(svc, file.read_bytes(), kind, source="drop", filename=file.name if kind == "turn" else None)
+    raw, size = read_capped(file)
+    return handle(svc, raw, kind, source="drop", filename=file.name if kind == "turn" else None,
+                  upload_id=upload_id(file), size=size)
 
 
-def archive(folder: str | Path, file: Path, result: Result) -> Path:
-    """Stored: move it to cur/, named after its inbox row so it can be found again."""
-    base = Path(folder) / "cur" / f"{result.inbox_id:06d}-{file.name}"
+def archive(svc, folder: str | Path, file: Path, result: Result) -> Path:
+    """Stored: move it to cur/, named after its inbox row so it can be found again, as the
+    store keeps it (no token in clear)."""
+    base = Path(folder) / "cur" / f"{(result.inbox_id or 0):06d}-{file.name}"
     target, n = base, 1
     while target.exists():  # a duplicate of a file already kept
         target, n = base.with_name(f"{base.name}.{n}"), n + 1
-    os.replace(file, target)
-    return target
+    return replace_with_stored(svc, file, target, result.inbox_id)

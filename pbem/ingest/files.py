@@ -3,11 +3,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pbem.ingest import kind_of
+from pbem.ingest import kind_of, read_capped, upload_id
 from pbem.process import Result, handle
 
 
 def ingest(svc, path: str | Path, source: str = "file") -> Result:
+    """One file (`pbem ingest FILE`, `pbem submit FILE`): the same file given again, as after
+    a kill, is known again (its upload id: its path and when it was written)."""
     path = Path(path)
     kind = kind_of(path)
-    return handle(svc, path.read_bytes(), kind, source=source, filename=path.name if kind == "turn" else None)
+    raw, size = read_capped(path)
+    return handle(svc, raw, kind, source=source, filename=path.name if kind == "turn" else None,
+                  upload_id=f"{path.resolve().parent}/{upload_id(path)}", size=size)

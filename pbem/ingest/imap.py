@@ -13,6 +13,7 @@ nothing and applies nothing twice: at worst one message is fetched again and fou
 from __future__ import annotations
 
 import imaplib
+import re
 import socket
 import threading
 from typing import Callable
@@ -20,7 +21,7 @@ from typing import Callable
 from imap_tools import MailBox, MailBoxStartTls, MailBoxUnencrypted
 from imap_tools.errors import MailboxLoginError, UnexpectedCommandStatusError
 
-from pbem import log
+from pbem import log, orders
 from pbem.process import Result, handle
 
 ERRORS = (OSError, socket.timeout, imaplib.IMAP4.error, UnexpectedCommandStatusError, MailboxLoginError)
@@ -85,9 +86,10 @@ class ImapSource:
                     continue
                 if stop is not None and stop.is_set():
                     break
-                raw = fetch(box, uid)
-                if raw is not None:
-                    results.append(handle(svc, raw, "mail", source="imap"))
+                fetched = fetch(box, uid)
+                if fetched is not None:
+                    raw, size = fetched
+                    results.append(handle(svc, raw, "mail", source="imap", size=size))
                     stored.append(str(uid))
                 with svc.store.transaction():
                     svc.store.set_imap_position(self.key, validity, uid)
@@ -111,13 +113,32 @@ class ImapSource:
         self.close()
 
 
-def fetch(box, uid: int) -> bytes | None:
-    """The message's exact bytes (not marked seen); None if it is gone."""
-    typ, data = box.client.uid("FETCH", str(uid), "(BODY.PEEK[])")
+def fetch(box, uid: int) -> tuple[bytes, int] | None:
+    """(the message's exact bytes, its size), not marked seen; None if it is gone. A message
+    over the size limit is not downloaded: only its header is, to answer it."""
+    size = _size(box, uid)
+    if size is None:
+        return None
+    part = "BODY.PEEK[]" if size <= orders.MAX_BYTES else "BODY.PEEK[HEADER]"
+    typ, data = box.client.uid("FETCH", str(uid), f"({part})")
     if typ != "OK":
         raise imaplib.IMAP4.error(f"FETCH {uid}: {typ}")
     parts = [item[1] for item in data if isinstance(item, tuple) and len(item) == 2]
-    return parts[0] if parts else None
+    return (parts[0], max(size, len(parts[0]))) if parts else None
+
+
+_SIZE = re.compile(rb"RFC822\.SIZE (\d+)")
+
+
+def _size(box, uid: int) -> int | None:
+    typ, data = box.client.uid("FETCH", str(uid), "(RFC822.SIZE)")
+    if typ != "OK":
+        raise imaplib.IMAP4.error(f"FETCH {uid}: {typ}")
+    for item in data:
+        m = _SIZE.search(item if isinstance(item, bytes) else item[0] if isinstance(item, tuple) else b"")
+        if m:
+            return int(m.group(1))
+    return None
 
 
 class Watcher(threading.Thread):

@@ -1,14 +1,16 @@
 """A Maildir the MTA delivers to (Postfix `home_mailbox = Maildir/`, Dovecot LDA).
 
 New mail is read from new/ and, once stored, moved to cur/ with the Seen flag, as a mail
-reader would; so nothing is deleted and nothing is read twice."""
+reader would (as stored: its tokens masked); so nothing is read twice."""
 from __future__ import annotations
 
 import mailbox
 import os
 from pathlib import Path
 
+from pbem.ingest import failed_source, read_capped, replace_with_stored
 from pbem.process import Result, handle
+from pbem.store import StoreUnavailable
 
 
 def open_maildir(path: str | Path) -> mailbox.Maildir:
@@ -23,19 +25,36 @@ def waiting(path: str | Path) -> list[Path]:
 
 
 def poll(svc, path: str | Path, stop=None) -> list[Result]:
+    """Store and process the new mail as a batch (one fsync: mail is known again by its
+    Message-ID and content, so a crash before the marks re-reads and applies nothing twice),
+    then mark each stored one seen. A file that cannot be read is logged and left."""
     open_maildir(path)
     results, stored = [], []
     with svc.store.group_commit():  # one fsync for the batch, before any mail is marked seen
         for file in waiting(path):
             if stop is not None and stop.is_set():
                 break
-            results.append(handle(svc, file.read_bytes(), "mail", source="maildir"))
-            stored.append(file)
-    for file in stored:
-        mark_seen(file)
+            try:
+                raw, size = read_capped(file)
+                result = handle(svc, raw, "mail", source="maildir", size=size)
+            except StoreUnavailable:
+                raise
+            except Exception as e:  # noqa: BLE001 -- one file must not block the others
+                if file.exists():
+                    failed_source(file, e)
+                continue
+            results.append(result)
+            stored.append((file, result))
+    for file, result in stored:
+        try:
+            mark_seen(svc, file, result.inbox_id)
+        except FileNotFoundError:  # another daemon marked it: stored once all the same
+            pass
     return results
 
 
-def mark_seen(file: Path) -> None:
+def mark_seen(svc, file: Path, inbox_id: int | None = None) -> Path:
+    """To cur/ with the Seen flag, as a mail reader would; the copy kept is the stored one
+    (its tokens masked)."""
     name = file.name.split(":")[0]
-    os.replace(file, file.parent.parent / "cur" / f"{name}:2,S")
+    return replace_with_stored(svc, file, file.parent.parent / "cur" / f"{name}:2,S", inbox_id)
