@@ -574,20 +574,47 @@ def lasting(ctx, i, o, meta):
     ctx.emit("lasting", f"{o['name'].replace('-', ' ').title()} takes hold for {e['rounds']} round(s).")
 
 
+def quest_possible(ctx: Ctx, i: int, goal: str | None) -> bool:
+    """Whether the character can complete a quest of that goal under the game's rules: taking
+    a life needs another character it may attack (none in a Nemesis game, where heroes never
+    attack each other, nor in a game of one)."""
+    if goal != "take-life":
+        return True
+    if not any(j != i and q.role == "hero" and not q.out for j, q in enumerate(ctx.s.players)):
+        return False
+    return packs.call(ctx.s, "quest_possible", ctx, i, goal) is not False
+
+
 @op("quest")
 def quest(ctx, i, o, meta):
+    """Take a Warlock quest: a card from a pack's deck, else a roll of the table. A quest this
+    character cannot complete is not dealt: the card is discarded and the next drawn, the
+    table rolled again (issue 13: an impossible quest would bar the Portal for good)."""
     p = ctx.player(i)
     if p.quest:
         return
     if "quest" in ctx.s.decks:  # a pack's Warlock Quest deck replaces the die table
         card = ctx.draw("quest")
+        tries = len(ctx.content.decks["quest"])  # every card once at most
+        while card and not quest_possible(ctx, i, ctx.content.cards[card].prop("goal")):
+            ctx.emit("quest", f"{ctx.content.cards[card].name} cannot be done in this game: discarded.")
+            ctx.s.discards["quest"].append(card)
+            tries -= 1
+            card = ctx.draw("quest") if tries else None
         if card:
             p.quest = card
             p.flags.pop("killed", None)
             p.flags.pop("took-life", None)
             ctx.emit("quest", f"{p.name} draws a Warlock Quest: {ctx.content.cards[card].text}", player=p.name)
         return
+    dealt = [r for r, q in ctx.content.quests.items() if quest_possible(ctx, i, q.get("goal"))]
+    if not dealt:
+        return
     r = rng.die(ctx.s)
+    while r in ctx.content.quests and r not in dealt:
+        ctx.emit("quest", f"{p.name} rolls {r}: that quest cannot be done in this game, and rolls again.",
+                 player=p.name)
+        r = rng.die(ctx.s)
     q = ctx.content.quests.get(r)
     if q:
         p.quest = str(r)

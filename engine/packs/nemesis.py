@@ -32,7 +32,7 @@ from engine.packs.nemesis_boons import start_choice, start_options  # noqa: F401
 from engine.packs.nemesis_combat import ask_helpers, foe_reroll, trophy_spent, trophy_value  # noqa: F401
 from engine.packs.nemesis_endings import killed  # noqa: F401
 from engine.packs.nemesis_heroes import (arrived, encounter_choice, encounter_options, move_choice,  # noqa: F401
-                                         move_options, set_companion_level)
+                                         move_options, quest_possible, set_companion_level)
 from engine.packs.nemesis_setup import first_player, seated, setup, start_space  # noqa: F401
 from engine.packs.nemesis_turn import between_turns  # noqa: F401
 

@@ -30,6 +30,11 @@ def set_companion_level(ctx: Ctx, i: int, level: int) -> str | bool:
     return True
 
 
+def quest_possible(ctx: Ctx, i: int, goal: str) -> bool | None:
+    """Heroes never attack each other: a quest to take a life from a character cannot be done."""
+    return False if goal == "take-life" else None
+
+
 def move_options(ctx: Ctx, i: int) -> list[Option]:
     p, s = ctx.player(i), ctx.s
     opts = []
