@@ -1,0 +1,258 @@
+"""Mutation testing of the rules (engine/rules/, engine/ops.py, engine/packs/) against the
+engine-facing tests of the default run, on a seeded random sample of mutants. Too slow for CI
+(tens of minutes on two cores); run by hand, see bench/README.md:
+
+    .venv/bin/python bench/mutation.py [--seed 13] [--sample 300] [--commit HEAD]
+    .venv/bin/python bench/mutation.py --report        # print the last campaign's result again
+
+The tool is mutmut 3 (`pip install 'mutmut==3.8.1'`). Its settings are bench/mutmut.toml. A
+campaign works in a snapshot, bench/.mutation/, built afresh from a commit (`git archive`): the
+work tree may hold other people's half-done edits, and mutmut copies every file of the package
+it mutates, mypyc's builds included, which would shadow the mutated sources (engine/compiled.py:
+without its shared library beside engine/, the builds are not set aside). PBEM_PURE=1 makes the
+engine load from its Python sources regardless. `--overlay` lays files of the work tree over the
+snapshot (new scenarios not yet committed, say), so the same commit's mutants can be measured
+again with them: `--again --overlay tests/scenarios/new.toml` re-tests, in the last campaign's
+snapshot and with its stats, the sampled mutants it did not kill (a killed mutant stays killed:
+the tests it failed are still there and deterministic).
+
+The sample is drawn with random.Random(seed) from every mutant of the commit in name order, so
+the same commit and seed give the same sample. The score is killed / sampled; timeouts and
+survivors are listed by file:line with the mutation, and written with their diffs to
+--survivors (default bench/.mutation/survivors.txt).
+"""
+from __future__ import annotations
+
+import argparse
+import ast
+import io
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tarfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+WORK = ROOT / "bench" / ".mutation"
+SETTINGS = ROOT / "bench" / "mutmut.toml"
+SNAPSHOT = ["engine", "pbem", "tests", "tools", "pyproject.toml"]
+MUTMUT = Path(sys.executable).parent / "mutmut"
+ENV = {**os.environ, "PBEM_PURE": "1"}  # the engine from its (mutated) Python sources
+NICE = ["nice", "-n", "19"]  # the machine's two cores are shared with the team
+# mutmut's first step alone (the start of `mutmut run`): copy the sources into mutants/ and
+# write every mutant, so that the sample can be drawn before any test runs
+GENERATE = ("from mutmut.__main__ import copy_src_dir, copy_also_copy_files, setup_source_paths, "
+            "create_mutants\ncopy_src_dir(); copy_also_copy_files(); setup_source_paths()\n"
+            "print(create_mutants({children}))")
+
+
+@dataclass
+class Mutant:
+    name: str  # mutmut's: engine.rules.combat.x_attack__mutmut_3
+    path: str  # the source, relative to the snapshot: engine/rules/combat.py
+    status: str  # mutmut's word: killed, survived, timeout, no tests, ...
+    line: int = 0
+    change: str = ""
+    diff: str = ""
+
+
+def git(*args: str) -> str:
+    return subprocess.run(["git", *args], cwd=ROOT, check=True, capture_output=True, text=True).stdout
+
+
+def lay_over(overlay: list[str], *folders: Path) -> None:
+    for name in overlay:
+        source = (ROOT / name).resolve()
+        rel = source.relative_to(ROOT)
+        for folder in folders:
+            (folder / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, folder / rel)
+
+
+def build_snapshot(commit: str, overlay: list[str]) -> str:
+    """bench/.mutation/ afresh: the commit's sources and tests, the overlay, mutmut's settings."""
+    sha = git("rev-parse", "--verify", commit + "^{commit}").strip()
+    if WORK.exists():
+        shutil.rmtree(WORK)
+    WORK.mkdir(parents=True)
+    archive = subprocess.run(["git", "archive", "--format=tar", sha, *SNAPSHOT], cwd=ROOT,
+                             check=True, capture_output=True).stdout
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        tar.extractall(WORK, filter="data")
+    lay_over(overlay, WORK)
+    pyproject = WORK / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text() + "\n" + SETTINGS.read_text())
+    (WORK / "campaign.json").write_text(json.dumps({"commit": sha, "overlay": overlay}))
+    return sha
+
+
+def all_mutants() -> dict[str, str]:
+    """Every generated mutant's name -> its source path, from mutmut's .meta files."""
+    found = {}
+    for meta in sorted((WORK / "mutants").rglob("*.py.meta")):
+        path = str(meta.relative_to(WORK / "mutants"))[: -len(".meta")]
+        for name in json.loads(meta.read_text())["exit_code_by_key"]:
+            found[name] = path
+    return found
+
+
+def results(names: list[str], paths: dict[str, str]) -> list[Mutant]:
+    from mutmut.stats import status_by_exit_code
+
+    codes = {}
+    for path in set(paths[n] for n in names):
+        meta = json.loads((WORK / "mutants" / (path + ".meta")).read_text())
+        codes.update(meta["exit_code_by_key"])
+    return [Mutant(n, paths[n], status_by_exit_code[codes[n]]) for n in names]
+
+
+def describe(mutant: Mutant) -> None:
+    """The mutant's diff (mutmut's, of the one function), its first changed line in the
+    source and the change in one line."""
+    from mutmut.mutation.diff_apply import get_diff_for_mutant
+    from mutmut.utils.format_utils import orig_function_and_class_names_from_key
+
+    cwd = os.getcwd()
+    os.chdir(WORK)
+    try:
+        mutant.diff = get_diff_for_mutant(mutant.name, path=mutant.path)
+    finally:
+        os.chdir(cwd)
+    body = mutant.diff.splitlines()[2:]
+    removed = [ln[1:].strip() for ln in body if ln.startswith("-")]
+    added = [ln[1:].strip() for ln in body if ln.startswith("+")]
+    mutant.change = f"{' / '.join(removed) or '(nothing)'}  ->  {' / '.join(added) or '(deleted)'}"
+    source = (WORK / mutant.path).read_text().splitlines()
+    function, cls = orig_function_and_class_names_from_key(mutant.name)
+    node = find_function(ast.parse("\n".join(source)), function, cls)
+    if node is None or not removed:
+        mutant.line = node.lineno if node else 0
+        return
+    first = node.decorator_list[0].lineno if node.decorator_list else node.lineno
+    hunk = next((ln for ln in body if ln.startswith("@@")), "@@ -1")
+    guess = first + int(hunk.split()[1].lstrip("-").split(",")[0]) - 1
+    offset = next(i for i, ln in enumerate(b for b in body if not b.startswith(("@@", "+")))
+                  if ln.startswith("-"))
+    guess += offset
+    candidates = [i + 1 for i in range(first - 1, node.end_lineno or len(source))
+                  if source[i].strip() == removed[0]]
+    mutant.line = min(candidates, key=lambda n: abs(n - guess)) if candidates else guess
+
+
+def find_function(tree: ast.Module, name: str, cls: str | None):
+    body = tree.body
+    if cls is not None:
+        body = next((n.body for n in tree.body if isinstance(n, ast.ClassDef) and n.name == cls), [])
+    return next((n for n in body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+                 and n.name == name), None)
+
+
+def report(survivors_file: Path) -> float:
+    campaign = json.loads((WORK / "campaign.json").read_text())
+    names = campaign["sample"]
+    mutants = results(names, all_mutants())
+    by_status: dict[str, list[Mutant]] = {}
+    for m in mutants:
+        by_status.setdefault(m.status, []).append(m)
+    killed = len(by_status.get("killed", []))
+    print(f"\ncommit {campaign['commit'][:12]}, seed {campaign['seed']}: {len(names)} of "
+          f"{campaign['population']} mutants sampled; overlay: {campaign['overlay'] or 'none'}")
+    print(f"mutation score: {killed}/{len(names)} killed = {100 * killed / len(names):.1f} %  ("
+          + ", ".join(f"{len(v)} {k}" for k, v in sorted(by_status.items())) + ")")
+    if "before" in campaign:
+        before = campaign["before"]
+        print(f"before the overlay {campaign['again_overlay']}: {before}/{len(names)} killed = "
+              f"{100 * before / len(names):.1f} %; the rest re-tested in "
+              f"{campaign['again_seconds'] / 60:.1f} min")
+    if "seconds" in campaign:
+        print(f"campaign time: {campaign['seconds'] / 60:.1f} min")
+    listed = [m for m in mutants if m.status != "killed"]
+    for m in listed:
+        describe(m)
+    listed.sort(key=lambda m: (m.status, m.path, m.line))
+    lines = []
+    for status in sorted({m.status for m in listed}):
+        group = [m for m in listed if m.status == status]
+        print(f"\n{status} ({len(group)}):")
+        for m in group:
+            print(f"  {m.path}:{m.line}  {m.change}")
+            lines.append(f"{status}\t{m.path}:{m.line}\t{m.name}\t{m.change}\n{m.diff}\n")
+    survivors_file.parent.mkdir(parents=True, exist_ok=True)
+    survivors_file.write_text(
+        f"# commit {campaign['commit']}, seed {campaign['seed']}, {len(names)} sampled, "
+        f"{killed} killed; every mutant not killed, with mutmut's diff\n\n" + "\n".join(lines))
+    print(f"\nwritten: {survivors_file}")
+    return killed / len(names)
+
+
+def mutmut_run(names: list[str], children: int, log_name: str) -> None:
+    with open(WORK / log_name, "w") as log:
+        run = subprocess.run([*NICE, str(MUTMUT), "run", "--max-children", str(children), *names],
+                             cwd=WORK, env=ENV, stdout=log, stderr=subprocess.STDOUT)
+    if run.returncode != 0:
+        sys.exit(f"mutmut failed ({run.returncode}); see {WORK / log_name}")
+
+
+def again(args: argparse.Namespace, start: float) -> None:
+    campaign = json.loads((WORK / "campaign.json").read_text())
+    left = [m.name for m in results(campaign["sample"], all_mutants()) if m.status != "killed"]
+    if args.survivors.is_file():
+        shutil.copy2(args.survivors, args.survivors.with_name(args.survivors.stem + "-before.txt"))
+    lay_over(args.overlay, WORK, WORK / "mutants")
+    campaign.setdefault("before", len(campaign["sample"]) - len(left))
+    campaign["again_overlay"] = campaign.get("again_overlay", []) + args.overlay
+    print(f"re-testing the {len(left)} mutants not killed, with {args.overlay}", flush=True)
+    mutmut_run(left, args.max_children, "mutmut-again.log")
+    campaign["again_seconds"] = round(time.monotonic() - start)
+    (WORK / "campaign.json").write_text(json.dumps(campaign, indent=1))
+    report(args.survivors)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seed", type=int, default=13, help="the sample's seed (default 13)")
+    parser.add_argument("--sample", type=int, default=300, help="mutants to test (default 300)")
+    parser.add_argument("--commit", default="HEAD", help="the commit whose sources and tests run")
+    parser.add_argument("--overlay", nargs="*", default=[], metavar="PATH",
+                        help="work-tree files laid over the snapshot (e.g. new scenarios)")
+    parser.add_argument("--max-children", type=int, default=2, help="mutants tested at once")
+    parser.add_argument("--survivors", type=Path, default=WORK / "survivors.txt",
+                        help="where to write the mutants not killed")
+    parser.add_argument("--again", action="store_true",
+                        help="re-test the last campaign's mutants not killed, with --overlay")
+    parser.add_argument("--report", action="store_true",
+                        help="only report the campaign last run in bench/.mutation/")
+    args = parser.parse_args()
+    if not MUTMUT.is_file():
+        sys.exit(f"{MUTMUT} not found: pip install 'mutmut==3.8.1' (bench/README.md)")
+    if args.report:
+        report(args.survivors)
+        return
+
+    start = time.monotonic()
+    if args.again:
+        again(args, start)
+        return
+    sha = build_snapshot(args.commit, args.overlay)
+    subprocess.run([*NICE, sys.executable, "-c", GENERATE.format(children=args.max_children)],
+                   cwd=WORK, env=ENV, check=True, stdout=subprocess.DEVNULL)
+    paths = all_mutants()
+    sample = random.Random(args.seed).sample(sorted(paths), min(args.sample, len(paths)))
+    campaign = json.loads((WORK / "campaign.json").read_text())
+    campaign.update(seed=args.seed, population=len(paths), sample=sample)
+    (WORK / "campaign.json").write_text(json.dumps(campaign, indent=1))
+    print(f"commit {sha[:12]}: {len(paths)} mutants; testing {len(sample)} (seed {args.seed}); "
+          f"mutmut's output goes to {WORK / 'mutmut.log'}", flush=True)
+    mutmut_run(sample, args.max_children, "mutmut.log")
+    campaign["seconds"] = round(time.monotonic() - start)
+    (WORK / "campaign.json").write_text(json.dumps(campaign, indent=1))
+    report(args.survivors)
+
+
+if __name__ == "__main__":
+    main()
