@@ -195,7 +195,16 @@ def _move(step: Step, player: str | None, reveal: bool) -> dict:
              turn=step.state.turn, positions=_positions(step.state), events=_events(step.events, player))
     if reveal:
         m["rng"] = _rng(step)
-    return m
+    return scoped(m, player)
+
+
+def scoped(m: dict, reader: str | None) -> dict:
+    """A logged move as `reader` may see it (None: everything). Another player's answer (or
+    the moderator's) is shown only as its public events: its line can name a private choice
+    (which Boon a hero took), and its Message-ID where they mail from. Rollbacks are public."""
+    if reader is None or m["kind"] != "move" or m["player"] == reader:
+        return m
+    return {**m, "line": f"({m['player']} answered)", "message_id": None, "hidden": True}
 
 
 def dumps(archive: dict) -> str:
@@ -250,6 +259,10 @@ def verify(archive: dict, progress: Progress = no_progress) -> Verdict:
         if seed is None:
             v.notes.append("no seed (the game has not ended, or this is a player's export): "
                            "only the hash chain was checked; the moves were not re-run")
+            hidden = sum(1 for m in moves if m.get("hidden"))
+            if hidden:
+                v.notes.append(f"{hidden} other players' move(s) hidden: their links followed, their hashes "
+                               "not recomputed")
             _chain(archive, moves, progress)
             last = moves[-1]["state_hash"] if moves else archive["start"]["state_hash"]
             _same(len(moves), "final state hash differs", archive["final"]["state_hash"], last)
@@ -285,6 +298,10 @@ def _versions(archive: dict) -> list[str]:
 def _check_link(archive: dict, m: dict, seq: int, prev: str) -> str:
     if m.get("seq") != seq:
         raise Divergence(seq, f"missing (the next move in the archive is {m.get('seq')})")
+    if m.get("hidden"):  # a player's export hides others' lines: only the links can be followed
+        if m["prev_hash"] != prev:
+            raise Divergence(seq, "chain broken")
+        return m["hash"]
     record = {k: m[k] for k in _CHAINED if k != "game"} | {"game": archive["game"]}
     if m["prev_hash"] != prev or chain_hash(prev, record, m["state_hash"]) != m["hash"]:
         raise Divergence(seq, "chain broken")

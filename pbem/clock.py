@@ -12,6 +12,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 _PART = re.compile(r"(\d+)\s*([wdhms])", re.IGNORECASE)
 _UNITS = {"w": "weeks", "d": "days", "h": "hours", "m": "minutes", "s": "seconds"}
+LONGEST = timedelta(days=36525)  # a hundred years
 
 
 def duration(text: str | int | float, unit: str = "h") -> timedelta:
@@ -21,7 +22,13 @@ def duration(text: str | int | float, unit: str = "h") -> timedelta:
         s += unit
     if not s or not re.fullmatch(r"(\d+[wdhms])+", s):
         raise ValueError(f"{text!r} is not a duration (write e.g. 48h, 2d, 1d12h, 90m)")
-    return sum((timedelta(**{_UNITS[u]: int(n)}) for n, u in _PART.findall(s)), timedelta())
+    try:
+        total = sum((timedelta(**{_UNITS[u]: int(n)}) for n, u in _PART.findall(s)), timedelta())
+    except OverflowError:  # "99999999999d": more days than a timedelta holds
+        total = LONGEST + timedelta(days=1)
+    if total > LONGEST:  # a time that far ahead is past the calendar's end
+        raise ValueError(f"{text!r} is too long (at most {LONGEST.days} days)")
+    return total
 
 
 def parse(text: str) -> datetime:

@@ -36,7 +36,7 @@ def moves(data: dict, as_player: str | None = None, upto: int | None = None) -> 
         if upto is not None and m["seq"] > upto:
             return
         events = [e for e in m["events"] if as_player is None or e["to"] is None or as_player in e["to"]]
-        yield {**m, "events": events}
+        yield archive_mod.scoped({**m, "events": events}, as_player)
 
 
 def _regions(data: dict) -> dict[str, str]:

@@ -106,3 +106,42 @@ def test_a_nemesis_game_by_mail_never_shows_a_hero_the_nemesis_hand(svc, seed):
     final = games.state(svc, games.get(svc, g))
     assert final.over and final.winners, "the game reached its end"
     assert hero_mails > 100 and hand_shown > 10, (hero_mails, hand_shown)
+
+
+def test_player_scoped_exports_and_replays_show_others_answers_only_as_public_events(svc, tmp_path):
+    """Issue 21 (5): `export --as`, `replay --as` and `replay --html --as` printed every move
+    line, so the Nemesis's archive showed which Boon each hero took (`ann: 19: boon-1`). A
+    Nemesis game played by mail, then every scoped form read for every other player's line."""
+    import io
+
+    from pbem import archive, replay
+
+    names = [NEMESIS] + NEMESIS_HEROES
+    config = game_config(name="scoped", seed="scoped-archive-seed-1", edition="fifth", packs=["nemesis"],
+                         players=[(n, f"{n}@example.org") for n in names])
+    config["players"][0]["role"] = "nemesis"
+    g = games.create(svc, config)
+    for _ in play_by_mail(svc, g, 7, 300):
+        pass
+    logged = [m for m in svc.store.moves(g) if m["kind"] == "move"]
+    full = archive.export(svc, g)
+    assert all(any(m["line"] in mm["line"] for mm in full["moves"]) for m in logged[:5])  # the full one has them
+    for reader in names:
+        others = [m["line"] for m in logged if m["player"] != reader]
+        own = [m["line"] for m in logged if m["player"] == reader]
+        mine = archive.export(svc, g, reader)
+        out = io.StringIO()
+        replay.show(mine, reader, out=out)  # replay --as from the store
+        out_full = io.StringIO()
+        replay.show(full, reader, out=out_full)  # replay --as of a full archive file
+        pages = replay.write_html(full, tmp_path / reader, reader)  # replay --html --as
+        texts = {"export --as": archive.dumps(mine), "replay --as": out.getvalue(),
+                 "replay --as (full file)": out_full.getvalue(),
+                 "replay --html --as": "\n".join(p.read_text() for p in pages)}
+        for what, text in texts.items():
+            shown = [line for line in others if line in text]
+            assert not shown, (reader, what, shown[:3])
+        assert own and all(line in texts["replay --as"] for line in own)  # a reader's own answers stay
+        assert archive.verify(mine).ok  # the links of the hidden moves still hold
+    boons = [m["line"] for m in logged if "boon" in m["line"]]
+    assert boons, "no Boon was taken: the test did not reach the private choice it guards"
