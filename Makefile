@@ -1,6 +1,6 @@
 # Two commands do all the set-up on a fresh machine (python3 is all it needs):
-#   make demo   a sample game played by mail in ./var
-#   make test   the test suite
+#   make demo   a sample game played by mail in ./var (about a minute, then the engine compiles)
+#   make test   the test suite (the engine compiled first)
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
@@ -10,9 +10,10 @@ STAMP  := $(VENV)/.installed
 COMPILED := engine/compiled.json
 ENGINE   := $(shell find engine -name '*.py')
 
-.PHONY: demo test build
+.PHONY: demo test build wheel
 
 $(STAMP): pyproject.toml
+	@echo "make: creating $(VENV) and installing the project with its dependencies (about a minute)..."
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q -e '.[test,compile]'
 	touch $(STAMP)
@@ -20,11 +21,19 @@ $(STAMP): pyproject.toml
 $(COMPILED): $(STAMP) $(ENGINE) tools/compile_engine.py
 	-$(BIN)/python tools/compile_engine.py
 
-# what a deployment needs: .venv with the project, the engine compiled (deploy/pbem.service)
+# what a deployment from the checkout needs: .venv with the project, the engine compiled
 build: $(STAMP) $(COMPILED)
 
-demo: $(STAMP) $(COMPILED)
+# a wheel to install elsewhere (`pip install dist/talisman_pbem-*.whl`): the engine compiled in it
+wheel: $(STAMP)
+	@echo "make: building the wheel in dist/ (the engine compiles: a few minutes)..."
+	$(BIN)/python -m pip wheel -q --no-deps -w dist .
+
+# the demo runs first (on the engine's Python sources if it is not compiled yet), the compile after:
+# the first command shows something within a minute, never waits silently on the compiler
+demo: $(STAMP)
 	$(BIN)/python -m pbem.demo
+	@$(MAKE) --no-print-directory $(COMPILED)
 
 # pytest's own exit code is kept in .venv/.pytest-status (make itself exits 2 on any failure)
 test: $(STAMP) $(COMPILED)
