@@ -1,0 +1,122 @@
+"""No token in clear at rest (issue 21: 6) and weak seeds (11). A backup of the store, or of
+the drop folder and Maildir, must hold no credential: every stored form is masked, decoded
+base64 and quoted-printable parts included, and a seed a moderator chose too short is never
+used as a mask pattern."""
+import base64
+import mailbox
+import quopri
+import sqlite3
+
+import pytest
+
+from pbem import games, log
+from pbem.ingest import dropfolder, maildir
+from pbem.process import handle
+
+from conftest import game_config, legal, mail, token, turn_file
+
+
+def dump(svc) -> bytes:
+    """Every byte the database files hold (the main file and its write-ahead log)."""
+    svc.store.db.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    out = b""
+    for path in svc.settings.db_path.parent.glob(svc.settings.db_path.name + "*"):
+        out += path.read_bytes()
+    return out
+
+
+def every_form(data: bytes) -> bytes:
+    """The bytes, plus every base64 and quoted-printable part of them decoded."""
+    import email
+    from email.policy import compat32
+    out = [data]
+    try:
+        for part in email.message_from_bytes(data, policy=compat32).walk():
+            if not part.is_multipart():
+                out.append(part.get_payload(decode=True) or b"")
+    except Exception:  # noqa: BLE001
+        pass
+    return b"\n".join(out)
+
+
+def quoting_welcome(sender, tok, answer, cte) -> bytes:
+    """A reply whose body quotes the welcome mail, encoded as Gmail and Apple Mail do."""
+    body = f"{answer}\n\n> Your token: {tok}\n> token: {tok}\n".encode()
+    encoded = base64.encodebytes(body) if cte == "base64" else quopri.encodestring(body)
+    return (f"From: {sender}\nTo: talisman+{tok}@example.org\nSubject: Re: [autumn] Turn 1\n"
+            f"Message-ID: <q-{cte}@x>\nMIME-Version: 1.0\nContent-Type: text/plain; charset=utf-8\n"
+            f"Content-Transfer-Encoding: {cte}\n\n").encode() + encoded
+
+
+@pytest.mark.parametrize("cte", ["base64", "quoted-printable"])
+def test_a_token_inside_an_encoded_body_is_masked_at_rest(fake_svc, fake_game, cte):
+    player, line = legal(fake_svc, fake_game)
+    tok = token(fake_svc, fake_game, player)
+    result = handle(fake_svc, quoting_welcome(f"{player}@example.org", tok, line, cte))
+    assert result.status == "applied", result.outcome
+    stored = fake_svc.store.inbox(result.inbox_id)["raw"]
+    assert tok.encode() not in every_form(stored)
+    assert tok.encode() not in dump(fake_svc)
+
+
+def test_unreadable_refused_second_token_and_failed_messages_keep_no_token(fake_svc, fake_game):
+    toks = {n: token(fake_svc, fake_game, n) for n in ("alice", "bob")}
+    player, line = legal(fake_svc, fake_game)
+    other = "bob" if player == "alice" else "alice"
+    handle(fake_svc, b"From: x@y\nContent-Type: multipart/mixed; boundary=\"\n\ntoken: " + toks["alice"].encode())
+    handle(fake_svc, mail(["left", f"token: {toks['bob']}"], sender="stranger@example.net"))  # refused
+    handle(fake_svc, mail([line, f"token: {toks[other]}"], sender=f"{player}@example.org", tok=toks[player]))  # two
+    folder = dropfolder.ensure(fake_svc.settings.inbox_path)
+    dropfolder.drop(folder, "t.toml", turn_file(fake_game, other, toks[other], ["no such answer!"]))
+    dropfolder.poll(fake_svc, folder)
+    data = dump(fake_svc)
+    for tok in toks.values():
+        assert tok.encode() not in data
+    for kept in (folder / "cur").iterdir():  # the drop folder's copies likewise
+        assert not any(tok.encode() in every_form(kept.read_bytes()) for tok in toks.values())
+
+
+def test_a_retried_message_still_opens_its_seat_by_the_stored_token_hash(fake_svc, fake_game, monkeypatch):
+    """The stored message is masked; what authenticated it is kept as sha256(token), so a
+    message processed later (after a failure) still finds its seat."""
+    from pbem import process
+    player, line = legal(fake_svc, fake_game)
+    tok = token(fake_svc, fake_game, player)
+    monkeypatch.setattr(process, "apply_order", lambda *a, **k: 1 / 0)
+    first = handle(fake_svc, mail([line], sender=f"{player}@example.org", tok=tok))
+    assert first.status == "error"
+    monkeypatch.undo()
+    assert tok.encode() not in fake_svc.store.inbox(first.inbox_id)["raw"]
+    [again] = process.retry_pending(fake_svc)
+    assert again.status == "applied" and again.player == player
+
+
+def test_maildir_cur_copies_hold_no_token(fake_svc, fake_game, tmp_path):
+    player, line = legal(fake_svc, fake_game)
+    tok = token(fake_svc, fake_game, player)
+    mailbox.Maildir(str(tmp_path / "Maildir"), create=True).add(
+        quoting_welcome(f"{player}@example.org", tok, line, "base64"))
+    [result] = maildir.poll(fake_svc, tmp_path / "Maildir")
+    assert result.status == "applied"
+    [kept] = (tmp_path / "Maildir" / "cur").iterdir()
+    assert tok.encode() not in every_form(kept.read_bytes())
+    assert b"<q-base64@x>" in kept.read_bytes()  # still the same mail, known by its Message-ID
+
+
+def test_a_weak_seed_is_warned_about_and_never_a_mask_pattern(fake_svc, capsys):
+    """Issue 21 (11): a short seed the moderator chose was masked as [secret] inside every
+    line holding its letters, garbling errors and showing where the seed is."""
+    games.create(fake_svc, game_config(name="weak", seed="ab"))
+    assert "weak seed" in capsys.readouterr().err
+    assert log.scrub("a cab with a table") == "a cab with a table"
+    strong = "9f8e7d6c5b4a39281706f5e4d3c2b1a0"
+    games.create(fake_svc, game_config(name="strong", seed=strong))
+    assert log.scrub(f"x {strong} y") == "x [secret] y"
+
+
+def test_the_masked_store_keeps_message_ids_for_threads(fake_svc, fake_game):
+    hexy = "<0123456789abcdef0123@mail.example.org>"
+    result = handle(fake_svc, mail(["hello"], sender="someone@example.net", message_id=hexy))
+    assert hexy.encode() in fake_svc.store.inbox(result.inbox_id)["raw"]
+    assert sqlite3.connect(str(fake_svc.settings.db_path)).execute(
+        "SELECT message_id FROM inbox WHERE id = ?", (result.inbox_id,)).fetchone()[0] == hexy
