@@ -38,14 +38,17 @@ def compiled_engine() -> list:
     if not _have_compiler():
         print("setup.py: no C compiler (or no Python headers): a pure wheel", file=sys.stderr)
         return []
+    global RECORD
     try:
         print("setup.py: compiling the engine with mypyc (a minute or more)...", file=sys.stderr, flush=True)
+        RECORD = _tool().record()  # before mypyc reads them: a source edited meanwhile shows as changed
         return _tool().extensions("build/mypyc-wheel")
     except Exception as e:  # noqa: BLE001 -- no mypy, a type error: the pure wheel
         print(f"setup.py: the engine is not compiled ({type(e).__name__}: {e}); a pure wheel", file=sys.stderr)
         return []
 
 
+RECORD = ""
 EXTENSIONS = compiled_engine()
 
 
@@ -60,7 +63,7 @@ class BuildExt(build_ext):
             print(f"setup.py: compiling failed ({e}); the engine in this wheel runs its sources", file=sys.stderr)
             return
         if self.extensions:
-            (Path(self.build_lib) / "engine" / "compiled.json").write_text(_tool().record())
+            (Path(self.build_lib) / "engine" / "compiled.json").write_text(RECORD)
 
 
 setup(ext_modules=EXTENSIONS, cmdclass={"build_ext": BuildExt})

@@ -244,11 +244,12 @@ async def send_due(svc, sender=None, stop: asyncio.Event | None = None) -> int:
                 break
             try:
                 row = rendered(svc, row)
-            except Exception:  # noqa: BLE001 -- a template fault: this mail waits for the next round, the others go
+            except Exception as e:  # noqa: BLE001 -- a template fault: this mail waits for the next round, the others go
                 logger.exception("rendering failed", outbox=row["id"], kind=row["kind"])
                 skipped.append(row["id"])
-                with svc.store.transaction():
-                    svc.store.release_outbox(row["id"], OWNER)
+                with svc.store.transaction():  # released, due again next round, the reason on the row
+                    svc.store.outbox_attempt_failed(row["id"], log.scrub(f"rendering failed: {type(e).__name__}: {e}"),
+                                                    svc.store.now(), owner=OWNER)
                 continue
             try:
                 await sender.send({**row, "return_path": return_path(svc, row)}, build(svc, row))

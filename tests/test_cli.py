@@ -250,3 +250,31 @@ def test_completion_offers_game_ids_and_the_game_s_player_names(run, game):
     assert complete(["player", "resend", "autumn", ""]) == ["alice", "bob"]
     assert complete(["game", "answer", "autumn", "b"]) == ["bob"]
     assert complete(["game", "show", "x"]) == []
+
+
+def test_a_mail_that_cannot_be_rendered_is_an_error_the_operator_sees(run, game, monkeypatch):
+    from pbem import render
+    real = render.render
+    monkeypatch.setattr(render, "render", lambda svc, name, ctx: 1 / 0 if name == "welcome" else real(svc, name, ctx))
+    result = run("serve", "--once", code=1)
+    assert "rendering failed: ZeroDivisionError" in result.stderr and "error: mail 1 (welcome to " in result.stderr
+    assert '"level": "error"' in result.stderr or "[error" in result.stderr  # logged as an error
+    rows = json.loads(run("outbox", "list", "--json").stdout)
+    welcomes = [r for r in rows if r["kind"] == "welcome"]
+    assert welcomes and all(r["status"] == "queued" and "rendering failed" in r["last_error"] for r in welcomes)
+    assert all(r["status"] == "sent" for r in rows if r["kind"] != "welcome")  # the others went
+    monkeypatch.undo()
+    run("serve", "--once")  # fixed: they go, and the run is clean again
+    assert all(r["status"] == "sent" for r in json.loads(run("outbox", "list", "--json").stdout))
+
+
+def test_a_mail_that_cannot_be_sent_is_an_error_the_operator_sees(run, game):
+    import socket
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    (run.home / "pbem.toml").write_text(f'[smtp]\nhost = "127.0.0.1"\nport = {port}\nstarttls = false\ntimeout = 2\n')
+    result = run("serve", "--once", code=1)
+    assert "waits for a retry" in result.stderr and "error: mail" in result.stderr
+    rows = json.loads(run("outbox", "list", "--json").stdout)
+    assert rows and all(r["status"] == "queued" and r["last_error"] for r in rows)
