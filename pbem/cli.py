@@ -496,11 +496,16 @@ def outbox_group():
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.pass_context
 def outbox_list(ctx, as_json):
-    """Every outgoing mail and its status."""
-    rows = _svc(ctx).store.outbox_rows()
+    """Every outgoing mail and its status; what waits, since when and why."""
+    svc = _svc(ctx)
+    rows = svc.store.outbox_rows()
     if as_json:
         return _json(rows)
-    _table(rows, ["id", "status", "kind", "game", "to_addr", "subject", "attempts", "last_error"])
+    _table(rows, ["id", "status", "kind", "game", "to_addr", "subject", "attempts", "next_attempt_at", "last_error"])
+    w = svc.store.outbox_waiting()
+    if w["n"]:
+        click.echo(f"{w['n']} mail(s) waiting since {w['oldest']}; next try {w['next_try']}; "
+                   f"last error: {w['last_error'] or 'none (not tried yet)'}")
 
 
 @outbox_group.command("retry")

@@ -59,6 +59,9 @@ class Handler:
         return "250 OK"
 
 
+_running: list[Controller] = []  # the servers the fixture started, latest last (an outage stops one)
+
+
 @pytest.fixture
 def smtp_server():
     started = []
@@ -68,11 +71,16 @@ def smtp_server():
         controller = Controller(handler, hostname="127.0.0.1", port=port, **kwargs)
         controller.start()
         started.append(controller)
+        _running.append(controller)
         return port
 
     yield start
     for c in started:
-        c.stop()
+        try:
+            c.stop()
+        except AssertionError:  # stopped by the test already
+            pass
+        _running.remove(c)
 
 
 def smtp_service(make_service, port, clock, **smtp):
@@ -407,3 +415,76 @@ def test_an_untrusted_certificate_is_refused_and_retried(make_service, smtp_serv
     asyncio.run(outbox.send_due(svc))
     assert handler.received == []
     assert all(r["status"] == "queued" and r["attempts"] >= 1 for r in svc.store.outbox_rows())
+
+
+# -- long outages ------------------------------------------------------------------------
+
+def test_a_three_day_outage_loses_no_mail_and_tells_the_moderator_once(make_service, smtp_server):
+    """Issue 21 (4): after 8 attempts (about 2.5 hours) rows were set failed, no one was told
+    and nothing went until `outbox retry`. A real server is stopped for three days of the
+    clock while the daemon keeps trying; then every mail arrives once, and the moderator got
+    one notice about the waiting mail."""
+    handler, clock = Handler(), Clock()
+    port = smtp_server(handler)
+    svc = smtp_service(make_service, port, clock)
+    games.create(svc, game_config())
+    server = _running[-1]
+    server.stop()  # the outage begins
+    rounds = 0
+    while clock.t < Clock().t + timedelta(days=3):
+        asyncio.run(outbox.send_due(svc))
+        clock.t += timedelta(minutes=20)
+        rounds += 1
+    rows = svc.store.outbox_rows()
+    assert not [r for r in rows if r["status"] == "failed"], "mail given up during the outage"
+    waiting = [r for r in rows if r["kind"] == "notice"]
+    assert len(waiting) == 1 and "waiting to be sent" in waiting[0]["subject"]
+    assert max(r["attempts"] for r in rows) > 8  # tried all along, with backoff (at most 6 hours apart)
+    server = Controller(handler, hostname="127.0.0.1", port=port)  # the server is back, on the same port
+    server.start()
+    try:
+        send_until_done(svc, clock)
+    finally:
+        server.stop()
+    rows = svc.store.outbox_rows()
+    assert all(r["status"] == "sent" for r in rows)
+    assert sorted(ids(handler.received)) == sorted(r["message_id"] for r in rows)  # each once
+    assert "mod@example.org" in {to for _, tos in handler.envelopes for to in tos}
+
+
+def test_mail_is_given_up_only_after_send_for_hours_and_the_moderator_is_told(make_service, smtp_server):
+    handler, clock = Handler(reject=()), Clock()
+    svc = smtp_service(make_service, smtp_server(handler), clock)
+    svc.settings.send_for_hours = 10
+    games.create(svc, game_config())
+    _running[-1].stop()
+    for _ in range(60):  # 15 hours
+        asyncio.run(outbox.send_due(svc))
+        clock.t += timedelta(minutes=15)
+    rows = svc.store.outbox_rows()
+    given_up = [r for r in rows if r["status"] == "failed"]
+    assert given_up and all(r["kind"] != "notice" for r in given_up)
+    told = [outbox.mail(svc, r["id"])["text"] for r in rows if r["kind"] == "notice"]
+    assert any("given up" in t or "could not be sent" in t for t in told)
+
+
+def test_outbox_list_shows_what_waits_and_why(tmp_path):
+    from click.testing import CliRunner
+
+    from pbem.cli import main
+    home = tmp_path / "home"
+
+    def run(*args, code=0):
+        result = CliRunner().invoke(main, ["--home", str(home), *args])
+        assert result.exit_code == code, result.output
+        return result.output
+
+    run("init")
+    (home / "pbem.toml").write_text(f'[smtp]\nhost = "127.0.0.1"\nport = {free_port()}\nstarttls = false\ntimeout = 2\n')
+    cfg = tmp_path / "game.toml"
+    cfg.write_text('[game]\nname = "autumn"\nedition = "revised4"\n[[players]]\nname = "alice"\n'
+                   'email = "alice@example.org"\n[[players]]\nname = "bob"\nemail = "bob@example.org"\n')
+    run("game", "new", str(cfg))
+    assert "waits for a retry" in run("serve", "--once", code=1)  # nothing listens on that port
+    out = run("outbox", "list")
+    assert "next_attempt_at" in out and "waiting since" in out and "Connect call failed" in out
