@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from engine.state import Option
 from engine.rules.items import discard
-from engine.rules.machine import Ctx, on_answer
+from engine.rules.machine import Ctx, on_answer, useful
 from engine.ops import op, run
 
 
@@ -80,6 +80,17 @@ def discard_denizens(ctx: Ctx, space: str) -> None:
 
 
 # -- Terrain ----------------------------------------------------------------------
+
+@useful("terrain")
+def terrain_useful(ctx: Ctx, i: int, o: dict) -> bool:
+    """A Terrain can go there (not the Inner Region), not onto one of its own type, and one is
+    left in the deck or lies elsewhere to be moved."""
+    space, kind = o.get("space") or ctx.player(i).space, o["type"]
+    if ctx.space(space).ring not in ("outer", "middle") or ctx.s.piles.get(f"terrain@{space}") == [kind]:
+        return False
+    return kind in ctx.s.decks["terrain"] or any(
+        cards == [kind] and s != space for s, cards in on_board(ctx, "terrain").items())
+
 
 @op("terrain")
 def terrain(ctx, i, o, meta):

@@ -17,6 +17,8 @@ from engine.state import Event, Game, Option, Prompt, Task  # noqa: F401
 
 TASKS: dict[str, Callable[["Ctx", Task], None]] = {}
 ANSWERS: dict[str, Callable[["Ctx", Prompt, str, str | None, str], None]] = {}
+# Ops that can tell whether they would change anything (a Spell is offered only if its effect could)
+USEFUL: dict[str, Callable[["Ctx", int, dict], bool]] = {}
 
 
 def task(name: str):
@@ -31,6 +33,19 @@ def on_answer(kind: str):
         ANSWERS[kind] = fn
         return fn
     return register
+
+
+def useful(op_name: str):
+    """Register whether an op could change anything for player i now (`could_change`)."""
+    def register(fn):
+        USEFUL[op_name] = fn
+        return fn
+    return register
+
+
+def could_change(ctx: "Ctx", i: int, ops: list) -> bool:
+    """Whether running these ops could change anything: an op without a `useful` check might."""
+    return any(USEFUL[o["op"]](ctx, i, o) if o.get("op") in USEFUL else True for o in ops)
 
 
 class Ctx:

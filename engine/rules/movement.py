@@ -74,8 +74,9 @@ def ask_direction(ctx: Ctx, i: int, roll: int, rerolled: bool) -> None:
     opts = [Option("left", f"move {roll} counter-clockwise"), Option("right", f"move {roll} clockwise")]
     if stats.fate(ctx, p) and not rerolled and not one_space_only(ctx, i):
         opts.append(Option("reroll", "spend 1 fate to roll again"))
-    if roll == 6 and stats.has_ability(ctx, p, "troll-regenerate") and not stats.healing_barred(ctx):
-        opts.append(Option("regenerate", "gain 1 life instead of moving"))
+    if roll == 6 and stats.has_ability(ctx, p, "troll-regenerate") and p.life < p.max_life \
+            and not stats.healing_barred(ctx):  # a heal: offered only to a wounded Troll, on every 6
+        opts.append(Option("regenerate", "heal 1 life instead of moving"))
     if p.space in ctx.content.board.opposite and stats.has_prop(ctx, p, "raft"):
         across = ctx.space(ctx.content.board.opposite[p.space]).name
         opts.append(Option("raft", f"cross the Storm River by raft to {across}"))
@@ -97,7 +98,7 @@ def direction(ctx: Ctx, prompt, key, arg, who) -> None:
         ctx.emit("fate", f"{p.name} spends 1 fate to reroll.", player=p.name)
         ask_direction(ctx, i, rng.die(ctx.s), rerolled=True)
     elif key == "regenerate":
-        p.life += 1
+        p.life = min(p.max_life, p.life + 1)
         ctx.emit("regenerate", f"{p.name} regenerates 1 life instead of moving.", player=p.name)
         p.flags["moved"] = 0
     elif key == "raft":

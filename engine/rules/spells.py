@@ -15,7 +15,7 @@ from typing import Any, Callable
 from engine import packs
 from engine.state import Option
 from engine.rules import items, stats
-from engine.rules.machine import Ctx, on_answer, task
+from engine.rules.machine import Ctx, could_change, on_answer, task
 from engine.packs import revised4 as hooks
 
 HOOKS: dict[str, Callable[..., Any]] = {}
@@ -64,7 +64,8 @@ def castable_at_start(ctx: Ctx, i: int) -> list[str]:
     out = []
     for s in dict.fromkeys(p.spells):
         c = ctx.content.cards[s]
-        if c.when in ("start", "any") and (c.hook in HOOKS or c.prop("target_effect") or (c.effect and not c.hook)):
+        if c.when in ("start", "any") and (c.hook in HOOKS or c.prop("target_effect")
+                                           or (c.effect and not c.hook and could_change(ctx, i, c.effect))):
             out.append(s)
     return out
 
@@ -78,10 +79,18 @@ def start_spells(ctx: Ctx, t) -> None:
     if not (p.spells or p.objects or p.followers or p.hand or p.area):
         return
     opts = [Option(f"cast-{s}", f"cast {ctx.content.cards[s].name}") for s in castable_at_start(ctx, t.p)]
-    opts += hooks.start_options(ctx, t.p) + (packs.call(ctx.s, "start_options", ctx, t.p) or [])
+    used = used_at_start(ctx, t.p)  # a card's use is offered once a turn (the Alchemist after `done`)
+    opts += [o for o in hooks.start_options(ctx, t.p) + (packs.call(ctx.s, "start_options", ctx, t.p) or [])
+             if o.key not in used]
     if opts:
         ctx.ask(t.p, "start-spell", "Before you move: cast a Spell or use a card?",
                 opts + ditch_option(ctx, t.p) + [Option("done", "go on to move")])
+
+
+def used_at_start(ctx: Ctx, i: int) -> list[str]:
+    """The start-of-turn uses of cards (not Spells) the character made this turn."""
+    mark = ctx.player(i).flags.get("start-used")
+    return mark[1] if mark and mark[0] == ctx.s.turn else []
 
 
 def own_destroy_magic_ends(ctx: Ctx, i: int) -> None:
@@ -106,7 +115,9 @@ def start_spell(ctx: Ctx, prompt, key, arg, who) -> None:
     ctx.push("start-spells", i)  # ask again after this one: several may be cast
     if key.startswith("cast-"):
         cast(ctx, i, key[5:], arg)
-    elif not packs.call(ctx.s, "start_choice", ctx, i, key):
+        return
+    ctx.player(i).flags["start-used"] = [ctx.s.turn, used_at_start(ctx, i) + [key]]  # a new list: flags are shallow
+    if not packs.call(ctx.s, "start_choice", ctx, i, key):
         hooks.start_choice(ctx, i, key)
 
 
