@@ -13,7 +13,9 @@ beside engine/ (mypyc finds the packages' folders from where it lies). `choose()
 there, so the folder that holds engine/ need not be on sys.path (an editable install maps only
 the packages).
 
-This module and engine/__init__.py are never compiled.
+This module and engine/__init__.py are never compiled. A wheel (setup.py) holds the same
+build, the record and the library beside engine/ in site-packages: the check works the same
+in an installed copy (tests/test_install.py).
 """
 from __future__ import annotations
 
@@ -29,7 +31,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
 RECORD = ROOT / "compiled.json"
-LIBRARY = "engine_compiled__mypyc"  # the group_name of tools/compile_engine.py, and mypyc's suffix
+LIBRARY = "engine_compiled__mypyc"  # tools/compile_engine.py's group_name, and mypyc's suffix
 
 
 def digest(path: Path) -> str:
