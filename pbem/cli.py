@@ -1,4 +1,4 @@
-"""`pbem`: the moderator's command line (docs/cli.md). Each command is a thin face on a
+"""`pbem`: the moderator's command line (README, "The command line"). Each command is a thin face on a
 library call. Exit codes: 0 done, 1 refused input, 2 usage, 75 try again later (stdin)."""
 from __future__ import annotations
 
