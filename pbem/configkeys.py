@@ -29,13 +29,13 @@ def struct_problems(data: dict, struct: type, where: str) -> list[str]:
     fields = {f.encode_name: f for f in msgspec.structs.fields(struct)}
     out = problems(data, fields, where)
     for name, value in data.items():
-        inner = _struct_of(fields[name].type) if name in fields else None
+        inner = struct_of(fields[name].type) if name in fields else None
         if inner is not None and isinstance(value, dict):
             out += struct_problems(value, inner, f"[{name}]")
     return out
 
 
-def _struct_of(tp) -> type | None:
+def struct_of(tp) -> type | None:
     for t in (tp, *typing.get_args(tp)):
         if isinstance(t, type) and issubclass(t, msgspec.Struct):
             return t

@@ -71,13 +71,15 @@ _TYPES = {"name": str, "edition": str, "ending": str, "address": str, "moderator
 MIN_PLAYERS = 2  # Talisman is played by 2 to 6 (a Nemesis game: the Nemesis and 1 to 5 heroes)
 
 
+_TYPE_NAMES = {str: "a string", list: "a list", dict: "a table", int: "a whole number", (str, int): "a string"}
+
+
 def _typed(table: dict, where: str) -> None:
     for key, want in _TYPES.items():
         value = table.get(key)
         if key in table and (not isinstance(value, want) or isinstance(value, bool)):
-            names = {str: "a string", list: "a list", dict: "a table", int: "a whole number",
-                     (str, int): "a string"}
-            raise GameError(f"{where}: `{key}` must be {names[want]}, not {value!r}")
+            shown = "" if key == "seed" else f", not {value!r}"  # a seed is never echoed
+            raise GameError(f"{where}: `{key}` must be {_TYPE_NAMES[want]}{shown}")
 
 
 def check_addresses(players: list[dict]) -> None:

@@ -145,7 +145,7 @@ def sample() -> str:
 
     def keys(struct, skip=()):
         for f in msgspec.structs.fields(struct):
-            if f.name in skip or configkeys._struct_of(f.type):
+            if f.name in skip or configkeys.struct_of(f.type):
                 continue
             default = "" if f.default is msgspec.NODEFAULT else f.default
             value = "..." if default is None else default
@@ -154,7 +154,7 @@ def sample() -> str:
 
     keys(Settings, skip=("home",))
     for f in msgspec.structs.fields(Settings):
-        inner = configkeys._struct_of(f.type)
+        inner = configkeys.struct_of(f.type)
         if inner is not None:
             lines += ["", f"# [{f.encode_name}]"]
             keys(inner)

@@ -124,3 +124,8 @@ def test_game_config_check_is_the_library_call_too(svc):
     with pytest.raises(GameError, match="did you mean `packs`"):
         games.create(svc, {"game": {"name": "x", "pack": []}, "players": [
             {"name": "alice", "email": "a@example.org"}, {"name": "bob", "email": "b@example.org"}]})
+
+
+def test_a_seed_of_the_wrong_type_is_refused_without_being_echoed(cli):
+    result = cli(config("seed = 123456.789"))
+    assert result.exit_code == 1 and "`seed` must be a string" in result.stderr and "123456" not in result.output
