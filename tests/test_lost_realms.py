@@ -193,3 +193,18 @@ def test_random_games_near_the_crown_keep_the_invariants_and_end(ending, packs):
             assert not bad, bad
         ended += state.over
     assert ended >= 6
+
+
+def test_the_pandora_holders_death_is_decided_after_the_effect_that_killed_them():
+    """lost-realms.txt Pandora's Box: the holder killed, the surviving characters share the
+    victory; when one effect kills the holder and another character, only those alive after
+    it survive (issue 13: simultaneous deaths)."""
+    state = scenario.build(game("pandoras-box", players=HEROES,
+                                setup={"alice": {"space": "crown-of-command", "life": 1}, "bob": {"life": 1}}))
+    ctx = Ctx(state, [])
+    state.crown_reached = True
+    state.counters["pandora-holder"] = 1  # alice holds the Box
+    state.prompt, state.stack = None, []
+    OPS["lose"](ctx, 0, {"op": "lose", "what": "life", "who": "all"}, {})
+    assert state.over and state.winners == ["carol"]
+    assert not violations(state)

@@ -29,7 +29,7 @@ from engine.rules.items import discard
 from engine.rules.machine import Ctx, on_answer, task
 from engine.rules.movement import CROWN, PLAIN, PORTAL, VALLEY, place
 from engine.rules.spaces import beaten, must_face
-from engine.rules.turn import finish, kill
+from engine.rules.turn import decide, finish, kill
 
 PANDORA, GAUNTLET, HUNT = "pandoras-box", "the-gauntlet", "the-hunt"
 NETHER = "nether"
@@ -409,10 +409,13 @@ def killed(ctx: Ctx, i: int) -> None:
         del s.counters["pandora-holder"]
         for c in s.piles.pop(PANDORA_PILE, []):
             discard(ctx, c)
-        survivors = [q.name for j, q in enumerate(s.players)
-                     if j != i and q.role == "hero" and q.character and not q.out]
-        if survivors and not s.over:
-            finish(ctx, survivors)
+
+        def share() -> None:  # who survives is known once the effect that killed the holder is whole
+            survivors = [q.name for j, q in enumerate(s.players)
+                         if j != i and q.role == "hero" and q.character and q.alive and not q.out]
+            if survivors and not s.over:
+                finish(ctx, survivors)
+        decide(ctx, share)
     return None
 
 

@@ -55,7 +55,7 @@ class Ctx:
     must not change. Each is copied when a rule first asks for it (`player(i)`), read or
     write, so rules read and change players only through `player(i)`; reading
     `s.players` directly is fine (a shared player is as it was)."""
-    __slots__ = ("s", "events", "content", "shared", "deciding")
+    __slots__ = ("s", "events", "content", "shared", "deciding", "decide_after")
 
     def __init__(self, state: Game, events: list[Event], shared: bool = False):
         self.s = state
@@ -63,6 +63,7 @@ class Ctx:
         self.content = content_mod.load(state.edition, tuple(state.packs))
         self.shared = [shared] * len(state.players)
         self.deciding = 0  # > 0 while one effect strikes several characters: deaths decided after it
+        self.decide_after: list[Callable[[], None]] = []  # what a death there decides, run after it
 
     # -- players -------------------------------------------------------
     def player(self, i: int):

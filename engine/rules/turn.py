@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from contextlib import contextmanager
-from typing import Iterator
+from typing import Callable, Iterator
 
 from engine import packs
 from engine.rules import spells, stats
@@ -183,7 +183,19 @@ def one_effect(ctx: Ctx) -> Iterator[None]:
         yield
     finally:
         ctx.deciding -= 1
+    if not ctx.deciding:
+        later, ctx.decide_after = ctx.decide_after, []
+        for decide in later:  # a pack's verdict on a death (Pandora's Box), once the effect is whole
+            decide()
     check_last_standing(ctx)
+
+
+def decide(ctx: Ctx, verdict: Callable[[], None]) -> None:
+    """Run a verdict a death calls for now, or after the effect that caused it (`one_effect`)."""
+    if ctx.deciding:
+        ctx.decide_after.append(verdict)
+    else:
+        verdict()
 
 
 def check_last_standing(ctx: Ctx) -> None:
