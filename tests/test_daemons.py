@@ -1,0 +1,156 @@
+"""Several daemons on one home (issue 15, on SQLite): every outbox row is claimed with a lease
+before it is sent, so two `pbem serve` processes, or a daemon and `serve --once`, send each
+mail once; deadlines and reminders fire once however many run. Real processes, a real SMTP
+server (aiosmtpd on 127.0.0.1) counting deliveries."""
+from __future__ import annotations
+
+import asyncio
+import collections
+import email
+import json
+import subprocess
+import sys
+import threading
+import time
+from datetime import timedelta
+from email.policy import default as default_policy
+from pathlib import Path
+
+import pytest
+from aiosmtpd.controller import Controller
+from click.testing import CliRunner
+
+from pbem import clock
+from pbem.cli import main
+
+from test_smtp import free_port
+
+PBEM = [sys.executable, "-c", "import sys; from pbem.cli import main; sys.exit(main())"]
+
+
+class Counting:
+    """Accepts every mail, a little slowly (so two senders overlap), and counts Message-IDs."""
+
+    def __init__(self, delay=0.01):
+        self.delay = delay
+        self.ids: collections.Counter = collections.Counter()
+        self.lock = threading.Lock()
+
+    async def handle_DATA(self, server, session, envelope):
+        msg = email.message_from_bytes(envelope.content, policy=default_policy)
+        await asyncio.sleep(self.delay)
+        with self.lock:
+            self.ids[msg["Message-ID"]] += 1
+        return "250 OK"
+
+
+@pytest.fixture
+def smtp():
+    handler = Counting()
+    port = free_port()
+    controller = Controller(handler, hostname="127.0.0.1", port=port)
+    controller.start()
+    yield handler, port
+    controller.stop()
+
+
+def make_home(tmp_path: Path, port: int, games: int, pace: str = "") -> Path:
+    home = tmp_path / "home"
+    run(home, "init")
+    (home / "pbem.toml").write_text(f'poll_seconds = 0.2\nmoderator = "mod@example.org"\n'
+                                    f'[smtp]\nhost = "127.0.0.1"\nport = {port}\nstarttls = false\ntimeout = 5\n')
+    for n in range(games):
+        cfg = tmp_path / f"g{n}.toml"
+        cfg.write_text(f'[game]\nname = "g{n}"\nedition = "revised4"\nseed = "daemons-seed-{n:04d}-abcdefgh"\n{pace}'
+                       '[[players]]\nname = "alice"\nemail = "alice@example.org"\n'
+                       '[[players]]\nname = "bob"\nemail = "bob@example.org"\n'
+                       '[[players]]\nname = "carol"\nemail = "carol@example.org"\n')
+        run(home, "game", "new", cfg)
+    return home
+
+
+def run(home: Path, *args, code=0) -> str:
+    result = CliRunner().invoke(main, ["--home", str(home), *map(str, args)])
+    assert result.exit_code == code, result.output
+    return result.output
+
+
+def outbox_rows(home: Path) -> list[dict]:
+    return json.loads(run(home, "outbox", "list", "--json"))
+
+
+def wait_until_sent(home: Path, timeout: float = 120.0) -> list[dict]:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        rows = outbox_rows(home)
+        if rows and all(r["status"] == "sent" for r in rows):
+            return rows
+        time.sleep(0.3)
+    raise AssertionError(f"mail still waiting: {[r for r in outbox_rows(home) if r['status'] != 'sent'][:3]}")
+
+
+def serve(home: Path, *args) -> subprocess.Popen:
+    return subprocess.Popen([*PBEM, "--home", str(home), "serve", *args], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+
+
+def stop(procs) -> None:
+    for p in procs:
+        p.terminate()
+    for p in procs:
+        try:
+            p.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+
+
+def test_two_daemons_on_one_home_send_each_mail_once(tmp_path, smtp):
+    """Issue 15: two daemons sent every mail twice (116 deliveries for 58 mails)."""
+    handler, port = smtp
+    home = make_home(tmp_path, port, games=12)  # 12 x (3 welcomes + 3 reports) = 72 mails
+    daemons = [serve(home), serve(home)]
+    try:
+        rows = wait_until_sent(home)
+    finally:
+        stop(daemons)
+    assert len(rows) == 72
+    assert sum(handler.ids.values()) == len(rows), handler.ids.most_common(3)
+    assert set(handler.ids) == {r["message_id"] for r in rows} and max(handler.ids.values()) == 1
+
+
+def test_a_daemon_and_serve_once_send_each_mail_once(tmp_path, smtp):
+    """The README's workflow: `serve --once` while the daemon may be running."""
+    handler, port = smtp
+    home = make_home(tmp_path, port, games=8)
+    daemon = serve(home)
+    try:
+        onces = [serve(home, "--once") for _ in range(3)]
+        for p in onces:
+            p.wait(timeout=120)
+        rows = wait_until_sent(home)
+    finally:
+        stop([daemon])
+    assert sum(handler.ids.values()) == len(rows) == 48 and max(handler.ids.values()) == 1
+
+
+def test_deadlines_and_reminders_fire_once_however_many_daemons_run(tmp_path, smtp):
+    """Three `serve --once --now T` at the same moment, at a reminder's time and then at the
+    deadline: one reminder per player waited for, one default move per game."""
+    handler, port = smtp
+    pace = '[game.pace]\ndeadline = "48h"\nreminders = ["24h"]\nguard_min = 100\n'  # no outage guard here
+    home = make_home(tmp_path, port, games=4, pace=pace)
+    due = json.loads(run(home, "game", "deadlines", "g0", "--json"))[0]["due_at"]
+    opened = clock.parse(due) - timedelta(hours=48)
+    for at in (opened + timedelta(hours=25), clock.parse(due) + timedelta(minutes=1)):
+        procs = [subprocess.Popen([*PBEM, "--home", str(home), "serve", "--once", "--now", at.isoformat()],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for _ in range(3)]
+        for p in procs:
+            p.wait(timeout=120)
+    rows = outbox_rows(home)
+    reminders = collections.Counter((r["game"], r["to_addr"]) for r in rows if r["kind"] == "reminder")
+    assert len(reminders) == 4 and set(reminders.values()) == {1}, reminders
+    for g in range(4):
+        moves = json.loads(run(home, "log", f"g{g}", "--json"))
+        assert [m["actor"] for m in moves] == ["deadline"], moves
+    assert max(handler.ids.values()) == 1
