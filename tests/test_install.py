@@ -47,8 +47,13 @@ def clean_env(**extra):
 def snapshot(dest: Path) -> Path:
     """The checkout's files (tracked, and new ones not ignored) as they are now, as a fresh
     clone would hold them: the build sees one consistent set even while sources are edited."""
-    files = run("git", "ls-files", "-z", "--cached", "--others", "--exclude-standard", cwd=ROOT).stdout.split("\0")
-    for rel in filter(None, files):
+    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT,
+                            capture_output=True, text=True)
+    if listed.returncode != 0:  # not a git checkout (an unpacked release): all but what builds and runs make
+        shutil.copytree(ROOT, dest, ignore=shutil.ignore_patterns(".venv", "build", "dist", "var", "*.so", "*.egg-info",
+                                                                  "__pycache__", "compiled.json"))
+        return dest
+    for rel in filter(None, listed.stdout.split("\0")):
         if (ROOT / rel).is_file():
             (dest / rel).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(ROOT / rel, dest / rel)
