@@ -82,7 +82,7 @@ def _table(rows: list[dict], columns: list[str]) -> None:
         click.echo("\t".join(str(r.get(c, "")) for c in columns))
 
 
-# -- shell completion (docs/cli.md): game ids and player names from the store, read-only ------
+# -- shell completion (README): game ids and player names from the store, read-only ------
 
 def _completion_db(ctx: click.Context):
     import sqlite3
