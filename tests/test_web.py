@@ -354,3 +354,52 @@ def test_a_finished_games_replay_is_served_without_private_lines(web):
     for m in svc.store.moves(g):
         assert f"<b>{m['seq']}. {m['line']}</b>" not in turn
     assert client.get(f"/g/{g}/replay/..%2Fsecret.key").status_code == 404
+
+
+def test_pages_never_replay_the_game(web, monkeypatch):
+    """A page is made from the state on the game row and the stored events: the engine is
+    never asked to apply a move (which a replay would)."""
+    svc, client = web
+    g = new_game(svc)
+    for _ in range(8):
+        name, q = asked(svc, g)
+        moderator.answer(svc, g, name, f"{q['id']}: {q['options'][0]['key']}")
+    from engine import api
+
+    def refuse(*a, **k):
+        raise AssertionError("a page replayed moves")
+    monkeypatch.setattr(api, "apply", refuse)
+    monkeypatch.setattr(api, "replay", refuse)
+    monkeypatch.setattr(games, "state_at", refuse)
+    for path in ("/", f"/g/{g}", f"/g/{g}?upto=3", *(seat_url(svc, g, n) for n in ("alice", "bob"))):
+        assert client.get(path).status_code == 200, path
+
+
+def test_pbem_serve_http_serves_the_pages_and_stops_on_sigterm(tmp_path):
+    import signal
+    import socket
+    import subprocess
+    import sys
+    import time
+    import urllib.request
+    home = tmp_path / "home"
+    pbem = [sys.executable, "-m", "pbem.cli", "--home", str(home)]
+    subprocess.run([*pbem, "init"], check=True, capture_output=True)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen([*pbem, "serve", "--http", f"127.0.0.1:{port}"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    try:
+        for _ in range(100):
+            try:
+                body = urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=2).read().decode()
+                break
+            except OSError:
+                time.sleep(0.1)
+        else:
+            raise AssertionError(proc.stderr.read1().decode() if proc.poll() is not None else "no answer")
+        assert "No public games yet." in body
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(20) == 0, proc.stderr.read().decode()

@@ -8,6 +8,8 @@ what every player may see; a seat's page adds that seat's own view.
 from __future__ import annotations
 
 import re
+import threading
+from collections import OrderedDict
 
 from markupsafe import Markup
 
@@ -68,20 +70,40 @@ def picture(view: dict) -> Markup:
     return Markup(board.svg(view, marks, colours))
 
 
-def public(svc, game: dict, state, upto: int | None = None) -> dict:
-    """The game's public page: the board, the public sheets, the log, whom it waits for."""
-    view = svc.engine.view(state, SPECTATOR)
-    frame = reports.make_frame(svc, state)
-    hands = {n: p.get("hand") for n, p in view["players"].items() if isinstance(p.get("hand"), int)}
-    for row in frame["players"]:
-        row["hand"] = hands.get(row["name"], 0)
+_drawn: OrderedDict[tuple, tuple] = OrderedDict()
+_lock = threading.Lock()
+
+
+def _board(svc, game: dict, state) -> tuple[dict, Markup, dict, bool]:
+    """(spectator's view, SVG, frame, whether anyone holds a hand): the same for every reader
+    of one game state, so made once per state (a game row changes with every move)."""
+    key = (id(svc.engine), game["id"], game["moves"], game["updated_at"])
+    done = _drawn.get(key)
+    if done is None:
+        view = svc.engine.view(state, SPECTATOR)
+        frame = reports.make_frame(svc, state)
+        hands = {n: p.get("hand") for n, p in view["players"].items() if isinstance(p.get("hand"), int)}
+        for row in frame["players"]:
+            row["hand"] = hands.get(row["name"], 0)
+        done = (view, picture(view), frame, any(hands.values()))
+        with _lock:  # pages are made in several threads
+            _drawn[key] = done
+            while len(_drawn) > 64:
+                _drawn.popitem(last=False)
+    return done
+
+
+def public(svc, game: dict, state, upto: int | None = None, reader: str = SPECTATOR) -> dict:
+    """The game's public page: the board, the public sheets, the log (as `reader` may see it),
+    whom it waits for."""
+    view, svg, frame, show_hands = _board(svc, game, state)
     over = bool(view["over"]) or game["status"] == "ended"
     return {"game": {"id": game["id"], "status": game["status"], "moves": game["moves"], "url":
                      links.game_path(game["id"])},
             "turn": view["turn"], "round": view.get("round"), "over": over, "winners": list(view.get("winners", [])),
-            "board_svg": picture(view), "frame": frame, "show_hands": any(hands.values()),
+            "board_svg": svg, "frame": frame, "show_hands": show_hands,
             "waiting": [] if over else waiting(svc, game, view),
-            "log": log(svc, game, SPECTATOR, upto), "replay": over and game["moves"] > 0}
+            "log": log(svc, game, reader, upto), "replay": over and game["moves"] > 0}
 
 
 # -- a seat's page -------------------------------------------------------------------------
@@ -119,7 +141,7 @@ def private(svc, game: dict, state, player: dict, upto: int | None = None) -> di
     """A seat's own page: its view, its question with each option explained, its sheet, and
     the public page's parts (the log with what this seat may see)."""
     name = player["name"]
-    page = public(svc, game, state, upto)
+    page = public(svc, game, state, upto, reader=name)
     view = svc.engine.view(state, name)
     ctx = reports.report_context(svc, game, name, view, [], page["frame"], state)
     asked = ctx["asked"]
@@ -128,6 +150,5 @@ def private(svc, game: dict, state, player: dict, upto: int | None = None) -> di
     page.update(
         me=name, seat_url=links.seat_path(svc, player), asked=asked, options=options,
         sheet=ctx["sheet"], deadline=ctx["deadline"], standing_orders=ctx["standing_orders"],
-        timezone=pace.seat_config(game, name).get("timezone") or "UTC",
-        log=log(svc, game, name, upto))
+        timezone=pace.seat_config(game, name).get("timezone") or "UTC")
     return page

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 
 
@@ -13,13 +14,35 @@ def address(svc, given: str | None) -> tuple[str, int]:
         return http.host, http.port
     host, sep, port = given.rpartition(":")
     if not sep or not port.isdigit() or not 0 < int(port) < 65536:
-        raise ValueError(f"--http {given!r}: give HOST:PORT, e.g. 127.0.0.1:8080")
+        import click
+        raise click.BadParameter(f"{given!r}: give HOST:PORT, e.g. 127.0.0.1:8080", param_hint="--http")
     return host.strip("[]") or http.host, int(port)
+
+
+def _server(config, stop: threading.Event):
+    import uvicorn
+
+    class Server(uvicorn.Server):
+        """uvicorn's, but a signal also stops the daemon, and is not raised again once the
+        server stopped (uvicorn would, and the process would die before the daemon finished
+        the message in hand)."""
+
+        def handle_exit(self, sig, frame):
+            stop.set()
+            super().handle_exit(sig, frame)
+
+        @contextlib.contextmanager
+        def capture_signals(self):
+            with super().capture_signals():
+                yield
+                self._captured_signals.clear()
+
+    return Server(config)
 
 
 def serve(svc, given: str | None = None) -> None:
     """The pages on HOST:PORT, and the daemon (pbem/daemon.py) in a thread beside them, until
-    SIGINT or SIGTERM (uvicorn's handlers stop the server; then the daemon is stopped)."""
+    SIGINT or SIGTERM: the server stops taking requests, the daemon finishes what it holds."""
     import uvicorn
 
     from pbem import daemon, log
@@ -30,8 +53,8 @@ def serve(svc, given: str | None = None) -> None:
     stop = threading.Event()
     mail_side = threading.Thread(target=lambda: asyncio.run(daemon.serve(svc, stop=stop)), name="pbem-daemon")
     app = create_app(lambda: open_service(settings=svc.settings, engine=svc.engine, clock=svc.clock))
-    server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False,
-                                           server_header=False, proxy_headers=False))
+    server = _server(uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False,
+                                    server_header=False, proxy_headers=False), stop)
     log.get().info("web pages", host=host, port=port)
     mail_side.start()
     try:
