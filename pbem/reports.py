@@ -311,6 +311,7 @@ def queue_welcome(svc, game: dict, player: dict, state) -> None:
         "character": me.get("character_name") or me.get("character"),
         "others": [p["name"] for p in svc.store.players(game["id"], active_only=True) if p["name"] != player["name"]],
         "token": marker,
+        "links": web_links.mail_links(svc, game, marker),
     }
     root = thread_root(svc, game, player["name"])
     outbox.enqueue(svc, kind="welcome",

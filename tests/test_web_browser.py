@@ -192,3 +192,20 @@ def test_answer_by_upload_in_the_browser(site, browser, tmp_path):
     assert "Your answers were applied." in notice.text
     assert svc.store.moves(g)[-1]["line"] == f"{name}: {line}"
     assert svc.store.inbox_rows()[-1]["source"] == "web"
+
+
+def test_a_finished_games_replay_shows_with_its_style_allowed(site, browser, shots):
+    """The replay pages' one <style> and marker colours are allowed by hash: the browser
+    blocks nothing (a wrong hash would be a console error and an unstyled page)."""
+    from pbem import moderator
+    svc, base = site
+    g = new_game(svc)
+    moderator.end(svc, g)
+    browser.get(f"{base}/g/{g}")
+    browser.find_element(By.LINK_TEXT, "Watch the replay").click()
+    assert browser.find_element(By.TAG_NAME, "svg")
+    assert browser.execute_script("return getComputedStyle(document.body).fontFamily").startswith("sans-serif")
+    browser.find_element(By.PARTIAL_LINK_TEXT, "turn 1").click()
+    assert "turn 1" in browser.title
+    assert console_errors(browser) == []
+    full_shot(browser, shots / "replay-desktop.png", 1280)

@@ -203,6 +203,7 @@ def create_app(opener: Callable) -> Starlette:
         Route("/g/{game}/s/{secret}", sync(web.seat_post), methods=["POST"], max_body_size=MAX_BODY),
         Route("/g/{game}/replay/", sync(web.replay_file)),
         Route("/g/{game}/replay/{page}", sync(web.replay_file)),
+        Route("/favicon.ico", lambda request: Response(status_code=204)),  # none: the replay's pages ask for one
         Mount("/static", StaticFiles(directory=str(STATIC)), name="static"),
     ]
     app = Starlette(routes=routes, exception_handlers={HTTPException: not_found})
