@@ -403,3 +403,21 @@ def test_pbem_serve_http_serves_the_pages_and_stops_on_sigterm(tmp_path):
     finally:
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(20) == 0, proc.stderr.read().decode()
+
+
+def test_the_same_form_sent_twice_is_one_message(web):
+    """A double click or a resent POST: the form's id is the upload's, so the second is known."""
+    svc, client = web
+    g = new_game(svc)
+    name, q = asked(svc, g)
+    url = seat_url(svc, g, name)
+    _, fields = _form(client, url)
+    from pbem.web import forms
+    seat = svc.store.player(g, name)
+    lines = [f"{q['id']}: {q['options'][0]['key']}"]
+    first = forms.answer(svc, seat, lines, fields["form"]).result
+    again = forms.answer(svc, seat, lines, fields["form"]).result  # as the second click would, past the page's check
+    assert first.status == "applied" and again.status == "duplicate" and again.inbox_id == first.inbox_id
+    assert len(svc.store.moves(g)) == 1
+    shown = client.get(f"{url}?done={again.inbox_id}").text
+    assert "Your answers were applied." in shown

@@ -125,8 +125,8 @@ class Web:
                 if upload is None or not getattr(upload, "filename", None):
                     raise forms.Refused("Choose a turn file to upload first.")
                 data = upload.file.read(forms.MAX_UPLOAD + 1)
-                result = forms.send(svc, seat, forms.upload(svc, seat, upload.filename, data),
-                                    f"web-{forms._safe(str(form.get('form')))}-{upload.filename}")
+                result = forms.send(svc, seat, forms.upload(svc, seat, upload.filename, data), upload.filename,
+                                    str(form.get("form") or ""))
             elif action in ("lines", "button"):
                 lines = (forms.text_lines(asked, typed) if action == "lines"
                          else forms.button_lines(asked, str(form.get("key") or "")))

@@ -119,13 +119,15 @@ def upload(svc, player: dict, filename: str, data: bytes) -> bytes:
     return json.dumps(obj, ensure_ascii=False).encode()
 
 
-def send(svc, player: dict, raw: bytes, filename: str) -> process.Result:
-    """Into the service's one path for messages (pbem/process.py)."""
-    return process.handle(svc, raw, "turn", source="web", filename=filename)
+def send(svc, player: dict, raw: bytes, filename: str, form_id: str) -> process.Result:
+    """Into the service's one path for messages (pbem/process.py). The upload id is the form's:
+    the same form sent twice (a double click, a resent POST) is one message."""
+    upload = f"web:{player['game']}/{player['name']}:{_safe(form_id)}"
+    return process.handle(svc, raw, "turn", source="web", filename=filename, upload_id=upload)
 
 
 def answer(svc, player: dict, lines: list[str], form_id: str) -> Sent:
-    return Sent(send(svc, player, _turn_file(svc, player, lines), f"web-{_safe(form_id)}.json"), lines)
+    return Sent(send(svc, player, _turn_file(svc, player, lines), "web.json", form_id), lines)
 
 
 def _safe(form_id: str) -> str:
