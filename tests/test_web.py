@@ -207,10 +207,10 @@ def test_forms_without_the_csrf_token_or_cookie_are_refused(web):
     stored = len(svc.store.inbox_rows())
     for bad in ({**fields, "csrf": "0" * 32}, {k: v for k, v in fields.items() if k != "csrf"}):
         r = client.post(url, data={**bad, "action": "button", "key": q["options"][0]["key"]})
-        assert r.status_code == 409 and "security token" in r.text
+        assert r.status_code == 403 and "security token" in r.text
     client.cookies.clear()  # another browser (a forged form elsewhere) has no cookie of ours
     r = client.post(url, data={**fields, "action": "button", "key": q["options"][0]["key"]})
-    assert r.status_code == 409
+    assert r.status_code == 403
     assert len(svc.store.inbox_rows()) == stored and not svc.store.moves(g)
 
 
@@ -415,9 +415,42 @@ def test_the_same_form_sent_twice_is_one_message(web):
     from pbem.web import forms
     seat = svc.store.player(g, name)
     lines = [f"{q['id']}: {q['options'][0]['key']}"]
-    first = forms.answer(svc, seat, lines, fields["form"]).result
-    again = forms.answer(svc, seat, lines, fields["form"]).result  # as the second click would, past the page's check
+    first = forms.answer(svc, seat, lines, fields["form"])
+    again = forms.answer(svc, seat, lines, fields["form"])  # as the second click would, past the page's check
     assert first.status == "applied" and again.status == "duplicate" and again.inbox_id == first.inbox_id
     assert len(svc.store.moves(g)) == 1
     shown = client.get(f"{url}?done={again.inbox_id}").text
     assert "Your answers were applied." in shown
+
+
+@pytest.mark.heavy
+def test_a_whole_game_played_from_the_browser_alone(web):
+    """Every player's answer is a click on their own page (the button the page shows for the
+    bot's choice), to the game's end; the moderator's rulings by `game answer` (the moderator
+    has no page). Each click gets its receipt by mail."""
+    import random
+
+    from pbem import bot
+    svc, client = web
+    g = new_game(svc)
+    eng, rnd, clicks = svc.engine, random.Random(16), 0
+    while True:
+        state = games.state(svc, games.get(svc, g))
+        if state.over:
+            break
+        move = bot.choose(state, rnd)
+        if move.player == eng.MODERATOR:
+            moderator.answer(svc, g, eng.MODERATOR, f"{move.prompt}: {move.key}")
+            continue
+        url = seat_url(svc, g, move.player)
+        page, fields = _form(client, url)
+        assert f'name="key" value="{move.key}"' in page
+        sent = len(svc.store.outbox_rows())
+        r = client.post(url, data={**fields, "action": "button", "key": move.key})
+        assert r.status_code == 200 and "Your answers were applied." in r.text, r.text[:300]
+        assert any(o["to_addr"] == f"{move.player}@example.org" for o in svc.store.outbox_rows()[sent:])
+        clicks += 1
+        assert clicks < 20000
+    assert "The game is over." in client.get(f"/g/{g}").text
+    assert client.get(f"/g/{g}/replay/").status_code == 200
+    print(f"{clicks} clicks to the end")

@@ -130,11 +130,11 @@ class Web:
             elif action in ("lines", "button"):
                 lines = (forms.text_lines(asked, typed) if action == "lines"
                          else forms.button_lines(asked, str(form.get("key") or "")))
-                result = forms.answer(svc, seat, lines, str(form.get("form") or "")).result
+                result = forms.answer(svc, seat, lines, str(form.get("form") or ""))
             else:
                 raise forms.Refused("The form sent nothing this page knows.")
         except forms.Refused as e:
-            return self.seat_page(request, {"ok": False, "text": str(e), "detail": None}, typed, status=409)
+            return self.seat_page(request, {"ok": False, "text": str(e), "detail": None}, typed, status=e.status)
         if result.status in ("refused", "rejected", "error"):  # the page shows why, and keeps the text
             return self.seat_page(request, _notice(result.status, result.outcome), typed, status=422)
         return RedirectResponse(f"{links.seat_path(svc, seat)}?done={result.inbox_id}", status_code=303)

@@ -15,7 +15,6 @@ import hmac
 import json
 import re
 import secrets
-from dataclasses import dataclass
 
 from pbem import orders, process
 from pbem.ingest import kind_of
@@ -29,13 +28,13 @@ _DIRECTIVE = re.compile(r"^\s*(standing|vacation|timezone|reports)\s*:", re.IGNO
 
 
 class Refused(ValueError):
-    """A form that is not sent on: the page says why, and keeps what was typed."""
+    """A form that is not sent on: the page says why (with this HTTP status), and keeps what
+    was typed."""
+    status = 409
 
 
-@dataclass
-class Sent:
-    result: process.Result
-    lines: list[str]
+class Forged(Refused):
+    status = 403
 
 
 def new_browser_id() -> str:
@@ -44,7 +43,7 @@ def new_browser_id() -> str:
 
 def check_csrf(svc, player: dict, browser: str | None, token: str | None) -> None:
     if not browser or not token or not hmac.compare_digest(links.csrf_token(svc, player, browser), token):
-        raise Refused("This form did not come from your page (its security token does not match). "
+        raise Forged("This form did not come from your page (its security token does not match). "
                       "Reload the page and try again.")
 
 
@@ -126,8 +125,8 @@ def send(svc, player: dict, raw: bytes, filename: str, form_id: str) -> process.
     return process.handle(svc, raw, "turn", source="web", filename=filename, upload_id=upload)
 
 
-def answer(svc, player: dict, lines: list[str], form_id: str) -> Sent:
-    return Sent(send(svc, player, _turn_file(svc, player, lines), "web.json", form_id), lines)
+def answer(svc, player: dict, lines: list[str], form_id: str) -> process.Result:
+    return send(svc, player, _turn_file(svc, player, lines), "web.json", form_id)
 
 
 def _safe(form_id: str) -> str:

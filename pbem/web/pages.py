@@ -49,7 +49,7 @@ def _when(iso_text: str) -> dict:
 
 def waiting(svc, game: dict, view: dict) -> list[dict]:
     """Whom the game waits for, each with the deadline of their question (if the game has pace)."""
-    due = {(r["player"]): _when(r["due_at"]) for r in deadlines.open_rows(svc, game["id"])}
+    due = {r["player"]: _when(r["due_at"]) for r in deadlines.open_rows(svc, game["id"])}
     names = [n for p in view.get("prompt", []) for n in p["players"]]
     return [{"name": n, "due": due.get(n)} for n in dict.fromkeys(names)]
 
@@ -60,8 +60,10 @@ def log(svc, game: dict, reader: str, upto: int | None = None) -> dict:
     upto = game["moves"] if upto is None else max(0, min(upto, game["moves"]))
     after = max(0, upto - LOG_MOVES)
     events = [e for r in svc.store.move_events(game["id"], after, upto) for e in turnmail.decode(eng, r["events"])]
-    return {"groups": turnmail.grouped(eng.filter_events(events, reader)), "after": after, "upto": upto,
-            "total": game["moves"]}
+    groups = turnmail.grouped(eng.filter_events(events, reader))
+    if groups and groups[0]["title"] is None:  # the events before the first turn heading shown
+        groups[0]["title"] = "The start of the game" if after == 0 else f"Earlier in that turn (from move {after + 1})"
+    return {"groups": groups, "after": after, "upto": upto, "total": game["moves"]}
 
 
 def picture(view: dict) -> Markup:
