@@ -161,11 +161,12 @@ def test_a_deadline_is_shown_in_the_readers_time_zone(site, browser):
     assert "UTC" in when.get_attribute("title") and "GMT+9" in when.text, when.text
 
 
-def test_answer_by_button_in_the_browser(site, browser):
+def test_answer_by_button_in_the_browser(site, browser, shots):
     svc, base = site
     g = new_game(svc)
     name, q = asked(svc, g)
     moves = svc.store.game(g)["moves"]
+    at_width(browser, *WIDTHS["phone"])
     browser.get(base + links.seat_path(svc, svc.store.player(g, name)))
     button = browser.find_element(By.CSS_SELECTOR, f'form.options button[value="{q["options"][0]["key"]}"]')
     button.click()
@@ -174,6 +175,8 @@ def test_answer_by_button_in_the_browser(site, browser):
     last = svc.store.moves(g)[-1]
     assert svc.store.game(g)["moves"] > moves and last["line"] == f"{name}: {q['id']}: {q['options'][0]['key']}"
     assert "?done=" in browser.current_url
+    assert browser.execute_script(LAYOUT) == []
+    full_shot(browser, shots / "seat-answered-phone.png", WIDTHS["phone"][0])
     assert any(r["kind"] in ("receipt", "error") and r["to_addr"] == f"{name}@example.org"
                for r in svc.store.outbox_rows())
 
