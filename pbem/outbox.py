@@ -221,8 +221,10 @@ def return_path(svc, row: dict) -> str:
 
 
 def lease_seconds(svc) -> float:
-    """How long a claimed row is this sender's: longer than any one send can take."""
-    return 3 * (svc.settings.smtp.timeout if svc.settings.smtp else 30.0) + 60.0
+    """How long a claimed row is this sender's: longer than one send can take (a connection
+    and a mail, each within the SMTP timeout)."""
+    timeout = svc.settings.smtp.timeout if svc.settings.smtp else 0.0
+    return max(svc.settings.send_lease_seconds, 2 * timeout + 1.0)
 
 
 async def send_due(svc, sender=None, stop: asyncio.Event | None = None) -> int:

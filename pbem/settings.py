@@ -71,6 +71,7 @@ class Settings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     send_for_hours: float = 120.0  # and for this long (as MTAs keep trying for days): then failed, moderator told
     outbox_alert_hours: float = 4.0  # mail waiting longer raises one moderator notice
     stranger_replies: int = 3  # replies a day at most to one address whose mail opened no seat (backscatter)
+    send_lease_seconds: float = 300.0  # a daemon's claim on a mail it sends; a dead daemon's claims pass after it
 
     def path(self, name: str) -> Path:
         return Path(self.home) / getattr(self, name)
