@@ -1,0 +1,187 @@
+"""Every reader of untrusted input, fuzzed (hypothesis): mail (MIME and headers), turn files
+(TOML and JSON, nested deep), bounces, the at-rest masking, and the whole pipeline. A reader
+may refuse, never raise anything but its own refusal; the pipeline stores and answers every
+message. Bounded here; `-m heavy` runs each many times longer (FUZZ_HEAVY examples)."""
+from __future__ import annotations
+
+import base64
+import json
+import os
+import quopri
+import re
+import tempfile
+
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+import fake_engine
+from pbem import archive, bounces, games, orders, settings as settings_mod, tokens
+from pbem.games import GameError
+from pbem.process import handle
+from pbem.service import open_service
+
+from conftest import Clock, game_config
+
+EXAMPLES = 150
+FUZZ_HEAVY = int(os.environ.get("PBEM_FUZZ", "4000"))
+SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+HEADERS = ["From", "To", "Cc", "Subject", "Message-ID", "In-Reply-To", "References", "Content-Type",
+           "Content-Transfer-Encoding", "Content-Disposition", "MIME-Version", "Delivered-To", "Auto-Submitted",
+           "Return-Path", "Precedence", "List-Id", "X-Original-To"]
+NASTY = ["=?utf-8?b?////?=", "=?x?q?=ZZ?=", "<a@b>", "<\udcff@x>", "multipart/mixed; boundary=\"\"",
+         "multipart/report; report-type=delivery-status; boundary=B", "base64", "quoted-printable",
+         "attachment; filename=t.toml", "attachment; filename*=utf-8''%FF.json", "talisman+0123456789abcdef0123@x",
+         '"a\\" <b@c>', "\x00", "a" * 2000, "(((((", "<>", "auto-replied", "message/rfc822", "text/plain; charset=x"]
+
+header_value = st.one_of(st.sampled_from(NASTY), st.text(max_size=60))
+part_body = st.one_of(st.binary(max_size=300), st.text(max_size=300).map(lambda t: t.encode("utf-8", "surrogatepass")))
+
+
+@st.composite
+def mails(draw) -> bytes:
+    """Mail-shaped bytes: headers from the names readers look at, nasty values, a body that
+    may be multipart with parts of its own (a report, an attachment, nested messages)."""
+    lines = [f"{draw(st.sampled_from(HEADERS))}: {draw(header_value)}" for _ in range(draw(st.integers(0, 8)))]
+    head = "\n".join(lines).encode("utf-8", "surrogatepass")
+    parts = []
+    for _ in range(draw(st.integers(0, 3))):
+        ph = "\n".join(f"{draw(st.sampled_from(HEADERS))}: {draw(header_value)}" for _ in range(draw(st.integers(0, 3))))
+        parts.append(ph.encode("utf-8", "surrogatepass") + b"\n\n" + draw(part_body))
+    body = draw(part_body) if not parts else b"".join(b"--B\n" + p + b"\n" for p in parts) + b"--B--\n"
+    return head + draw(st.sampled_from([b"\n\n", b"\r\n\r\n", b"\n"])) + body
+
+
+nested = st.recursive(st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), st.text(max_size=20)),
+                      lambda inner: st.one_of(st.lists(inner, max_size=4),
+                                              st.dictionaries(st.text(max_size=8), inner, max_size=4)),
+                      max_leaves=30)
+
+
+@st.composite
+def turn_files(draw) -> tuple[bytes, str]:
+    kind = draw(st.sampled_from(["toml", "json"]))
+    if draw(st.booleans()):
+        data = draw(st.binary(max_size=400))
+    elif kind == "json":
+        obj = draw(st.one_of(nested, st.fixed_dictionaries({"answers": nested}, optional={
+            "game": nested, "player": nested, "token": nested, "check": nested})))
+        data = json.dumps(obj).encode()
+    else:
+        depth = draw(st.integers(0, 4000))
+        data = (draw(st.sampled_from(["answers = ", "x = ", "[a]\nb = ", "answers = [\"a\", "])) +
+                "[" * depth + draw(st.text(max_size=30)) + "]" * draw(st.integers(0, depth))).encode("utf-8", "surrogatepass")
+    return data, f"t.{kind}"
+
+
+def only_refusals(read, *args) -> None:
+    try:
+        read(*args)
+    except orders.OrderError:
+        pass
+
+
+def fuzz(n):
+    return settings(max_examples=n, **SETTINGS)
+
+
+def readers(n):
+    @fuzz(n)
+    @given(mails())
+    def mail_readers(raw):
+        only_refusals(orders.parse_mail, raw)
+        assert bounces.is_report(raw) in (True, False)
+        masked = tokens.mask_message(raw)
+        assert isinstance(masked, bytes)
+
+    @fuzz(n)
+    @given(turn_files())
+    def turn_file_reader(case):
+        only_refusals(orders.parse_turn_file, *case)
+
+    @fuzz(n)
+    @given(st.binary(max_size=2000))
+    def archive_reader(data):
+        with tempfile.NamedTemporaryFile(suffix=".json") as f:
+            f.write(data)
+            f.flush()
+            try:
+                loaded = archive.load(f.name)
+            except GameError:
+                return
+            archive.verify(loaded)  # reports a malformed archive, never raises
+
+    return mail_readers, turn_file_reader, archive_reader
+
+
+@pytest.mark.parametrize("reader", range(3), ids=["mail", "turn file", "archive"])
+def test_every_untrusted_reader_refuses_and_never_raises(reader):
+    readers(EXAMPLES)[reader]()
+
+
+@pytest.mark.heavy
+@pytest.mark.parametrize("reader", range(3), ids=["mail", "turn file", "archive"])
+def test_every_untrusted_reader_refuses_and_never_raises_long(reader):
+    readers(FUZZ_HEAVY)[reader]()
+
+
+TOKEN = "0123456789abcdef0123"
+
+
+@st.composite
+def quoting_mails(draw) -> bytes:
+    """A mail whose body holds a token, in any encoding a mail program uses."""
+    before, after = draw(st.text(max_size=80)), draw(st.text(max_size=80))
+    body = f"{before}\n> token: {TOKEN}\n{after}".encode("utf-8", "surrogatepass")
+    cte = draw(st.sampled_from(["7bit", "8bit", "base64", "quoted-printable"]))
+    encoded = base64.encodebytes(body) if cte == "base64" else quopri.encodestring(body) \
+        if cte == "quoted-printable" else body
+    if draw(st.booleans()):  # inside a multipart
+        return (b"From: a@b\nMIME-Version: 1.0\nContent-Type: multipart/alternative; boundary=Z\n\n--Z\n"
+                b"Content-Type: text/plain\nContent-Transfer-Encoding: " + cte.encode() + b"\n\n" + encoded +
+                b"\n--Z--\n")
+    return b"From: a@b\nContent-Transfer-Encoding: " + cte.encode() + b"\n\n" + encoded
+
+
+def decoded_forms(raw: bytes) -> bytes:
+    import email
+    from email.policy import compat32
+    out = [raw]
+    for part in email.message_from_bytes(raw, policy=compat32).walk():
+        if not part.is_multipart():
+            out.append(part.get_payload(decode=True) or b"")
+    return b"\n".join(out)
+
+
+@fuzz(EXAMPLES)
+@given(quoting_mails())
+def test_no_token_survives_masking_in_any_decoded_form(raw):
+    assert TOKEN.encode() not in decoded_forms(tokens.mask_message(raw))
+
+
+@pytest.fixture(scope="module")
+def pipeline(tmp_path_factory):
+    home = tmp_path_factory.mktemp("fuzz")
+    svc = open_service(settings=settings_mod.Settings(home=str(home), stranger_replies=10**9), engine=fake_engine,
+                       clock=Clock())
+    games.create(svc, game_config())
+    yield svc
+    svc.store.close()
+
+
+STATUSES = {"applied", "partial", "rejected", "checked", "refused", "duplicate", "bounce"}
+
+
+def test_the_pipeline_stores_and_answers_every_fuzzed_message(pipeline):
+    @fuzz(EXAMPLES)
+    @given(st.one_of(mails().map(lambda m: (m, "mail", None)),
+                     turn_files().map(lambda t: (t[0], "turn", t[1]))))
+    def one(case):
+        raw, kind, name = case
+        result = handle(pipeline, raw, kind, filename=name, upload_id="fuzz")
+        assert result.status in STATUSES, result
+        stored = pipeline.store.inbox(result.inbox_id)
+        assert stored["status"] == "processed"
+        assert not re.search(rb"(?<![0-9a-f])" + TOKEN.encode() + rb"(?![0-9a-f])", stored["raw"])
+
+    one()
