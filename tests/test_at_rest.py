@@ -120,3 +120,22 @@ def test_the_masked_store_keeps_message_ids_for_threads(fake_svc, fake_game):
     assert hexy.encode() in fake_svc.store.inbox(result.inbox_id)["raw"]
     assert sqlite3.connect(str(fake_svc.settings.db_path)).execute(
         "SELECT message_id FROM inbox WHERE id = ?", (result.inbox_id,)).fetchone()[0] == hexy
+
+
+def test_messages_stored_before_the_masking_are_masked_by_its_migration(tmp_path):
+    """A home from before migration 9 holds tokens in clear (refused mail, encoded parts):
+    migrating masks them."""
+    from pbem.store import Store
+    store = Store(tmp_path / "old.db")
+    tok = "0123456789abcdef0123"
+    store.db.execute("DELETE FROM schema_migrations WHERE version = 9")
+    with store.transaction():
+        store.db.execute("INSERT INTO inbox (received_at, source, kind, raw, content_hash, status, attempts) "
+                         "VALUES ('t', 'stdin', 'mail', ?, 'h', 'processed', 0)",
+                         (quoting_welcome("a@b", tok, "left", "base64"),))
+    for stmt in ("DROP INDEX outbox_to", "ALTER TABLE outbox DROP COLUMN claim_until",
+                 "ALTER TABLE outbox DROP COLUMN claimed_by", "ALTER TABLE inbox DROP COLUMN token_hash"):
+        store.db.execute(stmt)
+    assert store.migrate() == [9]
+    [row] = store._all("SELECT raw FROM inbox")
+    assert tok.encode() not in every_form(row["raw"])
