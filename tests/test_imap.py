@@ -257,3 +257,20 @@ def test_serve_reads_the_mailbox_when_mail_arrives(make_service, dovecot, user):
         worker.join(15)
     assert len(svc.store.moves(g)) == 1 and not worker.is_alive()
     assert folder_counts(dovecot, user) == (0, 1)
+
+
+def test_a_mail_over_the_limit_is_not_downloaded_whole_and_is_answered(imap_svc, dovecot, user):
+    """Issue 21 (8): IMAP had no cap. A real server holds a 3 MB mail: only its header is
+    fetched (RFC822.SIZE first), the sender is told, and the next mail is read as usual."""
+    g = games.create(imap_svc, game_config())
+    big = mail(["hello"], sender="alice@example.org", message_id="<big-imap@x>").replace(
+        b"hello\n", b"hello\n" + (b"x" * 76 + b"\n") * 40000)
+    deliver(dovecot, user, [big, *answers(imap_svc, g, 1)])
+    source = imap.ImapSource(imap_svc.settings.imap)
+    results = source.poll(imap_svc)
+    source.stop()
+    assert [r.status for r in results] == ["refused", "applied"]
+    stored = imap_svc.store.inbox(results[0].inbox_id)["raw"]
+    assert len(stored) < 64 * 1024 and b"<big-imap@x>" in stored
+    assert any(r["kind"] == "unprocessed" and r["to_addr"] == "alice@example.org" for r in imap_svc.store.outbox_rows())
+    assert folder_counts(dovecot, user) == (0, 2)
