@@ -120,6 +120,7 @@ def test_every_untrusted_reader_refuses_and_never_raises(reader):
 
 
 @pytest.mark.heavy
+@pytest.mark.timeout(3600)
 @pytest.mark.parametrize("reader", range(3), ids=["mail", "turn file", "archive"])
 def test_every_untrusted_reader_refuses_and_never_raises_long(reader):
     readers(FUZZ_HEAVY)[reader]()

@@ -187,6 +187,7 @@ KILLS = int(os.environ.get("PBEM_KILLS", "300"))
 
 
 @pytest.mark.heavy
+@pytest.mark.timeout(7200)
 def test_kill_9_hundreds_of_times(tmp_path):
     figures = campaign(tmp_path, kills=KILLS, answers=KILLS * 2, seed=2)
     print(figures)
