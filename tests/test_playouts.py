@@ -126,6 +126,7 @@ def test_illegal_move_says_why_and_lists_options():
 
 
 @pytest.mark.heavy
+@pytest.mark.timeout(3600)  # 2,000 games: about 4 minutes alone, far more on a shared machine
 def test_many_playouts():
     for seed in range(2000):
         n = 2 + seed % 5
