@@ -111,8 +111,8 @@ def public(svc, game: dict, state, upto: int | None = None, reader: str = SPECTA
 # -- a seat's page -------------------------------------------------------------------------
 
 _STEPS = re.compile(r"\bmove (\d+)\b")
-REROLL = ("Spend 1 Fate to roll again: the new roll replaces this one, whatever it shows, and the Fate "
-          "is spent either way.")
+REROLL = ("Spend 1 Fate and roll again (of several dice, the one that did worst): the new roll replaces this one, "
+          "whatever it shows, and the Fate is spent either way.")
 
 
 def _ring_of(view: dict, space: str) -> list[str] | None:
