@@ -12,9 +12,9 @@ it mutates, mypyc's builds included, which would shadow the mutated sources (eng
 without its shared library beside engine/, the builds are not set aside). PBEM_PURE=1 makes the
 engine load from its Python sources regardless. `--overlay` lays files of the work tree over the
 snapshot (new scenarios not yet committed, say), so the same commit's mutants can be measured
-again with them: `--again --overlay tests/scenarios/new.toml` re-tests, in the last campaign's
-snapshot and with its stats, the sampled mutants it did not kill (a killed mutant stays killed:
-the tests it failed are still there and deterministic).
+again with them: `--again --overlay tests/scenarios/new.toml` tests the last campaign's mutants
+that were not killed against those files alone (the rest of the suite has already been run on
+them; a killed mutant stays killed, its tests being unchanged and deterministic).
 
 The sample is drawn with random.Random(seed) from every mutant of the commit in name order, so
 the same commit and seed give the same sample. The score is killed / sampled; timeouts and
@@ -44,11 +44,34 @@ SNAPSHOT = ["engine", "pbem", "tests", "tools", "pyproject.toml"]
 MUTMUT = Path(sys.executable).parent / "mutmut"
 ENV = {**os.environ, "PBEM_PURE": "1"}  # the engine from its (mutated) Python sources
 NICE = ["nice", "-n", "19"]  # the machine's two cores are shared with the team
+AGAIN_TIMEOUT = 300  # seconds for one mutant against the new tests (each takes a few)
 # mutmut's first step alone (the start of `mutmut run`): copy the sources into mutants/ and
 # write every mutant, so that the sample can be drawn before any test runs
 GENERATE = ("from mutmut.__main__ import copy_src_dir, copy_also_copy_files, setup_source_paths, "
             "create_mutants\ncopy_src_dir(); copy_also_copy_files(); setup_source_paths()\n"
             "print(create_mutants({children}))")
+
+# --again's runner, in mutants/: each mutant in a child forked from one process that has the
+# engine and pytest loaded (as mutmut runs them); a child past AGAIN_TIMEOUT is a timeout
+RETEST = """
+import json, os, signal, sys
+sys.path.insert(0, os.getcwd())
+import pytest
+import engine.api, engine.scenario
+job = json.load(open("../again.json"))
+verdicts = {}
+for name in job["names"]:
+    pid = os.fork()
+    if pid == 0:
+        os.environ["MUTANT_UNDER_TEST"] = name
+        signal.alarm(%d)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
+        os._exit(int(pytest.main(["-x", "-q", "-p", "no:cacheprovider", *job["tests"]])))
+    _, status = os.waitpid(pid, 0)
+    code = os.waitstatus_to_exitcode(status)
+    verdicts[name] = {0: "survived", 1: "killed", -signal.SIGALRM: "timeout"}.get(code, f"exit {code}")
+print(json.dumps(verdicts))
+""" % AGAIN_TIMEOUT
 
 
 @dataclass
@@ -156,6 +179,9 @@ def report(survivors_file: Path) -> float:
     campaign = json.loads((WORK / "campaign.json").read_text())
     names = campaign["sample"]
     mutants = results(names, all_mutants())
+    for m in mutants:  # killed by --again's new tests
+        if campaign.get("again", {}).get(m.name) == "killed":
+            m.status = "killed"
     by_status: dict[str, list[Mutant]] = {}
     for m in mutants:
         by_status.setdefault(m.status, []).append(m)
@@ -199,15 +225,27 @@ def mutmut_run(names: list[str], children: int, log_name: str) -> None:
 
 
 def again(args: argparse.Namespace, start: float) -> None:
+    """The last campaign's mutants not killed, each against the overlay's tests alone (the rest
+    of the suite has already failed to kill it), run as mutmut runs a mutant: MUTANT_UNDER_TEST
+    names the mutant that the trampolines in mutants/ call."""
     campaign = json.loads((WORK / "campaign.json").read_text())
     left = [m.name for m in results(campaign["sample"], all_mutants()) if m.status != "killed"]
     if args.survivors.is_file():
         shutil.copy2(args.survivors, args.survivors.with_name(args.survivors.stem + "-before.txt"))
     lay_over(args.overlay, WORK, WORK / "mutants")
+    print(f"re-testing the {len(left)} mutants not killed against {args.overlay}", flush=True)
+    tests = [f"tests/test_scenarios.py::test_scenario[{Path(n).stem}]" if n.endswith(".toml") else n
+             for n in args.overlay]
+    names = ["", *left]  # "" first: the new tests must pass without a mutant
+    (WORK / "again.json").write_text(json.dumps({"names": names, "tests": tests}))
+    out = subprocess.run([*NICE, sys.executable, "-c", RETEST], cwd=WORK / "mutants", env=ENV,
+                         check=True, capture_output=True, text=True).stdout
+    verdicts = json.loads(out.splitlines()[-1])
+    if verdicts.pop("") != "survived":
+        sys.exit(f"the overlay's tests fail without a mutant: {' '.join(tests)}")
     campaign.setdefault("before", len(campaign["sample"]) - len(left))
     campaign["again_overlay"] = campaign.get("again_overlay", []) + args.overlay
-    print(f"re-testing the {len(left)} mutants not killed, with {args.overlay}", flush=True)
-    mutmut_run(left, args.max_children, "mutmut-again.log")
+    campaign.setdefault("again", {}).update(verdicts)
     campaign["again_seconds"] = round(time.monotonic() - start)
     (WORK / "campaign.json").write_text(json.dumps(campaign, indent=1))
     report(args.survivors)
