@@ -4,6 +4,7 @@ engine-facing tests of the default run, on a seeded random sample of mutants. To
 
     .venv/bin/python bench/mutation.py [--seed 13] [--sample 300] [--commit HEAD]
     .venv/bin/python bench/mutation.py --report        # print the last campaign's result again
+    .venv/bin/python bench/mutation.py --resume        # go on with a campaign that was stopped
 
 The tool is mutmut 3 (`pip install 'mutmut==3.8.1'`). Its settings are bench/mutmut.toml. A
 campaign works in a snapshot, bench/.mutation/, built afresh from a commit (`git archive`): the
@@ -263,6 +264,8 @@ def main() -> None:
                         help="where to write the mutants not killed")
     parser.add_argument("--again", action="store_true",
                         help="re-test the last campaign's mutants not killed, with --overlay")
+    parser.add_argument("--resume", action="store_true",
+                        help="go on with the last campaign's mutants not yet tested (if it was stopped)")
     parser.add_argument("--report", action="store_true",
                         help="only report the campaign last run in bench/.mutation/")
     args = parser.parse_args()
@@ -275,6 +278,15 @@ def main() -> None:
     start = time.monotonic()
     if args.again:
         again(args, start)
+        return
+    if args.resume:
+        campaign = json.loads((WORK / "campaign.json").read_text())
+        todo = [m.name for m in results(campaign["sample"], all_mutants()) if m.status == "not checked"]
+        print(f"testing the {len(todo)} mutants of the sample not yet tested", flush=True)
+        mutmut_run(todo, args.max_children, "mutmut-resume.log")
+        campaign["seconds"] = campaign.get("seconds", 0) + round(time.monotonic() - start)
+        (WORK / "campaign.json").write_text(json.dumps(campaign, indent=1))
+        report(args.survivors)
         return
     sha = build_snapshot(args.commit, args.overlay)
     subprocess.run([*NICE, sys.executable, "-c", GENERATE.format(children=args.max_children)],
