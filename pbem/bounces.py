@@ -4,8 +4,9 @@ A bounce is a delivery-status notification (RFC 3464: `multipart/report;
 report-type=delivery-status`) that the recipient's server sends to the envelope sender,
 which is the game address with a keyed tag naming the outbox row (VERP), so it arrives
 like any other mail and says which mail failed. A report that does not come back to such a
-tag is not believed: anyone can write a mail shaped as a bounce. The flag is only a notice: mail to the player is still sent (an address may
-recover), and it is cleared when the player writes in or their seat gets a new address.
+tag is not believed: anyone can write a mail shaped as a bounce. The flag is only a notice:
+mail to the player is still sent (an address may recover), and it is cleared when the player
+writes in or their seat gets a new address.
 """
 from __future__ import annotations
 

@@ -284,7 +284,8 @@ def _reply_unprocessed(svc, row: dict, why: str, *, reason: str | None = None, t
     in_reply_to = order.message_id if order else _message_id(row["raw"])
     if to:
         ctx = {"address": svc.settings.address, "why": why, "moderator_told": tell_moderator}
-        outbox.enqueue(svc, kind="unprocessed", message_id=reports.message_id(svc, None, f"in{row['id']}", "unprocessed"),
+        outbox.enqueue(svc, kind="unprocessed",
+                       message_id=reports.message_id(svc, None, f"in{row['id']}", "unprocessed"),
                        sender=svc.settings.address, to=to, to_name=None,
                        subject="Your message to the Talisman service could not be processed", context=ctx,
                        in_reply_to=in_reply_to, references=[in_reply_to], inbox_id=row["id"])

@@ -46,13 +46,15 @@ def mails(draw) -> bytes:
     head = "\n".join(lines).encode("utf-8", "surrogatepass")
     parts = []
     for _ in range(draw(st.integers(0, 3))):
-        ph = "\n".join(f"{draw(st.sampled_from(HEADERS))}: {draw(header_value)}" for _ in range(draw(st.integers(0, 3))))
+        ph = "\n".join(f"{draw(st.sampled_from(HEADERS))}: {draw(header_value)}"
+                       for _ in range(draw(st.integers(0, 3))))
         parts.append(ph.encode("utf-8", "surrogatepass") + b"\n\n" + draw(part_body))
     body = draw(part_body) if not parts else b"".join(b"--B\n" + p + b"\n" for p in parts) + b"--B--\n"
     return head + draw(st.sampled_from([b"\n\n", b"\r\n\r\n", b"\n"])) + body
 
 
-nested = st.recursive(st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), st.text(max_size=20)),
+nested = st.recursive(st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False),
+                                st.text(max_size=20)),
                       lambda inner: st.one_of(st.lists(inner, max_size=4),
                                               st.dictionaries(st.text(max_size=8), inner, max_size=4)),
                       max_leaves=30)
@@ -70,7 +72,8 @@ def turn_files(draw) -> tuple[bytes, str]:
     else:
         depth = draw(st.integers(0, 4000))
         data = (draw(st.sampled_from(["answers = ", "x = ", "[a]\nb = ", "answers = [\"a\", "])) +
-                "[" * depth + draw(st.text(max_size=30)) + "]" * draw(st.integers(0, depth))).encode("utf-8", "surrogatepass")
+                "[" * depth + draw(st.text(max_size=30)) + "]" * draw(st.integers(0, depth)))
+        data = data.encode("utf-8", "surrogatepass")
     return data, f"t.{kind}"
 
 

@@ -12,7 +12,6 @@ once, or twice at most when a kill fell between the server's acceptance and the 
 The default run kills a few times; `-m heavy` kills hundreds of times (KILLS below)."""
 from __future__ import annotations
 
-import asyncio
 import collections
 import email
 import os

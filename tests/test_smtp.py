@@ -480,7 +480,8 @@ def test_outbox_list_shows_what_waits_and_why(tmp_path):
         return result.output
 
     run("init")
-    (home / "pbem.toml").write_text(f'[smtp]\nhost = "127.0.0.1"\nport = {free_port()}\nstarttls = false\ntimeout = 2\n')
+    (home / "pbem.toml").write_text(f'[smtp]\nhost = "127.0.0.1"\nport = {free_port()}\nstarttls = false\n'
+                                    'timeout = 2\n')
     cfg = tmp_path / "game.toml"
     cfg.write_text('[game]\nname = "autumn"\nedition = "revised4"\n[[players]]\nname = "alice"\n'
                    'email = "alice@example.org"\n[[players]]\nname = "bob"\nemail = "bob@example.org"\n')

@@ -5,7 +5,6 @@ reader would (as stored: its tokens masked); so nothing is read twice."""
 from __future__ import annotations
 
 import mailbox
-import os
 from pathlib import Path
 
 from pbem.ingest import failed_source, read_capped, replace_with_stored
