@@ -68,9 +68,10 @@ def enqueue(svc, *, kind: str, message_id: str, sender: str, to: str, to_name: s
     if player is not None:
         marker = marker or new_marker()
         headers["Reply-To"] = tokens.plus_address(sender, marker)
+    # ids quoted from inbound mail are kept but for a token-shaped run in them: none is stored in clear
     if in_reply_to:
-        headers["In-Reply-To"] = clean(in_reply_to)
-    refs = [clean(r) for r in references if r]
+        headers["In-Reply-To"] = tokens.mask_text(clean(in_reply_to))
+    refs = [tokens.mask_text(clean(r)) for r in references if r]
     if refs:
         headers["References"] = " ".join(refs)
     return svc.store.add_outbox(message_id=message_id, kind=kind, to_addr=clean(to), subject=headers["Subject"],

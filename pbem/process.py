@@ -98,25 +98,40 @@ def _dedupe_hash(svc, raw: bytes, kind: str, upload_id: str | None, order: order
     return hashlib.sha256(f"turn\n{content_hash}\n{upload_id}".encode()).hexdigest()
 
 
-def stored_form(raw: bytes, kind: str) -> bytes:
+def known_tokens(svc, raw: bytes, token: str | None) -> set[str]:
+    """The tokens the id headers may hold (which are masked only when known to be tokens):
+    the message's own, and any run there that opens a seat."""
+    runs = {run for run in tokens.id_header_runs(raw) if svc.store.players_by_token_hash(tokens.hash_token(run))}
+    return runs | ({token} if token else set())
+
+
+def stored_form(raw: bytes, kind: str, known: set[str] = frozenset()) -> bytes:
     """The message as kept: every token masked (pbem/tokens.py), decoded parts included."""
-    return tokens.mask_message(raw) if kind == "mail" else tokens.mask_bytes(raw)
+    return tokens.mask_message(raw, known) if kind == "mail" else tokens.mask_bytes(raw)
+
+
+def _masked_id(message_id: str | None, known: set[str]) -> str | None:
+    for tok in known:
+        message_id = message_id and re.sub(re.escape(tok), tokens.MASK, message_id, flags=re.IGNORECASE)
+    return message_id
 
 
 def receive(svc, raw: bytes, kind: str, source: str, filename: str | None, upload_id: str | None = None,
             order: orders.Order | None = None) -> tuple[int, dict | None]:
     """Store the message unless it is known: (its inbox id, the earlier row or None). It is
     stored masked; the token it carried (read already: `order`) is kept only as its hash."""
-    message_id = _message_id(raw) if kind == "mail" else None
     try:
         with svc.store.transaction():
+            known = known_tokens(svc, raw, order.token if order else None) if kind == "mail" else set()
+            message_id = _masked_id(_message_id(raw), known) if kind == "mail" else None
             content_hash = _dedupe_hash(svc, raw, kind, upload_id, order)
             earlier = svc.store.find_inbox(message_id, content_hash)
             if earlier is not None:
                 return earlier["id"], earlier
             token_hash = tokens.hash_token(order.token) if order is not None and order.token else None
-            return svc.store.add_inbox(stored_form(raw, kind), source=source, kind=kind, content_hash=content_hash,
-                                       message_id=message_id, filename=filename, token_hash=token_hash), None
+            return svc.store.add_inbox(stored_form(raw, kind, known), source=source, kind=kind,
+                                       content_hash=content_hash, message_id=message_id, filename=filename,
+                                       token_hash=token_hash), None
     except sqlite3.Error as e:
         raise StoreUnavailable(str(e)) from e
 
@@ -127,12 +142,13 @@ def _too_large(svc, raw: bytes, kind: str, source: str, filename: str | None, si
     end = _HEADER_END.search(raw)
     head = raw[:min(end.start() if end else len(raw), KEPT_HEAD)] if kind == "mail" else b""
     note = f"\n\n[not stored: the message was {size} bytes, over the {orders.MAX_BYTES} byte limit]\n".encode()
-    message_id = _message_id(raw) if kind == "mail" else None
+    known = known_tokens(svc, raw, None) if kind == "mail" else set()
+    message_id = _masked_id(_message_id(raw), known) if kind == "mail" else None
     content_hash = hashlib.sha256(b"too-large\n%d\n" % size + raw[:KEPT_HEAD]).hexdigest()
     earlier = svc.store.find_inbox(message_id, content_hash)
     if earlier is not None:
         return Result("duplicate", f"duplicate of message {earlier['id']} ({earlier['status']})", earlier["id"])
-    inbox_id = svc.store.add_inbox(stored_form(head, "mail") + note, source=source, kind=kind,
+    inbox_id = svc.store.add_inbox(stored_form(head, "mail", known) + note, source=source, kind=kind,
                                    content_hash=content_hash, message_id=message_id, filename=filename)
     row = svc.store.inbox(inbox_id)
     _reply_unprocessed(svc, row, f"It is larger than {orders.MAX_BYTES // (1024 * 1024)} MB: please send your "

@@ -87,32 +87,53 @@ def mask_bytes(data: bytes) -> bytes:
     return _TOKEN_BYTES.sub(MASK.encode(), data)
 
 
-def _mask_headers(head: bytes) -> bytes:
+def id_header_runs(raw: bytes) -> set[str]:
+    """The token-shaped runs in a message's Message-ID, In-Reply-To and References: the
+    masking leaves those headers alone unless a run is known to be a token (`mask_message`)."""
+    end = re.search(rb"\r?\n\r?\n", raw)
+    runs, keep = set(), False
+    for line in (raw[:end.start()] if end else raw).split(b"\n"):
+        if line[:1] not in (b" ", b"\t"):
+            keep = line.partition(b":")[0].strip().lower() in _ID_HEADERS
+        if keep:
+            runs |= {m.decode().lower() for m in _TOKEN_BYTES.findall(line)}
+    return runs
+
+
+def _mask_headers(head: bytes, known: tuple[bytes, ...]) -> bytes:
     lines, keep = [], False
     for line in head.split(b"\n"):
         if line[:1] not in (b" ", b"\t"):
             keep = line.partition(b":")[0].strip().lower() in _ID_HEADERS
-        lines.append(line if keep else mask_bytes(line))
+        lines.append(_mask_known(line, known) if keep else mask_bytes(line))
     return b"\n".join(lines)
 
 
-def mask_message(raw: bytes) -> bytes:
-    """The message as it may be stored: no token in clear in any decoded form. A message the
-    MIME parser cannot take is masked as plain bytes throughout."""
+def _mask_known(data: bytes, known: tuple[bytes, ...]) -> bytes:
+    for tok in known:
+        data = re.sub(re.escape(tok), MASK.encode(), data, flags=re.IGNORECASE)
+    return data
+
+
+def mask_message(raw: bytes, known: tuple[str, ...] | set[str] = ()) -> bytes:
+    """The message as it may be stored: no token in clear in any decoded form. `known`: runs
+    known to be tokens, masked in the id headers too. A message the MIME parser cannot take
+    is masked as plain bytes throughout."""
+    known_b = tuple(t.encode() for t in known if t)
     end = re.search(rb"\r?\n\r?\n", raw)
     if end is None:
-        return _mask_headers(raw)
+        return _mask_headers(raw, known_b)
     head, body = raw[:end.start()], raw[end.start():]
     try:
-        masked = _mask_parts(raw)
+        masked = _mask_parts(raw, known_b)
     except Exception:  # noqa: BLE001 -- any parser failure: the plain-bytes mask still holds
         masked = None
     if masked is None:  # nothing decoded needed masking: keep the bytes as they came
-        return _mask_headers(head) + mask_bytes(body)
+        return _mask_headers(head, known_b) + mask_bytes(body)
     return masked
 
 
-def _mask_parts(raw: bytes) -> bytes | None:
+def _mask_parts(raw: bytes, known: tuple[bytes, ...] = ()) -> bytes | None:
     """The message rewritten with its encoded parts masked, or None if none held a token."""
     import base64
     import email
@@ -143,7 +164,7 @@ def _mask_parts(raw: bytes) -> bytes | None:
     end = re.search(rb"\r?\n\r?\n", data)
     if end is None:
         return mask_bytes(data)
-    return _mask_headers(data[:end.start()]) + mask_bytes(data[end.start():])
+    return _mask_headers(data[:end.start()], known) + mask_bytes(data[end.start():])
 
 
 # -- seeds ---------------------------------------------------------------------------------

@@ -139,3 +139,13 @@ def test_messages_stored_before_the_masking_are_masked_by_its_migration(tmp_path
     assert store.migrate() == [9]
     [row] = store._all("SELECT raw FROM inbox")
     assert tok.encode() not in every_form(row["raw"])
+
+
+def test_a_seat_token_in_a_message_id_is_masked_there_too(fake_svc, fake_game):
+    """Found by the fuzz test: id headers are kept for threads, but a run in them that is a
+    seat's token is masked, in the stored message and in its message_id column."""
+    tok = token(fake_svc, fake_game, "bob")
+    result = handle(fake_svc, mail(["left"], sender="x@example.net", message_id=f"<talisman+{tok}@x>"))
+    row = fake_svc.store.inbox(result.inbox_id)
+    assert tok.encode() not in row["raw"] and tok not in row["message_id"]
+    assert tok.encode() not in dump(fake_svc)
