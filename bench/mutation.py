@@ -191,6 +191,11 @@ def report(survivors_file: Path) -> float:
           f"{campaign['population']} mutants sampled; overlay: {campaign['overlay'] or 'none'}")
     print(f"mutation score: {killed}/{len(names)} killed = {100 * killed / len(names):.1f} %  ("
           + ", ".join(f"{len(v)} {k}" for k, v in sorted(by_status.items())) + ")")
+    unchecked = len(by_status.get("not checked", []))
+    if unchecked:  # a campaign stopped before its end: --resume goes on
+        tested = len(names) - unchecked
+        print(f"  {unchecked} not yet tested: {killed}/{tested} of those tested killed = "
+              f"{100 * killed / tested:.1f} %")
     if "before" in campaign:
         before = campaign["before"]
         print(f"before the overlay {campaign['again_overlay']}: {before}/{len(names)} killed = "
@@ -198,7 +203,7 @@ def report(survivors_file: Path) -> float:
               f"{campaign['again_seconds'] / 60:.1f} min")
     if "seconds" in campaign:
         print(f"campaign time: {campaign['seconds'] / 60:.1f} min")
-    listed = [m for m in mutants if m.status != "killed"]
+    listed = [m for m in mutants if m.status not in ("killed", "not checked")]
     for m in listed:
         describe(m)
     listed.sort(key=lambda m: (m.status, m.path, m.line))
@@ -230,7 +235,8 @@ def again(args: argparse.Namespace, start: float) -> None:
     of the suite has already failed to kill it), run as mutmut runs a mutant: MUTANT_UNDER_TEST
     names the mutant that the trampolines in mutants/ call."""
     campaign = json.loads((WORK / "campaign.json").read_text())
-    left = [m.name for m in results(campaign["sample"], all_mutants()) if m.status != "killed"]
+    left = [m.name for m in results(campaign["sample"], all_mutants())
+            if m.status not in ("killed", "not checked")]  # not checked: --resume first
     if args.survivors.is_file():
         shutil.copy2(args.survivors, args.survivors.with_name(args.survivors.stem + "-before.txt"))
     lay_over(args.overlay, WORK, WORK / "mutants")
@@ -244,7 +250,7 @@ def again(args: argparse.Namespace, start: float) -> None:
     verdicts = json.loads(out.splitlines()[-1])
     if verdicts.pop("") != "survived":
         sys.exit(f"the overlay's tests fail without a mutant: {' '.join(tests)}")
-    campaign.setdefault("before", len(campaign["sample"]) - len(left))
+    campaign.setdefault("before", sum(m.status == "killed" for m in results(campaign["sample"], all_mutants())))
     campaign["again_overlay"] = campaign.get("again_overlay", []) + args.overlay
     campaign.setdefault("again", {}).update(verdicts)
     campaign["again_seconds"] = round(time.monotonic() - start)
