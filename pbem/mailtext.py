@@ -178,3 +178,9 @@ def _drop_sign_off(own: list[str]) -> list[str]:
             and own[-1].lower() not in _COMMON_KEYS):
         return own[:-2]
     return own
+
+
+def looks_like_name(line: str) -> bool:
+    """A bare signed name on the last line ("Carol", "Alice Smith"): capitalised words, none a
+    common option key."""
+    return bool(_NAME.match(line)) and line.lower() not in _COMMON_KEYS and line[:1].isupper()

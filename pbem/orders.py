@@ -32,6 +32,12 @@ _GAME_TAG = re.compile(r"\[([A-Za-z0-9][\w.-]*)\]")
 # "Re: [g] CHECK" and "Re: [g] Turn 4 report - check" check; "... check the dice" plays.
 _CHECK = re.compile(r"^\s*(?:(?:re|aw|sv|fwd?|wg)\s*:\s*)*check\b|\bcheck\W*$", re.IGNORECASE)
 _ANSWER = re.compile(r"^(?:(\d+)\s*:\s*)?([A-Za-z][A-Za-z0-9-]*)(?:\s+(\S.*))?$")
+# How people number an answer: "8: left", "8 left", "8. left", "Q8: left", "#8 - left", "(8) left".
+_NUMBERED = re.compile(r"^(?:q(?:uestion)?\s*|#|\()?(\d+)\)?\s*(?:[:.)=-]\s*|\s+)(?=[A-Za-z])", re.IGNORECASE)
+# A line that reads as a try at an answer (a number first, or one short word) but is not one.
+_ATTEMPT = re.compile(r"^(?:(?:q(?:uestion)?\s*|#)?\d+\b.*|[A-Za-z][\w-]*\W{0,3})$", re.IGNORECASE)
+_COMMANDS = {"status"}  # a line or subject word that asks the service for something
+_SUBJECT_COMMAND = re.compile(r"\b(status)\W*$", re.IGNORECASE)
 _MAX_WORDS = 6
 # Greetings and thanks fit the answer pattern ("Hi", "Thanks") but are never option keys.
 _CHAT = {"hi", "hello", "hey", "dear", "thanks", "thank", "thx", "cheers", "regards",
@@ -64,6 +70,13 @@ class Order:
     # "standing: ...", "vacation: ...", "timezone: ...", "reports: ..."
     directives: list[str] = field(default_factory=list)
     attachments: list[str] = field(default_factory=list)
+    # ignored lines that look like a try at an answer: the reply quotes them with the forms read
+    attempts: list[str] = field(default_factory=list)
+    # the last line when it reads like a signed name ("Carol", "Alice Smith"): played only if
+    # it is an option key (the service knows; pbem/process.py)
+    signature: str | None = None
+    commands: list[str] = field(default_factory=list)  # "status"
+    references: list[str] = field(default_factory=list)  # the ids the mail replies to, newest first
 
 
 class TurnFile(msgspec.Struct, forbid_unknown_fields=True):
@@ -103,10 +116,18 @@ def _parse_mail(raw: bytes, game_address: str | None) -> Order:
         subject=subject,
         check=bool(_CHECK.search(_GAME_TAG.sub(" ", subject))),
     )
+    refs = [_msg_id([r]) for r in " ".join(_raw_headers(msg, "References")).split()]
+    order.references = list(dict.fromkeys(filter(None, [order.in_reply_to] + refs[::-1])))
+    command = _SUBJECT_COMMAND.search(_GAME_TAG.sub(" ", subject))
+    if command:
+        order.commands.append(command.group(1).lower())
+
+    body_lines: list[str] = []  # answers in the body: a note beside a turn file, if one is attached
 
     body = msg.get_body(preferencelist=("plain", "html"))
     if body is not None and not _turn_file_name(body):
-        for line in mailtext.own_lines(mailtext.part_text(body)):
+        own = mailtext.own_lines(mailtext.part_text(body))
+        for i, line in enumerate(own):
             token_line = _TOKEN_LINE.match(line)
             if token_line:  # the token line is never an answer, nor echoed back
                 if order.token is None and _TOKEN.fullmatch(token_line.group(1).lower()):
@@ -116,11 +137,18 @@ def _parse_mail(raw: bytes, game_address: str | None) -> Order:
             if directive:
                 order.directives.append(directive)
                 continue
+            if line.strip(" .!").lower() in _COMMANDS:
+                order.commands.append(line.strip(" .!").lower())
+                continue
             answer = _answer(line)
             if answer is None:
                 order.ignored.append(line)
+                if _ATTEMPT.match(line) and line.split()[0].lower().strip(",.!") not in _CHAT:
+                    order.attempts.append(line)
             else:
-                order.lines.append(answer)
+                body_lines.append((line, answer))
+                if i == len(own) - 1 and mailtext.looks_like_name(line):
+                    order.signature = answer
 
     for part in msg.walk():
         name = _turn_file_name(part)
@@ -143,8 +171,18 @@ def _parse_mail(raw: bytes, game_address: str | None) -> Order:
         order.lines.extend(a for a in tf.answers if not _directive(a))
         order.attachments.append(name)
 
+    if order.attachments:  # beside a turn file, only a plain answer ("21: right", "evade") is one:
+        # "here it is" or "see attached" is a note, and must not block the file's answers
+        notes = [(line, a) for line, a in body_lines if not (_ANSWER.match(a).group(1) or " " not in a)
+                 or a == order.signature]
+        order.ignored += [line for line, _ in notes]
+        order.lines[:0] = [a for pair in body_lines if pair not in notes for a in pair[1:]]
+        order.signature = None
+    else:
+        order.lines = [a for _, a in body_lines]
     if order.token:
         order.ignored = [redact(line, order.token) for line in order.ignored]
+        order.attempts = [redact(line, order.token) for line in order.attempts]
     return order
 
 
@@ -194,7 +232,13 @@ def _turn_file_name(part) -> str | None:
 
 
 def _answer(line: str) -> str | None:
-    """The answer in a line of mail text, normalised ("17: Left" -> "17: left"), or None."""
+    """The answer in a line of mail text, normalised ("17: Left", "Q17. left", "17 Left." ->
+    "17: left"), or None."""
+    numbered = _NUMBERED.match(line)
+    if numbered:
+        line = f"{numbered.group(1)}: {line[numbered.end():]}"
+    if len(line.split()) <= 2:  # "Left." / "8: left!" are answers; a sentence is prose
+        line = re.sub(r"(?<=\w)[.!]$", "", line)
     m = _ANSWER.match(line)
     if (not m or line[-1] in ",.;:" or "!" in line or "?" in line or len(line.split()) > _MAX_WORDS
             or m.group(2).lower() in _CHAT):

@@ -53,7 +53,8 @@ def new_marker() -> str:
 def enqueue(svc, *, kind: str, message_id: str, sender: str, to: str, to_name: str | None, subject: str,
             context: dict | None = None, text: str = "", html: str | None = None, game: str | None = None,
             player: dict | None = None, marker: str | None = None, in_reply_to: str | None = None,
-            references: list[str] = (), inbox_id: int | None = None, since_seq: int | None = None) -> bool:
+            references: list[str] = (), inbox_id: int | None = None, since_seq: int | None = None,
+            extra_headers: dict | None = None) -> bool:
     """Queue one mail: the `context` template `kind` is rendered from when it is sent, or a
     `text` and `html` already made (a resent mail). `player` (a players row) gets a Reply-To
     carrying their token; `marker`, if given, is what the texts use in place of that token."""
@@ -64,6 +65,7 @@ def enqueue(svc, *, kind: str, message_id: str, sender: str, to: str, to_name: s
         "Date": format_datetime(svc.now()),
         "Message-ID": message_id,
         "Auto-Submitted": "auto-generated",
+        **(extra_headers or {}),
     }
     if player is not None:
         marker = marker or new_marker()

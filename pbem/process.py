@@ -332,7 +332,8 @@ def notice(svc, subject: str, lines: list[str], *, key: str, game: str | None = 
 
 
 def _reply_error(svc, game, player, row, order, reason: str) -> Result:
-    extra = {"failed": {"line": None, "reason": reason, "options": []}, "check": order.check}
+    extra = {"failed": {"line": None, "reason": reason, "options": []}, "check": order.check,
+             "attempts": order.attempts}
     reports.queue_report(svc, game, player, games.state(svc, game), kind="error",
                          mid_parts=(f"in{row['id']}",), extra=extra, in_reply_to=order.message_id, inbox_id=row["id"])
     return Result("rejected", f"rejected: {reason}", row["id"], game["id"], player["name"])
@@ -353,8 +354,37 @@ def _process(svc, row: dict, order: orders.Order | None, error: orders.OrderErro
         return _reply_error(svc, game, player, row, order,
                             f"The game {game['id']} is {game['status']}: it takes no answers now.")
     if not order.lines and not order.directives:
+        if "status" in order.commands:
+            return _status(svc, game, player, row, order)
         return _reply_error(svc, game, player, row, order, "No answers were found in your message.")
     return apply_order(svc, game, player, row, order)
+
+
+def _status(svc, game: dict, player: dict, row: dict, order: orders.Order) -> Result:
+    """`status`: the reader's report again, at once (with what happened since their last)."""
+    reports.queue_report(svc, game, player, games.state(svc, game), kind="report",
+                         mid_parts=(f"in{row['id']}", "status"), in_reply_to=order.message_id, inbox_id=row["id"])
+    return Result("applied", "status: the report sent again", row["id"], game["id"], player["name"])
+
+
+_NUMBERED = re.compile(r"^\d+:")
+
+
+def _stale(svc, game: dict, player: dict, state, order: orders.Order, lines: list[str]) -> dict | None:
+    """Why the order's unnumbered lines must not be played: they reply to a report whose
+    question has closed since (a new one would take them for its own), or None."""
+    asked = reports.question_replied_to(svc, game, player["name"], order.references)
+    unnumbered = [line for line in lines if not _NUMBERED.match(line)]
+    if asked is None or not unnumbered:
+        return None
+    mine = svc.engine.view(state, player["name"]).get("mine")
+    if mine is not None and str(mine["id"]) == asked:
+        return None
+    now = f"The question open for you now is {mine['id']}: see below." if mine else "No question is open for you now."
+    return {"line": unnumbered[0], "options": [o["key"] for o in mine["options"]] if mine else [],
+            "reason": f"Your reply answers the report that asked question {asked}, which has closed since: "
+                      f"nothing in it was played. {now} Reply to this mail, or number your answer "
+                      f"({mine['id'] if mine else 'N'}: key)."}
 
 
 def apply_order(svc, game: dict, player: dict, row: dict, order: orders.Order) -> Result:
@@ -363,10 +393,24 @@ def apply_order(svc, game: dict, player: dict, row: dict, order: orders.Order) -
     # standing:, vacation:, timezone: lines first, so an order filed now answers this mail's questions
     notes = standing.directives(svc, game, player["name"], [orders.redact(d, order.token) for d in order.directives],
                                 check=order.check)
+    stale = _stale(svc, game, player, before, order, lines)
+    if stale:
+        extra = {"failed": stale, "unused": [ln for ln in lines if ln != stale["line"]], "check": order.check,
+                 "pace_notes": notes, "attempts": order.attempts}
+        reports.queue_report(svc, game, player, before, kind="error", mid_parts=(f"in{row['id']}",), extra=extra,
+                             in_reply_to=order.message_id, inbox_id=row["id"])
+        return Result("rejected", f"rejected: replies to closed question; {len(lines)} line(s) not played",
+                      row["id"], game["id"], player["name"])
     played = games.play(svc, game, player["name"], lines, check=order.check,
                         message_id=order.message_id, inbox_id=row["id"])
+    if played.failed and not played.unused and order.signature and \
+            played.failed["line"] == orders.redact(order.signature, order.token):
+        played.failed = None  # the last line was the player's name, not an answer
+        if not played.applied and not played.standing and not notes:
+            return _reply_error(svc, game, player, row, order, "No answers were found in your message "
+                                f"(the last line, {order.signature!r}, reads as your name).")
     extra = {"applied": played.applied, "failed": played.failed, "unused": played.unused, "check": order.check,
-             "pace_notes": notes}
+             "pace_notes": notes, "attempts": order.attempts}
     kind = "error" if played.failed else "receipt"
     if order.check:  # the reply shows the state as it is: a trial's dice stay unseen
         reports.queue_report(svc, game, player, before, kind=kind, mid_parts=(f"in{row['id']}", "check"),

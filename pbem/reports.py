@@ -170,7 +170,7 @@ def report_context(svc, game: dict, player: str, view: dict, events: list, frame
         "waiting": [n for p in prompts for n in p["players"]],
         "waiting_question": prompts[0].get("question") if prompts else None,
         # filled in for the sender of a message, and when the game is over:
-        "applied": [], "failed": None, "unused": [], "check": False,
+        "applied": [], "failed": None, "unused": [], "check": False, "attempts": [],
         "seed": None, "commitment": game.get("seed_commitment"), "ended_by_moderator": False,
         **_pace(svc, game, player, mine, state),  # deadline, standing_orders
     }
@@ -229,7 +229,21 @@ def queue_report(svc, game: dict, player: dict, state, *, kind: str = "report", 
                    subject=subject(game, ctx, kind), context=ctx, game=game["id"],
                    player=player if "token_salt" in player else None, marker=marker,
                    in_reply_to=in_reply_to or root, references=[root, in_reply_to], inbox_id=inbox_id,
-                   since_seq=since)
+                   since_seq=since, extra_headers={QUESTION_HEADER: str(ctx["asked"]["id"])} if ctx["asked"] else None)
+
+
+# The question a report asks its reader: a reply to it (In-Reply-To) is known to answer that one.
+QUESTION_HEADER = "X-Talisman-Question"
+
+
+def question_replied_to(svc, game: dict, player: str, references: list[str]) -> str | None:
+    """The question the report a reply answers asked (the newest of the ids it replies to that
+    is a report to this player), or None."""
+    for mid in references:
+        row = svc.store.outbox_by_message_id(mid)
+        if row and row["game"] == game["id"] and row["player"] == player:
+            return msgspec.json.decode(row["headers"]).get(QUESTION_HEADER)
+    return None
 
 
 def queue_reports(svc, game: dict, played, *, sender: str | None = None, sender_kind: str = "receipt",

@@ -106,14 +106,47 @@ def test_subject_game_and_check():
     ("left", "left"), ("Left", "left"), ("17: left", "17: left"), ("17 :Left", "17: left"),
     ("encounter-space", "encounter-space"),
     ("adjudicate Alice life -1", "adjudicate Alice life -1"),
-    ("Hi", None), ("Thanks", None), ("Hi Bob,", None), ("left!", None), ("what now?", None),
+    # as people write them (issue 18): a number before, a full stop after
+    ("17 left", "17: left"), ("8. left", "8: left"), ("Q8: left", "8: left"), ("q8 Left", "8: left"),
+    ("#8 left", "8: left"), ("8) left", "8: left"), ("8 - left", "8: left"), ("Question 8: left", "8: left"),
+    ("Left.", "left"), ("left!", "left"), ("8 Left.", "8: left"),
+    ("Hi", None), ("Thanks", None), ("Hi Bob,", None), ("what now?", None), ("left?", None),
     ("I think I will go left now", None), ("I'll go left", None), ("- left", None),
-    ("Alice: left", None), ("17 left", None),
+    ("Alice: left", None), ("I go left.", None), ("8", None),
 ])
 def test_answer_lines(line, answer):
     order = parse_mail(mail(line + "\n"))
     assert order.lines == ([answer] if answer else [])
     assert order.ignored == ([] if answer else [line])
+
+
+@pytest.mark.parametrize("line, attempt", [
+    ("8", True), ("8 ?", True), ("left?", True), ("Q8 - ??", True),
+    ("Thanks,", False), ("I think I will go left now", False), ("Hi Bob,", False),
+])
+def test_attempts_are_told_apart_from_prose(line, attempt):
+    """An ignored line that reads as a try at an answer is quoted back; prose is not."""
+    order = parse_mail(mail(line + "\n"))
+    assert order.lines == [] and order.attempts == ([line] if attempt else [])
+
+
+@pytest.mark.parametrize("body, signature", [
+    ("left\nCarol\n", "carol"), ("left\nAlice Smith\n", "alice Smith"), ("left\nright\n", None),
+    ("Carol\n", "carol"), ("left\nLeft\n", None), ("left\nnow\n", None),
+])
+def test_a_signed_name_on_the_last_line_is_marked(body, signature):
+    assert parse_mail(mail(body)).signature == signature
+
+
+def test_status_is_a_command_not_an_answer():
+    assert parse_mail(mail("status\n")).commands == ["status"]
+    order = parse_mail(mail("left\n", subject="Re: [autumn] status"))
+    assert order.commands == ["status"] and order.lines == ["left"]
+
+
+def test_references_newest_first():
+    order = parse_mail(mail("left\n", headers="In-Reply-To: <b@x>\nReferences: <a@x> <b@x>\n"))
+    assert order.references == ["<b@x>", "<a@x>"]
 
 
 def test_wrong_charset_labels():
