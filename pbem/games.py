@@ -63,11 +63,11 @@ def engine_config(config: dict) -> dict:
 # with the nearest known key. [game.pace]'s own keys are pbem/pace.py's.
 TOP_KEYS = ("game", "players")
 GAME_KEYS = ("name", "edition", "packs", "options", "ending", "seed", "address", "moderator", "pace",
-             "unlisted")  # unlisted: left out of the web index (pbem/web/pages.py)
+             "unlisted", "press")  # press: messages between players (pbem/press.py)  # unlisted: left out of the web index (pbem/web/pages.py)
 PLAYER_KEYS = ("name", "email", "character", "role", "timezone", "reports", "vacation_days")
 _TYPES = {"name": str, "edition": str, "ending": str, "address": str, "moderator": str, "email": str,
           "character": str, "role": str, "timezone": str, "reports": str, "packs": list, "options": dict,
-          "pace": dict, "seed": (str, int), "vacation_days": int}
+          "pace": dict, "seed": (str, int), "vacation_days": int, "press": str}
 MIN_PLAYERS = 2  # Talisman is played by 2 to 6 (a Nemesis game: the Nemesis and 1 to 5 heroes)
 
 
@@ -143,6 +143,9 @@ def _checked(config: dict, store, *, wait: bool = False) -> dict:
     for key in ("address", "moderator"):
         if g.get(key):
             g[key] = _check_email(g[key], f"game.{key}")
+    from pbem import press  # here: press imports this module
+    if g.get("press", press.DEFAULT) not in press.MODES:
+        raise GameError(f"game.press {g['press']!r}: one of {', '.join(press.MODES)}")
     if not config["players"]:
         raise GameError("the config needs one [[players]] table per player")
     for i, p in enumerate(config["players"]):

@@ -36,6 +36,7 @@ _ANSWER = re.compile(r"^(?:(\d+)\s*:\s*)?([A-Za-z][A-Za-z0-9-]*)(?:\s+(\S.*))?$"
 _NUMBERED = re.compile(r"^(?:q(?:uestion)?\s*|#|\()?(\d+)\)?\s*(?:[:.)=-]\s*|\s+)(?=[A-Za-z])", re.IGNORECASE)
 # A line that reads as a try at an answer (a number first, or one short word) but is not one.
 _ATTEMPT = re.compile(r"^(?:(?:q(?:uestion)?\s*|#)?\d+\b.*|[A-Za-z][\w-]*\W{0,3})$", re.IGNORECASE)
+_PRESS = re.compile(r"^to\s*:\s*([\w.-]+)\s*:?\s*(.*)$", re.IGNORECASE)  # "to: bob" (pbem/press.py)
 _COMMANDS = {"status"}  # a line or subject word that asks the service for something
 _SUBJECT_COMMAND = re.compile(r"\b(status)\W*$", re.IGNORECASE)
 _MAX_WORDS = 6
@@ -77,6 +78,8 @@ class Order:
     signature: str | None = None
     commands: list[str] = field(default_factory=list)  # "status"
     references: list[str] = field(default_factory=list)  # the ids the mail replies to, newest first
+    press: list[dict] = field(default_factory=list)  # {"to": name or "all", "text"}: messages to players
+    press_notes: list[str] = field(default_factory=list)  # what became of them (set by pbem/process.py)
 
 
 class TurnFile(msgspec.Struct, forbid_unknown_fields=True):
@@ -126,7 +129,8 @@ def _parse_mail(raw: bytes, game_address: str | None) -> Order:
 
     body = msg.get_body(preferencelist=("plain", "html"))
     if body is not None and not _turn_file_name(body):
-        own = mailtext.own_lines(mailtext.part_text(body))
+        own, press = _press(mailtext.own_lines(mailtext.part_text(body)))
+        order.press = press
         for i, line in enumerate(own):
             token_line = _TOKEN_LINE.match(line)
             if token_line:  # the token line is never an answer, nor echoed back
@@ -181,9 +185,29 @@ def _parse_mail(raw: bytes, game_address: str | None) -> Order:
     else:
         order.lines = [a for _, a in body_lines]
     if order.token:
+        for m in order.press:
+            m["text"] = redact(m["text"], order.token)
         order.ignored = [redact(line, order.token) for line in order.ignored]
         order.attempts = [redact(line, order.token) for line in order.attempts]
     return order
+
+
+def _press(lines: list[str]) -> tuple[list[str], list[dict]]:
+    """Split off the messages to players: a `to: NAME` line (its rest, if any, starts the
+    text) and every line after it up to the next `to:` line are one message."""
+    for i, line in enumerate(lines):
+        if _PRESS.match(line):
+            break
+    else:
+        return lines, []
+    messages = []
+    for line in lines[i:]:
+        m = _PRESS.match(line)
+        if m:
+            messages.append({"to": m.group(1), "text": m.group(2)})
+        else:
+            messages[-1]["text"] = (messages[-1]["text"] + "\n" + line).strip("\n")
+    return lines[:i], messages
 
 
 # Address and id headers are read raw: the stdlib's structured header parser raises on

@@ -353,6 +353,15 @@ def _process(svc, row: dict, order: orders.Order | None, error: orders.OrderErro
     if game["status"] != "active":
         return _reply_error(svc, game, player, row, order,
                             f"The game {game['id']} is {game['status']}: it takes no answers now.")
+    if order.press:
+        from pbem import press  # here: press -> reports, as this module
+        order.press_notes = press.send(svc, game, player, order.press, row["id"])
+        if not order.lines and not order.directives and "status" not in order.commands:
+            reports.queue_report(svc, game, player, games.state(svc, game), kind="receipt",
+                                 mid_parts=(f"in{row['id']}",), extra={"press_notes": order.press_notes},
+                                 in_reply_to=order.message_id, inbox_id=row["id"], catch_up=False)
+            return Result("applied", log.scrub("press: " + " ".join(order.press_notes)), row["id"], game["id"],
+                          player["name"])
     if not order.lines and not order.directives:
         if "status" in order.commands:
             return _status(svc, game, player, row, order)
@@ -363,7 +372,8 @@ def _process(svc, row: dict, order: orders.Order | None, error: orders.OrderErro
 def _status(svc, game: dict, player: dict, row: dict, order: orders.Order) -> Result:
     """`status`: the reader's report again, at once (with what happened since their last)."""
     reports.queue_report(svc, game, player, games.state(svc, game), kind="report",
-                         mid_parts=(f"in{row['id']}", "status"), in_reply_to=order.message_id, inbox_id=row["id"])
+                         mid_parts=(f"in{row['id']}", "status"), in_reply_to=order.message_id, inbox_id=row["id"],
+                         extra={"press_notes": order.press_notes})
     return Result("applied", "status: the report sent again", row["id"], game["id"], player["name"])
 
 
@@ -410,7 +420,7 @@ def apply_order(svc, game: dict, player: dict, row: dict, order: orders.Order) -
             return _reply_error(svc, game, player, row, order, "No answers were found in your message "
                                 f"(the last line, {order.signature!r}, reads as your name).")
     extra = {"applied": played.applied, "failed": played.failed, "unused": played.unused, "check": order.check,
-             "pace_notes": notes, "attempts": order.attempts}
+             "pace_notes": notes, "attempts": order.attempts, "press_notes": order.press_notes}
     kind = "error" if played.failed else "receipt"
     if order.check:  # the reply shows the state as it is: a trial's dice stay unseen
         reports.queue_report(svc, game, player, before, kind=kind, mid_parts=(f"in{row['id']}", "check"),
