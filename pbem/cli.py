@@ -315,6 +315,26 @@ def game_deadlines(ctx, game_id, everything, as_json):
     _table(rows, ["prompt", "player", "kind", "due_at", "default_key", "status", "guard", "reminded"])
 
 
+# -- observers -------------------------------------------------------------------------------
+
+@main.group()
+def observer():
+    """Observers: add (the public report each turn)."""
+
+
+@observer.command("add", short_help="Let someone watch a game.")
+@game_arg()
+@click.argument("name")
+@click.argument("email")
+@click.pass_context
+def observer_add(ctx, game_id, name, email):
+    """NAME (at EMAIL) gets GAME's public report now and when each turn begins; they may
+    mail `status`, nothing else."""
+    from pbem import observers
+    observers.add(_svc(ctx), game_id, name, email)
+    click.echo(f"{game_id}: {name} watches the game")
+
+
 # -- players ---------------------------------------------------------------------------------
 
 @main.group()

@@ -61,7 +61,7 @@ def engine_config(config: dict) -> dict:
 
 # The keys a game config may hold (docs/game-config.md); anything else is a typo, refused
 # with the nearest known key. [game.pace]'s own keys are pbem/pace.py's.
-TOP_KEYS = ("game", "players")
+TOP_KEYS = ("game", "players", "observers")  # observers: pbem/observers.py
 GAME_KEYS = ("name", "edition", "packs", "options", "ending", "seed", "address", "moderator", "pace",
              "unlisted", "press")  # press: messages between players (pbem/press.py)  # unlisted: left out of the web index (pbem/web/pages.py)
 PLAYER_KEYS = ("name", "email", "character", "role", "timezone", "reports", "vacation_days")
@@ -132,7 +132,9 @@ def check_config(config) -> None:
 def _checked(config: dict, store, *, wait: bool = False) -> dict:
     """The config, checked; raises GameError saying what is wrong."""
     check_config(config)
-    config = {"game": dict(config["game"]), "players": [dict(p) for p in config.get("players", [])]}
+    config = {"game": dict(config["game"]), "players": [dict(p) for p in config.get("players", [])],
+              **({"observers": [dict(o) for o in config["observers"]]} if isinstance(config.get("observers"), list)
+                 else {"observers": config["observers"]} if "observers" in config else {})}
     g = config["game"]
     name = g.get("name") or f"game-{tokens.new_salt()[:6]}"
     if not _SLUG.match(name):
@@ -143,7 +145,8 @@ def _checked(config: dict, store, *, wait: bool = False) -> dict:
     for key in ("address", "moderator"):
         if g.get(key):
             g[key] = _check_email(g[key], f"game.{key}")
-    from pbem import press  # here: press imports this module
+    from pbem import observers, press  # here: they import this module
+    observers.check(config)
     if g.get("press", press.DEFAULT) not in press.MODES:
         raise GameError(f"game.press {g['press']!r}: one of {', '.join(press.MODES)}")
     if not config["players"]:
@@ -231,6 +234,8 @@ def _first_reports(svc, game: dict, first) -> None:
     deadlines.sync(svc, game, first)  # the first question's deadline
     for player in svc.store.players(game["id"], active_only=True):
         reports.queue_report(svc, game, player, first, mid_parts=(0,))
+    from pbem import observers  # here: observers imports this module
+    observers.queue(svc, game, first, key=0)
 
 
 # -- playing moves --------------------------------------------------------------------------

@@ -346,6 +346,10 @@ def _process(svc, row: dict, order: orders.Order | None, error: orders.OrderErro
     if error is not None:
         return _refuse(svc, row, None, f"unreadable: {error}")
     seat = authenticate(svc, order, row["kind"], row.get("token_hash"))
+    if seat == "no token" and row["kind"] == "mail" and order.game:
+        watched = _observer(svc, row, order)
+        if watched is not None:
+            return watched
     if isinstance(seat, str):
         return _refuse(svc, row, order, seat)
     game, player = seat
@@ -367,6 +371,28 @@ def _process(svc, row: dict, order: orders.Order | None, error: orders.OrderErro
             return _status(svc, game, player, row, order)
         return _reply_error(svc, game, player, row, order, "No answers were found in your message.")
     return apply_order(svc, game, player, row, order)
+
+
+def _observer(svc, row: dict, order: orders.Order) -> Result | None:
+    """A mail from an observer of the game its subject names: `status` brings the public
+    report; anything else is answered that observers may send only that. None: no observer."""
+    from pbem import observers  # here: observers -> reports, as this module
+    game = svc.store.game(order.game)
+    observer = observers.find(game, order.sender) if game else None
+    if observer is None or _is_automatic(row["raw"]):
+        return None
+    if order.commands == ["status"] and not (order.lines or order.directives or order.press):
+        observers.status(svc, game, observer, row["id"], order.message_id)
+        return Result("applied", "status: the public report sent to an observer", row["id"], game["id"])
+    ctx = {"address": reports.game_address(svc, game), "subject": f"You watch the game {game['id']}",
+           "lines": [f"You watch the game {game['id']} as an observer, so your mail plays nothing and "
+                     "reaches no one.", "A mail with the word \"status\" (a line, or the subject) brings the "
+                     "report again at once."]}
+    outbox.enqueue(svc, kind="notice", message_id=reports.message_id(svc, game, f"in{row['id']}", "observer"),
+                   sender=reports.game_address(svc, game), to=observer["email"], to_name=observer["name"],
+                   subject=f"[{game['id']}] Observers may send status only", context=ctx, game=game["id"],
+                   in_reply_to=order.message_id, references=[order.message_id], inbox_id=row["id"])
+    return Result("rejected", "rejected: an observer may send status only", row["id"], game["id"])
 
 
 def _status(svc, game: dict, player: dict, row: dict, order: orders.Order) -> Result:

@@ -170,7 +170,7 @@ def report_context(svc, game: dict, player: str, view: dict, events: list, frame
         "waiting": [n for p in prompts for n in p["players"]],
         "waiting_question": prompts[0].get("question") if prompts else None,
         # filled in for the sender of a message, and when the game is over:
-        "applied": [], "failed": None, "unused": [], "check": False, "attempts": [], "press_notes": [],
+        "applied": [], "failed": None, "unused": [], "check": False, "attempts": [], "press_notes": [], "observer": False,
         "seed": None, "commitment": game.get("seed_commitment"), "ended_by_moderator": False,
         **_pace(svc, game, player, mine, state),  # deadline, standing_orders
     }
@@ -265,6 +265,9 @@ def queue_reports(svc, game: dict, played, *, sender: str | None = None, sender_
         queue_report(svc, game, player, state, kind=kind, mid_parts=("over",) if over else (seq,),
                      extra={**extra, **(sender_extra or {})} if mine else extra, frame=frame, backlog=backlog,
                      in_reply_to=in_reply_to if mine else None, inbox_id=inbox_id, stored_frame=stored)
+    if turnmail.everyone(svc.engine, played):
+        from pbem import observers  # here: observers imports this module
+        observers.queue(svc, game, state, key="over" if over else seq, frame=frame)
     if svc.engine.MODERATOR in svc.engine.waiting_for(state):
         queue_digest(svc, game, state, "The game waits for you: a card needs your ruling.", key=seq, frame=frame)
 
@@ -276,6 +279,8 @@ def queue_game_over(svc, game: dict, state, *, ended_by_moderator: bool = False)
     extra = {"seed": game["seed"], "commitment": game["seed_commitment"], "ended_by_moderator": ended_by_moderator}
     for player in svc.store.players(game["id"], active_only=True):
         queue_report(svc, game, player, state, kind="gameover", mid_parts=("over",), extra=extra, frame=frame)
+    from pbem import observers  # here: observers imports this module
+    observers.queue(svc, game, state, key="over", frame=frame)
 
 
 def queue_digest(svc, game: dict, state, reason: str, *, key, frame: dict | None = None) -> bool:
