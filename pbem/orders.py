@@ -37,8 +37,9 @@ _NUMBERED = re.compile(r"^(?:q(?:uestion)?\s*|#|\()?(\d+)\)?\s*(?:[:.)=-]\s*|\s+
 # A line that reads as a try at an answer (a number first, or one short word) but is not one.
 _ATTEMPT = re.compile(r"^(?:(?:q(?:uestion)?\s*|#)?\d+\b.*|[A-Za-z][\w-]*\W{0,3})$", re.IGNORECASE)
 _PRESS = re.compile(r"^to\s*:\s*([\w.-]+)\s*:?\s*(.*)$", re.IGNORECASE)  # "to: bob" (pbem/press.py)
-_COMMANDS = {"status"}  # a line or subject word that asks the service for something
-_SUBJECT_COMMAND = re.compile(r"\b(status)\W*$", re.IGNORECASE)
+_COMMANDS = {"status", "resign"}  # a line or subject word that asks the service for something
+_SUBJECT_COMMAND = re.compile(r"\b(status|resign)\W*$", re.IGNORECASE)
+_RESIGN_CODE = re.compile(r"^resign\s*:?\s*([0-9a-f]{8})\W*$", re.IGNORECASE)  # the confirmation
 _MAX_WORDS = 6
 # Greetings and thanks fit the answer pattern ("Hi", "Thanks") but are never option keys.
 _CHAT = {"hi", "hello", "hey", "dear", "thanks", "thank", "thx", "cheers", "regards",
@@ -76,7 +77,8 @@ class Order:
     # the last line when it reads like a signed name ("Carol", "Alice Smith"): played only if
     # it is an option key (the service knows; pbem/process.py)
     signature: str | None = None
-    commands: list[str] = field(default_factory=list)  # "status"
+    commands: list[str] = field(default_factory=list)  # "status", "resign"
+    resign_code: str | None = None  # "resign CODE": the confirmation the first `resign` asked for
     references: list[str] = field(default_factory=list)  # the ids the mail replies to, newest first
     press: list[dict] = field(default_factory=list)  # {"to": name or "all", "text"}: messages to players
     press_notes: list[str] = field(default_factory=list)  # what became of them (set by pbem/process.py)
@@ -140,6 +142,11 @@ def _parse_mail(raw: bytes, game_address: str | None) -> Order:
             directive = _directive(line)
             if directive:
                 order.directives.append(directive)
+                continue
+            code = _RESIGN_CODE.match(line)
+            if code:
+                order.commands.append("resign")
+                order.resign_code = code.group(1).lower()
                 continue
             if line.strip(" .!").lower() in _COMMANDS:
                 order.commands.append(line.strip(" .!").lower())
@@ -334,7 +341,7 @@ def _read_turn_file(data: bytes, filename: str) -> TurnFile:
         m = _ANSWER.match(text.strip())
         if not m:
             raise OrderError(f"Turn file: answers[{i}] is not an answer; write an option "
-                             "key, optionally after the prompt number, such as \"17: left\".")
+                             "key, optionally after the question's number, such as \"17: left\".")
         answers.append(_format(m))
     tf.answers = answers
     return tf

@@ -357,6 +357,8 @@ def _process(svc, row: dict, order: orders.Order | None, error: orders.OrderErro
     if game["status"] != "active":
         return _reply_error(svc, game, player, row, order,
                             f"The game {game['id']} is {game['status']}: it takes no answers now.")
+    if "resign" in order.commands:
+        return _resign(svc, game, player, row, order)
     if order.press:
         from pbem import press  # here: press -> reports, as this module
         order.press_notes = press.send(svc, game, player, order.press, row["id"])
@@ -393,6 +395,42 @@ def _observer(svc, row: dict, order: orders.Order) -> Result | None:
                    subject=f"[{game['id']}] Observers may send status only", context=ctx, game=game["id"],
                    in_reply_to=order.message_id, references=[order.message_id], inbox_id=row["id"])
     return Result("rejected", "rejected: an observer may send status only", row["id"], game["id"])
+
+
+def resign_code(svc, player: dict) -> str:
+    """The code that confirms a seat's `resign`: derived, never stored; a replaced seat (new
+    salt) has a new one."""
+    msg = f"resign\0{player['game']}\0{player['name']}\0{player['token_salt']}".encode()
+    return hmac.new(svc.key, msg, hashlib.sha256).hexdigest()[:8]
+
+
+def _resign(svc, game: dict, player: dict, row: dict, order: orders.Order) -> Result:
+    """`resign` asks for a confirmation; `resign CODE` takes the seat out of play: it takes no
+    orders and gets no mail, and the moderator answers for it (pbem/moderator.py)."""
+    code, name = resign_code(svc, player), player["name"]
+    confirmed = order.resign_code is not None and hmac.compare_digest(order.resign_code, code)
+    if confirmed:
+        svc.store.update_player(game["id"], name, status="removed")
+        lines = [f"You have left the game {game['id']}. You get no more mail from it and it takes no more "
+                 "answers from you.", "Thank you for playing."]
+        subject, outcome = "You have left the game", "resigned"
+        notice(svc, f"{name} resigned from {game['id']}",
+               [f"{name} resigned from the game {game['id']} by mail (confirmed with the code sent to them).",
+                "The seat stays in the game and you answer for it (`pbem game answer`)."],
+               key=f"resign.{game['id']}.{name}", game=game["id"], to=reports.moderator_address(svc, game))
+    else:
+        wrong = "That code is not the one we sent you. " if order.resign_code else ""
+        lines = [f"{wrong}To leave the game {game['id']} for good, reply with this line:", f"resign {code}",
+                 "Nothing changes until you do; your character's seat then stays in the game and the moderator "
+                 "answers for it."]
+        subject, outcome = "Confirm that you resign", "resign: confirmation asked"
+    ctx = {"address": reports.game_address(svc, game), "subject": subject, "lines": lines}
+    outbox.enqueue(svc, kind="notice", message_id=reports.message_id(svc, game, f"in{row['id']}", name, "resign"),
+                   sender=reports.game_address(svc, game), to=player["email"], to_name=name,
+                   subject=f"[{game['id']}] {subject}", context=ctx, game=game["id"],
+                   player=None if confirmed else player, in_reply_to=order.message_id,
+                   references=[order.message_id], inbox_id=row["id"])
+    return Result("applied", outcome, row["id"], game["id"], name)
 
 
 def _status(svc, game: dict, player: dict, row: dict, order: orders.Order) -> Result:

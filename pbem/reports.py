@@ -219,6 +219,8 @@ def queue_report(svc, game: dict, player: dict, state, *, kind: str = "report", 
         player["reported_seq"] = seq
     ctx = report_context(svc, game, name, svc.engine.view(state, name), events, frame or make_frame(svc, state), state)
     ctx.update(extra or {})
+    if ctx.get("failed"):  # the engine says "prompt"; a mail says "question", as its reports do
+        ctx["failed"] = {**ctx["failed"], "reason": _PROMPT_WORD.sub("question", ctx["failed"]["reason"])}
     if stored_frame is not None:  # several mails show this frame: it is stored once, not in each
         ctx["board"] = {"stored": stored_frame}
     marker = outbox.new_marker() if "token_salt" in player else None  # only a seat has a token
@@ -231,6 +233,8 @@ def queue_report(svc, game: dict, player: dict, state, *, kind: str = "report", 
                    in_reply_to=in_reply_to or root, references=[root, in_reply_to], inbox_id=inbox_id,
                    since_seq=since, extra_headers={QUESTION_HEADER: str(ctx["asked"]["id"])} if ctx["asked"] else None)
 
+
+_PROMPT_WORD = re.compile(r"\bprompt\b")
 
 # The question a report asks its reader: a reply to it (In-Reply-To) is known to answer that one.
 QUESTION_HEADER = "X-Talisman-Question"

@@ -148,3 +148,35 @@ def test_status_sends_the_report_again_at_once(svc, game):
     since = last_id(svc)
     assert send(svc, game, player, ["thanks"], subject=f"Re: [{game}] status").status == "applied"
     assert [r["kind"] for r, _ in mails(svc, since)] == ["report"]
+
+
+def test_resign_asks_for_a_code_and_the_code_takes_the_seat_out(svc, game):
+    from pbem import process
+    player, n, key = asked(svc, game)
+    since, moves = last_id(svc), games.get(svc, game)["moves"]
+    assert send(svc, game, player, ["resign"]).status == "applied"
+    (row, text), = mails(svc, since)
+    code = process.resign_code(svc, svc.store.player(game, player))
+    assert f"resign {code}" in text and row["to_addr"] == f"{player}@example.org"
+    assert svc.store.player(game, player)["status"] == "active"  # nothing yet
+    # a wrong code changes nothing and says so
+    since = last_id(svc)
+    send(svc, game, player, ["resign 00000000"])
+    assert "not the one we sent you" in mails(svc, since)[0][1]
+    assert svc.store.player(game, player)["status"] == "active"
+    since = last_id(svc)
+    assert send(svc, game, player, [f"resign {code}"]).status == "applied"
+    assert svc.store.player(game, player)["status"] == "removed"
+    assert games.get(svc, game)["moves"] == moves and games.get(svc, game)["status"] == "active"  # the game goes on
+    texts = [t for _, t in mails(svc, since)]
+    assert any("You have left the game" in t for t in texts)
+    # and the seat takes no more orders
+    assert send(svc, game, player, [f"{n}: {key}"]).status == "refused"
+
+
+def test_a_reply_says_question_never_prompt(svc, game):
+    player, n, key = asked(svc, game)
+    since = last_id(svc)
+    send(svc, game, player, [f"{int(n) + 5}: {key}"])  # a question that is not open
+    (_, text), = [(r, t) for r, t in mails(svc, since) if r["player"] == player]
+    assert "is not open" in text and "prompt" not in text.lower()
