@@ -318,7 +318,7 @@ def _failed(svc, row: dict, exc: BaseException) -> None:
             return  # another sender holds it now
         if final and recipient and row["game"] and row["player"]:
             bounces.mark_undeliverable(svc, row["game"], row["player"], error)
-        elif final:
+        elif final and row["kind"] != "notice":  # a notice given up tells no one: no notices about notices
             from pbem import process  # process -> outbox
             process.notice(svc, f"a mail to {row['to_addr']} was given up", [
                 f"Outbox mail {row['id']} ({row['kind']}, {row['subject']}) to {row['to_addr']} could not be sent "
