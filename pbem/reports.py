@@ -234,6 +234,17 @@ def queue_report(svc, game: dict, player: dict, state, *, kind: str = "report", 
                    since_seq=since, extra_headers={QUESTION_HEADER: str(ctx["asked"]["id"])} if ctx["asked"] else None)
 
 
+# The rules and expansions by the names printed on their boxes (../shared/rules/README.md);
+# the config's ids (`revised4`, `lost-realms`) are for machines.
+PRINTED_NAMES = {"revised4": "Revised 4th Edition", "cataclysm": "The Cataclysm", "lost-realms": "The Lost Realms",
+                 "timescape": "Timescape", "nemesis": "Nemesis: Call of the Hunt",
+                 "sea-voyage": "Sea Voyage (fan-made)", "city": "The City"}
+
+
+def printed(name: str) -> str:
+    return PRINTED_NAMES.get(name, name)
+
+
 _PROMPT_WORD = re.compile(r"\bprompt\b")
 
 # The question a report asks its reader: a reply to it (In-Reply-To) is known to answer that one.
@@ -326,12 +337,15 @@ def queue_welcome(svc, game: dict, player: dict, state) -> None:
     me = view["players"].get(player["name"], {})
     g = game["config"]["game"]
     ctx = {
-        "game": {"id": game["id"], "address": game_address(svc, game), "edition": g.get("edition", "revised4"),
-                 "packs": list(g.get("packs", [])), "ending": g.get("ending"),
+        "game": {"id": game["id"], "address": game_address(svc, game),
+                 "edition": printed(g.get("edition", "revised4")),
+                 "packs": [printed(p) for p in g.get("packs", [])], "ending": g.get("ending"),
+                 "moderator": moderator_address(svc, game),
                  "options": [f"{k} = {v}" for k, v in sorted(g.get("options", {}).items())],
                  "commitment": game["seed_commitment"], "status": game["status"]},
         "me": player["name"],
         "character": me.get("character_name") or me.get("character"),
+        "about": _character(g, me.get("character")),
         "others": [p["name"] for p in svc.store.players(game["id"], active_only=True) if p["name"] != player["name"]],
         "token": marker,
         "links": web_links.mail_links(svc, game, marker),
@@ -342,6 +356,18 @@ def queue_welcome(svc, game: dict, player: dict, state) -> None:
                    sender=game_address(svc, game), to=player["email"], to_name=player["name"],
                    subject=f"[{game['id']}] Welcome, {player['name']}", context=ctx, game=game["id"],
                    player=player, marker=marker, in_reply_to=root, references=[root])
+
+
+def _character(g: dict, slug: str | None) -> dict | None:
+    """The reader's character as the welcome describes it: its printed values and abilities
+    (the content's own words)."""
+    from engine import content  # pure data: the welcome's only use of the rules' content
+    ch = content.load(g.get("edition", "revised4"), tuple(g.get("packs", []))).characters.get(slug) if slug else None
+    if ch is None:
+        return None
+    return {"stats": f"Strength {ch.strength}, Craft {ch.craft}, Life {ch.life}, Fate {ch.fate}, {ch.alignment}, "
+                     f"starts at the {ch.start.replace('-', ' ').title()}",
+            "abilities": list(ch.ability_texts)}
 
 
 def queue_stranger(svc, to: str, *, inbox_id: int, in_reply_to: str | None) -> None:

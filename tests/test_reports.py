@@ -257,3 +257,12 @@ def test_a_character_at_sea_is_shown_at_sea_and_every_pack_has_its_lines():
     lines = {(line["pack"], line["what"]): line["value"] for line in reports.pack_lines(public)}
     assert lines[("Sea Voyage", "Wanted")] == "Bob"
     assert lines[("Timescape", "Imprisoned")] == "Carol: 1"
+
+
+def test_the_welcome_describes_the_character_and_names_the_rules_and_the_moderator(svc, heroes):
+    text = outbox.mail(svc, rows(svc, kind="welcome", player="alice")[0]["id"])["text"]
+    assert "You play the Wizard: Strength 2, Craft 5, Life 4, Fate 3, evil" in text
+    assert "psychic combat" in text  # an ability, in the content's own words
+    assert "Edition: Revised 4th Edition" in text and "revised4" not in text
+    assert "Moderator: mod@example.org" in text
+    assert "status" in text and "to: bob" in text and "resign" in text  # the commands
