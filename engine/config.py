@@ -7,11 +7,11 @@ from typing import Any
 import msgspec
 
 EDITIONS = ("revised4", "fifth")
-KNOWN_PACKS = ("cataclysm", "lost-realms", "timescape", "nemesis", "sea-voyage")
+KNOWN_PACKS = ("cataclysm", "lost-realms", "timescape", "nemesis", "sea-voyage", "city")
 # packs whose rules are implemented so far
-PLAYABLE_PACKS: tuple[str, ...] = ("cataclysm", "lost-realms", "nemesis", "sea-voyage", "timescape")
+PLAYABLE_PACKS: tuple[str, ...] = ("cataclysm", "lost-realms", "nemesis", "sea-voyage", "timescape", "city")
 # the editions a pack is made for (default: any)
-PACK_EDITIONS = {"cataclysm": ("revised4",), "lost-realms": ("revised4",), "nemesis": ("fifth",)}
+PACK_EDITIONS = {"cataclysm": ("revised4",), "lost-realms": ("revised4",), "nemesis": ("fifth",), "city": ("revised4",)}
 SOLE_PACKS = ("nemesis",)  # packs played with no other pack (its own board and sides)
 
 # Documented rule options (docs/rules-decisions.md) and their defaults.

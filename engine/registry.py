@@ -8,4 +8,4 @@ topic module) can be imported first without a cycle.
 from engine.rules import machine, setup, turn, movement, encounter, combat, spaces, spells  # noqa: F401
 from engine import ops  # noqa: F401
 from engine.rules import boardcards  # noqa: F401  (its ops: denizen, visit, terrain)
-from engine.packs import cataclysm, lost_realms, nemesis, sea_voyage, timescape  # noqa: F401
+from engine.packs import cataclysm, city, lost_realms, nemesis, sea_voyage, timescape  # noqa: F401

@@ -12,8 +12,11 @@ from pbem.bot import choose, playout
 
 # Every playable pack combination plays: the base game alone, and with every set of packs
 # (a pack played alone, such as Nemesis, with no other).
+# The City (a stand-in board, issue 17) plays alone and beside each other pack, and in the
+# mix of every pack that goes with it: not in every subset, which would double the run.
 PACK_SETS = [list(c) for r in range(len(PLAYABLE_PACKS) + 1) for c in combinations(PLAYABLE_PACKS, r)
-             if not (set(c) & set(SOLE_PACKS)) or len(c) == 1]
+             if (not (set(c) & set(SOLE_PACKS)) or len(c) == 1) and ("city" not in c or len(c) <= 2)]
+PACK_SETS.append([p for p in PLAYABLE_PACKS if p not in SOLE_PACKS])
 
 
 def game_config(packs: list[str], players: int, options: dict | None = None) -> dict:
