@@ -268,6 +268,14 @@ def _is_automatic(raw: bytes) -> bool:
             or "List-Id" in h or str(h.get("Return-Path", "")).strip() == "<>")
 
 
+def _encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def _reply_to(svc, row: dict, order: orders.Order | None) -> str | None:
     """Whom a refusal may answer: the sender of a mail that is not automatic and not our own,
     at most `stranger_replies` times a day per address (From can be forged: no backscatter)."""
@@ -276,6 +284,8 @@ def _reply_to(svc, row: dict, order: orders.Order | None) -> str | None:
     sender = order.sender if order else _header_sender(row["raw"])
     if not sender or sender.lower() == svc.settings.address.lower() or _is_automatic(row["raw"]):
         return None
+    if not _encodable(sender):
+        return None  # undecodable bytes in the address (kept as surrogates): no one to answer
     since = iso(svc.now() - timedelta(days=1))
     if svc.store.count_mail_to(sender, ("stranger", "unprocessed"), since) >= svc.settings.stranger_replies:
         log.get(inbox=row["id"]).info("no reply: the daily limit of replies to this address is reached")
