@@ -63,7 +63,7 @@ def engine_config(config: dict) -> dict:
 # with the nearest known key. [game.pace]'s own keys are pbem/pace.py's.
 TOP_KEYS = ("game", "players", "observers")  # observers: pbem/observers.py
 GAME_KEYS = ("name", "edition", "packs", "options", "ending", "seed", "address", "moderator", "pace",
-             "unlisted", "press")  # press: messages between players (pbem/press.py)  # unlisted: left out of the web index (pbem/web/pages.py)
+             "unlisted", "press")  # unlisted: not in the web index (pbem/web/pages.py); press: pbem/press.py
 PLAYER_KEYS = ("name", "email", "character", "role", "timezone", "reports", "vacation_days")
 _TYPES = {"name": str, "edition": str, "ending": str, "address": str, "moderator": str, "email": str,
           "character": str, "role": str, "timezone": str, "reports": str, "packs": list, "options": dict,

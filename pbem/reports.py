@@ -170,7 +170,8 @@ def report_context(svc, game: dict, player: str, view: dict, events: list, frame
         "waiting": [n for p in prompts for n in p["players"]],
         "waiting_question": prompts[0].get("question") if prompts else None,
         # filled in for the sender of a message, and when the game is over:
-        "applied": [], "failed": None, "unused": [], "check": False, "attempts": [], "press_notes": [], "observer": False,
+        "applied": [], "failed": None, "unused": [], "check": False, "attempts": [], "press_notes": [],
+        "observer": False,
         "seed": None, "commitment": game.get("seed_commitment"), "ended_by_moderator": False,
         **_pace(svc, game, player, mine, state),  # deadline, standing_orders
     }

@@ -8,7 +8,7 @@ import msgspec
 from pbem import games, outbox
 from pbem.process import handle
 
-from conftest import legal, mail, token
+from conftest import mail, token
 
 
 def mails(svc, since=0):

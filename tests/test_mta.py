@@ -5,7 +5,6 @@ working folder, the mail on stdin with Return-Path and Delivered-To prepended (f
 treats exit 0 as delivered, 75 (EX_TEMPFAIL) as "keep it and try again later", anything else as
 a permanent failure: a bounce to the sender carrying the command's output. So: 0 once stored,
 whatever became of the mail, and 75 only when it could not be stored."""
-import os
 import sqlite3
 import subprocess
 import sys

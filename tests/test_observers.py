@@ -5,7 +5,7 @@ from click.testing import CliRunner
 from pbem import games, outbox, render, reports
 from pbem.process import handle
 
-from conftest import game_config, mail, token
+from conftest import game_config, mail
 from bymail import play_by_mail
 from test_commands import last_id, mails
 from test_leaks import HEROES, named, readable, spells_held

@@ -3,8 +3,8 @@ loop (content/city/board.toml; docs/rules-decisions.md, "The City").
 
 Named hooks: `move_options`/`move_choice` (from the main board's City space a character may go
 to the City Gate instead of rolling: a stand-in for "a roll that carries it past the City
-space", see rules-decisions), `scenario_setup` (`jailed`), `turn_start` (a turn in the City: the Jail chart, then a one-way
-move along the arrows), `public`; space hooks `city-gate`, `city-jail`, `city-wharf`.
+space", see rules-decisions), `scenario_setup` (`jailed`), `turn_start` (a turn in the City:
+the Jail chart, then a one-way move along the arrows), `public`; space hooks `city-gate`, `city-jail`, `city-wharf`.
 Not built yet: the shops and their decks, the City cards, the Wanted Posters.
 """
 from __future__ import annotations
