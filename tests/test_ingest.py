@@ -13,7 +13,7 @@ from aiosmtpd.controller import Controller
 
 import fake_engine
 from pbem import daemon, games, outbox, settings as settings_mod
-from pbem.ingest import dropfolder, files, maildir, stdin
+from pbem.ingest import dropfolder, files, maildir, pipe, stdin
 
 from conftest import game_config, legal, mail, token, turn_file
 
@@ -114,6 +114,66 @@ def test_drop_folder(fake_svc, fake_game):
     assert os.listdir(folder / "tmp") == ["half-written.eml"]
     assert token(fake_svc, fake_game, player) not in (folder / "cur" / kept[1]).read_text()  # kept masked
     assert os.listdir(folder / "new") == []
+
+
+def test_the_pipe_spools_only_while_a_daemon_holds_the_home(fake_svc, fake_game):
+    """No daemon: `hand_over` declines (the CLI stores and processes the mail itself). A
+    daemon: the mail is written durably into the spool, 0600, and nothing else happens."""
+    home = fake_svc.settings.home
+    assert pipe.hand_over(home, io.BytesIO(b"x")) is None and pipe.waiting(fake_svc.settings) == []
+    with pipe.serving(fake_svc.settings):
+        assert pipe.daemon_running(fake_svc.settings)
+        assert pipe.hand_over(home, io.BytesIO(answer(fake_svc, fake_game))) == 0
+    assert not pipe.daemon_running(fake_svc.settings)  # the lock goes with the daemon
+    [spooled] = pipe.waiting(fake_svc.settings)
+    assert spooled.stat().st_mode & 0o777 == 0o600 and os.listdir(spooled.parent.parent / "tmp") == []
+    assert fake_svc.store.inbox_rows() == []  # not stored yet: the daemon does that
+
+
+def test_a_spool_that_cannot_be_written_defers_the_mail(fake_svc, capsys):
+    with pipe.serving(fake_svc.settings):
+        new = pipe.folder(fake_svc.settings) / "new"
+        os.rmdir(new)
+        new.write_text("")  # new/ is not a folder (as a full disk, a read-only mount): no copy is kept
+        assert pipe.hand_over(fake_svc.settings.home, io.BytesIO(b"From: a@b\n\nleft\n")) == pipe.EX_TEMPFAIL
+    assert "try again later" in capsys.readouterr().err
+    assert os.listdir(pipe.folder(fake_svc.settings) / "tmp") == []  # no half-written copy left
+
+
+def test_the_daemon_stores_the_spool_once_then_removes_it(fake_svc, fake_game, monkeypatch):
+    """A batch in one group commit; each file is unlinked only after the batch's fsync, and a
+    mail the MTA delivered twice (spooled twice) is one message."""
+    raw = answer(fake_svc, fake_game, message_id="<twice@x>")
+    with pipe.serving(fake_svc.settings):
+        for _ in range(2):
+            pipe.spool(fake_svc.settings, io.BytesIO(raw))
+    synced = []
+    real_sync = fake_svc.store.sync
+    monkeypatch.setattr(fake_svc.store, "sync", lambda: synced.append(len(pipe.waiting(fake_svc.settings)))
+                        or real_sync())
+    results = pipe.poll(fake_svc)
+    assert [r.status for r in results] == ["applied", "duplicate"] and synced == [2]
+    assert pipe.waiting(fake_svc.settings) == [] and fake_svc.store.game(fake_game)["moves"] == 1
+    [row] = fake_svc.store.inbox_rows()
+    assert row["source"] == "stdin"
+
+
+def test_serve_once_drains_what_the_pipe_spooled(fake_svc, fake_game):
+    """A daemon stopped after the mail was spooled: the next `serve` (or `serve --once`)
+    takes it first."""
+    with pipe.serving(fake_svc.settings):
+        pipe.spool(fake_svc.settings, io.BytesIO(answer(fake_svc, fake_game)))
+    assert asyncio.run(daemon.serve(fake_svc, once=True)) == 1
+    assert pipe.waiting(fake_svc.settings) == [] and fake_svc.store.game(fake_game)["moves"] == 1
+
+
+@pytest.mark.parametrize("argv, home", [(["ingest"], "var"), (["--home", "h", "ingest"], "h"),
+                                        (["--home=h", "ingest"], "h"), (["ingest", "a.eml"], None),
+                                        (["--home", "h", "ingest", "--help"], None), (["game", "list"], None),
+                                        (["--home"], None), (["--version", "ingest"], None)])
+def test_only_the_pipes_command_line_takes_the_fast_path(argv, home, monkeypatch):
+    monkeypatch.delenv("PBEM_HOME", raising=False)
+    assert pipe.pipe_home(argv) == home
 
 
 def test_serve_once_processes_and_sends(fake_svc, fake_game):

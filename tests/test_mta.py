@@ -4,15 +4,19 @@ pipe(8) runs the command with argv as written (no shell), a near-empty environme
 working folder, the mail on stdin with Return-Path and Delivered-To prepended (flags=DRq). It
 treats exit 0 as delivered, 75 (EX_TEMPFAIL) as "keep it and try again later", anything else as
 a permanent failure: a bounce to the sender carrying the command's output. So: 0 once stored,
-whatever became of the mail, and 75 only when it could not be stored."""
+whatever became of the mail, and 75 only when it could not be stored. While a `pbem serve`
+daemon runs, "stored" is the pipe's spool (pbem/ingest/pipe.py), which the daemon takes at once;
+with none, `ingest` stores the mail in the database itself."""
 import sqlite3
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
 from pbem import games, home as home_mod, settings as settings_mod
+from pbem.ingest import pipe as pipe_spool
 from pbem.service import open_service
 
 from conftest import game_config, legal, mail, token
@@ -104,3 +108,54 @@ def test_a_wrong_home_in_master_cf_defers_the_mail_until_it_is_fixed(tmp_path):
                   cwd=spool)
     assert result.returncode == 75 and b"pbem init" in result.stderr
     assert not (tmp_path / "typo").exists()
+
+
+def until(predicate, seconds: float = 30.0) -> bool:
+    deadline = time.monotonic() + seconds
+    while not predicate():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.02)
+    return True
+
+
+@pytest.fixture
+def daemon(site):
+    svc, gid, home, spool = site
+    proc = subprocess.Popen([str(PBEM), "--home", str(home), "serve"], env={"LANG": "C", "TZ": "UTC", "PBEM_PURE": "1"},
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        assert until(lambda: pipe_spool.daemon_running(svc.settings)), proc.stderr.read1() if proc.poll() else ""
+        yield proc
+    finally:
+        proc.terminate()
+        proc.wait(30)
+
+
+@pytest.mark.skipif(not PBEM.exists(), reason="the pbem console script is not installed beside this Python")
+def test_with_a_daemon_running_the_pipe_spools_and_the_daemon_plays_the_mail_at_once(site, daemon):
+    """The pipe exits 0 once the mail is durably in the spool, without touching the store
+    (locked here, as by a long backup); the daemon, woken by the new file, stores and plays
+    it once the lock is gone, and a second delivery of the same mail is one message."""
+    svc, gid, home, spool = site
+    player, line = legal(svc, gid)
+    tok = token(svc, gid, player)
+    good = mail([line], sender=f"{player}@example.org", tok=tok, message_id="<spooled@example.org>")
+    lock = sqlite3.connect(str(home / "pbem.db"), timeout=1)
+    lock.execute("BEGIN EXCLUSIVE")
+    try:
+        for _ in range(2):  # Postfix retried after a lost acknowledgement
+            result = pipe(home, good, sender=f"{player}@example.org", recipient=f"talisman+{tok}@example.org",
+                          cwd=spool)
+            assert_nothing_to_bounce(result)
+            assert b"spooled" in result.stdout
+    finally:
+        lock.rollback()
+        lock.close()
+    assert until(lambda: svc.store.game(gid)["moves"] == 1 and not pipe_spool.waiting(svc.settings))
+    stranger = mail(["left"], sender="someone@elsewhere.example")
+    assert_nothing_to_bounce(pipe(home, stranger, sender="someone@elsewhere.example",
+                                  recipient="talisman@example.org", cwd=spool))
+    assert until(lambda: len(svc.store.inbox_rows()) == 2 and not pipe_spool.waiting(svc.settings))
+    assert sorted(r["status"] for r in svc.store.inbox_rows()) == ["processed", "processed"]
+    assert svc.store.game(gid)["moves"] == 1 and list(spool.iterdir()) == []

@@ -1,12 +1,12 @@
 """Where messages come from. Each source is small: it reads raw bytes, hands them to
 `pbem.process.handle`, and only once that returned (the message is stored) moves or marks
-its copy. Sources: stdin (an MTA pipe), files, a Maildir, the drop folder."""
+its copy. Sources: stdin (an MTA pipe, or its spool: pipe.py), files, a Maildir, the drop
+folder. Nothing is imported here at the top: the pipe's spool (pipe.py) imports this package
+in a process that must start fast."""
 from __future__ import annotations
 
 import os
 from pathlib import Path
-
-from pbem import log, orders
 
 TURN_SUFFIXES = (".toml", ".json")
 
@@ -19,6 +19,7 @@ def kind_of(name: str | Path) -> str:
 def read_capped(path: Path) -> tuple[bytes, int]:
     """(the file's bytes, its size): no more than one byte over the size limit is read, so a
     30 MB mail costs no memory and is never stored (process.handle refuses it by `size`)."""
+    from pbem import orders
     with open(path, "rb") as f:
         size = os.fstat(f.fileno()).st_size
         return f.read(orders.MAX_BYTES + 1), size
@@ -45,5 +46,29 @@ def replace_with_stored(svc, file: Path, target: Path, inbox_id: int | None) -> 
     return target
 
 
+def take_batch(svc, files: list[Path], source: str, stop=None) -> list[tuple[Path, object]]:
+    """Store and process `files` (mails) as a batch in one group commit: one fsync makes them
+    all durable before any is acknowledged (each is known again by its Message-ID and content
+    after a crash). (file, result) for each stored one; a file that cannot be read is logged
+    and left."""
+    from pbem.process import handle
+    from pbem.store import StoreUnavailable
+    taken = []
+    with svc.store.group_commit():
+        for file in files:
+            if stop is not None and stop.is_set():
+                break
+            try:
+                raw, size = read_capped(file)
+                taken.append((file, handle(svc, raw, "mail", source=source, size=size)))
+            except StoreUnavailable:
+                raise
+            except Exception as e:  # noqa: BLE001 -- one file must not block the others
+                if file.exists():
+                    failed_source(file, e)
+    return taken
+
+
 def failed_source(file: Path, error: BaseException) -> None:
+    from pbem import log
     log.get().exception("could not read a file; it is left where it is", file=file.name, error=repr(error))

@@ -7,9 +7,8 @@ from __future__ import annotations
 import mailbox
 from pathlib import Path
 
-from pbem.ingest import failed_source, read_capped, replace_with_stored
-from pbem.process import Result, handle
-from pbem.store import StoreUnavailable
+from pbem.ingest import replace_with_stored, take_batch
+from pbem.process import Result
 
 
 def open_maildir(path: str | Path) -> mailbox.Maildir:
@@ -28,28 +27,13 @@ def poll(svc, path: str | Path, stop=None) -> list[Result]:
     Message-ID and content, so a crash before the marks re-reads and applies nothing twice),
     then mark each stored one seen. A file that cannot be read is logged and left."""
     open_maildir(path)
-    results, stored = [], []
-    with svc.store.group_commit():  # one fsync for the batch, before any mail is marked seen
-        for file in waiting(path):
-            if stop is not None and stop.is_set():
-                break
-            try:
-                raw, size = read_capped(file)
-                result = handle(svc, raw, "mail", source="maildir", size=size)
-            except StoreUnavailable:
-                raise
-            except Exception as e:  # noqa: BLE001 -- one file must not block the others
-                if file.exists():
-                    failed_source(file, e)
-                continue
-            results.append(result)
-            stored.append((file, result))
+    stored = take_batch(svc, waiting(path), "maildir", stop)
     for file, result in stored:
         try:
             mark_seen(svc, file, result.inbox_id)
         except FileNotFoundError:  # another daemon marked it: stored once all the same
             pass
-    return results
+    return [result for _, result in stored]
 
 
 def mark_seen(svc, file: Path, inbox_id: int | None = None) -> Path:

@@ -1,0 +1,83 @@
+"""What every bench times with: CPU time beside wall time, the reference run in short
+rounds interleaved with the measured work (so a busy neighbour on a shared machine slows
+both alike), and medians with the spread over the rounds.
+
+A round runs each piece of work a few times and keeps its median; the ratio of a round is
+taken between medians of the same round; the result is the median of the rounds' ratios,
+with their lowest and highest: a figure decides only if its spread does.
+"""
+from __future__ import annotations
+
+import resource
+import statistics
+import subprocess
+import time
+from collections.abc import Callable
+
+
+class Sample:
+    """One run's CPU seconds (user + system) and wall seconds."""
+    __slots__ = ("cpu", "wall")
+
+    def __init__(self, cpu: float, wall: float):
+        self.cpu, self.wall = cpu, wall
+
+
+def timed(fn: Callable[[], object]) -> Sample:
+    """`fn` run once in this process."""
+    c0, w0 = time.process_time(), time.perf_counter()
+    fn()
+    return Sample(time.process_time() - c0, time.perf_counter() - w0)
+
+
+def _children_cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def process(cmd: list[str], stdin: bytes = b"", env: dict | None = None, cwd=None) -> Sample:
+    """`cmd` run as a new process, timed as a whole (start-up, imports and exit included);
+    it must exit 0."""
+    c0, w0 = _children_cpu(), time.perf_counter()
+    done = subprocess.run(cmd, input=stdin, env=env, cwd=cwd, capture_output=True)
+    sample = Sample(_children_cpu() - c0, time.perf_counter() - w0)
+    if done.returncode != 0:
+        raise SystemExit(f"{' '.join(map(str, cmd))} exited {done.returncode}: {done.stderr.decode()[-600:]}")
+    return sample
+
+
+def rounds(work: dict[str, Callable[[], Sample]], n_rounds: int, per_round: int) -> dict[str, list[Sample]]:
+    """Each round runs every piece of `work` `per_round` times, the pieces taking turns
+    (a, b, a, b...); returns each piece's per-round medians (CPU and wall)."""
+    out: dict[str, list[Sample]] = {name: [] for name in work}
+    for _ in range(n_rounds):
+        got: dict[str, list[Sample]] = {name: [] for name in work}
+        for _ in range(per_round):
+            for name, fn in work.items():
+                got[name].append(fn())
+        for name, samples in got.items():
+            out[name].append(Sample(statistics.median(s.cpu for s in samples),
+                                    statistics.median(s.wall for s in samples)))
+    return out
+
+
+def spread(values: list[float], scale: float = 1.0, unit: str = "", digits: int = 0) -> str:
+    """'median (low-high over n)'."""
+    v = sorted(x * scale for x in values)
+    return (f"{statistics.median(v):.{digits}f}{unit} ({v[0]:.{digits}f}-{v[-1]:.{digits}f} over {len(v)})")
+
+
+def report(name: str, samples: list[Sample], scale: float = 1e3, unit: str = " ms") -> str:
+    """One line: CPU and wall medians with their spread."""
+    return (f"{name}: CPU {spread([s.cpu for s in samples], scale, unit, 1)}, "
+            f"wall {spread([s.wall for s in samples], scale, unit, 1)}")
+
+
+def ratio(name: str, measured: list[Sample], reference: list[Sample], target: float | None = None) -> str:
+    """The rounds' CPU ratios measured / reference (and wall's), with the target if any."""
+    cpu = [m.cpu / r.cpu for m, r in zip(measured, reference)]
+    wall = [m.wall / r.wall for m, r in zip(measured, reference)]
+    verdict = ""
+    if target is not None:
+        verdict = f"; target <= {target}x: {'met' if max(cpu) <= target else 'met at the median' if statistics.median(cpu) <= target else 'NOT met'}"
+    return f"{name}: CPU {spread(cpu, 1, 'x', 2)}, wall {spread(wall, 1, 'x', 2)}{verdict}"
