@@ -150,15 +150,17 @@ def _places(data: dict) -> dict[str, tuple[str, float, float, float]]:
     return out
 
 
-def board_svg(data: dict, positions: dict) -> str:
-    """The board: a tile per space (its name on it, or on hover), coloured by region, and a
-    lettered marker for each living character where it stands."""
+PICTURE = "board.svg"  # the board's tiles and names, written once and shared by every page
+
+
+def board_picture(data: dict) -> str:
+    """The board without anyone on it: a tile per space (its name on it, or on hover),
+    coloured by region. Every page shows it under its own markers, so it is written once."""
     e = html.escape
     names = data["board"]["names"]
-    places = _places(data)
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {SIZE} {SIZE}" width="{SIZE}" height="{SIZE}">'
              f'<rect width="{SIZE}" height="{SIZE}" fill="#faf7ef"/>']
-    for sid, (ring, x, y, w) in places.items():
+    for sid, (ring, x, y, w) in _places(data).items():
         name = names.get(sid, sid)
         parts.append(f'<rect x="{x - w / 2:.1f}" y="{y - w / 2:.1f}" width="{w}" height="{w}" rx="4" '
                      f'fill="{FILLS.get(ring, "#eee")}" stroke="#998"><title>{e(name)}</title></rect>')
@@ -166,6 +168,18 @@ def board_svg(data: dict, positions: dict) -> str:
             for i, line in enumerate(boardmap.name_lines(name)):
                 parts.append(f'<text x="{x:.1f}" y="{y - w / 2 + 14 + 11 * i:.1f}" font-size="10" '
                              f'text-anchor="middle">{e(line)}</text>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def board_svg(data: dict, positions: dict, places: dict | None = None) -> str:
+    """A page's board: the shared picture (PICTURE, beside the page) and a lettered marker for
+    each living character where it stands, named on hover."""
+    e = html.escape
+    names = data["board"]["names"]
+    places = places or _places(data)
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {SIZE} {SIZE}" width="{SIZE}" height="{SIZE}">'
+             f'<image href="{PICTURE}" width="{SIZE}" height="{SIZE}"/>']
     marks = boardmap.markers(list(positions))
     here: dict[str, int] = {}
     for i, (name, pos) in enumerate(positions.items()):
@@ -208,10 +222,13 @@ def _legend(data: dict, positions: dict) -> str:
 
 def write_html(data: dict, folder: str | Path, as_player: str | None = None, upto: int | None = None,
                progress=archive_mod.no_progress) -> list[Path]:
-    """One page per turn (board picture and events) and an index.html; returns the pages."""
+    """One page per turn (the board and events) and an index.html; returns the pages. The
+    board's picture is one file beside them (PICTURE), each page drawing its markers over it."""
     e = html.escape
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
+    (folder / PICTURE).write_text(board_picture(data), encoding="utf-8")
+    places = _places(data)
     turns = _turns(data, as_player, upto)
     seen_as = as_player or data.get("player")
     title = f"{data['game']}" + (f", as {seen_as} saw it" if seen_as else "")
@@ -230,7 +247,7 @@ def write_html(data: dict, folder: str | Path, as_player: str | None = None, upt
                          f"<ul>{evs}</ul></li>")
         positions = group[-1]["positions"]
         body = (f"<nav>{''.join(nav)}</nav><h1>{e(title)}: turn {group[0]['turn']}</h1>"
-                f"{board_svg(data, positions)}{_legend(data, positions)}<h2>Moves</h2><ol>{''.join(items)}</ol>")
+                f"{board_svg(data, positions, places)}{_legend(data, positions)}<h2>Moves</h2><ol>{''.join(items)}</ol>")
         (folder / name).write_text(_page(f"{data['game']} turn {group[0]['turn']}", body), encoding="utf-8")
         pages.append(folder / name)
         index.append(f'<li><a href="{name}">turn {group[0]["turn"]}</a>: '
@@ -243,6 +260,6 @@ def write_html(data: dict, folder: str | Path, as_player: str | None = None, upt
     seed = "; seed <code>" + e(data["seed"]) + "</code>" if data.get("seed") else ""
     body = (f"<h1>{e(title)}</h1><p>{e(result)} {len(data['moves'])} moves; seed commitment "
             f"<code>{e(data['seed_commitment'])}</code>{seed}"
-            f".</p>{board_svg(data, last)}<h2>Turns</h2><ol>{''.join(index)}</ol>")
+            f".</p>{board_svg(data, last, places)}<h2>Turns</h2><ol>{''.join(index)}</ol>")
     (folder / "index.html").write_text(_page(title, body), encoding="utf-8")
     return [folder / "index.html", *pages]

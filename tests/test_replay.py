@@ -87,8 +87,11 @@ def test_html_site_has_an_index_and_a_page_per_turn(svc, ended, tmp_path):
     index = (site / "index.html").read_text()
     assert all(f'href="{p.name}"' in index for p in pages)
     page = pages[0].read_text()
-    assert page.count("<svg") == 1 and "Crown of Command" in page and "<title>Village</title>" in page
+    picture = (site / replay.PICTURE).read_text()  # the board, once for every page
+    assert picture.startswith("<svg") and "Crown of Command" in picture and "<title>Village</title>" in picture
+    assert page.count("<svg") == 1 and f'<image href="{replay.PICTURE}"' in page and "Crown of Command" not in page
     assert page.count('stroke="#fff"') == 2  # a marker per living character
+    assert f'<image href="{replay.PICTURE}"' in index
     first = data["moves"][0]
     assert first["events"][0]["text"].replace("'", "&#x27;") in page
     assert 'href="turn-0002.html">next' in page and 'href="index.html">index' in page
@@ -106,3 +109,14 @@ def test_text_from_the_game_is_escaped_in_html(tmp_path):
     data["moves"][0]["events"].append({"kind": "x", "text": "<script>alert(1)</script>", "to": None, "data": {}})
     pages = replay.write_html(data, tmp_path / "site")
     assert not any("<script>" in p.read_text() for p in pages)
+
+
+def test_the_web_face_serves_the_board_picture_the_pages_share(svc, ended, tmp_path):
+    from starlette.testclient import TestClient
+
+    from pbem.web.app import create_app
+    client = TestClient(create_app(lambda: svc))
+    r = client.get(f"/g/{ended}/replay/{replay.PICTURE}")
+    assert r.status_code == 200 and r.headers["content-type"].startswith("image/svg+xml")
+    assert "Crown of Command" in r.text and "<script" not in r.text
+    assert client.get(f"/g/{ended}/replay/other.svg").status_code == 404

@@ -39,6 +39,14 @@ def folder(svc, game: dict) -> Path:
     return here
 
 
+def media_type(name: str) -> str | None:
+    """What a replay file is served as: its pages and the board picture they share; None for
+    anything else."""
+    if name == replay.PICTURE:
+        return "image/svg+xml"
+    return "text/html; charset=utf-8" if name.endswith(".html") else None
+
+
 def _sha(text: str) -> str:
     return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode() + "'"
 
