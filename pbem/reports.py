@@ -16,7 +16,7 @@ import re
 import msgspec
 
 from engine.config import PLAYABLE_PACKS
-from pbem import boardmap, log, outbox, render, turnmail
+from pbem import boardmap, leads, log, outbox, render, turnmail
 from pbem.web import links as web_links
 
 NAMES = ("welcome", "report", "receipt", "error", "gameover", "digest", "stranger")
@@ -166,6 +166,7 @@ def report_context(svc, game: dict, player: str, view: dict, events: list, frame
         if own else None,
         "events": turnmail.grouped(events),
         "asked": mine,
+        "leads": leads.leads(svc, state, player, mine),  # per option: where it goes, what it does
         "reply_lines": [f"{mine['id']}: {o['key']}" for o in mine["options"]] if mine else [],
         "waiting": [n for p in prompts for n in p["players"]],
         "waiting_question": prompts[0].get("question") if prompts else None,

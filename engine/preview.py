@@ -1,0 +1,110 @@
+"""What an answer would lead to, before it is given: a report says where a move ends, what a
+kept roll does and what a reroll could change.
+
+Each option of the reader's open question is played on a copy of the game, task by task, up
+to the first thing nobody may know yet: a random draw (a die, a shuffle), a card taken from a
+deck, or another question. What happened before that -- the events the reader may see, where
+their character stands -- is the outcome; the task that drew is dropped whole, so nothing
+drawn (and nothing a draw decided) is ever in it. A reroll is played once per face of the new
+die (as forced dice, which draw nothing from the seed).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from engine import visibility
+from engine.clone import clone
+from engine.state import Event, Game
+from engine.rules import machine
+
+REROLL = "reroll"
+TELLING = ("fate", "roll")  # kinds of event that tell a die, not what it did
+FACES = (1, 2, 3, 4, 5, 6)
+_LIMIT = 10_000  # tasks: a guard, as in machine.run
+
+
+def _unknown_marks(s: Game) -> tuple:
+    """What changes when something not yet known is drawn: the random counter and every deck's
+    size (forced dice are the faces a reroll is played with: known)."""
+    return s.rng, tuple(len(cards) for cards in s.decks.values())
+
+
+def _stand(ctx: machine.Ctx, i: int) -> dict[str, Any]:
+    sid = ctx.s.players[i].space
+    if sid is None:
+        return {"space": None, "space_name": None, "region": None}
+    return {"space": sid, "space_name": ctx.space(sid).name, "region": ctx.content.board.spaces[sid].ring}
+
+
+def play(state: Game, player: str, key: str, faces: list[int] | None = None, deeper: bool = True) -> dict[str, Any]:
+    """The outcome of `player` answering `key` to the open question, with `faces` as the next
+    dice (none: it stops at the first die; `deeper`: also the outcomes of the reader's next
+    question). Keys: events (texts the player may see), effects (those that are not a die's
+    telling), moved, space / space_name / region (where the character then stands), stop
+    ("unknown": a die or a card comes next; "question"; "end": nothing more this turn), cut
+    (the task that met it, as it stood before: its op and foe), question, asked and at (the
+    question then open, who it asks, the space it is asked at if it says), then (deeper: each
+    answer to the reader's next question and its outcome).
+
+    A task that draws is undone whole (its state and its events): what it did after a draw,
+    or which it drew first, could tell the draw."""
+    from engine.api import Move  # here: engine.api imports this module
+    s = clone(state)
+    s.forced = list(faces or [])
+    i = machine.Ctx(s, []).index(player)
+    start, turn, marks = s.players[i].space, s.turn, _unknown_marks(s)
+    events: list[Event] = []
+    stop, cut = "end", None
+    before = clone(s)
+    machine.answer(s, Move(player, key, s.prompt.id if s.prompt else None), events, machine.Ctx(s, events))
+    if _unknown_marks(s) != marks:  # the answer itself drew (a reroll's die beyond `faces`)
+        s, stop = before, "unknown"
+        del events[:]
+    else:
+        ctx = machine.Ctx(s, events)
+        for _ in range(_LIMIT):
+            if s.prompt is not None:
+                stop = "question"
+                break
+            if not s.stack or s.over:
+                break
+            seen, before = len(events), clone(s)
+            t = s.stack.pop()
+            meets = {"op": t.op, **{k: t.a[k] for k in ("name", "strength", "craft") if k in t.a}}
+            machine.TASKS[t.op](ctx, t)
+            unknown = _unknown_marks(s) != marks
+            if unknown or s.turn != turn:  # a draw; or the reader's turn is over: another story
+                s = before
+                del events[seen:]
+                if unknown:
+                    stop, cut = "unknown", meets
+                break
+    ctx = machine.Ctx(s, [])
+    seen_by = [e for e in events if visibility.may_see(e, player)]
+    out: dict[str, Any] = {
+        "events": [e.text for e in seen_by], "effects": [e.text for e in seen_by if e.kind not in TELLING],
+        "moved": s.players[i].space != start, "stop": stop, "cut": cut, "question": None, "asked": []}
+    out.update(_stand(ctx, i))
+    if stop == "question" and s.prompt is not None:
+        out["question"] = s.prompt.question
+        at = s.prompt.data.get("space")  # where a question on the way is asked (a bridge, the Portal)
+        out["at"] = ctx.space(at).name if isinstance(at, str) and at in ctx.content.board.spaces else None
+        out["asked"] = [n for n in s.prompt.players if n not in s.prompt.answers]
+        if deeper and out["asked"] == [player]:  # the reader's next question (a crossing): one step on
+            out["then"] = {o.key: play(s, player, o.key, deeper=False) for o in s.prompt.options}
+    return out
+
+
+def outcomes(state: Game, player: str) -> dict[str, Any]:
+    """Each answer open to `player` and its outcome (see `play`); a reroll's outcome holds
+    "faces": the outcome for each face of the new die. Empty when `player` is not asked."""
+    p = state.prompt
+    if state.over or p is None or player not in p.players or player in p.answers or len(p.players) > 1:
+        return {}
+    out: dict[str, Any] = {}
+    for o in p.options:
+        outcome = play(state, player, o.key)
+        if o.key == REROLL:
+            outcome["faces"] = {str(f): play(state, player, o.key, [f]) for f in FACES}
+        out[o.key] = outcome
+    return out

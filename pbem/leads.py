@@ -1,0 +1,103 @@
+"""What each answer of a report's question leads to, in the report's words, from the engine's
+preview (engine/preview.py): where a move ends and what it meets on the way, what a kept roll
+does, what each face of a reroll would do.
+
+The preview stops at the first die, card or question nobody may know yet, so these lines say
+only what the rules already decide.
+"""
+from __future__ import annotations
+
+from pbem import boardmap, log
+
+ARROW = "→"
+KEEP = "keep"  # the answer that keeps a roll a reroll is offered for
+
+
+def region(ring: str | None) -> str:
+    return boardmap.RING_NAMES.get(ring or "", (ring or "").replace("-", " ").title())
+
+
+def _where(o: dict) -> str:
+    return f"{o['space_name']} ({region(o['region'])})" if o.get("space_name") else "off the board"
+
+
+def _next(o: dict) -> str:
+    """What a preview's stop means, for a line that has no more to say."""
+    cut = o.get("cut") or {}
+    if o["stop"] == "unknown":
+        if cut.get("name") and ("strength" in cut or "craft" in cut):
+            kind, value = ("Strength", cut["strength"]) if "strength" in cut else ("Craft", cut["craft"])
+            return f"a fight with {cut['name']} ({kind} {value}): the dice decide"
+        return "the dice or the cards decide"
+    if o["stop"] == "question":
+        return o["question"] or "another question"
+    return "no effect at once"
+
+
+def _said(o: dict) -> str:
+    """A kept roll's (or a face's) outcome: the engine's events, else what comes next."""
+    return " ".join(o["events"] + ([] if o["effects"] else [f"Then {_next(o)}."]))
+
+
+def _walk(o: dict) -> list[str]:
+    """Where a move ends, or the crossing it stops at and where each answer there leads."""
+    if o["moved"]:
+        return [f"{ARROW} {_where(o)}"]
+    ways = [f"{k} {ARROW} {_where(t)}" for k, t in (o.get("then") or {}).items() if t["moved"]]
+    if ways:  # a question on the way (a bridge, the Portal) whose answers move on
+        return [f"{ARROW} on the way: {o['question']} ({'; '.join(ways)})"]
+    if o["stop"] == "unknown" and (o.get("cut") or {}).get("name"):  # a fight on the way (the Sentinel)
+        return [f"{ARROW} {_next(o)}"]
+    return []
+
+
+def _cap(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def _short(o: dict) -> str:
+    if o["moved"]:
+        return o["space_name"]
+    return f"a question at {o['at']}" if o.get("at") else "a question" if o["stop"] == "question" else "?"
+
+
+def _faces(faces: dict) -> list[str]:
+    """What a reroll could give: per face, where each way leads (a move) or what it does."""
+    if any(f.get("then") for f in faces.values()):  # a movement roll: each face asks the way again
+        ways: dict[str, list[str]] = {}
+        for face, o in faces.items():
+            for key, t in (o.get("then") or {}).items():
+                ways.setdefault(key, []).append(f"{face} {_short(t)}")
+        return [f"{ARROW} a new roll: " + "; ".join(f"{k}: {', '.join(v)}" for k, v in ways.items())]
+    said: list[tuple[list[str], str]] = []  # faces that read the same are one line
+    for face, o in faces.items():
+        text = " ".join(o["effects"]) if o["effects"] else _cap(_next(o)) + "."
+        if said and said[-1][1] == text:
+            said[-1][0].append(face)
+        else:
+            said.append(([face], text))
+    return [f"{ARROW} a new die:"] + [f"{fs[0] if len(fs) == 1 else fs[0] + '-' + fs[-1]}: {text}"
+                                      for fs, text in said]
+
+
+def leads(svc, state, player: str, asked: dict | None) -> dict[str, list[str]]:
+    """Per option key of the reader's open question, the lines that say what it leads to."""
+    preview = getattr(svc.engine, "preview", None)
+    if not asked or preview is None or state is None:
+        return {}
+    try:
+        outcomes = preview(state, player)
+    except Exception as e:  # a report without its previews is still a report
+        log.get().warning("no preview of the answers", player=player, error=repr(e))
+        return {}
+    out: dict[str, list[str]] = {}
+    for key, o in outcomes.items():
+        if key == KEEP:  # a kept roll: what it does, in the engine's words
+            lines = [f"{ARROW} {_said(o)}"] if o["events"] or o["stop"] != "end" else []
+        else:
+            lines = _walk(o)
+        if "faces" in o:
+            lines += _faces(o["faces"])
+        if lines:
+            out[key] = lines
+    return out
