@@ -6,6 +6,10 @@ Only a game with a [game.pace] table has deadlines (DESIGN.md). There is one row
 game whenever a move is recorded, and `tick` (every daemon cycle) sends the reminders due and
 plays the defaults of deadlines that passed. Every time comes from the service's clock, so
 `pbem serve --once --now T` and the tests walk through weeks at will. docs/pace.md has the rules.
+
+Each row keeps `next_at`, when it must be looked at next (its first reminder not yet sent,
+else the deadline itself), so a daemon's scan reads only the rows due (an index), not every
+open deadline of every game. The SQL is the store's (pbem/store/base.py).
 """
 from __future__ import annotations
 
@@ -25,25 +29,19 @@ def secs(d: timedelta) -> str:
 
 # -- the rows ----------------------------------------------------------------------------
 
-def _rows(svc, sql: str, params=()) -> list[dict]:
-    return svc.store.query(sql, params)
-
-
-def _run(svc, sql: str, params=()) -> None:
-    svc.store.db.execute(sql, params)
-
-
 def open_rows(svc, game_id: str, player: str | None = None) -> list[dict]:
-    sql, params = "SELECT * FROM deadlines WHERE game = ? AND status = 'open'", [game_id]
-    if player:
-        sql += " AND player = ?"
-        params.append(player)
-    return _rows(svc, sql + " ORDER BY due_at, prompt, player", params)
+    return svc.store.deadlines(game_id, player)
 
 
 def _reached(pace: Pace, now: datetime, due: datetime) -> str:
     """The lead times whose reminder time is past at `now`: never sent for this due time."""
     return ",".join(secs(r) for r in pace.reminders if now >= due - r)
+
+
+def _next_at(pace: Pace | None, due: datetime, reminded: str) -> str:
+    """When the scan must look at the row next: its first reminder not yet sent, else `due`."""
+    done = set(filter(None, reminded.split(",")))
+    return iso(min([due - r for r in (pace.reminders if pace else ()) if secs(r) not in done] + [due]))
 
 
 def sync(svc, game: dict, state, actor: str | None = None) -> None:
@@ -57,25 +55,21 @@ def sync(svc, game: dict, state, actor: str | None = None) -> None:
                                    if name != eng.MODERATOR}
     for row in open_rows(svc, game["id"]):
         if asked.pop((row["prompt"], row["player"]), None) is None:
-            _run(svc, "UPDATE deadlines SET status = ?, closed_at = ?, closed_by = ? WHERE game = ? AND prompt = ? "
-                 "AND player = ?", ("closed" if state.over else "answered", iso(now), actor, game["id"], row["prompt"],
-                                    row["player"]))
+            svc.store.update_deadline(game["id"], row["prompt"], row["player"], closed_at=iso(now), closed_by=actor,
+                                      status="closed" if state.over else "answered")
     for (prompt_id, name), p in asked.items():
         due = vacation.paused_until(svc, game["id"], name, now, pace.deadline)
-        # a rollback can reopen a question: its row comes back to life with a new deadline
-        _run(svc, "INSERT INTO deadlines (game, prompt, player, kind, default_key, opened_at, due_at, reminded, "
-             "status, guard) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'open', '') "
-             "ON CONFLICT (game, prompt, player) DO UPDATE SET "
-             "kind = excluded.kind, default_key = excluded.default_key, opened_at = excluded.opened_at, "
-             "due_at = excluded.due_at, reminded = excluded.reminded, status = 'open', guard = '', closed_at = NULL, "
-             "closed_by = NULL", (game["id"], prompt_id, name, p.kind, default_key(p, name), iso(now), iso(due),
-                                  _reached(pace, now, due)))
+        reminded = _reached(pace, now, due)
+        svc.store.open_deadline(game["id"], prompt_id, name, kind=p.kind, default_key=default_key(p, name),
+                                opened_at=iso(now), due_at=iso(due), reminded=reminded,
+                                next_at=_next_at(pace, due, reminded))
 
 
 def move_due(svc, row: dict, due: datetime, now: datetime, pace: Pace) -> None:
     """A new due time: the reminders not yet reached are armed again, the others stay done."""
-    _run(svc, "UPDATE deadlines SET due_at = ?, reminded = ?, guard = '' WHERE game = ? AND prompt = ? AND player = ?",
-         (iso(due), _reached(pace, now, due), row["game"], row["prompt"], row["player"]))
+    reminded = _reached(pace, now, due)
+    svc.store.update_deadline(row["game"], row["prompt"], row["player"], due_at=iso(due), reminded=reminded,
+                              guard="", next_at=_next_at(pace, due, reminded))
 
 
 # -- the moderator: extend, resume -------------------------------------------------------------
@@ -102,8 +96,7 @@ def resume(svc, game_id: str) -> int:
     """The moderator's word that the misses the guard held are real: play their defaults."""
     with svc.store.transaction():
         games.get(svc, game_id)
-        n = svc.store.db.execute("UPDATE deadlines SET guard = 'released' WHERE game = ? AND status = 'open' "
-                                 "AND guard = 'held'", (game_id,)).rowcount
+        n = svc.store.set_guard(game_id, "released", "held")
     if not n:
         raise GameError(f"{game_id}: no deadline is held")
     return n
@@ -112,43 +105,45 @@ def resume(svc, game_id: str) -> int:
 # -- each cycle: reminders, defaults, the guard ------------------------------------------------
 
 def tick(svc) -> dict[str, int]:
-    """Send the reminders due and play the defaults of deadlines that passed."""
+    """Send the reminders due and play the defaults of deadlines that passed: only the rows
+    whose next time has come are read."""
     now = svc.now()
-    done = {"reminders": _remind(svc, now), "defaults": 0, "held": 0}
-    due = _rows(svc, "SELECT DISTINCT d.game FROM deadlines d JOIN games g ON g.id = d.game WHERE d.status = 'open' "
-                "AND d.guard != 'held' AND d.due_at <= ? AND g.status = 'active' ORDER BY d.game", (iso(now),))
-    for row in due:
+    rows = svc.store.deadlines_to_look_at(iso(now))
+    done = {"reminders": _remind(svc, [r for r in rows if r["due_at"] > iso(now)], now), "defaults": 0, "held": 0}
+    for game_id in sorted({r["game"] for r in rows if r["due_at"] <= iso(now)}):
         try:
-            with svc.store.transaction():
-                played, held = _defaults(svc, games.get(svc, row["game"]), now)
+            with svc.store.transaction():  # the game locked: another daemon finds its defaults played
+                played, held = _defaults(svc, games.get(svc, game_id), now)
             done["defaults"] += played
             done["held"] += held
         except Exception:  # noqa: BLE001 -- one game's trouble must not stop the others
-            log.get(game=row["game"]).exception("defaults failed")
+            log.get(game=game_id).exception("defaults failed")
     return done
 
 
-def _remind(svc, now: datetime) -> int:
+def _remind(svc, rows: list[dict], now: datetime) -> int:
     sent, cache = 0, {}
-    rows = _rows(svc, "SELECT d.* FROM deadlines d JOIN games g ON g.id = d.game JOIN players p ON p.game = d.game "
-                 "AND p.name = d.player WHERE d.status = 'open' AND d.due_at > ? AND g.status = 'active' "
-                 "AND p.status = 'active' ORDER BY d.due_at", (iso(now),))
     for row in rows:
         game = cache.get(row["game"]) or cache.setdefault(row["game"], games.get(svc, row["game"]))
         pace, due = pace_of(game), clock.parse(row["due_at"])
         done = set(filter(None, row["reminded"].split(",")))
         reached = [r for r in (pace.reminders if pace else ()) if secs(r) not in done and now >= due - r]
-        if not reached or vacation.on_vacation(svc, game["id"], row["player"], now):
-            continue
         with svc.store.transaction():
-            key = (row["game"], row["prompt"], row["player"], row["due_at"], row["reminded"])
-            if not _rows(svc, "SELECT 1 FROM deadlines WHERE game = ? AND prompt = ? AND player = ? AND due_at = ? "
-                         "AND reminded = ? AND status = 'open'", key):
-                continue  # answered or moved meanwhile (another process took a mail)
+            if svc.store.claim_deadline(row) is None:
+                continue  # answered or moved meanwhile, or another daemon has it
+            key = (row["game"], row["prompt"], row["player"])
+            player = svc.store.player(row["game"], row["player"])
+            gone = player is None or player["status"] != "active"
+            away = vacation.on_vacation(svc, game["id"], row["player"], now) if reached and not gone else None
+            if not reached or gone or away:  # nothing to send now: when to look again
+                later = row["due_at"] if gone else min(away["ends_at"], row["due_at"]) if away else \
+                    _next_at(pace, due, row["reminded"])
+                svc.store.update_deadline(*key, next_at=later)
+                continue
             # one mail however many lead times were passed at once (a daemon that was down)
             _queue_reminder(svc, game, row, min(reached), due, now)
-            _run(svc, "UPDATE deadlines SET reminded = ? WHERE game = ? AND prompt = ? AND player = ?",
-                 (",".join(sorted(done | {secs(r) for r in reached})), row["game"], row["prompt"], row["player"]))
+            reminded = ",".join(sorted(done | {secs(r) for r in reached}))
+            svc.store.update_deadline(*key, reminded=reminded, next_at=_next_at(pace, due, reminded))
         sent += 1
     return sent
 
@@ -156,8 +151,7 @@ def _remind(svc, now: datetime) -> int:
 def _defaults(svc, game: dict, now: datetime) -> tuple[int, int]:
     """In one game: the defaults of the deadlines that passed, unless the guard holds them."""
     pace = pace_of(game)
-    rows = _rows(svc, "SELECT * FROM deadlines WHERE game = ? AND status = 'open' AND guard != 'held' AND due_at <= ? "
-                 "ORDER BY due_at, prompt, player", (game["id"], iso(now)))
+    rows = svc.store.deadlines_passed(game["id"], iso(now))
     if pace is None:
         return 0, 0
     if any(r["guard"] == "" for r in rows) and outage(svc, pace, now):
@@ -174,23 +168,15 @@ def outage(svc, pace: Pace, now: datetime) -> bool:
     waited on (in every game: an outage hits them all), and at least guard_min, miss?
     Players heard from in the window (an answer of their own) are not counted as missing."""
     since, until = iso(now - pace.deadline), iso(now)
-    rows = _rows(svc, "SELECT d.player, d.game, d.status, d.guard FROM deadlines d "
-                 "JOIN players p ON p.game = d.game AND p.name = d.player JOIN games g ON g.id = d.game "
-                 "WHERE p.status = 'active' AND g.status = 'active' "
-                 "AND ((d.status = 'open' AND d.due_at <= ?) "
-                 "OR (d.status = 'defaulted' AND d.due_at > ? AND d.due_at <= ?) "
-                 "OR (d.status = 'answered' AND d.closed_by = d.player AND d.closed_at > ?))",
-                 (until, since, until, since))
+    rows = svc.store.deadlines_in_window(since, until)
     heard = {(r["game"], r["player"]) for r in rows if r["status"] == "answered"}
     missed = {(r["game"], r["player"]) for r in rows if r["status"] != "answered" and r["guard"] != "released"} - heard
     return len(missed) >= pace.guard_min and len(missed) > pace.guard_share * len(missed | heard)
 
 
 def _hold(svc, game: dict, now: datetime) -> int:
-    first = not _rows(svc, "SELECT 1 FROM deadlines WHERE game = ? AND status = 'open' AND guard = 'held'",
-                      (game["id"],))
-    n = svc.store.db.execute("UPDATE deadlines SET guard = 'held' WHERE game = ? AND status = 'open' AND guard = '' "
-                             "AND due_at <= ?", (game["id"], iso(now))).rowcount
+    first = not svc.store.held_deadlines(game["id"])
+    n = svc.store.set_guard(game["id"], "held", "", due_by=iso(now))
     log.get(game=game["id"]).warning("defaults held: a mail outage is suspected", deadlines=n)
     if first and n:
         _queue_alert(svc, game, now)
@@ -202,17 +188,16 @@ def _default(svc, game: dict, row: dict, now: datetime) -> bool:
     st = games.state(svc, game)
     prompt = next((p for p in eng.prompts(st) if p.id == row["prompt"] and row["player"] in p.players), None)
     if prompt is None:  # answered after all (the row was not closed): nothing to play
-        _run(svc, "UPDATE deadlines SET status = 'answered', closed_at = ? "
-             "WHERE game = ? AND prompt = ? AND player = ?", (iso(now), game["id"], row["prompt"], row["player"]))
+        svc.store.update_deadline(game["id"], row["prompt"], row["player"], status="answered", closed_at=iso(now))
         return False
     keys = [o.key for o in prompt.options]
     key = row["default_key"] if row["default_key"] in keys else default_key(prompt, row["player"])
-    _run(svc, "UPDATE deadlines SET status = 'defaulted', closed_at = ?, closed_by = ? WHERE game = ? AND prompt = ? "
-         "AND player = ?", (iso(now), ACTOR, game["id"], row["prompt"], row["player"]))
+    svc.store.update_deadline(game["id"], row["prompt"], row["player"], status="defaulted", closed_at=iso(now),
+                              closed_by=ACTOR)
     played = games.play(svc, game, row["player"], [f"{prompt.id}: {key}"], actor=ACTOR)
     if played.failed:  # the engine's own option refused: never guess further, ask the moderator
-        _run(svc, "UPDATE deadlines SET status = 'open', guard = 'held', closed_at = NULL, closed_by = NULL "
-             "WHERE game = ? AND prompt = ? AND player = ?", (game["id"], row["prompt"], row["player"]))
+        svc.store.update_deadline(game["id"], row["prompt"], row["player"], status="open", guard="held",
+                                  closed_at=None, closed_by=None)
         reports.queue_digest(svc, game, played.state, f"The default {key!r} for {row['player']} (question {prompt.id}) "
                              f"was refused: {played.failed['reason']}. Answer with `pbem game answer`.",
                              key=f"refused{prompt.id}")
@@ -252,8 +237,7 @@ def _queue_reminder(svc, game: dict, row: dict, lead: timedelta, due: datetime, 
 
 def _queue_alert(svc, game: dict, now: datetime) -> None:
     """One notice to the moderator per episode (its Message-ID names the hour it began)."""
-    held = _rows(svc, "SELECT player, prompt FROM deadlines WHERE game = ? AND guard = 'held' AND status = 'open' "
-                 "ORDER BY prompt, player", (game["id"],))
+    held = svc.store.held_deadlines(game["id"])
     who = ", ".join(f"{r['player']} (question {r['prompt']})" for r in held)
     reason = (f"Defaults held, mail may be down: {who} missed the deadline. `pbem game resume {game['id']}` "
               f"plays the defaults, `pbem game extend {game['id']} 24h` gives time.")

@@ -45,10 +45,11 @@ def init(home: str | Path) -> list[str]:
         cfg.key_path.parent.mkdir(parents=True, exist_ok=True)
         tokens.load_key(cfg.key_path)  # creates it, 0600
         made.append(str(cfg.key_path))
-    cfg.db_path.parent.mkdir(parents=True, exist_ok=True)
-    if _create_private(cfg.db_path):  # SQLite gives its -wal and -shm files the database's mode
-        made.append(str(cfg.db_path))
-    Store(cfg.db_path).close()  # the schema
+    if cfg.db_url is None:
+        cfg.db_path.parent.mkdir(parents=True, exist_ok=True)
+        if _create_private(cfg.db_path):  # SQLite gives its -wal and -shm files the database's mode
+            made.append(str(cfg.db_path))
+    Store(cfg.store_target).close()  # the schema
     for folder in (cfg.inbox_path, cfg.outbox_path):
         folder.mkdir(parents=True, exist_ok=True)
     return made
@@ -59,7 +60,7 @@ def require(cfg: settings_mod.Settings) -> None:
     home = Path(cfg.home)
     if not home.is_dir():
         raise NotAHome(f"{home} does not exist: `pbem init {home}` makes a home there (or give the right --home)")
-    missing = [p for p in (cfg.db_path, cfg.key_path) if not p.is_file()]
+    missing = [p for p in ((cfg.key_path,) if cfg.db_url else (cfg.db_path, cfg.key_path)) if not p.is_file()]
     if missing:
         raise NotAHome(f"{home} is not a pbem home (no {', '.join(p.name for p in missing)}): "
                        f"`pbem init {home}` makes one (or give the right --home)")
@@ -68,6 +69,6 @@ def require(cfg: settings_mod.Settings) -> None:
 def exposed(cfg: settings_mod.Settings) -> list[Path]:
     """The home's secrets (store, key, config) that other users may read or write."""
     db = cfg.db_path
-    paths = [db, db.with_name(db.name + "-wal"), db.with_name(db.name + "-shm"), cfg.key_path,
-             settings_mod.config_path(cfg.home)]
+    paths = [] if cfg.db_url else [db, db.with_name(db.name + "-wal"), db.with_name(db.name + "-shm")]
+    paths += [cfg.key_path, settings_mod.config_path(cfg.home)]
     return [p for p in paths if p.is_file() and p.stat().st_mode & (stat.S_IRWXG | stat.S_IRWXO)]

@@ -198,10 +198,7 @@ def roster(svc, game_id: str) -> list[dict]:
     for p in svc.store.players(game_id):
         name = p["name"]
         away = vacation.on_vacation(svc, game_id, name, now)
-        last_in = svc.store.query("SELECT MAX(received_at) AS t FROM inbox WHERE game = ? AND player = ?",
-                                  (game_id, name))[0]["t"]
-        last_out = svc.store.query("SELECT MAX(sent_at) AS t FROM outbox WHERE game = ? AND player = ?",
-                                   (game_id, name))[0]["t"]
+        last_in, last_out = svc.store.last_mail(game_id, name)
         out.append({"name": name, "email": p["email"], "role": p["role"], "character": p["character"],
                     "status": p["status"], "undeliverable": p["undeliverable"],
                     "vacation_left_days": round(vacation.left(svc, game, name, now).total_seconds() / 86400, 1)

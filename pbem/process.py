@@ -13,7 +13,6 @@ from __future__ import annotations
 import hashlib
 import hmac
 import re
-import sqlite3
 from dataclasses import dataclass
 from datetime import timedelta
 from email.parser import BytesHeaderParser
@@ -65,7 +64,7 @@ def handle(svc, raw: bytes, kind: str = "mail", *, source: str = "stdin", filena
                 return Result("duplicate", f"duplicate of message {inbox_id} ({earlier['status']})", inbox_id,
                               earlier["game"], earlier["player"])
             return process_inbox(svc, inbox_id, parsed if earlier is None else None)
-    except sqlite3.Error as e:  # the message could not be stored: the source keeps it
+    except svc.store.errors as e:  # the message could not be stored: the source keeps it
         raise StoreUnavailable(str(e)) from e
 
 
@@ -135,7 +134,7 @@ def receive(svc, raw: bytes, kind: str, source: str, filename: str | None, uploa
             return svc.store.add_inbox(stored_form(raw, kind, known), source=source, kind=kind,
                                        content_hash=content_hash, message_id=message_id, filename=filename,
                                        token_hash=token_hash), None
-    except sqlite3.Error as e:
+    except svc.store.errors as e:
         raise StoreUnavailable(str(e)) from e
 
 

@@ -40,5 +40,5 @@ def open_service(home=None, *, settings: settings_mod.Settings | None = None, en
                  clock: Clock | None = None) -> Service:
     """The service over `home` (default ./var or $PBEM_HOME). Raises StoreUnavailable."""
     cfg = settings or settings_mod.load(home)
-    store = Store(cfg.db_path, clock=clock or utcnow)
+    store = Store(cfg.store_target, clock=clock or utcnow)
     return Service(cfg, store, engine or _real_engine(), tokens.load_key(cfg.key_path))

@@ -56,7 +56,7 @@ class Settings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     home: str = "var"
     address: str = "talisman@localhost"  # From/Reply-To of games that name no address
     moderator: str | None = None  # where the service sends moderator notices
-    db: str = "pbem.db"  # paths below are relative to home
+    db: str = "pbem.db"  # a SQLite file, or a PostgreSQL URL (postgresql://…); paths below are relative to home
     inbox: str = "inbox"
     outbox: str = "outbox"
     key: str = "secret.key"  # derives players' tokens; never inside the database
@@ -77,8 +77,18 @@ class Settings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
         return Path(self.home) / getattr(self, name)
 
     @property
+    def db_url(self) -> str | None:
+        """The PostgreSQL database the store is in; None for the home's SQLite file."""
+        return self.db if self.db.startswith(("postgresql://", "postgres://")) else None
+
+    @property
     def db_path(self) -> Path:
         return self.path("db")
+
+    @property
+    def store_target(self) -> str | Path:
+        """What Store() opens: the PostgreSQL URL, or the SQLite file."""
+        return self.db_url or self.db_path
 
     @property
     def inbox_path(self) -> Path:

@@ -87,29 +87,18 @@ def match(rules: list[tuple[int, Rule]], prompt, player: str) -> tuple[str, int]
 # -- the orders on file ------------------------------------------------------------------
 
 def listing(svc, game_id: str, player: str) -> list[dict]:
-    return svc.store.query("SELECT n, text, uses, filed_at FROM standing_orders WHERE game = ? AND player = ? "
-                           "AND status = 'active' ORDER BY n", (game_id, player))
+    return svc.store.standing_orders(game_id, player)
 
 
 def file(svc, game_id: str, player: str, text: str) -> int:
     """File one order (ValueError if it cannot be read); returns its number."""
     parse(text)
-    row = svc.store.query("SELECT COALESCE(MAX(n), 0) + 1 AS n FROM standing_orders WHERE game = ? AND player = ?",
-                          (game_id, player))[0]
-    svc.store.db.execute("INSERT INTO standing_orders (game, player, n, text, status, uses, filed_at) "
-                         "VALUES (?, ?, ?, ?, 'active', 0, ?)",
-                         (game_id, player, row["n"], normal(text), svc.store.now()))
-    return row["n"]
+    return svc.store.file_standing_order(game_id, player, normal(text))
 
 
 def cancel(svc, game_id: str, player: str, which: str = "all") -> int:
     """Cancel order `which` (a number) or all of them; returns how many were cancelled."""
-    sql, params = ("UPDATE standing_orders SET status = 'cancelled', cancelled_at = ? WHERE game = ? AND player = ? "
-                   "AND status = 'active'"), [svc.store.now(), game_id, player]
-    if which != "all":
-        sql += " AND n = ?"
-        params.append(int(which))
-    return svc.store.db.execute(sql, params).rowcount
+    return svc.store.cancel_standing_orders(game_id, player, None if which == "all" else int(which))
 
 
 def carry_out(svc, game_id: str, player: str, text: str, check: bool = False) -> str:
@@ -143,11 +132,7 @@ class Answerer:
     def rules(self) -> dict[str, list[tuple[int, Rule]]]:
         if self._rules is None:
             self._rules = {}
-            rows = self.svc.store.query(
-                "SELECT o.player, o.n, o.text FROM standing_orders o JOIN players p ON p.game = o.game AND "
-                "p.name = o.player WHERE o.game = ? AND o.status = 'active' AND p.status = 'active' ORDER BY o.n",
-                (self.game["id"],))
-            for r in rows:
+            for r in self.svc.store.standing_orders(self.game["id"]):
                 try:
                     self._rules.setdefault(r["player"], []).append((r["n"], parse(r["text"])))
                 except ValueError:  # filed under older rules: skipped, still listed
@@ -169,8 +154,7 @@ class Answerer:
                     new, events = eng.apply(out.state, move)
                 except eng.IllegalMove:
                     continue
-                self.svc.store.db.execute("UPDATE standing_orders SET uses = uses + 1 WHERE game = ? AND player = ? "
-                                          "AND n = ?", (self.game["id"], name, hit[1]))
+                self.svc.store.standing_order_used(self.game["id"], name, hit[1])
                 moves.append((move, new, ACTOR, events))
                 out.standing.append(str(move))
                 out.state, self.left = new, self.left - 1

@@ -21,8 +21,7 @@ LONGEST = timedelta(days=366)
 
 
 def vacations(svc, game_id: str, player: str) -> list[dict]:
-    return svc.store.query("SELECT * FROM vacations WHERE game = ? AND player = ? ORDER BY starts_at, id",
-                           (game_id, player))
+    return svc.store.vacations(game_id, player)
 
 
 def paused_until(svc, game_id: str, player: str, start: datetime, length: timedelta) -> datetime:
@@ -71,11 +70,10 @@ def start(svc, game: dict, player: str, length: timedelta, *, by: str) -> dateti
     running = on_vacation(svc, game["id"], player, now)
     if running:
         end = clock.parse(running["ends_at"]) + length
-        svc.store.db.execute("UPDATE vacations SET ends_at = ? WHERE id = ?", (iso(end), running["id"]))
+        svc.store.end_vacation_at(running["id"], iso(end))
     else:
         end = now + length
-        svc.store.db.execute("INSERT INTO vacations (game, player, starts_at, ends_at, set_by, created_at) "
-                             "VALUES (?, ?, ?, ?, ?, ?)", (game["id"], player, iso(now), iso(end), by, iso(now)))
+        svc.store.add_vacation(game["id"], player, iso(now), iso(end), by)
     for row in deadlines.open_rows(svc, game["id"], player):
         deadlines.move_due(svc, row, max(clock.parse(row["due_at"]), now) + length, now, pace)
     log.get(game=game["id"]).info("vacation", player=player, until=iso(end), by=by)
@@ -90,7 +88,7 @@ def end(svc, game: dict, player: str) -> None:
     if running is None:
         raise GameError("you are not on vacation")
     cut = clock.parse(running["ends_at"]) - now
-    svc.store.db.execute("UPDATE vacations SET ends_at = ? WHERE id = ?", (iso(now), running["id"]))
+    svc.store.end_vacation_at(running["id"], iso(now))
     for row in deadlines.open_rows(svc, game["id"], player):
         deadlines.move_due(svc, row, max(now, clock.parse(row["due_at"]) - cut), now, pace_of(game))
 

@@ -10,7 +10,8 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from pbem import backup, games, settings as settings_mod
+from pbem import games, settings as settings_mod
+from pbem.store import backup
 from pbem.cli import main
 from pbem.service import open_service
 

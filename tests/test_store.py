@@ -1,16 +1,24 @@
-"""The store: migrations, transactions, the hash-chained move log, dedupe."""
+"""The store: migrations, transactions, the hash-chained move log, dedupe; on both stores
+(SQLite, and a real PostgreSQL: tests/pgcluster.py) where the behaviour is the store's."""
 import sqlite3
 
 import pytest
 
-from pbem import migrations
+from pbem.store import migrations
 from pbem.store import Store, StoreUnavailable
 
 from conftest import Clock
 
 
 @pytest.fixture
-def store(tmp_path):
+def store(tmp_path, db_setting):
+    s = Store(db_setting.get("db") or tmp_path / "db.sqlite", clock=Clock())
+    yield s
+    s.close()
+
+
+@pytest.fixture
+def sqlite_store(tmp_path):
     s = Store(tmp_path / "db.sqlite", clock=Clock())
     yield s
     s.close()
@@ -36,7 +44,8 @@ def test_migrations_run_once_and_are_recorded(tmp_path):
 def test_migrations_fill_in_each_dialect():
     pg = " ".join(migrations.statements(2, "postgresql"))
     assert "BYTEA" in pg and "IDENTITY" in pg and "{" not in pg
-    assert not any("TRIGGER" in s for s in migrations.statements(1, "postgresql"))
+    assert not any("RAISE(ABORT" in s for s in migrations.statements(1, "postgresql"))  # SQLite's trigger syntax
+    assert any("EXECUTE FUNCTION" in s for s in migrations.statements(1, "postgresql"))
 
 
 def test_unopenable_store_is_unavailable(tmp_path):
@@ -45,7 +54,28 @@ def test_unopenable_store_is_unavailable(tmp_path):
         Store(tmp_path / "file" / "db.sqlite")
 
 
-def test_transaction_is_immediate_and_rolls_back(store):
+def test_transaction_rolls_back(store):
+    add_game(store)
+    with pytest.raises(RuntimeError):
+        with store.transaction():
+            store.append_move("g", kind="move", player="a", actor="a", line="a: 1: left", state_hash="s1")
+            raise RuntimeError("crash")
+    assert store.moves("g") == [] and store.game("g")["moves"] == 0
+
+
+def test_a_savepoint_undoes_its_own_work_only(store):
+    add_game(store)
+    with store.transaction():
+        store.append_move("g", kind="move", player="a", actor="a", line="a: 1: left", state_hash="s1")
+        with pytest.raises(RuntimeError):
+            with store.transaction(savepoint=True):
+                store.append_move("g", kind="move", player="a", actor="a", line="a: 2: left", state_hash="s2")
+                raise RuntimeError("crash")
+    assert [m["seq"] for m in store.moves("g")] == [1]
+
+
+def test_transaction_is_immediate_and_rolls_back(sqlite_store):
+    store = sqlite_store
     add_game(store)
     with pytest.raises(RuntimeError):
         with store.transaction():
@@ -72,18 +102,20 @@ def test_hash_chain_holds_and_starts_at_the_seed_commitment(store):
 
 
 def _tamper(store, sql, params=()):
-    store.db.conn.execute("DROP TRIGGER moves_no_update")
-    store.db.conn.execute("DROP TRIGGER moves_no_delete")
-    store.db.conn.execute(sql, params)
+    on = " ON moves" if store.dialect == "postgresql" else ""  # as someone with the database's password could
+    store._run(f"DROP TRIGGER moves_no_update{on}")
+    store._run(f"DROP TRIGGER moves_no_delete{on}")
+    store._run(sql, params)
 
 
 def test_moves_are_append_only(store):
     add_game(store)
     store.append_move("g", kind="move", player="a", actor="a", line="a: 1: left", state_hash="s")
-    with pytest.raises(sqlite3.IntegrityError):
-        store.db.conn.execute("UPDATE moves SET line = 'a: 1: right'")
-    with pytest.raises(sqlite3.IntegrityError):
-        store.db.conn.execute("DELETE FROM moves")
+    with pytest.raises(store.errors, match="append-only"):
+        store._run("UPDATE moves SET line = 'a: 1: right'")
+    with pytest.raises(store.errors, match="append-only"):
+        store._run("DELETE FROM moves")
+    assert store.verify_chain("g") == []
 
 
 @pytest.mark.parametrize("sql, expected", [
@@ -119,10 +151,10 @@ def test_inbox_dedupe_by_message_id_and_content(store):
     assert store.find_inbox("<a@x>", "other")["id"] == first
     assert store.find_inbox(None, "h1")["id"] == first
     assert store.find_inbox("<b@x>", "h2") is None
-    with pytest.raises(sqlite3.IntegrityError):
-        store.add_inbox(b"raw2", source="file", kind="mail", content_hash="h2", message_id="<a@x>")
-    with pytest.raises(sqlite3.IntegrityError):
-        store.add_inbox(b"raw", source="file", kind="mail", content_hash="h1")
+    # stored meanwhile by another process: the earlier one is it, no second row
+    assert store.add_inbox(b"raw2", source="file", kind="mail", content_hash="h2", message_id="<a@x>") == first
+    assert store.add_inbox(b"raw", source="file", kind="mail", content_hash="h1") == first
+    assert len(store.inbox_rows()) == 1
     store.add_inbox(b"t1", source="submit", kind="turn", content_hash="h3")  # no Message-ID: several may lack one
     store.add_inbox(b"t2", source="submit", kind="turn", content_hash="h4")
 
@@ -141,7 +173,7 @@ def test_outbox_same_message_id_is_one_mail(store):
     assert store.add_outbox(message_id="<1@x>", **args)
     assert not store.add_outbox(message_id="<1@x>", **args)
     assert len(store.outbox_rows()) == 1
-    row = store.outbox_due()[0]
+    row = next(store.outbox_due())
     store.outbox_attempt_failed(row["id"], "down", retry_at=None)
     assert store.outbox_rows("failed") and store.outbox_retry_failed() == 1
     store.outbox_sent(row["id"])

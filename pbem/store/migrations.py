@@ -1,4 +1,4 @@
-"""The schema as numbered migrations.
+"""The schema as numbered migrations, for both stores (SQLite and PostgreSQL).
 
 The SQL is kept to what SQLite and PostgreSQL share; the two spots where they differ are
 named placeholders a dialect fills in ({id}: an integer key the database assigns, {blob}:
@@ -176,18 +176,36 @@ ALTER TABLE outbox ADD COLUMN claimed_by TEXT;   -- the sender (daemon) that hol
 ALTER TABLE outbox ADD COLUMN claim_until TEXT;  -- the lease: past it, another sender may take the row
 CREATE INDEX outbox_to ON outbox(to_addr, kind, created_at);
 """),
+    (10, "the deadline scan reads only what is due", """
+ALTER TABLE deadlines ADD COLUMN next_at TEXT;  -- when the scan must look at the row next: a reminder's time, else due_at
+UPDATE deadlines SET next_at = opened_at;       -- rows from before: looked at once, then set right
+CREATE INDEX deadlines_next ON deadlines(status, next_at);
+"""),
 ]
 
-# What SQLite can add on top: refuse to change the move log at all.
-SQLITE_EXTRA: dict[int, str] = {
-    1: """
-CREATE TRIGGER moves_no_update BEFORE UPDATE ON moves BEGIN SELECT RAISE(ABORT, 'moves are append-only'); END;
-CREATE TRIGGER moves_no_delete BEFORE DELETE ON moves BEGIN SELECT RAISE(ABORT, 'moves are append-only'); END;
-""",
-    5: """
-CREATE TRIGGER move_events_no_update BEFORE UPDATE ON move_events BEGIN SELECT RAISE(ABORT, 'move events are append-only'); END;
-CREATE TRIGGER move_events_no_delete BEFORE DELETE ON move_events BEGIN SELECT RAISE(ABORT, 'move events are append-only'); END;
-""",
+# What each dialect adds on top: refuse to change the move log at all. Whole statements
+# (a trigger's body holds ';').
+EXTRA: dict[str, dict[int, list[str]]] = {
+    "sqlite": {
+        1: ["CREATE TRIGGER moves_no_update BEFORE UPDATE ON moves BEGIN "
+            "SELECT RAISE(ABORT, 'moves are append-only'); END",
+            "CREATE TRIGGER moves_no_delete BEFORE DELETE ON moves BEGIN "
+            "SELECT RAISE(ABORT, 'moves are append-only'); END"],
+        5: ["CREATE TRIGGER move_events_no_update BEFORE UPDATE ON move_events BEGIN "
+            "SELECT RAISE(ABORT, 'move events are append-only'); END",
+            "CREATE TRIGGER move_events_no_delete BEFORE DELETE ON move_events BEGIN "
+            "SELECT RAISE(ABORT, 'move events are append-only'); END"],
+    },
+    "postgresql": {
+        1: ["CREATE FUNCTION pbem_append_only() RETURNS trigger LANGUAGE plpgsql AS "
+            "$$ BEGIN RAISE EXCEPTION '% are append-only', replace(TG_TABLE_NAME, '_', ' '); END $$",
+            "CREATE TRIGGER moves_no_update BEFORE UPDATE ON moves FOR EACH ROW EXECUTE FUNCTION pbem_append_only()",
+            "CREATE TRIGGER moves_no_delete BEFORE DELETE ON moves FOR EACH ROW EXECUTE FUNCTION pbem_append_only()"],
+        5: ["CREATE TRIGGER move_events_no_update BEFORE UPDATE ON move_events FOR EACH ROW "
+            "EXECUTE FUNCTION pbem_append_only()",
+            "CREATE TRIGGER move_events_no_delete BEFORE DELETE ON move_events FOR EACH ROW "
+            "EXECUTE FUNCTION pbem_append_only()"],
+    },
 }
 
 SCHEMA_TABLE = """
@@ -204,7 +222,4 @@ def statements(version: int, dialect: str = "sqlite") -> list[str]:
     # a comment after a migration's last ';' is no statement (a driver may refuse an empty one)
     out = [s.strip() for s in sql.split(";")
            if any(ln.strip() and not ln.strip().startswith("--") for ln in s.splitlines())]
-    if dialect == "sqlite" and version in SQLITE_EXTRA:
-        # triggers hold a ';' inside BEGIN ... END: one statement per line
-        out += [ln.strip() for ln in SQLITE_EXTRA[version].strip().splitlines() if ln.strip()]
-    return out
+    return out + EXTRA[dialect].get(version, [])

@@ -16,11 +16,18 @@ import os
 import sqlite3
 from pathlib import Path
 
-from pbem.store import Store
+from pbem.store.base import Store
+from pbem.store.common import is_url
 
 
 class BackupError(Exception):
     pass
+
+
+def _sqlite_only(db) -> None:
+    if is_url(db):
+        raise BackupError("the store is PostgreSQL: back it up with pg_dump, or copy it into a SQLite file "
+                          "with `pbem store copy HOME FILE`")
 
 
 def check(path: Path) -> list[str]:
@@ -56,6 +63,7 @@ def _copy(src: Path, dst: Path) -> None:
 def backup(db: Path, file: str | Path) -> dict:
     """Copy the store `db` into `file` (0600, written under a temporary name, then renamed),
     and check the copy. Returns {"games": n, "moves": n}."""
+    _sqlite_only(db)
     file = Path(file)
     if not Path(db).is_file():
         raise BackupError(f"{db}: no store to back up")
@@ -76,6 +84,7 @@ def backup(db: Path, file: str | Path) -> dict:
 def restore(file: str | Path, db: Path) -> dict:
     """Replace the store `db` by the backup `file`, once it verifies. Stop `pbem serve` first:
     what it did after the backup was taken is undone (its mails may have gone out)."""
+    _sqlite_only(db)
     file = Path(file)
     problems = check(file)
     if problems:

@@ -1,0 +1,9 @@
+"""The service's storage behind one interface: SQLite (the embedded default, one file in the
+home) or PostgreSQL (several daemons on several machines over one database). `Store(target)`
+opens the one `target` names: a file path, or a `postgresql://` URL. Callers see plain dicts
+and never write SQL; the schema is pbem/store/migrations.py, in both dialects.
+"""
+from pbem.store.base import Store
+from pbem.store.common import Clock, StoreUnavailable, _CHAINED, chain_hash, is_url, iso, utcnow
+
+__all__ = ["Clock", "Store", "StoreUnavailable", "_CHAINED", "chain_hash", "is_url", "iso", "utcnow"]

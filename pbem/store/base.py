@@ -1,0 +1,579 @@
+"""The store's interface and the SQL both databases run: `Store` holds every query, written
+once with `?` placeholders; pbem/store/sqlite.py and pbem/store/postgres.py give it a
+connection, transactions and the few spots where the dialects differ (`_lock_game`,
+`FOR_UPDATE`, `SKIP_LOCKED`, `notify`).
+
+Concurrency, the same on both: a write happens inside `transaction()`. SQLite has one writer
+at a time (BEGIN IMMEDIATE), so a transaction sees nothing change under it. PostgreSQL runs
+them side by side (READ COMMITTED), so what must not interleave is locked explicitly: a game
+(an advisory lock, taken when a transaction first reads the game: one answer after the other,
+one hash chain), a stored message being processed (its row, FOR UPDATE), and the outbox and
+deadline rows a daemon claims (FOR UPDATE SKIP LOCKED: another daemon takes the next one).
+"""
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+from typing import Iterator
+
+import msgspec
+
+from pbem import tokens
+from pbem.store import migrations
+from pbem.store.common import _CHAINED, chain_hash, is_url, iso
+
+
+class Store:
+    SNAPSHOT_EVERY = 100
+    dialect = ""
+    FOR_UPDATE = ""  # a read inside a transaction that will write what it read
+    SKIP_LOCKED = ""  # a claim: rows another transaction holds are passed over
+    notifies = False  # True: watch() wakes an idle daemon when another process queues work
+    errors: tuple[type[BaseException], ...] = ()  # what the database raises when it fails
+
+    def __new__(cls, target=None, *args, **kwargs):
+        """`Store(path)` opens SQLite, `Store("postgresql://…")` PostgreSQL."""
+        if cls is Store:
+            if is_url(target):
+                from pbem.store.postgres import PostgresStore as cls  # psycopg only where used
+            else:
+                from pbem.store.sqlite import SqliteStore as cls
+        return super().__new__(cls)
+
+    # what a dialect provides
+    def close(self) -> None: ...
+    def transaction(self, redoable: bool = False, savepoint: bool = False): ...
+    def group_commit(self): ...
+    def sync(self) -> None: ...
+    def _all(self, sql: str, params=()) -> list[dict]: ...
+    def _run(self, sql: str, params=()) -> int: ...  # the number of rows changed
+    def _lock_game(self, game: str) -> None: ...
+    def _lock_migrations(self) -> None: ...
+    def notify(self, what: str) -> None: ...
+    def snapshot(self): ...  # a read-only view that stays as it was while others write
+
+    def _after_copy(self) -> None:
+        """After rows came in with their keys (pbem/store/copy.py)."""
+
+    @property
+    def in_transaction(self) -> bool:
+        raise NotImplementedError
+
+    def watch(self, wake) -> object | None:
+        """Call `wake()` whenever another process queues work; returns what stop_watching takes."""
+        return None
+
+    def stop_watching(self, handle) -> None: ...
+
+    def now(self) -> str:
+        return iso(self.clock())
+
+    def query(self, sql: str, params=()) -> list[dict]:
+        """Rows of a read, as dicts: for tests and tools; the service's own code calls the
+        methods below."""
+        return self._all(sql, params)
+
+    def _one(self, sql: str, params=()) -> dict | None:
+        rows = self._all(sql, params)
+        return rows[0] if rows else None
+
+    # plain SQL for the writes of every move. Column names come from this class, never from input.
+    def _insert(self, table: str, row: dict) -> None:
+        self._run(f"INSERT INTO {table} ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})", list(row.values()))
+
+    def _update(self, table: str, where: str, params: tuple, fields: dict) -> int:
+        sets = ", ".join(f"{k} = ?" for k in fields)
+        return self._run(f"UPDATE {table} SET {sets} WHERE {where}", [*fields.values(), *params])
+
+    # -- schema ---------------------------------------------------------------------
+
+    def _applied(self) -> set[int]:
+        return {r["version"] for r in self._all("SELECT version FROM schema_migrations")}
+
+    def migrate(self) -> list[int]:
+        """Apply the migrations not yet applied, in one transaction; returns their numbers.
+        Several processes starting at once: one migrates, the others wait and find it done."""
+        try:
+            if self._applied() >= {v for v, *_ in migrations.MIGRATIONS}:
+                return []
+        except self.errors:  # no schema yet
+            pass
+        applied = []
+        with self.transaction():
+            self._lock_migrations()
+            self._run(migrations.SCHEMA_TABLE)
+            done, now = self._applied(), self.now()  # one reading: the clock is no migration counter
+            for version, name, _ in migrations.MIGRATIONS:
+                if version in done:
+                    continue
+                for stmt in migrations.statements(version, self.dialect):
+                    self._run(stmt)
+                self._run("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
+                          (version, name, now))
+                applied.append(version)
+        if 9 in applied:
+            self._mask_stored_messages()
+        return applied
+
+    def _mask_stored_messages(self) -> None:
+        """Once, with migration 9: messages stored before it may hold a token in clear (one
+        refused, or in an encoded part); mask them as new ones are (pbem/tokens.py)."""
+        ids = [r["id"] for r in self._all("SELECT id FROM inbox")]
+        for id in ids:
+            with self.transaction():
+                row = self._one("SELECT kind, raw FROM inbox WHERE id = ?", (id,))
+                raw = bytes(row["raw"])
+                masked = tokens.mask_message(raw) if row["kind"] == "mail" else tokens.mask_bytes(raw)
+                if masked != raw:
+                    self._run("UPDATE inbox SET raw = ? WHERE id = ?", (masked, id))
+
+    def schema_version(self) -> int:
+        row = self._one("SELECT MAX(version) AS v FROM schema_migrations")
+        return row["v"] or 0
+    # -- games and players ----------------------------------------------------------
+
+    def add_game(self, id: str, config: dict, seed: str, seed_commitment: str, state: bytes,
+                 engine_version: str, status: str) -> None:
+        now = self.now()
+        self._insert("games", dict(
+            id=id, config=json.dumps(config, sort_keys=True), status=status, engine_version=engine_version,
+            seed=seed, seed_commitment=seed_commitment, state=state, moves=0, created_at=now, updated_at=now))
+
+    def game(self, id: str) -> dict | None:
+        """The game; inside a transaction, locked for it (PostgreSQL): whatever this
+        transaction does with the game, no other does at the same time."""
+        if self.in_transaction:
+            self._lock_game(id)
+        row = self._one("SELECT * FROM games WHERE id = ?", (id,))
+        if row:
+            row["config"] = json.loads(row["config"])
+        return row
+
+    def games(self) -> list[dict]:
+        rows = self._all("SELECT id, status, engine_version, moves, created_at, updated_at FROM games "
+                         "ORDER BY created_at, id")
+        return rows
+
+    def update_game(self, id: str, **fields) -> None:
+        if "config" in fields:
+            fields["config"] = json.dumps(fields["config"], sort_keys=True)
+        fields["updated_at"] = self.now()
+        self._update("games", "id = ?", (id,), fields)
+
+    def add_player(self, game: str, name: str, seat: int, email: str, token_hash: str, token_salt: str,
+                   role: str = "hero", character: str | None = None) -> None:
+        self._insert("players", dict(game=game, name=name, seat=seat, email=email, token_hash=token_hash,
+                                     token_salt=token_salt, role=role, character=character, status="active"))
+
+    def player(self, game: str, name: str) -> dict | None:
+        return self._one("SELECT * FROM players WHERE game = ? AND name = ?", (game, name))
+
+    def players(self, game: str, active_only: bool = False) -> list[dict]:
+        sql = "SELECT * FROM players WHERE game = ?" + (" AND status = 'active'" if active_only else "")
+        return self._all(sql + " ORDER BY seat", (game,))
+
+    def players_by_token_hash(self, token_hash: str) -> list[dict]:
+        return self._all("SELECT * FROM players WHERE token_hash = ?", (token_hash,))
+
+    def update_player(self, game: str, name: str, **fields) -> None:
+        self._update("players", "game = ? AND name = ?", (game, name), fields)
+
+    def delete_player(self, game: str, name: str) -> None:
+        """Only for a game that has not started: a started game keeps its seats."""
+        self._run("DELETE FROM players WHERE game = ? AND name = ?", (game, name))
+
+    # -- the move log ----------------------------------------------------------------
+
+    def append_move(self, game: str, *, kind: str, player: str | None, actor: str, line: str,
+                    state_hash: str, prompt: int | None = None, message_id: str | None = None,
+                    inbox_id: int | None = None) -> dict:
+        """Append one hash-chained row; returns it (with its seq)."""
+        g = self._one("SELECT moves, seed_commitment, "
+                      "(SELECT hash FROM moves WHERE game = games.id ORDER BY seq DESC LIMIT 1) AS last "
+                      "FROM games WHERE id = ?", (game,))
+        prev = g["last"] or g["seed_commitment"]  # the chain starts at the seed's commitment
+        row = dict(game=game, seq=g["moves"] + 1, kind=kind, player=player, actor=actor, line=line,
+                   prompt=prompt, message_id=message_id, inbox_id=inbox_id, at=self.now())
+        row.update(state_hash=state_hash, prev_hash=prev,
+                   hash=chain_hash(prev, {k: row[k] for k in _CHAINED}, state_hash))
+        self._insert("moves", row)
+        self._run("UPDATE games SET moves = ?, updated_at = ? WHERE id = ?", (row["seq"], row["at"], game))
+        return row
+
+    def moves(self, game: str, after: int = 0, upto: int | None = None) -> list[dict]:
+        sql, params = "SELECT * FROM moves WHERE game = ? AND seq > ?", [game, after]
+        if upto is not None:
+            sql += " AND seq <= ?"
+            params.append(upto)
+        return self._all(sql + " ORDER BY seq", params)
+
+    def add_move_events(self, game: str, seq: int, events: str) -> None:
+        """What move `seq` showed (JSON, see pbem/turnmail.py); outside the hash chain:
+        the engine derives it again from the log."""
+        self._run("INSERT INTO move_events (game, seq, events) VALUES (?, ?, ?)", (game, seq, events))
+
+    def move_events(self, game: str, after: int, upto: int) -> list[dict]:
+        return self._all("SELECT seq, events FROM move_events WHERE game = ? AND seq > ? AND seq <= ? ORDER BY seq",
+                         (game, after, upto))
+
+    def set_reported(self, game: str, name: str, seq: int) -> None:
+        """`name`'s reports have shown the events up to move `seq`."""
+        self._run("UPDATE players SET reported_seq = ? WHERE game = ? AND name = ?", (seq, game, name))
+
+    def rewind_reported(self, game: str, name: str, seq: int) -> None:
+        """A report that began at move `seq` was not delivered: the next one starts there again."""
+        self._run("UPDATE players SET reported_seq = ? WHERE game = ? AND name = ? AND reported_seq > ?",
+                  (seq, game, name, seq))
+
+    def verify_chain(self, game: str) -> list[str]:
+        """What is wrong with the move log of `game` (empty: the chain holds)."""
+        g = self._one("SELECT moves, seed_commitment FROM games WHERE id = ?", (game,))
+        problems, prev = [], g["seed_commitment"]
+        rows = self.moves(game)
+        for expected, row in enumerate(rows, 1):
+            if row["seq"] != expected:
+                problems.append(f"move {expected} is missing (found {row['seq']})")
+                break
+            if row["prev_hash"] != prev:
+                problems.append(f"move {row['seq']}: does not follow move {row['seq'] - 1}")
+            if chain_hash(row["prev_hash"], {k: row[k] for k in _CHAINED}, row["state_hash"]) != row["hash"]:
+                problems.append(f"move {row['seq']}: its record was changed")
+            prev = row["hash"]
+        if len(rows) != g["moves"]:
+            problems.append(f"the game counts {g['moves']} moves, the log holds {len(rows)}")
+        return problems
+
+    def save_snapshot(self, game: str, seq: int, state: bytes, replace: bool = False) -> None:
+        """`replace`: only for seq 0 of a game that has not started (its seats changed)."""
+        action = "UPDATE SET state = excluded.state" if replace else "NOTHING"
+        self._run(f"INSERT INTO snapshots (game, seq, state) VALUES (?, ?, ?) "
+                        f"ON CONFLICT (game, seq) DO {action}", (game, seq, state))
+
+    def snapshot_before(self, game: str, seq: int) -> dict | None:
+        """The latest snapshot at or before `seq`."""
+        return self._one("SELECT seq, state FROM snapshots WHERE game = ? AND seq <= ? ORDER BY seq DESC LIMIT 1",
+                         (game, seq))
+
+    # -- inbox -----------------------------------------------------------------------
+
+    def find_inbox(self, message_id: str | None, content_hash: str) -> dict | None:
+        """The stored message with this content, else with this Message-ID (one query)."""
+        return self._one("SELECT * FROM inbox WHERE content_hash = ? OR message_id = ? "
+                         "ORDER BY content_hash = ? DESC LIMIT 1", (content_hash, message_id, content_hash))
+
+    def add_inbox(self, raw: bytes, *, source: str, kind: str, content_hash: str,
+                  message_id: str | None = None, filename: str | None = None, token_hash: str | None = None) -> int:
+        """Store a message (`raw` with its tokens masked; `token_hash`: sha256 of the one it carried)."""
+        rows = self._all(
+            "INSERT INTO inbox (received_at, source, kind, filename, raw, message_id, content_hash, token_hash, "
+            "status, attempts) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'received', 0) ON CONFLICT DO NOTHING RETURNING id",
+            (self.now(), source, kind, filename, raw, message_id, content_hash, token_hash))
+        if not rows:  # stored meanwhile by another process (the unique keys): that one is it
+            return self.find_inbox(message_id, content_hash)["id"]
+        self.notify("inbox")
+        return rows[0]["id"]
+
+    def inbox(self, id: int) -> dict | None:
+        """The stored message; inside a transaction, locked for it (one process handles it)."""
+        return self._one("SELECT * FROM inbox WHERE id = ?" + (self.FOR_UPDATE if self.in_transaction else ""), (id,))
+
+    def inbox_rows(self, status: str | None = None, limit: int = 1000) -> list[dict]:
+        sql = ("SELECT id, received_at, source, kind, filename, message_id, status, outcome, game, player, attempts "
+               "FROM inbox")
+        params: list = []
+        if status:
+            sql += " WHERE status = ?"
+            params.append(status)
+        return self._all(sql + " ORDER BY id LIMIT ?", params + [limit])
+
+    def finish_inbox(self, id: int, status: str, outcome: str, game: str | None = None,
+                     player: str | None = None, raw: bytes | None = None) -> None:
+        """Mark a message done; `raw`: the message as kept from now on (its token masked)."""
+        self._run("UPDATE inbox SET status = ?, outcome = ?, game = ?, player = ?, processed_at = ?, "
+                        "raw = COALESCE(?, raw) WHERE id = ?", (status, outcome, game, player, self.now(), raw, id))
+
+    def inbox_attempt_failed(self, id: int, error: str, max_attempts: int) -> bool:
+        """Processing raised: count it; after `max_attempts` stop retrying (status failed).
+        True when this attempt was the last."""
+        self._run(
+            "UPDATE inbox SET attempts = attempts + 1, outcome = ?, "
+            "status = CASE WHEN attempts + 1 >= ? THEN 'failed' ELSE status END WHERE id = ? AND status = 'received'",
+            (f"error: {error}", max_attempts, id))
+        row = self._one("SELECT status, attempts FROM inbox WHERE id = ?", (id,))
+        return row is not None and row["status"] == "failed" and row["attempts"] == max_attempts
+
+    # -- outbox ----------------------------------------------------------------------
+
+    def add_outbox(self, *, message_id: str, kind: str, to_addr: str, subject: str, headers: dict,
+                   text: str, html: str | None = None, game: str | None = None, player: str | None = None,
+                   token_marker: str | None = None, inbox_id: int | None = None, context: str | None = None,
+                   since_seq: int | None = None) -> bool:
+        """Queue a mail (`context`: JSON it is rendered from when sent, pbem/outbox.py); a second
+        row with the same Message-ID is the same mail and is dropped."""
+        now = self.now()
+        n = self._run(
+            "INSERT INTO outbox (message_id, game, player, kind, to_addr, subject, headers, text, html, token_marker, "
+            "inbox_id, context, since_seq, status, attempts, created_at, next_attempt_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued', 0, ?, ?) ON CONFLICT (message_id) DO NOTHING",
+            (message_id, game, player, kind, to_addr, subject, msgspec.json.encode(headers).decode(), text, html,
+             token_marker, inbox_id, context, since_seq, now, now))
+        if n:
+            self.notify("outbox")
+        return n == 1
+
+    def add_frame(self, frame: str) -> int:
+        """Store a report frame (JSON) that several queued mails share; its id."""
+        return self._all("INSERT INTO report_frames (frame) VALUES (?) RETURNING id", (frame,))[0]["id"]
+
+    def frame(self, id: int) -> str:
+        return self._one("SELECT frame FROM report_frames WHERE id = ?", (id,))["frame"]
+
+    def outbox_due(self, page: int = 200) -> Iterator[dict]:
+        """The rows due now, fetched `page` at a time (a burst of thousands is never all in memory)."""
+        now, after = self.now(), 0
+        while True:
+            rows = self._all("SELECT * FROM outbox WHERE status = 'queued' AND next_attempt_at <= ? AND id > ? "
+                             "ORDER BY id LIMIT ?", (now, after, page))
+            yield from rows
+            if len(rows) < page:
+                return
+            after = rows[-1]["id"]
+
+    # Exactly-once sending: a sender claims a row before it sends it, with a lease. Another
+    # sender (a second daemon, `serve --once`) skips a claimed row until its lease has run
+    # out, which happens only if its sender died. The claim is one UPDATE ... RETURNING over
+    # a subselect, inside BEGIN IMMEDIATE (SQLite's one writer); PostgreSQL takes the same
+    # statement with FOR UPDATE SKIP LOCKED in the subselect (a row another daemon is
+    # claiming is passed over, not waited for).
+    CLAIM_SQL = ("UPDATE outbox SET claimed_by = ?, claim_until = ? WHERE id = ("
+                 "SELECT id FROM outbox WHERE status = 'queued' AND next_attempt_at <= ? "
+                 "AND (claim_until IS NULL OR claim_until <= ?){skip} ORDER BY id LIMIT 1{lock}) RETURNING *")
+
+    def claim_outbox(self, owner: str, lease_seconds: float, skip: list[int] = ()) -> dict | None:
+        """The next due row (not one of `skip`), claimed by `owner` for `lease_seconds`; None
+        when none is free."""
+        skip_sql = f" AND id NOT IN ({', '.join('?' * len(skip))})" if skip else ""
+        with self.transaction():
+            now = self.clock()
+            until = iso(now + timedelta(seconds=lease_seconds))
+            rows = self._all(self.CLAIM_SQL.format(skip=skip_sql, lock=self.SKIP_LOCKED),
+                             (owner, until, iso(now), iso(now), *skip))
+        return rows[0] if rows else None
+
+    def release_outbox(self, id: int, owner: str) -> None:
+        """Give a claimed row back before its lease runs out (its send failed on our side)."""
+        self._run("UPDATE outbox SET claimed_by = NULL, claim_until = NULL WHERE id = ? AND claimed_by = ?",
+                        (id, owner))
+
+    def outbox_waiting(self) -> dict:
+        """What waits to be sent (the moderator's notices about it aside), for `serve` and
+        `outbox list`: how many, since when, the next try and the last error."""
+        row = self._one("SELECT COUNT(*) AS n, MIN(created_at) AS oldest, MIN(next_attempt_at) AS next_try, "
+                        "MIN(id) AS oldest_id FROM outbox WHERE status = 'queued' AND kind != 'notice'")
+        last = self._one("SELECT last_error FROM outbox WHERE status = 'queued' AND last_error IS NOT NULL "
+                         "ORDER BY id DESC LIMIT 1")
+        return {**row, "last_error": last["last_error"] if last else None}
+
+    def count_mail_to(self, to_addr: str, kinds: tuple[str, ...], since: str) -> int:
+        """How many mails of `kinds` were queued to `to_addr` since `since`."""
+        marks = ", ".join("?" * len(kinds))
+        return self._one(f"SELECT COUNT(*) AS n FROM outbox WHERE lower(to_addr) = lower(?) AND kind IN ({marks}) "
+                         "AND created_at >= ?", (to_addr, *kinds, since))["n"]
+
+    def outbox_rows(self, status: str | None = None) -> list[dict]:
+        sql = ("SELECT id, message_id, game, player, kind, to_addr, subject, status, attempts, last_error, "
+               "created_at, next_attempt_at, sent_at FROM outbox")
+        if status:
+            return self._all(sql + " WHERE status = ? ORDER BY id", (status,))
+        return self._all(sql + " ORDER BY id")
+
+    def outbox_mail(self, id: int) -> dict | None:
+        return self._one("SELECT * FROM outbox WHERE id = ?", (id,))
+
+    def last_outbox(self, game: str, player: str, kinds: tuple[str, ...]) -> dict | None:
+        marks = ", ".join("?" * len(kinds))
+        return self._one(f"SELECT * FROM outbox WHERE game = ? AND player = ? AND kind IN ({marks}) "
+                         "ORDER BY id DESC LIMIT 1", (game, player, *kinds))
+
+    def count_outbox(self, game: str, player: str, kind: str) -> int:
+        return self._one("SELECT COUNT(*) AS n FROM outbox WHERE game = ? AND player = ? AND kind = ?",
+                         (game, player, kind))["n"]
+
+    def outbox_rendered(self, id: int, text: str, html: str | None) -> None:
+        """The row's text and HTML, rendered from its context, which it needs no more."""
+        self._run("UPDATE outbox SET text = ?, html = ?, context = NULL WHERE id = ?", (text, html, id))
+
+    def outbox_sent(self, id: int, text: str | None = None, html: str | None = None) -> None:
+        """Sent; `text` and `html`, when given, as rendered for it (outbox_rendered)."""
+        if text is not None:
+            self.outbox_rendered(id, text, html)
+        self._run("UPDATE outbox SET status = 'sent', attempts = attempts + 1, sent_at = ?, last_error = NULL, "
+                        "claimed_by = NULL, claim_until = NULL WHERE id = ?", (self.now(), id))
+
+    def outbox_attempt_failed(self, id: int, error: str, retry_at: str | None, owner: str | None = None) -> bool:
+        """A send failed: try again at `retry_at`, or give up (None). Only for a row `owner`
+        holds, or one no live claim holds (False: another sender has it now)."""
+        return 1 == self._run("UPDATE outbox SET attempts = attempts + 1, last_error = ?, status = ?, "
+                              "next_attempt_at = COALESCE(?, next_attempt_at), claimed_by = NULL, claim_until = NULL "
+                              "WHERE id = ? AND status = 'queued' AND (claimed_by IS NULL OR claimed_by = ? "
+                              "OR claim_until <= ?)",
+                              (error, "queued" if retry_at else "failed", retry_at, id, owner, self.now()))
+
+    def outbox_retry_failed(self) -> int:
+        return self._run("UPDATE outbox SET status = 'queued', next_attempt_at = ? WHERE status = 'failed'",
+                         (self.now(),))
+
+    # -- delivery: bounces, IMAP positions ---------------------------------------------
+
+    def outbox_by_message_id(self, message_id: str) -> dict | None:
+        return self._one("SELECT * FROM outbox WHERE message_id = ?", (message_id,))
+
+    def imap_position(self, mailbox: str) -> dict | None:
+        return self._one("SELECT uidvalidity, last_uid FROM imap_state WHERE mailbox = ?", (mailbox,))
+
+    def set_imap_position(self, mailbox: str, uidvalidity: int, last_uid: int) -> None:
+        self._run("INSERT INTO imap_state (mailbox, uidvalidity, last_uid) VALUES (?, ?, ?) "
+                        "ON CONFLICT (mailbox) DO UPDATE SET uidvalidity = excluded.uidvalidity, "
+                        "last_uid = excluded.last_uid", (mailbox, uidvalidity, last_uid))
+
+    def players_by_email(self, email: str) -> list[dict]:
+        return self._all("SELECT * FROM players WHERE lower(email) = lower(?) AND status = 'active'", (email,))
+
+    # -- pace: deadlines (pbem/deadlines.py) -------------------------------------------
+
+    def deadlines(self, game: str, player: str | None = None, open_only: bool = True,
+                  order: str = "due_at, prompt, player") -> list[dict]:
+        sql, params = "SELECT * FROM deadlines WHERE game = ?", [game]
+        if open_only:
+            sql += " AND status = 'open'"
+        if player:
+            sql += " AND player = ?"
+            params.append(player)
+        return self._all(f"{sql} ORDER BY {order}", params)
+
+    def open_deadline(self, game: str, prompt: int, player: str, *, kind: str, default_key: str, opened_at: str,
+                      due_at: str, reminded: str, next_at: str) -> None:
+        """A deadline for a question now asked; a rollback can reopen a question: its row
+        comes back to life with a new deadline."""
+        self._run("INSERT INTO deadlines (game, prompt, player, kind, default_key, opened_at, due_at, reminded, "
+                  "next_at, status, guard) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', '') "
+                  "ON CONFLICT (game, prompt, player) DO UPDATE SET "
+                  "kind = excluded.kind, default_key = excluded.default_key, opened_at = excluded.opened_at, "
+                  "due_at = excluded.due_at, reminded = excluded.reminded, next_at = excluded.next_at, "
+                  "status = 'open', guard = '', closed_at = NULL, closed_by = NULL",
+                  (game, prompt, player, kind, default_key, opened_at, due_at, reminded, next_at))
+        self.notify("deadline")
+
+    def update_deadline(self, game: str, prompt: int, player: str, **fields) -> int:
+        return self._update("deadlines", "game = ? AND prompt = ? AND player = ?", (game, prompt, player), fields)
+
+    def set_guard(self, game: str, new: str, old: str, due_by: str | None = None) -> int:
+        """The open deadlines of `game` whose guard is `old` (and due by `due_by`) get `new`."""
+        sql, params = "UPDATE deadlines SET guard = ? WHERE game = ? AND status = 'open' AND guard = ?", [new, game, old]
+        if due_by:
+            sql += " AND due_at <= ?"
+            params.append(due_by)
+        return self._run(sql, params)
+
+    def held_deadlines(self, game: str) -> list[dict]:
+        return self._all("SELECT player, prompt FROM deadlines WHERE game = ? AND guard = 'held' AND status = 'open' "
+                         "ORDER BY prompt, player", (game,))
+
+    def deadlines_to_look_at(self, now: str) -> list[dict]:
+        """The open deadlines whose next time (a reminder's, else the deadline's) has come, in
+        active games: read through the index on next_at, so a poll costs what is due, not
+        what is open."""
+        return self._all("SELECT d.* FROM deadlines d JOIN games g ON g.id = d.game WHERE d.status = 'open' "
+                         "AND d.next_at <= ? AND d.guard != 'held' AND g.status = 'active' ORDER BY d.next_at", (now,))
+
+    def claim_deadline(self, row: dict) -> dict | None:
+        """Inside a transaction: the row as it is now, locked, if it is still open and
+        unchanged since `row` was read; None if another process answered, moved or holds it
+        (PostgreSQL: SKIP LOCKED, no waiting). A reminder is queued once however many daemons."""
+        return self._one("SELECT * FROM deadlines WHERE game = ? AND prompt = ? AND player = ? AND due_at = ? "
+                         "AND reminded = ? AND status = 'open'" + self.SKIP_LOCKED,
+                         (row["game"], row["prompt"], row["player"], row["due_at"], row["reminded"]))
+
+    def deadlines_passed(self, game: str, now: str) -> list[dict]:
+        return self._all("SELECT * FROM deadlines WHERE game = ? AND status = 'open' AND guard != 'held' AND due_at <= ? "
+                         "ORDER BY due_at, prompt, player", (game, now))
+
+    def deadlines_in_window(self, since: str, until: str) -> list[dict]:
+        """For the outage guard: in every active game, the deadlines of active players open
+        and passed by `until`, defaulted between `since` and `until`, or answered by the
+        player themselves after `since`."""
+        return self._all("SELECT d.player, d.game, d.status, d.guard FROM deadlines d "
+                         "JOIN players p ON p.game = d.game AND p.name = d.player JOIN games g ON g.id = d.game "
+                         "WHERE p.status = 'active' AND g.status = 'active' "
+                         "AND ((d.status = 'open' AND d.due_at <= ?) "
+                         "OR (d.status = 'defaulted' AND d.due_at > ? AND d.due_at <= ?) "
+                         "OR (d.status = 'answered' AND d.closed_by = d.player AND d.closed_at > ?))",
+                         (until, since, until, since))
+
+    def next_wakeup(self) -> str | None:
+        """The earliest time a daemon has timed work: a deadline's next time, a mail's next
+        try, a claim's lease running out."""
+        row = self._one("SELECT (SELECT MIN(next_at) FROM deadlines WHERE status = 'open' AND guard != 'held') AS d, "
+                        "(SELECT MIN(next_attempt_at) FROM outbox WHERE status = 'queued') AS o, "
+                        "(SELECT MIN(claim_until) FROM outbox WHERE status = 'queued' AND claim_until IS NOT NULL) AS c")
+        times = [t for t in (row["d"], row["o"], row["c"]) if t]
+        return min(times) if times else None
+
+    # -- pace: standing orders (pbem/standing.py), vacations (pbem/vacation.py) ---------
+
+    def standing_orders(self, game: str, player: str | None = None) -> list[dict]:
+        """The active orders of `player`, or of every active player of `game`."""
+        if player is not None:
+            return self._all("SELECT player, n, text, uses, filed_at FROM standing_orders WHERE game = ? "
+                             "AND player = ? AND status = 'active' ORDER BY n", (game, player))
+        return self._all("SELECT o.player, o.n, o.text FROM standing_orders o JOIN players p ON p.game = o.game "
+                         "AND p.name = o.player WHERE o.game = ? AND o.status = 'active' AND p.status = 'active' "
+                         "ORDER BY o.n", (game,))
+
+    def file_standing_order(self, game: str, player: str, text: str) -> int:
+        """File an order; its number (per player and game, never reused)."""
+        with self.transaction():
+            n = self._one("SELECT COALESCE(MAX(n), 0) + 1 AS n FROM standing_orders WHERE game = ? AND player = ?",
+                          (game, player))["n"]
+            self._run("INSERT INTO standing_orders (game, player, n, text, status, uses, filed_at) "
+                      "VALUES (?, ?, ?, ?, 'active', 0, ?)", (game, player, n, text, self.now()))
+        return n
+
+    def cancel_standing_orders(self, game: str, player: str, n: int | None = None) -> int:
+        """Cancel order `n`, or all of the player's; how many were cancelled."""
+        sql, params = ("UPDATE standing_orders SET status = 'cancelled', cancelled_at = ? WHERE game = ? "
+                       "AND player = ? AND status = 'active'"), [self.now(), game, player]
+        if n is not None:
+            sql += " AND n = ?"
+            params.append(n)
+        return self._run(sql, params)
+
+    def standing_order_used(self, game: str, player: str, n: int) -> None:
+        self._run("UPDATE standing_orders SET uses = uses + 1 WHERE game = ? AND player = ? AND n = ?",
+                  (game, player, n))
+
+    def vacations(self, game: str, player: str) -> list[dict]:
+        return self._all("SELECT * FROM vacations WHERE game = ? AND player = ? ORDER BY starts_at, id", (game, player))
+
+    def add_vacation(self, game: str, player: str, starts_at: str, ends_at: str, set_by: str) -> None:
+        self._run("INSERT INTO vacations (game, player, starts_at, ends_at, set_by, created_at) "
+                  "VALUES (?, ?, ?, ?, ?, ?)", (game, player, starts_at, ends_at, set_by, self.now()))
+
+    def end_vacation_at(self, id: int, ends_at: str) -> None:
+        self._run("UPDATE vacations SET ends_at = ? WHERE id = ?", (ends_at, id))
+
+    # -- for the moderator and the shell -------------------------------------------------
+
+    def last_mail(self, game: str, player: str) -> tuple[str | None, str | None]:
+        """When the player's last mail came in, and when the last one to them went out."""
+        row = self._one("SELECT (SELECT MAX(received_at) FROM inbox WHERE game = ? AND player = ?) AS i, "
+                        "(SELECT MAX(sent_at) FROM outbox WHERE game = ? AND player = ?) AS o",
+                        (game, player, game, player))
+        return row["i"], row["o"]
+
+    def game_ids(self, prefix: str = "") -> list[str]:
+        return [r["id"] for r in self._all("SELECT id FROM games WHERE id LIKE ? ORDER BY id", (prefix + "%",))]
+
+    def player_names(self, game: str, prefix: str = "") -> list[str]:
+        return [r["name"] for r in self._all("SELECT name FROM players WHERE game = ? AND name LIKE ? ORDER BY seat",
+                                             (game, prefix + "%"))]

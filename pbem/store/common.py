@@ -1,0 +1,34 @@
+"""What every store and its callers share: the clock, times as text, the chain's hash."""
+from __future__ import annotations
+
+import hashlib
+import json
+from datetime import datetime, timezone
+from typing import Any, Callable
+
+Clock = Callable[[], datetime]
+
+
+def utcnow() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def iso(t: datetime) -> str:
+    return t.astimezone(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+class StoreUnavailable(Exception):
+    """The database cannot be opened or written now: a mail pipe should say 'try later'."""
+
+
+def chain_hash(prev_hash: str, record: dict[str, Any], state_hash: str) -> str:
+    body = json.dumps(record, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(f"{prev_hash}\n{body}\n{state_hash}".encode()).hexdigest()
+
+
+_CHAINED = ("game", "seq", "kind", "player", "actor", "line", "prompt", "message_id", "inbox_id", "at")
+
+
+def is_url(target) -> bool:
+    """A PostgreSQL connection URL (pbem.toml `db = "postgresql://…"`), not a SQLite file."""
+    return isinstance(target, str) and target.startswith(("postgresql://", "postgres://"))

@@ -1,0 +1,162 @@
+"""The store on PostgreSQL: several daemons on several machines over one database.
+
+psycopg 3 with its connection pool. A transaction holds one pooled connection for its whole
+length (per thread); a read outside a transaction borrows one for that statement
+(autocommit). The SQL is base.py's, its `?` placeholders turned into psycopg's `%s`.
+
+What SQLite's one writer gave for free is locked here (base.py says what): a game with an
+advisory lock for the length of the transaction, claimed rows with FOR UPDATE SKIP LOCKED.
+Inbox dedupe holds under concurrent inserts by the unique keys (ON CONFLICT DO NOTHING waits
+for the other insert and then finds its row). Work queued by one process wakes the others
+with NOTIFY (delivered when the transaction commits), so an idle daemon need not poll.
+"""
+from __future__ import annotations
+
+import contextlib
+import functools
+import threading
+from typing import Iterator
+
+import psycopg
+import psycopg_pool
+from psycopg.rows import dict_row
+
+from pbem.store.base import Store
+from pbem.store.common import Clock, StoreUnavailable, utcnow
+
+CHANNEL = "pbem"
+MIGRATION_LOCK = 0x7062656D  # "pbem": the advisory lock key held while migrating
+
+
+@functools.lru_cache(maxsize=512)
+def _pg(sql: str) -> str:
+    """base.py's SQL for psycopg: `?` placeholders as %s (none of it has a '?' in a literal)."""
+    return sql.replace("%", "%%").replace("?", "%s")
+
+
+class PostgresStore(Store):
+    dialect = "postgresql"
+    FOR_UPDATE = " FOR UPDATE"
+    SKIP_LOCKED = " FOR UPDATE SKIP LOCKED"
+    notifies = True
+    errors = (psycopg.Error, psycopg_pool.PoolTimeout)
+
+    def __init__(self, url: str, clock: Clock = utcnow, timeout: float = 10.0, pool_size: int = 4):
+        self.clock = clock
+        self.path = None
+        self.target = url
+        self._local = threading.local()
+        self.pool = psycopg_pool.ConnectionPool(
+            url, min_size=1, max_size=pool_size, open=False, timeout=timeout, name="pbem",
+            kwargs={"autocommit": True, "row_factory": dict_row})
+        try:
+            self.pool.open(wait=True, timeout=timeout)
+            self.migrate()
+        except (psycopg.Error, psycopg_pool.PoolTimeout) as e:
+            self.pool.close()
+            raise StoreUnavailable(f"PostgreSQL: {e}") from e
+
+    def close(self) -> None:
+        self.pool.close()
+
+    @property
+    def in_transaction(self) -> bool:
+        return getattr(self._local, "conn", None) is not None
+
+    @contextlib.contextmanager
+    def _conn(self) -> Iterator[psycopg.Connection]:
+        conn = getattr(self._local, "conn", None)
+        if conn is not None:
+            yield conn
+            return
+        with self.pool.connection() as conn:
+            yield conn
+
+    @contextlib.contextmanager
+    def transaction(self, redoable: bool = False, savepoint: bool = False) -> Iterator["PostgresStore"]:
+        """As SqliteStore.transaction; `redoable`: committed without waiting for the WAL
+        flush (synchronous_commit off: a crash of the server may lose it, never corrupt it)."""
+        conn = getattr(self._local, "conn", None)
+        if conn is not None:
+            if savepoint:
+                with conn.transaction():  # psycopg: a savepoint inside the open transaction
+                    yield self
+            else:
+                yield self
+            return
+        with self.pool.connection() as conn:
+            self._local.conn = conn
+            try:
+                with conn.transaction():
+                    if redoable:
+                        conn.execute("SET LOCAL synchronous_commit = off")
+                    yield self
+            finally:
+                self._local.conn = None
+
+    @contextlib.contextmanager
+    def snapshot(self) -> Iterator["PostgresStore"]:
+        """Reads that see one state (REPEATABLE READ, read only)."""
+        with self.transaction():
+            self._run("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            yield self
+
+    def _after_copy(self) -> None:
+        # rows came with their ids: the identity columns go on after the largest
+        for table in ("inbox", "outbox", "report_frames", "vacations"):
+            self._run(f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), COALESCE(MAX(id), 0) + 1, false) "
+                      f"FROM {table}")
+
+    @contextlib.contextmanager
+    def group_commit(self) -> Iterator["PostgresStore"]:
+        yield self  # every commit waits for its WAL flush: nothing to sync after the batch
+
+    def sync(self) -> None:
+        pass
+
+    def _all(self, sql: str, params=()) -> list[dict]:
+        with self._conn() as conn:
+            cur = conn.execute(_pg(sql), params)
+            return cur.fetchall() if cur.description is not None else []
+
+    def _run(self, sql: str, params=()) -> int:
+        with self._conn() as conn:
+            return conn.execute(_pg(sql) if params else sql, params or None).rowcount
+
+    def _lock_game(self, game: str) -> None:
+        # held until the transaction ends; two games may share a key (a hash): they then wait
+        # for each other, which is only slower
+        self._run("SELECT pg_advisory_xact_lock(hashtextextended(?, 0))", (game,))
+
+    def _lock_migrations(self) -> None:
+        self._run("SELECT pg_advisory_xact_lock(?)", (MIGRATION_LOCK,))
+
+    def notify(self, what: str) -> None:
+        self._run("SELECT pg_notify(?, ?)", (CHANNEL, what))
+
+    def watch(self, wake) -> object:
+        """A thread on its own connection that LISTENs and calls `wake()` on each
+        notification; stop_watching(handle) ends it."""
+        stop = threading.Event()
+        conn = psycopg.connect(self.target, autocommit=True)
+        conn.execute(f"LISTEN {CHANNEL}")
+
+        def listen():
+            try:
+                while not stop.is_set():
+                    for _ in conn.notifies(timeout=0.5):
+                        wake()
+            except psycopg.Error:  # the server went away: the daemon's poll carries on
+                if not stop.is_set():
+                    wake()
+            finally:
+                conn.close()
+
+        thread = threading.Thread(target=listen, name="pbem-listen", daemon=True)
+        thread.start()
+        return stop, thread
+
+    def stop_watching(self, handle) -> None:
+        stop, thread = handle
+        stop.set()
+        thread.join(timeout=2)

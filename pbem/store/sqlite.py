@@ -1,0 +1,139 @@
+"""The embedded store: one SQLite file in the home, in WAL mode.
+
+Writes happen inside `transaction()`, which opens `BEGIN IMMEDIATE`: a deferred BEGIN in WAL
+mode that reads first fails at once with "database is locked" when another connection wrote
+in between. One writer at a time also serialises games, claims and stored messages, so the
+locks PostgreSQL needs (base.py) are nothing here.
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+from pathlib import Path
+from typing import Iterator
+
+import sqlite_utils
+
+from pbem.store.base import Store
+from pbem.store.common import Clock, StoreUnavailable, utcnow
+
+
+class SqliteStore(Store):
+    dialect = "sqlite"
+    errors = (sqlite3.Error,)
+
+    def __init__(self, path: str | Path, clock: Clock = utcnow, timeout: float = 10.0):
+        self.clock = clock
+        self.path = Path(path)
+        self.target = str(path)
+        self._grouped = 0  # depth of group_commit(): commits skip their fsync, sync() does it
+        try:
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+            conn = sqlite3.connect(str(path), isolation_level=None, timeout=timeout, check_same_thread=False)
+            self.db = sqlite_utils.Database(conn)  # for tests and tools; the store's own SQL goes to the connection
+            conn.execute("PRAGMA journal_mode=WAL")
+            # FULL: a mail acknowledged to the MTA survives a power cut, not only a crash
+            conn.execute("PRAGMA synchronous=FULL")
+            conn.execute("PRAGMA foreign_keys=ON")
+            conn.execute("PRAGMA secure_delete=ON")  # a masked token leaves no old bytes behind
+            self.migrate()
+        except (sqlite3.Error, OSError) as e:
+            raise StoreUnavailable(str(e)) from e
+
+    def close(self) -> None:
+        self.db.close()
+
+    @property
+    def in_transaction(self) -> bool:
+        return self.db.conn.in_transaction
+
+    @contextlib.contextmanager
+    def transaction(self, redoable: bool = False, savepoint: bool = False) -> Iterator["SqliteStore"]:
+        """One write transaction; a nested call joins the one already open (`savepoint`: as
+        a savepoint, so that its failure undoes its own work and leaves the outer one's).
+
+        `redoable`: work that can be done again from what is already stored durably (the
+        processing of a stored message). Its commit skips the fsync (WAL, synchronous=NORMAL):
+        a power cut may lose it, never corrupt it, and the message is then processed again."""
+        conn = self.db.conn
+        if conn.in_transaction:
+            if savepoint:
+                conn.execute("SAVEPOINT nested")
+                try:
+                    yield self
+                except BaseException:
+                    conn.execute("ROLLBACK TO nested")
+                    conn.execute("RELEASE nested")
+                    raise
+                conn.execute("RELEASE nested")
+            else:
+                yield self
+            return
+        redoable = redoable and not self._grouped  # a group has set NORMAL for all of it
+        if redoable:
+            conn.execute("PRAGMA synchronous=NORMAL")
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self
+            except BaseException:  # a crash of any kind leaves nothing half-written
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+        finally:
+            if redoable:
+                conn.execute("PRAGMA synchronous=FULL")
+
+    @contextlib.contextmanager
+    def snapshot(self) -> Iterator["SqliteStore"]:
+        """Reads that see one state: a read transaction (WAL: writers go on meanwhile)."""
+        conn = self.db.conn
+        conn.execute("BEGIN")
+        try:
+            yield self
+        finally:
+            conn.execute("ROLLBACK")
+
+    @contextlib.contextmanager
+    def group_commit(self) -> Iterator["SqliteStore"]:
+        """Group commit for a source that takes a batch of messages: inside, every commit
+        skips its fsync (still atomic, and safe from a crash of this process); on the way out
+        one fsync makes them all durable. The source acknowledges its messages (moves the
+        files, flags the mail) only after this block, so a power cut inside it loses nothing:
+        the unacknowledged messages are read again and known again by their hashes."""
+        if not self._grouped:
+            self.db.conn.execute("PRAGMA synchronous=NORMAL")
+        self._grouped += 1
+        try:
+            yield self
+        finally:
+            self._grouped -= 1
+            if not self._grouped:
+                self.db.conn.execute("PRAGMA synchronous=FULL")
+                self.sync()
+
+    def sync(self) -> None:
+        """Make every committed transaction durable: they are all in the write-ahead log,
+        so one fsync of it does (a checkpoint syncs what it moves into the database itself)."""
+        wal = self.path.with_name(self.path.name + "-wal")
+        try:
+            fd = os.open(wal, os.O_RDONLY)
+        except FileNotFoundError:  # nothing written since the last checkpoint emptied it
+            return
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+    def _all(self, sql: str, params=()) -> list[dict]:
+        # the connection itself: sqlite-utils' query() wraps every read in a SAVEPOINT
+        cur = self.db.conn.execute(sql, params)
+        if cur.description is None:
+            return []
+        names = [d[0] for d in cur.description]
+        return [dict(zip(names, row)) for row in cur.fetchall()]
+
+    def _run(self, sql: str, params=()) -> int:
+        return self.db.conn.execute(sql, params).rowcount
