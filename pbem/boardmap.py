@@ -74,10 +74,9 @@ def picture(view: dict) -> dict:
     for name, p in view["players"].items():
         if p.get("space") and p.get("alive", True):
             here.setdefault(p["space"], []).append(marks[name])
-    things = {s: list(cards) for s, cards in view.get("space_cards", {}).items()}
-    for s, gold in view.get("space_gold", {}).items():
-        if gold:
-            things.setdefault(s, []).append(f"{gold} gold")
+    effects, things = lying(view)
+    for s, laid in effects.items():  # the Hex first: it acts first (it has no encounter number)
+        things[s] = laid + things.get(s, [])
     colours = {marks[n]: COLOURS[i % len(COLOURS)] for i, n in enumerate(marks)}
     rings = [[ring, list(spaces)] for ring, spaces in view["board"].items()]
     return {
@@ -87,6 +86,38 @@ def picture(view: dict) -> dict:
         "map": {"rings": rings, "names": {s: names.get(s, s) for _, spaces in rings for s in spaces},
                 "here": here, "things": things, "colours": colours},
     }
+
+
+def effect_words(e: dict) -> tuple[str, str]:
+    """A lasting effect as a report names it: ("Hex", "3 rounds") and who laid it."""
+    rounds = e.get("rounds")
+    detail = f"{rounds} round{'s' if rounds != 1 else ''}" if isinstance(rounds, int) else ""
+    return str(e.get("name", "?")).replace("-", " ").title(), detail
+
+
+def _named(e: dict) -> str:
+    """ "Hex (3 rounds) by alice" """
+    name, detail = effect_words(e)
+    return name + (f" ({detail})" if detail else "") + (f" by {e['by']}" if e.get("by") else "")
+
+
+def lying(view: dict) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+    """What lies on each space, as words: the effects laid there (the Hex), and the cards and
+    gold."""
+    effects: dict[str, list[str]] = {}
+    for e in view.get("effects", []):
+        if e.get("space"):
+            effects.setdefault(e["space"], []).append(_named(e))
+    things = {s: list(cards) for s, cards in view.get("space_cards", {}).items()}
+    for s, gold in view.get("space_gold", {}).items():
+        if gold:
+            things.setdefault(s, []).append(f"{gold} gold")
+    return effects, things
+
+
+def in_force(view: dict) -> list[tuple[str, str]]:
+    """The lasting effects that lie on no space (a Blizzard)."""
+    return [effect_words(e) for e in view.get("effects", []) if not e.get("space")]
 
 
 BLANK = {"space": "", "ring": "", "name": ("", ""), "full": "", "who": [], "marks": "", "things": []}  # no centre space

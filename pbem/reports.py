@@ -112,6 +112,8 @@ def pack_lines(public: dict) -> list[dict]:
         for key, value in (public.get(pack) or {}).items():
             lines.append({"pack": pack.replace("-", " ").title(), "what": key.replace("_", " ").capitalize(),
                           "value": _words(value)})
+    for name, detail in boardmap.in_force(public):  # a lasting effect on no space: a Blizzard
+        lines.append({"pack": "In force", "what": name, "value": detail or "yes"})
     if "shared_fate" in public:
         lines.append({"pack": "Heroes", "what": "Shared fate", "value": str(public["shared_fate"])})
     return lines

@@ -24,16 +24,6 @@ def _lines(text: str, width: int) -> list[str]:
     return textwrap.wrap(text, width) or [""]
 
 
-def _effects(view: dict) -> dict[str, list[str]]:
-    """Effects laid on a space (the Hex), as words: 'Hex (3 rounds)'."""
-    out: dict[str, list[str]] = {}
-    for e in view.get("effects", []):
-        if e.get("space"):
-            rounds = f" ({e['rounds']} rounds)" if e.get("rounds") else ""
-            out.setdefault(e["space"], []).append(f"{str(e['name']).replace('-', ' ').title()}{rounds}")
-    return out
-
-
 def _places(view: dict) -> tuple[dict[str, tuple[str, int, int]], int, int]:
     """Each space's (ring, column, row) and the grid's width and height in tiles."""
     rings = tuple((ring, tuple(ids)) for ring, ids in view["board"].items())
@@ -55,11 +45,7 @@ def svg(view: dict, markers: dict[str, str], colours: dict[str, str]) -> str:
     e = escape
     names = view["space_names"]
     places, cols, rows = _places(view)
-    things = {s: list(cards) for s, cards in view.get("space_cards", {}).items()}
-    for s, gold in view.get("space_gold", {}).items():
-        if gold:
-            things.setdefault(s, []).append(f"{gold} gold")
-    effects = _effects(view)
+    effects, things = boardmap.lying(view)
     here: dict[str, list[tuple[str, str]]] = {}
     for name, p in view["players"].items():
         if p.get("space") and p.get("alive", True) and p["space"] in places:
