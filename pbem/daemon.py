@@ -5,6 +5,11 @@ configured Maildir and IMAP mailbox), then sends due mail. Between cycles it sle
 file arrives (watchfiles), the IMAP worker's IDLE reports mail, or `poll_seconds` pass.
 SIGTERM or SIGINT sets a flag that is looked at between messages: the message in hand is
 finished, then the daemon stops.
+
+On PostgreSQL, where several daemons share the work, each LISTENs: work another daemon or
+`pbem ingest` queued (a stored message, a mail, a deadline) wakes it at once, and without it
+the daemon sleeps until its next timed work (a deadline, a retry, a lease running out)
+instead of polling.
 """
 from __future__ import annotations
 
@@ -16,8 +21,8 @@ from pathlib import Path
 
 import watchfiles
 
-from pbem import log, outbox, process
-from pbem.ingest import dropfolder, imap, maildir
+from pbem import clock, log, outbox, process
+from pbem.ingest import dropfolder, imap, maildir, pipe
 from pbem import deadlines  # reminders and defaults, each cycle
 
 
@@ -42,6 +47,7 @@ async def cycle(svc, stop: threading.Event | None = None,
     stop = stop or threading.Event()
     logger, results = log.get(), []
     steps = [("pending", lambda: process.retry_pending(svc)),
+             ("pipe spool", lambda: pipe.poll(svc, stop)),
              ("drop folder", lambda: dropfolder.poll(svc, svc.settings.inbox_path, stop))]
     if svc.settings.maildir_path:
         steps.append(("maildir", lambda: maildir.poll(svc, svc.settings.maildir_path, stop)))
@@ -85,8 +91,24 @@ def _arrivals(change, path: str) -> bool:
     return "cur" not in parts and "tmp" not in parts and not Path(path).name.startswith(".")
 
 
+IDLE_MAX = 60.0  # a daemon woken by its store still looks this often (a crashed peer's leftovers)
+
+
+def idle_seconds(svc) -> float:
+    """How long an idle daemon waits: poll_seconds; on a store that wakes it (NOTIFY), until
+    its next timed work, at most IDLE_MAX."""
+    if not svc.store.notifies:
+        return svc.settings.poll_seconds
+    longest = max(IDLE_MAX, svc.settings.poll_seconds)
+    due = svc.store.next_wakeup()
+    if due is None:
+        return longest
+    return min(max((clock.parse(due) - svc.now()).total_seconds() + 0.05, 0.05), longest)
+
+
 async def _wait(svc, stop: threading.Event, wake: threading.Event | None = None) -> None:
-    """Until a file arrives, poll_seconds pass, stop is set or `wake` (IMAP mail) is set."""
+    """Until a file arrives, the idle time passes, stop is set or `wake` (IMAP mail, the
+    store's notice) is set."""
     stopped = asyncio.Event()
     wake = wake or threading.Event()
 
@@ -98,7 +120,7 @@ async def _wait(svc, stop: threading.Event, wake: threading.Event | None = None)
     flag = asyncio.create_task(watch_flag())
     try:
         async for _ in watchfiles.awatch(*_watched(svc), watch_filter=_arrivals, stop_event=stopped,
-                                         rust_timeout=int(svc.settings.poll_seconds * 1000), yield_on_timeout=True):
+                                         rust_timeout=int(idle_seconds(svc) * 1000), yield_on_timeout=True):
             break
     finally:
         flag.cancel()
@@ -114,7 +136,8 @@ async def serve(svc, *, once: bool = False, stop: threading.Event | None = None)
         mailbox = imap.ImapSource(svc.settings.imap)
         if not once:
             mailbox.watch(wake.set)
-    with _stop_on_signals(stop):
+    listening = None if once else svc.store.watch(wake.set)
+    with _stop_on_signals(stop), (contextlib.nullcontext() if once else pipe.serving(svc.settings)):
         logger.info("serving", home=str(svc.settings.home), once=once)
         try:
             while True:
@@ -122,9 +145,12 @@ async def serve(svc, *, once: bool = False, stop: threading.Event | None = None)
                 handled += len(await cycle(svc, stop, mailbox))
                 if once or stop.is_set():
                     break
-                await _wait(svc, stop, wake)
+                if not pipe.waiting(svc.settings):  # spooled while the cycle ran: no watcher saw it
+                    await _wait(svc, stop, wake)
         finally:
             if mailbox is not None:
                 mailbox.stop()
+            if listening is not None:
+                svc.store.stop_watching(listening)
     logger.info("stopped", handled=handled)
     return handled

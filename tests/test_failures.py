@@ -2,8 +2,9 @@
 
 Each step is wrapped to raise right after it did its work, once: as an error (an exception
 the daemon catches and logs) and as a crash (the process dies: nothing after it runs, and a
-new process opens the store again)."""
+new process opens the store again). On both stores: SQLite, and a real PostgreSQL."""
 import asyncio
+import functools
 import inspect
 from datetime import timedelta
 
@@ -16,6 +17,11 @@ from pbem.ingest import dropfolder
 from pbem.store import Store
 
 from conftest import game_config, legal, mail, token
+
+
+@pytest.fixture
+def make_service(make_service, db_setting):
+    return functools.partial(make_service, **db_setting)
 
 
 class Crash(BaseException):

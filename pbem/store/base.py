@@ -511,11 +511,14 @@ class Store:
                          (until, since, until, since))
 
     def next_wakeup(self) -> str | None:
-        """The earliest time a daemon has timed work: a deadline's next time, a mail's next
-        try, a claim's lease running out."""
-        row = self._one("SELECT (SELECT MIN(next_at) FROM deadlines WHERE status = 'open' AND guard != 'held') AS d, "
-                        "(SELECT MIN(next_attempt_at) FROM outbox WHERE status = 'queued') AS o, "
-                        "(SELECT MIN(claim_until) FROM outbox WHERE status = 'queued' AND claim_until IS NOT NULL) AS c")
+        """The next time after now that a daemon has timed work: a deadline's next time, a
+        mail's next try, a claim's lease running out (what is due already, the cycle that
+        just ran took or left to another daemon)."""
+        now = self.now()
+        row = self._one("SELECT (SELECT MIN(next_at) FROM deadlines WHERE status = 'open' AND next_at > ?) AS d, "
+                        "(SELECT MIN(next_attempt_at) FROM outbox WHERE status = 'queued' AND next_attempt_at > ?) AS o, "
+                        "(SELECT MIN(claim_until) FROM outbox WHERE status = 'queued' AND claim_until > ?) AS c",
+                        (now, now, now))
         times = [t for t in (row["d"], row["o"], row["c"]) if t]
         return min(times) if times else None
 

@@ -1,0 +1,161 @@
+"""Several daemons over one PostgreSQL (issue 15): each `pbem serve` a separate process with a
+home of its own (a machine: its own drop folder, the shared key and database), answers to the
+same game and to different games arriving at several daemons at once, a real SMTP server
+(aiosmtpd) counting deliveries. Every message is applied once, each game keeps one chain,
+each mail is sent once; a daemon killed with SIGKILL in the middle of a batch leaves the
+others to carry on, nothing lost or doubled. The cluster is tests/pgcluster.py's."""
+from __future__ import annotations
+
+import collections
+import random
+import shutil
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import legal, mail, token
+from pbem import games
+from pbem.ingest import dropfolder
+from pbem.service import open_service
+from test_daemons import PBEM, run, smtp  # noqa: F401 -- the SMTP sink fixture
+
+GAMES = 4
+
+
+def make_homes(tmp_path: Path, url: str, port: int, daemons: int) -> list[Path]:
+    """`daemons` homes on one database and one key; GAMES games of three players."""
+    config = (f'db = "{url}"\npoll_seconds = 0.2\nsend_lease_seconds = 2\nmoderator = "mod@example.org"\n'
+              f'[smtp]\nhost = "127.0.0.1"\nport = {port}\nstarttls = false\ntimeout = 1\n')
+    homes = [tmp_path / f"machine{i}" for i in range(daemons)]
+    for i, home in enumerate(homes):
+        home.mkdir(mode=0o700)
+        (home / "pbem.toml").write_text(config)
+        if i:
+            shutil.copy2(homes[0] / "secret.key", home / "secret.key")
+        run(home, "init")
+    for n in range(GAMES):
+        cfg = tmp_path / f"g{n}.toml"
+        cfg.write_text(f'[game]\nname = "g{n}"\nedition = "revised4"\nseed = "postgres-seed-{n:04d}-abcdefgh"\n'
+                       '[[players]]\nname = "alice"\nemail = "alice@example.org"\n'
+                       '[[players]]\nname = "bob"\nemail = "bob@example.org"\n'
+                       '[[players]]\nname = "carol"\nemail = "carol@example.org"\n')
+        run(homes[0], "game", "new", cfg)
+    return homes
+
+
+def serve(home: Path) -> subprocess.Popen:
+    return subprocess.Popen([*PBEM, "--home", str(home), "serve"], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+
+
+def stop(procs) -> None:
+    for p in procs:
+        if p.poll() is None:
+            p.terminate()
+    for p in procs:
+        try:
+            p.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+
+
+def wait_for(check, what: str, timeout: float = 90.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        got = check()
+        if got:
+            return got
+        time.sleep(0.1)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def answers(svc, rng: random.Random) -> list[tuple[str, bytes]]:
+    """A round: for each game the answer its open question waits for, and for some a second,
+    rival answer from the same player under another Message-ID (only one can be played)."""
+    out = []
+    for g in sorted(svc.store.game_ids()):
+        player, line = legal(svc, g)
+        tok = token(svc, g, player)
+        out.append((g, mail([line], sender=f"{player}@example.org", tok=tok, game=g)))
+        moves = svc.engine.legal_moves(games.state(svc, games.get(svc, g)))
+        rival = next((m for m in moves if m.player == player and f"{m.prompt}: {m.key}" != line), None)
+        if rival is not None and rng.random() < 0.5:
+            out.append((g, mail([f"{rival.prompt}: {rival.key}"], sender=f"{player}@example.org", tok=tok, game=g)))
+    return out
+
+
+def settled(svc, moves_before: dict, accepted: int) -> bool:
+    """Every stored message processed and the round's moves in."""
+    if any(r["status"] == "received" for r in svc.store.inbox_rows(limit=100000)):
+        return False
+    return sum(svc.store.game(g)["moves"] - n for g, n in moves_before.items()) >= accepted
+
+
+def check_store(svc, handler, rounds: int) -> None:
+    rows = svc.store.inbox_rows(limit=100000)
+    assert all(r["status"] == "processed" for r in rows)
+    assert all(r["attempts"] == 0 for r in rows), [r for r in rows if r["attempts"]]  # no processing ever failed
+    for g in svc.store.game_ids():
+        assert svc.store.verify_chain(g) == [], g
+        moves = svc.store.moves(g)
+        assert len(moves) == rounds, [m["line"] for m in moves]
+        applied = collections.Counter(m["message_id"] for m in moves)
+        assert max(applied.values()) == 1, applied  # each message applied once
+    sent = wait_for(lambda: (lambda o: o if o and all(r["status"] == "sent" for r in o) else None)(
+        svc.store.outbox_rows()), "every mail sent")
+    return sent
+
+
+@pytest.mark.parametrize("daemons", [2, 4])
+def test_several_daemons_apply_each_answer_once_and_send_each_mail_once(tmp_path, pg_url, smtp, daemons):
+    handler, port = smtp
+    homes = make_homes(tmp_path, pg_url, port, daemons)
+    svc = open_service(homes[0])
+    procs = [serve(h) for h in homes]
+    rng, rounds = random.Random(daemons), 3
+    try:
+        for _ in range(rounds):
+            before = {g: svc.store.game(g)["moves"] for g in svc.store.game_ids()}
+            batch = answers(svc, rng)
+            for g, raw in batch:  # each mail reaches two machines at once (an MTA's retry, two MX)
+                for home in rng.sample(homes, 2):
+                    dropfolder.drop(home / "inbox", f"{g}.eml", raw)
+            wait_for(lambda: settled(svc, before, len(before)), "the round's answers")
+        sent = check_store(svc, handler, rounds)
+    finally:
+        stop(procs)
+        svc.store.close()
+    assert sum(handler.ids.values()) == len(sent), handler.ids.most_common(3)
+    assert set(handler.ids) == {r["message_id"] for r in sent} and max(handler.ids.values()) == 1
+
+
+def test_a_daemon_killed_mid_batch_leaves_the_others_to_carry_on(tmp_path, pg_url, smtp):
+    handler, port = smtp
+    homes = make_homes(tmp_path, pg_url, port, 3)
+    svc = open_service(homes[0])
+    procs = [serve(h) for h in homes]
+    rng = random.Random(7)
+    try:
+        before = {g: svc.store.game(g)["moves"] for g in svc.store.game_ids()}
+        batch = answers(svc, rng)
+        victim = homes[0]
+        for g, raw in batch:  # every answer to the victim, and to one of the others too
+            dropfolder.drop(victim / "inbox", f"{g}.eml", raw)
+        wait_for(lambda: list((victim / "inbox" / "cur").iterdir()), "the victim's first message")
+        procs[0].send_signal(signal.SIGKILL)
+        procs[0].wait()
+        left = list((victim / "inbox" / "new").iterdir())
+        for f in left:  # the MTA gives what the dead machine did not take to another one
+            dropfolder.drop(homes[1] / "inbox", f.name, f.read_bytes())
+        wait_for(lambda: settled(svc, before, len(before)), "the batch")
+        sent = check_store(svc, handler, 1)
+    finally:
+        stop(procs)
+        svc.store.close()
+    assert set(handler.ids) == {r["message_id"] for r in sent}  # nothing lost
+    # a daemon killed between the server's acceptance and marking the row sent sends it once more
+    assert sum(handler.ids.values()) - len(sent) <= 1 and max(handler.ids.values()) <= 2, handler.ids.most_common(3)
