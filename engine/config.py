@@ -7,15 +7,10 @@ from typing import Any
 import msgspec
 
 EDITIONS = ("revised4", "fifth")
-KNOWN_PACKS = ("cataclysm", "lost-realms", "timescape", "nemesis", "sea-voyage", "city")
-# packs whose rules are implemented so far
-PLAYABLE_PACKS: tuple[str, ...] = ("cataclysm", "lost-realms", "nemesis", "sea-voyage", "timescape", "city")
-# the editions a pack is made for (default: any)
-PACK_EDITIONS = {"cataclysm": ("revised4",), "lost-realms": ("revised4",), "nemesis": ("fifth",), "city": ("revised4",)}
-SOLE_PACKS = ("nemesis",)  # packs played with no other pack (its own board and sides)
 
-# Documented rule options (docs/rules-decisions.md) and their defaults.
-DEFAULT_OPTIONS: dict[str, Any] = {
+# Rule options of the base game (docs/rules-decisions.md) and their defaults; a pack's own
+# options are declared on its Pack (engine/packs/base.py) and join these in `defaults()`.
+BASE_OPTIONS: dict[str, Any] = {
     "trophy_threshold": 7,  # 7, or 6 / 5 for the faster-play variant
     "command_spell": "standard",  # "standard" or "easier" (wider range with 5+ players)
     "sudden_death": False,  # the first to reach the Crown wins
@@ -23,18 +18,48 @@ DEFAULT_OPTIONS: dict[str, Any] = {
     "starting_bonus": False,  # +1 Strength or Craft at the start (asked)
     "deal_choice": 1,  # characters dealt to choose from (3: the optional variant)
     "turn_cap": 0,  # 0: none; otherwise the game ends (no winner) after this many rounds
-    # The Cataclysm: "eternal-crown" (the default ending), or another Alternative Ending drawn
-    # at random, "revealed" (faceup) or "hidden" (facedown until someone reaches the Crown).
-    # Without the Cataclysm (The Lost Realms alone) the default is "revealed" (engine/rules/endings.py).
+    # With a pack that brings Alternative Endings: "eternal-crown" (the Cataclysm's default ending),
+    # or another Alternative Ending drawn at random, "revealed" (faceup) or "hidden" (facedown
+    # until someone reaches the Crown). A pack's `default_ending` applies when it is not set; without
+    # one (The Lost Realms alone) "revealed" (engine/rules/endings.py).
     "alternative_ending": "eternal-crown",
-    # The Lost Realms, The Hunt: "open" (as printed: anyone may climb to the Crown; without four
-    # Nether Enemies nothing happens there) or "four" (the climb is offered only with four).
-    "hunt_crown": "open",
-    "trial": 1,  # Nemesis: the Trial played (1 or 2; the third Trial's box is not known)
 }
 ENDING_VARIANTS = ("eternal-crown", "revealed", "hidden")
-ENDING_PACKS = ("cataclysm", "lost-realms")  # packs that bring Alternative Ending cards
-HUNT_CROWN = ("open", "four")
+
+
+def packs() -> tuple:
+    """The declared packs (engine.registry.PACKS), read when first needed: the packs' modules
+    import this one."""
+    from engine.registry import PACKS
+    return PACKS
+
+
+def defaults() -> dict[str, Any]:
+    """Every rule option's default: the base game's and each pack's."""
+    out = dict(BASE_OPTIONS)
+    for pack in packs():
+        out.update((o.name, o.default) for o in pack.options)
+    return out
+
+
+# Tables derived from the packs' declarations, under the names they had when they were written
+# here (pbem/reports.py, tests/test_playouts.py read them): PEP 562, computed when first read.
+_DERIVED = {
+    "KNOWN_PACKS": lambda: tuple(p.name for p in packs()),
+    "PLAYABLE_PACKS": lambda: tuple(p.name for p in packs() if p.playable),
+    "PACK_EDITIONS": lambda: {p.name: p.editions for p in packs() if p.editions},
+    "SOLE_PACKS": lambda: tuple(p.name for p in packs() if p.sole),
+    "ENDING_PACKS": lambda: tuple(p.name for p in packs() if p.endings),
+    "DEFAULT_OPTIONS": defaults,
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _DERIVED:
+        value = _DERIVED[name]()
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class ConfigError(ValueError):
@@ -66,37 +91,43 @@ class GameConfig(msgspec.Struct, forbid_unknown_fields=False):
     def check(self) -> None:
         if self.edition not in EDITIONS:
             raise ConfigError(f"unknown edition {self.edition!r}; known: {', '.join(EDITIONS)}")
-        for pack in SOLE_PACKS:
-            if pack in self.packs and len(self.packs) > 1:
-                raise ConfigError(f"pack {pack!r} is played alone: it cannot go with "
-                                  f"{', '.join(p for p in self.packs if p != pack)}")
-        for pack in self.packs:
-            if pack not in KNOWN_PACKS:
-                raise ConfigError(f"unknown pack {pack!r}; known: {', '.join(KNOWN_PACKS)}")
-            if pack not in PLAYABLE_PACKS:
-                raise ConfigError(f"pack {pack!r} is not playable yet in this version")
-            if self.edition not in PACK_EDITIONS.get(pack, EDITIONS):
-                raise ConfigError(f"pack {pack!r} is an expansion for {' or '.join(PACK_EDITIONS[pack])}, "
+        declared = {p.name: p for p in packs()}
+        for name in self.packs:
+            if name not in declared:
+                raise ConfigError(f"unknown pack {name!r}; known: {', '.join(declared)}")
+        mine = [declared[name] for name in self.packs]
+        for pack in mine:
+            others = [p for p in self.packs if p != pack.name]
+            if pack.sole and others:
+                raise ConfigError(f"pack {pack.name!r} is played alone: it cannot go with {', '.join(others)}")
+            if not pack.playable:
+                raise ConfigError(f"pack {pack.name!r} is not playable yet in this version")
+            if pack.editions and self.edition not in pack.editions:
+                raise ConfigError(f"pack {pack.name!r} is an expansion for {' or '.join(pack.editions)}, "
                                   f"not {self.edition}")
+            for other in pack.excludes:
+                if other in self.packs:
+                    raise ConfigError(f"pack {pack.name!r} cannot go with {other}")
+            for other in pack.requires:
+                if other not in self.packs:
+                    raise ConfigError(f"pack {pack.name!r} needs the {other} pack")
         if not 1 <= len(self.players) <= 6:
             raise ConfigError("a game needs 1 to 6 players")
-        roles = [p.role for p in self.players]
-        if any(r not in ("hero", "nemesis") for r in roles):
-            raise ConfigError("a player's role is 'hero' or 'nemesis'")
-        if "nemesis" in self.packs:
-            heroes = roles.count("hero")
-            if roles.count("nemesis") != 1:
-                raise ConfigError("a Nemesis game needs exactly one player with role = \"nemesis\"")
-            if not 1 <= heroes <= 5:
-                raise ConfigError(f"a Nemesis game needs 1 to 5 heroes, not {heroes}")
-            if self.option("trial") not in (1, 2):
-                raise ConfigError("trial: 1 or 2 (the content knows Trials 1 and 2)")
-            if any(p.character for p in self.players if p.role == "nemesis"):
-                raise ConfigError("the Nemesis player does not select a character")
-        elif "nemesis" in roles:
-            raise ConfigError("role = \"nemesis\" needs the nemesis pack")
-        elif "trial" in self.options:
-            raise ConfigError("the trial option needs the nemesis pack")
+        roles = {r: p.name for p in declared.values() for r in p.roles}
+        if any(pc.role != "hero" and pc.role not in roles for pc in self.players):
+            raise ConfigError(f"a player's role is {' or '.join(repr(r) for r in ['hero', *roles])}")
+        for pc in self.players:
+            if pc.role != "hero" and roles[pc.role] not in self.packs:
+                raise ConfigError(f"role = \"{pc.role}\" needs the {roles[pc.role]} pack")
+        for pack in mine:
+            pack.check_config(self)
+        for pack in declared.values():
+            for o in pack.options:
+                if o.name in self.options and pack.name not in self.packs:
+                    raise ConfigError(f"the {o.name} option needs the {pack.name} pack: set it only in a game "
+                                      f"with the {pack.name} pack")
+                if o.choices and self.option(o.name) not in o.choices:
+                    raise ConfigError(o.refused or f"{o.name}: one of {', '.join(map(str, o.choices))}")
         names = [p.name for p in self.players]
         if len(set(names)) != len(names):
             raise ConfigError("player names must be different")
@@ -105,19 +136,19 @@ class GameConfig(msgspec.Struct, forbid_unknown_fields=False):
             if not re.fullmatch(r"[a-z][a-z0-9-]*", n) or n == "moderator":
                 raise ConfigError(f"player name {n!r}: use lower-case letters, digits and '-', "
                                   "starting with a letter ('moderator' is reserved)")
-        unknown = set(self.options) - set(DEFAULT_OPTIONS)
+        unknown = set(self.options) - set(defaults())
         if unknown:
             raise ConfigError(f"unknown rule option(s): {', '.join(sorted(unknown))}")
-        if (self.ending or "alternative_ending" in self.options) and not set(ENDING_PACKS) & set(self.packs):
-            raise ConfigError("Alternative Endings need the cataclysm pack or the lost-realms pack")
+        if (self.ending or "alternative_ending" in self.options) and not any(p.endings for p in mine):
+            bringers = " pack or the ".join(p.name for p in packs() if p.endings)
+            raise ConfigError(f"Alternative Endings need the {bringers} pack")
         if self.option("alternative_ending") not in ENDING_VARIANTS:
             raise ConfigError(f"alternative_ending: one of {', '.join(ENDING_VARIANTS)}")
-        if self.options.get("alternative_ending") == "eternal-crown" and "cataclysm" not in self.packs:
-            raise ConfigError("alternative_ending = \"eternal-crown\" needs the cataclysm pack "
+        if self.options.get("alternative_ending") == "eternal-crown" \
+                and not any(p.default_ending == "eternal-crown" for p in mine):
+            owner = next(p.name for p in packs() if p.default_ending == "eternal-crown")
+            raise ConfigError(f"alternative_ending = \"eternal-crown\" needs the {owner} pack "
                               "(The Eternal Crown is its card)")
-        if "hunt_crown" in self.options and ("lost-realms" not in self.packs
-                                             or self.option("hunt_crown") not in HUNT_CROWN):
-            raise ConfigError(f"hunt_crown: one of {', '.join(HUNT_CROWN)}, with the lost-realms pack")
 
     def option(self, name: str) -> Any:
-        return self.options.get(name, DEFAULT_OPTIONS[name])
+        return self.options[name] if name in self.options else defaults()[name]

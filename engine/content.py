@@ -118,6 +118,12 @@ _CARD_FIELDS = {"name", "type", "kind", "count", "number", "strength", "craft", 
                 "hook", "text", "confirmed", "slug"}
 
 
+def _folder(pack: str) -> str:
+    """A pack's folder in engine/content/: as its declaration says (engine/packs/base.py)."""
+    from engine import packs  # here: the packs' modules import this one
+    return packs.get(pack).folder()
+
+
 def _read(pack: str, name: str) -> dict:
     path = resources.files("engine").joinpath("content", pack, name)
     if not path.is_file():
@@ -219,7 +225,7 @@ def _pack(pack: str, board: Board, cards: dict, decks: dict, shuffled: list, dis
     one deck (`deck = "name"` at its top) whose cards are added to that deck, or replace it
     with `replace = true`. `shuffle = true` makes it a facedown deck with a discard pile;
     `discard_to` sends its discards to another deck's pile."""
-    folder = resources.files("engine").joinpath("content", pack)
+    folder = resources.files("engine").joinpath("content", _folder(pack))
     for entry in sorted(folder.iterdir(), key=lambda e: e.name):
         if not entry.name.endswith(".toml"):
             continue
@@ -247,7 +253,7 @@ def _pack(pack: str, board: Board, cards: dict, decks: dict, shuffled: list, dis
 def _add_rings(pack: str, board: Board) -> Board:
     """A pack board with `[geometry] add_rings = true` (the Timescape) lies beside the board in
     play: its rings are added to it, its space ids must be new."""
-    data = _read(pack, "board.toml")
+    data = _read(_folder(pack), "board.toml")
     if not data.get("geometry", {}).get("add_rings"):
         return board
     extra = _board({"space": data["space"]}, pack)
@@ -263,7 +269,7 @@ def _deck_flags(packs: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
     a play area they lie facedown: The Hunt)."""
     out: dict[str, list[str]] = {"adventure_decks": [], "facedown_in_area": []}
     for pack in packs:
-        folder = resources.files("engine").joinpath("content", pack)
+        folder = resources.files("engine").joinpath("content", _folder(pack))
         for entry in sorted(folder.iterdir(), key=lambda e: e.name):
             if not entry.name.endswith(".toml") or entry.name == "board.toml":
                 continue

@@ -1,9 +1,9 @@
 """Which cards and spaces the engine settles itself, and which the moderator settles."""
 from __future__ import annotations
 
-from engine import ops, packs, registry  # noqa: F401  (registry: every rule and pack registered)
-from engine.config import PLAYABLE_PACKS
+from engine import ops
 from engine.content import load
+from engine.registry import PACKS  # every rule and pack registered
 from engine.packs import revised4
 from engine.rules import machine, spells
 
@@ -46,8 +46,8 @@ ABILITIES = {"assassin-no-defence", "druid-forest", "druid-refill-woods", "dwarf
 
 
 def _hooked(pack: str) -> set[str]:
-    """The card hooks a pack's module answers (`HOOKED`): revised4's, and the pack's own."""
-    own = set(getattr(packs.module(pack), "HOOKED", ())) if pack in PLAYABLE_PACKS else set()
+    """The card hooks implemented for a pack's cards: revised4's, and the pack's own `card_hooks`."""
+    own = next((p.card_hooks for p in PACKS if p.name == pack and p.playable), frozenset())
     return revised4.HOOKED | own
 
 
@@ -55,12 +55,10 @@ def report(pack: str | None = None) -> list[dict]:
     """One row per character, card and space; `pack` keeps only that pack's. A pack's rows are
     read with the pack loaded over the base (its board, its decks) and its module imported
     (what registers its space hooks and ops)."""
-    for p in PLAYABLE_PACKS:
-        packs.module(p)
     if pack in (None, "revised4"):
         rows = _rows(load("revised4", ()))
         if pack is None:
-            for p in PLAYABLE_PACKS:
+            for p in (p.name for p in PACKS if p.playable):
                 rows += [r for r in _rows(load("revised4", (p,))) if r["pack"] == p]
     else:
         rows = _rows(load("revised4", (pack,)))

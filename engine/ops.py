@@ -217,7 +217,7 @@ def roll(ctx, i, o, meta):
     read_table(ctx, i, o, meta, dice)
 
 
-@on_answer("table-reroll")
+@on_answer("table-reroll", "a roll on a card's table: `reroll` (1 fate, the lowest die) or `keep`", default=("keep",))
 def table_reroll(ctx: Ctx, prompt, key, arg, who) -> None:
     fate_reroll(ctx, key, who, ctx.s.stack[-1].a["dice"])
 
@@ -306,7 +306,7 @@ def choose(ctx, i, o, meta):
             choices={c["key"]: c.get("then", []) for c in choices}, meta={k: v for k, v in meta.items() if k != "o"})
 
 
-@on_answer("choose")
+@on_answer("choose", "a card's choice: its options' keys (engine/content), or `no` (do nothing)", default=("no",))
 def choose_answer(ctx: Ctx, prompt, key, arg, who) -> None:
     if key != "no":
         run(ctx, ctx.index(who), prompt.data["choices"][key], prompt.data["meta"])
@@ -459,7 +459,7 @@ def shop(ctx, i, o, meta):
         ctx.ask(i, "shop", "What do you buy?", opts, o=o)
 
 
-@on_answer("shop")
+@on_answer("shop", "what to buy: a card slug, or `done`", default=("done",))
 def shop_answer(ctx: Ctx, prompt, key, arg, who) -> None:
     if key == "done":
         return
@@ -484,7 +484,7 @@ def pay_for(ctx: Ctx, i: int, what: str, room: int, price: int) -> None:
     ctx.ask(i, "pay-for", f"How much {unit} do you pay for?", opts + [Option("none", "none")], price=price, what=what)
 
 
-@on_answer("pay-for")
+@on_answer("pay-for", "how much life or fate to buy: `heal-<n>` / `fate-<n>`, or `none`", default=("none",))
 def pay_for_answer(ctx, prompt, key, arg, who):
     n = 0 if key == "none" else int(key.split("-")[1])
     if n:
@@ -525,7 +525,7 @@ def sell_objects(ctx, i, o, meta):
                 price=o.get("price", 1))
 
 
-@on_answer("sell")
+@on_answer("sell", "which Object to sell: a card slug, or `done`", default=("done",))
 def sell_answer(ctx, prompt, key, arg, who):
     if key == "done":
         return
@@ -547,7 +547,7 @@ def lose_follower(ctx, i, o, meta):
     ctx.ask(i, "lose-follower", "Which Follower do you lose?", opts)
 
 
-@on_answer("lose-follower")
+@on_answer("lose-follower", "which Follower is lost: a card slug", default=())
 def lose_follower_answer(ctx, prompt, key, arg, who):
     i = ctx.index(who)
     ctx.player(i).followers.remove(key)

@@ -77,7 +77,7 @@ def summary(state: Game) -> dict[str, Any]:
 
 def _packs(state: Game, content) -> dict[str, Any]:
     """Each pack's public state, under a key named after the pack."""
-    return {pack: packs.module(pack).public(state, content) for pack in state.packs}
+    return {pack: packs.get(pack).public(state, content) for pack in state.packs}
 
 
 def view(state: Game, player: str | None) -> dict[str, Any]:

@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass
 from datetime import timedelta
 
+from engine import api, questions
 from pbem import clock
 from pbem.games import GameError
 
@@ -67,44 +68,14 @@ def seat_config(game: dict, player: str) -> dict:
 
 # -- default answers ---------------------------------------------------------------------
 
-SELF, OTHER = "<self>", "<other>"
 # Per kind of question, the keys a missed deadline plays, the first one open wins (docs/pace.md):
-# spend nothing (fate, Spells, gold), attack no one, leave no region by choice, take the
-# danger in front of you rather than flee, and decline what is optional.
-DEFAULTS: dict[str, tuple[str, ...]] = {
-    "direction": ("left",),
-    "bridge-direction": ("left",),
-    "inner-move": ("left", "right", "stay"),
-    "crossing": ("continue",),
-    "portal-try": ("no",),
-    "encounter": ("encounter-space",),
-    "fight": ("fight",),
-    "attack-kind": ("battle",),
-    "defend": ("defend",),
-    "combat-reroll": ("keep",),
-    "duel-reroll": ("keep",),
-    "death-reroll": ("keep",),
-    "table-reroll": ("keep",),
-    "redraw": ("keep",),
-    "start-spell": ("done",),
-    "counterspell": ("let",),
-    "spell-healing": (SELF,),
-    "spell-target": (OTHER,),
-    "spell-nullify": (OTHER,),
-    "spell-acquisition": (OTHER,),
-    "choose": ("no",),
-    "shop": ("done",),
-    "sell": ("done",),
-    "pay-for": ("none",),
-    # Sea Voyage: hire no ship, buy nothing, and a voyage left alone heads home
-    "sea-hire": ("city",),
-    "sea-naval": ("sail",),
-    "sea-course": ("turn-home",),
-    # the first option: nothing here is free to decline
-    "teleport": (), "crown-attack": (), "reward": (), "vampire": (), "lose-follower": (), "spell-destruction": (),
-    "character": (), "starting-bonus": (),
-}
-GENERIC = ("done", "no", "none", "keep", "let", "continue", "pass")  # a kind not listed: decline if it can
+# declared by the engine where it asks the question (engine/questions.py), read here once. A kind
+# with no default (the moderator's) and a kind the engine does not declare (another engine's,
+# tests/fake_engine.py's) decline if they can.
+SELF, OTHER = questions.SELF, questions.OTHER
+GENERIC = questions.DECLINE
+DEFAULTS: dict[str, tuple[str, ...]] = {k.name: GENERIC if k.default is None else k.default
+                                        for k in api.question_kinds()}
 
 
 def default_key(prompt, player: str) -> str:

@@ -1,8 +1,8 @@
 """The Cataclysm (cataclysm.txt): what its data cannot say.
 
-Named hooks: `setup` (Remnants dealt, the Alternative Ending placed by engine/rules/endings.py,
-which other packs' endings share), `public` (the pack's
-part of the summary), and the Inner Region spaces that are not a base hook with new
+The pack is `Cataclysm` at the end of this module; its hooks: `setup` (Remnants dealt, the
+Alternative Ending placed by engine/rules/endings.py, which other packs' endings share), `public`
+(the pack's part of the summary); and its space hooks: the Inner Region spaces that are not a base hook with new
 `hook_args` in board.toml: the Frozen Spire and the Snowbeast of the Pits. Denizens, Remnants
 and Terrain are general board mechanics (engine/rules/boardcards.py); the Crown's ending
 card is read by engine/rules/spaces.py.
@@ -12,14 +12,12 @@ from __future__ import annotations
 from typing import Any
 
 from engine import rng
+from engine.packs.base import Pack
 from engine.state import Option
 from engine.rules import endings, stats
 from engine.rules.machine import Ctx, on_answer, task
 from engine.rules.spaces import beaten, must_face
 from engine.rules.turn import lose_life
-
-ENDING_DEFAULT = endings.ETERNAL_CROWN
-
 
 def setup(ctx: Ctx, config) -> None:
     s, content = ctx.s, ctx.content
@@ -69,7 +67,7 @@ def frozen_spire(ctx: Ctx, t) -> None:
              Option("stay", "stay here and encounter it again next turn")], n=r)
 
 
-@on_answer("frozen-spire")
+@on_answer("frozen-spire", "the Frozen Spire: `lose-lives` or `stay` and face it again next turn", default=())
 def frozen_answer(ctx: Ctx, prompt, key, arg, who) -> None:
     i = ctx.index(who)
     if key == "stay":
@@ -92,3 +90,19 @@ def snowbeast(ctx: Ctx, t) -> None:
 @task("snowbeast-dead")
 def snowbeast_dead(ctx: Ctx, t) -> None:
     beaten(ctx, t.p, "snowbeast")
+
+
+class Cataclysm(Pack):
+    name = "cataclysm"
+    editions = ("revised4",)
+    endings = True
+    default_ending = "eternal-crown"  # The Eternal Crown, its own ending card
+
+    def setup(self, ctx: Ctx, config: Any) -> None:
+        setup(ctx, config)
+
+    def public(self, state: Any, content: Any) -> dict[str, Any]:
+        return public(state, content)
+
+
+PACK = Cataclysm()

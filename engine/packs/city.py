@@ -1,10 +1,11 @@
 """The City (city-and-dungeon.md, "The City"): a Region beside the main board, on a stand-in
 loop (content/city/board.toml; docs/rules-decisions.md, "The City").
 
-Named hooks: `move_options`/`move_choice` (from the main board's City space a character may go
-to the City Gate instead of rolling: a stand-in for "a roll that carries it past the City
-space", see rules-decisions), `scenario_setup` (`jailed`), `turn_start` (a turn in the City:
-the Jail chart, then a one-way move along the arrows), `public`; space hooks `city-gate`, `city-jail`, `city-wharf`.
+The pack is `City` (at the end). Its hooks: `move_options`/`move_choice` (from the main
+board's City space a character may go to the City Gate instead of rolling: a stand-in for "a
+roll that carries it past the City space", see rules-decisions), `scenario_setup` (`jailed`),
+`turn_start` (a turn in the City: the Jail chart, then a one-way move along the arrows),
+`public`; space hooks `city-gate`, `city-jail`, `city-wharf`.
 Not built yet: the shops and their decks, the City cards, the Wanted Posters.
 """
 from __future__ import annotations
@@ -18,6 +19,7 @@ from engine import rng
 from engine.config import ConfigError
 from engine.content import die_row
 from engine.state import Option
+from engine.packs.base import Pack
 from engine.rules.machine import Ctx, on_answer, task
 from engine.rules.movement import place
 
@@ -128,7 +130,7 @@ def gate(ctx: Ctx, t) -> None:
             [Option("stay", "stay in the City"), Option("leave", "leave to the main board's City space")])
 
 
-@on_answer("city-gate")
+@on_answer("city-gate", "at the City Gate: `stay` in the City or `leave` it", default=())
 def gate_answer(ctx: Ctx, prompt, key, arg, who) -> None:
     if key == "leave":
         leave(ctx, ctx.index(who), "by the City Gate")
@@ -146,3 +148,29 @@ def leave(ctx: Ctx, i: int, how: str) -> None:
              player=p.name, space=dest)
     place(ctx, i, dest)
     ctx.end_turn()
+
+
+class City(Pack):
+    name = "city"
+    editions = ("revised4",)
+
+    def setup(self, ctx: Ctx, config: Any) -> None:
+        setup(ctx, config)
+
+    def public(self, state: Any, content: Any) -> dict[str, Any]:
+        return public(state, content)
+
+    def scenario_setup(self, state: Any, content: Any, p: Any, key: str, value: Any) -> bool | None:
+        return scenario_setup(state, content, p, key, value)
+
+    def move_options(self, ctx: Ctx, i: int) -> list[Option] | None:
+        return move_options(ctx, i)
+
+    def move_choice(self, ctx: Ctx, i: int, key: str) -> bool | None:
+        return move_choice(ctx, i, key)
+
+    def turn_start(self, ctx: Ctx, i: int) -> bool | None:
+        return turn_start(ctx, i)
+
+
+PACK = City()

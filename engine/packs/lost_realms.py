@@ -4,7 +4,8 @@ rules files: not built; docs/rules-decisions.md, The Lost Realms.)
 
 The ending in play is chosen by engine/rules/endings.py, shared with the Cataclysm's endings.
 Each ending is a card whose encounter on the Crown of Command is a task here (`the-gauntlet`,
-`pandoras-box`, `the-hunt`); what it changes elsewhere comes through named hooks the core calls:
+`pandoras-box`, `the-hunt`); what it changes elsewhere comes through the hooks of `LostRealms`
+(at the end), which the core calls:
 
 - `arrived` (The Gauntlet: the Nether cards on an Inner Region space are met before the space),
   `through_portal` (... and on the Plain of Peril when the Portal lets one in);
@@ -23,6 +24,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine.state import Option
+from engine.packs.base import Pack, RuleOption
 from engine.rules import endings, stats
 from engine.rules.encounter import take
 from engine.rules.items import discard
@@ -281,7 +283,7 @@ def gauntlet_crown(ctx: Ctx, t) -> None:
     ctx.push("nether-face", i, space=p.space, n=len(ctx.s.piles.get(f"{NETHER}@{p.space}", [])))
 
 
-@on_answer("gauntlet-crown")
+@on_answer("gauntlet-crown", "beaten by a Nether card on the Crown: `face` it again or turn `back`", default=())
 def gauntlet_crown_answer(ctx: Ctx, prompt, key, arg, who) -> None:
     i = ctx.index(who)
     p = ctx.player(i)
@@ -370,7 +372,7 @@ def pandora_use(ctx: Ctx, t) -> None:
             opts, left=left, deferred=t.a["deferred"])
 
 
-@on_answer("pandora")
+@on_answer("pandora", "Pandora's Box: `on-<player>` (use the card against them) or `later` this turn", default=())
 def pandora_answer(ctx: Ctx, prompt, key, arg, who) -> None:
     i, left = ctx.index(who), prompt.data["left"]
     if key == "later":
@@ -441,7 +443,7 @@ def hunt_swap(ctx: Ctx, t) -> None:
             + [Option("keep", "keep the cards you drew")])
 
 
-@on_answer("hunt-swap")
+@on_answer("hunt-swap", "The Hunt: `swap-<card>` (discard it, draw a Nether card) or `keep`", default=("keep",))
 def hunt_swap_answer(ctx: Ctx, prompt, key, arg, who) -> None:
     if key == "keep":
         return
@@ -490,3 +492,43 @@ def hunt_crown(ctx: Ctx, t) -> None:
         return
     ctx.emit("hunt", f"{p.name} is on the Crown of Command with {n} of the {HUNT_GOAL} Nether Enemies The Hunt "
              "asks: nothing happens.", player=p.name)
+
+
+class LostRealms(Pack):
+    name = "lost-realms"
+    editions = ("revised4",)
+    endings = True
+    options = (RuleOption("hunt_crown", "open", "The Hunt: \"open\" (as printed: anyone may climb to the Crown; "
+                          "without four Nether Enemies nothing happens there) or \"four\" (the climb is offered "
+                          "only with four)", choices=("open", "four"),
+                          refused="hunt_crown: one of open, four, with the lost-realms pack"),)
+
+    def setup(self, ctx: Ctx, config: Any) -> None:
+        setup(ctx, config)
+
+    def ending_setup(self, ctx: Ctx, card: str) -> None:
+        ending_setup(ctx, card)
+
+    def public(self, state: Any, content: Any) -> dict[str, Any]:
+        return public(state, content)
+
+    def arrived(self, ctx: Ctx, i: int) -> bool | None:
+        return arrived(ctx, i)
+
+    def through_portal(self, ctx: Ctx, i: int) -> None:
+        through_portal(ctx, i)
+
+    def killed(self, ctx: Ctx, i: int) -> None:
+        killed(ctx, i)
+
+    def drawn(self, ctx: Ctx, i: int, cards: list[str]) -> None:
+        drawn(ctx, i, cards)
+
+    def trophy_spent(self, ctx: Ctx, p: Any, card: str, attr: str) -> None:
+        trophy_spent(ctx, p, card, attr)
+
+    def crown_closed(self, ctx: Ctx, i: int) -> bool | None:
+        return crown_closed(ctx, i)
+
+
+PACK = LostRealms()

@@ -5,11 +5,9 @@ hand of Action cards (`Player.hand`), life and fate from the Trial card. Heroes 
 fate (`pools["shared_fate"]`, read through engine/rules/stats.py), hold at most one Boon
 (`hand`) and one companion (`area`). Board tokens are cards in `piles`: "site@<space>",
 "villain@<space>", "adversary@<space>"; the Trial card is the pile "trial" and cards
-returned to the box lie in "box". The core calls the named hooks listed below through
-`engine.packs.call`; what content data says is in engine/content/nemesis/.
-
-This module holds `public` and imports the named hooks from the topic modules, which register
-their tasks and answers on import:
+returned to the box lie in "box". The pack is `Nemesis` at the end of this module: its hooks,
+which the core calls through `engine.packs.call`, are written in the topic modules, which
+register their tasks and answers on import; what content data says is in engine/content/nemesis/.
 
   nemesis_board.py    who is who, the Trial card, tokens on the board
   nemesis_setup.py    Game Setup, companions: setup, first_player, start_space, seated
@@ -25,16 +23,14 @@ engine/registry.py imports this module (and so its topic modules) before any gam
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
+from engine.config import ConfigError
+from engine.packs.base import Pack, RuleOption
+from engine.rules.machine import Ctx
+from engine.state import Option
+from engine.packs import nemesis_boons, nemesis_combat, nemesis_endings, nemesis_heroes, nemesis_setup, nemesis_turn
 from engine.packs.nemesis_board import adversary_space, heroes, nemesis, tokens
-from engine.packs.nemesis_boons import start_choice, start_options  # noqa: F401
-from engine.packs.nemesis_combat import ask_helpers, foe_reroll, trophy_spent, trophy_value  # noqa: F401
-from engine.packs.nemesis_endings import killed  # noqa: F401
-from engine.packs.nemesis_heroes import (arrived, encounter_choice, encounter_options, move_choice,  # noqa: F401
-                                         move_options, quest_possible, set_companion_level)
-from engine.packs.nemesis_setup import first_player, seated, setup, start_space  # noqa: F401
-from engine.packs.nemesis_turn import between_turns  # noqa: F401
 
 
 # -- what everyone sees --------------------------------------------------------------------------
@@ -57,3 +53,85 @@ def public(state, content) -> dict[str, Any]:
                                "level": state.counters.get(f"companion@{state.players[i].name}", 1),
                                "talisman": len(state.players[i].area) > 1}
                            for i in heroes(state) if state.players[i].area}}
+
+
+class Nemesis(Pack):
+    name = "nemesis"
+    editions = ("fifth",)
+    sole = True  # its own board and sides
+    roles = ("nemesis",)
+    options = (RuleOption("trial", 1, "the Trial played: 1 or 2 (the third Trial's box is not known)", choices=(1, 2),
+                          refused="trial: 1 or 2 (the content knows Trials 1 and 2)"),)
+
+    def check_config(self, config: Any) -> None:
+        roles = [p.role for p in config.players]
+        n_heroes = roles.count("hero")
+        if roles.count("nemesis") != 1:
+            raise ConfigError("a Nemesis game needs exactly one player with role = \"nemesis\"")
+        if not 1 <= n_heroes <= 5:
+            raise ConfigError(f"a Nemesis game needs 1 to 5 heroes, not {n_heroes}")
+        if any(p.character for p in config.players if p.role == "nemesis"):
+            raise ConfigError("the Nemesis player does not select a character")
+
+    def setup(self, ctx: Ctx, config: Any) -> None:
+        nemesis_setup.setup(ctx, config)
+
+    def first_player(self, ctx: Ctx) -> int | None:
+        return nemesis_setup.first_player(ctx)
+
+    def start_space(self, ctx: Ctx, character: Any) -> str | None:
+        return nemesis_setup.start_space(ctx, character)
+
+    def seated(self, ctx: Ctx, config: Any) -> list[tuple]:
+        return nemesis_setup.seated(ctx, config)
+
+    def between_turns(self, ctx: Ctx, done: int, nxt: int) -> None:
+        nemesis_turn.between_turns(ctx, done, nxt)
+
+    def start_options(self, ctx: Ctx, i: int) -> list[Option] | None:
+        return nemesis_boons.start_options(ctx, i)
+
+    def start_choice(self, ctx: Ctx, i: int, key: str) -> bool | None:
+        return nemesis_boons.start_choice(ctx, i, key)
+
+    def move_options(self, ctx: Ctx, i: int) -> list[Option] | None:
+        return nemesis_heroes.move_options(ctx, i)
+
+    def move_choice(self, ctx: Ctx, i: int, key: str) -> bool | None:
+        return nemesis_heroes.move_choice(ctx, i, key)
+
+    def arrived(self, ctx: Ctx, i: int) -> bool | None:
+        return nemesis_heroes.arrived(ctx, i)
+
+    def encounter_options(self, ctx: Ctx, i: int) -> list[Option] | None:
+        return nemesis_heroes.encounter_options(ctx, i)
+
+    def encounter_choice(self, ctx: Ctx, i: int, key: str) -> bool | None:
+        return nemesis_heroes.encounter_choice(ctx, i, key)
+
+    def quest_possible(self, ctx: Ctx, i: int, goal: str) -> bool | None:
+        return nemesis_heroes.quest_possible(ctx, i, goal)
+
+    def set_companion_level(self, ctx: Ctx, i: int, level: int) -> str | bool | None:
+        return nemesis_heroes.set_companion_level(ctx, i, level)
+
+    def trophy_value(self, ctx: Ctx, p: Any) -> Callable[[str, str], int] | None:
+        return nemesis_combat.trophy_value(ctx, p)
+
+    def trophy_spent(self, ctx: Ctx, p: Any, card: str, attr: str) -> None:
+        nemesis_combat.trophy_spent(ctx, p, card, attr)
+
+    def ask_helpers(self, ctx: Ctx, i: int, a: dict) -> bool | None:
+        return nemesis_combat.ask_helpers(ctx, i, a)
+
+    def foe_reroll(self, ctx: Ctx, i: int) -> bool | None:
+        return nemesis_combat.foe_reroll(ctx, i)
+
+    def killed(self, ctx: Ctx, i: int) -> None:
+        nemesis_endings.killed(ctx, i)
+
+    def public(self, state: Any, content: Any) -> dict[str, Any]:
+        return public(state, content)
+
+
+PACK = Nemesis()

@@ -39,7 +39,7 @@ def boon_share(ctx: Ctx, t) -> None:
         ctx.ask(asked, "boon", "Boons to share: which do you take? (a clash goes to the first in turn order)", opts)
 
 
-@on_answer("boon")
+@on_answer("boon", "Boons to share: a Boon's slug to take, or `pass`", default=("pass",))
 def boon_answer(ctx: Ctx, prompt, key, arg, who) -> None:
     pending = ctx.s.stack[-1].a
     answers = prompt.answers or {who: key}

@@ -51,7 +51,7 @@ def villain_beaten(ctx: Ctx, t) -> None:
             [Option("strength", "a Strength trophy"), Option("craft", "a Craft trophy")], villain=v)
 
 
-@on_answer("villain-trophy")
+@on_answer("villain-trophy", "a beaten villain as a trophy: `strength` or `craft`", default=())
 def villain_trophy(ctx: Ctx, prompt, key, arg, who) -> None:
     p = ctx.player(ctx.index(who))
     # A new list: `engine.clone` copies flags shallowly, and apply must not change its input.
@@ -107,7 +107,8 @@ def ask_helpers(ctx: Ctx, i: int, a: dict) -> bool | None:
     return True
 
 
-@on_answer("join-forces")
+@on_answer("join-forces", "another hero fights on your space: `join` (add your Strength or Craft) or `no`",
+           default=("no",))
 def join_forces(ctx: Ctx, prompt, key, arg, who) -> None:
     a = ctx.s.stack[-1].a
     battle = a.get("strength") is not None
@@ -141,7 +142,7 @@ def foe_reroll_task(ctx: Ctx, t) -> None:
             "Spend 1 fate to reroll its die?", [Option("reroll", "spend 1 fate and reroll"), Option("keep", "keep it")])
 
 
-@on_answer("foe-reroll")
+@on_answer("foe-reroll", "the Nemesis may reroll the foe's die: `reroll` (1 fate) or `keep`", default=("keep",))
 def foe_reroll_answer(ctx: Ctx, prompt, key, arg, who) -> None:
     if key != "reroll":
         return

@@ -68,7 +68,7 @@ def final_champion(ctx: Ctx, t) -> None:
             "in turn order)", [Option(ctx.name(i), ctx.name(i)) for i in alive])
 
 
-@on_answer("champion")
+@on_answer("champion", "To the Death: which hero fights the adversary: a player's name", default=())
 def champion(ctx: Ctx, prompt, key, arg, who) -> None:
     answers = prompt.answers or {who: key}
     votes = {i: list(answers.values()).count(ctx.name(i)) for i in living(ctx.s)}
@@ -88,7 +88,7 @@ def final_attack(ctx: Ctx, t) -> None:
             [Option("battle", "battle (Strength)"), Option("psychic", "psychic combat (Craft)")])
 
 
-@on_answer("final-attack")
+@on_answer("final-attack", "attacking the adversary: `battle` (Strength) or `psychic` (Craft)", default=())
 def final_attack_answer(ctx: Ctx, prompt, key, arg, who) -> None:
     i = ctx.index(who)
     ctx.push("final-attack", i)  # continue attacking until one side is defeated

@@ -57,7 +57,7 @@ def move_choice(ctx: Ctx, i: int, key: str) -> bool:
     return True
 
 
-@on_answer("fate-move")
+@on_answer("fate-move", "a move by fate: `<left|right>-<n>`, the way and the number of spaces", default=())
 def fate_move(ctx: Ctx, prompt, key, arg, who) -> None:
     i = ctx.index(who)
     stats.spend_fate(ctx, ctx.player(i))
@@ -131,7 +131,7 @@ def exchange(ctx: Ctx, t) -> None:
                 opts + [Option("done", "give nothing more")], other=other)
 
 
-@on_answer("exchange")
+@on_answer("exchange", "what to give the hero you exchange with: a card slug, or `done`", default=("done",))
 def exchange_answer(ctx: Ctx, prompt, key, arg, who) -> None:
     if key == "done":
         return

@@ -102,7 +102,7 @@ def choose_companion(ctx: Ctx, t) -> None:
             [Option(c, ctx.content.cards[c].name) for c in dict.fromkeys(left)])
 
 
-@on_answer("companion")
+@on_answer("companion", "which companion to take: a card slug", default=())
 def companion_chosen(ctx: Ctx, prompt, key, arg, who) -> None:
     p = ctx.player(ctx.index(who))
     ctx.s.decks["companion"].remove(key)

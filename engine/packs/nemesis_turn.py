@@ -77,7 +77,8 @@ def nemesis_action(ctx: Ctx, t) -> None:
             action_options(ctx, t.p, t.a["first"]), n=t.a["n"])
 
 
-@on_answer("nemesis-action")
+@on_answer("nemesis-action", "the Nemesis's action: `play-<card>`, `adversary-<dir>`, `villain-<space>`, "
+           "`attack-<player>-with-<who>`, `place-villain`, or `done` (end the turn)", default=("done",))
 def nemesis_action_answer(ctx: Ctx, prompt, key, arg, who) -> None:
     s, k = ctx.s, ctx.index(who)
     more = prompt.data["n"] - 1
@@ -113,13 +114,13 @@ def nemesis_action_answer(ctx: Ctx, prompt, key, arg, who) -> None:
                 src=src)
 
 
-@on_answer("villain-move")
+@on_answer("villain-move", "where the Nemesis moves a villain: a space id", default=())
 def villain_move(ctx: Ctx, prompt, key, arg, who) -> None:
     src = prompt.data["src"]
     move_token(ctx, "villain", src, key, ctx.s.piles[f"villain@{src}"][0])
 
 
-@on_answer("place-villain")
+@on_answer("place-villain", "where the Nemesis places a villain: a space id", default=())
 def place_villain(ctx: Ctx, prompt, key, arg, who) -> None:
     card = ctx.s.decks["villain"].pop()
     ctx.s.piles.setdefault(f"villain@{key}", []).append(card)

@@ -155,7 +155,7 @@ def offer_redraw(ctx: Ctx, t) -> None:
                 + [Option("keep", "keep them all")])
 
 
-@on_answer("redraw")
+@on_answer("redraw", "discard one card just drawn (its slug) and draw another, or `keep`", default=("keep",))
 def redraw(ctx: Ctx, prompt, key, arg, who) -> None:
     if key == "keep":
         return

@@ -22,7 +22,7 @@ cards being resolved lie in the pile "captain"; a card that leaves play goes to 
 The four tables and the card list are data (engine/content/sea-voyage/captain.toml), written in
 the ops the pack adds. Decisions: docs/rules-decisions.md, Sea Voyage.
 
-This module holds the pack's named hooks (`setup`, `encounter_options` / `encounter_choice`,
+This module holds the pack, `SeaVoyage` (at the end), and its hooks (`setup`, `encounter_options` / `encounter_choice`,
 `turn_start`, `dying`, `public`, `scenario_setup`, `adjudicate`) and imports the topic modules,
 which register their tasks, answers and ops on import:
 
@@ -41,6 +41,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine.state import Option
+from engine.packs.base import Pack
 from engine.rules import stats
 from engine.rules.items import discard
 from engine.rules.machine import Ctx
@@ -233,3 +234,34 @@ def leave_play(ctx: Ctx, card: str | None) -> None:
             s.piles.setdefault("box", []).append(card)
             ctx.emit("sea-box", f"{ctx.content.cards[card].name} is removed from play.")
             return
+
+
+class SeaVoyage(Pack):
+    name = "sea-voyage"
+
+    def setup(self, ctx: Ctx, config: Any) -> None:
+        setup(ctx, config)
+
+    def encounter_options(self, ctx: Ctx, i: int) -> list[Option] | None:
+        return encounter_options(ctx, i)
+
+    def encounter_choice(self, ctx: Ctx, i: int, key: str) -> bool | None:
+        return encounter_choice(ctx, i, key)
+
+    def turn_start(self, ctx: Ctx, i: int) -> bool | None:
+        return turn_start(ctx, i)
+
+    def dying(self, ctx: Ctx, i: int) -> None:
+        dying(ctx, i)
+
+    def public(self, state: Any, content: Any) -> dict[str, Any]:
+        return public(state, content)
+
+    def scenario_setup(self, state: Any, content: Any, p: Any, key: str, value: Any) -> bool | None:
+        return scenario_setup(state, content, p, key, value)
+
+    def adjudicate(self, ctx: Ctx, i: int, what: str, value: str) -> bool | str | None:
+        return adjudicate(ctx, i, what, value)
+
+
+PACK = SeaVoyage()

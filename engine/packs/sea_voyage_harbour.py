@@ -16,7 +16,8 @@ def fleet(ctx: Ctx, p) -> list[str]:
     return [c for c in dict.fromkeys(ctx.s.decks.get("ship", [])) if cards[c].prop("price", 0) <= p.gold]
 
 
-@on_answer("sea-hire")
+@on_answer("sea-hire", "at the harbour: a ship's slug to hire, or `city` (encounter the City instead)",
+           default=("city",))
 def hire(ctx: Ctx, prompt, key, arg, who) -> None:
     i = ctx.index(who)
     p = ctx.player(i)
@@ -45,7 +46,7 @@ def naval_shop(ctx: Ctx, i: int) -> None:
             opts + [Option("sail", "buy nothing more: lift the anchor and set sail")])
 
 
-@on_answer("sea-naval")
+@on_answer("sea-naval", "Naval Objects for the voyage: a card slug to buy, or `sail`", default=("sail",))
 def naval_bought(ctx: Ctx, prompt, key, arg, who) -> None:
     i = ctx.index(who)
     p = ctx.player(i)

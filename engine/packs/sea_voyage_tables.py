@@ -76,7 +76,7 @@ def swap_ship(ctx, i, o, meta):
              Option("keep", "keep your ship")], to=to)
 
 
-@on_answer("sea-swap")
+@on_answer("sea-swap", "the Pirate's ship: `swap` (take it) or `keep` your own", default=("keep",))
 def swapped(ctx: Ctx, prompt, key, arg, who) -> None:
     if key != "swap":
         return

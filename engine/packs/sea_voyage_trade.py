@@ -33,7 +33,8 @@ def cathay(ctx, i, o, meta):
             "What do you take for one Cargo?", opts + [Option("done", "trade no more")], gold=o.get("gold", 4))
 
 
-@on_answer("sea-cathay")
+@on_answer("sea-cathay", "the vessel from Cathay: what to take for one Cargo (the options' keys), or `done`",
+           default=("done",))
 def cathay_answer(ctx: Ctx, prompt, key, arg, who) -> None:
     if key == "done":
         return
@@ -68,7 +69,7 @@ def buy_cargo(ctx, i, o, meta):
             [Option("buy", f"buy 1 Cargo for {price} gold"), Option("no", "no")], price=price)
 
 
-@on_answer("sea-buy-cargo")
+@on_answer("sea-buy-cargo", "a coastal trader's Cargo: `buy` or `no`", default=("no",))
 def cargo_bought(ctx: Ctx, prompt, key, arg, who) -> None:
     if key == "buy":
         p = ctx.player(ctx.index(who))
@@ -97,7 +98,7 @@ def sell_cargo(ctx, i, o, meta):
             + [Option("keep", "sell none")], price=price)
 
 
-@on_answer("sea-sell")
+@on_answer("sea-sell", "selling Cargo: `sell-<n>` or `keep`", default=("keep",))
 def sold(ctx: Ctx, prompt, key, arg, who) -> None:
     if key == "keep":
         return
@@ -130,7 +131,7 @@ def buy_rations(ctx, i, o, meta):
             price=price, per=True)
 
 
-@on_answer("sea-rations")
+@on_answer("sea-rations", "buying Rations: `buy-<n>` or `none`", default=("none",))
 def rations_bought(ctx: Ctx, prompt, key, arg, who) -> None:
     if key == "none":
         return

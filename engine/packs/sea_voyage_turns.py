@@ -31,7 +31,7 @@ def sea_turn(ctx: Ctx, t) -> None:
                  Option("turn-home", "turn back home: roll a die for the turns the voyage home takes")])
 
 
-@on_answer("sea-course")
+@on_answer("sea-course", "at sea: `sail-on` (draw from the Captain's Deck) or `turn-home`", default=("turn-home",))
 def course(ctx: Ctx, prompt, key, arg, who) -> None:
     if key == "turn-home":
         turn_home(ctx, ctx.index(who))
@@ -84,7 +84,7 @@ def sea_cards(ctx: Ctx, t) -> None:
     resolve_cards(ctx, i, drawn)
 
 
-@on_answer("sea-choose")
+@on_answer("sea-choose", "which of the Captain's cards drawn to encounter: a card slug", default=())
 def chosen(ctx: Ctx, prompt, key, arg, who) -> None:
     pile = ctx.s.piles[TABLE]
     others = list(pile)

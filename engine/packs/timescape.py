@@ -8,9 +8,9 @@ not work (`flags["no-magic"]`: engine/rules/spells.py `blocked`, engine/rules/st
 `items`), except against Adventure cards it draws there (§7): the flag is lifted while they
 are met.
 
-Named hooks: `setup`, `public`, `scenario_setup` (`imprisoned`), `turn_start` (its turns:
-imprisonment, a Toad reverting, the start-of-turn window, the warp-line move, no Warlock
-quest), `arrived` (a Timescape space is met alone: no character encounters, §2),
+The pack is `Timescape` (at the end); its hooks: `setup`, `public`, `scenario_setup`
+(`imprisoned`), `turn_start` (its turns: imprisonment, a Toad reverting, the start-of-turn
+window, the warp-line move, no Warlock quest), `arrived` (a Timescape space is met alone: no character encounters, §2),
 `between_turns` and `killed` (cards left in the Timescape are discarded), `choose_options`
 (the Mystic, Enchantress and Warlock open a Warp Gate, §3); space hooks `ts-*` named in
 content/timescape/board.toml, whose `[timescape]` table holds this pack's lists.
@@ -26,6 +26,7 @@ from engine import rng
 from engine.config import ConfigError
 from engine.content import die_row
 from engine.state import Option
+from engine.packs.base import Pack
 from engine.rules import stats
 from engine.rules.items import discard, drop_excess
 from engine.rules.machine import Ctx, offer_reroll, on_answer, task
@@ -33,7 +34,7 @@ from engine.rules.encounter import next_group, still_there
 from engine.rules.movement import place
 
 RING = "timescape"
-HOOKED = {"warp-belt"}  # card hooks this module reads (engine/coverage.py counts them as automated)
+HOOKED = {"warp-belt"}  # card hooks this module reads (the pack's card_hooks: automated, engine/coverage.py)
 # Timescape cards are met in this order (§6): Hand of Fate, Alien (Strength), Alien (Craft),
 # Object, Follower.
 TS_ORDER = {"event": 0, "object": 3, "magic-object": 3, "follower": 4}
@@ -216,7 +217,7 @@ def gate_warlock(ctx: Ctx, t) -> None:
             [Option(c, f"pay {ctx.content.cards[c].name}") for c in cards])
 
 
-@on_answer("ts-fee")
+@on_answer("ts-fee", "the Warlock's fee: the slug of the card paid", default=())
 def fee_paid(ctx: Ctx, prompt, key, arg, who) -> None:
     i = ctx.index(who)
     p = ctx.player(i)
@@ -345,7 +346,7 @@ def warp_to(ctx: Ctx, i: int, dest: str, how: str) -> None:
     place(ctx, i, dest)
 
 
-@on_answer("ts-warp")
+@on_answer("ts-warp", "in the Timescape: `roll` for the warp line or use the `warp-belt`", default=())
 def warp_answer(ctx: Ctx, prompt, key, arg, who) -> None:
     i = ctx.index(who)
     if key == "roll":
@@ -354,7 +355,7 @@ def warp_answer(ctx: Ctx, prompt, key, arg, who) -> None:
         warp_to(ctx, i, line(ctx, ctx.player(i).space, 1), "by the Warp Belt")
 
 
-@on_answer("ts-any")
+@on_answer("ts-any", "judged innocent: the Timescape space to move to (a space id)", default=())
 def any_answer(ctx: Ctx, prompt, key, arg, who) -> None:
     warp_to(ctx, ctx.index(who), key, "as the Sentinels allow")
 
@@ -425,7 +426,7 @@ def nexus(ctx: Ctx, t) -> None:
             [Option(c, f"encounter {ctx.content.cards[c].name}") for c in dict.fromkeys(drawn)], drawn=drawn)
 
 
-@on_answer("ts-nexus")
+@on_answer("ts-nexus", "the Nexus: which card drawn to encounter (a card slug)", default=())
 def nexus_answer(ctx: Ctx, prompt, key, arg, who) -> None:
     i = ctx.index(who)
     lying = ctx.s.spaces.setdefault(ctx.player(i).space, [])
@@ -643,7 +644,7 @@ def warp_demon(ctx: Ctx, t) -> None:
              Option("psychic", f"psychic combat against Craft {a['craft']}")])
 
 
-@on_answer("ts-demon")
+@on_answer("ts-demon", "the Warp Demon attacks: `battle` or `psychic`", default=())
 def demon_answer(ctx: Ctx, prompt, key, arg, who) -> None:
     i = ctx.index(who)
     a = ctx.space(ctx.player(i).space).hook_args
@@ -704,3 +705,35 @@ def imprison(ctx: Ctx, t) -> None:
     p.flags["ts-prison"] = 0
     p.flags.pop("ts-next", None)
     ctx.emit("prison", f"The Sentinels imprison {p.name}.", player=p.name)
+
+
+class Timescape(Pack):
+    name = "timescape"
+    card_hooks = frozenset(HOOKED)
+
+    def setup(self, ctx: Ctx, config: Any) -> None:
+        setup(ctx, config)
+
+    def public(self, state: Any, content: Any) -> dict[str, Any]:
+        return public(state, content)
+
+    def scenario_setup(self, state: Any, content: Any, p: Any, key: str, value: Any) -> bool | None:
+        return scenario_setup(state, content, p, key, value)
+
+    def choose_options(self, ctx: Ctx, i: int, o: dict, meta: dict) -> list[dict] | None:
+        return choose_options(ctx, i, o, meta)
+
+    def turn_start(self, ctx: Ctx, i: int) -> bool | None:
+        return turn_start(ctx, i)
+
+    def arrived(self, ctx: Ctx, i: int) -> bool | None:
+        return arrived(ctx, i)
+
+    def between_turns(self, ctx: Ctx, done: int, nxt: int) -> None:
+        between_turns(ctx, done, nxt)
+
+    def killed(self, ctx: Ctx, i: int) -> None:
+        killed(ctx, i)
+
+
+PACK = Timescape()

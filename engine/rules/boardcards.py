@@ -57,7 +57,7 @@ def ask_visit(ctx: Ctx, i: int, space: str) -> None:
                 [Option(c, f"visit the {ctx.content.cards[c].name}") for c in dict.fromkeys(here)], space=space)
 
 
-@on_answer("visit")
+@on_answer("visit", "which Denizen on the space to visit: a card slug", default=())
 def visit_answer(ctx: Ctx, prompt, key, arg, who) -> None:
     start_visit(ctx, ctx.index(who), key, prompt.data["space"])
 
@@ -109,7 +109,7 @@ def terrain(ctx, i, o, meta):
                 [Option(s, f"the one on {ctx.content.space(s).name}") for s in sources], terrain=kind, space=space)
 
 
-@on_answer("terrain-move")
+@on_answer("terrain-move", "no Terrain of the kind is left: the space id of the one moved here", default=())
 def terrain_move(ctx: Ctx, prompt, key, arg, who) -> None:
     card = lift_terrain(ctx, key)
     assert card is not None  # the options are the spaces a Terrain lies on

@@ -59,7 +59,8 @@ def fight(ctx: Ctx, t) -> None:
     ctx.ask(i, "fight", f"{a['name']} ({kind}, {value}) faces you.", opts)
 
 
-@on_answer("fight")
+@on_answer("fight", "a creature faces you: `fight`, `evade`, `cast-<spell>`, or a card's option (`use-<card>`...)",
+           default=("fight",))
 def fight_answer(ctx: Ctx, prompt, key, arg, who) -> None:
     i = ctx.index(who)
     p = ctx.player(i)
@@ -118,7 +119,7 @@ def combat_roll(ctx: Ctx, t) -> None:
                 [Option("reroll", "spend 1 fate and roll your die again"), Option("keep", "keep the result")])
 
 
-@on_answer("combat-reroll")
+@on_answer("combat-reroll", "a fight is being lost: `reroll` (1 fate, your die) or `keep`", default=("keep",))
 def combat_reroll(ctx: Ctx, prompt, key, arg, who) -> None:
     a = next(t for t in reversed(ctx.s.stack) if t.op == "combat-resolve").a
     die = [a["roll"]]
@@ -237,7 +238,7 @@ def attack(ctx: Ctx, t) -> None:
             life_only=t.a.get("life_only", False), battle_only=t.a.get("battle_only", False), immobile=immobile)
 
 
-@on_answer("attack-kind")
+@on_answer("attack-kind", "attacking a character: `battle`, `psychic` or `cast-immobility` first", default=("battle",))
 def attack_kind(ctx: Ctx, prompt, key, arg, who) -> None:
     i, j = ctx.index(who), prompt.data["target"]
     if key == "cast-immobility":
@@ -271,7 +272,7 @@ def immobilise(ctx: Ctx, t) -> None:
              player=ctx.name(t.a["target"]))
 
 
-@on_answer("defend")
+@on_answer("defend", "attacked by a character: `defend`, `evade` or `cast-<spell>` to evade", default=("defend",))
 def defend(ctx: Ctx, prompt, key, arg, who) -> None:
     if key == "defend":
         return
@@ -321,7 +322,7 @@ def duel_fate(ctx: Ctx, t) -> None:
                 [Option("reroll", "spend 1 fate and reroll"), Option("keep", "keep the result")], side=side)
 
 
-@on_answer("duel-reroll")
+@on_answer("duel-reroll", "an attack on a character: `reroll` (1 fate, your die) or `keep`", default=("keep",))
 def duel_reroll(ctx: Ctx, prompt, key, arg, who) -> None:
     res, side = pending_duel(ctx).a, prompt.data["side"]
     die = [res[side]]
@@ -348,7 +349,8 @@ def duel_resolve(ctx: Ctx, t) -> None:
     ctx.ask(win, "reward", f"You beat {loser.name}. Choose your reward.", opts, loser=lose, psychic=psychic)
 
 
-@on_answer("reward")
+@on_answer("reward", "the spoils of a won attack on a character: `life` (it loses 1 life), `gold`, or an Object's slug",
+           default=())
 def reward(ctx: Ctx, prompt, key, arg, who) -> None:
     w, lose = ctx.index(who), prompt.data["loser"]
     winner, loser = ctx.player(w), ctx.player(lose)
@@ -408,7 +410,7 @@ def loot(ctx: Ctx, t) -> None:
     ctx.ask(i, "loot", f"What do you take of what {a['dead']} left?", opts + [Option("done", "take nothing more")])
 
 
-@on_answer("loot")
+@on_answer("loot", "what to take of what a dead character left: a card slug, or `done`", default=("done",))
 def loot_answer(ctx: Ctx, prompt, key, arg, who) -> None:
     i, a = ctx.index(who), ctx.s.stack[-1].a
     p = ctx.player(i)

@@ -71,7 +71,8 @@ def ask_after_move(ctx: Ctx, i: int) -> None:
             + spells.ditch_option(ctx, i) + [Option("no", "go on to the encounter")])
 
 
-@on_answer("after-move")
+@on_answer("after-move", "before the encounter: `cast-destruction`, `ditch` (leave an Object) or `no` (go on)",
+           default=("no",))
 def after_move_answer(ctx: Ctx, prompt, key, arg, who) -> None:
     i = ctx.index(who)
     if key == "ditch":
@@ -126,12 +127,13 @@ def flip_remnants(ctx: Ctx, i: int) -> None:
                  player=ctx.name(i))
 
 
-@on_answer("must-attack")
+@on_answer("must-attack", "others are on a space that makes you attack: `encounter-<player>`, whom", default=())
 def must_attack(ctx: Ctx, prompt, key, arg, who) -> None:
     ctx.push("attack", ctx.index(who), target=ctx.index(key[len("encounter-"):]), battle_only=True, life_only=True)
 
 
-@on_answer("encounter")
+@on_answer("encounter", "what to encounter: `encounter-space` (the space or its cards), `encounter-<player>` (attack), "
+           "`steal-<player>` / `beguile-<player>`, a pack's own (`harbour`...), `ditch`", default=("encounter-space",))
 def encounter_answer(ctx: Ctx, prompt, key, arg, who) -> None:
     i = ctx.index(who)
     if key == "ditch":
@@ -346,7 +348,7 @@ def take(ctx: Ctx, i: int, slug: str) -> None:
         ctx.push("effect", i, ops=card.effect, source=card.name, card=slug)
 
 
-@on_answer("swap")
+@on_answer("swap", "carrying all you can: leave an Object (its slug) to take the new card, or `no`", default=("no",))
 def swap(ctx: Ctx, prompt, key, arg, who) -> None:
     i = ctx.index(who)
     p = ctx.player(i)

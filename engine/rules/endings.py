@@ -16,12 +16,12 @@ ETERNAL_CROWN = "the-eternal-crown"
 
 
 def variant(state) -> str:
-    """The `alternative_ending` option in effect: as set, else The Eternal Crown with the
-    Cataclysm (its default ending) and a random faceup ending without it."""
+    """The `alternative_ending` option in effect: as set, else the first pack's `default_ending`
+    (The Eternal Crown with the Cataclysm) and a random faceup ending without one."""
     v = state.options.get("alternative_ending")
     if v:
         return v
-    return "eternal-crown" if "cataclysm" in state.packs else "revealed"
+    return next((d for d in (packs.get(p).default_ending for p in state.packs) if d), "revealed")
 
 
 def choose(ctx, config) -> str:
@@ -51,9 +51,9 @@ def place(ctx, config) -> None:
     card = choose(ctx, config)
     s.piles["ending"] = [card]
     s.decks["ending"].remove(card)
-    setup = getattr(packs.module(ctx.content.cards[card].pack), "ending_setup", None)
-    if setup:
-        setup(ctx, card)
+    owner = ctx.content.cards[card].pack
+    if owner in s.packs:
+        packs.get(owner).ending_setup(ctx, card)
 
 
 def in_play(state) -> str | None:

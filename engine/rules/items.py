@@ -137,7 +137,7 @@ def ask_ditch(ctx: Ctx, i: int, back: dict) -> None:
             back=back)
 
 
-@on_answer("ditch")
+@on_answer("ditch", "what to leave on your space: a card slug, or `done`", default=("done",))
 def ditch_which(ctx: Ctx, prompt, key, arg, who) -> None:
     i = ctx.index(who)
     if key == "done":

@@ -1,8 +1,8 @@
 """The turn machine: a stack of tasks run until someone must decide something.
 
-Rules modules register handlers: `@task("name")` for a piece of work, `@on_answer("kind")` for
-what an answer to a prompt of that kind does. Work that continues after a decision is pushed
-on the stack before the question is asked, so a paused game is only data.
+Rules modules register handlers: `@task("name")` for a piece of work, `@on_answer("kind", ...)`
+for what an answer to a prompt of that kind does (and what the kind is: engine/questions.py).
+Work that continues after a decision is pushed on the stack before the question is asked, so a paused game is only data.
 """
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Any, Callable
 
 import msgspec
 
-from engine import content as content_mod, rng
+from engine import content as content_mod, questions, rng
 from engine.errors import IllegalMove, MODERATOR
 from engine.clone import copy_player
 from engine.state import Event, Game, Option, Prompt, Task  # noqa: F401
@@ -28,7 +28,14 @@ def task(name: str):
     return register
 
 
-def on_answer(kind: str):
+def on_answer(kind: str, means: str = "", default: tuple[str, ...] | None = questions.FIRST_OPTION):
+    """Register what an answer to a question of `kind` does, and declare the kind: what it asks
+    and what its options mean (`means`), and the keys a missed deadline plays (`default`,
+    engine/questions.py). Every kind the engine asks is declared here, once
+    (tests/test_question_kinds.py)."""
+    if means:
+        questions.declare(kind, means, default)
+
     def register(fn):
         ANSWERS[kind] = fn
         return fn
@@ -219,11 +226,13 @@ def offer_reroll(ctx: Ctx, i: int, question: str, then: str, **args) -> None:
                 low_is_good=args.get("low_is_good", False))
 
 
-@on_answer("dice-reroll")
+@on_answer("dice-reroll", "a roll that fails (armour, the Portal, the Crypt, the Mines...): `reroll` (1 fate) or "
+           "`keep`", default=("keep",))
 def dice_reroll(ctx: Ctx, prompt, key, arg, who) -> None:
     fate_reroll(ctx, key, who, ctx.s.stack[-1].a["dice"], prompt.data["low_is_good"])
 
 
-@on_answer("adjudicate")
+@on_answer("adjudicate", "a card the engine cannot settle, asked of the moderator: `adjudicate <effects>` or `skip`",
+           default=None)
 def adjudicate_skip(ctx: Ctx, prompt, key, arg, who) -> None:
     ctx.emit("adjudicate", "The moderator rules that it has no effect.")

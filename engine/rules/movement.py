@@ -88,7 +88,9 @@ def ask_direction(ctx: Ctx, i: int, roll: int, rerolled: bool) -> None:
     ctx.ask(i, "direction", f"You rolled {roll}. Which way do you move?", opts, roll=roll)
 
 
-@on_answer("direction")
+@on_answer("direction", "which way to move with the roll: `left` (counter-clockwise) or `right` (clockwise); or "
+           "`reroll` (fate), `regenerate` (the Troll), `raft`, `cast-<spell>`, and a pack's own (the City Gate, "
+           "Nemesis moves)", default=("left",))
 def direction(ctx: Ctx, prompt, key, arg, who) -> None:
     i = ctx.index(who)
     p = ctx.player(i)
@@ -163,7 +165,8 @@ def crossing_at(ctx: Ctx, i: int, space: str):
     return None
 
 
-@on_answer("crossing")
+@on_answer("crossing", "a crossing on the way (the Sentinel, a bridge): `continue` on this side, or cross it",
+           default=("continue",))
 def crossing(ctx: Ctx, prompt, key, arg, who) -> None:
     i = ctx.index(who)
     if key == "continue":
@@ -204,7 +207,7 @@ def after_bridge(ctx: Ctx, t) -> None:
             dest=dest, steps=steps)
 
 
-@on_answer("bridge-direction")
+@on_answer("bridge-direction", "which way to go on after crossing: `left` or `right`", default=("left",))
 def bridge_direction(ctx: Ctx, prompt, key, arg, who) -> None:
     ctx.push("walk", ctx.index(who), space=prompt.data["dest"], d=DIRS[key], steps=prompt.data["steps"], asked=True)
 
@@ -268,7 +271,8 @@ def inner_move(ctx: Ctx, i: int) -> None:
     ctx.ask(i, "inner-move", "You are in the Inner Region: where do you move?", opts)
 
 
-@on_answer("inner-move")
+@on_answer("inner-move", "where to move in the Inner Region: `left` / `right` (the next space), `stay` (face it "
+           "again), `portal` (back out), `crown` (climb to the Crown)", default=("left", "right", "stay"))
 def inner_answer(ctx: Ctx, prompt, key, arg, who) -> None:
     i = ctx.index(who)
     p = ctx.player(i)
@@ -298,7 +302,7 @@ def teleport_choose(ctx: Ctx, t) -> None:
             encounter=t.a.get("encounter", False))
 
 
-@on_answer("teleport")
+@on_answer("teleport", "where a Spell or card takes the character: a space id", default=())
 def teleport(ctx: Ctx, prompt, key, arg, who) -> None:
     i = ctx.index(who)
     ctx.emit("teleport", f"{who} goes to {ctx.space(key).name}.", player=who, space=key)

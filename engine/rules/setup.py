@@ -30,8 +30,7 @@ def new_game(config: GameConfig, seed: str) -> Game:
     state.decks["character"] = pool
     state.players = [Player(name=pc.name, role=pc.role) for pc in config.players]
     ctx = Ctx(state, [])
-    for pack in config.packs:
-        packs.module(pack).setup(ctx, config)
+    packs.call(state, "setup", ctx, config)
     ctx.push("turn", packs.call(state, "first_player", ctx) or 0)
     setup_work: list[tuple] = []
     for i, pc in enumerate(config.players):
@@ -43,8 +42,7 @@ def new_game(config: GameConfig, seed: str) -> Game:
             setup_work.append(("choose-character", i, {}))
         if config.option("starting_bonus"):
             setup_work.append(("starting-bonus", i, {}))
-    for pack in config.packs:  # a pack's setup steps that follow the characters' (companions)
-        setup_work += getattr(packs.module(pack), "seated", lambda ctx, config: [])(ctx, config)
+    setup_work += packs.call(state, "seated", ctx, config)  # a pack's steps after the characters' (companions)
     ctx.push_all(setup_work)
     return state
 
@@ -97,7 +95,7 @@ def choose_character(ctx: Ctx, t) -> None:
             [Option(c, f"{ctx.content.characters[c].name}") for c in dealt], dealt=dealt)
 
 
-@on_answer("character")
+@on_answer("character", "which character to play: a character slug (of those dealt)", default=())
 def character_chosen(ctx: Ctx, prompt, key, arg, who) -> None:
     for c in prompt.data["dealt"]:
         if c != key:
@@ -111,7 +109,7 @@ def starting_bonus(ctx: Ctx, t) -> None:
             [Option("strength", "+1 Strength"), Option("craft", "+1 Craft")])
 
 
-@on_answer("starting-bonus")
+@on_answer("starting-bonus", "the starting bonus: `strength` or `craft` (+1)", default=())
 def starting_bonus_chosen(ctx: Ctx, prompt, key, arg, who) -> None:
     p = ctx.player(ctx.index(who))
     setattr(p, key, getattr(p, key) + 1)

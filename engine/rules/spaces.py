@@ -35,7 +35,8 @@ def portal_space(ctx: Ctx, t) -> None:
              Option("portal-craft", "roll 2 dice against your Craft"), Option("no", "not now")])
 
 
-@on_answer("portal-try")
+@on_answer("portal-try", "at the Portal of Power: `portal-strength` / `portal-craft` (try to open it) or `no`",
+           default=("no",))
 def portal_try(ctx: Ctx, prompt, key, arg, who) -> None:
     if key != "no":
         ctx.push("portal", ctx.index(who), attr=key.split("-")[1])
@@ -107,7 +108,7 @@ def vampire_drink(ctx: Ctx, t) -> None:
     ctx.ask(t.p, "vampire", f"{foe[0].upper() + foe[1:]} drinks ({n} to go): a life or a Follower?", opts, foe=foe)
 
 
-@on_answer("vampire")
+@on_answer("vampire", "the Vampire drinks: `life` (lose a life) or a Follower's slug (give it up)", default=())
 def vampire_answer(ctx: Ctx, prompt, key, arg, who) -> None:
     i = ctx.index(who)
     foe = prompt.data.get("foe", "the Vampire")
@@ -189,7 +190,7 @@ def death(ctx: Ctx, t) -> None:
                 [Option("reroll-low", "reroll your lower die"), Option("keep", "keep the result")])
 
 
-@on_answer("death-reroll")
+@on_answer("death-reroll", "against Death: `reroll-low` (1 fate, your lower die) or `keep`", default=("keep",))
 def death_reroll(ctx: Ctx, prompt, key, arg, who) -> None:
     fate_reroll(ctx, key, who, ctx.s.stack[-1].a["mine"])
 
@@ -265,7 +266,7 @@ def command_spell_low(ctx: Ctx) -> int:
     return 4
 
 
-@on_answer("crown-attack")
+@on_answer("crown-attack", "others stand on the Crown: `encounter-<player>`, whom to attack", default=())
 def crown_attack(ctx: Ctx, prompt, key, arg, who) -> None:
     ctx.push("attack", ctx.index(who), target=ctx.index(key[len("encounter-"):]))
 

@@ -15,6 +15,7 @@ from typing import Any, Callable
 from engine import packs
 from engine.state import Option
 from engine.rules import items, stats
+from engine.questions import OTHER, SELF
 from engine.rules.machine import Ctx, could_change, on_answer, task
 from engine.packs import revised4 as hooks
 
@@ -104,7 +105,8 @@ def own_destroy_magic_ends(ctx: Ctx, i: int) -> None:
         ctx.emit("lasting-ends", f"{name}'s Destroy Magic ends.")
 
 
-@on_answer("start-spell")
+@on_answer("start-spell", "before moving: `cast-<spell>`, a card's use (`use-<card>`...), `ditch`, or `done`",
+           default=("done",))
 def start_spell(ctx: Ctx, prompt, key, arg, who) -> None:
     if key == "done":
         return
@@ -153,7 +155,7 @@ def offer_counterspell(ctx: Ctx, i: int, name: str) -> None:
             return
 
 
-@on_answer("counterspell")
+@on_answer("counterspell", "another casts a Spell: `counter` (cast Counterspell on it) or `let`", default=("let",))
 def counterspell(ctx: Ctx, prompt, key, arg, who) -> None:
     if key == "let":
         return
@@ -181,7 +183,7 @@ def resolve(ctx: Ctx, t) -> None:
         ctx.push("effect", i, ops=card.effect, source=card.name)
 
 
-@on_answer("spell-target")
+@on_answer("spell-target", "on whom a Spell is cast: a player's name", default=(OTHER,))
 def spell_target(ctx: Ctx, prompt, key, arg, who) -> None:
     ctx.push("effect", ctx.index(key), ops=prompt.data["ops"], source=prompt.data["source"])
 
@@ -219,7 +221,7 @@ def healing(ctx: Ctx, i: int, target: str | None = None) -> None:
     choose_character(ctx, i, "spell-healing", "Whom do you heal?", include_self=True)
 
 
-@on_answer("spell-healing")
+@on_answer("spell-healing", "on whom Healing is cast: a player's name (oneself included)", default=(SELF,))
 def healing_target(ctx: Ctx, prompt, key, arg, who) -> None:
     heal_full(ctx, ctx.index(key))
 
@@ -275,7 +277,7 @@ def healing_window(ctx: Ctx, t) -> None:
             "(your one Spell this turn)?", opts + [Option("no", "not now")])
 
 
-@on_answer("healing-window")
+@on_answer("healing-window", "a life lost on another's turn: `cast-<healing>` now, or `no`", default=("no",))
 def healing_window_answer(ctx: Ctx, prompt, key, arg, who) -> None:
     if key != "no":
         cast(ctx, ctx.index(who), "healing", key[len("heal-"):])
@@ -306,7 +308,7 @@ def end_spells(ctx: Ctx, t) -> None:
             [Option("cast-destroy-magic", "cast Destroy Magic"), Option("done", "end the turn")])
 
 
-@on_answer("end-spell")
+@on_answer("end-spell", "at the end of the turn: `cast-destroy-magic` or `done`", default=("done",))
 def end_spell(ctx: Ctx, prompt, key, arg, who) -> None:
     if key == "cast-destroy-magic":
         cast(ctx, ctx.index(who), "destroy-magic")
@@ -317,7 +319,7 @@ def nullify(ctx: Ctx, i: int) -> None:
     choose_character(ctx, i, "spell-nullify", "Whose Spells are nullified?")
 
 
-@on_answer("spell-nullify")
+@on_answer("spell-nullify", "on whom Nullify is cast: a player's name", default=(OTHER,))
 def nullify_target(ctx: Ctx, prompt, key, arg, who) -> None:
     q = ctx.player(ctx.index(key))
     ctx.s.discards["spell"].extend(q.spells)
@@ -330,7 +332,7 @@ def acquisition(ctx: Ctx, i: int) -> None:
     choose_character(ctx, i, "spell-acquisition", "From whom do you take 1 gold or an Object?")
 
 
-@on_answer("spell-acquisition")
+@on_answer("spell-acquisition", "from whom Acquisition takes: a player's name", default=(OTHER,))
 def acquisition_target(ctx: Ctx, prompt, key, arg, who) -> None:
     j = ctx.index(key)
     ctx.push("take-from", ctx.index(who), loser=j)
@@ -362,7 +364,7 @@ def destruction(ctx: Ctx, i: int) -> None:
                 choices=choices)
 
 
-@on_answer("spell-destruction")
+@on_answer("spell-destruction", "which faceup card on the board Destruction destroys: a key of the options", default=())
 def destruction_target(ctx: Ctx, prompt, key, arg, who) -> None:
     card, space = prompt.data["choices"][key]
     ctx.s.spaces[space].remove(card)
@@ -423,7 +425,7 @@ def hex_sides(ctx: Ctx) -> list[tuple[str, str, list[str]]]:
     return out
 
 
-@on_answer("hex-space")
+@on_answer("hex-space", "where the Hex is laid: `side-<space>` (a side of a region), then a space id", default=())
 def hex_space(ctx: Ctx, prompt, key, arg, who) -> None:
     i = ctx.index(who)
     if key.startswith("side-"):
