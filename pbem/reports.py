@@ -16,7 +16,7 @@ import re
 import msgspec
 
 from engine.config import PLAYABLE_PACKS
-from pbem import boardmap, leads, log, outbox, render, turnmail
+from pbem import boardmap, glossary, leads, log, outbox, render, turnmail
 from pbem.web import links as web_links
 
 NAMES = ("welcome", "report", "receipt", "error", "gameover", "digest", "stranger")
@@ -158,15 +158,19 @@ def report_context(svc, game: dict, player: str, view: dict, events: list, frame
     mine = view.get("mine") if player != svc.engine.MODERATOR and not over else None
     prompts = view.get("prompt", []) if not over else []
     own = view["players"].get(player)
+    mine_sheet = sheet(own, whereabouts(view, player, own))
+    here = view.get("space_cards", {}).get(own.get("space") or "", []) if own else []
+    cards = glossary.for_report(game, mine_sheet, mine, here)
     return {
         "game": {"id": game["id"], "address": game_address(svc, game)},
         "me": player, "turn": view["turn"], "over": over, "winners": list(view.get("winners", [])),
         "board": frame,
-        "sheet": {"own": sheet(own, whereabouts(view, player, own)),
+        "sheet": {"own": mine_sheet,
                   "hidden": [{"name": p["name"], "count": p["spells"]}
                              for p in frame["players"] if p["name"] != player]}
         if own else None,
-        "events": turnmail.grouped(events),
+        "events": turnmail.grouped(events, cards.drawn),
+        "cards": cards.entries(),  # what each card the report names does, in a line
         "asked": mine,
         "leads": leads.leads(svc, state, player, mine),  # per option: where it goes, what it does
         "reply_lines": [f"{mine['id']}: {o['key']}" for o in mine["options"]] if mine else [],

@@ -27,8 +27,11 @@ _decoders: dict = {}
 
 
 def encode(events) -> str:
-    """A move's events as stored: what reports read (kind, text, to), not the engine's data."""
-    return msgspec.json.encode([{"kind": e.kind, "text": e.text, "to": e.to} for e in events]).decode()
+    """A move's events as stored: what reports read (kind, text, to, and the card an event
+    brings in, which a report explains), not the rest of the engine's data."""
+    return msgspec.json.encode([{"kind": e.kind, "text": e.text, "to": e.to,
+                                 **({"data": {"card": e.data["card"]}} if (getattr(e, "data", None) or {}).get("card")
+                                    else {})} for e in events]).decode()
 
 
 class Note(msgspec.Struct):
@@ -95,9 +98,10 @@ class Backlog:
         return self.eng.filter_events([e for s, events in self.moves if s > seq for e in events], player)
 
 
-def grouped(events) -> list[dict]:
+def grouped(events, words=None) -> list[dict]:
     """Events as a report lists them: a group per turn, under its `turn` event (the events
-    before the first such event finish the turn the reader last heard of)."""
+    before the first such event finish the turn the reader last heard of); `words(event)`: an
+    event's text as the report writes it (a drawn card explained beside it)."""
     groups: list[dict] = []
     for e in events:
         if e.kind in HEADINGS:
@@ -105,5 +109,5 @@ def grouped(events) -> list[dict]:
             continue
         if not groups:
             groups.append({"title": None, "events": []})
-        groups[-1]["events"].append(e.text)
+        groups[-1]["events"].append(words(e) if words else e.text)
     return groups

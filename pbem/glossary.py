@@ -1,0 +1,88 @@
+"""What a card does, in one line, for the cards a report names: those in its reader's hand,
+on their space, named in their question, and those drawn.
+
+The line is the content's own words: a card's `summary` where its text is long, else its text
+without the project's asides (a parenthesis after a sentence: "(Modelled as ...)"). A card whose
+content row is not confirmed (`confirmed = false`) is a stand-in, and says so.
+"""
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+_ASIDE = re.compile(r"(?<=[.!?:;])\s*\([^()]*(?:\([^()]*\)[^()]*)*\)")
+LONGEST = 220  # characters: a text longer than this is cut after a sentence, with "…"
+STAND_IN = "stand-in"
+EXPLAINED = ("draw", "denizen", "spell-drawn", "action-drawn", "sea-draw")  # events that bring a card in
+
+
+def one_line(card) -> str:
+    text = card.prop("summary") or _ASIDE.sub("", card.text).strip()
+    if len(text) > LONGEST:
+        cut = text.rfind(". ", 0, LONGEST)
+        text = (text[:cut + 1] if cut > 0 else text[:LONGEST].rsplit(" ", 1)[0]) + " …"
+    return text
+
+
+@lru_cache(maxsize=64)
+def _cards(edition: str, packs: tuple[str, ...]) -> tuple[dict, dict]:
+    """The cards in play by slug and by printed name (the first of a name)."""
+    from engine import content  # pure data
+    cards = content.load(edition, packs).cards
+    by_name: dict = {}
+    for card in cards.values():
+        by_name.setdefault(card.name, card)
+    return cards, by_name
+
+
+class Glossary:
+    """The cards of one game, looked up by name or slug, each once per report."""
+
+    def __init__(self, game: dict):
+        g = game.get("config", {}).get("game", {})
+        try:
+            self.by_slug, self.by_name = _cards(g.get("edition", "revised4"), tuple(g.get("packs", [])))
+        except Exception:  # a game the content cannot load (the tests' fake engine): nothing to explain
+            self.by_slug, self.by_name = {}, {}
+        self.named: dict[str, dict] = {}
+
+    def entry(self, card) -> dict:
+        return {"name": card.name, "text": one_line(card), "stand_in": not card.confirmed}
+
+    def name(self, name: str) -> None:
+        card = self.by_name.get(name)
+        if card is not None and card.text:
+            self.named.setdefault(card.name, self.entry(card))
+
+    def key(self, key: str) -> None:
+        """An option's key that is a card: `ogre`, `cast-healing`."""
+        card = self.by_slug.get(key) or (self.by_slug.get(key[5:]) if key.startswith("cast-") else None)
+        if card is not None:
+            self.name(card.name)
+
+    def drawn(self, event) -> str:
+        """An event's text, with the card it brings in explained beside it (only a card its
+        text names: a facedown card stays unnamed)."""
+        slug = (getattr(event, "data", None) or {}).get("card")
+        card = self.by_slug.get(slug) if event.kind in EXPLAINED and isinstance(slug, str) else None
+        if card is None or card.name not in event.text or not card.text:
+            return event.text
+        line = one_line(card) + (f" ({STAND_IN})" if not card.confirmed else "")
+        return f"{event.text.rstrip('.')} — {line}"
+
+    def entries(self) -> list[dict]:
+        return list(self.named.values())
+
+
+def for_report(game: dict, sheet: dict | None, asked: dict | None, here: list[str]) -> Glossary:
+    """The glossary of one report: the reader's cards, those on their space, their question's."""
+    gl = Glossary(game)
+    if sheet:
+        for what in ("spells", "objects", "followers", "hand", "area"):
+            for name in sheet.get(what) or []:
+                gl.name(name)
+    for name in here:
+        gl.name(name)
+    for o in (asked or {}).get("options", []):
+        gl.key(o["key"])
+    return gl
