@@ -1,7 +1,8 @@
-"""Several daemons on one home (issue 15, on SQLite): every outbox row is claimed with a lease
-before it is sent, so two `pbem serve` processes, or a daemon and `serve --once`, send each
-mail once; deadlines and reminders fire once however many run. Real processes, a real SMTP
-server (aiosmtpd on 127.0.0.1) counting deliveries."""
+"""Several daemons on one home (issue 15), on both stores (the home's SQLite file, and a real
+PostgreSQL: tests/pgcluster.py): every outbox row is claimed with a lease before it is sent,
+so two `pbem serve` processes, or a daemon and `serve --once`, send each mail once; deadlines
+and reminders fire once however many run. Real processes, a real SMTP server (aiosmtpd on
+127.0.0.1) counting deliveries. tests/test_postgres.py has daemons on several machines."""
 from __future__ import annotations
 
 import asyncio
@@ -44,6 +45,12 @@ class Counting:
         return "250 OK"
 
 
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+def db_setting(request) -> dict:
+    """As conftest's, the PostgreSQL runs behind the `postgres` marker (processes: slow)."""
+    return {"db": request.getfixturevalue("pg_url")} if request.param == "postgresql" else {}
+
+
 @pytest.fixture
 def smtp():
     handler = Counting()
@@ -54,11 +61,13 @@ def smtp():
     controller.stop()
 
 
-def make_home(tmp_path: Path, port: int, games: int, pace: str = "") -> Path:
+def make_home(tmp_path: Path, port: int, games: int, pace: str = "", db: str | None = None) -> Path:
     home = tmp_path / "home"
-    run(home, "init")
-    (home / "pbem.toml").write_text(f'poll_seconds = 0.2\nmoderator = "mod@example.org"\n'
+    home.mkdir(mode=0o700)
+    (home / "pbem.toml").write_text((f'db = "{db}"\n' if db else "") +
+                                    f'poll_seconds = 0.2\nmoderator = "mod@example.org"\n'
                                     f'[smtp]\nhost = "127.0.0.1"\nport = {port}\nstarttls = false\ntimeout = 5\n')
+    run(home, "init")
     for n in range(games):
         cfg = tmp_path / f"g{n}.toml"
         cfg.write_text(f'[game]\nname = "g{n}"\nedition = "revised4"\nseed = "daemons-seed-{n:04d}-abcdefgh"\n{pace}'
@@ -105,10 +114,10 @@ def stop(procs) -> None:
             p.wait()
 
 
-def test_two_daemons_on_one_home_send_each_mail_once(tmp_path, smtp):
+def test_two_daemons_on_one_home_send_each_mail_once(tmp_path, smtp, db_setting):
     """Issue 15: two daemons sent every mail twice (116 deliveries for 58 mails)."""
     handler, port = smtp
-    home = make_home(tmp_path, port, games=12)  # 12 x (3 welcomes + 3 reports) = 72 mails
+    home = make_home(tmp_path, port, games=12, **db_setting)  # 12 x (3 welcomes + 3 reports) = 72 mails
     daemons = [serve(home), serve(home)]
     try:
         rows = wait_until_sent(home)
@@ -119,10 +128,10 @@ def test_two_daemons_on_one_home_send_each_mail_once(tmp_path, smtp):
     assert set(handler.ids) == {r["message_id"] for r in rows} and max(handler.ids.values()) == 1
 
 
-def test_a_daemon_and_serve_once_send_each_mail_once(tmp_path, smtp):
+def test_a_daemon_and_serve_once_send_each_mail_once(tmp_path, smtp, db_setting):
     """The README's workflow: `serve --once` while the daemon may be running."""
     handler, port = smtp
-    home = make_home(tmp_path, port, games=8)
+    home = make_home(tmp_path, port, games=8, **db_setting)
     daemon = serve(home)
     try:
         onces = [serve(home, "--once") for _ in range(3)]
@@ -134,12 +143,12 @@ def test_a_daemon_and_serve_once_send_each_mail_once(tmp_path, smtp):
     assert sum(handler.ids.values()) == len(rows) == 48 and max(handler.ids.values()) == 1
 
 
-def test_deadlines_and_reminders_fire_once_however_many_daemons_run(tmp_path, smtp):
+def test_deadlines_and_reminders_fire_once_however_many_daemons_run(tmp_path, smtp, db_setting):
     """Three `serve --once --now T` at the same moment, at a reminder's time and then at the
     deadline: one reminder per player waited for, one default move per game."""
     handler, port = smtp
     pace = '[game.pace]\ndeadline = "48h"\nreminders = ["24h"]\nguard_min = 100\n'  # no outage guard here
-    home = make_home(tmp_path, port, games=4, pace=pace)
+    home = make_home(tmp_path, port, games=4, pace=pace, **db_setting)
     due = json.loads(run(home, "game", "deadlines", "g0", "--json"))[0]["due_at"]
     opened = clock.parse(due) - timedelta(hours=48)
     for at in (opened + timedelta(hours=25), clock.parse(due) + timedelta(minutes=1)):

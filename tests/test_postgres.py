@@ -22,6 +22,7 @@ from pbem.ingest import dropfolder
 from pbem.service import open_service
 from test_daemons import PBEM, run, smtp  # noqa: F401 -- the SMTP sink fixture
 
+pytestmark = pytest.mark.postgres  # separate processes, seconds each: `pytest -m postgres` (.ci/run runs it)
 GAMES = 4
 
 
@@ -159,3 +160,55 @@ def test_a_daemon_killed_mid_batch_leaves_the_others_to_carry_on(tmp_path, pg_ur
     assert set(handler.ids) == {r["message_id"] for r in sent}  # nothing lost
     # a daemon killed between the server's acceptance and marking the row sent sends it once more
     assert sum(handler.ids.values()) - len(sent) <= 1 and max(handler.ids.values()) <= 2, handler.ids.most_common(3)
+
+
+# -- pbem store copy ------------------------------------------------------------------------
+
+def _play(svc, game_id: str, n: int, seed: int = 1) -> None:
+    from pbem import bot, moderator
+    rnd = random.Random(seed)
+    for _ in range(n):
+        move = bot.choose(games.state(svc, games.get(svc, game_id)), rnd)
+        moderator.answer(svc, game_id, move.player, f"{move.prompt}: {move.key}")
+
+
+def _tables(store) -> dict[str, list[dict]]:
+    from pbem.store.copy import TABLES
+    return {t: [{k: bytes(v) if isinstance(v, memoryview) else v for k, v in r.items()}
+                for r in store.query(f"SELECT * FROM {t} ORDER BY {key}")] for t, key in TABLES}
+
+
+def test_store_copy_moves_a_live_home_into_postgresql_and_back(svc, game, tmp_path, pg_url):
+    from pbem.store import Store
+    _play(svc, game, 12)
+    out = run(svc.settings.home, "store", "copy", svc.settings.home, pg_url)
+    assert "every chain verified" in out
+    pg = Store(pg_url)
+    try:
+        assert _tables(pg) == _tables(svc.store)  # every row, byte for byte
+        svc2 = open_service(settings=svc.settings.__class__(home=svc.settings.home, db=pg_url), clock=svc.clock)
+        _play(svc2, game, 3, seed=2)  # the game plays on in PostgreSQL: new rows take new ids
+        svc2.store.add_outbox(message_id="<after-copy@x>", kind="notice", to_addr="m@x", subject="s", headers={},
+                              text="t")
+        assert svc2.store.verify_chain(game) == [] and svc2.store.game(game)["moves"] == 15
+        back = tmp_path / "back.db"
+        run(svc.settings.home, "store", "copy", pg_url, back)
+        assert oct(back.stat().st_mode & 0o777) == "0o600"  # the seeds are secret
+        assert _tables(Store(back)) == _tables(pg)
+        svc2.store.close()
+    finally:
+        pg.close()
+
+
+def test_store_copy_refuses_a_target_in_use_and_a_source_that_does_not_verify(svc, game, tmp_path, pg_url):
+    from pbem.store import Store
+    _play(svc, game, 4)
+    run(svc.settings.home, "store", "copy", svc.settings.home, pg_url)
+    out = run(svc.settings.home, "store", "copy", svc.settings.home, pg_url, code=1)
+    assert "not empty" in out
+    svc.store._run("DROP TRIGGER moves_no_update")  # as someone editing the file by hand could
+    svc.store._run("UPDATE moves SET line = 'alice: 1: cheat' WHERE seq = 2")
+    target = tmp_path / "copy.db"
+    out = run(svc.settings.home, "store", "copy", svc.settings.home, target, code=1)
+    assert "does not verify" in out and "move 2: its record was changed" in out
+    assert Store(target).game_ids() == []  # nothing was written
