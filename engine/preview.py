@@ -108,3 +108,27 @@ def outcomes(state: Game, player: str) -> dict[str, Any]:
             outcome["faces"] = {str(f): play(state, player, o.key, [f]) for f in FACES}
         out[o.key] = outcome
     return out
+
+
+def duel(state: Game, player: str) -> dict[str, Any] | None:
+    """The attack between characters `player` is in, while it waits for a question: who attacks
+    whom, battle or psychic combat, each side's Strength or Craft for it (its dice apart) and
+    the cards that add to it. None when there is none."""
+    from engine.rules import stats  # here: the rules need not load for a preview of moves only
+    task = next((t for t in reversed(state.stack) if t.op in ("duel-roll", "duel-resolve")), None)
+    if task is None:
+        return None
+    ctx = machine.Ctx(state, [], shared=True)
+    i, j = task.p, task.a["target"]
+    if player not in (ctx.name(i), ctx.name(j)):
+        return None
+    psychic = bool(task.a.get("psychic"))
+    side: dict[str, Any] = {}
+    for k in (i, j):
+        p = state.players[k]
+        adding = [c.name for c in stats.items(ctx, p)
+                  if c.prop("craft" if psychic else "weapon") or c.prop("craft" if psychic else "strength")]
+        side[p.name] = {"value": stats.craft(ctx, p) if psychic else stats.strength(ctx, p, battle=True),
+                        "with": adding}
+    return {"attacker": ctx.name(i), "defender": ctx.name(j), "kind": "psychic combat" if psychic else "battle",
+            "attribute": "Craft" if psychic else "Strength", "sides": side}

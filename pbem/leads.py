@@ -101,3 +101,24 @@ def leads(svc, state, player: str, asked: dict | None) -> dict[str, list[str]]:
         if lines:
             out[key] = lines
     return out
+
+
+def attack(svc, state, player: str, asked: dict | None) -> list[str]:
+    """For a question within an attack between characters: who attacks whom, and with what."""
+    duel = getattr(svc.engine, "duel", None)
+    if not asked or duel is None or state is None:
+        return []
+    d = duel(state, player)
+    if d is None:
+        return []
+
+    def side(name: str) -> str:
+        s = d["sides"][name]
+        return f"{d['attribute']} {s['value']}" + (f" (with {', '.join(s['with'])})" if s["with"] else "")
+
+    them = d["attacker"] if player == d["defender"] else d["defender"]
+    if player == d["defender"]:
+        return [f"{them} attacks you in {d['kind']} with {side(them)}, against your {side(player)}; "
+                "each side adds a die."]
+    return [f"You attack {them} in {d['kind']} with {side(player)}, against their {side(them)}; "
+            "each side adds a die."]

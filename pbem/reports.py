@@ -173,6 +173,7 @@ def report_context(svc, game: dict, player: str, view: dict, events: list, frame
         "cards": cards.entries(),  # what each card the report names does, in a line
         "asked": mine,
         "leads": leads.leads(svc, state, player, mine),  # per option: where it goes, what it does
+        "about": leads.attack(svc, state, player, mine),  # lines under the question: an attack's sides
         "reply_lines": [f"{mine['id']}: {o['key']}" for o in mine["options"]] if mine else [],
         "waiting": [n for p in prompts for n in p["players"]],
         "waiting_question": prompts[0].get("question") if prompts else None,

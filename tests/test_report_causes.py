@@ -49,3 +49,36 @@ def test_a_lasting_effect_on_no_space_is_listed_as_in_force():
     lines = reports.pack_lines({"effects": [{"name": "blizzard", "rounds": 2, "by": "alice"},
                                             {"name": "hex", "rounds": 3, "by": "bob", "space": "woods"}]})
     assert lines == [{"pack": "In force", "what": "Blizzard", "value": "2 rounds"}]
+
+
+def test_the_defender_is_told_who_attacks_and_with_what(svc):
+    """A character attacked by another is asked how to defend; the question's mail says who
+    attacks, in battle or psychic combat, and each side's Strength with what adds to it."""
+    import random
+
+    from engine.rules import machine, stats
+    from pbem import bot
+
+    rnd = random.Random(1)
+    g = games.create(svc, hero_config(seed="duel-2"))  # alice is attacked early in this game
+    for _ in range(40):
+        state = games.state(svc, games.get(svc, g))
+        if state.prompt.kind == "defend":
+            break
+        move = bot.choose(state, rnd)
+        since = last_id(svc)
+        send(svc, g, move.player, [f"{move.prompt}: {move.key}"])
+    else:
+        raise AssertionError("no attack in this game any more")
+    defender = state.prompt.players[0]
+    duel = next(t for t in reversed(state.stack) if t.op == "duel-roll")
+    ctx = machine.Ctx(state, [])
+    attacker = state.players[duel.p]
+    text = [t for r, t in mails(svc, since) if r["player"] == defender][-1]
+    flat = " ".join(text.split())
+    kind = "psychic combat" if duel.a["psychic"] else "battle"
+    attr, value = ("Craft", stats.craft) if duel.a["psychic"] else ("Strength", lambda c, p: stats.strength(c, p, battle=True))
+    mine = state.players[duel.a["target"]]
+    assert mine.name == defender
+    assert f"{attacker.name} attacks you in {kind} with {attr} {value(ctx, attacker)}" in flat
+    assert f"against your {attr} {value(ctx, mine)}" in flat
