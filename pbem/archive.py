@@ -221,6 +221,23 @@ def dumps(archive: dict) -> str:
     return "{\n" + ",\n".join(parts) + "\n}\n"
 
 
+def attachment(svc, game_id: str) -> tuple[str, bytes]:
+    """(file name, bytes) of an ended game's archive as its game-over mail attaches it: what
+    `pbem export` writes, made once per game and move count and kept in home/archives/ (each
+    player's mail carries the same file, and a game's replay costs what its moves cost)."""
+    game = games.get(svc, game_id)
+    if game["status"] != "ended":
+        raise GameError(f"{game_id}: the game has not ended: its archive would not hold the seed")
+    name = f"talisman-{game_id}.json"
+    kept = Path(svc.settings.home) / "archives" / f"{game_id}-{game['moves']}.json"
+    if not kept.is_file():
+        kept.parent.mkdir(parents=True, exist_ok=True)
+        tmp = kept.with_name(f".{kept.name}.tmp")
+        tmp.write_text(dumps(export(svc, game_id)), encoding="utf-8")
+        tmp.replace(kept)
+    return name, kept.read_bytes()
+
+
 def save(archive: dict, path: str | Path) -> None:
     Path(path).write_text(dumps(archive), encoding="utf-8")
 

@@ -2,15 +2,17 @@
 
 `enqueue` stores a mail's headers and the context its templates are rendered from;
 `rendered` renders a row's text and HTML (pbem/render.py) when it is first sent, and the
-row keeps them from then on. `build` turns a row into an EmailMessage at send time, which
-is also when a player's token takes the place of the row's marker (the database never
-holds a token). `send_due` hands due rows to a sender: `FileSender` writes
-home/outbox/<id>.eml (the embedded default), `SmtpSender` speaks SMTP with aiosmtplib;
-`verdict` says which failures are final.
+row keeps them from then on. `wire` writes a row as the bytes sent (pbem/mime.py) at send
+time, which is also when a player's token takes the place of the row's marker (the database
+never holds a token); `build` reads them back as an EmailMessage. `send_due` hands due rows
+to a sender: `FileSender` writes home/outbox/<id>.eml (the embedded default), `SmtpSender`
+speaks SMTP with aiosmtplib; `verdict` says which failures are final.
 """
 from __future__ import annotations
 
 import asyncio
+import email
+import email.policy
 import json
 import os
 import random
@@ -25,7 +27,7 @@ from pathlib import Path
 import aiosmtplib
 import msgspec
 
-from pbem import log, tokens
+from pbem import log, mime, tokens
 from pbem.store import iso
 
 _LINEBREAK = re.compile(r"[\r\n\x00]+")
@@ -109,7 +111,13 @@ def mail(svc, id: int) -> dict | None:
 
 
 def build(svc, row: dict) -> EmailMessage:
-    """The mail of an outbox row, as it is sent (rendered, the token filled in)."""
+    """The mail of an outbox row as a message object, read back from the bytes `wire` sends."""
+    return email.message_from_bytes(wire(svc, row), policy=email.policy.default)
+
+
+def wire(svc, row: dict) -> bytes:
+    """The mail of an outbox row as it is sent (rendered, the token filled in, its attachments),
+    written directly (pbem/mime.py)."""
     row = rendered(svc, row)
     headers, text, html = json.loads(row["headers"]), row["text"], row["html"]
     if row["token_marker"] and row["player"]:
@@ -120,13 +128,22 @@ def build(svc, row: dict) -> EmailMessage:
             if s else s  # noqa: E731
         headers = {k: fill(v) for k, v in headers.items()}
         text, html = fill(text), fill(html)
-    msg = EmailMessage()
-    for name, value in headers.items():
-        msg[name] = value
-    msg.set_content(text)
-    if html:
-        msg.add_alternative(html, subtype="html")
-    return msg
+    return mime.message(headers, text, html, attachments(svc, row))
+
+
+def attachments(svc, row: dict) -> list[mime.Attachment]:
+    """The game-over mail carries the game's archive, which it tells its reader to verify
+    (the file `pbem export` writes: the seed, every move, what each showed). A game whose
+    archive cannot be made (its log no longer replays) sends the mail without it, logged."""
+    if row["kind"] != "gameover" or not row["game"]:
+        return []
+    from pbem import archive  # archive -> games -> reports -> outbox
+    try:
+        name, data = archive.attachment(svc, row["game"])
+    except Exception:  # noqa: BLE001 -- the mail still goes: its text holds the seed
+        log.get(outbox=row["id"], game=row["game"]).exception("the game's archive could not be made")
+        return []
+    return [mime.Attachment(name, "application/json", data)]
 
 
 # -- senders ---------------------------------------------------------------------------
@@ -137,11 +154,11 @@ class FileSender:
     def __init__(self, folder: Path):
         self.folder = Path(folder)
 
-    async def send(self, row: dict, msg: EmailMessage) -> None:
+    async def send(self, row: dict, raw: bytes) -> None:
         self.folder.mkdir(parents=True, exist_ok=True)
         final = self.folder / f"{row['id']:06d}.eml"
         tmp = self.folder / f".{row['id']:06d}.eml.tmp"
-        tmp.write_bytes(bytes(msg))
+        tmp.write_bytes(raw)
         os.replace(tmp, final)  # the same row sent again overwrites: one file per mail
 
     async def close(self) -> None:
@@ -164,19 +181,19 @@ class SmtpSender:
             await client.login(self.cfg.username, self.cfg.password or "")
         return client
 
-    async def send(self, row: dict, msg: EmailMessage) -> None:
+    async def send(self, row: dict, raw: bytes) -> None:
         reused = self.client is not None and self.client.is_connected
         if not reused:
             self.client = await self._connect()
-        envelope = dict(sender=row.get("return_path") or parseaddr(str(msg["From"]))[1], recipients=[row["to_addr"]])
-        try:
-            await self.client.send_message(msg, **envelope)
+        sender = row.get("return_path") or parseaddr(json.loads(row["headers"]).get("From", ""))[1]
+        try:  # the bytes as written (7-bit clean: any server takes them), not serialised again
+            await self.client.sendmail(sender, [row["to_addr"]], raw)
         except aiosmtplib.SMTPServerDisconnected:
             if not reused:
                 raise
             # a kept connection the server closed while idle: once more on a new one
             self.client = await self._connect()
-            await self.client.send_message(msg, **envelope)
+            await self.client.sendmail(sender, [row["to_addr"]], raw)
 
     async def close(self) -> None:
         if self.client is not None and self.client.is_connected:
@@ -257,7 +274,7 @@ async def send_due(svc, sender=None, stop: asyncio.Event | None = None) -> int:
                                                     svc.store.now(), owner=OWNER)
                 continue
             try:
-                await sender.send({**row, "return_path": return_path(svc, row)}, build(svc, row))
+                await sender.send({**row, "return_path": return_path(svc, row)}, wire(svc, row))
             except Exception as e:
                 if not isinstance(e, SEND_ERRORS):  # not the link's fault: let it go for the next round
                     with svc.store.transaction():
