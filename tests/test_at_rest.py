@@ -1,11 +1,12 @@
 """No token in clear at rest (issue 21: 6) and weak seeds (11). A backup of the store, or of
 the drop folder and Maildir, must hold no credential: every stored form is masked, decoded
 base64 and quoted-printable parts included, and a seed a moderator chose too short is never
-used as a mask pattern."""
+used as a mask pattern. On both stores: SQLite (every byte of its files), and a real
+PostgreSQL (every value of every row)."""
 import base64
+import functools
 import mailbox
 import quopri
-import sqlite3
 
 import pytest
 
@@ -16,8 +17,18 @@ from pbem.process import handle
 from conftest import game_config, legal, mail, token, turn_file
 
 
+@pytest.fixture
+def make_service(make_service, db_setting):
+    return functools.partial(make_service, **db_setting)
+
+
 def dump(svc) -> bytes:
-    """Every byte the database files hold (the main file and its write-ahead log)."""
+    """Every byte the database files hold (the main file and its write-ahead log); on
+    PostgreSQL, every value of every row."""
+    if svc.store.dialect == "postgresql":
+        from pbem.store.copy import TABLES
+        return b"\n".join(v if isinstance(v, bytes) else str(v).encode() for t, _ in TABLES
+                          for row in svc.store.query(f"SELECT * FROM {t}") for v in row.values())
     svc.store.db.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     out = b""
     for path in svc.settings.db_path.parent.glob(svc.settings.db_path.name + "*"):
@@ -118,8 +129,7 @@ def test_the_masked_store_keeps_message_ids_for_threads(fake_svc, fake_game):
     hexy = "<0123456789abcdef0123@mail.example.org>"
     result = handle(fake_svc, mail(["hello"], sender="someone@example.net", message_id=hexy))
     assert hexy.encode() in fake_svc.store.inbox(result.inbox_id)["raw"]
-    assert sqlite3.connect(str(fake_svc.settings.db_path)).execute(
-        "SELECT message_id FROM inbox WHERE id = ?", (result.inbox_id,)).fetchone()[0] == hexy
+    assert fake_svc.store.query("SELECT message_id FROM inbox WHERE id = ?", (result.inbox_id,))[0]["message_id"] == hexy
 
 
 def test_messages_stored_before_the_masking_are_masked_by_its_migration(tmp_path):
