@@ -1,4 +1,5 @@
-"""A tiny stand-in for engine.api, with the same door (docs/interfaces.md).
+"""A tiny stand-in for engine.api, with the same door (engine/interface.py `Engine`, checked by
+tests/test_engine_interface.py: signatures and the fields of view()).
 
 Players take turns on a ring of 12 spaces: the one whose turn it is answers `left`, `right`
 or `rest` (prompt ids grow by one); a move rolls a die, so the RNG counter advances. Each
@@ -12,6 +13,9 @@ import hashlib
 import re
 
 import msgspec
+
+from engine.errors import IllegalMove  # the engine's own: the service reads its reason and options
+from engine.questions import QuestionKind
 
 ENGINE_VERSION = "fake-1"
 MODERATOR = "moderator"
@@ -27,12 +31,6 @@ class Move(msgspec.Struct, frozen=True):
     def __str__(self) -> str:
         text = f"{self.player}: {self.prompt}: {self.key}" if self.prompt else f"{self.player}: {self.key}"
         return f"{text} {self.arg}" if self.arg else text
-
-
-class IllegalMove(ValueError):
-    def __init__(self, reason: str, options: list[str]):
-        self.reason, self.options = reason, options
-        super().__init__(f"{reason}; open: {', '.join(options) or 'nothing'}")
 
 
 class Option(msgspec.Struct, frozen=True):
@@ -90,6 +88,10 @@ def new_game(config: dict, seed: str) -> Game:
     if not players:
         raise ValueError("a game needs players")
     return Game(seed=seed, players=players, cap=int(config.get("options", {}).get("turn_cap", 0)))
+
+
+def question_kinds() -> list[QuestionKind]:
+    return [QuestionKind("move", "where to go: `left`, `right` or `rest`", ("left",))]
 
 
 def prompts(state: Game) -> list[Prompt]:
@@ -165,15 +167,15 @@ def parse_move(text: str, player: str | None = None) -> Move:
 
 def _sheet(state: Game, p: P, me: str | None) -> dict:
     mine = me in (None, MODERATOR, p.name)
-    return {"character": "walker", "character_name": "Walker", "space": SPACES[p.space],
+    return {"character": "walker", "character_name": "Walker", "role": "hero", "space": SPACES[p.space],
             "space_name": SPACES[p.space].replace("-", " ").title(), "region": "outer", "strength": 3, "craft": 3,
-            "life": 4, "max_life": 4, "fate": 1, "gold": p.gold, "alignment": "neutral", "alive": True,
-            "objects": list(p.hand) if mine else [], "followers": [], "spells": [] if mine else 0,
-            "trophies": [], "toad": 0, "miss": 0, "quest": None}
+            "life": 4, "max_life": 4, "fate": 1, "max_fate": 1, "gold": p.gold, "alignment": "neutral",
+            "alive": True, "objects": list(p.hand) if mine else [], "followers": [], "spells": [] if mine else 0,
+            "hand": [] if mine else 0, "area": [], "trophies": [], "toad": 0, "miss": 0, "quest": None}
 
 
 def _prompt_dict(p: Prompt) -> dict:
-    return {"id": p.id, "players": p.players, "question": p.question,
+    return {"id": p.id, "players": p.players, "kind": p.kind, "question": p.question,
             "options": [{"key": o.key, "text": o.text} for o in p.options]}
 
 
@@ -183,15 +185,19 @@ def view(state: Game, player: str | None) -> dict:
     return {"turn": state.turn, "round": state.turn, "over": state.over, "winners": state.winners, "me": me,
             "players": {p.name: _sheet(state, p, player) for p in state.players},
             "board": {"outer": SPACES}, "space_names": {s: s.replace("-", " ").title() for s in SPACES},
-            "space_cards": {}, "decks": {"adventure": 10},
+            "space_cards": {}, "space_gold": {}, "decks": {"adventure": 10}, "effects": [],
             "prompt": ps, "mine": next((p for p in ps if me in p["players"]), None)}
+
+
+VIEW_ONLY = ("role", "max_fate", "hand", "area")  # a player's fields in a view, not in the summary
 
 
 def summary(state: Game) -> dict:
     return {"turn": state.turn, "over": state.over, "winners": state.winners,
             "prompt": [{"id": p.id, "players": p.players, "options": [o.key for o in p.options]}
                        for p in prompts(state)],
-            "players": {p.name: {k: v for k, v in _sheet(state, p, "nobody").items()} for p in state.players},
+            "players": {p.name: {k: v for k, v in _sheet(state, p, "nobody").items() if k not in VIEW_ONLY}
+                        for p in state.players},
             "board": {"outer": SPACES}}
 
 
