@@ -158,7 +158,7 @@ def report_context(svc, game: dict, player: str, view: dict, events: list, frame
     mine = view.get("mine") if player != svc.engine.MODERATOR and not over else None
     prompts = view.get("prompt", []) if not over else []
     own = view["players"].get(player)
-    mine_sheet = sheet(own, whereabouts(view, player, own))
+    mine_sheet = sheet(own, whereabouts(view, player, own)) if own else None
     here = view.get("space_cards", {}).get(own.get("space") or "", []) if own else []
     cards = glossary.for_report(game, mine_sheet, mine, here)
     return {
