@@ -75,7 +75,7 @@ def _multipart(subtype: str, parts: list[str]) -> str:
     boundary = "=_" + secrets.token_hex(12)  # "=_" is never in quoted-printable or base64 text
     while any(boundary in p for p in parts):  # a 7bit part could hold anything
         boundary = "=_" + secrets.token_hex(12)
-    body = "".join(f"--{boundary}\n{p}" for p in parts)
+    body = "".join(f"--{boundary}\n{p}\n" for p in parts)  # the line end before a boundary is the boundary's
     return f'Content-Type: multipart/{subtype}; boundary="{boundary}"\n\n{body}--{boundary}--\n'
 
 

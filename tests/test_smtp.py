@@ -139,6 +139,35 @@ def test_a_player_named_with_a_newline_gets_no_extra_header(make_service):
         assert not any(line.lower().startswith(b"bcc") for line in head.split(b"\n")), (game, head)
 
 
+LONG = "Turn 12: " + "the Storm River lies between you and the Chapel; " * 6  # one line, over 78 characters
+
+
+@pytest.mark.parametrize("name, subject, text, html", [
+    ("bob", "[g] Turn 3 report", "short lines\nonly ASCII\n", "<p>t</p>"),
+    ("José Müller", "[g] Tour 3 : à vous — ↑ left → Chapel", "Ärger → Chapel\n" + LONG + "\n  \n", "<p>é</p>" * 40),
+    ("Ann", "[g] " + "a long subject " * 8, "trailing space \nand tab\t\n.\nFrom here\n=3D is not a code\n",
+     None),
+])
+def test_a_mail_written_directly_reads_back_as_written_and_is_7_bit_clean(name, subject, text, html):
+    """pbem/mime.py writes headers and parts itself: the standard parser must read back the
+    same names, subject and texts, and every line is ASCII and within SMTP's limit."""
+    from pbem import mime
+    headers = {"From": outbox.mailbox("Talisman g", "talisman@example.org"), "To": outbox.mailbox(name, "x@example.org"),
+               "Subject": subject, "Message-ID": "<m@example.org>",
+               "References": " ".join(f"<ref-{n}.player@example.org>" for n in range(12))}
+    attached = [mime.Attachment("talisman-g.json", "application/json", ('{"seed": "é"}\n' * 300).encode())]
+    raw = mime.message(headers, text, html, attached)
+    assert raw.isascii() and max(len(line) for line in raw.split(b"\n")) <= 998
+    msg = email.message_from_bytes(raw, policy=default_policy)
+    assert msg["To"].addresses[0].display_name == name and msg["To"].addresses[0].addr_spec == "x@example.org"
+    assert msg["Subject"] == subject and msg["References"].split() == headers["References"].split()
+    assert msg.get_body(("plain",)).get_content() == text
+    if html:
+        assert msg.get_body(("html",)).get_content() == html + "\n"
+    [part] = list(msg.iter_attachments())
+    assert part.get_filename() == "talisman-g.json" and part.get_content() == attached[0].data
+
+
 # -- SMTP ---------------------------------------------------------------------------------
 
 def test_the_outbox_goes_out_by_smtp_with_a_keyed_return_path_of_the_game_address(make_service, smtp_server):
