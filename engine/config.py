@@ -80,7 +80,7 @@ class GameConfig(msgspec.Struct, forbid_unknown_fields=False):
     ending: str | None = None
 
     @classmethod
-    def from_dict(cls, data: dict) -> "GameConfig":
+    def from_dict(cls, data: dict) -> GameConfig:
         try:
             cfg = msgspec.convert(data, cls)
         except msgspec.ValidationError as e:

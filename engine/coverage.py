@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from engine import ops
 from engine.content import load
-from engine.registry import PACKS  # every rule and pack registered
 from engine.packs import revised4
+from engine.registry import PACKS  # every rule and pack registered
 from engine.rules import machine, spells
 
 # Object and Follower properties the rules read (engine/rules/stats.py, items.py, combat.py).
@@ -14,6 +14,10 @@ PROPS = {"weapon", "armour", "strength", "craft", "carry", "raft", "gold", "tali
          "trial", "adversary", "villain", "objective", "life", "fate", "sites", "value",  # Nemesis
          "ship", "ship_strength", "hold", "naval", "homecoming", "rescue", "sea_raft",
          "loyal", "from_card", "stand_in"}  # Sea Voyage
+
+
+# Card fields that are not rules: checked against the rulebook, a line for the reports (pbem/glossary.py).
+NOT_RULES = {"confirmed", "summary"}
 
 
 # Spells the rules resolve where they apply (combat.py, spells.py, turn.lose_life).
@@ -29,7 +33,7 @@ def _card_automated(card) -> tuple[bool, str]:
         return False, f"hook {card.hook!r} not implemented"
     if card.effect and not ops.automated(card.effect):
         return False, "effect settled by the moderator"
-    unknown = set(card.props) - PROPS - {"confirmed"}
+    unknown = set(card.props) - PROPS - NOT_RULES
     if unknown:
         return False, "properties not read by the rules: " + ", ".join(sorted(unknown))
     if card.type in ("event", "stranger", "place", "spell", "denizen", "ending") and not card.effect:

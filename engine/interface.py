@@ -9,7 +9,8 @@ docs/summary.md), whose fields are `ViewFields` and the TypedDicts below.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Protocol, Sequence, TypedDict
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Protocol, TypedDict
 
 from engine.errors import IllegalMove
 

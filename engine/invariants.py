@@ -26,7 +26,7 @@ def all_cards(state: Game) -> Counter:
 def expected_cards(state: Game) -> Counter:
     content = load(state.edition, tuple(state.packs))
     c: Counter = Counter()
-    for name, cards in content.decks.items():
+    for cards in content.decks.values():
         c.update(cards)
     return c
 

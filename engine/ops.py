@@ -6,16 +6,16 @@ die or a decision ask, with the rest of the effect still on the stack.
 from __future__ import annotations
 
 import re
-from typing import Callable
+from collections.abc import Callable
 
 from engine import packs, rng
 from engine.content import die_rows
-from engine.state import Option
 from engine.rules import spells, stats
 from engine.rules.items import check_alignment_items, discard, discard_spells_over_limit, drop_excess, gain_object
 from engine.rules.machine import TASKS, Ctx, fate_reroll, on_answer, task
 from engine.rules.setup import draw_spell
 from engine.rules.turn import lose_life, one_effect
+from engine.state import Option
 
 OPS: dict[str, Callable[[Ctx, int, dict, dict], None]] = {}
 

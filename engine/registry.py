@@ -9,10 +9,19 @@ listed in (config errors, the coverage report, the service's reports).
 Kept out of the packages' __init__ files so that any single module (engine.ops, a pack's
 topic module) can be imported first without a cycle.
 """
-from engine.rules import machine, setup, turn, movement, encounter, combat, spaces, spells  # noqa: F401
 from engine import ops  # noqa: F401
-from engine.rules import boardcards  # noqa: F401  (its ops: denizen, visit, terrain)
 from engine.packs import cataclysm, city, lost_realms, nemesis, sea_voyage, timescape
 from engine.packs.base import Pack
+from engine.rules import (  # noqa: F401
+    boardcards,
+    combat,
+    encounter,
+    machine,
+    movement,
+    setup,
+    spaces,
+    spells,
+    turn,
+)
 
 PACKS: tuple[Pack, ...] = (cataclysm.PACK, lost_realms.PACK, nemesis.PACK, sea_voyage.PACK, timescape.PACK, city.PACK)

@@ -12,7 +12,7 @@ import contextlib
 import functools
 import hashlib
 import threading
-from typing import Iterator
+from collections.abc import Iterator
 
 from engine.state import Game
 

@@ -25,7 +25,8 @@ tests/test_packs.py):
 """
 from __future__ import annotations
 
-from typing import Any, Callable, ClassVar
+from collections.abc import Callable
+from typing import Any, ClassVar
 
 from engine.rules.machine import Ctx
 from engine.state import Option

@@ -13,11 +13,12 @@ from typing import Any
 
 from engine import rng
 from engine.packs.base import Pack
-from engine.state import Option
 from engine.rules import endings, stats
 from engine.rules.machine import Ctx, on_answer, task
 from engine.rules.spaces import beaten, must_face
 from engine.rules.turn import lose_life
+from engine.state import Option
+
 
 def setup(ctx: Ctx, config) -> None:
     s, content = ctx.s, ctx.content

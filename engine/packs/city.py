@@ -18,10 +18,10 @@ from typing import Any
 from engine import rng
 from engine.config import ConfigError
 from engine.content import die_row
-from engine.state import Option
 from engine.packs.base import Pack
 from engine.rules.machine import Ctx, on_answer, task
 from engine.rules.movement import place
+from engine.state import Option
 
 RING = "city"
 

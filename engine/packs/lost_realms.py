@@ -23,7 +23,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.state import Option
 from engine.packs.base import Pack, RuleOption
 from engine.rules import endings, stats
 from engine.rules.encounter import take
@@ -32,6 +31,7 @@ from engine.rules.machine import Ctx, on_answer, task
 from engine.rules.movement import CROWN, PLAIN, PORTAL, VALLEY, place
 from engine.rules.spaces import beaten, must_face
 from engine.rules.turn import decide, finish, kill
+from engine.state import Option
 
 PANDORA, GAUNTLET, HUNT = "pandoras-box", "the-gauntlet", "the-hunt"
 NETHER = "nether"
@@ -203,7 +203,7 @@ def through_portal(ctx: Ctx, i: int) -> None:
     Gauntlet the Plain's Nether cards are met first (turning back is going out to the Portal)."""
     s = ctx.s
     if not gauntlet(s):
-        return None
+        return
     p = ctx.player(i)
     p.flags.pop("nether-card", None)
     p.flags.pop("nether-back", None)
@@ -212,7 +212,7 @@ def through_portal(ctx: Ctx, i: int) -> None:
     n = len(s.piles.get(f"{NETHER}@{PLAIN}", []))
     if n:
         ctx.push("nether-face", i, space=PLAIN, n=n)
-    return None
+    return
 
 
 @task("nether-face")
@@ -418,7 +418,6 @@ def killed(ctx: Ctx, i: int) -> None:
             if survivors and not s.over:
                 finish(ctx, survivors)
         decide(ctx, share)
-    return None
 
 
 # -- The Hunt ------------------------------------------------------------------------------
@@ -428,7 +427,6 @@ def drawn(ctx: Ctx, i: int, cards: list[str]) -> None:
     s = ctx.s
     if endings.in_play(s) == HUNT and cards and (s.decks.get(NETHER) or s.discards.get(NETHER)):
         ctx.push("hunt-swap", i, drawn=list(cards))
-    return None
 
 
 @task("hunt-swap")
@@ -469,7 +467,6 @@ def trophy_spent(ctx: Ctx, p, card: str, attr: str) -> None:
             p.area.append(card)
             ctx.emit("hunt", f"{p.name} places a defeated Nether Enemy facedown in their play area "
                      f"({hunted(ctx, p)} of {HUNT_GOAL}).", player=p.name)
-    return None
 
 
 def crown_closed(ctx: Ctx, i: int) -> bool | None:

@@ -23,15 +23,15 @@ engine/registry.py imports this module (and so its topic modules) before any gam
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from engine.config import ConfigError
+from engine.packs import nemesis_boons, nemesis_combat, nemesis_endings, nemesis_heroes, nemesis_setup, nemesis_turn
 from engine.packs.base import Pack, RuleOption
+from engine.packs.nemesis_board import adversary_space, heroes, nemesis, tokens
 from engine.rules.machine import Ctx
 from engine.state import Option
-from engine.packs import nemesis_boons, nemesis_combat, nemesis_endings, nemesis_heroes, nemesis_setup, nemesis_turn
-from engine.packs.nemesis_board import adversary_space, heroes, nemesis, tokens
-
 
 # -- what everyone sees --------------------------------------------------------------------------
 

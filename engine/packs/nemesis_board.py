@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from engine.rules.machine import Ctx
 
-
 LAIR = "lair-of-the-beast"
 # Where a token may step between regions: the Portal of Power continues onto the centre board
 # (Setup 12); the Sentinel's bridge joins the Outer and Middle Regions.

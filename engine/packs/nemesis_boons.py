@@ -3,10 +3,10 @@ most one each), used at the start of a hero's turn (the hooks `start_options` / 
 """
 from __future__ import annotations
 
-from engine.state import Option
+from engine.packs.nemesis_board import heroes, living
 from engine.rules.items import discard
 from engine.rules.machine import Ctx, on_answer, task
-from engine.packs.nemesis_board import heroes, living
+from engine.state import Option
 
 
 @task("boon-draw")

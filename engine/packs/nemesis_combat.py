@@ -6,11 +6,11 @@ Nemesis's reroll of a creature's die (`foe_reroll`).
 from __future__ import annotations
 
 from engine import rng
-from engine.state import Option
+from engine.packs.nemesis_board import heroes, living, nemesis, stat, tokens
 from engine.rules.items import discard
 from engine.rules.machine import Ctx, on_answer, task
 from engine.rules.turn import finish
-from engine.packs.nemesis_board import heroes, living, nemesis, stat, tokens
+from engine.state import Option
 
 
 def fight_villain(ctx: Ctx, i: int, v: str, space: str) -> None:

@@ -3,12 +3,12 @@ when a hero reaches the Lair of the Beast: the champion and the final fight with
 """
 from __future__ import annotations
 
-from engine.state import Option
+from engine.packs.nemesis_board import LAIR, adversary_space, living, move_token, nemesis, tokens, trial
+from engine.packs.nemesis_combat import fight_adversary
 from engine.rules.machine import Ctx, on_answer, task
 from engine.rules.movement import place
 from engine.rules.turn import finish
-from engine.packs.nemesis_board import LAIR, adversary_space, living, move_token, nemesis, tokens, trial
-from engine.packs.nemesis_combat import fight_adversary
+from engine.state import Option
 
 
 def killed(ctx: Ctx, i: int) -> None:

@@ -5,12 +5,12 @@ adversary, a sacred site, or an exchange with another hero (`encounter_options` 
 """
 from __future__ import annotations
 
-from engine.state import Option
+from engine.packs.nemesis_board import LAIR, living, tokens
+from engine.packs.nemesis_combat import fight_adversary, fight_villain
 from engine.rules import stats
 from engine.rules.machine import Ctx, on_answer, task
 from engine.rules.movement import DIRS, place
-from engine.packs.nemesis_board import LAIR, living, tokens
-from engine.packs.nemesis_combat import fight_adversary, fight_villain
+from engine.state import Option
 
 
 def set_companion_level(ctx: Ctx, i: int, level: int) -> str | bool:

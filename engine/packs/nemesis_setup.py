@@ -6,11 +6,10 @@ chosen after the characters (`seated`).
 from __future__ import annotations
 
 from engine import rng
-from engine.state import Option
-from engine.rules.machine import Ctx, on_answer, task
 from engine.packs.nemesis_board import LAIR, heroes, nemesis, to_box
 from engine.packs.nemesis_turn import draw_action
-
+from engine.rules.machine import Ctx, on_answer, task
+from engine.state import Option
 
 # Setup 5 and 6: removed from the 5th Edition Spell and Adventure decks, by name. Names the
 # R4E stand-in content lacks (Calamity, Chalice of Life, Holy Symbol) are skipped.
@@ -25,7 +24,7 @@ ADVENTURE_REMOVALS = ["dragon", "wraith", "angel", "blizzard", "book-of-spells",
 
 def setup(ctx: Ctx, config) -> None:
     s, cards = ctx.s, ctx.content.cards
-    box = lambda deck, card: to_box(s, s.decks[deck], card)  # noqa: E731
+    box = lambda deck, card: to_box(s, s.decks[deck], card)
     for card in SPELL_REMOVALS:  # steps 5, 8 (the Nemesis Spells joined the deck in content)
         if card in s.decks["spell"]:
             box("spell", card)

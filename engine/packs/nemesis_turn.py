@@ -4,12 +4,12 @@ placing a villain, attacking a hero); Action cards drawn at the end, then the Bo
 """
 from __future__ import annotations
 
-from engine.state import Option
+from engine.packs.nemesis_board import CROSSINGS, adversary_space, heroes, living, move_token, nemesis, tokens
+from engine.packs.nemesis_combat import fight_adversary, fight_villain
 from engine.rules.items import discard
 from engine.rules.machine import Ctx, on_answer, task
 from engine.rules.movement import DIRS, step
-from engine.packs.nemesis_board import CROSSINGS, adversary_space, heroes, living, move_token, nemesis, tokens
-from engine.packs.nemesis_combat import fight_adversary, fight_villain
+from engine.state import Option
 
 
 def draw_action(ctx: Ctx, k: int) -> None:

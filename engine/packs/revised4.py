@@ -5,10 +5,10 @@ says which hook a card uses; `HOOKED` is the list `pbem rules coverage` counts a
 """
 from __future__ import annotations
 
-from engine.state import Option
 from engine.rules import stats
 from engine.rules.items import discard
 from engine.rules.machine import Ctx, on_answer, task
+from engine.state import Option
 
 HOOKED = {"alchemist", "hag", "gnome", "mercenary", "poltergeist", "amulet", "cross", "orb-of-knowledge",
           "potion-of-strength", "runesword", "build-raft", "wanders"}
@@ -82,9 +82,7 @@ def may_take(ctx: Ctx, i: int, slug: str) -> bool:
     card = ctx.content.cards[slug]
     if card.type == "follower" and "hag" in p.followers and card.hook != "hag":
         return False  # the Hag's curse: no new Followers
-    if card.hook == "mercenary" and p.gold < 1:
-        return False  # he follows only those who hire him
-    return True
+    return not (card.hook == "mercenary" and p.gold < 1)  # he follows only those who hire him
 
 
 def taken(ctx: Ctx, i: int, slug: str) -> None:

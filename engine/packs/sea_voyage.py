@@ -40,18 +40,32 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.state import Option
+from engine.packs import sea_voyage_combat, sea_voyage_tables, sea_voyage_trade  # noqa: F401  (register their ops)
 from engine.packs.base import Pack
+from engine.packs.sea_voyage_harbour import fleet
+
+# settings, resolve_cards and landing_space are not used here: sea_voyage.<name> reaches them (tests)
+from engine.packs.sea_voyage_state import (  # noqa: F401
+    TABLE,
+    add_rations,
+    at_sea,
+    bump,
+    clear_table,
+    flag,
+    harbour,
+    hold,
+    off_board,
+    phase,
+    settings,
+    ship_of,
+    ship_strength,
+)
+from engine.packs.sea_voyage_turns import resolve_cards  # noqa: F401
+from engine.packs.sea_voyage_wreck_prison import landing_space, release, wreck  # noqa: F401
 from engine.rules import stats
 from engine.rules.items import discard
 from engine.rules.machine import Ctx
-from engine.packs import sea_voyage_combat, sea_voyage_tables, sea_voyage_trade  # noqa: F401  (register their ops)
-from engine.packs.sea_voyage_harbour import fleet
-# settings, resolve_cards and landing_space are not used here: sea_voyage.<name> reaches them (tests)
-from engine.packs.sea_voyage_state import (TABLE, add_rations, at_sea, bump, clear_table, flag, harbour,  # noqa: F401
-                                           hold, off_board, phase, settings, ship_of, ship_strength)
-from engine.packs.sea_voyage_turns import resolve_cards  # noqa: F401
-from engine.packs.sea_voyage_wreck_prison import landing_space, release, wreck  # noqa: F401
+from engine.state import Option
 
 
 def setup(ctx: Ctx, config) -> None:
@@ -116,7 +130,7 @@ def dying(ctx: Ctx, i: int) -> None:
     p = ctx.player(i)
     where = phase(p)
     if not where:
-        return None
+        return
     if where != "prison":
         clear_table(ctx)
         for c in p.objects + p.followers:
@@ -124,7 +138,7 @@ def dying(ctx: Ctx, i: int) -> None:
         p.objects, p.followers, p.gold = [], [], 0
         ctx.emit("sea-lost", f"{p.name}'s body and belongings are lost at sea.", player=p.name)
     p.space = harbour(ctx)
-    return None
+    return
 
 
 def public(state, content) -> dict[str, Any]:

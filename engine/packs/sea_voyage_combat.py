@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from engine import rng
 from engine.ops import op, run as run_ops
-from engine.rules.machine import Ctx, offer_reroll, task
 from engine.packs.sea_voyage_state import at_sea, bump, flag, ship_strength
+from engine.rules.machine import Ctx, offer_reroll, task
 
 
 @op("ship-combat")

@@ -5,9 +5,9 @@ engine/packs/sea_voyage.py); the answers to its questions are here.
 """
 from __future__ import annotations
 
-from engine.state import Option
-from engine.rules.machine import Ctx, on_answer
 from engine.packs.sea_voyage_state import off_board, settings
+from engine.rules.machine import Ctx, on_answer
+from engine.state import Option
 
 
 def fleet(ctx: Ctx, p) -> list[str]:

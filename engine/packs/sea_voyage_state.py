@@ -15,7 +15,6 @@ from engine.rules import stats
 from engine.rules.items import discard
 from engine.rules.machine import Ctx
 
-
 PACK = "sea-voyage"
 TABLE = "captain"  # the pile of Captain's cards being resolved
 VOYAGE_FLAGS = ("sea", "sea-rations", "sea-cargo", "sea-home", "sea-wizard", "sea-starving", "sea-starve",

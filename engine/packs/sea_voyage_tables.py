@@ -7,12 +7,11 @@ from __future__ import annotations
 
 from engine import rng
 from engine.ops import OPS, op
-from engine.state import Option
+from engine.packs.sea_voyage_state import add_rations, at_sea, bump, flag, hold, phase, sell_prisoners, ship_of, tables
+from engine.packs.sea_voyage_wreck_prison import prison, wreck
 from engine.rules.items import discard
 from engine.rules.machine import Ctx, on_answer
-from engine.packs.sea_voyage_state import (add_rations, at_sea, bump, flag, hold, phase, sell_prisoners, ship_of,
-                                           tables)
-from engine.packs.sea_voyage_wreck_prison import prison, wreck
+from engine.state import Option
 
 
 @op("sea-table")

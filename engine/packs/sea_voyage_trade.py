@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from engine import rng
 from engine.ops import op
-from engine.state import Option
+from engine.packs.sea_voyage_state import add_rations, at_sea, bump, flag, hold, settings
 from engine.rules import stats
 from engine.rules.machine import Ctx, on_answer
-from engine.packs.sea_voyage_state import add_rations, at_sea, bump, flag, hold, settings
+from engine.state import Option
 
 
 @op("sea-cathay")

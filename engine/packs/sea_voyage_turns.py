@@ -7,13 +7,23 @@ from __future__ import annotations
 
 from engine import rng
 from engine.ops import run as run_ops
-from engine.state import Option
+from engine.packs.sea_voyage_state import (
+    TABLE,
+    bump,
+    clear_table,
+    clear_voyage,
+    flag,
+    harbour,
+    phase,
+    sell_prisoners,
+    settings,
+    ship_of,
+)
+from engine.packs.sea_voyage_wreck_prison import wreck
 from engine.rules.items import discard, drop_excess
 from engine.rules.machine import Ctx, on_answer, task
 from engine.rules.movement import place
-from engine.packs.sea_voyage_state import (TABLE, bump, clear_table, clear_voyage, flag, harbour, phase,
-                                           sell_prisoners, settings, ship_of)
-from engine.packs.sea_voyage_wreck_prison import wreck
+from engine.state import Option
 
 
 @task("sea-turn")

@@ -4,12 +4,20 @@
 from __future__ import annotations
 
 from engine import rng
+from engine.packs.sea_voyage_state import (
+    bump,
+    clear_table,
+    clear_voyage,
+    end_turn_if_current,
+    flag,
+    harbour,
+    off_board,
+    settings,
+)
 from engine.rules.items import discard, drop_excess
 from engine.rules.machine import Ctx, task
 from engine.rules.movement import place
 from engine.rules.turn import lose_life
-from engine.packs.sea_voyage_state import (bump, clear_table, clear_voyage, end_turn_if_current, flag, harbour,
-                                           off_board, settings)
 
 
 def wreck(ctx: Ctx, i: int, rolls: bool = True, fed: bool = False) -> None:

@@ -25,13 +25,13 @@ from typing import Any
 from engine import rng
 from engine.config import ConfigError
 from engine.content import die_row
-from engine.state import Option
 from engine.packs.base import Pack
 from engine.rules import stats
+from engine.rules.encounter import next_group, still_there
 from engine.rules.items import discard, drop_excess
 from engine.rules.machine import Ctx, offer_reroll, on_answer, task
-from engine.rules.encounter import next_group, still_there
 from engine.rules.movement import place
+from engine.state import Option
 
 RING = "timescape"
 HOOKED = {"warp-belt"}  # card hooks this module reads (the pack's card_hooks: automated, engine/coverage.py)

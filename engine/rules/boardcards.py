@@ -4,10 +4,10 @@ their space and Terrain covering a space. They sit in `Game.piles` ("denizen@cit
 below are in docs/effects.md."""
 from __future__ import annotations
 
-from engine.state import Option
+from engine.ops import op, run
 from engine.rules.items import discard
 from engine.rules.machine import Ctx, on_answer, useful
-from engine.ops import op, run
+from engine.state import Option
 
 
 def pile(ctx: Ctx, kind: str, space: str) -> list[str]:

@@ -7,12 +7,11 @@ sits on top of the stack while the question is open.
 from __future__ import annotations
 
 from engine import packs, rng
-from engine.state import Option
+from engine.packs import revised4 as hooks
 from engine.rules import items, spells, stats
 from engine.rules.machine import Ctx, fate_reroll, offer_reroll, on_answer, task
 from engine.rules.turn import lose_life
-from engine.packs import revised4 as hooks
-
+from engine.state import Option
 
 EVADE_ABILITIES = {"woods": "elf-evade-woods", "hills": "dwarf-evade-hills"}
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from engine import packs, rng
 from engine.content import die_row
-from engine.state import Option
+from engine.packs import revised4 as hooks
 from engine.rules import items, spells, stats
 from engine.rules.items import discard, gain_object
 from engine.rules.machine import Ctx, on_answer, task
-from engine.packs import revised4 as hooks
+from engine.state import Option
 
 MEETS_OTHERS_INNER = ("plain-of-peril", "valley-of-fire", "crown-of-command")
 ORDER = {"event": 0, "enemy": 1, "stranger": 2, "follower": 3, "object": 3, "magic-object": 3, "place": 4}

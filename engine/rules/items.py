@@ -1,9 +1,9 @@
 """Objects, Followers and gold changing hands; where a card goes when discarded (§7)."""
 from __future__ import annotations
 
-from engine.state import Option
 from engine.rules import stats
 from engine.rules.machine import Ctx, on_answer
+from engine.state import Option
 
 FORCED = ("hag", "poltergeist")  # Followers that cannot be sent away at will (their hooks)
 

@@ -6,19 +6,20 @@ Work that continues after a decision is pushed on the stack before the question 
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import msgspec
 
 from engine import content as content_mod, questions, rng
-from engine.errors import IllegalMove, MODERATOR
 from engine.clone import copy_player
-from engine.state import Event, Game, Option, Prompt, Task  # noqa: F401
+from engine.errors import MODERATOR, IllegalMove
+from engine.state import Event, Game, Option, Prompt, Task
 
-TASKS: dict[str, Callable[["Ctx", Task], None]] = {}
-ANSWERS: dict[str, Callable[["Ctx", Prompt, str, str | None, str], None]] = {}
+TASKS: dict[str, Callable[[Ctx, Task], None]] = {}
+ANSWERS: dict[str, Callable[[Ctx, Prompt, str, str | None, str], None]] = {}
 # Ops that can tell whether they would change anything (a Spell is offered only if its effect could)
-USEFUL: dict[str, Callable[["Ctx", int, dict], bool]] = {}
+USEFUL: dict[str, Callable[[Ctx, int, dict], bool]] = {}
 
 
 def task(name: str):
@@ -50,7 +51,7 @@ def useful(op_name: str):
     return register
 
 
-def could_change(ctx: "Ctx", i: int, ops: list) -> bool:
+def could_change(ctx: Ctx, i: int, ops: list) -> bool:
     """Whether running these ops could change anything: an op without a `useful` check might."""
     return any(USEFUL[o["op"]](ctx, i, o) if o.get("op") in USEFUL else True for o in ops)
 
@@ -62,7 +63,7 @@ class Ctx:
     must not change. Each is copied when a rule first asks for it (`player(i)`), read or
     write, so rules read and change players only through `player(i)`; reading
     `s.players` directly is fine (a shared player is as it was)."""
-    __slots__ = ("s", "events", "content", "shared", "deciding", "decide_after")
+    __slots__ = ("content", "decide_after", "deciding", "events", "s", "shared")
 
     def __init__(self, state: Game, events: list[Event], shared: bool = False):
         self.s = state

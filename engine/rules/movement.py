@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from engine import packs, rng
-from engine.state import Option
+from engine.packs import revised4 as hooks
 from engine.rules import spells, stats
 from engine.rules.items import discard
 from engine.rules.machine import Ctx, offer_reroll, on_answer, task
-from engine.packs import revised4 as hooks
+from engine.state import Option
 
 SENTINEL, SENTINEL_MIDDLE = "sentinel", "hills-3"
 PORTAL, PLAIN = "portal-of-power", "plain-of-peril"

@@ -4,9 +4,8 @@ from __future__ import annotations
 from engine import packs, rng
 from engine.config import ConfigError, GameConfig
 from engine.content import load
-from engine.state import Game, Player
 from engine.rules.machine import Ctx, on_answer, task
-from engine.state import Option
+from engine.state import Game, Option, Player
 
 
 def new_game(config: GameConfig, seed: str) -> Game:

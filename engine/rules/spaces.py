@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from engine import rng
 from engine.content import die_row
-from engine.state import Option
+from engine.packs import revised4 as hooks
 from engine.rules import spells, stats
 from engine.rules.items import discard
 from engine.rules.machine import Ctx, fate_reroll, offer_reroll, on_answer, task
 from engine.rules.movement import place
-from engine.packs import revised4 as hooks
 from engine.rules.turn import finish, lose_life, one_effect
+from engine.state import Option
+
 
 def args(ctx: Ctx, space: str) -> dict:
     """The numbers and tables a space's hook reads, editable in board.toml (`hook_args`)."""

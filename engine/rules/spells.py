@@ -10,14 +10,15 @@ docs/rules-decisions.md §16.2.
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from engine import packs
-from engine.state import Option
-from engine.rules import items, stats
-from engine.questions import OTHER, SELF
-from engine.rules.machine import Ctx, could_change, on_answer, task
 from engine.packs import revised4 as hooks
+from engine.questions import OTHER, SELF
+from engine.rules import items, stats
+from engine.rules.machine import Ctx, could_change, on_answer, task
+from engine.state import Option
 
 HOOKS: dict[str, Callable[..., Any]] = {}
 

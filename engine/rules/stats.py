@@ -1,8 +1,8 @@
 """Derived numbers: attributes with what a character carries, limits, regions."""
 from __future__ import annotations
 
-from engine.state import Player
 from engine.rules.machine import Ctx
+from engine.state import Player
 
 
 def character(ctx: Ctx, p: Player):

@@ -1,8 +1,8 @@
 """A player's turn, its end, death and victory (base-game.md §3, §6, §9, §10 Crown)."""
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Callable, Iterator
 
 from engine import packs
 from engine.rules import spells, stats
