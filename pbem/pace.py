@@ -28,7 +28,7 @@ _PACE_KEYS = {"deadline", "reminders", "vacation_days", "guard_share", "guard_mi
 def parse_pace(raw: dict) -> Pace:
     """A [game.pace] table as a Pace; ValueError says what is wrong."""
     if not isinstance(raw, dict):
-        raise ValueError("[game.pace] must be a table")
+        raise ValueError("[game.pace] must be a table")  # noqa: TRY004  (a config error: callers catch ValueError)
     unknown = sorted(set(raw) - _PACE_KEYS)
     if unknown:
         raise ValueError(f"[game.pace]: unknown key(s) {', '.join(unknown)} (known: {', '.join(sorted(_PACE_KEYS))})")

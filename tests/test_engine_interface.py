@@ -4,12 +4,12 @@ import inspect
 import time
 from pathlib import Path
 
-import pytest
-
 import fake_engine
+import pytest
+from test_playouts import PACK_SETS, game_config
+
 from engine import api, interface
 from engine.interface import Engine, OptionView, PlayerView, PromptView, ViewFields
-from test_playouts import PACK_SETS, game_config
 
 ROOT = Path(__file__).resolve().parent.parent
 MEMBERS = [n for n in vars(Engine) if not n.startswith("_")]

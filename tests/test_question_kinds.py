@@ -7,14 +7,13 @@ import random
 from pathlib import Path
 
 import pytest
+from test_playouts import PACK_SETS, game_config
 
 from engine import api, questions
-from engine.state import Option, Prompt
 from engine.rules import machine
+from engine.state import Option, Prompt
 from pbem import pace, standing
 from pbem.bot import choose
-
-from test_playouts import PACK_SETS, game_config
 
 ENGINE = Path(__file__).resolve().parent.parent / "engine"
 # Functions that ask a kind they are given: (module, function) -> where their kinds come from.
