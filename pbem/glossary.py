@@ -16,8 +16,13 @@ STAND_IN = "stand-in"
 EXPLAINED = ("draw", "denizen", "spell-drawn", "action-drawn", "sea-draw")  # events that bring a card in
 
 
+def plain(text: str) -> str:
+    """The content's words without the project's asides (a parenthesis after a sentence)."""
+    return _ASIDE.sub("", text).strip()
+
+
 def one_line(card) -> str:
-    text = card.prop("summary") or _ASIDE.sub("", card.text).strip()
+    text = card.prop("summary") or plain(card.text)
     if len(text) > LONGEST:
         cut = text.rfind(". ", 0, LONGEST)
         text = (text[:cut + 1] if cut > 0 else text[:LONGEST].rsplit(" ", 1)[0]) + " …"

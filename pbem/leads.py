@@ -64,20 +64,25 @@ def _short(o: dict) -> str:
 def _faces(faces: dict) -> list[str]:
     """What a reroll could give: per face, where each way leads (a move) or what it does."""
     if any(f.get("then") for f in faces.values()):  # a movement roll: each face asks the way again
-        ways: dict[str, list[str]] = {}
+        ways: dict[str, list[tuple[str, str]]] = {}
         for face, o in faces.items():
             for key, t in (o.get("then") or {}).items():
-                ways.setdefault(key, []).append(f"{face} {_short(t)}")
-        return [f"{ARROW} a new roll: " + "; ".join(f"{k}: {', '.join(v)}" for k, v in ways.items())]
-    said: list[tuple[list[str], str]] = []  # faces that read the same are one line
-    for face, o in faces.items():
-        text = " ".join(o["effects"]) if o["effects"] else _cap(_next(o)) + "."
-        if said and said[-1][1] == text:
-            said[-1][0].append(face)
+                ways.setdefault(key, []).append((face, _short(t)))
+        return [f"{ARROW} a new roll: " + "; ".join(
+            f"{k}: {', '.join(f'{fs} {text}' for fs, text in _runs(v))}" for k, v in ways.items())]
+    said = _runs([(face, " ".join(o["effects"]) if o["effects"] else _cap(_next(o)) + ".") for face, o in faces.items()])
+    return [f"{ARROW} a new die:"] + [f"{fs}: {text}" for fs, text in said]
+
+
+def _runs(faces: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Faces in a row that read the same as one: ("1-3", text)."""
+    runs: list[tuple[list[str], str]] = []
+    for face, text in faces:
+        if runs and runs[-1][1] == text:
+            runs[-1][0].append(face)
         else:
-            said.append(([face], text))
-    return [f"{ARROW} a new die:"] + [f"{fs[0] if len(fs) == 1 else fs[0] + '-' + fs[-1]}: {text}"
-                                      for fs, text in said]
+            runs.append(([face], text))
+    return [(fs[0] if len(fs) == 1 else f"{fs[0]}-{fs[-1]}", text) for fs, text in runs]
 
 
 def leads(svc, state, player: str, asked: dict | None) -> dict[str, list[str]]:

@@ -376,7 +376,7 @@ def _character(g: dict, slug: str | None) -> dict | None:
         return None
     return {"stats": f"Strength {ch.strength}, Craft {ch.craft}, Life {ch.life}, Fate {ch.fate}, {ch.alignment}, "
                      f"starts at the {ch.start.replace('-', ' ').title()}",
-            "abilities": list(ch.ability_texts)}
+            "abilities": [glossary.plain(t) for t in ch.ability_texts]}
 
 
 def queue_stranger(svc, to: str, *, inbox_id: int, in_reply_to: str | None) -> None:

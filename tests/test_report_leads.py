@@ -29,6 +29,16 @@ def option_leads(text: str, key: str) -> list[str]:
     return out
 
 
+def faces_of(said: str) -> dict[int, str]:
+    """ "1 Fields, 2-6 a question at Sentinel" as {1: "Fields", 2: "a question at Sentinel", ...}."""
+    out = {}
+    for part in said.split(", "):
+        faces, text = part.split(" ", 1)
+        first, _, last = faces.partition("-")
+        out.update({f: text for f in range(int(first), int(last or first) + 1)})
+    return out
+
+
 def first_move(events, player):
     return next((e for e in events if e.kind == "move" and e.data.get("player") == player), None)
 
@@ -61,7 +71,7 @@ def test_each_answer_does_what_its_report_said(svc):
             roll = state.prompt.data["roll"]
             for way in ("left", "right"):
                 new_roll = re.search(rf"{way}: (.*?)(;|$)", faces_said[move.player]).group(1)
-                face = dict(part.split(" ", 1) for part in new_roll.split(", "))[str(roll)]
+                face = faces_of(new_roll)[roll]
                 now = option_leads(text, way)
                 if now and now[0].startswith(f"{ARROW} ") and "on the way" not in now[0]:
                     assert now[0][2:].startswith(face + " ("), (face, now)

@@ -23,7 +23,14 @@ def shown(text: str) -> list[str]:
     if "\nSince your last report\n" not in text:
         return []
     part = text.split("\nSince your last report\n", 1)[1].split("\n\n", 1)[0]
-    return [line.strip().removeprefix("- ") for line in part.splitlines()]
+    lines: list[str] = []
+    for line in part.splitlines():
+        if lines and not line.lstrip().startswith("- ") and line.startswith("    ") and lines[-1][1]:
+            lines[-1][0] += " " + line.strip()  # a long event wrapped
+        else:
+            lines.append([line.strip().removeprefix("- "), line.lstrip().startswith("- ")])
+    # a drawn card is explained beside its drawing (pbem/glossary.py): the event is before " — "
+    return [text.split(" — ")[0] + "." if " — " in text else text for text, _ in lines]
 
 
 def outbox_after(svc, since: int) -> list[dict]:

@@ -61,7 +61,7 @@ def svg(view: dict, markers: dict[str, str], colours: dict[str, str]) -> str:
         out.append(f'<g class="space" data-space="{e(sid)}"><title>{e(tip)}</title>'
                    f'<rect x="{x + 2}" y="{y + 2}" width="{TILE - 4}" height="{TILE - 4}" rx="5" '
                    f'fill="{FILLS.get(ring, "#eeeeee")}" stroke="#9a8f7a"/>')
-        for i, line in enumerate(_lines(name, 16)[:2]):
+        for i, line in enumerate(_lines(name, 12)[:2]):
             out.append(f'<text x="{x + TILE / 2}" y="{y + 17 + 13 * i}" font-size="12" font-weight="bold" '
                        f'text-anchor="middle" fill="#222">{e(line)}</text>')
         written = [("#6a1b9a", t) for t in effects.get(sid, [])] + [("#7a3b00", t) for t in things.get(sid, [])]
