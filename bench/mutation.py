@@ -4,7 +4,8 @@ engine-facing tests of the default run, on a seeded random sample of mutants. To
 
     .venv/bin/python bench/mutation.py [--seed 13] [--sample 300] [--commit HEAD]
     .venv/bin/python bench/mutation.py --report        # print the last campaign's result again
-    .venv/bin/python bench/mutation.py --resume        # go on with a campaign that was stopped
+    .venv/bin/python bench/mutation.py --resume        # go on with a campaign that was stopped, and
+                                                       # test its timeouts again (bench/mutmut.toml's limits)
 
 The tool is mutmut 3 (`pip install 'mutmut==3.8.1'`). Its settings are bench/mutmut.toml. A
 campaign works in a snapshot, bench/.mutation/, built afresh from a commit (`git archive`): the
@@ -109,10 +110,17 @@ def build_snapshot(commit: str, overlay: list[str]) -> str:
     with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
         tar.extractall(WORK, filter="data")
     lay_over(overlay, WORK)
-    pyproject = WORK / "pyproject.toml"
-    pyproject.write_text(pyproject.read_text() + "\n" + SETTINGS.read_text())
+    write_settings(sha)
     (WORK / "campaign.json").write_text(json.dumps({"commit": sha, "overlay": overlay}))
     return sha
+
+
+def write_settings(sha: str) -> None:
+    """The snapshot's pyproject.toml: the commit's, with bench/mutmut.toml's table appended
+    (rewritten by --resume, so that changed timeout limits apply to the timeouts it re-tests:
+    mutmut then resets its timeout verdicts, and keeps every other)."""
+    pyproject = git("show", f"{sha}:pyproject.toml")
+    (WORK / "pyproject.toml").write_text(pyproject + "\n" + SETTINGS.read_text())
 
 
 def all_mutants() -> dict[str, str]:
@@ -271,7 +279,8 @@ def main() -> None:
     parser.add_argument("--again", action="store_true",
                         help="re-test the last campaign's mutants not killed, with --overlay")
     parser.add_argument("--resume", action="store_true",
-                        help="go on with the last campaign's mutants not yet tested (if it was stopped)")
+                        help="go on with the last campaign's mutants not yet tested (if it was stopped) "
+                             "and test its timeouts again")
     parser.add_argument("--report", action="store_true",
                         help="only report the campaign last run in bench/.mutation/")
     args = parser.parse_args()
@@ -287,8 +296,11 @@ def main() -> None:
         return
     if args.resume:
         campaign = json.loads((WORK / "campaign.json").read_text())
-        todo = [m.name for m in results(campaign["sample"], all_mutants()) if m.status == "not checked"]
-        print(f"testing the {len(todo)} mutants of the sample not yet tested", flush=True)
+        # a timeout again too: on a loaded machine under nice 19, mutmut's wall-clock limit (half
+        # its CPU limit) can fire on a mutant whose tests are merely slow to get the CPU
+        todo = [m.name for m in results(campaign["sample"], all_mutants()) if m.status in ("not checked", "timeout")]
+        write_settings(campaign["commit"])
+        print(f"testing the {len(todo)} mutants of the sample not yet tested or timed out", flush=True)
         mutmut_run(todo, args.max_children, "mutmut-resume.log")
         campaign["seconds"] = campaign.get("seconds", 0) + round(time.monotonic() - start)
         (WORK / "campaign.json").write_text(json.dumps(campaign, indent=1))
