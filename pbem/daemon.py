@@ -87,8 +87,8 @@ def _watched(svc) -> list[Path]:
 
 
 def _arrivals(change, path: str) -> bool:
-    parts = Path(path).parts
-    return "cur" not in parts and "tmp" not in parts and not Path(path).name.startswith(".")
+    # the folder the file is in, not any part of the path: a home under /tmp is watched too
+    return Path(path).parent.name not in ("cur", "tmp") and not Path(path).name.startswith(".")
 
 
 IDLE_MAX = 60.0  # a daemon woken by its store still looks this often (a crashed peer's leftovers)

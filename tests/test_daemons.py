@@ -163,3 +163,14 @@ def test_deadlines_and_reminders_fire_once_however_many_daemons_run(tmp_path, sm
         moves = json.loads(run(home, "log", f"g{g}", "--json"))
         assert [m["actor"] for m in moves] == ["deadline"], moves
     assert max(handler.ids.values()) == 1
+
+
+def test_an_arrival_wakes_the_daemon_wherever_its_home_is():
+    """The watch filter looked for 'tmp' anywhere in the path: a home under /tmp never woke
+    its daemon (only the poll did; on PostgreSQL, which polls once a minute, a minute late)."""
+    from pbem.daemon import _arrivals
+    assert _arrivals(None, "/tmp/pytest-1/home/inbox/new/123.answer.eml")
+    assert _arrivals(None, "/srv/home/inbox/answer.eml")
+    assert not _arrivals(None, "/srv/home/inbox/tmp/123.answer.eml")  # still being written
+    assert not _arrivals(None, "/srv/Maildir/cur/123:2,S")  # done with
+    assert not _arrivals(None, "/srv/home/inbox/new/.hidden")

@@ -347,7 +347,8 @@ class Store:
     # claiming is passed over, not waited for).
     CLAIM_SQL = ("UPDATE outbox SET claimed_by = ?, claim_until = ? WHERE id = ("
                  "SELECT id FROM outbox WHERE status = 'queued' AND next_attempt_at <= ? "
-                 "AND (claim_until IS NULL OR claim_until <= ?){skip} ORDER BY id LIMIT 1{lock}) RETURNING *")
+                 "AND (claim_until IS NULL OR claim_until <= ?){skip} ORDER BY next_attempt_at, id LIMIT 1{lock}) "
+                 "RETURNING *")  # the index outbox_queue's order: the first free row, never a sort of the queue
 
     def claim_outbox(self, owner: str, lease_seconds: float, skip: list[int] = ()) -> dict | None:
         """The next due row (not one of `skip`), claimed by `owner` for `lease_seconds`; None

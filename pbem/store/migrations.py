@@ -176,10 +176,11 @@ ALTER TABLE outbox ADD COLUMN claimed_by TEXT;   -- the sender (daemon) that hol
 ALTER TABLE outbox ADD COLUMN claim_until TEXT;  -- the lease: past it, another sender may take the row
 CREATE INDEX outbox_to ON outbox(to_addr, kind, created_at);
 """),
-    (10, "the deadline scan reads only what is due", """
+    (10, "the deadline scan and the outbox claim read only what is due", """
 ALTER TABLE deadlines ADD COLUMN next_at TEXT;  -- when the scan must look at the row next: a reminder's time, else due_at
 UPDATE deadlines SET next_at = opened_at;       -- rows from before: looked at once, then set right
 CREATE INDEX deadlines_next ON deadlines(status, next_at);
+CREATE INDEX outbox_queue ON outbox(status, next_attempt_at, id);  -- a claim reads the queue in order, no sort
 """),
 ]
 
