@@ -139,6 +139,23 @@ def draw(board: dict) -> dict:
     grid = layout(rings)
     return {"width": CELL, "colours": board["colours"],
             "grid": [[cell(*c) if c else BLANK for c in row] for row in grid] if grid else None,
-            "rings": [] if grid else [{"name": RING_NAMES.get(ring, ring.title()),
-                                      "cells": [cell(ring, s) for s in spaces]}
-                                     for ring, spaces in rings]}
+            "rings": [{"name": RING_NAMES.get(ring, ring.title()), "cells": [cell(ring, s) for s in spaces]}
+                      for ring, spaces in rings]}
+
+
+REACH = 3  # spaces each way that "around you" shows
+
+
+def around(board: dict, space: str | None) -> dict | None:
+    """The reader's surroundings for the text part: their region and the spaces REACH each way
+    along it, counter-clockwise first, each with its players' letters and a * where something
+    lies. None off the board."""
+    for ring, spaces in board["rings"]:
+        if space in spaces:
+            k, n = spaces.index(space), len(spaces)
+            reach = min(REACH, (n - 1) // 2)
+            near = [spaces[(k + d) % n] for d in range(-reach, reach + 1)]
+            return {"region": RING_NAMES.get(ring, ring.replace("-", " ").title()),
+                    "cells": [{"name": board["names"].get(s, s), "marks": " ".join(board["here"].get(s, [])),
+                               "things": s in board["things"], "mine": s == space} for s in near]}
+    return None

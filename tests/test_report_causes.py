@@ -24,10 +24,10 @@ def cast_hex(svc):
 
 
 def marked_cells(text: str) -> list[str]:
-    """The names of the text map's cells marked * (something lies there)."""
-    grid = [line.split("|")[1:-1] for line in text.split("\n") if line.startswith("|")]
-    return [grid[r][c].strip() for r in range(0, len(grid), 3) for c in range(len(grid[r]))
-            if "*" in grid[r + 2][c]]
+    """The spaces the text part's compact board marks * (something lies there)."""
+    part = text.split("\nWhere everyone is, turn", 1)[1].split("\n\n", 1)[0]
+    listed = " ".join(line.strip() for line in part.splitlines()[2:])
+    return [m.group(1) for m in re.finditer(r"(?:: |, )([A-Z][\w' ]*?) (?:[A-Z] )*\*", listed)]
 
 
 def test_the_hex_is_on_every_board_of_every_report(svc):

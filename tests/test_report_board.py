@@ -1,0 +1,37 @@
+"""The text part's compact board (issue 18): the reader's surroundings and where everyone is,
+in a few lines, so a reply quotes little; the HTML part keeps the whole board. Through the
+service: mail in, mails out."""
+import re
+
+from pbem import games, outbox
+
+from test_commands import asked, last_id, mails, send
+from test_reports import hero_config
+
+
+def board_part(text: str) -> str:
+    return text.split("\nWhere everyone is, turn", 1)[1].split("\nDecks (cards left", 1)[0]
+
+
+def test_every_report_says_where_everyone_is_and_what_is_around_its_reader(svc):
+    g = games.create(svc, hero_config())
+    for _ in range(6):
+        player, n, key = asked(svc, g)
+        since = last_id(svc)
+        send(svc, g, player, [f"{n}: {key}"])
+        state = games.state(svc, games.get(svc, g))
+        for row, text in mails(svc, since):
+            view = svc.engine.view(state, row["player"])
+            me = view["players"][row["player"]]
+            around = re.search(r"^Around you \((?P<region>[^;]+);.*\n  (?P<line>.*(?:\n  \S.*)*)", text, re.M)
+            assert around, text
+            assert around["region"] == "Outer Region" or me["region"] != "outer"
+            assert f"[{me['space_name']} {row['player'][0].upper()}" in around["line"]
+            assert len(around["line"].split(" - ")) == 7  # three spaces each way
+            board = board_part(text)
+            for name, p in view["players"].items():  # everyone, with their letter, where they are
+                if p["alive"] and p["space"]:
+                    assert re.search(rf"{re.escape(p['space_name'])} (\w )*{name[0].upper()}\b", board), (name, board)
+            assert len(board.splitlines()) < 16  # compact: the 7x7 grid was 31 lines
+            assert "+----------+" not in text
+            assert outbox.mail(svc, row["id"])["html"].count("<tr>") >= 7  # the HTML keeps the whole map
