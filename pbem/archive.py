@@ -76,37 +76,51 @@ class Step:
 
 def replay(config: dict, seed: str, rows: list[dict]) -> Iterator[Step]:
     """Re-run logged moves (store rows or archive moves) from the seed. A rollback row
-    ("rollback N") restores the state after move N, as games.state_at does."""
-    try:
-        with rng.tracing() as draws:
-            state = api.new_game(config, seed)
-    except (ValueError, KeyError) as e:
-        raise Divergence(0, f"the config does not set up a game ({e})") from None
-    blob = api.encode(state)
-    blobs = [blob]  # the state after each seq, encoded: small, and rollbacks need them
-    yield Step(0, None, state, hashlib.sha256(blob).hexdigest(), [], draws, 0)
-    for row in rows:
-        seq, before = row["seq"], state.rng
-        if seq != len(blobs):
-            raise Divergence(len(blobs), f"missing (the next move logged is {seq})")
+    ("rollback N") restores the state after move N, as games.state_at does.
+
+    One state is folded over the moves (apply with copy=False): a Step's state is the
+    replay's own and changes at the next step, so a caller reads it before asking for the
+    next. Only the states a rollback returns to are kept (encoded)."""
+    with rng.tracing() as trace:  # one trace for the whole replay, each move's draws sliced off it
         try:
-            if row["kind"] == "rollback":
-                state, events, draws = api.decode(blobs[_rollback_to(row)]), [], []
-            else:
-                with rng.tracing() as draws:
-                    state, events = api.apply(state, api.parse_move(row["line"]))
-        except api.IllegalMove as e:
-            raise Divergence(seq, f"cannot be applied ({e.reason})") from None
+            state = api.new_game(config, seed)
+        except (ValueError, KeyError) as e:
+            raise Divergence(0, f"the config does not set up a game ({e})") from None
+        targets = {_rollback_target(row) for row in rows if row["kind"] == "rollback"}
         blob = api.encode(state)
-        blobs.append(blob)
-        yield Step(seq, row, state, hashlib.sha256(blob).hexdigest(), events, draws, before)
+        kept = {0: blob} if 0 in targets else {}
+        yield Step(0, None, state, hashlib.sha256(blob).hexdigest(), [], trace[:], 0)
+        expected = 1
+        for row in rows:
+            seq, before, drawn = row["seq"], state.rng, len(trace)
+            if seq != expected:
+                raise Divergence(expected, f"missing (the next move logged is {seq})")
+            try:
+                if row["kind"] == "rollback":
+                    state, events = api.decode(kept[_rollback_to(row)]), []
+                else:
+                    state, events = api.apply(state, api.parse_move(row["line"]), copy=False)
+            except api.IllegalMove as e:
+                raise Divergence(seq, f"cannot be applied ({e.reason})") from None
+            blob = api.encode(state)
+            if seq in targets:
+                kept[seq] = blob
+            expected += 1
+            yield Step(seq, row, state, hashlib.sha256(blob).hexdigest(), events, trace[drawn:], before)
+
+
+def _rollback_target(row: dict) -> int | None:
+    words = row["line"].split()
+    if len(words) != 2 or words[0] != "rollback" or not words[1].isdigit() or int(words[1]) >= row["seq"]:
+        return None
+    return int(words[1])
 
 
 def _rollback_to(row: dict) -> int:
-    words = row["line"].split()
-    if len(words) != 2 or words[0] != "rollback" or not words[1].isdigit() or int(words[1]) >= row["seq"]:
+    target = _rollback_target(row)
+    if target is None:
         raise Divergence(row["seq"], f"not a rollback to an earlier move: {row['line']!r}")
-    return int(words[1])
+    return target
 
 
 # -- export ------------------------------------------------------------------------------------
@@ -242,10 +256,49 @@ def save(archive: dict, path: str | Path) -> None:
     Path(path).write_text(dumps(archive), encoding="utf-8")
 
 
-def load(path: str | Path) -> dict:
+class _Checked(msgspec.Struct):
+    """A logged move as `verify` reads it: what it compares whole (events, positions, dice)
+    kept as the JSON it was written as, compared as bytes with the replay's (see `_equal`).
+    Making Python objects of a long game's events and positions was most of reading it."""
+    seq: int
+    kind: str
+    line: str
+    state_hash: str
+    prev_hash: str
+    hash: str
+    turn: int
+    positions: msgspec.Raw
+    events: msgspec.Raw
+    player: str | None = None
+    actor: str | None = None
+    prompt: int | None = None
+    message_id: str | None = None
+    inbox_id: int | None = None
+    at: str | None = None
+    rng: msgspec.Raw = msgspec.Raw(b"null")
+    hidden: bool = False
+
+
+def _for_checking(raw: bytes) -> dict | None:
+    """The archive with its moves as _Checked dicts; None if it is not shaped so (then the
+    plain reading lets verify say what is wrong)."""
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        top = msgspec.json.decode(raw, type=dict[str, msgspec.Raw])
+        data = {k: msgspec.json.decode(v) for k, v in top.items() if k != "moves"}
+        data["moves"] = [msgspec.structs.asdict(m) for m in msgspec.json.decode(top.get("moves", b"[]"),
+                                                                                 type=list[_Checked])]
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return None
+    return data
+
+
+def load(path: str | Path, *, checking: bool = False) -> dict:
+    """An archive file. `checking`: for `verify` only, its moves' events, positions and dice
+    left as their JSON (a replay or a page needs them read)."""
+    try:  # msgspec: a long game's archive is megabytes, and the stdlib's parser was a third of verify
+        raw = Path(path).read_bytes()
+        data = (checking and _for_checking(raw)) or msgspec.json.decode(raw)
+    except (OSError, msgspec.DecodeError) as e:
         raise GameError(f"{path}: not a readable archive ({e})") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise GameError(f"{path}: not a Talisman archive")
@@ -349,9 +402,16 @@ def _rerun(archive: dict, moves: list[dict], seed: str, progress: Progress, v: V
             last = next(steps)
         except StopIteration:  # cannot happen: one step per move
             raise Divergence(seq, "missing") from None
-        _same(seq, "state hash differs", m["state_hash"], last.state_hash)
+        if m["state_hash"] != last.state_hash:
+            raise Divergence(seq, "state hash differs")
+        if m["turn"] != last.state.turn:
+            raise Divergence(seq, "turn differs")
+        if _as_written(m, last, player):  # the usual case, in one comparison of bytes
+            v.moves = seq
+            progress(seq, len(moves))
+            continue
         events = _events(last.events, player)
-        if m["events"] != events:
+        if not _equal(m["events"], events):
             # Event wording belongs to the engine version that wrote it; the state hash, not
             # the text, is what decides. Under the same engine, though, the text must match.
             if archive.get("engine_version") == api.ENGINE_VERSION:
@@ -359,7 +419,6 @@ def _rerun(archive: dict, moves: list[dict], seed: str, progress: Progress, v: V
             if not any(n.startswith("event wording") for n in v.notes):
                 v.notes.append(f"event wording differs from engine {archive.get('engine_version')} "
                                f"(first at move {seq}); states and dice agree")
-        _same(seq, "turn differs", m["turn"], last.state.turn)
         _same(seq, "positions differ", m["positions"], _positions(last.state))
         _same(seq, "random draws differ", m.get("rng"), _rng(last))
         v.moves = seq
@@ -370,6 +429,28 @@ def _rerun(archive: dict, moves: list[dict], seed: str, progress: Progress, v: V
     _same(n, "final result differs", [final["over"], final["winners"]], [last.state.over, list(last.state.winners)])
 
 
+def _as_written(m: dict, step: Step, player: str | None) -> bool:
+    """Whether a move read with load's `checking` holds, byte for byte, the events, positions
+    and dice the replay shows, as `dumps` would write them (the events encoded from the
+    engine's Structs, as to_builtins would give them). False: compare them one by one."""
+    if not isinstance(m["events"], msgspec.Raw):
+        return False
+    recorded = b"".join((b"[", m["events"], b",", m["positions"], b",", m["rng"], b"]"))
+    return recorded == msgspec.json.encode([api.filter_events(step.events, player), _positions(step.state),
+                                            _rng(step)])
+
+
+def _equal(recorded, replayed) -> bool:
+    """Whether what the archive recorded is what the replay shows. Recorded JSON (load's
+    `checking`) is first compared as bytes: an archive written by `dumps` holds exactly what
+    msgspec writes; else it is read and compared as data."""
+    if isinstance(recorded, msgspec.Raw):
+        if bytes(recorded) == msgspec.json.encode(replayed):
+            return True
+        recorded = msgspec.json.decode(recorded)
+    return recorded == replayed
+
+
 def _same(seq: int, problem: str, recorded, replayed) -> None:
-    if recorded != replayed:
+    if not _equal(recorded, replayed):
         raise Divergence(seq, problem)

@@ -143,6 +143,19 @@ def test_a_changed_value_names_its_move(finished, tmp_path, pattern, problem):
     lines[i] = lines[i][:at] + swapped + lines[i][at + 1:]
     (tmp_path / "bad.json").write_text("\n".join(lines))
     assert archive.verify(archive.load(tmp_path / "bad.json")).problem == f"move {seq}: {problem}"
+    assert archive.verify(archive.load(tmp_path / "bad.json", checking=True)).problem == f"move {seq}: {problem}"
+
+
+def test_an_archive_written_by_another_program_verifies_as_read(finished, tmp_path):
+    """`pbem verify` compares a move's events, positions and dice as the bytes `dumps` writes;
+    a file written otherwise (indented, keys in another order) is compared as data instead."""
+    path, _ = finished
+    data = json.loads(path.read_text())
+    for m in data["moves"]:
+        m["positions"] = dict(reversed(list(m["positions"].items())))
+    (tmp_path / "other.json").write_text(json.dumps(data, indent=2))
+    verdict = archive.verify(archive.load(tmp_path / "other.json", checking=True))
+    assert verdict.ok and verdict.rerun and verdict.moves == len(data["moves"]), verdict.problem
 
 
 def test_a_forged_move_with_a_chain_made_again_fails_the_rerun(finished):
