@@ -11,6 +11,7 @@ from __future__ import annotations
 import resource
 import statistics
 import subprocess
+import sys
 import time
 from collections.abc import Callable
 
@@ -46,6 +47,25 @@ def process(cmd: list[str], stdin: bytes = b"", env: dict | None = None, cwd=Non
     return sample
 
 
+def floor_round(path, moves: int) -> Sample:
+    """The floor (../shared/bench/floor.py) for `moves` moves in this process, per move: its
+    own code, run with N = `moves` and cut before its summary, timed as a whole (its setup,
+    a few milliseconds, is shared out over the moves)."""
+    from pathlib import Path
+    src = Path(path).read_text()
+    src = src.replace("N = 1 if ONCE else 2000", f"N = {int(moves)}").split("ts.sort()")[0]
+    code = compile(src, str(path), "exec")
+    import types
+    module = sys.modules["floor_round"] = types.ModuleType("floor_round")  # msgspec reads its Structs' module
+    argv, sys.argv = sys.argv, [str(path)]  # not --once
+    try:
+        sample = timed(lambda: exec(code, module.__dict__))
+    finally:
+        sys.argv = argv
+        del sys.modules["floor_round"]
+    return Sample(sample.cpu / moves, sample.wall / moves)
+
+
 def rounds(work: dict[str, Callable[[], Sample]], n_rounds: int, per_round: int) -> dict[str, list[Sample]]:
     """Each round runs every piece of `work` `per_round` times, the pieces taking turns
     (a, b, a, b...); returns each piece's per-round medians (CPU and wall)."""
@@ -79,5 +99,6 @@ def ratio(name: str, measured: list[Sample], reference: list[Sample], target: fl
     wall = [m.wall / r.wall for m, r in zip(measured, reference)]
     verdict = ""
     if target is not None:
-        verdict = f"; target <= {target}x: {'met' if max(cpu) <= target else 'met at the median' if statistics.median(cpu) <= target else 'NOT met'}"
+        met = "met" if max(cpu) <= target else "met at the median" if statistics.median(cpu) <= target else "NOT met"
+        verdict = f"; target <= {target}x: {met}"
     return f"{name}: CPU {spread(cpu, 1, 'x', 2)}, wall {spread(wall, 1, 'x', 2)}{verdict}"
