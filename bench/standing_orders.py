@@ -5,7 +5,9 @@ Each player answers what they are asked with one mail (they cannot answer furthe
 the next question depends on dice not yet rolled). Both runs take the same decisions (the
 bot's choice for a kind its orders cover is what the order plays), so the games are the
 same move for move; only the number of mails differs. Filing the orders costs one mail per
-player, counted. Cards only the moderator can settle are skipped by the moderator.
+player, counted. Cards only the moderator can settle are skipped by the moderator. The
+counts decide; the CPU and wall time of each game are printed beside them (the two ways
+taking turns seed by seed: medians and spread over the seeds).
 
     .venv/bin/python bench/standing_orders.py [--rounds 3 5 10] [--seeds 5] [--players 3]
 """
@@ -21,6 +23,8 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
+
+import timing  # noqa: E402
 
 from pbem import games, log, moderator, settings as settings_mod, standing  # noqa: E402
 from pbem.process import handle  # noqa: E402
@@ -112,20 +116,28 @@ def main() -> None:
     log.configure("console", "error")
     print(f"{args.players} players, {args.seeds} seeds each; mails the players sent")
     print(f"{'rounds':>6} {'without':>8} {'with':>6} {'saved':>6} {'by orders':>10} {'moves':>6}")
+    times: dict[int, dict[bool, list[timing.Sample]]] = {}
     for rounds in args.rounds:
         totals = [0, 0, 0, 0]
+        times[rounds] = {False: [], True: []}
         for s in range(args.seeds):
             runs = []
-            for use in (False, True):
+            for use in (False, True):  # the two ways take turns, seed by seed
                 with tempfile.TemporaryDirectory() as home:
                     svc = open_service(settings=settings_mod.Settings(home=home))
-                    runs.append(play(svc, rounds, use, seed=f"seed{s}", players=args.players))
+                    times[rounds][use].append(timing.timed(
+                        lambda: runs.append(play(svc, rounds, use, seed=f"seed{s}", players=args.players))))
                     svc.store.close()
             assert runs[0].state_hash == runs[1].state_hash, "the two runs played different games"
             for i, v in enumerate((runs[0].mails, runs[1].mails, runs[1].by_standing, runs[1].moves)):
                 totals[i] += v
         without, with_, auto, moves = (t / args.seeds for t in totals)
         print(f"{rounds:>6} {without:>8.1f} {with_:>6.1f} {1 - with_ / without:>6.0%} {auto:>10.1f} {moves:>6.1f}")
+    print("the whole game played by mail (bots' choices included), per game over the seeds:")
+    for rounds, by in times.items():
+        print(f"  {rounds:>3} rounds: " + timing.report("without orders", by[False], 1e3, " ms") + "; "
+              + timing.report("with", by[True], 1e3, " ms") + "; "
+              + timing.ratio("with / without", by[True], by[False]))
 
 
 if __name__ == "__main__":

@@ -7,10 +7,11 @@ has that many moves and the game still runs) is served by uvicorn on a local por
 public page and then a seat's private page, `--seconds` each. It prints requests per second,
 the median and p99 time of a request, and the page's size (and gzipped, as a proxy would send
 it). Nothing replays the game to make a page: the state is kept on the game row, and the log
-is read from the last moves' stored events; the figures at move 10 are printed beside those
-at move N to show it.
+is read from the last moves' stored events; the game at move 10 is the reference, asked in
+rounds taking turns with the game at move N: CPU per request (this process: client and
+server) beside the median wall time, medians and spread over the rounds, and their ratio.
 
-    .venv/bin/python bench/web.py [--moves 10000] [--seconds 5]
+    .venv/bin/python bench/web.py [--moves 10000] [--seconds 5] [--rounds 5]
 """
 from __future__ import annotations
 
@@ -28,6 +29,8 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
+
+import timing  # noqa: E402
 
 from pbem import bot, games, log, moderator, settings as settings_mod  # noqa: E402
 from pbem.service import open_service  # noqa: E402
@@ -68,9 +71,13 @@ def serve(cfg) -> tuple[int, object]:
     return port, server
 
 
-def hammer(port: int, path: str, seconds: float) -> tuple[list[float], bytes]:
+def hammer(port: int, path: str, seconds: float) -> tuple[timing.Sample, int, bytes]:
+    """Requests for `seconds` on one kept-alive connection: (per request: this process's CPU,
+    client and server, and the median wall time; how many; the last page)."""
     conn = http.client.HTTPConnection("127.0.0.1", port)
-    times, body, end = [], b"", time.perf_counter() + seconds
+    times, body = [], b""
+    c0 = time.process_time()
+    end = time.perf_counter() + seconds
     while time.perf_counter() < end:
         t = time.perf_counter()
         conn.request("GET", path)
@@ -78,21 +85,16 @@ def hammer(port: int, path: str, seconds: float) -> tuple[list[float], bytes]:
         body = r.read()
         assert r.status == 200, (path, r.status)
         times.append(time.perf_counter() - t)
+    cpu = (time.process_time() - c0) / len(times)
     conn.close()
-    return times, body
-
-
-def report(label: str, times: list[float], body: bytes, seconds: float) -> None:
-    times = sorted(times)
-    print(f"  {label:<22} {len(times) / seconds:7.1f} req/s   median {statistics.median(times) * 1000:6.1f} ms   "
-          f"p99 {times[int(len(times) * 0.99) - 1] * 1000:6.1f} ms   page {len(body) / 1024:6.1f} KB "
-          f"({len(gzip.compress(body)) / 1024:5.1f} KB gzipped)")
+    return timing.Sample(cpu, statistics.median(times)), len(times), body
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--moves", type=int, default=10_000)
-    ap.add_argument("--seconds", type=float, default=5.0)
+    ap.add_argument("--seconds", type=float, default=5.0, help="per page and game, over all rounds")
+    ap.add_argument("--rounds", type=int, default=5)
     args = ap.parse_args()
     log.configure("json", "warning")
     with tempfile.TemporaryDirectory() as home:
@@ -102,14 +104,34 @@ def main() -> None:
         short, long_ = long_game(svc, "short", 10), long_game(svc, "long", args.moves)
         print(f"games made in {time.perf_counter() - t:.0f} s: {svc.store.game(long_)['moves']} moves")
         port, server = serve(cfg)
+        paths = {}
         for g in (short, long_):
             state = games.state(svc, games.get(svc, g))
             seat = svc.store.player(g, svc.engine.waiting_for(state)[0] if not state.over else PLAYERS[0][0])
-            print(f"game {g}, move {svc.store.game(g)['moves']}, turn {state.turn}:")
-            for label, path in (("public page", links.game_path(g)), ("private page", links.seat_path(svc, seat))):
-                hammer(port, path, 0.5)  # warm: templates compiled, thread's store opened
-                times, body = hammer(port, path, args.seconds)
-                report(label, times, body, args.seconds)
+            paths[g] = {"public page": links.game_path(g), "private page": links.seat_path(svc, seat)}
+            print(f"game {g}: move {svc.store.game(g)['moves']}, turn {state.turn}")
+        slot = args.seconds / args.rounds
+        for label in ("public page", "private page"):
+            pages, counts = {}, {short: 0, long_: 0}
+            for g in (short, long_):
+                hammer(port, paths[g][label], 0.5)  # warm: templates compiled, the thread's store opened
+
+            def piece(g):
+                def run() -> timing.Sample:
+                    sample, n, pages[g] = hammer(port, paths[g][label], slot)
+                    counts[g] += n
+                    return sample
+                return run
+
+            got = timing.rounds({"short": piece(short), "long": piece(long_)}, args.rounds, 1)
+            print(f"{label} ({args.rounds} rounds of {slot:.1f} s per game, taking turns):")
+            for g, key in ((short, "short"), (long_, "long")):
+                body = pages[g]
+                print(f"  move {svc.store.game(g)['moves']:>6}: {counts[g] / args.seconds:7.1f} req/s; per request "
+                      f"{timing.report('', got[key], 1e3, ' ms').removeprefix(': ')}; page {len(body) / 1024:.1f} KB "
+                      f"({len(gzip.compress(body)) / 1024:.1f} KB gzipped)")
+            print("  " + timing.ratio(f"move {svc.store.game(long_)['moves']} / move 10 (whose page shows fewer moves)",
+                                      got["long"], got["short"]))
         server.should_exit = True
 
 
