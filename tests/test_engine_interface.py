@@ -2,6 +2,7 @@
 both keep it, in their signatures and in the fields of view() (issue 14)."""
 import inspect
 import time
+import types
 from pathlib import Path
 
 import fake_engine
@@ -13,7 +14,8 @@ from engine.interface import Engine, OptionView, PlayerView, PromptView, ViewFie
 
 ROOT = Path(__file__).resolve().parent.parent
 MEMBERS = [n for n in vars(Engine) if not n.startswith("_")]
-FUNCTIONS = [n for n in MEMBERS if inspect.isfunction(vars(Engine)[n])]
+# the methods, not the properties (compiled by mypyc, a property is a getset descriptor)
+FUNCTIONS = [n for n in MEMBERS if not isinstance(vars(Engine)[n], (property, types.GetSetDescriptorType))]
 
 
 def _params(fn) -> list[tuple]:

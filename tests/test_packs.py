@@ -14,7 +14,8 @@ from engine.packs.base import AGREE, ALL, COMBINE, FIRST, Pack, PackConflict, Ru
 from engine.state import Option
 
 ENGINE = Path(__file__).resolve().parent.parent / "engine"
-HOOKS = {n for n, f in vars(Pack).items() if inspect.isfunction(f) and not n.startswith("_")} - {"folder"}
+# the methods (compiled by mypyc they are not Python functions: callable attributes of the class)
+HOOKS = {n for n in dir(Pack) if not n.startswith("_") and callable(getattr(Pack, n))} - {"folder"}
 
 
 def test_every_hook_says_how_packs_combine():
@@ -36,13 +37,20 @@ def test_the_core_asks_only_declared_hooks():
     assert not bad, f"asked through packs.call but not a combined hook: {bad}"
 
 
+def _names(fn) -> list[str] | None:
+    try:
+        return list(inspect.signature(fn).parameters)
+    except (ValueError, TypeError):  # a compiled method may not say (mypy checks the overrides)
+        return None
+
+
 def test_overridden_hooks_keep_the_base_signature():
+    assert len(HOOKS) > 25
     for pack in registry.PACKS:
         for hook in HOOKS:
             mine, base = getattr(type(pack), hook), getattr(Pack, hook)
-            if mine is not base:
-                assert list(inspect.signature(mine).parameters) == list(inspect.signature(base).parameters), \
-                    f"{pack.name}.{hook}"
+            if mine is not base and _names(base) is not None:
+                assert _names(mine) == _names(base), f"{pack.name}.{hook}"
 
 
 def test_every_pack_module_is_listed_once_with_its_content():

@@ -31,10 +31,16 @@ from typing import Any, ClassVar
 from engine.rules.machine import Ctx
 from engine.state import Option
 
+try:
+    from mypy_extensions import mypyc_attr
+except ImportError:  # installed without mypy: nothing was compiled, the decorator has nothing to say
+    def mypyc_attr(*args: Any, **kwargs: Any) -> Any:  # type: ignore[misc]
+        return lambda cls: cls
+
 ALL, FIRST, AGREE, EACH, OWNER = "all", "first", "agree", "each", "owner"
 
 
-class PackConflict(RuntimeError):
+class PackConflict(ValueError):
     """Two packs of one game answer an AGREE hook differently."""
 
 
@@ -50,6 +56,9 @@ class RuleOption:
         self.refused = refused
 
 
+# Compiled by mypyc, a class cannot be subclassed by interpreted code unless it allows it: a pack
+# defined in a test, or in house rules kept outside the engine, is interpreted.
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Pack:
     """A pack's declaration and its hooks. Every hook's default does nothing: a pack overrides
     those it needs. The arguments are the core's: `ctx` the move's context, `i` a player's index."""

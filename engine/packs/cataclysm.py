@@ -106,4 +106,4 @@ class Cataclysm(Pack):
         return public(state, content)
 
 
-PACK = Cataclysm()
+PACK: Pack = Cataclysm()

@@ -173,4 +173,4 @@ class City(Pack):
         return turn_start(ctx, i)
 
 
-PACK = City()
+PACK: Pack = City()

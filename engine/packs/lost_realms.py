@@ -528,4 +528,4 @@ class LostRealms(Pack):
         return crown_closed(ctx, i)
 
 
-PACK = LostRealms()
+PACK: Pack = LostRealms()

@@ -134,4 +134,4 @@ class Nemesis(Pack):
         return public(state, content)
 
 
-PACK = Nemesis()
+PACK: Pack = Nemesis()

@@ -278,4 +278,4 @@ class SeaVoyage(Pack):
         return adjudicate(ctx, i, what, value)
 
 
-PACK = SeaVoyage()
+PACK: Pack = SeaVoyage()

@@ -736,4 +736,4 @@ class Timescape(Pack):
         killed(ctx, i)
 
 
-PACK = Timescape()
+PACK: Pack = Timescape()
