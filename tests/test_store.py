@@ -194,3 +194,83 @@ def test_no_migration_statement_is_only_a_comment():
         for dialect in migrations.DIALECTS:
             for stmt in migrations.statements(version, dialect):
                 assert any(not ln.strip().startswith("--") for ln in stmt.splitlines() if ln.strip()), (version, stmt)
+
+
+# -- PostgreSQL: what several processes at once must not break -------------------------------
+
+@pytest.fixture
+def two_pg(pg_url):
+    """Two stores on one PostgreSQL database: two processes."""
+    clock = Clock()
+    a, b = Store(pg_url, clock=clock), Store(pg_url, clock=clock)
+    yield a, b
+    a.close()
+    b.close()
+
+
+def _in_thread(fn):
+    import threading
+    out = {}
+    t = threading.Thread(target=lambda: out.setdefault("value", fn()))
+    t.start()
+    return t, out
+
+
+def test_concurrent_inserts_of_one_message_store_it_once(two_pg):
+    import time
+    a, b = two_pg
+    with a.transaction():
+        first = a.add_inbox(b"raw", source="stdin", kind="mail", content_hash="h1", message_id="<a@x>")
+        t, out = _in_thread(lambda: b.add_inbox(b"raw", source="stdin", kind="mail", content_hash="h1",
+                                                message_id="<a@x>"))
+        time.sleep(0.3)
+        assert t.is_alive()  # the second insert waits for the first transaction
+    t.join(5)
+    assert out["value"] == first and len(b.inbox_rows()) == 1
+
+
+def test_a_game_is_locked_for_the_transaction_that_reads_it(two_pg):
+    import time
+    a, b = two_pg
+    add_game(a)
+    add_game(a, "other")
+    with a.transaction():
+        a.game("g")
+        t, out = _in_thread(lambda: _read_in_transaction(b, "g"))
+        other, _ = _in_thread(lambda: _read_in_transaction(b, "other"))
+        other.join(5)
+        assert not other.is_alive()  # another game is not held up
+        time.sleep(0.3)
+        assert t.is_alive()
+        a.append_move("g", kind="move", player="a", actor="a", line="a: 1: left", state_hash="s1")
+    t.join(5)
+    assert out["value"] == 1  # it read the game as the first transaction left it
+
+
+def _read_in_transaction(store, game):
+    with store.transaction():
+        return store.game(game)["moves"]
+
+
+@pytest.mark.timeout(30)  # a claim that waited for the lock would wait here for ever
+def test_a_claimed_mail_is_passed_over_not_waited_for(two_pg):
+    a, b = two_pg
+    for i in (1, 2):
+        a.add_outbox(message_id=f"<{i}@x>", kind="report", to_addr="a@x", subject="s", headers={}, text="t")
+    with a.transaction():
+        mine = a._all(a.CLAIM_SQL.format(skip="", lock=a.SKIP_LOCKED), ("a", "2099-01-01T00:00:00Z",
+                                                                         a.now(), a.now()))[0]
+        theirs = b.claim_outbox("b", 60)  # the first row is locked: b takes the next at once
+    assert (mine["id"], theirs["id"]) == (1, 2)
+
+
+def test_work_queued_elsewhere_wakes_a_listening_store(two_pg):
+    import threading
+    a, b = two_pg
+    woke = threading.Event()
+    handle = a.watch(woke.set)
+    try:
+        b.add_outbox(message_id="<n@x>", kind="report", to_addr="a@x", subject="s", headers={}, text="t")
+        assert woke.wait(5)
+    finally:
+        a.stop_watching(handle)
