@@ -14,8 +14,8 @@ from typing import Any
 
 from engine import visibility
 from engine.clone import clone
-from engine.state import Event, Game
 from engine.rules import machine
+from engine.state import Event, Game
 
 REROLL = "reroll"
 TELLING = ("fate", "roll")  # kinds of event that tell a die, not what it did
@@ -54,7 +54,8 @@ def play(state: Game, player: str, key: str, faces: list[int] | None = None, dee
     i = machine.Ctx(s, []).index(player)
     start, turn, marks = s.players[i].space, s.turn, _unknown_marks(s)
     events: list[Event] = []
-    stop, cut = "end", None
+    stop = "end"
+    cut: dict[str, Any] | None = None
     before = clone(s)
     machine.answer(s, Move(player, key, s.prompt.id if s.prompt else None), events, machine.Ctx(s, events))
     if _unknown_marks(s) != marks:  # the answer itself drew (a reroll's die beyond `faces`)
@@ -70,7 +71,8 @@ def play(state: Game, player: str, key: str, faces: list[int] | None = None, dee
                 break
             seen, before = len(events), clone(s)
             t = s.stack.pop()
-            meets = {"op": t.op, **{k: t.a[k] for k in ("name", "strength", "craft") if k in t.a}}
+            meets: dict[str, Any] = {"op": t.op}
+            meets.update({k: t.a[k] for k in ("name", "strength", "craft") if k in t.a})
             machine.TASKS[t.op](ctx, t)
             unknown = _unknown_marks(s) != marks
             if unknown or s.turn != turn:  # a draw; or the reader's turn is over: another story

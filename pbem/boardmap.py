@@ -136,11 +136,13 @@ def draw(board: dict) -> dict:
         return {"space": space, "ring": ring, "name": name_lines(names.get(space, space)),
                 "full": names.get(space, space), "who": who, "marks": text[:CELL], "things": things.get(space, [])}
 
-    grid = layout(rings)
+    drawn = next((k for k in range(len(rings), 0, -1) if layout(rings[:k])), 0)  # a board beside: listed
+    grid = layout(rings[:drawn]) if drawn else None
+    listed = [{"name": RING_NAMES.get(ring, ring.replace("-", " ").title()), "cells": [cell(ring, s) for s in spaces]}
+              for ring, spaces in rings]
     return {"width": CELL, "colours": board["colours"],
             "grid": [[cell(*c) if c else BLANK for c in row] for row in grid] if grid else None,
-            "rings": [{"name": RING_NAMES.get(ring, ring.title()), "cells": [cell(ring, s) for s in spaces]}
-                      for ring, spaces in rings]}
+            "rings": listed, "beside": listed[drawn:]}
 
 
 REACH = 3  # spaces each way that "around you" shows

@@ -45,10 +45,7 @@ class Glossary:
 
     def __init__(self, game: dict):
         g = game.get("config", {}).get("game", {})
-        try:
-            self.by_slug, self.by_name = _cards(g.get("edition", "revised4"), tuple(g.get("packs", [])))
-        except Exception:  # a game the content cannot load (the tests' fake engine): nothing to explain
-            self.by_slug, self.by_name = {}, {}
+        self.by_slug, self.by_name = _cards(g.get("edition", "revised4"), tuple(g.get("packs", [])))
         self.named: dict[str, dict] = {}
 
     def entry(self, card) -> dict:
@@ -59,10 +56,11 @@ class Glossary:
         if card is not None and card.text:
             self.named.setdefault(card.name, self.entry(card))
 
-    def key(self, key: str) -> None:
-        """An option's key that is a card: `ogre`, `cast-healing`."""
+    def option(self, key: str, text: str) -> None:
+        """An option that names a card: key `ogre` or `cast-healing`, its text naming it (a wish's
+        `teleport` is not the Teleport Spell)."""
         card = self.by_slug.get(key) or (self.by_slug.get(key[5:]) if key.startswith("cast-") else None)
-        if card is not None:
+        if card is not None and card.name in text:
             self.name(card.name)
 
     def drawn(self, event) -> str:
@@ -89,5 +87,5 @@ def for_report(game: dict, sheet: dict | None, asked: dict | None, here: list[st
     for name in here:
         gl.name(name)
     for o in (asked or {}).get("options", []):
-        gl.key(o["key"])
+        gl.option(o["key"], o.get("text", ""))
     return gl

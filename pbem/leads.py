@@ -92,7 +92,7 @@ def leads(svc, state, player: str, asked: dict | None) -> dict[str, list[str]]:
         return {}
     try:
         outcomes = preview(state, player)
-    except Exception as e:  # a report without its previews is still a report
+    except Exception as e:  # noqa: BLE001  (an engine fault here must not hold back the report)
         log.get().warning("no preview of the answers", player=player, error=repr(e))
         return {}
     out: dict[str, list[str]] = {}
@@ -123,7 +123,7 @@ def attack(svc, state, player: str, asked: dict | None) -> list[str]:
 
     them = d["attacker"] if player == d["defender"] else d["defender"]
     if player == d["defender"]:
-        return [f"{them} attacks you in {d['kind']} with {side(them)}, against your {side(player)}; "
-                "each side adds a die."]
-    return [f"You attack {them} in {d['kind']} with {side(player)}, against their {side(them)}; "
-            "each side adds a die."]
+        line = f"{them} attacks you in {d['kind']} with {side(them)}, against your {side(player)}"
+    else:
+        line = f"You attack {them} in {d['kind']} with {side(player)}, against their {side(them)}"
+    return [line + "; each side adds a die."]

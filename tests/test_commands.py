@@ -180,3 +180,30 @@ def test_a_reply_says_question_never_prompt(svc, game):
     send(svc, game, player, [f"{int(n) + 5}: {key}"])  # a question that is not open
     (_, text), = [(r, t) for r, t in mails(svc, since) if r["player"] == player]
     assert "is not open" in text and "prompt" not in text.lower()
+
+
+def test_a_resigned_seat_leaves_play_by_an_engine_move_and_the_game_goes_on(svc):
+    """alice resigns by mail and confirms; the moderator plays `leave-game alice` (a move in the log):
+    her character leaves play, the others hear it, the turns pass her by, she gets no more mail."""
+    from pbem import moderator, process
+    from test_reports import hero_config
+    g = games.create(svc, hero_config())
+    assert asked(svc, g)[0] == "alice"
+    send(svc, g, "alice", ["resign"])
+    send(svc, g, "alice", [f"resign {process.resign_code(svc, svc.store.player(g, 'alice'))}"])
+    since = last_id(svc)
+    moderator.answer(svc, g, svc.engine.MODERATOR, "leave-game alice")
+    state = games.state(svc, games.get(svc, g))
+    alice = next(p for p in state.players if p.name == "alice")
+    assert alice.out and not alice.spells and alice.space is None
+    assert [row["line"] for row in svc.store.moves(g)][-1] == "moderator: leave-game alice"
+    told = {r["player"]: m for r, m in mails(svc, since)}
+    assert "alice" not in told and {"bob", "carol"} <= set(told)
+    assert all("alice resigns: the Wizard leaves play" in " ".join(m.split()) for m in told.values())
+    for _ in range(12):  # the game goes on, and never asks alice again
+        player, n, key = asked(svc, g)
+        assert player != "alice"
+        assert send(svc, g, player, [f"{n}: {key}"]).status == "applied"
+    for line in ("leave-game", "leave-game carol", "moderator: leave-game carol"):  # no player plays it, for anyone
+        assert send(svc, g, "bob", [line]).status != "applied", line
+    assert not any(p.out for p in games.state(svc, games.get(svc, g)).players if p.name != "alice")

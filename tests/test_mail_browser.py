@@ -7,12 +7,12 @@ Skips, saying why, where Chromium or chromedriver is missing (tools/install-brow
 """
 import random
 
-from pbem import bot, games, moderator, outbox
-
 from conftest import mail, token
-from pbem.process import handle
 from test_reports import hero_config
 from test_web_browser import LAYOUT, WIDTHS, at_width, browser, full_shot, shots  # noqa: F401  (fixtures)
+
+from pbem import bot, games, moderator, outbox
+from pbem.process import handle
 
 KINDS = ("welcome", "report", "receipt", "error", "gameover", "press")
 

@@ -3,10 +3,10 @@ in a few lines, so a reply quotes little; the HTML part keeps the whole board. T
 service: mail in, mails out."""
 import re
 
-from pbem import games, outbox
-
 from test_commands import asked, last_id, mails, send
 from test_reports import hero_config
+
+from pbem import games, outbox
 
 
 def board_part(text: str) -> str:
@@ -23,7 +23,7 @@ def test_every_report_says_where_everyone_is_and_what_is_around_its_reader(svc):
         for row, text in mails(svc, since):
             view = svc.engine.view(state, row["player"])
             me = view["players"][row["player"]]
-            around = re.search(r"^Around you \((?P<region>[^;]+);.*\n  (?P<line>.*(?:\n  \S.*)*)", text, re.M)
+            around = re.search(r"^Around you \((?P<region>[^;]+);.*\n  (?P<line>.*(?:\n  \S.*)*)", text, re.MULTILINE)
             assert around, text
             assert around["region"] == "Outer Region" or me["region"] != "outer"
             assert f"[{me['space_name']} {row['player'][0].upper()}" in around["line"]

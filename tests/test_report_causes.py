@@ -4,10 +4,10 @@ page's; a lasting effect on no space is listed as in force. Through the service:
 mails out."""
 import re
 
-from pbem import games
-
 from test_commands import last_id, mails, send
 from test_reports import hero_config, rows
+
+from pbem import games
 
 HEX_SEED = "hex-2"  # alice (the Wizard) starts with the Hex and is first to move
 

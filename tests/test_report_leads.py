@@ -4,12 +4,12 @@ it is held, through the service (mail in, mails out), against what the answer th
 import random
 import re
 
-from pbem import bot, games, leads, moderator
-from pbem.process import handle
-
 from conftest import mail, token
 from test_commands import last_id, mails
 from test_reports import hero_config
+
+from pbem import bot, games, leads, moderator
+from pbem.process import handle
 
 ARROW = leads.ARROW
 

@@ -4,11 +4,11 @@ service (mail in, mails out, the deadlines' tick), on the real engine, and read.
 import random
 import re
 
-from pbem import bot, deadlines, games, moderator, outbox
-
 from conftest import game_config, mail, token
-from pbem.process import handle
 from test_deadlines import PACE, Clock
+
+from pbem import bot, deadlines, games, moderator, outbox
+from pbem.process import handle
 
 ISO = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}")
 REPO_PATH = re.compile(r"(?<![\w/.])(?:docs|tests|engine|pbem|deploy|bench|tools|\.ci)/[\w./-]+"
