@@ -101,7 +101,8 @@ def outcomes(state: Game, player: str) -> dict[str, Any]:
     """Each answer open to `player` and its outcome (see `play`); a reroll's outcome holds
     "faces": the outcome for each face of the new die. Empty when `player` is not asked."""
     p = state.prompt
-    if state.over or p is None or player not in p.players or player in p.answers or len(p.players) > 1:
+    if state.over or p is None or player not in p.players or player in p.answers or len(p.players) > 1 \
+            or all(q.name != player for q in state.players):  # the moderator's question: no preview
         return {}
     out: dict[str, Any] = {}
     for o in p.options:

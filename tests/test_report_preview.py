@@ -81,3 +81,9 @@ def test_a_preview_holds_nothing_not_yet_known_and_changes_nothing(packs):
             previews += 1
         state, _ = api.apply(state, move)
     assert previews > 50
+
+
+def test_no_preview_for_the_moderator_or_one_not_asked():
+    state = api.new_game({"players": HEROES}, "preview-who")
+    assert api.preview(state, api.MODERATOR) == {} and api.preview(state, "bob") == {}
+    assert api.preview(state, "alice")  # the one asked has one
