@@ -66,7 +66,8 @@ def main():
         print(f"applied moves per second, {label}: CPU {timing.spread([total_moves / r.cpu for r in runs])}, "
               f"wall {timing.spread([total_moves / r.wall for r in runs])}")
     print(timing.ratio("apply (a copy a move) / replay", got["apply"], got["replay"]))
-    print(f"whole games per second (replay, CPU): {timing.spread([args.games / r.cpu for r in got['replay']], 1, '', 1)}")
+    per_second = [args.games / r.cpu for r in got["replay"]]
+    print(f"whole games per second (replay, CPU): {timing.spread(per_second, 1, '', 1)}")
     print(f"encoded state: median {statistics.median(sizes):,} bytes, max {max(sizes):,} bytes")
 
 

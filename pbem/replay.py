@@ -247,7 +247,8 @@ def write_html(data: dict, folder: str | Path, as_player: str | None = None, upt
                          f"<ul>{evs}</ul></li>")
         positions = group[-1]["positions"]
         body = (f"<nav>{''.join(nav)}</nav><h1>{e(title)}: turn {group[0]['turn']}</h1>"
-                f"{board_svg(data, positions, places)}{_legend(data, positions)}<h2>Moves</h2><ol>{''.join(items)}</ol>")
+                f"{board_svg(data, positions, places)}{_legend(data, positions)}"
+                f"<h2>Moves</h2><ol>{''.join(items)}</ol>")
         (folder / name).write_text(_page(f"{data['game']} turn {group[0]['turn']}", body), encoding="utf-8")
         pages.append(folder / name)
         index.append(f'<li><a href="{name}">turn {group[0]["turn"]}</a>: '

@@ -144,7 +144,8 @@ LONG = "Turn 12: " + "the Storm River lies between you and the Chapel; " * 6  # 
 
 @pytest.mark.parametrize("name, subject, text, html", [
     ("bob", "[g] Turn 3 report", "short lines\nonly ASCII\n", "<p>t</p>"),
-    ("José Müller", "[g] Tour 3 : à vous — ↑ left → Chapel", "Ärger → Chapel\n" + LONG + "\n  \n", "<p>é</p>" * 40),
+    ("José Müller", "[g] Tour 3 : à vous — ↑ left → Chapel", "Ärger → Chapel\n" + LONG + "\n  \n",
+     "<p>é</p>" * 40),
     ("Ann", "[g] " + "a long subject " * 8, "trailing space \nand tab\t\n.\nFrom here\n=3D is not a code\n",
      None),
 ])
@@ -152,7 +153,8 @@ def test_a_mail_written_directly_reads_back_as_written_and_is_7_bit_clean(name, 
     """pbem/mime.py writes headers and parts itself: the standard parser must read back the
     same names, subject and texts, and every line is ASCII and within SMTP's limit."""
     from pbem import mime
-    headers = {"From": outbox.mailbox("Talisman g", "talisman@example.org"), "To": outbox.mailbox(name, "x@example.org"),
+    headers = {"From": outbox.mailbox("Talisman g", "talisman@example.org"),
+               "To": outbox.mailbox(name, "x@example.org"),
                "Subject": subject, "Message-ID": "<m@example.org>",
                "References": " ".join(f"<ref-{n}.player@example.org>" for n in range(12))}
     attached = [mime.Attachment("talisman-g.json", "application/json", ('{"seed": "é"}\n' * 300).encode())]
