@@ -21,7 +21,9 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path[0] = str(HERE.parent)  # the repository first: bench/engine.py is no engine
+sys.path.append(str(HERE))
 
+import timing  # noqa: E402
 from pbem import home as home_mod, settings as settings_mod  # noqa: E402
 from pbem.store import Store  # noqa: E402
 
@@ -61,11 +63,6 @@ def run_once(home: Path, work: Path, pg_copy=None) -> tuple[float, float, float]
     return usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime, wall, sent
 
 
-def spread(values, digits=1) -> str:
-    v = sorted(values)
-    return f"{statistics.median(v):.{digits}f} ({v[0]:.{digits}f}-{v[-1]:.{digits}f} over {len(v)})"
-
-
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=3)
@@ -99,11 +96,11 @@ def main() -> None:
         for n in sizes:
             rss, cpu, wall, sent = zip(*got[n])
             assert set(sent) == {n}, sent
-            print(f"  {n} mails: peak RSS {spread(rss)} MiB, CPU {spread(cpu, 2)} s, wall {spread(wall, 2)} s, "
-                  f"CPU per mail {spread([c / n * 1e3 for c in cpu], 2)} ms")
+            print(f"  {n} mails: peak RSS {timing.spread(rss, 1, '', 1)} MiB, CPU {timing.spread(cpu, 1, '', 2)} s, wall {timing.spread(wall, 1, '', 2)} s, "
+                  f"CPU per mail {timing.spread([c / n * 1e3 for c in cpu], 1, '', 2)} ms")
         ratios = [b[0] / a[0] for a, b in zip(got[1000], got[5000])]
         verdict = "met" if max(ratios) <= 1.2 else "NOT met"
-        print(f"  peak RSS 5000 / 1000: {spread(ratios, 2)}x; target <= 1.2x: {verdict}")
+        print(f"  peak RSS 5000 / 1000: {timing.spread(ratios, 1, '', 2)}x; target <= 1.2x: {verdict}")
         if cluster:
             cluster.stop()
 

@@ -30,11 +30,13 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path[0] = str(HERE.parent)  # the repository first: bench/engine.py is no engine
+sys.path.append(str(HERE))
 sys.path.append(str(HERE.parent / "tests"))
 
 from conftest import game_config, legal, mail, token  # noqa: E402
 from pgcluster import Cluster, _bin_dir  # noqa: E402
 
+import timing  # noqa: E402
 from pbem import games, home as home_mod, outbox, settings as settings_mod  # noqa: E402
 from pbem.service import open_service  # noqa: E402
 from pbem.store import Store  # noqa: E402
@@ -145,11 +147,6 @@ def run(root: Path, base: Path, answers: list[bytes], daemons: int, db: str | No
     return {"wall": wall, "cpu": cpu, "server": srv, "mails": len(answers), "sent": sent}
 
 
-def spread(values, digits=2) -> str:
-    v = sorted(values)
-    return f"{statistics.median(v):.{digits}f} ({v[0]:.{digits}f}-{v[-1]:.{digits}f} over {len(v)})"
-
-
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--games", type=int, default=120)
@@ -181,10 +178,10 @@ def main() -> None:
         print(f"{args.games} answer mails (one per game, 3 players), the mails they queue sent to files; "
               f"{args.rounds} rounds, {os.cpu_count()} CPUs")
         for name, runs in got.items():
-            print(f"  {name}: {spread([r['mails'] / r['wall'] for r in runs], 1)} answers/s, "
-                  f"{spread([r['sent'] / r['wall'] for r in runs], 1)} mails sent/s, "
-                  f"daemon CPU {spread([r['cpu'] / r['mails'] * 1e3 for r in runs], 1)} ms per answer"
-                  + (f", server CPU {spread([r['server'] / r['mails'] * 1e3 for r in runs], 1)} ms per answer"
+            print(f"  {name}: {timing.spread([r['mails'] / r['wall'] for r in runs], 1, '', 1)} answers/s, "
+                  f"{timing.spread([r['sent'] / r['wall'] for r in runs], 1, '', 1)} mails sent/s, "
+                  f"daemon CPU {timing.spread([r['cpu'] / r['mails'] * 1e3 for r in runs], 1, '', 1)} ms per answer"
+                  + (f", server CPU {timing.spread([r['server'] / r['mails'] * 1e3 for r in runs], 1, '', 1)} ms per answer"
                      if runs[0]["server"] else ""))
 
         def ratio(a, b, key):
@@ -192,12 +189,12 @@ def main() -> None:
         rate = lambda r: r["mails"] / r["wall"]  # noqa: E731
         print("  throughput, per round:")
         for name in ("postgresql x1", "postgresql x2", "postgresql x4"):
-            print(f"    {name} / sqlite x1: {spread(ratio(name, 'sqlite x1', rate))}x")
+            print(f"    {name} / sqlite x1: {timing.spread(ratio(name, 'sqlite x1', rate), 1, '', 2)}x")
         for name in ("postgresql x2", "postgresql x4"):
-            print(f"    {name} / postgresql x1: {spread(ratio(name, 'postgresql x1', rate))}x")
+            print(f"    {name} / postgresql x1: {timing.spread(ratio(name, 'postgresql x1', rate), 1, '', 2)}x")
         print("  CPU per answer, PostgreSQL x1 / SQLite x1: daemon "
-              f"{spread(ratio('postgresql x1', 'sqlite x1', lambda r: r['cpu']))}x, daemon + server "
-              f"{spread(ratio('postgresql x1', 'sqlite x1', lambda r: r['cpu'] + r['server']))}x")
+              f"{timing.spread(ratio('postgresql x1', 'sqlite x1', lambda r: r['cpu']), 1, '', 2)}x, daemon + server "
+              f"{timing.spread(ratio('postgresql x1', 'sqlite x1', lambda r: r['cpu'] + r['server']), 1, '', 2)}x")
     finally:
         cluster.stop()
         shutil.rmtree(root, ignore_errors=True)

@@ -68,14 +68,19 @@ def make_home(tmp_path: Path, port: int, games: int, pace: str = "", db: str | N
                                     f'poll_seconds = 0.2\nmoderator = "mod@example.org"\n'
                                     f'[smtp]\nhost = "127.0.0.1"\nport = {port}\nstarttls = false\ntimeout = 5\n')
     run(home, "init")
-    for n in range(games):
-        cfg = tmp_path / f"g{n}.toml"
-        cfg.write_text(f'[game]\nname = "g{n}"\nedition = "revised4"\nseed = "daemons-seed-{n:04d}-abcdefgh"\n{pace}'
+    new_games(home, tmp_path, games, "daemons", pace)
+    return home
+
+
+def new_games(home: Path, folder: Path, n: int, seed: str, pace: str = "") -> None:
+    """`n` games g0, g1 ... of three players (alice, bob, carol), made with `pbem game new`."""
+    for i in range(n):
+        cfg = folder / f"g{i}.toml"
+        cfg.write_text(f'[game]\nname = "g{i}"\nedition = "revised4"\nseed = "{seed}-seed-{i:04d}-abcdefgh"\n{pace}'
                        '[[players]]\nname = "alice"\nemail = "alice@example.org"\n'
                        '[[players]]\nname = "bob"\nemail = "bob@example.org"\n'
                        '[[players]]\nname = "carol"\nemail = "carol@example.org"\n')
         run(home, "game", "new", cfg)
-    return home
 
 
 def run(home: Path, *args, code=0) -> str:

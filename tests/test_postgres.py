@@ -20,7 +20,7 @@ from conftest import legal, mail, token
 from pbem import games
 from pbem.ingest import dropfolder
 from pbem.service import open_service
-from test_daemons import PBEM, run, smtp  # noqa: F401 -- the SMTP sink fixture
+from test_daemons import PBEM, new_games, run, smtp  # noqa: F401 -- the SMTP sink fixture
 
 pytestmark = pytest.mark.postgres  # separate processes, seconds each: `pytest -m postgres` (.ci/run runs it)
 GAMES = 4
@@ -37,13 +37,7 @@ def make_homes(tmp_path: Path, url: str, port: int, daemons: int) -> list[Path]:
         if i:
             shutil.copy2(homes[0] / "secret.key", home / "secret.key")
         run(home, "init")
-    for n in range(GAMES):
-        cfg = tmp_path / f"g{n}.toml"
-        cfg.write_text(f'[game]\nname = "g{n}"\nedition = "revised4"\nseed = "postgres-seed-{n:04d}-abcdefgh"\n'
-                       '[[players]]\nname = "alice"\nemail = "alice@example.org"\n'
-                       '[[players]]\nname = "bob"\nemail = "bob@example.org"\n'
-                       '[[players]]\nname = "carol"\nemail = "carol@example.org"\n')
-        run(homes[0], "game", "new", cfg)
+    new_games(homes[0], tmp_path, GAMES, "postgres")
     return homes
 
 
