@@ -179,3 +179,22 @@ def test_an_arrival_wakes_the_daemon_wherever_its_home_is():
     assert not _arrivals(None, "/srv/home/inbox/tmp/123.answer.eml")  # still being written
     assert not _arrivals(None, "/srv/Maildir/cur/123:2,S")  # done with
     assert not _arrivals(None, "/srv/home/inbox/new/.hidden")
+
+
+def test_an_idle_daemon_sleeps_until_its_next_timed_work_where_its_store_wakes_it():
+    """PostgreSQL's NOTIFY wakes a daemon for new work: it sleeps until the next deadline,
+    retry or lease (a minute at most), not poll_seconds; SQLite's daemons poll."""
+    from types import SimpleNamespace
+
+    from pbem.daemon import IDLE_MAX, idle_seconds
+    from pbem.settings import Settings
+    from pbem.store import iso
+    now = clock.parse("2026-12-01T12:00:00Z")
+
+    def svc(notifies, next_at):
+        store = SimpleNamespace(notifies=notifies, next_wakeup=lambda: next_at and iso(now + next_at))
+        return SimpleNamespace(store=store, settings=Settings(poll_seconds=5), now=lambda: now)
+    assert idle_seconds(svc(False, timedelta(seconds=30))) == 5
+    assert idle_seconds(svc(True, timedelta(seconds=30))) == pytest.approx(30.05)
+    assert idle_seconds(svc(True, timedelta(hours=3))) == IDLE_MAX
+    assert idle_seconds(svc(True, None)) == IDLE_MAX
