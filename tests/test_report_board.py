@@ -10,7 +10,7 @@ from pbem import games, outbox
 
 
 def board_part(text: str) -> str:
-    return text.split("\nWhere everyone is, turn", 1)[1].split("\nDecks (cards left", 1)[0]
+    return text.split("\nThe board, turn", 1)[1].split("\nDecks (cards left", 1)[0]
 
 
 def test_every_report_says_where_everyone_is_and_what_is_around_its_reader(svc):

@@ -25,7 +25,7 @@ def cast_hex(svc):
 
 def marked_cells(text: str) -> list[str]:
     """The spaces the text part's compact board marks * (something lies there)."""
-    part = text.split("\nWhere everyone is, turn", 1)[1].split("\n\n", 1)[0]
+    part = text.split("\nThe board, turn", 1)[1].split("\n\n", 1)[0]
     listed = " ".join(line.strip() for line in part.splitlines()[2:])
     return [m.group(1) for m in re.finditer(r"(?:: |, )([A-Z][\w' ]*?) (?:[A-Z] )*\*", listed)]
 
