@@ -167,6 +167,21 @@ def test_serve_once_drains_what_the_pipe_spooled(fake_svc, fake_game):
     assert pipe.waiting(fake_svc.settings) == [] and fake_svc.store.game(fake_game)["moves"] == 1
 
 
+def test_a_spooled_file_that_cannot_be_read_is_left_and_does_not_keep_the_daemon_awake(fake_svc, fake_game,
+                                                                                          monkeypatch):
+    import pbem.ingest
+    with pipe.serving(fake_svc.settings):
+        bad = pipe.spool(fake_svc.settings, io.BytesIO(answer(fake_svc, fake_game)))
+    monkeypatch.setattr(pbem.ingest, "read_capped", lambda p: (_ for _ in ()).throw(PermissionError(p)))
+    assert pipe.poll(fake_svc) == [] and bad.exists()  # left where it is, logged
+    assert not pipe.arrived_since_poll(fake_svc.settings)  # tried: the daemon waits for new mail
+    monkeypatch.undo()
+    with pipe.serving(fake_svc.settings):
+        pipe.spool(fake_svc.settings, io.BytesIO(mail(["left"], message_id="<later@x>")))
+    assert pipe.arrived_since_poll(fake_svc.settings)  # came after the poll: the daemon does not wait
+    assert len(pipe.poll(fake_svc)) == 2 and pipe.waiting(fake_svc.settings) == []  # readable again: both taken
+
+
 @pytest.mark.parametrize("argv, home", [(["ingest"], "var"), (["--home", "h", "ingest"], "h"),
                                         (["--home=h", "ingest"], "h"), (["ingest", "a.eml"], None),
                                         (["--home", "h", "ingest", "--help"], None), (["game", "list"], None),

@@ -103,13 +103,26 @@ def waiting(cfg) -> list[Path]:
     return sorted(p for p in new.iterdir() if not p.name.startswith(".")) if new.is_dir() else []
 
 
+_listed: dict[Path, set[str]] = {}  # per spool, the names the last poll took in hand
+
+
+def arrived_since_poll(cfg) -> bool:
+    """Whether mail came into the spool after the last poll listed it (no watcher saw it while
+    the daemon's cycle ran). A file the poll could not read does not count: it waits for the
+    next poll, not in a loop."""
+    seen = _listed.get(folder(cfg), set())
+    return any(p.name not in seen for p in waiting(cfg))
+
+
 def poll(svc, stop=None) -> list:
     """Store and process what the pipe spooled, as a batch in one group commit (one fsync),
     then unlink each stored file: the store keeps it (masked). A crash before the unlink
     re-reads a file, known again as a duplicate. A file that cannot be read is logged and left."""
     from pbem.ingest import take_batch
     _sweep_stale(svc.settings)
-    stored = take_batch(svc, waiting(svc.settings), "stdin", stop)
+    files = waiting(svc.settings)
+    _listed[folder(svc.settings)] = {p.name for p in files}
+    stored = take_batch(svc, files, "stdin", stop)
     for file, _ in stored:  # after the group's fsync: the store holds each of them (masked)
         file.unlink(missing_ok=True)  # another daemon may have taken it first: stored once all the same
     return [result for _, result in stored]
