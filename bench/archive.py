@@ -23,11 +23,11 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-import timing  # noqa: E402
+import timing
 
-from engine import api  # noqa: E402
-from pbem import archive, bot, games, log, moderator, replay, settings as settings_mod  # noqa: E402
-from pbem.service import open_service  # noqa: E402
+from engine import api
+from pbem import archive, bot, games, log, moderator, replay, settings as settings_mod
+from pbem.service import open_service
 
 
 def long_game(svc, moves: int) -> str:

@@ -20,12 +20,12 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-import timing  # noqa: E402
-from pipeline import Games, config  # noqa: E402
+import timing
+from pipeline import Games, config
 
-from pbem import games, log, settings as settings_mod  # noqa: E402
-from pbem.process import handle  # noqa: E402
-from pbem.service import open_service  # noqa: E402
+from pbem import games, log, settings as settings_mod
+from pbem.process import handle
+from pbem.service import open_service
 
 
 def home_with(root: Path, name: str, n_games: int) -> Games:

@@ -26,12 +26,12 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-import timing  # noqa: E402
-from pipeline import Games  # noqa: E402
+import timing
+from pipeline import Games
 
-from pbem import home as home_mod, log, settings as settings_mod  # noqa: E402
-from pbem.ingest import pipe  # noqa: E402
-from pbem.service import open_service  # noqa: E402
+from pbem import home as home_mod, log, settings as settings_mod
+from pbem.ingest import pipe
+from pbem.service import open_service
 
 PBEM = Path(sys.executable).with_name("pbem")
 ENV = {"LANG": "C", "TZ": "UTC", "PATH": "/usr/bin:/bin"}  # what pipe(8) exports, about
@@ -94,7 +94,7 @@ def main() -> None:
                 spooled_mails.append(1)
                 return sample
 
-            floor = lambda: timing.process([sys.executable, str(args.floor), "--once"])  # noqa: E731
+            floor = lambda: timing.process([sys.executable, str(args.floor), "--once"])
             cpu0 = proc_cpu(daemon.pid)  # in clock ticks (10 ms): read over all the spooled mails
             got = timing.rounds({"floor": floor, "spooled": spooled}, args.rounds, args.per_round)
             daemon_cpu = (proc_cpu(daemon.pid) - cpu0) / len(spooled_mails)

@@ -31,14 +31,13 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(REPO / "bench"))
 
-import timing  # noqa: E402
-from pipeline import Games  # noqa: E402
+import timing
+from pipeline import Games
 
-from pbem import log, outbox, settings as settings_mod  # noqa: E402
-from pbem.process import handle  # noqa: E402
-from pbem.service import open_service  # noqa: E402
+from pbem import log, outbox, settings as settings_mod
+from pbem.process import handle
+from pbem.service import open_service
 
 
 def stdlib_bytes(svc, row: dict) -> bytes:
@@ -65,10 +64,10 @@ def per_mail(svc, rows: list[dict], per_round: int) -> None:
         r_round, m_round, s_round = [], [], []
         for row in rows[start:start + per_round]:
             done: dict = {}
-            r_round.append(timing.timed(lambda: done.setdefault("row", outbox.rendered(svc, row))))
-            m_round.append(timing.timed(lambda: outbox.wire(svc, done["row"])))
-            s_round.append(timing.timed(lambda: stdlib_bytes(svc, done["row"])))
-        med = lambda xs: sorted(x.cpu for x in xs)[len(xs) // 2]  # noqa: E731
+            r_round.append(timing.timed(lambda row=row, done=done: done.setdefault("row", outbox.rendered(svc, row))))
+            m_round.append(timing.timed(lambda done=done: outbox.wire(svc, done["row"])))
+            s_round.append(timing.timed(lambda done=done: stdlib_bytes(svc, done["row"])))
+        med = lambda xs: sorted(x.cpu for x in xs)[len(xs) // 2]
         render.append(med(r_round))
         mime.append(med(m_round))
         stdlib.append(med(s_round))
@@ -112,7 +111,7 @@ def smtp(svc, rows: list[dict], n_rounds: int) -> None:
                     f"UPDATE outbox SET status = 'queued', claimed_by = NULL, claim_until = NULL, "
                     f"next_attempt_at = created_at WHERE id IN ({', '.join('?' * len(ids))})", ids)
             got = {}
-            sample = timing.timed(lambda: got.setdefault("n", asyncio.run(outbox.send_due(svc))))
+            sample = timing.timed(lambda got=got: got.setdefault("n", asyncio.run(outbox.send_due(svc))))
             per_second.append(got["n"] / sample.wall)
             cpu.append(sample.cpu / got["n"])
         print(f"SMTP to aiosmtpd (its own process, 127.0.0.1, one connection a round): {len(rows)} mails a round, "

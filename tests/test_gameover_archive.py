@@ -7,12 +7,12 @@ import email.policy
 import hashlib
 import random
 
+from conftest import PLAYERS, game_config, mail, token
+from test_archive import cli
+
 from engine import api
 from pbem import archive, bot, daemon, games, moderator
 from pbem.process import handle
-
-from conftest import PLAYERS, game_config, mail, token
-from test_archive import cli
 
 
 def play_to_the_end_by_mail(svc, gid: str, bot_seed: int) -> int:

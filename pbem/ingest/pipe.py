@@ -171,6 +171,7 @@ def hand_over(home: str, stream: BinaryIO | None = None) -> int | None:
     written), None when `ingest` must store and process it itself (no daemon runs, or the
     home's settings cannot be read: the CLI says what is wrong, with its exit code)."""
     import sys
+
     from pbem import settings as settings_mod
     try:
         cfg = settings_mod.load(home)
