@@ -172,7 +172,7 @@ def _board(data: dict, pack: str = "revised4") -> Board:
     return Board(spaces, rings, opposite)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def load(edition: str = "revised4", packs: tuple[str, ...] = ()) -> Content:
     base = "revised4"  # the fifth edition base reuses R4E content until its own data exists
     board = _board(_read(base, "board.toml"))
