@@ -63,6 +63,7 @@ def make_frame(svc, state) -> dict:
     renders it): what a spectator may see, so it cannot hold anything private."""
     public = svc.engine.view(state, SPECTATOR)
     picture = boardmap.picture(public)
+    out = {q.name for q in getattr(state, "players", []) if getattr(q, "out", False)}  # resigned, or dead for good
     players = []
     for name, p in public["players"].items():
         spells = p.get("spells", 0)
@@ -71,7 +72,7 @@ def make_frame(svc, state) -> dict:
             "mark": mark, "colour": picture["colours"][mark], "name": name,
             "character": "Nemesis" if p.get("role") == "nemesis"
                          else p.get("character_name") or p.get("character") or "?",
-            "space": whereabouts(public, name, p), "alive": p.get("alive", True),
+            "space": whereabouts(public, name, p), "alive": p.get("alive", True), "out": name in out,
             "strength": p["strength"], "craft": p["craft"], "gold": p["gold"],
             "life": f"{p['life']}/{p['max_life']}" if p.get("max_life") else p["life"],
             "fate": f"{p['fate']}/{p['max_fate']}" if p.get("max_fate") else p["fate"],
