@@ -145,7 +145,7 @@ async def serve(svc, *, once: bool = False, stop: threading.Event | None = None)
                 handled += len(await cycle(svc, stop, mailbox))
                 if once or stop.is_set():
                     break
-                if not pipe.waiting(svc.settings):  # spooled while the cycle ran: no watcher saw it
+                if not pipe.arrived_since_poll(svc.settings):  # spooled while the cycle ran: no watcher saw it
                     await _wait(svc, stop, wake)
         finally:
             if mailbox is not None:
