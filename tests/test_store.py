@@ -268,3 +268,22 @@ def test_work_queued_elsewhere_wakes_a_listening_store(two_pg):
         assert woke.wait(5)
     finally:
         a.stop_watching(handle)
+
+
+def test_a_stored_message_is_locked_for_the_transaction_that_processes_it(two_pg):
+    """Two daemons retrying the messages left `received`: the second waits, then finds it done."""
+    import time
+    a, b = two_pg
+    i = a.add_inbox(b"raw", source="stdin", kind="mail", content_hash="h1")
+
+    def status_seen_by_b():
+        with b.transaction():
+            return b.inbox(i)["status"]
+    with a.transaction():
+        assert a.inbox(i)["status"] == "received"
+        t, out = _in_thread(status_seen_by_b)
+        time.sleep(0.3)
+        assert t.is_alive()
+        a.finish_inbox(i, "processed", "applied")
+    t.join(5)
+    assert out["value"] == "processed"
