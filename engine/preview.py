@@ -14,7 +14,7 @@ from typing import Any
 
 from engine import visibility
 from engine.clone import clone
-from engine.rules import machine
+from engine.rules import machine, stats
 from engine.state import Event, Game
 
 REROLL = "reroll"
@@ -117,18 +117,17 @@ def duel(state: Game, player: str) -> dict[str, Any] | None:
     """The attack between characters `player` is in, while it waits for a question: who attacks
     whom, battle or psychic combat, each side's Strength or Craft for it (its dice apart) and
     the cards that add to it. None when there is none."""
-    from engine.rules import stats  # here: the rules need not load for a preview of moves only
     task = next((t for t in reversed(state.stack) if t.op in ("duel-roll", "duel-resolve")), None)
     if task is None:
         return None
-    ctx = machine.Ctx(state, [], shared=True)
+    ctx = machine.Ctx(clone(state), [])  # a copy: a rule read here may copy a player into it
     i, j = task.p, task.a["target"]
     if player not in (ctx.name(i), ctx.name(j)):
         return None
     psychic = bool(task.a.get("psychic"))
     side: dict[str, Any] = {}
     for k in (i, j):
-        p = state.players[k]
+        p = ctx.s.players[k]
         adding = [c.name for c in stats.items(ctx, p)
                   if c.prop("craft" if psychic else "weapon") or c.prop("craft" if psychic else "strength")]
         side[p.name] = {"value": stats.craft(ctx, p) if psychic else stats.strength(ctx, p, battle=True),

@@ -76,6 +76,7 @@ def test_a_preview_holds_nothing_not_yet_known_and_changes_nothing(packs):
         if len(asked) == 1 and asked[0] != api.MODERATOR:
             before = api.state_hash(state)
             seen = api.preview(state, asked[0])
+            api.duel(state, asked[0])
             assert api.state_hash(state) == before
             assert seen == api.preview(hidden_changed(state), asked[0]), (packs, state.prompt)
             previews += 1
