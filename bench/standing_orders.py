@@ -23,6 +23,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
+sys.path.append(str(REPO / "bench"))  # timing.py, when a test loads this file (after the repo: bench/engine.py)
 
 import timing  # noqa: E402
 
