@@ -66,14 +66,14 @@ for name in job["names"]:
     pid = os.fork()
     if pid == 0:
         os.environ["MUTANT_UNDER_TEST"] = name
-        signal.alarm(%d)
+        signal.alarm(AGAIN_TIMEOUT)
         os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
         os._exit(int(pytest.main(["-x", "-q", "-p", "no:cacheprovider", *job["tests"]])))
     _, status = os.waitpid(pid, 0)
     code = os.waitstatus_to_exitcode(status)
     verdicts[name] = {0: "survived", 1: "killed", -signal.SIGALRM: "timeout"}.get(code, f"exit {code}")
 print(json.dumps(verdicts))
-""" % AGAIN_TIMEOUT
+"""
 
 
 @dataclass
@@ -137,7 +137,7 @@ def results(names: list[str], paths: dict[str, str]) -> list[Mutant]:
     from mutmut.stats import status_by_exit_code
 
     codes = {}
-    for path in set(paths[n] for n in names):
+    for path in {paths[n] for n in names}:
         meta = json.loads((WORK / "mutants" / (path + ".meta")).read_text())
         codes.update(meta["exit_code_by_key"])
     return [Mutant(n, paths[n], status_by_exit_code[codes[n]]) for n in names]
@@ -233,7 +233,7 @@ def report(survivors_file: Path) -> float:
 def mutmut_run(names: list[str], children: int, log_name: str) -> None:
     with open(WORK / log_name, "w") as log:
         run = subprocess.run([*NICE, str(MUTMUT), "run", "--max-children", str(children), *names],
-                             cwd=WORK, env=ENV, stdout=log, stderr=subprocess.STDOUT)
+                             cwd=WORK, env=ENV, stdout=log, stderr=subprocess.STDOUT, check=False)
     if run.returncode != 0:
         sys.exit(f"mutmut failed ({run.returncode}); see {WORK / log_name}")
 
@@ -253,7 +253,8 @@ def again(args: argparse.Namespace, start: float) -> None:
              for n in args.overlay]
     names = ["", *left]  # "" first: the new tests must pass without a mutant
     (WORK / "again.json").write_text(json.dumps({"names": names, "tests": tests}))
-    out = subprocess.run([*NICE, sys.executable, "-c", RETEST], cwd=WORK / "mutants", env=ENV,
+    out = subprocess.run([*NICE, sys.executable, "-c", f"AGAIN_TIMEOUT = {AGAIN_TIMEOUT}\n{RETEST}"],
+                         cwd=WORK / "mutants", env=ENV,
                          check=True, capture_output=True, text=True).stdout
     verdicts = json.loads(out.splitlines()[-1])
     if verdicts.pop("") != "survived":
