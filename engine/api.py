@@ -11,12 +11,12 @@ from typing import Any
 
 import msgspec
 
-from engine import content, registry, visibility  # noqa: F401  (registry: every rule and pack registered)
-from engine.config import GameConfig, PlayerConfig, ConfigError  # noqa: F401  (re-exported)
-from engine.errors import IllegalMove, MODERATOR  # noqa: F401  (re-exported)
+from engine import content, questions, registry, visibility  # noqa: F401  (registry: every rule and pack registered)
 from engine.clone import clone
+from engine.config import ConfigError, GameConfig, PlayerConfig  # noqa: F401  (re-exported)
+from engine.errors import MODERATOR, IllegalMove  # noqa: F401  (re-exported)
+from engine.rules import leave, machine, setup
 from engine.state import Event, Game, Prompt
-from engine.rules import machine, setup
 
 # 0.2: the Cataclysm pack, turn-ending Events discarded; 0.3: defaults not encoded;
 # 0.3.1: fate rerolls share one event wording; 0.4: the Nemesis pack (fate through stats.fate, hooks)
@@ -115,7 +115,10 @@ def apply(state: Game, move: Move, *, copy: bool = True) -> tuple[Game, list[Eve
     new = clone(state, players=False) if copy else state
     events: list[Event] = []
     ctx = machine.Ctx(new, events, shared=copy)
-    machine.answer(new, move, events, ctx)
+    if move.key == leave.KEY:  # a player resigns: the character leaves play, whatever is asked
+        leave.leave(ctx, move)
+    else:
+        machine.answer(new, move, events, ctx)
     machine.run(new, events, ctx)
     new.moves += 1
     return new, events
@@ -150,7 +153,26 @@ def filter_events(events: list[Event], player: str | None) -> list[Event]:
     return [e for e in events if visibility.may_see(e, player)]
 
 
+def question_kinds() -> list[questions.QuestionKind]:
+    """Every kind of question the engine may ask, by name: what it asks, what its options mean
+    and the keys a missed deadline plays (engine/questions.py)."""
+    return [questions.KINDS[k] for k in sorted(questions.KINDS)]
+
+
 def board(config: GameConfig | dict) -> dict[str, list[str]]:
     if isinstance(config, dict):
         config = GameConfig.from_dict(config)
     return content.load(config.edition, tuple(config.packs)).board.rings
+
+
+def preview(state: Game, player: str) -> dict[str, Any]:
+    """What each answer open to `player` would lead to, up to the first die, card or question
+    (engine/preview.py: nothing not yet known is in it)."""
+    from engine import preview as outcomes  # here: it imports this module's Move
+    return outcomes.outcomes(state, player)
+
+
+def duel(state: Game, player: str) -> dict[str, Any] | None:
+    """The attack between characters `player` is in: who, how, each side's value (engine/preview.py)."""
+    from engine import preview as outcomes  # here: it imports this module's Move
+    return outcomes.duel(state, player)

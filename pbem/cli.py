@@ -12,7 +12,7 @@ import click
 
 from pbem import games, home as home_mod, log, moderator, reports, settings as settings_mod
 from pbem.games import GameError
-from pbem.ingest import files as file_source, stdin as stdin_source
+from pbem.ingest import files as file_source, pipe as pipe_source, stdin as stdin_source
 from pbem.service import open_service
 from pbem.store import StoreUnavailable
 
@@ -84,36 +84,31 @@ def _table(rows: list[dict], columns: list[str]) -> None:
 
 # -- shell completion (README): game ids and player names from the store, read-only ------
 
-def _completion_db(ctx: click.Context):
-    import sqlite3
+def _complete(ctx: click.Context, names) -> list[str]:
+    """names(store): the completions, [] when the home or its store cannot be opened."""
+    from pbem.store import Store
     home = ctx.find_root().params.get("home") or str(settings_mod.default_home())
     try:
-        db = settings_mod.load(home).db_path
-        return sqlite3.connect(f"file:{db}?mode=ro", uri=True) if db.is_file() else None
-    except (settings_mod.SettingsError, sqlite3.Error, OSError):
-        return None
-
-
-def _complete(ctx: click.Context, sql: str, params: tuple) -> list[str]:
-    import sqlite3
-    conn = _completion_db(ctx)
-    if conn is None:
+        cfg = settings_mod.load(home)
+        if cfg.db_url is None and not cfg.db_path.is_file():
+            return []
+        store = Store(cfg.store_target)
+    except (settings_mod.SettingsError, StoreUnavailable, OSError):
         return []
     try:
-        return [r[0] for r in conn.execute(sql, params)]
-    except sqlite3.Error:
+        return names(store)
+    except store.errors:
         return []
     finally:
-        conn.close()
+        store.close()
 
 
 def complete_game(ctx, param, incomplete: str) -> list[str]:
-    return _complete(ctx, "SELECT id FROM games WHERE id LIKE ? ORDER BY id", (incomplete + "%",))
+    return _complete(ctx, lambda store: store.game_ids(incomplete))
 
 
 def complete_player(ctx, param, incomplete: str) -> list[str]:
-    return _complete(ctx, "SELECT name FROM players WHERE game = ? AND name LIKE ? ORDER BY seat",
-                     (ctx.params.get("game_id") or "", incomplete + "%"))
+    return _complete(ctx, lambda store: store.player_names(ctx.params.get("game_id") or "", incomplete))
 
 
 def game_arg():
@@ -308,8 +303,7 @@ def game_deadlines(ctx, game_id, everything, as_json):
     """GAME's deadlines (UTC): whom it waits for, until when, and what a miss plays."""
     svc = _svc(ctx)
     games.get(svc, game_id)
-    sql = "SELECT * FROM deadlines WHERE game = ?" + ("" if everything else " AND status = 'open'")
-    rows = svc.store.query(sql + " ORDER BY prompt, player", (game_id,))
+    rows = svc.store.deadlines(game_id, open_only=not everything, order="prompt, player")
     if as_json:
         return _json(rows)
     _table(rows, ["prompt", "player", "kind", "due_at", "default_key", "status", "guard", "reminded"])
@@ -439,6 +433,9 @@ def ingest_cmd(ctx, paths):
     """Process mails (.eml) or turn files (.toml, .json) now; no FILE: one mail on stdin
     (an MTA pipe: exit 75 asks it to retry later)."""
     if not paths:  # an MTA's pipe: 0 once stored, whatever became of it; 75 when it cannot be
+        code = pipe_source.hand_over(ctx.obj.home)  # a daemon runs: spooled for it
+        if code is not None:
+            ctx.exit(code)
         try:
             result = stdin_source.ingest(_svc(ctx))
         except (StoreUnavailable, home_mod.NotAHome, settings_mod.SettingsError) as e:
@@ -556,9 +553,9 @@ def inbox_list(ctx, as_json):
 @click.pass_context
 def backup_cmd(ctx, path):
     """Copy the store to FILE, consistent while the daemon runs; 0600, and checked."""
-    from pbem import backup
+    from pbem.store import backup
     try:
-        counts = backup.backup(_svc(ctx).settings.db_path, path)
+        counts = backup.backup(_svc(ctx).settings.store_target, path)
     except backup.BackupError as e:
         raise GameError(str(e)) from None
     click.echo(f"{path}: {counts['games']} game(s), {counts['moves']} move(s); the key "
@@ -571,16 +568,43 @@ def backup_cmd(ctx, path):
 @click.pass_context
 def restore_cmd(ctx, path, yes):
     """Replace the store by the backup FILE once it verifies; stop `pbem serve` first."""
-    from pbem import backup
+    from pbem.store import backup
     svc = _svc(ctx)
     if not yes:
         click.confirm(f"Replace {svc.settings.db_path} by {path}? What happened since the backup is lost", abort=True)
     try:
-        counts = backup.restore(path, svc.settings.db_path)
+        counts = backup.restore(path, svc.settings.store_target)
     except backup.BackupError as e:
         raise GameError(str(e)) from None
     click.echo(f"{svc.settings.db_path}: restored, {counts['games']} game(s), {counts['moves']} move(s), "
                "every chain verified")
+
+
+@main.group("store")
+def store_group():
+    """The store itself: copy it between SQLite and PostgreSQL."""
+
+
+@store_group.command("copy", short_help="Copy a whole store into an empty one, verified.")
+@click.argument("src", metavar="SRC")
+@click.argument("dst", metavar="DST")
+def store_copy(src, dst):
+    """Copy the store SRC into the empty store DST, each a home folder, a SQLite file or a
+    postgresql:// URL; every game's chain is verified before the copy commits."""
+    from pbem.store import copy as copy_mod
+    try:
+        source, target = copy_mod.open_target(src), copy_mod.open_target(dst)
+    except (StoreUnavailable, settings_mod.SettingsError, OSError) as e:
+        raise GameError(str(e)) from None
+    try:
+        counts = copy_mod.copy(source, target)
+    except copy_mod.CopyError as e:
+        raise GameError(str(e)) from None
+    finally:
+        source.close()
+        target.close()
+    click.echo(f"copied {counts['games']} game(s), {counts['moves']} move(s), {counts['inbox']} message(s), "
+               f"{counts['outbox']} mail(s); every chain verified")
 
 
 @main.command("log")
@@ -623,7 +647,7 @@ def verify_cmd(ctx, path):
     """Re-run an archive from its seed and moves; exit 1 naming the first divergence."""
     from pbem import archive, replay
     with replay.progress("verifying") as tick:
-        verdict = archive.verify(archive.load(path), progress=tick)
+        verdict = archive.verify(archive.load(path, checking=True), progress=tick)
     for note in verdict.notes:
         click.echo(f"note: {note}")
     if not verdict.ok:

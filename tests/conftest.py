@@ -9,6 +9,7 @@ from email.message import EmailMessage
 import pytest
 
 import fake_engine
+from pgcluster import db_setting, pg_cluster, pg_url, pytest_terminal_summary  # noqa: F401 -- PostgreSQL
 from pbem import games, settings as settings_mod
 from pbem.service import open_service
 

@@ -20,6 +20,10 @@ for (const el of document.querySelectorAll("body *")) {
   if (["hidden", "clip"].includes(style.overflowX) && el.scrollWidth > el.clientWidth + 1 && el.tagName.toLowerCase() !== "textarea") {
     problems.push(name(el) + " cuts off its content: " + el.scrollWidth + " > " + el.clientWidth);
   }
+  // a word wider than its table cell runs over the next one (mail's board maps are tables)
+  if (["td", "th"].includes(el.tagName.toLowerCase()) && el.scrollWidth > el.clientWidth + 1) {
+    problems.push(name(el) + " runs over its cell: '" + el.textContent.trim().slice(0, 30) + "'");
+  }
 }
 // siblings in the page's blocks must not lie over each other
 const containers = document.querySelectorAll("main, .columns, .main-col, .side-col, section, form, ol.options li, " +

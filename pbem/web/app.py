@@ -147,10 +147,10 @@ class Web:
         name = request.path_params.get("page") or "index.html"
         folder = web_replay.folder(svc, game)
         path = folder / name
-        if "/" in name or not name.endswith(".html") or not path.is_file():
+        media = web_replay.media_type(name)
+        if "/" in name or media is None or not path.is_file():
             raise HTTPException(404, "There is no such page of the replay.")
-        return FileResponse(path, media_type="text/html; charset=utf-8",
-                            headers={"content-security-policy": web_replay.CSP})
+        return FileResponse(path, media_type=media, headers={"content-security-policy": web_replay.CSP})
 
 
 def _int(value) -> int | None:
