@@ -24,7 +24,7 @@ def playout(config: dict, seed: str, bot_seed: int = 0, max_moves: int = 20000, 
     after every move, and that `apply` left the state before it unchanged."""
     rnd = random.Random(bot_seed)
     state = api.new_game(config, seed)
-    moves = []
+    moves: list[api.Move] = []
     while not state.over and len(moves) < max_moves:
         move = choose(state, rnd)
         if move is None:

@@ -122,7 +122,8 @@ def tick(svc) -> dict[str, int]:
 
 
 def _remind(svc, rows: list[dict], now: datetime) -> int:
-    sent, cache = 0, {}
+    sent = 0
+    cache: dict[str, dict] = {}  # each game read once
     for row in rows:
         game = cache.get(row["game"]) or cache.setdefault(row["game"], games.get(svc, row["game"]))
         pace, due = pace_of(game), clock.parse(row["due_at"])

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import binascii
 import secrets
+from collections.abc import Sequence
 from email.header import Header
 from email.utils import formataddr, getaddresses
 from typing import NamedTuple
@@ -80,7 +81,7 @@ def _multipart(subtype: str, parts: list[str]) -> str:
 
 
 def message(headers: dict[str, str], text: str, html: str | None = None,
-            attachments: list[Attachment] = ()) -> bytes:
+            attachments: Sequence[Attachment] = ()) -> bytes:
     """The whole mail, LF line ends (an SMTP client sends them as CRLF)."""
     body = _text(text, "plain")
     if html:

@@ -136,7 +136,7 @@ def sheet(p: dict | None, where: str = "-") -> dict | None:
     spells = p.get("spells", [])
     return {
         "character": p.get("character_name") or p.get("character") or "?",
-        "space": where, "region": boardmap.RING_NAMES.get(p.get("region")),
+        "space": where, "region": boardmap.RING_NAMES.get(p.get("region") or ""),
         "alignment": p.get("alignment", "?"), "alive": p.get("alive", True),
         "strength": p["strength"], "craft": p["craft"], "gold": p["gold"],
         "life": f"{p['life']} of {p['max_life']}" if p.get("max_life") else p["life"],
@@ -224,6 +224,7 @@ def queue_report(svc, game: dict, player: dict, state, *, kind: str = "report", 
     name, seq = player["name"], game["moves"]
     events, since = [], player.get("reported_seq")
     if catch_up:
+        assert since is not None, "a seat's row has its reported_seq"
         events = (backlog or turnmail.Backlog(svc, game["id"], since, seq)).since(since, name)
     if player.get("reported_seq") != seq:
         svc.store.set_reported(game["id"], name, seq)

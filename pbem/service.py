@@ -4,14 +4,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pbem import settings as settings_mod, tokens
 from pbem.store import Clock, Store, utcnow
 
+if TYPE_CHECKING:
+    from engine.interface import Engine
 
-def _real_engine() -> ModuleType:
+
+def _real_engine() -> Engine:
     from engine import api
     return api
 
@@ -20,7 +22,7 @@ def _real_engine() -> ModuleType:
 class Service:
     settings: settings_mod.Settings
     store: Store
-    engine: Any  # engine.api, or a stand-in with the same functions
+    engine: Engine  # engine.api, or a stand-in with the same functions (tests/fake_engine.py)
     key: bytes
     templates: Any = field(default=None, repr=False)  # pbem.render.Templates, made on first use
 
@@ -36,7 +38,7 @@ class Service:
         return tokens.token_for(self.key, player["game"], player["name"], player["token_salt"])
 
 
-def open_service(home=None, *, settings: settings_mod.Settings | None = None, engine: Any = None,
+def open_service(home=None, *, settings: settings_mod.Settings | None = None, engine: Engine | None = None,
                  clock: Clock | None = None) -> Service:
     """The service over `home` (default ./var or $PBEM_HOME). Raises StoreUnavailable."""
     cfg = settings or settings_mod.load(home)

@@ -142,11 +142,14 @@ class Answerer:
     def step(self, out, moves: list) -> bool:
         """Play one answer from a standing order on `out` (a games.Played); False: none fits."""
         eng = self.svc.engine
-        if self.left <= 0 or getattr(out.state, "over", False) or not self.rules():
+        if self.left <= 0 or getattr(out.state, "over", False):
+            return False
+        rules = self.rules()
+        if not rules:
             return False
         for prompt in eng.prompts(out.state):
             for name in prompt.players:
-                hit = match(self._rules.get(name, []), prompt, name)
+                hit = match(rules.get(name, []), prompt, name)
                 if hit is None:
                     continue
                 move = eng.Move(name, hit[0], prompt.id)
@@ -167,7 +170,8 @@ def settle(svc, game: dict, played) -> None:
     """After a move made outside `games.play` (the moderator's ruling): let standing orders
     answer what it opened, and log their answers."""
     from pbem import games
-    auto, moves = Answerer(svc, game), []
+    auto = Answerer(svc, game)
+    moves: list[tuple] = []  # (move, state, actor, events), as Answerer.step appends them
     while auto.step(played, moves):
         pass
     for move, st, actor, events in moves:

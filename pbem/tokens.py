@@ -14,6 +14,7 @@ import hmac
 import os
 import re
 import secrets
+from collections.abc import Iterable
 from pathlib import Path
 
 TOKEN_RE = re.compile(r"\b[0-9a-f]{20}\b")
@@ -115,7 +116,7 @@ def _mask_known(data: bytes, known: tuple[bytes, ...]) -> bytes:
     return data
 
 
-def mask_message(raw: bytes, known: tuple[str, ...] | set[str] = ()) -> bytes:
+def mask_message(raw: bytes, known: Iterable[str] = ()) -> bytes:
     """The message as it may be stored: no token in clear in any decoded form. `known`: runs
     known to be tokens, masked in the id headers too. A message the MIME parser cannot take
     is masked as plain bytes throughout."""
@@ -151,6 +152,7 @@ def _mask_parts(raw: bytes, known: tuple[bytes, ...] = ()) -> bytes | None:
         if cte not in ("base64", "quoted-printable"):
             continue
         body = part.get_payload(decode=True) or b""
+        assert isinstance(body, bytes), "a leaf part decodes to bytes"
         masked = mask_bytes(body)
         if masked != body:
             encoded = base64.encodebytes(masked) if cte == "base64" else quopri.encodestring(masked)

@@ -129,7 +129,7 @@ def explain(view: dict, me: str, option: dict) -> str | None:
     if key in ("left", "right") and m:
         space = (view["players"].get(me) or {}).get("space")
         ring = _ring_of(view, space) if space else None
-        if not ring:
+        if not ring or not space:
             return None
         d, n = (1 if key == "right" else -1), int(m.group(1))
         path = [ring[(ring.index(space) + d * k) % len(ring)] for k in range(1, n + 1)]
