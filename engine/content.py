@@ -1,4 +1,6 @@
-"""Content data: boards, decks and characters read once from engine/content/<pack>/*.toml."""
+"""Content data: boards, decks and characters read once from engine/content/<pack>/*.toml,
+with the moderator's overlay (docs/content.md) merged over them: the service hands the
+overlay's texts in (`use_overlay`); the engine reads no other files."""
 from __future__ import annotations
 
 import functools
@@ -118,6 +120,65 @@ _CARD_FIELDS = {"name", "type", "kind", "count", "number", "strength", "craft", 
                 "hook", "text", "confirmed", "slug"}
 
 
+# The overlay: "folder/file.toml" -> TOML text, merged over the package's file of that path
+# (or added when the package has none). Set by the service; empty: the package alone.
+_OVERLAY: dict[str, str] = {}
+
+
+def use_overlay(files: dict[str, str]) -> dict[str, str]:
+    """Make `files` the overlay every later `load` reads; returns the one it replaces."""
+    global _OVERLAY
+    previous = _OVERLAY
+    _OVERLAY = dict(files)
+    load.cache_clear()
+    return previous
+
+
+def overlay() -> dict[str, str]:
+    return dict(_OVERLAY)
+
+
+def row_id(row: dict) -> str:
+    """What a row is matched by across package and overlay: its slug, its name, else its roll."""
+    if "slug" in row:
+        return str(row["slug"])
+    if "name" in row:
+        return slug(str(row["name"]))
+    return str(row.get("roll", row.get("id", "")))
+
+
+def merge(base: dict, over: dict) -> dict:
+    """An overlay file over a package file: a row of an array of tables (`[[card]]`) whose
+    `row_id` is a package row's changes the fields it gives (rows of one name, such as the
+    board's Fields, are matched in order); a new row is added at the end; any other key
+    replaces the package's."""
+    out = dict(base)
+    for key, value in over.items():
+        rows = base.get(key)
+        if not (isinstance(value, list) and isinstance(rows, list) and all(isinstance(r, dict) for r in rows)):
+            out[key] = value
+            continue
+        merged = [dict(r) for r in rows]
+        used: set[int] = set()
+        for row in value:
+            at = next((i for i, r in enumerate(rows) if i not in used and row_id(r) == row_id(row)), -1)
+            if at < 0:
+                merged.append(dict(row))
+            else:
+                used.add(at)
+                merged[at] = {**merged[at], **row}
+        out[key] = merged
+    return out
+
+
+def _names(folder: str) -> list[str]:
+    """The content files of a folder: the package's and the overlay's new ones, by name."""
+    root = resources.files("engine").joinpath("content", folder)
+    names = {e.name for e in root.iterdir() if e.name.endswith(".toml")} if root.is_dir() else set()
+    names |= {path.split("/", 1)[1] for path in _OVERLAY if path.split("/", 1)[0] == folder}
+    return sorted(names)
+
+
 def _folder(pack: str) -> str:
     """A pack's folder in engine/content/: as its declaration says (engine/packs/base.py)."""
     from engine import packs  # here: the packs' modules import this one
@@ -125,10 +186,11 @@ def _folder(pack: str) -> str:
 
 
 def _read(pack: str, name: str) -> dict:
+    """A content file (`pack` is its folder) with the overlay's file of that path over it."""
     path = resources.files("engine").joinpath("content", pack, name)
-    if not path.is_file():
-        return {}
-    return tomllib.loads(path.read_text(encoding="utf-8"))
+    data = tomllib.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    over = _OVERLAY.get(f"{pack}/{name}")
+    return merge(data, tomllib.loads(over)) if over is not None else data
 
 
 def _card(raw: dict, deck: str, default_type: str, pack: str = "revised4") -> Card:
@@ -225,12 +287,10 @@ def _pack(pack: str, board: Board, cards: dict, decks: dict, shuffled: list, dis
     one deck (`deck = "name"` at its top) whose cards are added to that deck, or replace it
     with `replace = true`. `shuffle = true` makes it a facedown deck with a discard pile;
     `discard_to` sends its discards to another deck's pile."""
-    folder = resources.files("engine").joinpath("content", _folder(pack))
-    for entry in sorted(folder.iterdir(), key=lambda e: e.name):
-        if not entry.name.endswith(".toml"):
-            continue
-        data = tomllib.loads(entry.read_text(encoding="utf-8"))
-        if entry.name == "board.toml":
+    folder = _folder(pack)
+    for name in _names(folder):
+        data = _read(folder, name)
+        if name == "board.toml":
             if not data.get("geometry", {}).get("add_rings"):
                 board = _board(data, pack)
             continue
@@ -240,7 +300,7 @@ def _pack(pack: str, board: Board, cards: dict, decks: dict, shuffled: list, dis
         for raw in data.get("card", []):
             c = _card(raw, deck, data.get("type", "object"), pack)
             if c.slug in cards and cards[c.slug].deck != deck:  # slugs name cards everywhere
-                raise ValueError(f"{pack}/{entry.name}: {c.slug!r} is already a {cards[c.slug].deck} card")
+                raise ValueError(f"{pack}/{name}: {c.slug!r} is already a {cards[c.slug].deck} card")
             cards[c.slug] = c
             decks[deck].extend([c.slug] * c.count)
         if data.get("shuffle") and deck not in shuffled:
@@ -269,11 +329,11 @@ def _deck_flags(packs: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
     a play area they lie facedown: The Hunt)."""
     out: dict[str, list[str]] = {"adventure_decks": [], "facedown_in_area": []}
     for pack in packs:
-        folder = resources.files("engine").joinpath("content", _folder(pack))
-        for entry in sorted(folder.iterdir(), key=lambda e: e.name):
-            if not entry.name.endswith(".toml") or entry.name == "board.toml":
+        folder = _folder(pack)
+        for name in _names(folder):
+            if name == "board.toml":
                 continue
-            data = tomllib.loads(entry.read_text(encoding="utf-8"))
+            data = _read(folder, name)
             for flag, key in (("adventure", "adventure_decks"), ("facedown_in_area", "facedown_in_area")):
                 if data.get(flag) and data["deck"] not in out[key]:
                     out[key].append(data["deck"])

@@ -91,3 +91,12 @@ def _rows(content) -> list[dict]:
         rows.append({"pack": space.pack, "kind": "space", "slug": space.id, "name": space.name,
                      "automated": ok, "note": why, "confirmed": space.confirmed})
     return rows
+
+
+def stand_in_counts(rows: list[dict]) -> dict[str, dict[str, int]]:
+    """Per pack, how many rows are confirmed against the printed game and how many are stand-ins."""
+    out: dict[str, dict[str, int]] = {}
+    for r in rows:
+        counts = out.setdefault(r["pack"], {"confirmed": 0, "stand-in": 0})
+        counts["confirmed" if r["confirmed"] else "stand-in"] += 1
+    return out

@@ -39,9 +39,23 @@ def no_progress(done: int, total: int) -> None:
 
 # -- versions ------------------------------------------------------------------------------
 
+def content_files(packs=()) -> dict[str, str]:
+    """The moderator's overlay files (docs/content.md) a game of these packs reads, by path."""
+    from engine import content, packs as declared
+    folders = {BASE_PACK}
+    for p in packs:
+        try:
+            folders.add(declared.get(p).folder())
+        except KeyError:
+            folders.add(p)
+    return {k: v for k, v in sorted(content.overlay().items()) if k.split("/", 1)[0] in folders}
+
+
 def content_version(packs=()) -> str:
     """SHA-256 over the content files a game reads (engine/content/<pack>/*.toml): each
-    file's pack/name and the SHA-256 of its bytes, in a fixed order."""
+    file's pack/name and the SHA-256 of its bytes, in a fixed order; then each overlay file's
+    path and SHA-256 (none: the package's hash alone, as before overlays)."""
+    from pbem.content_overlay import fingerprint
     h = hashlib.sha256()
     root = resources.files("engine").joinpath("content")
     for pack in [BASE_PACK, *sorted(set(packs) - {BASE_PACK})]:
@@ -50,6 +64,8 @@ def content_version(packs=()) -> str:
             continue
         for f in sorted((f for f in folder.iterdir() if f.name.endswith(".toml")), key=lambda f: f.name):
             h.update(f"{pack}/{f.name} {hashlib.sha256(f.read_bytes()).hexdigest()}\n".encode())
+    for path, sha in fingerprint(content_files(packs)).items():
+        h.update(f"overlay/{path} {sha}\n".encode())
     return h.hexdigest()
 
 
@@ -166,6 +182,10 @@ def export(svc, game_id: str, as_player: str | None = None, progress: Progress =
         "exported_with": {"engine": api.ENGINE_VERSION, "content": content_version(config["packs"])},
         "config": config, "seed_commitment": game["seed_commitment"],
     }
+    overlay = content_files(config["packs"])
+    if overlay or recorded.get("content_files"):  # the moderator's files travel with the game
+        out["content_files"] = overlay
+        out["content_files_at_start"] = recorded.get("content_files", {})
     if reveal:
         out["seed"] = game["seed"]
     out["moves"] = []
@@ -321,6 +341,15 @@ class Verdict:
 def verify(archive: dict, progress: Progress = no_progress) -> Verdict:
     """Check an archive: the hash chain always; with the seed, also the commitment and every
     move re-run through the engine (state hashes, events, positions, random draws)."""
+    from engine import content
+    previous = content.use_overlay(archive.get("content_files") or {})  # the game's own texts
+    try:
+        return _verify(archive, progress)
+    finally:
+        content.use_overlay(previous)
+
+
+def _verify(archive: dict, progress: Progress) -> Verdict:
     v = Verdict()
     moves = archive.get("moves", [])
     seed = archive.get("seed")
@@ -362,6 +391,9 @@ def _versions(archive: dict) -> list[str]:
         notes.append("the game did not record its content version")
     elif made != now:
         notes.append(f"made with content {made[:12]}, checked with content {now[:12]}")
+    files = archive.get("content_files") or {}
+    if files:
+        notes.append(f"checked with the {len(files)} moderator's content file(s) it carries: " + ", ".join(files))
     return notes
 
 

@@ -200,9 +200,12 @@ def create(svc, config: dict, *, wait: bool = False) -> str:
         g = config["game"]
         seed = str(g.pop("seed", None) or tokens.new_seed())  # kept in its own column only
         log.forget(seed)
-        from pbem.archive import content_version  # here: archive imports this module
+        from pbem.archive import content_files, content_version  # here: archive imports this module
+        from pbem.content_overlay import fingerprint
         # what the game starts with, so an archive can say what made it (no column for content)
         config["versions"] = {"engine": eng.ENGINE_VERSION, "content": content_version(g.get("packs", []))}
+        if content_files(g.get("packs", [])):  # the moderator's files it starts with (docs/content.md)
+            config["versions"]["content_files"] = fingerprint(content_files(g.get("packs", [])))
         try:
             first = eng.new_game(engine_config(config), seed)
         except (ValueError, KeyError) as e:

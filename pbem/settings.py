@@ -71,6 +71,7 @@ class Settings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     send_for_hours: float = 120.0  # and for this long (as MTAs keep trying for days): then failed, moderator told
     outbox_alert_hours: float = 4.0  # mail waiting longer raises one moderator notice
     stranger_replies: int = 3  # replies a day at most to one address whose mail opened no seat (backscatter)
+    content: str = ""  # a folder of the moderator's content files over the package's (docs/content.md); "": none
     send_lease_seconds: float = 300.0  # a daemon's claim on a mail it sends; a dead daemon's claims pass after it
 
     def path(self, name: str) -> Path:
@@ -103,6 +104,10 @@ class Settings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
         return self.path("key")
 
     @property
+    def content_path(self) -> Path | None:
+        return self.path("content") if self.content else None
+
+    @property
     def maildir_path(self) -> Path | None:
         return Path(self.maildir).expanduser() if self.maildir else None
 
@@ -115,9 +120,10 @@ def default_home() -> Path:
     return Path(os.environ.get("PBEM_HOME") or "var")
 
 
-def load(home: str | Path | None = None, config: str | Path | None = None) -> Settings:
+def load(home: str | Path | None = None, config: str | Path | None = None, *, use_content: bool = True) -> Settings:
     """Settings for `home` (default ./var or $PBEM_HOME), from `config`, $PBEM_CONFIG or
-    home/pbem.toml when one exists; defaults otherwise."""
+    home/pbem.toml when one exists; defaults otherwise. `use_content`: check the `content`
+    folder and hand it to the engine (`pbem rules check` reads it itself)."""
     home = Path(home) if home else default_home()
     config = config or os.environ.get("PBEM_CONFIG") or home / "pbem.toml"
     data: dict = {}
@@ -137,9 +143,25 @@ def load(home: str | Path | None = None, config: str | Path | None = None) -> Se
         raise SettingsError(f"{config}: " + "; ".join(wrong))
     data["home"] = str(home)
     try:
-        return msgspec.convert(data, Settings, str_keys=True)
+        settings = msgspec.convert(data, Settings, str_keys=True)
     except msgspec.ValidationError as e:
         raise SettingsError(f"{config}: {e}") from None
+    if use_content:
+        _use_content(settings, config)
+    return settings
+
+
+def _use_content(settings: Settings, config: str | Path) -> None:
+    """Hand the `content` folder (relative to home) to the engine, or refuse a broken one."""
+    from pbem import content_overlay  # here: it imports the engine, which settings need not
+    folder = settings.content_path
+    if folder is not None and not folder.is_dir():
+        raise SettingsError(f"{config}: content: {folder} is not a folder")
+    files = content_overlay.read(folder) if folder else {}
+    wrong = content_overlay.problems(files) if files else []
+    if wrong:
+        raise SettingsError(f"{config}: content {folder}: " + "; ".join(wrong) + " (pbem rules check)")
+    content_overlay.install(files)
 
 
 def config_path(home: str | Path) -> Path:
