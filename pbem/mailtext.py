@@ -6,7 +6,7 @@ which of the lines returned here are answers.
 from __future__ import annotations
 
 import re
-from email.message import EmailMessage
+from email.message import Message
 
 import lxml.html
 from inscriptis.html_engine import Inscriptis
@@ -70,10 +70,16 @@ def decode(payload: bytes, charset: str | None) -> str:
     return payload.decode("latin-1")  # maps every byte
 
 
-def part_text(part: EmailMessage) -> str:
+def payload_bytes(part: Message) -> bytes:
+    """A leaf part's body with its transfer encoding undone (b"" for none)."""
+    payload = part.get_payload(decode=True)
+    assert payload is None or isinstance(payload, bytes), "not a leaf part"
+    return payload or b""
+
+
+def part_text(part: Message) -> str:
     """A text/plain or text/html part as plain text, newline-separated, without BOM."""
-    payload = part.get_payload(decode=True) or b""
-    text = decode(payload, part.get_content_charset())
+    text = decode(payload_bytes(part), part.get_content_charset())
     text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\ufeff", "")
     if part.get_content_subtype() == "html":
         return html_to_text(text)

@@ -127,7 +127,7 @@ def _parse_mail(raw: bytes, game_address: str | None) -> Order:
     if command:
         order.commands.append(command.group(1).lower())
 
-    body_lines: list[str] = []  # answers in the body: a note beside a turn file, if one is attached
+    body_lines: list[tuple[str, str]] = []  # (line, answer) in the body: a note beside a turn file, if one is attached
 
     body = msg.get_body(preferencelist=("plain", "html"))
     if body is not None and not _turn_file_name(body):
@@ -166,7 +166,7 @@ def _parse_mail(raw: bytes, game_address: str | None) -> Order:
         if not name or part.is_multipart():
             continue
         try:
-            tf = _read_turn_file(part.get_payload(decode=True) or b"", name)
+            tf = _read_turn_file(mailtext.payload_bytes(part), name)
         except OrderError as exc:
             raise OrderError(f"Attachment {name}: {exc}") from exc
         except Exception as exc:  # noqa: BLE001 -- nested too deep, or anything else a reader raises
@@ -184,7 +184,7 @@ def _parse_mail(raw: bytes, game_address: str | None) -> Order:
 
     if order.attachments:  # beside a turn file, only a plain answer ("21: right", "evade") is one:
         # "here it is" or "see attached" is a note, and must not block the file's answers
-        notes = [(line, a) for line, a in body_lines if not (_ANSWER.match(a).group(1) or " " not in a)
+        notes = [(line, a) for line, a in body_lines if not (_numbered(a) or " " not in a)
                  or a == order.signature]
         order.ignored += [line for line, _ in notes]
         order.lines[:0] = [a for pair in body_lines if pair not in notes for a in pair[1:]]
@@ -288,6 +288,13 @@ def _format(m: re.Match) -> str:
     return (f"{prompt}: " if prompt else "") + key.lower() + (f" {arg}" if arg else "")
 
 
+def _numbered(answer: str) -> bool:
+    """Whether an answer `_format` wrote names its question's number."""
+    m = _ANSWER.match(answer)
+    assert m is not None, answer
+    return m.group(1) is not None
+
+
 # --- turn files ----------------------------------------------------------------------------
 
 def parse_turn_file(data: bytes, filename: str) -> Order:
@@ -333,10 +340,11 @@ def _read_turn_file(data: bytes, filename: str) -> TurnFile:
         if not _TOKEN.fullmatch(tf.token):
             raise OrderError("Turn file: token must be the 20-character token "
                              "from your welcome mail.")
-    answers = []
+    answers: list[str] = []
     for i, text in enumerate(tf.answers):
-        if _directive(text):
-            answers.append(_directive(text))
+        directive = _directive(text)
+        if directive:
+            answers.append(directive)
             continue
         m = _ANSWER.match(text.strip())
         if not m:

@@ -19,6 +19,7 @@ import random
 import re
 import secrets
 import socket
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 from email.message import EmailMessage
 from email.utils import formataddr, format_datetime, parseaddr
@@ -55,7 +56,7 @@ def new_marker() -> str:
 def enqueue(svc, *, kind: str, message_id: str, sender: str, to: str, to_name: str | None, subject: str,
             context: dict | None = None, text: str = "", html: str | None = None, game: str | None = None,
             player: dict | None = None, marker: str | None = None, in_reply_to: str | None = None,
-            references: list[str] = (), inbox_id: int | None = None, since_seq: int | None = None,
+            references: Sequence[str | None] = (), inbox_id: int | None = None, since_seq: int | None = None,
             extra_headers: dict | None = None) -> bool:
     """Queue one mail: the `context` template `kind` is rendered from when it is sent, or a
     `text` and `html` already made (a resent mail). `player` (a players row) gets a Reply-To
@@ -185,6 +186,7 @@ class SmtpSender:
         reused = self.client is not None and self.client.is_connected
         if not reused:
             self.client = await self._connect()
+        assert self.client is not None
         sender = row.get("return_path") or parseaddr(json.loads(row["headers"]).get("From", ""))[1]
         try:  # the bytes as written (7-bit clean: any server takes them), not serialised again
             await self.client.sendmail(sender, [row["to_addr"]], raw)
@@ -258,7 +260,8 @@ async def send_due(svc, sender=None, stop: asyncio.Event | None = None) -> int:
     row is marked sent leaves the row claimed; once the lease runs out it is sent again, once,
     under the same Message-ID, by which the receiving side can drop the second copy."""
     sender = sender or sender_for(svc.settings)
-    logger, sent, skipped = log.get(), 0, []
+    logger, sent = log.get(), 0
+    skipped: list[int] = []  # rows claimed and put back this round
     try:
         while not (stop is not None and stop.is_set()):
             row = svc.store.claim_outbox(OWNER, lease_seconds(svc), skip=skipped)

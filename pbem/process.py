@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import re
+from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import timedelta
 from email.parser import BytesHeaderParser
@@ -104,7 +105,7 @@ def known_tokens(svc, raw: bytes, token: str | None) -> set[str]:
     return runs | ({token} if token else set())
 
 
-def stored_form(raw: bytes, kind: str, known: set[str] = frozenset()) -> bytes:
+def stored_form(raw: bytes, kind: str, known: Collection[str] = frozenset()) -> bytes:
     """The message as kept: every token masked (pbem/tokens.py), decoded parts included."""
     return tokens.mask_message(raw, known) if kind == "mail" else tokens.mask_bytes(raw)
 
@@ -308,7 +309,7 @@ def _reply_unprocessed(svc, row: dict, why: str, *, reason: str | None = None, t
     order, _ = read(row)
     seat = authenticate(svc, order, row["kind"], row.get("token_hash")) if order is not None else "unread"
     game = seat[0] if not isinstance(seat, str) else None
-    to = seat[1]["email"] if game else _reply_to(svc, row, order)
+    to = seat[1]["email"] if not isinstance(seat, str) else _reply_to(svc, row, order)
     in_reply_to = order.message_id if order else _message_id(row["raw"])
     if to:
         ctx = {"address": svc.settings.address, "why": why, "moderator_told": tell_moderator}
@@ -350,10 +351,11 @@ def _reply_error(svc, game, player, row, order, reason: str) -> Result:
 
 def _process(svc, row: dict, order: orders.Order | None, error: orders.OrderError | None) -> Result:
     if row["kind"] == "mail" and bounces.is_report(row["raw"]):  # a bounce: mark whom it names, answer nothing
-        outcome, game, player = bounces.handle(svc, row["raw"])
-        return Result("bounce", outcome, row["id"], game, player)
+        outcome, bounced_game, bounced_player = bounces.handle(svc, row["raw"])
+        return Result("bounce", outcome, row["id"], bounced_game, bounced_player)
     if error is not None:
         return _refuse(svc, row, None, f"unreadable: {error}")
+    assert order is not None  # read_raw gives an order or an error
     seat = authenticate(svc, order, row["kind"], row.get("token_hash"))
     if seat == "no token" and row["kind"] == "mail" and order.game:
         watched = _observer(svc, row, order)

@@ -13,6 +13,7 @@ deadline rows a daemon claims (FOR UPDATE SKIP LOCKED: another daemon takes the 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from datetime import timedelta
 from typing import Iterator
 
@@ -20,7 +21,7 @@ import msgspec
 
 from pbem import tokens
 from pbem.store import migrations
-from pbem.store.common import _CHAINED, chain_hash, is_url, iso
+from pbem.store.common import _CHAINED, Clock, chain_hash, is_url, iso
 
 
 class Store:
@@ -30,6 +31,7 @@ class Store:
     SKIP_LOCKED = ""  # a claim: rows another transaction holds are passed over
     notifies = False  # True: watch() wakes an idle daemon when another process queues work
     errors: tuple[type[BaseException], ...] = ()  # what the database raises when it fails
+    clock: Clock  # set by the dialect's __init__
 
     def __new__(cls, target=None, *args, **kwargs):
         """`Store(path)` opens SQLite, `Store("postgresql://…")` PostgreSQL."""
@@ -45,8 +47,12 @@ class Store:
     def transaction(self, redoable: bool = False, savepoint: bool = False): ...
     def group_commit(self): ...
     def sync(self) -> None: ...
-    def _all(self, sql: str, params=()) -> list[dict]: ...
-    def _run(self, sql: str, params=()) -> int: ...  # the number of rows changed
+    def _all(self, sql: str, params=()) -> list[dict]:
+        raise NotImplementedError
+
+    def _run(self, sql: str, params=()) -> int:  # the number of rows changed
+        raise NotImplementedError
+
     def _lock_game(self, game: str) -> None: ...
     def _lock_migrations(self) -> None: ...
     def notify(self, what: str) -> None: ...
@@ -76,6 +82,12 @@ class Store:
     def _one(self, sql: str, params=()) -> dict | None:
         rows = self._all(sql, params)
         return rows[0] if rows else None
+
+    def _the_one(self, sql: str, params=()) -> dict:
+        """A read that always finds its row: an aggregate, or a row the caller knows is there."""
+        row = self._one(sql, params)
+        assert row is not None, sql
+        return row
 
     # plain SQL for the writes of every move. Column names come from this class, never from input.
     def _insert(self, table: str, row: dict) -> None:
@@ -121,14 +133,14 @@ class Store:
         ids = [r["id"] for r in self._all("SELECT id FROM inbox")]
         for id in ids:
             with self.transaction():
-                row = self._one("SELECT kind, raw FROM inbox WHERE id = ?", (id,))
+                row = self._the_one("SELECT kind, raw FROM inbox WHERE id = ?", (id,))
                 raw = bytes(row["raw"])
                 masked = tokens.mask_message(raw) if row["kind"] == "mail" else tokens.mask_bytes(raw)
                 if masked != raw:
                     self._run("UPDATE inbox SET raw = ? WHERE id = ?", (masked, id))
 
     def schema_version(self) -> int:
-        row = self._one("SELECT MAX(version) AS v FROM schema_migrations")
+        row = self._the_one("SELECT MAX(version) AS v FROM schema_migrations")
         return row["v"] or 0
     # -- games and players ----------------------------------------------------------
 
@@ -188,7 +200,7 @@ class Store:
                     state_hash: str, prompt: int | None = None, message_id: str | None = None,
                     inbox_id: int | None = None) -> dict:
         """Append one hash-chained row; returns it (with its seq)."""
-        g = self._one("SELECT moves, seed_commitment, "
+        g = self._the_one("SELECT moves, seed_commitment, "
                       "(SELECT hash FROM moves WHERE game = games.id ORDER BY seq DESC LIMIT 1) AS last "
                       "FROM games WHERE id = ?", (game,))
         prev = g["last"] or g["seed_commitment"]  # the chain starts at the seed's commitment
@@ -227,7 +239,7 @@ class Store:
 
     def verify_chain(self, game: str) -> list[str]:
         """What is wrong with the move log of `game` (empty: the chain holds)."""
-        g = self._one("SELECT moves, seed_commitment FROM games WHERE id = ?", (game,))
+        g = self._the_one("SELECT moves, seed_commitment FROM games WHERE id = ?", (game,))
         problems, prev = [], g["seed_commitment"]
         rows = self.moves(game)
         for expected, row in enumerate(rows, 1):
@@ -269,7 +281,9 @@ class Store:
             "status, attempts) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'received', 0) ON CONFLICT DO NOTHING RETURNING id",
             (self.now(), source, kind, filename, raw, message_id, content_hash, token_hash))
         if not rows:  # stored meanwhile by another process (the unique keys): that one is it
-            return self.find_inbox(message_id, content_hash)["id"]
+            found = self.find_inbox(message_id, content_hash)
+            assert found is not None  # the conflict was with it
+            return found["id"]
         self.notify("inbox")
         return rows[0]["id"]
 
@@ -326,7 +340,7 @@ class Store:
         return self._all("INSERT INTO report_frames (frame) VALUES (?) RETURNING id", (frame,))[0]["id"]
 
     def frame(self, id: int) -> str:
-        return self._one("SELECT frame FROM report_frames WHERE id = ?", (id,))["frame"]
+        return self._the_one("SELECT frame FROM report_frames WHERE id = ?", (id,))["frame"]
 
     def outbox_due(self, page: int = 200) -> Iterator[dict]:
         """The rows due now, fetched `page` at a time (a burst of thousands is never all in memory)."""
@@ -350,7 +364,7 @@ class Store:
                  "AND (claim_until IS NULL OR claim_until <= ?){skip} ORDER BY next_attempt_at, id LIMIT 1{lock}) "
                  "RETURNING *")  # the index outbox_queue's order: the first free row, never a sort of the queue
 
-    def claim_outbox(self, owner: str, lease_seconds: float, skip: list[int] = ()) -> dict | None:
+    def claim_outbox(self, owner: str, lease_seconds: float, skip: Sequence[int] = ()) -> dict | None:
         """The next due row (not one of `skip`), claimed by `owner` for `lease_seconds`; None
         when none is free."""
         skip_sql = f" AND id NOT IN ({', '.join('?' * len(skip))})" if skip else ""
@@ -369,7 +383,7 @@ class Store:
     def outbox_waiting(self) -> dict:
         """What waits to be sent (the moderator's notices about it aside), for `serve` and
         `outbox list`: how many, since when, the next try and the last error."""
-        row = self._one("SELECT COUNT(*) AS n, MIN(created_at) AS oldest, MIN(next_attempt_at) AS next_try, "
+        row = self._the_one("SELECT COUNT(*) AS n, MIN(created_at) AS oldest, MIN(next_attempt_at) AS next_try, "
                         "MIN(id) AS oldest_id FROM outbox WHERE status = 'queued' AND kind != 'notice'")
         last = self._one("SELECT last_error FROM outbox WHERE status = 'queued' AND last_error IS NOT NULL "
                          "ORDER BY id DESC LIMIT 1")
@@ -378,7 +392,7 @@ class Store:
     def count_mail_to(self, to_addr: str, kinds: tuple[str, ...], since: str) -> int:
         """How many mails of `kinds` were queued to `to_addr` since `since`."""
         marks = ", ".join("?" * len(kinds))
-        return self._one(f"SELECT COUNT(*) AS n FROM outbox WHERE lower(to_addr) = lower(?) AND kind IN ({marks}) "
+        return self._the_one(f"SELECT COUNT(*) AS n FROM outbox WHERE lower(to_addr) = lower(?) AND kind IN ({marks}) "
                          "AND created_at >= ?", (to_addr, *kinds, since))["n"]
 
     def outbox_rows(self, status: str | None = None) -> list[dict]:
@@ -397,7 +411,7 @@ class Store:
                          "ORDER BY id DESC LIMIT 1", (game, player, *kinds))
 
     def count_outbox(self, game: str, player: str, kind: str) -> int:
-        return self._one("SELECT COUNT(*) AS n FROM outbox WHERE game = ? AND player = ? AND kind = ?",
+        return self._the_one("SELECT COUNT(*) AS n FROM outbox WHERE game = ? AND player = ? AND kind = ?",
                          (game, player, kind))["n"]
 
     def outbox_rendered(self, id: int, text: str, html: str | None) -> None:
@@ -516,7 +530,7 @@ class Store:
         mail's next try, a claim's lease running out (what is due already, the cycle that
         just ran took or left to another daemon)."""
         now = self.now()
-        row = self._one("SELECT (SELECT MIN(next_at) FROM deadlines WHERE status = 'open' AND next_at > ?) AS d, "
+        row = self._the_one("SELECT (SELECT MIN(next_at) FROM deadlines WHERE status = 'open' AND next_at > ?) AS d, "
                         "(SELECT MIN(next_attempt_at) FROM outbox WHERE status = 'queued' AND next_attempt_at > ?) AS o, "
                         "(SELECT MIN(claim_until) FROM outbox WHERE status = 'queued' AND claim_until > ?) AS c",
                         (now, now, now))
@@ -537,7 +551,7 @@ class Store:
     def file_standing_order(self, game: str, player: str, text: str) -> int:
         """File an order; its number (per player and game, never reused)."""
         with self.transaction():
-            n = self._one("SELECT COALESCE(MAX(n), 0) + 1 AS n FROM standing_orders WHERE game = ? AND player = ?",
+            n = self._the_one("SELECT COALESCE(MAX(n), 0) + 1 AS n FROM standing_orders WHERE game = ? AND player = ?",
                           (game, player))["n"]
             self._run("INSERT INTO standing_orders (game, player, n, text, status, uses, filed_at) "
                       "VALUES (?, ?, ?, ?, 'active', 0, ?)", (game, player, n, text, self.now()))
@@ -545,8 +559,9 @@ class Store:
 
     def cancel_standing_orders(self, game: str, player: str, n: int | None = None) -> int:
         """Cancel order `n`, or all of the player's; how many were cancelled."""
-        sql, params = ("UPDATE standing_orders SET status = 'cancelled', cancelled_at = ? WHERE game = ? "
-                       "AND player = ? AND status = 'active'"), [self.now(), game, player]
+        sql = ("UPDATE standing_orders SET status = 'cancelled', cancelled_at = ? WHERE game = ? "
+               "AND player = ? AND status = 'active'")
+        params: list[str | int] = [self.now(), game, player]
         if n is not None:
             sql += " AND n = ?"
             params.append(n)
@@ -570,7 +585,7 @@ class Store:
 
     def last_mail(self, game: str, player: str) -> tuple[str | None, str | None]:
         """When the player's last mail came in, and when the last one to them went out."""
-        row = self._one("SELECT (SELECT MAX(received_at) FROM inbox WHERE game = ? AND player = ?) AS i, "
+        row = self._the_one("SELECT (SELECT MAX(received_at) FROM inbox WHERE game = ? AND player = ?) AS i, "
                         "(SELECT MAX(sent_at) FROM outbox WHERE game = ? AND player = ?) AS o",
                         (game, player, game, player))
         return row["i"], row["o"]

@@ -19,7 +19,7 @@ from typing import Iterator
 
 import psycopg
 import psycopg_pool
-from psycopg.rows import dict_row
+from psycopg.rows import DictRow, dict_row
 
 from pbem.store.base import Store
 from pbem.store.common import Clock, StoreUnavailable, utcnow
@@ -46,7 +46,7 @@ class PostgresStore(Store):
         self.path = None
         self.target = url
         self._local = threading.local()
-        self.pool = psycopg_pool.ConnectionPool(
+        self.pool: psycopg_pool.ConnectionPool[psycopg.Connection[DictRow]] = psycopg_pool.ConnectionPool(
             url, min_size=1, max_size=pool_size, open=False, timeout=timeout, name="pbem",
             kwargs={"autocommit": True, "row_factory": dict_row})
         try:
@@ -64,7 +64,7 @@ class PostgresStore(Store):
         return getattr(self._local, "conn", None) is not None
 
     @contextlib.contextmanager
-    def _conn(self) -> Iterator[psycopg.Connection]:
+    def _conn(self) -> Iterator[psycopg.Connection[DictRow]]:
         conn = getattr(self._local, "conn", None)
         if conn is not None:
             yield conn
