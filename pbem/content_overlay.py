@@ -17,6 +17,11 @@ from engine import content, coverage
 BASE = "revised4"
 BASE_FILES = {"board.toml", "characters.toml", "adventure.toml", "spells.toml", "purchase.toml", "warlock.toml"}
 ROW_TABLES = {"card", "spell", "item", "space", "character", "quest"}
+# Top-level keys the loader reads; others (`[city]`, `[timescape]`, `[voyage]`, `[table]`, the
+# Warlock's `dice`) are read by a pack's own code straight from the package, so an overlay of
+# them would be silently ignored: refused instead.
+LOADER_KEYS = ROW_TABLES | {"deck", "type", "shuffle", "replace", "discard_to", "adventure", "facedown_in_area",
+                            "geometry", "talisman"}
 
 CARD_KEYS = content._CARD_FIELDS | coverage.PROPS | coverage.NOT_RULES | {"properties"}
 SPACE_KEYS = set(content.Space.__struct_fields__) - {"id", "index", "pack"}
@@ -123,6 +128,9 @@ def problems(files: dict[str, str]) -> list[str]:
         packaged = resources.files("engine").joinpath("content", folder, name).is_file()
         if folder != BASE and not packaged and name != "board.toml" and "deck" not in data:
             out.append(f"{path}: a new file of a pack is a deck: it needs `deck = \"name\"` at its top")
+        for key in sorted(set(data) - LOADER_KEYS):
+            out.append(f"{path}: `{key}` is read by the pack's own code, not from a content folder (yet); "
+                       f"a content file may hold: {', '.join(sorted(LOADER_KEYS))}")
         out += _rows_problems(path, text, data)
     return out or _load_problems(files)
 

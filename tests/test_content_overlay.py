@@ -74,13 +74,14 @@ def test_rules_check_names_file_line_field_and_what_is_allowed(tmp_path):
     bad = write(tmp_path / "bad", {
         "cataclysm/remnants.toml": '[[card]]\nname = "Restless Shade"\ncraft = "four"\nflavour = 1\n',
         "nowhere/x.toml": "a = 1\n", "revised4/extra.toml": "a = 1\n", "nemesis/new.toml": "[[card]]\nname = 'X'\n",
-        "timescape/board.toml": "a = \n"})
+        "timescape/board.toml": "a = \n", "city/board.toml": "[city]\njail = 1\n"})
     err = invoke(tmp_path, "rules", "check", bad, code=1).stderr
     assert "cataclysm/remnants.toml:3: [[card]] 'Restless Shade': field `craft` must be a whole number" in err
     assert "remnants.toml:4:" in err and "unknown field `flavour`; allowed:" in err and "strength" in err
     assert "nowhere/x.toml: not a content file" in err and "revised4/extra.toml: the base game reads only" in err
     assert "nemesis/new.toml: a new file of a pack is a deck" in err
     assert "timescape/board.toml: not TOML" in err and "line 1" in err
+    assert "city/board.toml: `city` is read by the pack's own code" in err
     # what only the loader itself knows: a card already in another deck
     clash = write(tmp_path / "clash", {"cataclysm/new.toml": 'deck = "mine"\n[[card]]\nname = "Wolf"\n'})
     assert "already a adventure card" in invoke(tmp_path, "rules", "check", clash, code=1).stderr
