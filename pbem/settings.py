@@ -9,6 +9,7 @@ names the nearest known one (pbem/configkeys.py): the known keys are the Structs
 from __future__ import annotations
 
 import os
+import sys
 import tomllib
 from pathlib import Path
 
@@ -153,12 +154,16 @@ def load(home: str | Path | None = None, config: str | Path | None = None, *, us
 
 def _use_content(settings: Settings, config: str | Path) -> None:
     """Hand the `content` folder (relative to home) to the engine, or refuse a broken one."""
-    from pbem import content_overlay  # here: it imports the engine, which settings need not
     folder = settings.content_path
-    if folder is not None and not folder.is_dir():
+    if folder is None:  # the package alone; no engine import on the lean paths (`pbem ingest`)
+        if "engine.content" in sys.modules:  # another home's overlay in this process goes
+            sys.modules["engine.content"].use_overlay({})
+        return
+    if not folder.is_dir():
         raise SettingsError(f"{config}: content: {folder} is not a folder")
-    files = content_overlay.read(folder) if folder else {}
-    wrong = content_overlay.problems(files) if files else []
+    from pbem import content_overlay  # here: it imports the engine
+    files = content_overlay.read(folder)
+    wrong = content_overlay.problems(files)
     if wrong:
         raise SettingsError(f"{config}: content {folder}: " + "; ".join(wrong) + " (pbem rules check)")
     content_overlay.install(files)

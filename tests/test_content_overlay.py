@@ -105,6 +105,11 @@ def test_coverage_counts_confirmed_and_stand_in_rows_per_pack(tmp_path):
     rows = json.loads(invoke(tmp_path, "rules", "coverage", "--pack", "cataclysm", "--json").stdout)
     assert (confirmed, stand_in) == (sum(r["confirmed"] for r in rows), sum(not r["confirmed"] for r in rows))
     assert stand_in > 0
+    home = tmp_path / "var"  # the home's own texts count: the Restless Shade is confirmed there
+    write(home / "content", {"cataclysm/remnants.toml": SHADE})
+    (home / "pbem.toml").write_text('content = "content"\n')
+    out = invoke(home, "rules", "coverage", "--pack", "cataclysm").stdout
+    assert f"cataclysm: {confirmed + 1} confirmed, {stand_in - 1} stand-in" in out
 
 
 def play(home):
