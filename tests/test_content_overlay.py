@@ -1,5 +1,7 @@
 """The moderator's content folder (issue 17): merged over the package, checked by `pbem rules
 check`, recorded by a game, carried by its archive so it verifies on a home without the folder."""
+import email
+import email.policy
 import json
 import random
 
@@ -165,3 +167,20 @@ def test_a_game_without_an_overlay_records_what_it_always_did(tmp_path):
     finally:
         svc.store.close()
     assert versions == {"engine": api.ENGINE_VERSION, "content": archive.content_version()}
+
+
+def test_the_welcome_explains_the_stand_in_mark(tmp_path):
+    home = tmp_path / "var"
+    invoke(home, "init")
+    (tmp_path / "game.toml").write_text(GAME)
+    invoke(home, "game", "new", tmp_path / "game.toml")
+    invoke(home, "serve", "--once")
+    welcomes = [m for m in (home / "outbox").glob("*.eml") if "Welcome" in email.message_from_bytes(
+        m.read_bytes(), policy=email.policy.default)["Subject"]]
+    assert welcomes
+    for m in welcomes:
+        msg = email.message_from_bytes(m.read_bytes(), policy=email.policy.default)
+        text = msg.get_body(("plain",)).get_content()
+        html = msg.get_body(("html",)).get_content()
+        assert 'A card marked "(stand-in)" in a report is a placeholder' in text
+        assert "A card marked <em>(stand-in)</em> in a report is a placeholder" in html
