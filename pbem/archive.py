@@ -394,6 +394,9 @@ def _versions(archive: dict) -> list[str]:
     files = archive.get("content_files") or {}
     if files:
         notes.append(f"checked with the {len(files)} moderator's content file(s) it carries: " + ", ".join(files))
+    from pbem.content_overlay import fingerprint
+    if "content_files_at_start" in archive and fingerprint(files) != archive["content_files_at_start"]:
+        notes.append("the moderator's content files changed after the game started: it carries those of its export")
     return notes
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import email
 import hmac
 import re
+from email.message import Message
 from email.utils import parseaddr
 
 from pbem import games, log, mailpolicy, reports, tokens
@@ -40,8 +41,8 @@ def failures(raw: bytes) -> list[tuple[str, str]]:
     failed = []
     for part in msg.walk():
         if part.get_content_type() == "message/delivery-status":
-            for block in part.get_payload():
-                if str(block.get("Action", "")).strip().lower() != "failed":
+            for block in part.get_payload():  # the per-recipient header blocks
+                if not isinstance(block, Message) or str(block.get("Action", "")).strip().lower() != "failed":
                     continue
                 rcpt = str(block.get("Final-Recipient") or block.get("Original-Recipient") or "")
                 why = " ".join(str(block.get(h, "")) for h in ("Status", "Diagnostic-Code")).strip()

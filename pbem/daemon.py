@@ -63,7 +63,7 @@ async def cycle(svc, stop: threading.Event | None = None,
             results += step()
         except Exception:  # noqa: BLE001 -- one broken source must not stop the others
             logger.exception("source failed", source=name)
-    if own_mailbox:
+    if own_mailbox and mailbox is not None:  # opened above
         mailbox.close()
     if not stop.is_set():  # after the mail in hand: an answer that came in time is never defaulted
         try:

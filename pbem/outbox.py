@@ -19,6 +19,7 @@ import random
 import re
 import secrets
 import socket
+import threading
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 from email.message import EmailMessage
@@ -249,7 +250,7 @@ def lease_seconds(svc) -> float:
     return max(svc.settings.send_lease_seconds, 2 * timeout + 1.0)
 
 
-async def send_due(svc, sender=None, stop: asyncio.Event | None = None) -> int:
+async def send_due(svc, sender=None, stop: asyncio.Event | threading.Event | None = None) -> int:
     """Send every due outbox row; returns how many went. Each row is claimed first (with a
     lease: Store.claim_outbox), so any number of daemons send each mail once. A failure is
     kept on the row and tried again later with backoff; a final one (a 5xx, or a mail that

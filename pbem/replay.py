@@ -77,7 +77,7 @@ def show(data: dict, as_player: str | None = None, upto: int | None = None, *, s
         out.write(head + "\n")
     shown, turn = 0, data["start"]["turn"]
     for m in moves(data, as_player, upto):
-        if step and tty and m["turn"] != turn:
+        if step and console and m["turn"] != turn:  # a console is made on a terminal only
             console.input("Enter: next turn ")
         turn = m["turn"]
         if console:
@@ -141,7 +141,7 @@ def _places(data: dict) -> dict[str, tuple[str, float, float, float]]:
         off = (SIZE - TILE * len(grid)) / 2 + TILE / 2
         return {cell[1]: (cell[0], off + c * TILE, off + r * TILE, TILE - 4)
                 for r, row in enumerate(grid) for c, cell in enumerate(row) if cell}
-    out = {}
+    out: dict[str, tuple[str, float, float, float]] = {}
     for k, (ring, ids) in enumerate(rings.items()):
         radius = (SIZE / 2 - 30) * (1 - k / len(rings))
         for i, sid in enumerate(ids):

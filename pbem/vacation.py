@@ -89,8 +89,10 @@ def end(svc, game: dict, player: str) -> None:
         raise GameError("you are not on vacation")
     cut = clock.parse(running["ends_at"]) - now
     svc.store.end_vacation_at(running["id"], iso(now))
-    for row in deadlines.open_rows(svc, game["id"], player):
-        deadlines.move_due(svc, row, max(now, clock.parse(row["due_at"]) - cut), now, pace_of(game))
+    pace = pace_of(game)
+    if pace is not None:  # a game without a pace keeps no deadlines
+        for row in deadlines.open_rows(svc, game["id"], player):
+            deadlines.move_due(svc, row, max(now, clock.parse(row["due_at"]) - cut), now, pace)
 
 
 def _set(svc, game: dict, player: str, key: str, value) -> None:

@@ -149,7 +149,12 @@ def test_a_game_with_the_owners_texts_verifies_on_a_home_without_them(tmp_path):
     out = invoke(elsewhere, "verify", path).stdout
     assert "re-run from the seed" in out and "moderator's content file(s) it carries: revised4/adventure.toml" in out
     assert "made with content" not in out  # the hash it recorded is the hash it is checked with
+    assert "changed after the game started" not in out
     assert content.overlay() == {}  # verify puts the home's own content back
+
+    changed = {**data, "content_files_at_start": {"revised4/adventure.toml": "0" * 64}}
+    path.write_text(json.dumps(changed))
+    assert "changed after the game started" in invoke(elsewhere, "verify", path).stdout
 
     del data["content_files"]  # without the files the game does not replay: the check has teeth
     path.write_text(json.dumps(data))

@@ -7,6 +7,10 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pbem.process import Result  # pbem.process imports this package
 
 TURN_SUFFIXES = (".toml", ".json")
 
@@ -46,14 +50,14 @@ def replace_with_stored(svc, file: Path, target: Path, inbox_id: int | None) -> 
     return target
 
 
-def take_batch(svc, files: list[Path], source: str, stop=None) -> list[tuple[Path, object]]:
+def take_batch(svc, files: list[Path], source: str, stop=None) -> list[tuple[Path, Result]]:
     """Store and process `files` (mails) as a batch in one group commit: one fsync makes them
     all durable before any is acknowledged (each is known again by its Message-ID and content
     after a crash). (file, result) for each stored one; a file that cannot be read is logged
     and left."""
     from pbem.process import handle
     from pbem.store import StoreUnavailable
-    taken = []
+    taken: list[tuple[Path, Result]] = []
     with svc.store.group_commit():
         for file in files:
             if stop is not None and stop.is_set():

@@ -18,7 +18,7 @@ import socket
 import threading
 from typing import Callable
 
-from imap_tools import MailBox, MailBoxStartTls, MailBoxUnencrypted
+from imap_tools import BaseMailBox, MailBox, MailBoxStartTls, MailBoxUnencrypted
 from imap_tools.errors import MailboxLoginError, UnexpectedCommandStatusError
 
 from pbem import log, orders
@@ -27,8 +27,9 @@ from pbem.process import Result, handle
 ERRORS = (OSError, socket.timeout, imaplib.IMAP4.error, UnexpectedCommandStatusError, MailboxLoginError)
 
 
-def connect(cfg):
+def connect(cfg) -> BaseMailBox:
     """A logged-in imap-tools mailbox with `cfg.folder` selected."""
+    box: BaseMailBox
     if cfg.tls:
         box = MailBox(cfg.host, cfg.port, timeout=cfg.timeout)
     elif cfg.starttls:
@@ -52,7 +53,7 @@ class ImapSource:
     def __init__(self, cfg):
         self.cfg = cfg
         self.key = f"{cfg.username}@{cfg.host}:{cfg.port}/{cfg.folder}"
-        self.box = None
+        self.box: BaseMailBox | None = None
         self.watcher: Watcher | None = None
 
     def poll(self, svc, stop: threading.Event | None = None) -> list[Result]:
@@ -150,17 +151,17 @@ class Watcher(threading.Thread):
         super().__init__(name="imap-idle", daemon=True)
         self.cfg, self.wake = cfg, wake
         self.stopping = threading.Event()
-        self.box = None
+        self.box: BaseMailBox | None = None
 
     def run(self) -> None:
         delay = 1.0
         while not self.stopping.is_set():
             try:
-                self.box = connect(self.cfg)
+                self.box = box = connect(self.cfg)
                 delay = 1.0
                 self.wake()  # anything that came while the link was down
                 while not self.stopping.is_set():
-                    if self.box.idle.wait(timeout=min(self.WAIT, self.cfg.idle_seconds)):
+                    if box.idle.wait(timeout=min(self.WAIT, self.cfg.idle_seconds)):
                         self.wake()
             except Exception as e:  # noqa: BLE001 -- the worker must outlive any error
                 if not self.stopping.is_set():

@@ -191,7 +191,8 @@ def create_app(opener: Callable) -> Starlette:
             return await run_in_threadpool(method, request)
         return endpoint
 
-    async def not_found(request: Request, exc: HTTPException):
+    async def not_found(request: Request, exc: Exception) -> HTMLResponse:
+        assert isinstance(exc, HTTPException)  # registered for it alone; Starlette types handlers wider
         text = await run_in_threadpool(lambda: render.templates(web.svc()).env.get_template(
             "web/error.html.j2").render({"status": exc.status_code, "detail": exc.detail}))
         return HTMLResponse(text, status_code=exc.status_code)
