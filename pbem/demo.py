@@ -42,7 +42,9 @@ def outbox_mails(home: Path):
 def token_of(home: Path, game: str, player: str) -> str:
     for _, msg in outbox_mails(home):
         if msg["Subject"] == f"[{game}] Welcome, {player}":
-            return re.search(r"^token: ([0-9a-f]{20})$", msg.get_body(("plain",)).get_content(), re.M).group(1)
+            found = re.search(r"^token: ([0-9a-f]{20})$", msg.get_body(("plain",)).get_content(), re.M)
+            assert found is not None, "a welcome mail holds the player's token"
+            return found.group(1)
     raise LookupError(f"no welcome mail for {player}")
 
 
@@ -73,6 +75,7 @@ def main() -> None:
         if state.over:
             break
         move = bot.choose(state, rnd)  # a random legal answer; the moderator skips unknown cards
+        assert move is not None, "a game not over has a question open"
         line = f"{move.prompt}: {move.key}"
         if move.player == svc.engine.MODERATOR:
             print(f"$ pbem game answer {name} moderator '{line}'")
