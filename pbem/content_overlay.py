@@ -54,6 +54,12 @@ def install(files: dict[str, str]) -> None:
     content.use_overlay(files)
 
 
+def _at(path: str, text: str, table: str, index: int, key: str | None = None) -> str:
+    """`path:line`, or the path alone where the line is not found (rows as inline tables)."""
+    line = _line(text, table, index, key)
+    return f"{path}:{line}" if line else path
+
+
 def _line(text: str, table: str, index: int, key: str | None = None) -> int:
     """The line of the index-th `[[table]]` (of `key = ` in it when given), 1-based; 0 if unknown."""
     lines = text.splitlines()
@@ -96,10 +102,10 @@ def _rows_problems(path: str, text: str, data: dict) -> list[str]:
             known = known | _packaged_keys(path, table)
         for i, row in enumerate(rows):
             if "name" not in row and "slug" not in row and table != "quest":
-                out.append(f"{path}:{_line(text, table, i)}: [[{table}]] row {i + 1} has no `name`"
+                out.append(f"{_at(path, text, table, i)}: [[{table}]] row {i + 1} has no `name`"
                            " (a row is matched to the package's by its name)")
             for key, value in row.items():
-                where = f"{path}:{_line(text, table, i, key)}: [[{table}]] {row.get('name', i + 1)!r}"
+                where = f"{_at(path, text, table, i, key)}: [[{table}]] {row.get('name', i + 1)!r}"
                 if known is not None and key not in known:
                     out.append(f"{where}: unknown field `{key}`; allowed: {', '.join(sorted(known))}")
                 elif key in TYPES and not isinstance(value, TYPES[key]) or (TYPES.get(key) is int and isinstance(value, bool)):
