@@ -26,7 +26,9 @@ from engine.state import Event, Game, Prompt
 # 0.7: issue 13: roll tables read no nearest row, encounter order, looting the killed, deaths
 #      decided after the whole effect, the Eternal Crown's timing, Terrain on named spaces,
 #      cards met by object, no impossible quests, no questions that can do nothing, the dead at 0
-ENGINE_VERSION = "0.7.0"
+# 0.8: packs as declared objects, question kinds declared; `leave-game` (a resigned character leaves
+# play); a teleport leaves no way back to the space before it (the Gauntlet's turning back)
+ENGINE_VERSION = "0.8.0"
 
 
 class Move(msgspec.Struct, frozen=True):

@@ -359,6 +359,7 @@ def teleport(ctx, i, o, meta):
         return  # the space lies under a Terrain card: no longer on the board
     if o.get("to"):
         ctx.emit("teleport", f"{p.name} is taken to {ctx.space(o['to']).name}.", player=p.name)
+        p.flags.pop("came-from", None)  # no step leads back along a teleport
         place(ctx, i, o["to"])
         if o.get("encounter", True):
             ctx.end_turn()

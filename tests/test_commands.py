@@ -168,7 +168,8 @@ def test_resign_asks_for_a_code_and_the_code_takes_the_seat_out(svc, game):
     since = last_id(svc)
     assert send(svc, game, player, [f"resign {code}"]).status == "applied"
     assert svc.store.player(game, player)["status"] == "removed"
-    assert games.get(svc, game)["moves"] == moves and games.get(svc, game)["status"] == "active"  # the game goes on
+    assert games.get(svc, game)["moves"] == moves + 1 and games.get(svc, game)["status"] == "active"  # goes on
+    assert svc.store.moves(game)[-1]["line"] == f"moderator: leave-game {player}"  # without the character
     texts = [t for _, t in mails(svc, since)]
     assert any("You have left the game" in t for t in texts)
     # and the seat takes no more orders
@@ -184,21 +185,20 @@ def test_a_reply_says_question_never_prompt(svc, game):
 
 
 def test_a_resigned_seat_leaves_play_by_an_engine_move_and_the_game_goes_on(svc):
-    """alice resigns by mail and confirms; the moderator plays `leave-game alice` (a move in the log):
+    """alice resigns by mail and confirms; the service plays `moderator: leave-game alice` (a move in the log):
     her character leaves play, the others hear it, the turns pass her by, she gets no more mail."""
-    from pbem import moderator, process
+    from pbem import process
     from test_reports import hero_config
     g = games.create(svc, hero_config())
     assert asked(svc, g)[0] == "alice"
     send(svc, g, "alice", ["resign"])
-    send(svc, g, "alice", [f"resign {process.resign_code(svc, svc.store.player(g, 'alice'))}"])
     since = last_id(svc)
-    moderator.answer(svc, g, svc.engine.MODERATOR, "leave-game alice")
+    send(svc, g, "alice", [f"resign {process.resign_code(svc, svc.store.player(g, 'alice'))}"])
     state = games.state(svc, games.get(svc, g))
     alice = next(p for p in state.players if p.name == "alice")
     assert alice.out and not alice.spells and alice.space is None
     assert [row["line"] for row in svc.store.moves(g)][-1] == "moderator: leave-game alice"
-    told = {r["player"]: m for r, m in mails(svc, since)}
+    told = {r["player"]: m for r, m in mails(svc, since) if r["kind"] != "notice"}  # not her farewell
     assert "alice" not in told and {"bob", "carol"} <= set(told)
     assert all("alice resigns: the Wizard leaves play" in " ".join(m.split()) for m in told.values())
     assert all(re.search(r"^ A alice .* out of the game$", m, re.MULTILINE) for m in told.values())

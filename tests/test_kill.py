@@ -168,7 +168,7 @@ def campaign(tmp_path: Path, kills: int, answers: int, seed: int) -> dict:
     finally:
         svc.store.close()
     assert len(inbox) == len(files) and all(r["status"] == "processed" for r in inbox)
-    assert all(r["status"] == "sent" for r in rows)
+    assert all(r["status"] == "sent" for r in rows), [(r["status"], r["kind"], r.get("next_attempt_at"), r.get("claim_until"), r.get("last_error"), r.get("attempts")) for r in rows if r["status"] != "sent"]
     assert set(handler.ids) == {r["message_id"] for r in rows} == outbox_ids(tmp_path / "ref")  # no extra mail
     twice = [m for m, n in handler.ids.items() if n > 1]
     assert max(handler.ids.values()) <= 2 and len(twice) <= kills, handler.ids.most_common(3)

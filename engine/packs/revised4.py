@@ -10,6 +10,7 @@ from engine.rules.items import discard
 from engine.rules.machine import Ctx, on_answer, task
 from engine.state import Option
 
+RAFT_SPACES = ("Woods", "Forest")  # base-cards.md §2: the Axe builds a Raft "in Woods or Forest"
 HOOKED = {"alchemist", "hag", "gnome", "mercenary", "poltergeist", "amulet", "cross", "orb-of-knowledge",
           "potion-of-strength", "runesword", "build-raft", "wanders"}
 
@@ -119,7 +120,7 @@ def start_options(ctx: Ctx, i: int) -> list[Option]:
     opts = []
     if p.objects and holds(ctx, i, "alchemist"):
         opts.append(Option("use-alchemist", "have the Alchemist turn Objects into gold"))
-    if (p.space and ctx.space(p.space).name == "Woods" and holds(ctx, i, "build-raft")
+    if (p.space and ctx.space(p.space).name in RAFT_SPACES and holds(ctx, i, "build-raft")
             and "raft" in ctx.s.decks["purchase"] and not stats.has_prop(ctx, p, "raft")):
         opts.append(Option("build-raft", "build a Raft with your Axe (use it on a later move)"))
     return opts

@@ -264,7 +264,8 @@ def inner_move(ctx: Ctx, i: int) -> None:
         if dest == VALLEY and not stats.has_talisman(ctx, p):
             continue
         opts.append(Option(key, f"move to {ctx.space(dest).name}"))
-    if here == PLAIN and (not stay or p.flags.get("came-from") == PORTAL):  # turning back out of the Portal
+    # turning back out of the Portal: the way a character came in, walking or by a teleport
+    if here == PLAIN and (not stay or p.flags.get("came-from") in (PORTAL, None)):
         opts.append(Option("portal", "go back out to the Portal of Power"))
     if here == VALLEY and not stay and not packs.call(ctx.s, "crown_closed", ctx, i):
         opts.append(Option("crown", "climb to the Crown of Command"))
