@@ -15,8 +15,12 @@ import hmac
 import re
 from email.message import Message
 from email.utils import parseaddr
+from typing import TYPE_CHECKING
 
 from pbem import games, log, mailpolicy, reports, tokens
+
+if TYPE_CHECKING:
+    from pbem.service import Service  # pbem.service imports what imports this module
 
 _HEADER_END = re.compile(rb"\r?\n\r?\n")
 
@@ -50,7 +54,7 @@ def failures(raw: bytes) -> list[tuple[str, str]]:
     return failed
 
 
-def sent_mail(svc, raw: bytes) -> dict | None:
+def sent_mail(svc: Service, raw: bytes) -> dict | None:
     """The outbox row a bounce came back for: named by the keyed tag of the envelope sender it
     was sent with (VERP, outbox.return_path), which the receiving MTA writes into the
     bounce's delivery headers. Anything else (a stranger's forged report naming a guessable
@@ -64,7 +68,7 @@ def sent_mail(svc, raw: bytes) -> dict | None:
     return None
 
 
-def handle(svc, raw: bytes) -> tuple[str, str | None, str | None]:
+def handle(svc: Service, raw: bytes) -> tuple[str, str | None, str | None]:
     """A bounce received: mark whom it names. Returns (outcome, game, player)."""
     row = sent_mail(svc, raw)
     if row is None:
@@ -84,7 +88,7 @@ def handle(svc, raw: bytes) -> tuple[str, str | None, str | None]:
     return log.scrub(f"bounce: {row['game']}/{row['player']} undeliverable"), row["game"], row["player"]
 
 
-def mark_undeliverable(svc, game_id: str, name: str, reason: str) -> None:
+def mark_undeliverable(svc: Service, game_id: str, name: str, reason: str) -> None:
     """Flag the player; the first time, tell the moderator (a digest)."""
     player = svc.store.player(game_id, name)
     if player is None:
@@ -98,7 +102,7 @@ def mark_undeliverable(svc, game_id: str, name: str, reason: str) -> None:
                                  key=f"undeliverable.{name}.{svc.now():%Y%m%dT%H%M%S}")
 
 
-def heard_from(svc, player: dict) -> None:
+def heard_from(svc: Service, player: dict) -> None:
     """The player wrote in: their address works again."""
     if player.get("undeliverable"):
         svc.store.update_player(player["game"], player["name"], undeliverable=None)

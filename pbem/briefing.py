@@ -23,13 +23,20 @@ older than that table (migration 5) has no events for its early moves: those are
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
 from pbem import clock, deadlines, games, reports, standing, turnmail, vacation
 from pbem.pace import pace_of
+
+if TYPE_CHECKING:
+    from engine.interface import EventLike
+    from pbem.service import Service  # pbem.service imports what imports this module
 
 LOOKBACK = 300  # moves: the most the briefing reaches back
 
 
-def recent_events(svc, game: dict, player: str, since: int) -> list:
+def recent_events(svc: Service, game: dict, player: str, since: int) -> Sequence[EventLike]:
     """The events `player` may see of the moves the briefing tells (see above), in order;
     `since`: the last move the seat's reports showed."""
     last = game["moves"]
@@ -42,7 +49,7 @@ def recent_events(svc, game: dict, player: str, since: int) -> list:
     return svc.engine.filter_events([e for _, e in flat[min(start, unreported):]], player)
 
 
-def _events(svc, game: dict, after: int, upto: int) -> list[tuple[int, list]]:
+def _events(svc: Service, game: dict, after: int, upto: int) -> list[tuple[int, list]]:
     """(seq, events) of the moves after `after` up to `upto`, as stored; moves logged before
     events were stored are replayed (a rollback gives the note it would have stored)."""
     stored = turnmail.Backlog(svc, game["id"], after, upto).moves
@@ -52,6 +59,7 @@ def _events(svc, game: dict, after: int, upto: int) -> list[tuple[int, list]]:
         return stored
     eng, out = svc.engine, []
     current = games.state_at(svc, game, after)
+    events: Sequence[object]  # a rollback's note, or what the engine says
     for row in svc.store.moves(game["id"], after=after, upto=old):
         if row["kind"] == "rollback":
             back = int(row["line"].split()[1])
@@ -62,14 +70,14 @@ def _events(svc, game: dict, after: int, upto: int) -> list[tuple[int, list]]:
     return out + [(seq, events) for seq, events in stored if seq > old]
 
 
-def note_predecessor(svc, game: dict, name: str, email: str) -> None:
+def note_predecessor(svc: Service, game: dict, name: str, email: str) -> None:
     """Keep the seat's earlier address in the config's history before it is replaced."""
     for p in game["config"].get("players", []):
         if p.get("name") == name and p.get("email") != email:
             p.setdefault("replaced", []).append({"email": p.get("email"), "until": svc.store.now()})
 
 
-def hand_over(svc, game: dict, player: dict, state, *, mid_parts: tuple) -> None:
+def hand_over(svc: Service, game: dict, player: dict, state, *, mid_parts: tuple) -> None:
     """Clear what the last holder set up and brief the newcomer (in the caller's transaction)."""
     name = player["name"]
     standing.cancel(svc, game["id"], name)

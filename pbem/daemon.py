@@ -18,12 +18,16 @@ import contextlib
 import signal
 import threading
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import watchfiles
 
 from pbem import clock, log, outbox, process
 from pbem.ingest import dropfolder, imap, maildir, pipe
 from pbem import deadlines  # reminders and defaults, each cycle
+
+if TYPE_CHECKING:
+    from pbem.service import Service  # pbem.service imports what imports this module
 
 
 @contextlib.contextmanager
@@ -40,7 +44,7 @@ def _stop_on_signals(stop: threading.Event):
             signal.signal(sig, h)
 
 
-async def cycle(svc, stop: threading.Event | None = None,
+async def cycle(svc: Service, stop: threading.Event | None = None,
                 mailbox: imap.ImapSource | None = None) -> list[process.Result]:
     """Process everything waiting, play the deadlines due, then send what is due.
     `mailbox`: the IMAP source `serve` keeps open (without it, one is opened for this cycle)."""
@@ -49,8 +53,9 @@ async def cycle(svc, stop: threading.Event | None = None,
     steps = [("pending", lambda: process.retry_pending(svc)),
              ("pipe spool", lambda: pipe.poll(svc, stop)),
              ("drop folder", lambda: dropfolder.poll(svc, svc.settings.inbox_path, stop))]
-    if svc.settings.maildir_path:
-        steps.append(("maildir", lambda: maildir.poll(svc, svc.settings.maildir_path, stop)))
+    maildir_path = svc.settings.maildir_path
+    if maildir_path:
+        steps.append(("maildir", lambda: maildir.poll(svc, maildir_path, stop)))
     own_mailbox = mailbox is None and svc.settings.imap is not None
     if own_mailbox:
         mailbox = imap.ImapSource(svc.settings.imap)
@@ -78,7 +83,7 @@ async def cycle(svc, stop: threading.Event | None = None,
     return results
 
 
-def _watched(svc) -> list[Path]:
+def _watched(svc: Service) -> list[Path]:
     paths = [dropfolder.ensure(svc.settings.inbox_path)]
     if svc.settings.maildir_path:
         maildir.open_maildir(svc.settings.maildir_path)
@@ -94,7 +99,7 @@ def _arrivals(change, path: str) -> bool:
 IDLE_MAX = 60.0  # a daemon woken by its store still looks this often (a crashed peer's leftovers)
 
 
-def idle_seconds(svc) -> float:
+def idle_seconds(svc: Service) -> float:
     """How long an idle daemon waits: poll_seconds; on a store that wakes it (NOTIFY), until
     its next timed work, at most IDLE_MAX."""
     if not svc.store.notifies:
@@ -106,7 +111,7 @@ def idle_seconds(svc) -> float:
     return min(max((clock.parse(due) - svc.now()).total_seconds() + 0.05, 0.05), longest)
 
 
-async def _wait(svc, stop: threading.Event, wake: threading.Event | None = None) -> None:
+async def _wait(svc: Service, stop: threading.Event, wake: threading.Event | None = None) -> None:
     """Until a file arrives, the idle time passes, stop is set or `wake` (IMAP mail, the
     store's notice) is set."""
     stopped = asyncio.Event()
@@ -126,7 +131,7 @@ async def _wait(svc, stop: threading.Event, wake: threading.Event | None = None)
         flag.cancel()
 
 
-async def serve(svc, *, once: bool = False, stop: threading.Event | None = None) -> int:
+async def serve(svc: Service, *, once: bool = False, stop: threading.Event | None = None) -> int:
     """Run until stopped (or one cycle with `once`); returns how many messages were handled."""
     stop = stop or threading.Event()
     logger, handled = log.get(), 0

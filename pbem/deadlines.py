@@ -14,11 +14,15 @@ open deadline of every game. The SQL is the store's (pbem/store/base.py).
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
 
 from pbem import clock, games, log, outbox, reports, vacation
 from pbem.games import GameError
 from pbem.pace import Pace, default_key, pace_of, seat_config
 from pbem.store import iso
+
+if TYPE_CHECKING:
+    from pbem.service import Service  # pbem.service imports what imports this module
 
 ACTOR = "deadline"  # the log's actor for a default answer
 
@@ -29,7 +33,7 @@ def secs(d: timedelta) -> str:
 
 # -- the rows ----------------------------------------------------------------------------
 
-def open_rows(svc, game_id: str, player: str | None = None) -> list[dict]:
+def open_rows(svc: Service, game_id: str, player: str | None = None) -> list[dict]:
     return svc.store.deadlines(game_id, player)
 
 
@@ -44,7 +48,7 @@ def _next_at(pace: Pace | None, due: datetime, reminded: str) -> str:
     return iso(min([due - r for r in (pace.reminders if pace else ()) if secs(r) not in done] + [due]))
 
 
-def sync(svc, game: dict, state, actor: str | None = None) -> None:
+def sync(svc: Service, game: dict, state, actor: str | None = None) -> None:
     """Open a deadline for each player a question now waits for, and close those no longer
     waited for (answered by `actor`). Called after every recorded move."""
     pace = pace_of(game)
@@ -65,7 +69,7 @@ def sync(svc, game: dict, state, actor: str | None = None) -> None:
                                 next_at=_next_at(pace, due, reminded))
 
 
-def move_due(svc, row: dict, due: datetime, now: datetime, pace: Pace) -> None:
+def move_due(svc: Service, row: dict, due: datetime, now: datetime, pace: Pace) -> None:
     """A new due time: the reminders not yet reached are armed again, the others stay done."""
     reminded = _reached(pace, now, due)
     svc.store.update_deadline(row["game"], row["prompt"], row["player"], due_at=iso(due), reminded=reminded,
@@ -74,7 +78,7 @@ def move_due(svc, row: dict, due: datetime, now: datetime, pace: Pace) -> None:
 
 # -- the moderator: extend, resume -------------------------------------------------------------
 
-def extend(svc, game_id: str, player: str | None, length: timedelta) -> list[dict]:
+def extend(svc: Service, game_id: str, player: str | None, length: timedelta) -> list[dict]:
     """Give more time: each open deadline (of `player`, or all) moves `length` later (from
     now, if it has passed). Reminders are armed again for the new time."""
     with svc.store.transaction():
@@ -92,7 +96,7 @@ def extend(svc, game_id: str, player: str | None, length: timedelta) -> list[dic
     return out
 
 
-def resume(svc, game_id: str) -> int:
+def resume(svc: Service, game_id: str) -> int:
     """The moderator's word that the misses the guard held are real: play their defaults."""
     with svc.store.transaction():
         games.get(svc, game_id)
@@ -104,7 +108,7 @@ def resume(svc, game_id: str) -> int:
 
 # -- each cycle: reminders, defaults, the guard ------------------------------------------------
 
-def tick(svc) -> dict[str, int]:
+def tick(svc: Service) -> dict[str, int]:
     """Send the reminders due and play the defaults of deadlines that passed: only the rows
     whose next time has come are read."""
     now = svc.now()
@@ -121,7 +125,7 @@ def tick(svc) -> dict[str, int]:
     return done
 
 
-def _remind(svc, rows: list[dict], now: datetime) -> int:
+def _remind(svc: Service, rows: list[dict], now: datetime) -> int:
     sent = 0
     cache: dict[str, dict] = {}  # each game read once
     for row in rows:
@@ -149,7 +153,7 @@ def _remind(svc, rows: list[dict], now: datetime) -> int:
     return sent
 
 
-def _defaults(svc, game: dict, now: datetime) -> tuple[int, int]:
+def _defaults(svc: Service, game: dict, now: datetime) -> tuple[int, int]:
     """In one game: the defaults of the deadlines that passed, unless the guard holds them."""
     pace = pace_of(game)
     rows = svc.store.deadlines_passed(game["id"], iso(now))
@@ -164,7 +168,7 @@ def _defaults(svc, game: dict, now: datetime) -> tuple[int, int]:
     return played, 0
 
 
-def outage(svc, pace: Pace, now: datetime) -> bool:
+def outage(svc: Service, pace: Pace, now: datetime) -> bool:
     """Eressea's guard: within one deadline's length, did more than guard_share of the players
     waited on (in every game: an outage hits them all), and at least guard_min, miss?
     Players heard from in the window (an answer of their own) are not counted as missing."""
@@ -175,7 +179,7 @@ def outage(svc, pace: Pace, now: datetime) -> bool:
     return len(missed) >= pace.guard_min and len(missed) > pace.guard_share * len(missed | heard)
 
 
-def _hold(svc, game: dict, now: datetime) -> int:
+def _hold(svc: Service, game: dict, now: datetime) -> int:
     first = not svc.store.held_deadlines(game["id"])
     n = svc.store.set_guard(game["id"], "held", "", due_by=iso(now))
     log.get(game=game["id"]).warning("defaults held: a mail outage is suspected", deadlines=n)
@@ -184,7 +188,7 @@ def _hold(svc, game: dict, now: datetime) -> int:
     return n
 
 
-def _default(svc, game: dict, row: dict, now: datetime) -> bool:
+def _default(svc: Service, game: dict, row: dict, now: datetime) -> bool:
     eng = svc.engine
     st = games.state(svc, game)
     prompt = next((p for p in eng.prompts(st) if p.id == row["prompt"] and row["player"] in p.players), None)
@@ -215,7 +219,7 @@ def _default(svc, game: dict, row: dict, now: datetime) -> bool:
 
 # -- mails -------------------------------------------------------------------------------
 
-def _queue(svc, game: dict, player: dict, kind: str, subject: str, mid_parts: tuple, extra: dict) -> None:
+def _queue(svc: Service, game: dict, player: dict, kind: str, subject: str, mid_parts: tuple, extra: dict) -> None:
     """A mail of our own kind with a player's report in it (their view, no events)."""
     state = games.state(svc, game)
     ctx = reports.report_context(svc, game, player["name"], svc.engine.view(state, player["name"]), [], state=state)
@@ -227,8 +231,9 @@ def _queue(svc, game: dict, player: dict, kind: str, subject: str, mid_parts: tu
                    player=player if "token_salt" in player else None, in_reply_to=root, references=[root])
 
 
-def _queue_reminder(svc, game: dict, row: dict, lead: timedelta, due: datetime, now: datetime) -> None:
+def _queue_reminder(svc: Service, game: dict, row: dict, lead: timedelta, due: datetime, now: datetime) -> None:
     player = svc.store.player(game["id"], row["player"])
+    assert player is not None  # a deadline is kept for a seat
     when = clock.local(due, seat_config(game, row["player"]).get("timezone"))
     extra = {"reminder": {"prompt": row["prompt"], "due": when, "left": clock.span(due - now),
                           "default": row["default_key"]}}
@@ -236,7 +241,7 @@ def _queue_reminder(svc, game: dict, row: dict, lead: timedelta, due: datetime, 
            ("dl", row["prompt"], int(due.timestamp()), secs(lead)), extra)
 
 
-def _queue_alert(svc, game: dict, now: datetime) -> None:
+def _queue_alert(svc: Service, game: dict, now: datetime) -> None:
     """One notice to the moderator per episode (its Message-ID names the hour it began)."""
     held = svc.store.held_deadlines(game["id"])
     who = ", ".join(f"{r['player']} (question {r['prompt']})" for r in held)
@@ -247,7 +252,7 @@ def _queue_alert(svc, game: dict, now: datetime) -> None:
 
 # -- what reports show -------------------------------------------------------------------
 
-def context(svc, game: dict, player: str) -> dict | None:
+def context(svc: Service, game: dict, player: str) -> dict | None:
     """The `deadline` of a report's context: the player's open deadlines in their time zone,
     their vacation; None for a game without pace (or for the moderator)."""
     pace = pace_of(game)

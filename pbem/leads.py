@@ -7,7 +7,12 @@ only what the rules already decide.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from pbem import boardmap, log
+
+if TYPE_CHECKING:
+    from pbem.service import Service  # pbem.service imports what imports this module
 
 ARROW = "→"
 KEEP = "keep"  # the answer that keeps a roll a reroll is offered for
@@ -85,7 +90,7 @@ def _runs(faces: list[tuple[str, str]]) -> list[tuple[str, str]]:
     return [(fs[0] if len(fs) == 1 else f"{fs[0]}-{fs[-1]}", text) for fs, text in runs]
 
 
-def leads(svc, state, player: str, asked: dict | None) -> dict[str, list[str]]:
+def leads(svc: Service, state, player: str, asked: dict | None) -> dict[str, list[str]]:
     """Per option key of the reader's open question, the lines that say what it leads to."""
     preview = getattr(svc.engine, "preview", None)
     if not asked or preview is None or state is None:
@@ -108,7 +113,7 @@ def leads(svc, state, player: str, asked: dict | None) -> dict[str, list[str]]:
     return out
 
 
-def attack(svc, state, player: str, asked: dict | None) -> list[str]:
+def attack(svc: Service, state, player: str, asked: dict | None) -> list[str]:
     """For a question within an attack between characters: who attacks whom, and with what."""
     duel = getattr(svc.engine, "duel", None)
     if not asked or duel is None or state is None:

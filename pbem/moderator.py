@@ -4,25 +4,29 @@ move; nothing is ever deleted from a game's log."""
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 from pbem import games, log, outbox, reports, tokens, turnmail
 from pbem.games import GameError, Played
 from pbem import briefing, standing  # substitutes; standing orders (docs/pace.md)
 
+if TYPE_CHECKING:
+    from pbem.service import Service  # pbem.service imports what imports this module
 
-def _active(svc, game_id: str) -> dict:
+
+def _active(svc: Service, game_id: str) -> dict:
     game = games.get(svc, game_id)
     if game["status"] != "active":
         raise GameError(f"{game_id} is {game['status']}, not active")
     return game
 
 
-def _after(svc, game: dict, played: Played, *, also=()) -> None:
+def _after(svc: Service, game: dict, played: Played, *, also=()) -> None:
     if played.applied or played.standing:
         reports.queue_reports(svc, game, played, also=also)
 
 
-def start(svc, game_id: str) -> None:
+def start(svc: Service, game_id: str) -> None:
     with svc.store.transaction():
         game = games.get(svc, game_id)
         if game["status"] != "waiting":
@@ -33,7 +37,7 @@ def start(svc, game_id: str) -> None:
         games._first_reports(svc, game, games.state(svc, game))
 
 
-def end(svc, game_id: str) -> None:
+def end(svc: Service, game_id: str) -> None:
     """End a game early: no more orders are taken."""
     with svc.store.transaction():
         game = games.get(svc, game_id)
@@ -45,7 +49,7 @@ def end(svc, game_id: str) -> None:
     log.get(game=game_id).info("game ended by the moderator")
 
 
-def answer(svc, game_id: str, player: str, line: str) -> Played:
+def answer(svc: Service, game_id: str, player: str, line: str) -> Played:
     """The moderator answers in a player's place, or a prompt put to the moderator
     (player "moderator"); logged with actor moderator."""
     with svc.store.transaction():
@@ -57,7 +61,7 @@ def answer(svc, game_id: str, player: str, line: str) -> Played:
     return played
 
 
-def adjudicate(svc, game_id: str, text: str) -> Played:
+def adjudicate(svc: Service, game_id: str, text: str) -> Played:
     """Settle a card whose effect the engine does not know: a moderator move in the log."""
     eng = svc.engine
     with svc.store.transaction():
@@ -66,9 +70,10 @@ def adjudicate(svc, game_id: str, text: str) -> Played:
         played = Played(state=games.state(svc, game))
         played.start = played.state
         try:
-            played.state, played.events = eng.apply(played.state, move)
+            played.state, events = eng.apply(played.state, move)
         except eng.IllegalMove as e:
             raise GameError(e.reason) from None
+        played.events = list(events)
         played.applied = [str(move)]
         played.seq = games.record(svc, game, move, played.state, played.events, actor=eng.MODERATOR)["seq"]
         standing.settle(svc, game, played)  # what the ruling opened, standing orders may answer
@@ -76,7 +81,7 @@ def adjudicate(svc, game_id: str, text: str) -> Played:
     return played
 
 
-def rollback(svc, game_id: str, seq: int) -> Played:
+def rollback(svc: Service, game_id: str, seq: int) -> Played:
     """Put the game back to how it was after move `seq`. The moves after it stay in the
     log; the rollback is a move of its own, so a replay reaches the same state."""
     with svc.store.transaction():
@@ -94,7 +99,7 @@ def rollback(svc, game_id: str, seq: int) -> Played:
 
 # -- seats ------------------------------------------------------------------------------
 
-def _rebuild(svc, game: dict, config: dict) -> None:
+def _rebuild(svc: Service, game: dict, config: dict) -> None:
     """Before the start, seats can change: set the game up again from its config."""
     eng = svc.engine
     first = eng.new_game(games.engine_config(config), game["seed"])
@@ -102,7 +107,7 @@ def _rebuild(svc, game: dict, config: dict) -> None:
     svc.store.save_snapshot(game["id"], 0, eng.encode(first), replace=True)
 
 
-def add_player(svc, game_id: str, name: str, email: str, character: str | None = None, role: str = "hero") -> None:
+def add_player(svc: Service, game_id: str, name: str, email: str, character: str | None = None, role: str = "hero") -> None:
     with svc.store.transaction():
         game = games.get(svc, game_id)
         if game["status"] != "waiting":
@@ -122,7 +127,7 @@ def add_player(svc, game_id: str, name: str, email: str, character: str | None =
         reports.queue_welcome(svc, games.get(svc, game_id), player, games.state(svc, games.get(svc, game_id)))
 
 
-def replace_player(svc, game_id: str, name: str, email: str) -> None:
+def replace_player(svc: Service, game_id: str, name: str, email: str) -> None:
     """Give a seat to someone else (or a new address): a new token, the old one is void."""
     with svc.store.transaction():
         game = games.get(svc, game_id)
@@ -143,12 +148,13 @@ def replace_player(svc, game_id: str, name: str, email: str) -> None:
         svc.store.update_game(game_id, config=game["config"])
         state = games.state(svc, game)
         player = svc.store.player(game_id, name)
+        assert player is not None  # the seat updated above
         reports.queue_welcome(svc, game, player, state)
         if game["status"] == "active":  # sheet, hand, recent events; the last holder's orders end
             briefing.hand_over(svc, game, player, state, mid_parts=(game["moves"], f"s{salt}"))
 
 
-def remove_player(svc, game_id: str, name: str) -> None:
+def remove_player(svc: Service, game_id: str, name: str) -> None:
     """Before the start the seat goes; after it the seat stays in the game (the moderator
     answers for it with `game answer`), but it takes no orders and gets no mail."""
     with svc.store.transaction():
@@ -166,7 +172,7 @@ def remove_player(svc, game_id: str, name: str) -> None:
             svc.store.update_player(game_id, name, status="removed")
 
 
-def resend(svc, game_id: str, name: str) -> None:
+def resend(svc: Service, game_id: str, name: str) -> None:
     """Send a player their last report again (the same text, a new Message-ID)."""
     with svc.store.transaction():
         game = games.get(svc, game_id)
@@ -188,7 +194,7 @@ def resend(svc, game_id: str, name: str) -> None:
                        references=headers.get("References", "").split())
 
 
-def roster(svc, game_id: str) -> list[dict]:
+def roster(svc: Service, game_id: str) -> list[dict]:
     """The seats of a game as the moderator needs them: address, state, undeliverable, the
     vacation left and any running, standing orders, the last mail in and out."""
     from pbem import pace, vacation  # here: both import games

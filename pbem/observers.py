@@ -6,8 +6,13 @@ with the last move a report showed them (`reported_seq`).
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from pbem import outbox, reports, turnmail
 from pbem.web import links as web_links
+
+if TYPE_CHECKING:
+    from pbem.service import Service  # pbem.service imports what imports this module
 
 KEYS = ("name", "email")
 
@@ -39,7 +44,7 @@ def check(config: dict) -> None:
         o["email"] = games._check_email(o["email"], where)
 
 
-def add(svc, game_id: str, name: str, email: str) -> dict:
+def add(svc: Service, game_id: str, name: str, email: str) -> dict:
     """Add an observer to a game; they get the public report at once."""
     from pbem import games
     with svc.store.transaction():
@@ -61,7 +66,7 @@ def find(game: dict, email: str | None) -> dict | None:
     return next((o for o in of(game) if email and o["email"].lower() == email.lower()), None)
 
 
-def queue(svc, game: dict, state, who: list[dict] | None = None, *, key, frame: dict | None = None) -> None:
+def queue(svc: Service, game: dict, state, who: list[dict] | None = None, *, key, frame: dict | None = None) -> None:
     """The public report to each observer (`who`: these only), with the public events since
     the last one each had."""
     who = of(game) if who is None else who
@@ -87,6 +92,6 @@ def queue(svc, game: dict, state, who: list[dict] | None = None, *, key, frame: 
     game["config"] = config
 
 
-def status(svc, game: dict, observer: dict, inbox_id: int, message_id: str | None) -> None:
+def status(svc: Service, game: dict, observer: dict, inbox_id: int, message_id: str | None) -> None:
     from pbem import games
     queue(svc, game, games.state(svc, game), [observer], key=f"in{inbox_id}")

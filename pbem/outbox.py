@@ -25,12 +25,16 @@ from datetime import datetime, timedelta
 from email.message import EmailMessage
 from email.utils import formataddr, format_datetime, parseaddr
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import aiosmtplib
 import msgspec
 
 from pbem import log, mime, tokens
 from pbem.store import iso
+
+if TYPE_CHECKING:
+    from pbem.service import Service  # pbem.service imports what imports this module
 
 _LINEBREAK = re.compile(r"[\r\n\x00]+")
 
@@ -54,7 +58,7 @@ def new_marker() -> str:
     return "pbemtoken" + secrets.token_hex(8)
 
 
-def enqueue(svc, *, kind: str, message_id: str, sender: str, to: str, to_name: str | None, subject: str,
+def enqueue(svc: Service, *, kind: str, message_id: str, sender: str, to: str, to_name: str | None, subject: str,
             context: dict | None = None, text: str = "", html: str | None = None, game: str | None = None,
             player: dict | None = None, marker: str | None = None, in_reply_to: str | None = None,
             references: Sequence[str | None] = (), inbox_id: int | None = None, since_seq: int | None = None,
@@ -88,7 +92,7 @@ def enqueue(svc, *, kind: str, message_id: str, sender: str, to: str, to_name: s
                                 since_seq=since_seq)
 
 
-def rendered(svc, row: dict) -> dict:
+def rendered(svc: Service, row: dict) -> dict:
     """The row with its text and HTML: rendered from its context if it has not been yet."""
     if row.get("context") is None:
         return row
@@ -101,7 +105,7 @@ def rendered(svc, row: dict) -> dict:
     return {**row, "text": text, "html": html, "context": None}
 
 
-def mail(svc, id: int) -> dict | None:
+def mail(svc: Service, id: int) -> dict | None:
     """Outbox row `id` as it will be sent (rendered, the token still a marker); a rendered
     row keeps its text from then on (a resend copies it)."""
     row = svc.store.outbox_mail(id)
@@ -112,12 +116,12 @@ def mail(svc, id: int) -> dict | None:
     return row
 
 
-def build(svc, row: dict) -> EmailMessage:
+def build(svc: Service, row: dict) -> EmailMessage:
     """The mail of an outbox row as a message object, read back from the bytes `wire` sends."""
     return email.message_from_bytes(wire(svc, row), policy=email.policy.default)
 
 
-def wire(svc, row: dict) -> bytes:
+def wire(svc: Service, row: dict) -> bytes:
     """The mail of an outbox row as it is sent (rendered, the token filled in, its attachments),
     written directly (pbem/mime.py)."""
     row = rendered(svc, row)
@@ -133,7 +137,7 @@ def wire(svc, row: dict) -> bytes:
     return mime.message(headers, text, html, attachments(svc, row))
 
 
-def attachments(svc, row: dict) -> list[mime.Attachment]:
+def attachments(svc: Service, row: dict) -> list[mime.Attachment]:
     """The game-over mail carries the game's archive, which it tells its reader to verify
     (the file `pbem export` writes: the seed, every move, what each showed). A game whose
     archive cannot be made (its log no longer replays) sends the mail without it, logged."""
@@ -234,7 +238,7 @@ SEND_ERRORS = (OSError, aiosmtplib.SMTPException, asyncio.TimeoutError)
 OWNER = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"  # this process, as a claimer of rows
 
 
-def return_path(svc, row: dict) -> str:
+def return_path(svc: Service, row: dict) -> str:
     """The envelope sender of a mail (VERP): the game address with a tag naming the row,
     keyed so no one who has not seen the mail can make one. A bounce is believed only when it
     comes back to such an address (pbem/bounces.py)."""
@@ -243,14 +247,14 @@ def return_path(svc, row: dict) -> str:
     return f"{local.split('+')[0]}+{tokens.bounce_tag(svc.key, row['id'], row['message_id'])}@{domain}"
 
 
-def lease_seconds(svc) -> float:
+def lease_seconds(svc: Service) -> float:
     """How long a claimed row is this sender's: longer than one send can take (a connection
     and a mail, each within the SMTP timeout)."""
     timeout = svc.settings.smtp.timeout if svc.settings.smtp else 0.0
     return max(svc.settings.send_lease_seconds, 2 * timeout + 1.0)
 
 
-async def send_due(svc, sender=None, stop: asyncio.Event | threading.Event | None = None) -> int:
+async def send_due(svc: Service, sender=None, stop: asyncio.Event | threading.Event | None = None) -> int:
     """Send every due outbox row; returns how many went. Each row is claimed first (with a
     lease: Store.claim_outbox), so any number of daemons send each mail once. A failure is
     kept on the row and tried again later with backoff; a final one (a 5xx, or a mail that
@@ -306,7 +310,7 @@ async def send_due(svc, sender=None, stop: asyncio.Event | threading.Event | Non
     return sent
 
 
-def waiting(svc) -> dict:
+def waiting(svc: Service) -> dict:
     """What still waits: logged for `serve`; one notice to the moderator when the oldest mail
     has waited `outbox_alert_hours` (once per oldest mail: one per outage)."""
     w = svc.store.outbox_waiting()
@@ -325,7 +329,7 @@ def waiting(svc) -> dict:
     return w
 
 
-def _failed(svc, row: dict, exc: BaseException) -> None:
+def _failed(svc: Service, row: dict, exc: BaseException) -> None:
     from pbem import bounces  # bounces -> reports -> outbox
 
     permanent, recipient = verdict(exc)

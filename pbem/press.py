@@ -10,8 +10,12 @@ are masked. The game config's `press` says what is allowed:
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from pbem import outbox, reports, tokens
+
+if TYPE_CHECKING:
+    from pbem.service import Service  # pbem.service imports what imports this module
 
 MODES = ("allowed", "public", "copied", "off")
 DEFAULT = "allowed"
@@ -27,7 +31,7 @@ def clean(text: str) -> str:
     return _ADDRESS.sub("[address]", tokens.mask_text(text))
 
 
-def send(svc, game: dict, sender: dict, messages: list[dict], inbox_id: int) -> list[str]:
+def send(svc: Service, game: dict, sender: dict, messages: list[dict], inbox_id: int) -> list[str]:
     """Pass on each {"to", "text"}; returns a line per message saying what became of it."""
     how = mode(game)
     seats = {p["name"].lower(): p for p in svc.store.players(game["id"], active_only=True)}
@@ -64,7 +68,7 @@ def send(svc, game: dict, sender: dict, messages: list[dict], inbox_id: int) -> 
     return notes
 
 
-def _queue(svc, game: dict, reader: dict, sender: str, text: str, public: bool, *, key: str,
+def _queue(svc: Service, game: dict, reader: dict, sender: str, text: str, public: bool, *, key: str,
            copy_of: str | None = None) -> None:
     root = reports.thread_root(svc, game, reader["name"])
     seat = reader if "token_salt" in reader else None  # a player can answer it like any game mail

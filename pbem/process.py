@@ -18,10 +18,14 @@ from dataclasses import dataclass
 from datetime import timedelta
 from email.parser import BytesHeaderParser
 from email.utils import parseaddr
+from typing import TYPE_CHECKING
 
 from pbem import bounces, games, log, mailpolicy, orders, outbox, reports, tokens
 from pbem.store import StoreUnavailable, iso
 from pbem import standing  # standing orders and the other settings lines (docs/pace.md)
+
+if TYPE_CHECKING:
+    from pbem.service import Service  # pbem.service imports what imports this module
 
 MAX_ATTEMPTS = 5  # a message that makes processing raise this often is set aside (failed), its sender answered
 REFUSED = ("refused", "rejected")
@@ -40,7 +44,7 @@ class Result:
         return self.status in REFUSED
 
 
-def handle(svc, raw: bytes, kind: str = "mail", *, source: str = "stdin", filename: str | None = None,
+def handle(svc: Service, raw: bytes, kind: str = "mail", *, source: str = "stdin", filename: str | None = None,
            upload_id: str | None = None, size: int | None = None) -> Result:
     """Store and process one message (kind "mail") or turn file (kind "turn", `filename`
     says .toml or .json). Raises StoreUnavailable only if the message could not be stored;
@@ -84,7 +88,7 @@ def _message_id(raw: bytes) -> str | None:
     return " ".join(m.group(1).decode("ascii", "replace").split()) or None
 
 
-def _dedupe_hash(svc, raw: bytes, kind: str, upload_id: str | None, order: orders.Order | None) -> str:
+def _dedupe_hash(svc: Service, raw: bytes, kind: str, upload_id: str | None, order: orders.Order | None) -> str:
     """What makes two messages the same: a mail by its content (and, in find_inbox, its
     Message-ID); a turn file by its content and its upload id, never by when it came, so one
     read again after a crash is known again however far its game has got since. A caller
@@ -98,7 +102,7 @@ def _dedupe_hash(svc, raw: bytes, kind: str, upload_id: str | None, order: order
     return hashlib.sha256(f"turn\n{content_hash}\n{upload_id}".encode()).hexdigest()
 
 
-def known_tokens(svc, raw: bytes, token: str | None) -> set[str]:
+def known_tokens(svc: Service, raw: bytes, token: str | None) -> set[str]:
     """The tokens the id headers may hold (which are masked only when known to be tokens):
     the message's own, and any run there that opens a seat."""
     runs = {run for run in tokens.id_header_runs(raw) if svc.store.players_by_token_hash(tokens.hash_token(run))}
@@ -119,7 +123,7 @@ def _masked_id(message_id: str | None, known: set[str]) -> str | None:
     return message_id
 
 
-def receive(svc, raw: bytes, kind: str, source: str, filename: str | None, upload_id: str | None = None,
+def receive(svc: Service, raw: bytes, kind: str, source: str, filename: str | None, upload_id: str | None = None,
             order: orders.Order | None = None) -> tuple[int, dict | None]:
     """Store the message unless it is known: (its inbox id, the earlier row or None). It is
     stored masked; the token it carried (read already: `order`) is kept only as its hash."""
@@ -139,7 +143,7 @@ def receive(svc, raw: bytes, kind: str, source: str, filename: str | None, uploa
         raise StoreUnavailable(str(e)) from e
 
 
-def _too_large(svc, raw: bytes, kind: str, source: str, filename: str | None, size: int) -> Result:
+def _too_large(svc: Service, raw: bytes, kind: str, source: str, filename: str | None, size: int) -> Result:
     """A message over the limit: its headers are kept (to answer it and know it again), its
     body is never stored; the sender is told."""
     end = _HEADER_END.search(raw)
@@ -154,6 +158,7 @@ def _too_large(svc, raw: bytes, kind: str, source: str, filename: str | None, si
     inbox_id = svc.store.add_inbox(stored_form(head, "mail", known) + note, source=source, kind=kind,
                                    content_hash=content_hash, message_id=message_id, filename=filename)
     row = svc.store.inbox(inbox_id)
+    assert row is not None  # stored just above
     _reply_unprocessed(svc, row, f"It is larger than {orders.MAX_BYTES // (1024 * 1024)} MB: please send your "
                                  "answers as text, without large attachments.", tell_moderator=False)
     outcome = f"refused: the message is {size // 1024} KB, over the {orders.MAX_BYTES // 1024} KB limit"
@@ -162,13 +167,14 @@ def _too_large(svc, raw: bytes, kind: str, source: str, filename: str | None, si
     return Result("refused", outcome, inbox_id)
 
 
-def process_inbox(svc, inbox_id: int, parsed: tuple | None = None) -> Result:
+def process_inbox(svc: Service, inbox_id: int, parsed: tuple | None = None) -> Result:
     """Process a stored message that is still `received`, all or nothing. `parsed`: what
     `read_raw` made of it before it was stored (its token in clear, in memory only)."""
     logger = log.get(inbox=inbox_id)
     try:
         with svc.store.transaction(redoable=True, savepoint=True):  # a failure undoes this, not the stored message
             row = svc.store.inbox(inbox_id)
+            assert row is not None, f"no stored message {inbox_id}"
             if row["status"] != "received":
                 return Result("duplicate", f"message {inbox_id} was {row['status']} already", inbox_id,
                               row["game"], row["player"])
@@ -186,17 +192,18 @@ def process_inbox(svc, inbox_id: int, parsed: tuple | None = None) -> Result:
     return result
 
 
-def _given_up(svc, inbox_id: int, reason: str) -> None:
+def _given_up(svc: Service, inbox_id: int, reason: str) -> None:
     """Processing failed MAX_ATTEMPTS times: the sender is answered, the moderator told why."""
     try:
         with svc.store.transaction(savepoint=True):
-            _reply_unprocessed(svc, svc.store.inbox(inbox_id), "Something went wrong on our side while processing "
-                               "it.", reason=reason)
+            row = svc.store.inbox(inbox_id)
+            assert row is not None  # its attempts were just counted
+            _reply_unprocessed(svc, row, "Something went wrong on our side while processing it.", reason=reason)
     except Exception:  # noqa: BLE001 -- the failure stays recorded on the row; `pbem inbox list` shows it
         log.get(inbox=inbox_id).exception("could not tell anyone about a failed message")
 
 
-def retry_pending(svc) -> list[Result]:
+def retry_pending(svc: Service) -> list[Result]:
     """Process the messages left `received` by a crash or an error."""
     return [process_inbox(svc, row["id"]) for row in svc.store.inbox_rows(status="received")]
 
@@ -221,7 +228,7 @@ def read(row: dict) -> tuple[orders.Order | None, orders.OrderError | None]:
     return read_raw(row["raw"], row["kind"], row["filename"])
 
 
-def authenticate(svc, order: orders.Order, kind: str, token_hash: str | None = None) -> tuple[dict, dict] | str:
+def authenticate(svc: Service, order: orders.Order, kind: str, token_hash: str | None = None) -> tuple[dict, dict] | str:
     """(game, player) of the seat the order's token opens, or why none does (`token_hash`: of
     the token a stored message carried, for one read back masked). A mail must also come from
     the player's address; a turn file (upload) needs the token only."""
@@ -276,7 +283,7 @@ def _encodable(text: str) -> bool:
     return True
 
 
-def _reply_to(svc, row: dict, order: orders.Order | None) -> str | None:
+def _reply_to(svc: Service, row: dict, order: orders.Order | None) -> str | None:
     """Whom a refusal may answer: the sender of a mail that is not automatic and not our own,
     at most `stranger_replies` times a day per address (From can be forged: no backscatter)."""
     if row["kind"] != "mail":
@@ -293,7 +300,7 @@ def _reply_to(svc, row: dict, order: orders.Order | None) -> str | None:
     return sender
 
 
-def _refuse(svc, row: dict, order: orders.Order | None, reason: str) -> Result:
+def _refuse(svc: Service, row: dict, order: orders.Order | None, reason: str) -> Result:
     """Nothing is applied; a stranger learns nothing about any game (no names, no state)."""
     sender = _reply_to(svc, row, order)
     if sender:
@@ -302,7 +309,7 @@ def _refuse(svc, row: dict, order: orders.Order | None, reason: str) -> Result:
     return Result("refused", log.scrub(f"refused: {reason}"), row["id"])
 
 
-def _reply_unprocessed(svc, row: dict, why: str, *, reason: str | None = None, tell_moderator: bool = True) -> None:
+def _reply_unprocessed(svc: Service, row: dict, why: str, *, reason: str | None = None, tell_moderator: bool = True) -> None:
     """Tell the sender we could not process their message (with `tell_moderator`: that the
     moderator knows, and tell the moderator `reason`). A turn file's sender is the seat its
     token opened, if any; a mail's, its From (rate-limited like any refusal)."""
@@ -329,7 +336,7 @@ def _reply_unprocessed(svc, row: dict, why: str, *, reason: str | None = None, t
                to=(reports.moderator_address(svc, game) if game else None) or svc.settings.moderator)
 
 
-def notice(svc, subject: str, lines: list[str], *, key: str, game: str | None = None, to: str | None = None) -> bool:
+def notice(svc: Service, subject: str, lines: list[str], *, key: str, game: str | None = None, to: str | None = None) -> bool:
     """A plain notice to the moderator (`key` makes it once per occasion); only logged where
     no moderator address is set."""
     to = to or svc.settings.moderator
@@ -341,7 +348,7 @@ def notice(svc, subject: str, lines: list[str], *, key: str, game: str | None = 
                           context={"address": svc.settings.address, "subject": subject, "lines": lines}, game=game)
 
 
-def _reply_error(svc, game, player, row, order, reason: str) -> Result:
+def _reply_error(svc: Service, game, player, row, order, reason: str) -> Result:
     extra = {"failed": {"line": None, "reason": reason, "options": []}, "check": order.check,
              "attempts": order.attempts}
     reports.queue_report(svc, game, player, games.state(svc, game), kind="error",
@@ -349,7 +356,7 @@ def _reply_error(svc, game, player, row, order, reason: str) -> Result:
     return Result("rejected", f"rejected: {reason}", row["id"], game["id"], player["name"])
 
 
-def _process(svc, row: dict, order: orders.Order | None, error: orders.OrderError | None) -> Result:
+def _process(svc: Service, row: dict, order: orders.Order | None, error: orders.OrderError | None) -> Result:
     if row["kind"] == "mail" and bounces.is_report(row["raw"]):  # a bounce: mark whom it names, answer nothing
         outcome, bounced_game, bounced_player = bounces.handle(svc, row["raw"])
         return Result("bounce", outcome, row["id"], bounced_game, bounced_player)
@@ -386,13 +393,13 @@ def _process(svc, row: dict, order: orders.Order | None, error: orders.OrderErro
     return apply_order(svc, game, player, row, order)
 
 
-def _observer(svc, row: dict, order: orders.Order) -> Result | None:
+def _observer(svc: Service, row: dict, order: orders.Order) -> Result | None:
     """A mail from an observer of the game its subject names: `status` brings the public
     report; anything else is answered that observers may send only that. None: no observer."""
     from pbem import observers  # here: observers -> reports, as this module
-    game = svc.store.game(order.game)
+    game = svc.store.game(order.game) if order.game else None
     observer = observers.find(game, order.sender) if game else None
-    if observer is None or _is_automatic(row["raw"]):
+    if game is None or observer is None or _is_automatic(row["raw"]):
         return None
     if order.commands == ["status"] and not (order.lines or order.directives or order.press):
         observers.status(svc, game, observer, row["id"], order.message_id)
@@ -408,14 +415,14 @@ def _observer(svc, row: dict, order: orders.Order) -> Result | None:
     return Result("rejected", "rejected: an observer may send status only", row["id"], game["id"])
 
 
-def resign_code(svc, player: dict) -> str:
+def resign_code(svc: Service, player: dict) -> str:
     """The code that confirms a seat's `resign`: derived, never stored; a replaced seat (new
     salt) has a new one."""
     msg = f"resign\0{player['game']}\0{player['name']}\0{player['token_salt']}".encode()
     return hmac.new(svc.key, msg, hashlib.sha256).hexdigest()[:8]
 
 
-def _resign(svc, game: dict, player: dict, row: dict, order: orders.Order) -> Result:
+def _resign(svc: Service, game: dict, player: dict, row: dict, order: orders.Order) -> Result:
     """`resign` asks for a confirmation; `resign CODE` takes the seat out of play: it takes no
     orders and gets no mail, and the moderator answers for it (pbem/moderator.py)."""
     code, name = resign_code(svc, player), player["name"]
@@ -444,7 +451,7 @@ def _resign(svc, game: dict, player: dict, row: dict, order: orders.Order) -> Re
     return Result("applied", outcome, row["id"], game["id"], name)
 
 
-def _status(svc, game: dict, player: dict, row: dict, order: orders.Order) -> Result:
+def _status(svc: Service, game: dict, player: dict, row: dict, order: orders.Order) -> Result:
     """`status`: the reader's report again, at once (with what happened since their last)."""
     reports.queue_report(svc, game, player, games.state(svc, game), kind="report",
                          mid_parts=(f"in{row['id']}", "status"), in_reply_to=order.message_id, inbox_id=row["id"],
@@ -455,7 +462,7 @@ def _status(svc, game: dict, player: dict, row: dict, order: orders.Order) -> Re
 _NUMBERED = re.compile(r"^\d+:")
 
 
-def _stale(svc, game: dict, player: dict, state, order: orders.Order, lines: list[str]) -> dict | None:
+def _stale(svc: Service, game: dict, player: dict, state, order: orders.Order, lines: list[str]) -> dict | None:
     """Why the order's unnumbered lines must not be played: they reply to a report whose
     question has closed since (a new one would take them for its own), or None."""
     asked = reports.question_replied_to(svc, game, player["name"], order.references)
@@ -472,7 +479,7 @@ def _stale(svc, game: dict, player: dict, state, order: orders.Order, lines: lis
                       f"({mine['id'] if mine else 'N'}: key)."}
 
 
-def apply_order(svc, game: dict, player: dict, row: dict, order: orders.Order) -> Result:
+def apply_order(svc: Service, game: dict, player: dict, row: dict, order: orders.Order) -> Result:
     before = games.state(svc, game)
     lines = [orders.redact(line, order.token) for line in order.lines]  # a token is never logged nor echoed
     # standing:, vacation:, timezone: lines first, so an order filed now answers this mail's questions

@@ -12,7 +12,7 @@ is rendered for the first of them and found in the fragment cache by the others.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import jinja2
 import msgspec
@@ -20,6 +20,9 @@ from markupsafe import Markup
 
 from pbem import boardmap
 from pbem.settings import TEMPLATES
+
+if TYPE_CHECKING:
+    from pbem.service import Service  # pbem.service imports what imports this module
 
 
 class _Environment(jinja2.Environment):
@@ -55,7 +58,7 @@ class Templates:
 _shared: Templates | None = None
 
 
-def templates(svc) -> Templates:
+def templates(svc: Service) -> Templates:
     """The service's templates: by default one set per process, compiled once."""
     global _shared
     if svc.templates is None:
@@ -73,7 +76,7 @@ class Fragment(NamedTuple):
 _fragments: dict[tuple, Fragment] = {}
 
 
-def fragment(svc, name: str, ctx, key=None) -> Fragment:
+def fragment(svc: Service, name: str, ctx, key=None) -> Fragment:
     """Template `name` rendered for `ctx`, once for equal contexts: most of a report is as
     it was at the last move (the map, the players' table, each player's sheet). `key`
     stands for ctx where ctx is not plain data; then ctx may be a function that makes it."""
@@ -87,7 +90,7 @@ def fragment(svc, name: str, ctx, key=None) -> Fragment:
     return done
 
 
-def board(svc, frame: dict) -> Fragment:
+def board(svc: Service, frame: dict) -> Fragment:
     """The public part of a report (pbem/reports.py `frame`): the map, the players' table,
     the decks. The map changes only when someone moves, each row only with its player."""
     def context() -> dict:
@@ -99,7 +102,7 @@ def board(svc, frame: dict) -> Fragment:
     return fragment(svc, "_board", context, key=msgspec.json.encode(frame))
 
 
-def _filled(svc, ctx: dict) -> dict:
+def _filled(svc: Service, ctx: dict) -> dict:
     """A stored context with its `board` (a frame) and `sheet` (a reader's own character)
     as their rendered fragments."""
     ctx = dict(ctx)
@@ -110,11 +113,11 @@ def _filled(svc, ctx: dict) -> dict:
     return ctx
 
 
-def render(svc, name: str, ctx: dict) -> tuple[str, str]:
+def render(svc: Service, name: str, ctx: dict) -> tuple[str, str]:
     """A mail's text and HTML from its stored context."""
     return templates(svc).render(name, _filled(svc, ctx))
 
 
-def text(svc, name: str, ctx: dict) -> str:
+def text(svc: Service, name: str, ctx: dict) -> str:
     """Only the text part of template `name` (e.g. `_report` for `pbem game show`)."""
     return templates(svc).pair(name)[0].render(_filled(svc, ctx))

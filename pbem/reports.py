@@ -12,6 +12,7 @@ is its reader's own: their events, their question, their sheet and Spells.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 import msgspec
 
@@ -19,17 +20,20 @@ from engine.config import PLAYABLE_PACKS
 from pbem import boardmap, glossary, leads, log, outbox, render, turnmail
 from pbem.web import links as web_links
 
+if TYPE_CHECKING:
+    from pbem.service import Service  # pbem.service imports what imports this module
+
 NAMES = ("welcome", "report", "receipt", "error", "gameover", "digest", "stranger")
 SPECTATOR = "\x00spectator"  # a name no seat has: its view is what every player may see
 
 
 # -- addresses and threading --------------------------------------------------------
 
-def game_address(svc, game: dict) -> str:
+def game_address(svc: Service, game: dict) -> str:
     return game["config"].get("game", {}).get("address") or svc.settings.address
 
 
-def moderator_address(svc, game: dict) -> str | None:
+def moderator_address(svc: Service, game: dict) -> str | None:
     return game["config"].get("game", {}).get("moderator") or svc.settings.moderator
 
 
@@ -42,12 +46,12 @@ def _id_part(part) -> str:
     return _UNSAFE.sub(lambda m: "".join(f"={b:02X}" for b in m.group().encode()), str(part))
 
 
-def thread_root(svc, game: dict, player: str) -> str:
+def thread_root(svc: Service, game: dict, player: str) -> str:
     """Every mail of a game to one reader refers to this id, so it is one thread."""
     return message_id(svc, game, player)
 
 
-def message_id(svc, game: dict | None, *parts) -> str:
+def message_id(svc: Service, game: dict | None, *parts) -> str:
     domain = outbox.clean(outbox.domain_of(game_address(svc, game) if game else svc.settings.address))
     return f"<{'.'.join(_id_part(p) for p in ((game['id'],) if game else ()) + parts)}@{domain}>"
 
@@ -58,7 +62,7 @@ def _names(items) -> list[str]:
     return list(items) if isinstance(items, (list, tuple)) else []
 
 
-def make_frame(svc, state) -> dict:
+def make_frame(svc: Service, state) -> dict:
     """The public part of every report of one game state, as data (pbem/render.py `board`
     renders it): what a spectator may see, so it cannot hold anything private."""
     public = svc.engine.view(state, SPECTATOR)
@@ -147,7 +151,7 @@ def sheet(p: dict | None, where: str = "-") -> dict | None:
         "nemesis": p.get("role") == "nemesis", "hand": _names(p.get("hand")), "area": _names(p.get("area"))}
 
 
-def report_context(svc, game: dict, player: str, view: dict, events: list, frame: dict | None = None,
+def report_context(svc: Service, game: dict, player: str, view: dict, events: list, frame: dict | None = None,
                    state=None) -> dict:
     """What one reader's report shows, as data; `events`: those they may see since their last
     report; `frame` is the state's shared part (made if absent, from `state`, else the game row)."""
@@ -187,12 +191,12 @@ def report_context(svc, game: dict, player: str, view: dict, events: list, frame
     }
 
 
-def _pace(svc, game: dict, player: str, mine: dict | None, state) -> dict:
+def _pace(svc: Service, game: dict, player: str, mine: dict | None, state) -> dict:
     from pbem import standing  # here: it imports this module
     return standing.report_keys(svc, game, player, mine, state)
 
 
-def show_text(svc, game: dict, player: str) -> str:
+def show_text(svc: Service, game: dict, player: str) -> str:
     """`pbem game show`: the report's text as `player` (or the moderator) would read it now."""
     state = svc.engine.decode(game["state"])
     view = svc.engine.view(state, player)
@@ -212,7 +216,7 @@ def subject(game: dict, ctx: dict, kind: str) -> str:
 
 # -- what to send -----------------------------------------------------------------------
 
-def queue_report(svc, game: dict, player: dict, state, *, kind: str = "report", mid_parts=(),
+def queue_report(svc: Service, game: dict, player: dict, state, *, kind: str = "report", mid_parts=(),
                  extra: dict | None = None, in_reply_to: str | None = None, inbox_id: int | None = None,
                  frame: dict | None = None, backlog: turnmail.Backlog | None = None, catch_up: bool = True,
                  stored_frame: int | None = None) -> None:
@@ -263,7 +267,7 @@ _PROMPT_WORD = re.compile(r"\bprompt\b")
 QUESTION_HEADER = "X-Talisman-Question"
 
 
-def question_replied_to(svc, game: dict, player: str, references: list[str]) -> str | None:
+def question_replied_to(svc: Service, game: dict, player: str, references: list[str]) -> str | None:
     """The question the report a reply answers asked (the newest of the ids it replies to that
     is a report to this player), or None."""
     for mid in references:
@@ -273,7 +277,7 @@ def question_replied_to(svc, game: dict, player: str, references: list[str]) -> 
     return None
 
 
-def queue_reports(svc, game: dict, played, *, sender: str | None = None, sender_kind: str = "receipt",
+def queue_reports(svc: Service, game: dict, played, *, sender: str | None = None, sender_kind: str = "receipt",
                   sender_extra: dict | None = None, also=(), in_reply_to: str | None = None,
                   inbox_id: int | None = None) -> None:
     """After moves (`played`, a games.Played): a report to those pbem/turnmail.py names -- the
@@ -299,7 +303,7 @@ def queue_reports(svc, game: dict, played, *, sender: str | None = None, sender_
         queue_digest(svc, game, state, "The game waits for you: a card needs your ruling.", key=seq, frame=frame)
 
 
-def queue_game_over(svc, game: dict, state, *, ended_by_moderator: bool = False) -> None:
+def queue_game_over(svc: Service, game: dict, state, *, ended_by_moderator: bool = False) -> None:
     """The last mail of a game to every player: the final report and the seed revealed."""
     frame = make_frame(svc, state)
     game = {**game, "status": "ended"}
@@ -310,7 +314,7 @@ def queue_game_over(svc, game: dict, state, *, ended_by_moderator: bool = False)
     observers.queue(svc, game, state, key="over", frame=frame)
 
 
-def queue_digest(svc, game: dict, state, reason: str, *, key, frame: dict | None = None) -> bool:
+def queue_digest(svc: Service, game: dict, state, reason: str, *, key, frame: dict | None = None) -> bool:
     """Tell the moderator what the game waits for, whose mail does not arrive and which
     cards wait for a ruling. `key` makes the mail's Message-ID (one digest per occasion)."""
     to = moderator_address(svc, game)
@@ -342,7 +346,7 @@ def queue_digest(svc, game: dict, state, reason: str, *, key, frame: dict | None
                           in_reply_to=root, references=[root])
 
 
-def queue_welcome(svc, game: dict, player: dict, state) -> None:
+def queue_welcome(svc: Service, game: dict, player: dict, state) -> None:
     """The only mail whose text holds the token (as the outbox marker until it is sent)."""
     marker = outbox.new_marker()
     view = svc.engine.view(state, player["name"])
@@ -382,7 +386,7 @@ def _character(g: dict, slug: str | None) -> dict | None:
             "abilities": [glossary.plain(t) for t in ch.ability_texts]}
 
 
-def queue_stranger(svc, to: str, *, inbox_id: int, in_reply_to: str | None) -> None:
+def queue_stranger(svc: Service, to: str, *, inbox_id: int, in_reply_to: str | None) -> None:
     """The reply to a message that could not be authenticated: says nothing about any game."""
     outbox.enqueue(svc, kind="stranger", message_id=message_id(svc, None, f"in{inbox_id}", "stranger"),
                    sender=svc.settings.address, to=to, to_name=None, subject="Your message to the Talisman service",

@@ -20,11 +20,15 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from pbem import log
 from pbem.games import GameError
 from pbem.pace import DEFAULTS, default_key
 from pbem.turnmail import EVERY, TURN
+
+if TYPE_CHECKING:
+    from pbem.service import Service  # pbem.service imports what imports this module
 
 ACTOR = "standing"
 REPORTS_NOTES = {EVERY: "reports: you get a report after every move",
@@ -86,22 +90,22 @@ def match(rules: list[tuple[int, Rule]], prompt, player: str) -> tuple[str, int]
 
 # -- the orders on file ------------------------------------------------------------------
 
-def listing(svc, game_id: str, player: str) -> list[dict]:
+def listing(svc: Service, game_id: str, player: str) -> list[dict]:
     return svc.store.standing_orders(game_id, player)
 
 
-def file(svc, game_id: str, player: str, text: str) -> int:
+def file(svc: Service, game_id: str, player: str, text: str) -> int:
     """File one order (ValueError if it cannot be read); returns its number."""
     parse(text)
     return svc.store.file_standing_order(game_id, player, normal(text))
 
 
-def cancel(svc, game_id: str, player: str, which: str = "all") -> int:
+def cancel(svc: Service, game_id: str, player: str, which: str = "all") -> int:
     """Cancel order `which` (a number) or all of them; returns how many were cancelled."""
     return svc.store.cancel_standing_orders(game_id, player, None if which == "all" else int(which))
 
 
-def carry_out(svc, game_id: str, player: str, text: str, check: bool = False) -> str:
+def carry_out(svc: Service, game_id: str, player: str, text: str, check: bool = False) -> str:
     """A `standing:` line of a mail; returns what became of it, for the reply."""
     text = normal(text)
     m = _CANCEL.match(text)
@@ -166,7 +170,7 @@ class Answerer:
         return False
 
 
-def settle(svc, game: dict, played) -> None:
+def settle(svc: Service, game: dict, played) -> None:
     """After a move made outside `games.play` (the moderator's ruling): let standing orders
     answer what it opened, and log their answers."""
     from pbem import games
@@ -180,7 +184,7 @@ def settle(svc, game: dict, played) -> None:
 
 # -- a mail's other lines: standing, vacation, timezone, reports ---------------------------------
 
-def directives(svc, game: dict, player: str, lines: list[str], check: bool = False) -> list[str]:
+def directives(svc: Service, game: dict, player: str, lines: list[str], check: bool = False) -> list[str]:
     """Carry out a mail's `standing:`, `vacation:`, `timezone:` and `reports:` lines, in order; returns a
     note on each for the reply (what was done, or why not)."""
     from pbem import clock, vacation
@@ -221,7 +225,7 @@ def directives(svc, game: dict, player: str, lines: list[str], check: bool = Fal
     return notes
 
 
-def report_keys(svc, game: dict, player: str, mine: dict | None, state) -> dict:
+def report_keys(svc: Service, game: dict, player: str, mine: dict | None, state) -> dict:
     """The report context's `deadline` (deadlines.context) and `standing_orders`: the player's
     active orders, and the kind of the question they are asked (what `when <kind>` names;
     `state`, the game as the report shows it, has it)."""

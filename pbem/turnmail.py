@@ -18,7 +18,12 @@ before: its cost does not grow with the game.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import msgspec
+
+if TYPE_CHECKING:
+    from pbem.service import Service  # pbem.service imports what imports this module
 
 EVERY, TURN = "every", "turn"  # a seat's `reports` setting; TURN is the default
 HEADINGS = ("turn", "rollback")  # events that start a group in a report: a turn, the moderator's rollback
@@ -72,7 +77,7 @@ def wants_every(game: dict, name: str) -> bool:
     return seat_config(game, name).get("reports") == EVERY
 
 
-def mailed(svc, game: dict, played, players: list[dict], *, sender: str | None, also=()) -> list[dict]:
+def mailed(svc: Service, game: dict, played, players: list[dict], *, sender: str | None, also=()) -> list[dict]:
     """Those of `players` (seat order kept) a report goes to after `played`."""
     eng = svc.engine
     if everyone(eng, played):

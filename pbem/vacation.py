@@ -9,6 +9,7 @@ gets reports (`reports: every`, pbem/turnmail.py).
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
 
 from pbem import clock, log
 from pbem.games import GameError
@@ -16,15 +17,17 @@ from pbem.pace import pace_of, seat_config
 from pbem.store import iso
 from pbem.turnmail import EVERY, TURN
 
+if TYPE_CHECKING:
+    from pbem.service import Service  # pbem.service imports what imports this module
 
 LONGEST = timedelta(days=366)
 
 
-def vacations(svc, game_id: str, player: str) -> list[dict]:
+def vacations(svc: Service, game_id: str, player: str) -> list[dict]:
     return svc.store.vacations(game_id, player)
 
 
-def paused_until(svc, game_id: str, player: str, start: datetime, length: timedelta) -> datetime:
+def paused_until(svc: Service, game_id: str, player: str, start: datetime, length: timedelta) -> datetime:
     """start + length, the player's vacations not counted: their deadlines pause meanwhile."""
     t, rest = start, length
     for v in vacations(svc, game_id, player):
@@ -39,12 +42,12 @@ def paused_until(svc, game_id: str, player: str, start: datetime, length: timede
     return t + rest
 
 
-def on_vacation(svc, game_id: str, player: str, now: datetime) -> dict | None:
+def on_vacation(svc: Service, game_id: str, player: str, now: datetime) -> dict | None:
     return next((v for v in vacations(svc, game_id, player)
                  if clock.parse(v["starts_at"]) <= now < clock.parse(v["ends_at"])), None)
 
 
-def left(svc, game: dict, player: str, now: datetime) -> timedelta:
+def left(svc: Service, game: dict, player: str, now: datetime) -> timedelta:
     """What is left of the player's allowance (a running vacation counts in full)."""
     pace = pace_of(game)
     days = seat_config(game, player).get("vacation_days", pace.vacation_days if pace else 0)
@@ -53,7 +56,7 @@ def left(svc, game: dict, player: str, now: datetime) -> timedelta:
     return max(timedelta(0), timedelta(days=days) - used)
 
 
-def start(svc, game: dict, player: str, length: timedelta, *, by: str) -> datetime:
+def start(svc: Service, game: dict, player: str, length: timedelta, *, by: str) -> datetime:
     """Pause `player`'s deadlines for `length` from now (or longer, if a vacation runs); only
     the moderator (`by` "moderator") may go past the game's allowance. Returns the end."""
     from pbem import deadlines  # here: deadlines imports this module
@@ -80,7 +83,7 @@ def start(svc, game: dict, player: str, length: timedelta, *, by: str) -> dateti
     return end
 
 
-def end(svc, game: dict, player: str) -> None:
+def end(svc: Service, game: dict, player: str) -> None:
     """Back early: the days not used stay for later, and the deadlines move back."""
     from pbem import deadlines  # here: deadlines imports this module
     now = svc.now()
@@ -95,7 +98,7 @@ def end(svc, game: dict, player: str) -> None:
             deadlines.move_due(svc, row, max(now, clock.parse(row["due_at"]) - cut), now, pace)
 
 
-def _set(svc, game: dict, player: str, key: str, value) -> None:
+def _set(svc: Service, game: dict, player: str, key: str, value) -> None:
     """A seat's own setting, kept in its [[players]] table of the game's config."""
     for p in game["config"].get("players", []):
         if p.get("name") == player:
@@ -103,7 +106,7 @@ def _set(svc, game: dict, player: str, key: str, value) -> None:
     svc.store.update_game(game["id"], config=game["config"])
 
 
-def set_allowance(svc, game: dict, player: str, days: int) -> None:
+def set_allowance(svc: Service, game: dict, player: str, days: int) -> None:
     """The moderator's word on how many vacation days `player` has in this game."""
     _set(svc, game, player, "vacation_days", int(days))
 
@@ -115,12 +118,12 @@ def check_reports(how: str) -> str:
     return how
 
 
-def set_reports(svc, game: dict, player: str, how: str) -> None:
+def set_reports(svc: Service, game: dict, player: str, how: str) -> None:
     """When the player gets reports (`reports: every`, `reports: turn`)."""
     _set(svc, game, player, "reports", check_reports(how))
 
 
-def set_timezone(svc, game: dict, player: str, tz: str) -> None:
+def set_timezone(svc: Service, game: dict, player: str, tz: str) -> None:
     """How times show to the player (`timezone: Europe/Berlin`)."""
     clock.zone(tz)  # ValueError for a name zoneinfo does not know
     _set(svc, game, player, "timezone", tz)

@@ -9,8 +9,9 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from pbem.process import Result  # pbem.process imports this package
+if TYPE_CHECKING:  # both import this package
+    from pbem.process import Result
+    from pbem.service import Service
 
 TURN_SUFFIXES = (".toml", ".json")
 
@@ -36,7 +37,7 @@ def upload_id(path: Path) -> str:
     return f"{path.name}:{st.st_mtime_ns}:{st.st_size}"
 
 
-def replace_with_stored(svc, file: Path, target: Path, inbox_id: int | None) -> Path:
+def replace_with_stored(svc: Service, file: Path, target: Path, inbox_id: int | None) -> Path:
     """Move a stored file out of the way as the copy the store keeps (its tokens masked),
     written first under a temporary name; the original, token and all, is removed."""
     row = svc.store.inbox(inbox_id) if inbox_id is not None else None
@@ -50,7 +51,7 @@ def replace_with_stored(svc, file: Path, target: Path, inbox_id: int | None) -> 
     return target
 
 
-def take_batch(svc, files: list[Path], source: str, stop=None) -> list[tuple[Path, Result]]:
+def take_batch(svc: Service, files: list[Path], source: str, stop=None) -> list[tuple[Path, Result]]:
     """Store and process `files` (mails) as a batch in one group commit: one fsync makes them
     all durable before any is acknowledged (each is known again by its Message-ID and content
     after a crash). (file, result) for each stored one; a file that cannot be read is logged

@@ -10,10 +10,14 @@ import os
 import secrets
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pbem.ingest import failed_source, kind_of, read_capped, replace_with_stored, upload_id
 from pbem.process import Result, handle
 from pbem.store import StoreUnavailable
+
+if TYPE_CHECKING:
+    from pbem.service import Service  # pbem.service imports what imports this module
 
 
 def ensure(folder: str | Path) -> Path:
@@ -42,7 +46,7 @@ def drop(folder: str | Path, name: str, data: bytes) -> Path:
     return final
 
 
-def poll(svc, folder: str | Path, stop=None) -> list[Result]:
+def poll(svc: Service, folder: str | Path, stop=None) -> list[Result]:
     """Store and process each waiting file, and move it to cur/ after its own durable commit,
     so a crash re-reads at most the file in hand, and that one is known again by its upload id
     (its name and when it was written). A file that cannot be read is logged and left; the
@@ -67,14 +71,14 @@ def poll(svc, folder: str | Path, stop=None) -> list[Result]:
     return results
 
 
-def read_one(svc, file: Path) -> Result:
+def read_one(svc: Service, file: Path) -> Result:
     kind = kind_of(file)
     raw, size = read_capped(file)
     return handle(svc, raw, kind, source="drop", filename=file.name if kind == "turn" else None,
                   upload_id=upload_id(file), size=size)
 
 
-def archive(svc, folder: str | Path, file: Path, result: Result) -> Path:
+def archive(svc: Service, folder: str | Path, file: Path, result: Result) -> Path:
     """Stored: move it to cur/, named after its inbox row so it can be found again, as the
     store keeps it (no token in clear)."""
     base = Path(folder) / "cur" / f"{(result.inbox_id or 0):06d}-{file.name}"

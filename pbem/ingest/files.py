@@ -2,12 +2,16 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pbem.ingest import kind_of, read_capped, upload_id
 from pbem.process import Result, handle
 
+if TYPE_CHECKING:
+    from pbem.service import Service  # pbem.service imports what imports this module
 
-def ingest(svc, path: str | Path, source: str = "file") -> Result:
+
+def ingest(svc: Service, path: str | Path, source: str = "file") -> Result:
     """One file (`pbem ingest FILE`, `pbem submit FILE`): the same file given again, as after
     a kill, is known again (its upload id: its path and when it was written)."""
     path = Path(path)

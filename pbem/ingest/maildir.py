@@ -6,9 +6,13 @@ from __future__ import annotations
 
 import mailbox
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pbem.ingest import replace_with_stored, take_batch
 from pbem.process import Result
+
+if TYPE_CHECKING:
+    from pbem.service import Service  # pbem.service imports what imports this module
 
 
 def open_maildir(path: str | Path) -> mailbox.Maildir:
@@ -22,7 +26,7 @@ def waiting(path: str | Path) -> list[Path]:
         if new.is_dir() else []
 
 
-def poll(svc, path: str | Path, stop=None) -> list[Result]:
+def poll(svc: Service, path: str | Path, stop=None) -> list[Result]:
     """Store and process the new mail as a batch (one fsync: mail is known again by its
     Message-ID and content, so a crash before the marks re-reads and applies nothing twice),
     then mark each stored one seen. A file that cannot be read is logged and left."""
@@ -36,7 +40,7 @@ def poll(svc, path: str | Path, stop=None) -> list[Result]:
     return [result for _, result in stored]
 
 
-def mark_seen(svc, file: Path, inbox_id: int | None = None) -> Path:
+def mark_seen(svc: Service, file: Path, inbox_id: int | None = None) -> Path:
     """To cur/ with the Seen flag, as a mail reader would; the copy kept is the stored one
     (its tokens masked)."""
     name = file.name.split(":")[0]

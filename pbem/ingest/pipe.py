@@ -25,7 +25,10 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
+
+if TYPE_CHECKING:
+    from pbem.service import Service  # pbem.service imports what imports this module
 
 EX_TEMPFAIL = 75
 LOCK = ".daemon.lock"  # a leading dot: no watcher or folder listing takes it for mail
@@ -114,7 +117,7 @@ def arrived_since_poll(cfg) -> bool:
     return any(p.name not in seen for p in waiting(cfg))
 
 
-def poll(svc, stop=None) -> list:
+def poll(svc: Service, stop=None) -> list:
     """Store and process what the pipe spooled, as a batch in one group commit (one fsync),
     then unlink each stored file: the store keeps it (masked). A crash before the unlink
     re-reads a file, known again as a duplicate. A file that cannot be read is logged and left."""

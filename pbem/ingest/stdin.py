@@ -9,14 +9,17 @@ message whose processing failed is stored: `pbem serve` processes it again."""
 from __future__ import annotations
 
 import sys
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 from pbem.process import Result, handle
+
+if TYPE_CHECKING:
+    from pbem.service import Service  # pbem.service imports what imports this module
 
 EX_TEMPFAIL = 75
 
 
-def ingest(svc, stream: BinaryIO | None = None) -> Result:
+def ingest(svc: Service, stream: BinaryIO | None = None) -> Result:
     raw = (stream or sys.stdin.buffer).read()
     return handle(svc, raw, "mail", source="stdin")
 

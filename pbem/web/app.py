@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
@@ -20,6 +20,9 @@ from starlette.staticfiles import StaticFiles
 
 from pbem import render
 from pbem.web import forms, links, pages, replay as web_replay
+
+if TYPE_CHECKING:
+    from pbem.service import Service  # pbem.service imports what imports this module
 
 STATIC = Path(__file__).resolve().parent / "static"
 CSP = ("default-src 'none'; img-src 'self' data:; style-src 'self'; script-src 'self'; form-action 'self'; "
@@ -167,7 +170,7 @@ def _notice(status: str, outcome: str) -> dict:
             "detail": outcome}
 
 
-def _outcome(svc, seat: dict, inbox_id: int) -> dict | None:
+def _outcome(svc: Service, seat: dict, inbox_id: int) -> dict | None:
     """What became of a message this seat sent from the page (only its own)."""
     row = svc.store.inbox(inbox_id)
     if not row or (row["game"], row["player"]) != (seat["game"], seat["name"]) or row["source"] != "web":

@@ -15,10 +15,14 @@ import hmac
 import json
 import re
 import secrets
+from typing import TYPE_CHECKING
 
 from pbem import orders, process
 from pbem.ingest import kind_of
 from pbem.web import links
+
+if TYPE_CHECKING:
+    from pbem.service import Service  # pbem.service imports what imports this module
 
 MAX_UPLOAD = 64 * 1024  # a turn file is a few lines; the mail reader allows 1 MB
 MAX_LINES = 50
@@ -41,13 +45,13 @@ def new_browser_id() -> str:
     return secrets.token_hex(16)
 
 
-def check_csrf(svc, player: dict, browser: str | None, token: str | None) -> None:
+def check_csrf(svc: Service, player: dict, browser: str | None, token: str | None) -> None:
     if not browser or not token or not hmac.compare_digest(links.csrf_token(svc, player, browser), token):
         raise Forged("This form did not come from your page (its security token does not match). "
                       "Reload the page and try again.")
 
 
-def open_question(svc, state, name: str) -> int | None:
+def open_question(svc: Service, state, name: str) -> int | None:
     mine = svc.engine.view(state, name).get("mine")
     return mine["id"] if mine else None
 
@@ -84,12 +88,12 @@ def text_lines(prompt: int | None, text: str) -> list[str]:
     return lines
 
 
-def _turn_file(svc, player: dict, lines: list[str]) -> bytes:
+def _turn_file(svc: Service, player: dict, lines: list[str]) -> bytes:
     return json.dumps({"game": player["game"], "player": player["name"], "token": svc.token(player),
                        "answers": lines}, ensure_ascii=False).encode()
 
 
-def upload(svc, player: dict, filename: str, data: bytes) -> bytes:
+def upload(svc: Service, player: dict, filename: str, data: bytes) -> bytes:
     """An uploaded turn file as it is processed: the file itself, with the seat's token put in
     when it has none (the page's link authenticated it). A file for another game or seat, or
     with another token, is refused before anything is stored."""
@@ -118,14 +122,14 @@ def upload(svc, player: dict, filename: str, data: bytes) -> bytes:
     return json.dumps(obj, ensure_ascii=False).encode()
 
 
-def send(svc, player: dict, raw: bytes, filename: str, form_id: str) -> process.Result:
+def send(svc: Service, player: dict, raw: bytes, filename: str, form_id: str) -> process.Result:
     """Into the service's one path for messages (pbem/process.py). The upload id is the form's:
     the same form sent twice (a double click, a resent POST) is one message."""
     upload = f"web:{player['game']}/{player['name']}:{_safe(form_id)}"
     return process.handle(svc, raw, "turn", source="web", filename=filename, upload_id=upload)
 
 
-def answer(svc, player: dict, lines: list[str], form_id: str) -> process.Result:
+def answer(svc: Service, player: dict, lines: list[str], form_id: str) -> process.Result:
     return send(svc, player, _turn_file(svc, player, lines), "web.json", form_id)
 
 

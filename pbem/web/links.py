@@ -10,12 +10,16 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+from typing import TYPE_CHECKING
 from urllib.parse import quote
+
+if TYPE_CHECKING:
+    from pbem.service import Service  # pbem.service imports what imports this module
 
 SECRET_CHARS = 32  # 128 bits
 
 
-def base_url(svc) -> str | None:
+def base_url(svc: Service) -> str | None:
     """The web face's address as players reach it (the [http] table), or None without one."""
     http = getattr(svc.settings, "http", None)
     if http is None:
@@ -23,11 +27,11 @@ def base_url(svc) -> str | None:
     return (http.url or f"http://{http.host}:{http.port}").rstrip("/")
 
 
-def _mac(svc, label: str, text: str) -> str:
+def _mac(svc: Service, label: str, text: str) -> str:
     return hmac.new(svc.key, f"{label}\n{text}".encode(), hashlib.sha256).hexdigest()
 
 
-def seat_secret(svc, player: dict) -> str:
+def seat_secret(svc: Service, player: dict) -> str:
     """The secret of a seat's page (player: a row of the players table)."""
     return _mac(svc, "web-seat", svc.token(player))[:SECRET_CHARS]
 
@@ -36,11 +40,11 @@ def game_path(game_id: str) -> str:
     return f"/g/{quote(game_id)}"
 
 
-def seat_path(svc, player: dict) -> str:
+def seat_path(svc: Service, player: dict) -> str:
     return f"/g/{quote(player['game'])}/s/{seat_secret(svc, player)}"
 
 
-def find_seat(svc, game_id: str, secret: str) -> dict | None:
+def find_seat(svc: Service, game_id: str, secret: str) -> dict | None:
     """The active seat of `game_id` whose page `secret` opens, or None (compared in constant time)."""
     found = None
     for p in svc.store.players(game_id, active_only=True):
@@ -49,7 +53,7 @@ def find_seat(svc, game_id: str, secret: str) -> dict | None:
     return found
 
 
-def csrf_token(svc, player: dict, browser: str) -> str:
+def csrf_token(svc: Service, player: dict, browser: str) -> str:
     """A form's CSRF token: bound to the seat and to the browser's own cookie, so a page made
     elsewhere cannot forge it even if it learnt the seat's link."""
     return _mac(svc, "web-csrf", f"{seat_secret(svc, player)}\n{browser}")[:SECRET_CHARS]
@@ -61,7 +65,7 @@ def csrf_token(svc, player: dict, browser: str) -> str:
 SEAT_SUFFIX = "-seat"
 
 
-def mail_links(svc, game: dict, marker: str | None) -> dict:
+def mail_links(svc: Service, game: dict, marker: str | None) -> dict:
     """The links a report carries: the game's page and, where the mail has a token marker, the
     reader's own page (filled in by `fill` when sent). None without an [http] table."""
     base = base_url(svc)
@@ -71,6 +75,6 @@ def mail_links(svc, game: dict, marker: str | None) -> dict:
     return {"game_url": base + game_path(game["id"]), "seat_url": seat}
 
 
-def fill(svc, text: str, marker: str, player: dict | None) -> str:
+def fill(svc: Service, text: str, marker: str, player: dict | None) -> str:
     """A mail's text with the seat-link placeholders of `marker` made the seat's link."""
     return text.replace(marker + SEAT_SUFFIX, seat_secret(svc, player) if player else "revoked")

@@ -10,11 +10,15 @@ from __future__ import annotations
 import re
 import threading
 from collections import OrderedDict
+from typing import TYPE_CHECKING
 
 from markupsafe import Markup
 
 from pbem import boardmap, clock, deadlines, pace, reports, turnmail
 from pbem.web import board, links
+
+if TYPE_CHECKING:
+    from pbem.service import Service  # pbem.service imports what imports this module
 
 LOG_MOVES = 150  # moves of the log on one page; older ones a link away
 SPECTATOR = reports.SPECTATOR
@@ -25,11 +29,11 @@ def listed(game: dict) -> bool:
     return not game["config"].get("game", {}).get("unlisted", False)
 
 
-def index(svc) -> dict:
+def index(svc: Service) -> dict:
     eng, out = svc.engine, []
     for row in svc.store.games():
         game = svc.store.game(row["id"])
-        if not listed(game):
+        if game is None or not listed(game):  # None: deleted since the list was read
             continue
         state = eng.decode(game["state"])
         out.append({"id": game["id"], "url": links.game_path(game["id"]), "status": game["status"],
@@ -47,14 +51,14 @@ def _when(iso_text: str) -> dict:
     return {"iso": t.isoformat(), "utc": clock.local(t, None)}
 
 
-def waiting(svc, game: dict, view: dict) -> list[dict]:
+def waiting(svc: Service, game: dict, view: dict) -> list[dict]:
     """Whom the game waits for, each with the deadline of their question (if the game has pace)."""
     due = {r["player"]: _when(r["due_at"]) for r in deadlines.open_rows(svc, game["id"])}
     names = [n for p in view.get("prompt", []) for n in p["players"]]
     return [{"name": n, "due": due.get(n)} for n in dict.fromkeys(names)]
 
 
-def log(svc, game: dict, reader: str, upto: int | None = None) -> dict:
+def log(svc: Service, game: dict, reader: str, upto: int | None = None) -> dict:
     """The events `reader` may see of the last LOG_MOVES moves up to `upto`, grouped by turn."""
     eng = svc.engine
     upto = game["moves"] if upto is None else max(0, min(upto, game["moves"]))
@@ -76,7 +80,7 @@ _drawn: OrderedDict[tuple, tuple] = OrderedDict()
 _lock = threading.Lock()
 
 
-def _board(svc, game: dict, state) -> tuple[dict, Markup, dict, bool]:
+def _board(svc: Service, game: dict, state) -> tuple[dict, Markup, dict, bool]:
     """(spectator's view, SVG, frame, whether anyone holds a hand): the same for every reader
     of one game state, so made once per state (a game row changes with every move)."""
     key = (id(svc.engine), game["id"], game["moves"], game["updated_at"])
@@ -95,7 +99,7 @@ def _board(svc, game: dict, state) -> tuple[dict, Markup, dict, bool]:
     return done
 
 
-def public(svc, game: dict, state, upto: int | None = None, reader: str = SPECTATOR) -> dict:
+def public(svc: Service, game: dict, state, upto: int | None = None, reader: str = SPECTATOR) -> dict:
     """The game's public page: the board, the public sheets, the log (as `reader` may see it),
     whom it waits for."""
     view, svg, frame, show_hands = _board(svc, game, state)
@@ -139,7 +143,7 @@ def explain(view: dict, me: str, option: dict) -> str | None:
     return None
 
 
-def private(svc, game: dict, state, player: dict, upto: int | None = None) -> dict:
+def private(svc: Service, game: dict, state, player: dict, upto: int | None = None) -> dict:
     """A seat's own page: its view, its question with each option explained, its sheet, and
     the public page's parts (the log with what this seat may see)."""
     name = player["name"]

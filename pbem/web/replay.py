@@ -12,8 +12,12 @@ import hashlib
 import shutil
 import threading
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pbem import archive, replay
+
+if TYPE_CHECKING:
+    from pbem.service import Service  # pbem.service imports what imports this module
 
 _lock = threading.Lock()
 
@@ -24,7 +28,7 @@ def public_archive(data: dict) -> dict:
     return {**data, "moves": moves}
 
 
-def folder(svc, game: dict) -> Path:
+def folder(svc: Service, game: dict) -> Path:
     """The folder holding the game's replay pages, made if missing (once per move count)."""
     root = Path(svc.settings.home) / "web-cache" / "replay"
     here = root / f"{game['id']}-{game['moves']}"

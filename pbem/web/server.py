@@ -4,9 +4,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pbem.service import Service  # pbem.service imports what imports this module
 
 
-def address(svc, given: str | None) -> tuple[str, int]:
+def address(svc: Service, given: str | None) -> tuple[str, int]:
     """HOST:PORT from `--http` (a bare `--http` or none: the [http] table's, else 127.0.0.1:8080)."""
     from pbem.settings import HttpSettings
     http = svc.settings.http or HttpSettings()
@@ -40,7 +44,7 @@ def _server(config, stop: threading.Event):
     return Server(config)
 
 
-def serve(svc, given: str | None = None) -> None:
+def serve(svc: Service, given: str | None = None) -> None:
     """The pages on HOST:PORT, and the daemon (pbem/daemon.py) in a thread beside them, until
     SIGINT or SIGTERM: the server stops taking requests, the daemon finishes what it holds."""
     import uvicorn
