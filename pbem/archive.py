@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import msgspec
 
@@ -107,6 +108,7 @@ def replay(config: dict, seed: str, rows: list[dict]) -> Iterator[Step]:
         kept = {0: blob} if 0 in targets else {}
         yield Step(0, None, state, hashlib.sha256(blob).hexdigest(), [], trace[:], 0)
         expected = 1
+        events: Sequence[Any]
         for row in rows:
             seq, before, drawn = row["seq"], state.rng, len(trace)
             if seq != expected:
@@ -224,6 +226,7 @@ def _snapshot0_hash(svc, game_id: str) -> str:
 
 def _move(step: Step, player: str | None, reveal: bool) -> dict:
     row = step.row
+    assert row is not None  # a logged move: the setup (seq 0) is no move
     m = {k: row[k] for k in _CHAINED if k != "game"}
     m.update(state_hash=row["state_hash"], prev_hash=row["prev_hash"], hash=row["hash"],
              turn=step.state.turn, positions=_positions(step.state), events=_events(step.events, player))

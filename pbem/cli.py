@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import click
@@ -60,7 +60,9 @@ Group.group_class = Group  # subgroups too
 
 
 def _svc(ctx: click.Context, clock=None):
-    return ctx.find_object(Home).service(clock)
+    home = ctx.find_object(Home)
+    assert home is not None  # main() puts the Home on the context before any command runs
+    return home.service(clock)
 
 
 def _json(data) -> None:
@@ -468,10 +470,10 @@ def _parse_now(value: str | None):
     if value is None:
         return None
     try:
-        t = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        t = datetime.fromisoformat(value)
     except ValueError:
         raise click.BadParameter(f"{value!r} is not an ISO 8601 time", param_hint="--now") from None
-    return t if t.tzinfo else t.replace(tzinfo=timezone.utc)
+    return t if t.tzinfo else t.replace(tzinfo=UTC)
 
 
 @main.command("serve", short_help="The daemon: take in mail, play, send.")
@@ -699,15 +701,44 @@ def rules_group():
 @rules_group.command("coverage", short_help="Which cards the engine plays by itself.")
 @click.option("--pack", help="Only this rules pack.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-def rules_coverage(pack, as_json):
-    """Which cards, spaces and characters the engine plays by itself."""
+@click.pass_context
+def rules_coverage(ctx, pack, as_json):
+    """Which cards, spaces and characters the engine plays by itself, with the home's content folder."""
     from engine import coverage
+    settings_mod.load(ctx.find_object(Home).home)  # its `content` folder over the package (docs/content.md)
     rows = coverage.report(pack)
     if as_json:
         return _json(rows)
-    _table(rows, ["pack", "kind", "slug", "name", "automated"])
+    rows = sorted(rows, key=lambda r: not r["confirmed"])  # confirmed rows first, then the stand-ins
+    _table([{**r, "confirmed": "yes" if r["confirmed"] else "stand-in"} for r in rows],
+           ["pack", "kind", "slug", "name", "automated", "confirmed"])
     done = sum(1 for r in rows if r["automated"])
     click.echo(f"{done} of {len(rows)} automated")
+    for name, counts in coverage.stand_in_counts(rows).items():
+        click.echo(f"{name}: {counts['confirmed']} confirmed, {counts['stand-in']} stand-in")
+
+
+@rules_group.command("check", short_help="Check a content folder (docs/content.md).")
+@click.argument("folder", metavar="[DIR]", required=False, type=click.Path(file_okay=False))
+@click.pass_context
+def rules_check(ctx, folder):
+    """Check DIR (default: the home's `content` folder) against the content schema."""
+    from pbem import content_overlay
+    if folder is None:
+        home = ctx.find_object(Home)
+        settings = settings_mod.load(home.home, use_content=False)
+        if settings.content_path is None:
+            raise GameError("no DIR given and pbem.toml names no `content` folder")
+        folder = settings.content_path
+    if not Path(folder).is_dir():
+        raise GameError(f"{folder}: not a folder")
+    files = content_overlay.read(folder)
+    wrong = content_overlay.problems(files)
+    for line in wrong:
+        click.echo(f"{folder}/{line}", err=True)
+    if wrong:
+        ctx.exit(1)
+    click.echo(f"{folder}: {content_overlay.summary(files)}")
 
 
 if __name__ == "__main__":

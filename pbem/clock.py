@@ -7,7 +7,7 @@ local hour on both sides of a daylight-saving change.
 from __future__ import annotations
 
 import re
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 _PART = re.compile(r"(\d+)\s*([wdhms])", re.IGNORECASE)
@@ -15,7 +15,7 @@ _UNITS = {"w": "weeks", "d": "days", "h": "hours", "m": "minutes", "s": "seconds
 LONGEST = timedelta(days=36525)  # a hundred years
 
 
-def duration(text: str | int | float, unit: str = "h") -> timedelta:
+def duration(text: str | float, unit: str = "h") -> timedelta:
     """"48h", "2d", "1d12h", "90m" (a bare number counts in `unit`) as a timedelta."""
     s = str(text).strip().lower().replace(" ", "")
     if re.fullmatch(r"\d+", s):
@@ -33,13 +33,13 @@ def duration(text: str | int | float, unit: str = "h") -> timedelta:
 
 def parse(text: str) -> datetime:
     """A stored time (UTC ISO-8601, as `pbem.store.iso` writes it)."""
-    t = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    return t if t.tzinfo else t.replace(tzinfo=timezone.utc)
+    t = datetime.fromisoformat(text)
+    return t if t.tzinfo else t.replace(tzinfo=UTC)
 
 
 def zone(name: str | None) -> ZoneInfo | timezone:
     if not name:
-        return timezone.utc
+        return UTC
     try:
         return ZoneInfo(name)
     except (ZoneInfoNotFoundError, ValueError):
@@ -52,7 +52,7 @@ def local(t: datetime, tz: str | None) -> str:
     here = t.astimezone(zone(tz))
     text = f"{here:%A} {here.day} {here:%B %Y, %H:%M} {here.tzname()}"
     if here.utcoffset():
-        text += f" ({t.astimezone(timezone.utc):%H:%M} UTC)"
+        text += f" ({t.astimezone(UTC):%H:%M} UTC)"
     return text
 
 

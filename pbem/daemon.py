@@ -22,9 +22,14 @@ from typing import TYPE_CHECKING
 
 import watchfiles
 
-from pbem import clock, log, outbox, process
+from pbem import (
+    clock,
+    deadlines,  # reminders and defaults, each cycle
+    log,
+    outbox,
+    process,
+)
 from pbem.ingest import dropfolder, imap, maildir, pipe
-from pbem import deadlines  # reminders and defaults, each cycle
 
 if TYPE_CHECKING:
     from pbem.service import Service  # pbem.service imports what imports this module
@@ -35,7 +40,7 @@ def _stop_on_signals(stop: threading.Event):
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    handler = lambda *_: stop.set()  # noqa: E731 -- only a flag: never interrupts a transaction
+    handler = lambda *_: stop.set()  # only a flag: never interrupts a transaction
     old = {sig: signal.signal(sig, handler) for sig in (signal.SIGTERM, signal.SIGINT)}
     try:
         yield
@@ -66,19 +71,19 @@ async def cycle(svc: Service, stop: threading.Event | None = None,
             break
         try:
             results += step()
-        except Exception:  # noqa: BLE001 -- one broken source must not stop the others
+        except Exception:  # one broken source must not stop the others
             logger.exception("source failed", source=name)
     if own_mailbox and mailbox is not None:  # opened above
         mailbox.close()
     if not stop.is_set():  # after the mail in hand: an answer that came in time is never defaulted
         try:
             deadlines.tick(svc)
-        except Exception:  # noqa: BLE001
+        except Exception:
             logger.exception("deadlines failed")
     if not stop.is_set():
         try:
             await outbox.send_due(svc, stop=stop)
-        except Exception:  # noqa: BLE001
+        except Exception:
             logger.exception("sending failed")
     return results
 

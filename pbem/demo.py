@@ -42,7 +42,7 @@ def outbox_mails(home: Path):
 def token_of(home: Path, game: str, player: str) -> str:
     for _, msg in outbox_mails(home):
         if msg["Subject"] == f"[{game}] Welcome, {player}":
-            found = re.search(r"^token: ([0-9a-f]{20})$", msg.get_body(("plain",)).get_content(), re.M)
+            found = re.search(r"^token: ([0-9a-f]{20})$", msg.get_body(("plain",)).get_content(), re.MULTILINE)
             assert found is not None, "a welcome mail holds the player's token"
             return found.group(1)
     raise LookupError(f"no welcome mail for {player}")

@@ -65,13 +65,13 @@ TOP_KEYS = ("game", "players", "observers")  # observers: pbem/observers.py
 GAME_KEYS = ("name", "edition", "packs", "options", "ending", "seed", "address", "moderator", "pace",
              "unlisted", "press")  # unlisted: not in the web index (pbem/web/pages.py); press: pbem/press.py
 PLAYER_KEYS = ("name", "email", "character", "role", "timezone", "reports", "vacation_days")
-_TYPES = {"name": str, "edition": str, "ending": str, "address": str, "moderator": str, "email": str,
+_TYPES: dict[str, type | tuple[type, ...]] = {"name": str, "edition": str, "ending": str, "address": str, "moderator": str, "email": str,
           "character": str, "role": str, "timezone": str, "reports": str, "packs": list, "options": dict,
           "pace": dict, "seed": (str, int), "vacation_days": int, "press": str}
 MIN_PLAYERS = 2  # Talisman is played by 2 to 6 (a Nemesis game: the Nemesis and 1 to 5 heroes)
 
 
-_TYPE_NAMES = {str: "a string", list: "a list", dict: "a table", int: "a whole number", (str, int): "a string"}
+_TYPE_NAMES: dict[type | tuple[type, ...], str] = {str: "a string", list: "a list", dict: "a table", int: "a whole number", (str, int): "a string"}
 
 
 def _typed(table: dict, where: str) -> None:
@@ -90,7 +90,7 @@ def check_addresses(players: list[dict]) -> None:
         if addr in seen:
             raise GameError(f"players {seen[addr]!r} and {p.get('name')!r} have the same address {p['email']!r}: "
                             "each seat needs its own")
-        seen[addr] = p.get("name")
+        seen[addr] = str(p.get("name"))
 
 
 def check_player_count(n: int) -> None:
@@ -276,7 +276,7 @@ def play(svc, game: dict, player: str, lines: list[str], *, actor: str | None = 
     eng = svc.engine
     out = Played(state=state(svc, game), seq=game["moves"])
     out.start = out.state
-    moves = []
+    moves: list[tuple[Any, Any, str, list]] = []  # (move, state after it, who played it, its events)
     auto = None if check else standing.Answerer(svc, game)
     i = 0
     while i < len(lines):

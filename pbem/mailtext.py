@@ -95,7 +95,7 @@ def unflow(text: str, delsp: bool = False) -> str:
     for raw in text.split("\n"):
         quote = raw[: len(raw) - len(raw.lstrip(">"))]
         body = raw[len(quote):]
-        body = body[1:] if body.startswith(" ") else body  # space-stuffing
+        body = body.removeprefix(" ")  # space-stuffing
         if soft and out and out[-1][0] == quote:
             out[-1][1] += body
         else:

@@ -6,9 +6,17 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
-from pbem import games, log, outbox, reports, tokens, turnmail
+from pbem import (
+    briefing,  # substitutes
+    games,
+    log,
+    outbox,
+    reports,
+    standing,  # standing orders (docs/pace.md)
+    tokens,
+    turnmail,
+)
 from pbem.games import GameError, Played
-from pbem import briefing, standing  # substitutes; standing orders (docs/pace.md)
 
 if TYPE_CHECKING:
     from pbem.service import Service  # pbem.service imports what imports this module
@@ -117,7 +125,7 @@ def add_player(svc: Service, game_id: str, name: str, email: str, character: str
         email = games._check_email(email, f"player {name!r}")
         config = game["config"]
         games.check_addresses([*config["players"], {"name": name, "email": email}])
-        config["players"].append({k: v for k, v in dict(name=name, email=email, character=character, role=role).items()
+        config["players"].append({k: v for k, v in {"name": name, "email": email, "character": character, "role": role}.items()
                                   if v})
         try:
             _rebuild(svc, game, config)

@@ -169,7 +169,7 @@ def _parse_mail(raw: bytes, game_address: str | None) -> Order:
             tf = _read_turn_file(mailtext.payload_bytes(part), name)
         except OrderError as exc:
             raise OrderError(f"Attachment {name}: {exc}") from exc
-        except Exception as exc:  # noqa: BLE001 -- nested too deep, or anything else a reader raises
+        except Exception as exc:  # nested too deep, or anything else a reader raises
             raise OrderError(f"Attachment {name}: it could not be read as a turn file.") from exc
         if tf.game and order.game and tf.game != order.game:
             raise OrderError(f"Attachment {name} is for game {tf.game!r}, "
@@ -226,7 +226,7 @@ def _raw_headers(msg, name: str) -> list[str]:
 def _subject(msg) -> str:
     try:
         return str(msg.get("Subject", ""))  # decodes RFC 2047 encoded words
-    except Exception:  # a malformed encoded word: use it undecoded
+    except Exception:  # noqa: BLE001 -- a malformed encoded word, whichever error it raises: use it undecoded
         return " ".join(_raw_headers(msg, "Subject"))
 
 
@@ -303,7 +303,7 @@ def parse_turn_file(data: bytes, filename: str) -> Order:
         tf = _read_turn_file(data, filename)
     except OrderError:
         raise
-    except Exception as exc:  # noqa: BLE001 -- e.g. RecursionError from a table nested 3,000 deep
+    except Exception as exc:  # e.g. RecursionError from a table nested 3,000 deep
         raise OrderError("The turn file could not be read (it is nested too deep or malformed).") from exc
     return Order(source="turnfile", game=tf.game, player=tf.player, token=tf.token,
                  sender=None, message_id=None, in_reply_to=None, subject="",

@@ -23,7 +23,7 @@ import threading
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 from email.message import EmailMessage
-from email.utils import formataddr, format_datetime, parseaddr
+from email.utils import format_datetime, formataddr, parseaddr
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -131,7 +131,7 @@ def wire(svc: Service, row: dict) -> bytes:
         token = svc.token(player) if player else "revoked"
         from pbem.web import links  # the seat's page link, filled in beside the token
         fill = lambda s: links.fill(svc, s, row["token_marker"], player).replace(row["token_marker"], token) \
-            if s else s  # noqa: E731
+            if s else s
         headers = {k: fill(v) for k, v in headers.items()}
         text, html = fill(text), fill(html)
     return mime.message(headers, text, html, attachments(svc, row))
@@ -274,7 +274,7 @@ async def send_due(svc: Service, sender=None, stop: asyncio.Event | threading.Ev
                 break
             try:
                 row = rendered(svc, row)
-            except Exception as e:  # noqa: BLE001 -- a template fault: this mail waits for the next round, the others go
+            except Exception as e:  # a template fault: this mail waits for the next round, the others go
                 logger.exception("rendering failed", outbox=row["id"], kind=row["kind"])
                 skipped.append(row["id"])
                 with svc.store.transaction():  # released, due again next round, the reason on the row
@@ -324,8 +324,8 @@ def waiting(svc: Service) -> dict:
             process.notice(svc, f"{w['n']} mail(s) waiting to be sent since {w['oldest']}", [
                 f"{w['n']} mail(s) wait to be sent; the oldest since {w['oldest']}.",
                 f"The last error: {w['last_error'] or 'none (not tried yet)'}; the next try at {w['next_try']}.",
-                f"Sending goes on trying for {svc.settings.send_for_hours:g} hours per mail; "
-                "`pbem outbox list` shows each mail and why it waits."], key=f"waiting.{w['oldest_id']}")
+                (f"Sending goes on trying for {svc.settings.send_for_hours:g} hours per mail; "
+                "`pbem outbox list` shows each mail and why it waits.")], key=f"waiting.{w['oldest_id']}")
     return w
 
 
@@ -346,11 +346,11 @@ def _failed(svc: Service, row: dict, exc: BaseException) -> None:
         elif final and row["kind"] != "notice":  # a notice given up tells no one: no notices about notices
             from pbem import process  # process -> outbox
             process.notice(svc, f"a mail to {row['to_addr']} was given up", [
-                f"Outbox mail {row['id']} ({row['kind']}, {row['subject']}) to {row['to_addr']} could not be sent "
-                f"since {row['created_at']}: {error}.", "`pbem outbox retry` queues it again."],
+                (f"Outbox mail {row['id']} ({row['kind']}, {row['subject']}) to {row['to_addr']} could not be sent "
+                f"since {row['created_at']}: {error}."), "`pbem outbox retry` queues it again."],
                 key=f"gaveup.{row['id']}")
     log.get().warning("send failed", outbox=row["id"], error=error, final=final)
 
 
 def parsedate(text: str) -> datetime:
-    return datetime.fromisoformat(text.replace("Z", "+00:00"))
+    return datetime.fromisoformat(text)

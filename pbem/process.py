@@ -20,9 +20,19 @@ from email.parser import BytesHeaderParser
 from email.utils import parseaddr
 from typing import TYPE_CHECKING
 
-from pbem import bounces, games, log, mailpolicy, orders, outbox, reports, tokens
+from pbem import (
+    bounces,
+    games,
+    log,
+    mailpolicy,
+    moderator,
+    orders,
+    outbox,
+    reports,
+    standing,  # standing orders and the other settings lines (docs/pace.md)
+    tokens,
+)
 from pbem.store import StoreUnavailable, iso
-from pbem import standing  # standing orders and the other settings lines (docs/pace.md)
 
 if TYPE_CHECKING:
     from pbem.service import Service  # pbem.service imports what imports this module
@@ -181,7 +191,7 @@ def process_inbox(svc: Service, inbox_id: int, parsed: tuple | None = None) -> R
             order, error = parsed if parsed is not None else read(row)
             result = _process(svc, row, order, error)
             svc.store.finish_inbox(inbox_id, "processed", result.outcome, result.game, result.player)
-    except Exception as e:  # noqa: BLE001 -- the message is kept; serve tries it again
+    except Exception as e:  # the message is kept; serve tries it again
         logger.exception("processing failed")
         reason = log.scrub(f"{type(e).__name__}: {e}")[:300]
         with svc.store.transaction():
@@ -326,8 +336,8 @@ def _reply_unprocessed(svc: Service, row: dict, why: str, *, reason: str | None 
                        subject="Your message to the Talisman service could not be processed", context=ctx,
                        in_reply_to=in_reply_to, references=[in_reply_to], inbox_id=row["id"])
     if tell_moderator:
-        lines = [f"Message {row['id']} ({row['kind']} from {row['source']}, received {row['received_at']}) could "
-                 f"not be processed after {MAX_ATTEMPTS} attempts: {reason}",
+        lines = [(f"Message {row['id']} ({row['kind']} from {row['source']}, received {row['received_at']}) could "
+                 f"not be processed after {MAX_ATTEMPTS} attempts: {reason}"),
                  "The sender was answered that we could not process it." if to else
                  "The sender could not be answered (no address, or the daily limit of replies).",
                  "It is kept in the inbox as failed (`pbem inbox list`)."]
@@ -405,9 +415,9 @@ def _observer(svc: Service, row: dict, order: orders.Order) -> Result | None:
         observers.status(svc, game, observer, row["id"], order.message_id)
         return Result("applied", "status: the public report sent to an observer", row["id"], game["id"])
     ctx = {"address": reports.game_address(svc, game), "subject": f"You watch the game {game['id']}",
-           "lines": [f"You watch the game {game['id']} as an observer, so your mail plays nothing and "
-                     "reaches no one.", "A mail with the word \"status\" (a line, or the subject) brings the "
-                     "report again at once."]}
+           "lines": [(f"You watch the game {game['id']} as an observer, so your mail plays nothing and "
+                     "reaches no one."), ("A mail with the word \"status\" (a line, or the subject) brings the "
+                     "report again at once.")]}
     outbox.enqueue(svc, kind="notice", message_id=reports.message_id(svc, game, f"in{row['id']}", "observer"),
                    sender=reports.game_address(svc, game), to=observer["email"], to_name=observer["name"],
                    subject=f"[{game['id']}] Observers may send status only", context=ctx, game=game["id"],
@@ -423,24 +433,26 @@ def resign_code(svc: Service, player: dict) -> str:
 
 
 def _resign(svc: Service, game: dict, player: dict, row: dict, order: orders.Order) -> Result:
-    """`resign` asks for a confirmation; `resign CODE` takes the seat out of play: it takes no
-    orders and gets no mail, and the moderator answers for it (pbem/moderator.py)."""
+    """`resign` asks for a confirmation; `resign CODE` takes the seat out: it takes no orders and
+    gets no mail, and its character leaves play by the engine's `leave-game` move."""
     code, name = resign_code(svc, player), player["name"]
     confirmed = order.resign_code is not None and hmac.compare_digest(order.resign_code, code)
     if confirmed:
         svc.store.update_player(game["id"], name, status="removed")
-        lines = [f"You have left the game {game['id']}. You get no more mail from it and it takes no more "
-                 "answers from you.", "Thank you for playing."]
+        left = _leave_play(svc, game, name)
+        lines = [(f"You have left the game {game['id']}. You get no more mail from it and it takes no more "
+                 "answers from you."), "Thank you for playing."]
         subject, outcome = "You have left the game", "resigned"
         notice(svc, f"{name} resigned from {game['id']}",
                [f"{name} resigned from the game {game['id']} by mail (confirmed with the code sent to them).",
-                "The seat stays in the game and you answer for it (`pbem game answer`)."],
+                f"Their character has left play (the move `leave-game {name}` is in the log) and the game goes on."
+                if left else f"Their character could not leave play ({left.reason}): the seat stays in the game "
+                "and you answer for it (`pbem game answer`)."],
                key=f"resign.{game['id']}.{name}", game=game["id"], to=reports.moderator_address(svc, game))
     else:
         wrong = "That code is not the one we sent you. " if order.resign_code else ""
         lines = [f"{wrong}To leave the game {game['id']} for good, reply with this line:", f"resign {code}",
-                 "Nothing changes until you do; your character's seat then stays in the game and the moderator "
-                 "answers for it."]
+                 "Nothing changes until you do; your character then leaves play and the game goes on without it."]
         subject, outcome = "Confirm that you resign", "resign: confirmation asked"
     ctx = {"address": reports.game_address(svc, game), "subject": subject, "lines": lines}
     outbox.enqueue(svc, kind="notice", message_id=reports.message_id(svc, game, f"in{row['id']}", name, "resign"),
@@ -449,6 +461,24 @@ def _resign(svc: Service, game: dict, player: dict, row: dict, order: orders.Ord
                    player=None if confirmed else player, in_reply_to=order.message_id,
                    references=[order.message_id], inbox_id=row["id"])
     return Result("applied", outcome, row["id"], game["id"], name)
+
+
+@dataclass
+class _Left:
+    reason: str | None = None
+
+    def __bool__(self) -> bool:
+        return self.reason is None
+
+
+def _leave_play(svc: Service, game: dict, name: str) -> _Left:
+    """A confirmed resign plays `moderator: leave-game NAME` (engine/rules/leave.py): the
+    character leaves play, everyone hears it, the turns pass it by."""
+    try:
+        played = moderator.answer(svc, game["id"], svc.engine.MODERATOR, f"leave-game {name}")
+    except games.GameError as e:  # the game cannot take it (over meanwhile): the moderator is told
+        return _Left(str(e))
+    return _Left(played.failed["reason"] if played.failed else None)
 
 
 def _status(svc: Service, game: dict, player: dict, row: dict, order: orders.Order) -> Result:

@@ -10,12 +10,11 @@ import contextlib
 import html
 import math
 import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Callable, Iterator
 
 from pbem import archive as archive_mod, boardmap
 from pbem.games import GameError
-
 
 # -- where a replay comes from -----------------------------------------------------------------
 
@@ -158,8 +157,8 @@ def board_picture(data: dict) -> str:
     coloured by region. Every page shows it under its own markers, so it is written once."""
     e = html.escape
     names = data["board"]["names"]
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {SIZE} {SIZE}" width="{SIZE}" height="{SIZE}">'
-             f'<rect width="{SIZE}" height="{SIZE}" fill="#faf7ef"/>']
+    parts = [(f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {SIZE} {SIZE}" width="{SIZE}" height="{SIZE}">'
+             f'<rect width="{SIZE}" height="{SIZE}" fill="#faf7ef"/>')]
     for sid, (ring, x, y, w) in _places(data).items():
         name = names.get(sid, sid)
         parts.append(f'<rect x="{x - w / 2:.1f}" y="{y - w / 2:.1f}" width="{w}" height="{w}" rx="4" '
@@ -178,8 +177,8 @@ def board_svg(data: dict, positions: dict, places: dict | None = None) -> str:
     e = html.escape
     names = data["board"]["names"]
     places = places or _places(data)
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {SIZE} {SIZE}" width="{SIZE}" height="{SIZE}">'
-             f'<image href="{PICTURE}" width="{SIZE}" height="{SIZE}"/>']
+    parts = [(f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {SIZE} {SIZE}" width="{SIZE}" height="{SIZE}">'
+             f'<image href="{PICTURE}" width="{SIZE}" height="{SIZE}"/>')]
     marks = boardmap.markers(list(positions))
     here: dict[str, int] = {}
     for i, (name, pos) in enumerate(positions.items()):

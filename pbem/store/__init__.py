@@ -4,6 +4,6 @@ opens the one `target` names: a file path, or a `postgresql://` URL. Callers see
 and never write SQL; the schema is pbem/store/migrations.py, in both dialects.
 """
 from pbem.store.base import Store
-from pbem.store.common import Clock, StoreUnavailable, _CHAINED, chain_hash, is_url, iso, utcnow
+from pbem.store.common import _CHAINED, Clock, StoreUnavailable, chain_hash, is_url, iso, utcnow
 
-__all__ = ["Clock", "Store", "StoreUnavailable", "_CHAINED", "chain_hash", "is_url", "iso", "utcnow"]
+__all__ = ["_CHAINED", "Clock", "Store", "StoreUnavailable", "chain_hash", "is_url", "iso", "utcnow"]

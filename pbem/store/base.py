@@ -13,9 +13,8 @@ deadline rows a daemon claims (FOR UPDATE SKIP LOCKED: another daemon takes the 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from datetime import timedelta
-from typing import Iterator
 
 import msgspec
 
@@ -147,9 +146,9 @@ class Store:
     def add_game(self, id: str, config: dict, seed: str, seed_commitment: str, state: bytes,
                  engine_version: str, status: str) -> None:
         now = self.now()
-        self._insert("games", dict(
-            id=id, config=json.dumps(config, sort_keys=True), status=status, engine_version=engine_version,
-            seed=seed, seed_commitment=seed_commitment, state=state, moves=0, created_at=now, updated_at=now))
+        self._insert("games", {
+            "id": id, "config": json.dumps(config, sort_keys=True), "status": status, "engine_version": engine_version,
+            "seed": seed, "seed_commitment": seed_commitment, "state": state, "moves": 0, "created_at": now, "updated_at": now})
 
     def game(self, id: str) -> dict | None:
         """The game; inside a transaction, locked for it (PostgreSQL): whatever this
@@ -174,8 +173,8 @@ class Store:
 
     def add_player(self, game: str, name: str, seat: int, email: str, token_hash: str, token_salt: str,
                    role: str = "hero", character: str | None = None) -> None:
-        self._insert("players", dict(game=game, name=name, seat=seat, email=email, token_hash=token_hash,
-                                     token_salt=token_salt, role=role, character=character, status="active"))
+        self._insert("players", {"game": game, "name": name, "seat": seat, "email": email, "token_hash": token_hash,
+                                     "token_salt": token_salt, "role": role, "character": character, "status": "active"})
 
     def player(self, game: str, name: str) -> dict | None:
         return self._one("SELECT * FROM players WHERE game = ? AND name = ?", (game, name))
@@ -204,8 +203,8 @@ class Store:
                       "(SELECT hash FROM moves WHERE game = games.id ORDER BY seq DESC LIMIT 1) AS last "
                       "FROM games WHERE id = ?", (game,))
         prev = g["last"] or g["seed_commitment"]  # the chain starts at the seed's commitment
-        row = dict(game=game, seq=g["moves"] + 1, kind=kind, player=player, actor=actor, line=line,
-                   prompt=prompt, message_id=message_id, inbox_id=inbox_id, at=self.now())
+        row = {"game": game, "seq": g["moves"] + 1, "kind": kind, "player": player, "actor": actor, "line": line,
+                   "prompt": prompt, "message_id": message_id, "inbox_id": inbox_id, "at": self.now()}
         row.update(state_hash=state_hash, prev_hash=prev,
                    hash=chain_hash(prev, {k: row[k] for k in _CHAINED}, state_hash))
         self._insert("moves", row)

@@ -3,18 +3,19 @@ from __future__ import annotations
 
 import hashlib
 import json
-from datetime import datetime, timezone
-from typing import Any, Callable
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
 
 Clock = Callable[[], datetime]
 
 
 def utcnow() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 def iso(t: datetime) -> str:
-    return t.astimezone(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+    return t.astimezone(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
 class StoreUnavailable(Exception):

@@ -188,24 +188,24 @@ CREATE INDEX outbox_queue ON outbox(status, next_attempt_at, id);  -- a claim re
 # (a trigger's body holds ';').
 EXTRA: dict[str, dict[int, list[str]]] = {
     "sqlite": {
-        1: ["CREATE TRIGGER moves_no_update BEFORE UPDATE ON moves BEGIN "
-            "SELECT RAISE(ABORT, 'moves are append-only'); END",
-            "CREATE TRIGGER moves_no_delete BEFORE DELETE ON moves BEGIN "
-            "SELECT RAISE(ABORT, 'moves are append-only'); END"],
-        5: ["CREATE TRIGGER move_events_no_update BEFORE UPDATE ON move_events BEGIN "
-            "SELECT RAISE(ABORT, 'move events are append-only'); END",
-            "CREATE TRIGGER move_events_no_delete BEFORE DELETE ON move_events BEGIN "
-            "SELECT RAISE(ABORT, 'move events are append-only'); END"],
+        1: [("CREATE TRIGGER moves_no_update BEFORE UPDATE ON moves BEGIN "
+            "SELECT RAISE(ABORT, 'moves are append-only'); END"),
+            ("CREATE TRIGGER moves_no_delete BEFORE DELETE ON moves BEGIN "
+            "SELECT RAISE(ABORT, 'moves are append-only'); END")],
+        5: [("CREATE TRIGGER move_events_no_update BEFORE UPDATE ON move_events BEGIN "
+            "SELECT RAISE(ABORT, 'move events are append-only'); END"),
+            ("CREATE TRIGGER move_events_no_delete BEFORE DELETE ON move_events BEGIN "
+            "SELECT RAISE(ABORT, 'move events are append-only'); END")],
     },
     "postgresql": {
-        1: ["CREATE FUNCTION pbem_append_only() RETURNS trigger LANGUAGE plpgsql AS "
-            "$$ BEGIN RAISE EXCEPTION '% are append-only', replace(TG_TABLE_NAME, '_', ' '); END $$",
+        1: [("CREATE FUNCTION pbem_append_only() RETURNS trigger LANGUAGE plpgsql AS "
+            "$$ BEGIN RAISE EXCEPTION '% are append-only', replace(TG_TABLE_NAME, '_', ' '); END $$"),
             "CREATE TRIGGER moves_no_update BEFORE UPDATE ON moves FOR EACH ROW EXECUTE FUNCTION pbem_append_only()",
             "CREATE TRIGGER moves_no_delete BEFORE DELETE ON moves FOR EACH ROW EXECUTE FUNCTION pbem_append_only()"],
-        5: ["CREATE TRIGGER move_events_no_update BEFORE UPDATE ON move_events FOR EACH ROW "
-            "EXECUTE FUNCTION pbem_append_only()",
-            "CREATE TRIGGER move_events_no_delete BEFORE DELETE ON move_events FOR EACH ROW "
-            "EXECUTE FUNCTION pbem_append_only()"],
+        5: [("CREATE TRIGGER move_events_no_update BEFORE UPDATE ON move_events FOR EACH ROW "
+            "EXECUTE FUNCTION pbem_append_only()"),
+            ("CREATE TRIGGER move_events_no_delete BEFORE DELETE ON move_events FOR EACH ROW "
+            "EXECUTE FUNCTION pbem_append_only()")],
     },
 }
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import threading
-from typing import Iterator
+from collections.abc import Iterator
 
 import psycopg
 import psycopg_pool
@@ -73,7 +73,7 @@ class PostgresStore(Store):
             yield conn
 
     @contextlib.contextmanager
-    def transaction(self, redoable: bool = False, savepoint: bool = False) -> Iterator["PostgresStore"]:
+    def transaction(self, redoable: bool = False, savepoint: bool = False) -> Iterator[PostgresStore]:
         """As SqliteStore.transaction; `redoable`: committed without waiting for the WAL
         flush (synchronous_commit off: a crash of the server may lose it, never corrupt it)."""
         conn = getattr(self._local, "conn", None)
@@ -95,7 +95,7 @@ class PostgresStore(Store):
                 self._local.conn = None
 
     @contextlib.contextmanager
-    def snapshot(self) -> Iterator["PostgresStore"]:
+    def snapshot(self) -> Iterator[PostgresStore]:
         """Reads that see one state (REPEATABLE READ, read only)."""
         with self.transaction():
             self._run("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
@@ -108,7 +108,7 @@ class PostgresStore(Store):
                       f"FROM {table}")
 
     @contextlib.contextmanager
-    def group_commit(self) -> Iterator["PostgresStore"]:
+    def group_commit(self) -> Iterator[PostgresStore]:
         yield self  # every commit waits for its WAL flush: nothing to sync after the batch
 
     def sync(self) -> None:

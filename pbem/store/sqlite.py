@@ -10,8 +10,8 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import sqlite_utils
 
@@ -49,7 +49,7 @@ class SqliteStore(Store):
         return self.db.conn.in_transaction
 
     @contextlib.contextmanager
-    def transaction(self, redoable: bool = False, savepoint: bool = False) -> Iterator["SqliteStore"]:
+    def transaction(self, redoable: bool = False, savepoint: bool = False) -> Iterator[SqliteStore]:
         """One write transaction; a nested call joins the one already open (`savepoint`: as
         a savepoint, so that its failure undoes its own work and leaves the outer one's).
 
@@ -87,7 +87,7 @@ class SqliteStore(Store):
                 conn.execute("PRAGMA synchronous=FULL")
 
     @contextlib.contextmanager
-    def snapshot(self) -> Iterator["SqliteStore"]:
+    def snapshot(self) -> Iterator[SqliteStore]:
         """Reads that see one state: a read transaction (WAL: writers go on meanwhile)."""
         conn = self.db.conn
         conn.execute("BEGIN")
@@ -97,7 +97,7 @@ class SqliteStore(Store):
             conn.execute("ROLLBACK")
 
     @contextlib.contextmanager
-    def group_commit(self) -> Iterator["SqliteStore"]:
+    def group_commit(self) -> Iterator[SqliteStore]:
         """Group commit for a source that takes a batch of messages: inside, every commit
         skips its fsync (still atomic, and safe from a crash of this process); on the way out
         one fsync makes them all durable. The source acknowledges its messages (moves the

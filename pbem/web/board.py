@@ -51,8 +51,8 @@ def svg(view: dict, markers: dict[str, str], colours: dict[str, str]) -> str:
         if p.get("space") and p.get("alive", True) and p["space"] in places:
             here.setdefault(p["space"], []).append((name, p.get("character_name") or p.get("character") or ""))
     w, h = cols * TILE, rows * TILE
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {w} {h}" role="img" class="board" '
-           f'aria-label="The board">', f'<rect width="{w}" height="{h}" fill="#faf7ef"/>']
+    out = [(f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {w} {h}" role="img" class="board" '
+           f'aria-label="The board">'), f'<rect width="{w}" height="{h}" fill="#faf7ef"/>']
     for sid, (ring, c, r) in places.items():
         x, y = c * TILE, r * TILE
         name = names.get(sid, sid)
