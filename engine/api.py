@@ -27,7 +27,8 @@ from engine.state import Event, Game, Prompt
 #      decided after the whole effect, the Eternal Crown's timing, Terrain on named spaces,
 #      cards met by object, no impossible quests, no questions that can do nothing, the dead at 0
 # 0.8: packs as declared objects, question kinds declared; `leave-game` (a resigned character leaves
-# play); a teleport leaves no way back to the space before it (the Gauntlet's turning back)
+# play); a teleport leaves no way back to the space before it (the Gauntlet's turning back); an
+# attack between characters is told to everyone, with both sides' values
 ENGINE_VERSION = "0.8.0"
 
 

@@ -252,7 +252,14 @@ def attack_kind(ctx: Ctx, prompt, key, arg, who) -> None:
         spells.offer_counterspell(ctx, i, "Immobility")
         return
     immobile = prompt.data.get("immobile", False)
-    ctx.push("duel-roll", i, target=j, psychic=key == "psychic", life_only=prompt.data.get("life_only", False),
+    psychic = key == "psychic"
+    attr = "Craft" if psychic else "Strength"
+    # said to everyone, the defender first of all, whether or not it has anything to answer
+    rolls = "each adding a die" if not (immobile or defenceless(ctx, i, psychic)) else \
+        f"{ctx.name(j)} adding no die"
+    ctx.emit("attack", f"{who} attacks {ctx.name(j)} in {'psychic combat' if psychic else 'battle'}: {attr} "
+             f"{duel_score(ctx, i, psychic, 0)} against {duel_score(ctx, j, psychic, 0)}, {rolls}.", player=who)
+    ctx.push("duel-roll", i, target=j, psychic=psychic, life_only=prompt.data.get("life_only", False),
              immobile=immobile)
     if immobile:
         return  # the defender can do nothing: no evading, no Spells
@@ -288,13 +295,17 @@ def duel_score(ctx: Ctx, i: int, psychic: bool, roll: int) -> int:
     return roll + (stats.craft(ctx, p) if psychic else stats.strength(ctx, p, battle=True))
 
 
+def defenceless(ctx: Ctx, i: int, psychic: bool) -> bool:
+    """The Assassin's victim may not roll for its attack score (in battle)."""
+    return not psychic and stats.has_ability(ctx, ctx.player(i), "assassin-no-defence")
+
+
 @task("duel-roll")
 def duel_roll(ctx: Ctx, t) -> None:
     i, j, psychic = t.p, t.a["target"], t.a["psychic"]
     p = ctx.player(i)
     a_roll = max(rng.dice(ctx.s, 2 if not psychic and stats.has_ability(ctx, p, "warrior-two-dice") else 1))
-    # The Assassin's victim may not roll for its attack score.
-    d_roll = 0 if t.a.get("immobile") or (not psychic and stats.has_ability(ctx, p, "assassin-no-defence")) else \
+    d_roll = 0 if t.a.get("immobile") or defenceless(ctx, i, psychic) else \
         max(rng.dice(ctx.s, 2 if not psychic and stats.has_ability(ctx, ctx.player(j), "warrior-two-dice") else 1))
     ctx.push("duel-resolve", i, target=j, psychic=psychic, a=a_roll, d=d_roll, life_only=t.a.get("life_only", False))
     ctx.emit("combat", f"{p.name} rolls {a_roll}; {ctx.name(j)} rolls {d_roll}.")
