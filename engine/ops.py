@@ -376,7 +376,10 @@ def teleport(ctx, i, o, meta):
 @op("next-move")
 def next_move(ctx, i, o, meta):
     """The character's next move is decided already (the Tavern's wizard and boatman)."""
-    ctx.player(i).flags["next-move"] = o["to"]
+    p = ctx.player(i)
+    p.flags["next-move"] = o["to"]
+    where = "a space of the Outer Region they choose then" if o["to"] == "outer" else ctx.space(o["to"]).name
+    ctx.emit("next-move", f"{p.name}'s next move takes them to {where}, instead of a movement roll.", player=p.name)
 
 
 @op("align")
