@@ -82,6 +82,9 @@ def archive(svc: Service, folder: str | Path, file: Path, result: Result) -> Pat
     """Stored: move it to cur/, named after its inbox row so it can be found again, as the
     store keeps it (no token in clear)."""
     base = Path(folder) / "cur" / f"{(result.inbox_id or 0):06d}-{file.name}"
+    if result.inbox_id and base.exists():  # kept already: a crash came between the copy and the removal
+        os.unlink(file)
+        return base
     target, n = base, 1
     while target.exists():  # a duplicate of a file already kept
         target, n = base.with_name(f"{base.name}.{n}"), n + 1
