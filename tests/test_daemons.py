@@ -110,7 +110,8 @@ def serve(home: Path, *args) -> subprocess.Popen:
 
 def stop(procs) -> None:
     for p in procs:
-        p.terminate()
+        if p.poll() is None:  # not one killed already
+            p.terminate()
     for p in procs:
         try:
             p.wait(timeout=20)

@@ -10,7 +10,6 @@ import collections
 import random
 import shutil
 import signal
-import subprocess
 import time
 from pathlib import Path
 
@@ -20,7 +19,7 @@ from conftest import legal, mail, token
 from pbem import games
 from pbem.ingest import dropfolder
 from pbem.service import open_service
-from test_daemons import PBEM, new_games, run, smtp  # noqa: F401 -- the SMTP sink fixture
+from test_daemons import new_games, run, serve, smtp, stop  # noqa: F401 -- smtp: the SMTP sink fixture
 
 pytestmark = pytest.mark.postgres  # separate processes, seconds each: `pytest -m postgres` (.ci/run runs it)
 GAMES = 4
@@ -39,23 +38,6 @@ def make_homes(tmp_path: Path, url: str, port: int, daemons: int) -> list[Path]:
         run(home, "init")
     new_games(homes[0], tmp_path, GAMES, "postgres")
     return homes
-
-
-def serve(home: Path) -> subprocess.Popen:
-    return subprocess.Popen([*PBEM, "--home", str(home), "serve"], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
-
-
-def stop(procs) -> None:
-    for p in procs:
-        if p.poll() is None:
-            p.terminate()
-    for p in procs:
-        try:
-            p.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            p.kill()
-            p.wait()
 
 
 def wait_for(check, what: str, timeout: float = 90.0):
