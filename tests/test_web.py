@@ -8,7 +8,7 @@ import re
 import pytest
 from starlette.testclient import TestClient
 
-from pbem import games, moderator, outbox, settings as settings_mod
+from pbem import games, moderator, outbox, reports, settings as settings_mod
 from pbem.service import open_service
 from pbem.web import links
 from pbem.web.app import create_app
@@ -139,19 +139,32 @@ def test_a_replaced_seat_loses_its_link(web):
     assert client.get(seat_url(svc, g, "bob")).status_code == 200
 
 
-def test_direction_options_say_where_they_lead(web):
+def test_direction_options_say_where_they_lead_as_the_report_does(web):
+    """The seat's page says what each answer leads to with the report's own lines (pbem/leads.py,
+    from the engine's preview): the space each way ends on, the bridge it crosses, what a reroll
+    could give."""
     svc, client = web
     g = new_game(svc)
-    for _ in range(10):
+    state = games.state(svc, games.get(svc, g))
+    name = svc.engine.waiting_for(state)[0]
+    next(p for p in state.players if p.name == name).space, state.forced = "woods", [4]
+    svc.store.update_game(g, state=svc.engine.encode(state))
+    for _ in range(5):  # through the start of the turn to the movement roll of 4
         name, q = asked(svc, g)
         if q["kind"] == "direction":
             break
-        moderator.answer(svc, g, name, f"{q['id']}: {q['options'][-1]['key']}")
+        moderator.answer(svc, g, name, f"{q['id']}: done")
     assert q["kind"] == "direction"
-    page = client.get(seat_url(svc, g, name)).text
-    assert page.count("Ends on ") >= 2
-    if any(o["key"] == "reroll" for o in q["options"]):
-        assert "the new roll replaces this one" in page
+    page = html.unescape(client.get(seat_url(svc, g, name)).text)
+    options = page[page.index('<ol class="options">'):page.index("</ol>")]
+    items = dict(re.findall(r'<li><button[^>]*value="([^"]+)".*?</button>(.*?)</li>', options, re.S))
+    leads = {k: re.findall(r'<span class="leads">(.*?)</span>', v, re.S) for k, v in items.items()}
+    assert leads["left"] == ["→ Fields (Outer Region)"], leads
+    assert leads["right"][0].startswith("→ on the way: You reach the Sentinel's bridge."), leads
+    assert "continue → Fields (Outer Region)" in leads["right"][0]
+    assert leads["reroll"][0].startswith("→ a new roll: left: 1 Graveyard, 2 Fields"), leads
+    report = " ".join(reports.show_text(svc, games.get(svc, g), name).split())  # its wrapped lines joined
+    assert all(" ".join(line.split()) in report for lines in leads.values() for line in lines)  # the mail's words
 
 
 def _form(client, url):

@@ -114,47 +114,19 @@ def public(svc: Service, game: dict, state, upto: int | None = None, reader: str
 
 # -- a seat's page -------------------------------------------------------------------------
 
-_STEPS = re.compile(r"\bmove (\d+)\b")
-REROLL = ("Spend 1 Fate and roll again (of several dice, the one that did worst): the new roll replaces this one, "
-          "whatever it shows, and the Fate is spent either way.")
-
-
-def _ring_of(view: dict, space: str) -> list[str] | None:
-    return next((list(ids) for ids in view["board"].values() if space in ids), None)
-
-
-def explain(view: dict, me: str, option: dict) -> str | None:
-    """What an option leads to, where the page can say it without trying it (a trial would meet
-    cards and dice not yet revealed): where `left` and `right` end, what a reroll means."""
-    key, names = option["key"], view["space_names"]
-    if key == "reroll" or key.endswith("-reroll"):
-        return REROLL
-    m = _STEPS.search(option["text"])
-    if key in ("left", "right") and m:
-        space = (view["players"].get(me) or {}).get("space")
-        ring = _ring_of(view, space) if space else None
-        if not ring or not space:
-            return None
-        d, n = (1 if key == "right" else -1), int(m.group(1))
-        path = [ring[(ring.index(space) + d * k) % len(ring)] for k in range(1, n + 1)]
-        via = f", by way of {', '.join(names.get(s, s) for s in path[:-1])}" if len(path) > 1 else ""
-        return (f"Ends on {names.get(path[-1], path[-1])}{via}. A crossing on the way (a bridge, the "
-                "Portal) asks you first.")
-    return None
-
-
 def private(svc: Service, game: dict, state, player: dict, upto: int | None = None) -> dict:
-    """A seat's own page: its view, its question with each option explained, its sheet, and
-    the public page's parts (the log with what this seat may see)."""
+    """A seat's own page: its view, its question with what each option leads to (the lines its
+    report has: pbem/leads.py), its sheet, and the public page's parts (the log with what this
+    seat may see)."""
     name = player["name"]
     page = public(svc, game, state, upto, reader=name)
     view = svc.engine.view(state, name)
     ctx = reports.report_context(svc, game, name, view, [], page["frame"], state)
     asked = ctx["asked"]
-    options = [{"key": o["key"], "text": o["text"], "line": line, "explained": explain(view, name, o)}
+    options = [{"key": o["key"], "text": o["text"], "line": line, "leads": ctx["leads"].get(o["key"], [])}
                for o, line in zip(asked["options"], ctx["reply_lines"])] if asked else []
     page.update(
-        me=name, seat_url=links.seat_path(svc, player), asked=asked, options=options,
+        me=name, seat_url=links.seat_path(svc, player), asked=asked, options=options, about=ctx["about"],
         sheet=ctx["sheet"], deadline=ctx["deadline"], standing_orders=ctx["standing_orders"],
         timezone=pace.seat_config(game, name).get("timezone") or "UTC")
     return page
