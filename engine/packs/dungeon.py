@@ -1,0 +1,238 @@
+"""The Dungeon (city-and-dungeon.md, "The Dungeon"): a Region beside the main board, on a stand-in
+path (content/dungeon/board.toml; docs/rules-decisions.md, "The Dungeon").
+
+The ring "dungeon" lists its spaces from the Dungeon Entrance (first) to the Treasure Chamber
+(last). Its arrows point deeper: `with` them is on toward the Treasure Chamber, `against` them
+back toward the Entrance and, past it, out to the main board's Ruins. The path does not wrap.
+
+The pack is `Dungeon` (at the end); its hooks: `setup` (the out-of-play pile of Treasures),
+`public`, `arrived` (arriving at the Ruins: stay, or go in to the Dungeon Entrance), `turn_start`
+(a turn in the Dungeon: its own with/against move, which offers other packs' `move_options`
+beside it), `draw_deck` (in the Dungeon Region Dungeon cards are drawn instead of Adventure
+cards). Tasks: `dungeon-move`, the Treasure Chamber (`space:dungeon-treasure-chamber`: the Lord
+of Darkness, a Treasure, the emergence chart read from the space's `hook_args`).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from engine import packs, rng
+from engine.content import die_row, die_rows
+from engine.packs.base import Pack, RuleOption
+from engine.rules import stats
+from engine.rules.encounter import take
+from engine.rules.machine import Ctx, on_answer, task
+from engine.rules.movement import one_space_only, place
+from engine.rules.turn import finish
+from engine.state import Option
+
+RING = "dungeon"
+# the CONTRACT's names (tests/.. and the Deep Realms rely on them): space ids and decks
+ENTRANCE, HALL, CHAMBER, CRYPT_STAIR = "dungeon-entrance", "hall-of-darkness", "treasure-chamber", "crypt-stair"
+RUINS = "ruins"  # the main board's space the Dungeon opens from
+DECK, TREASURE, OUT_OF_PLAY = "dungeon", "treasure", "box"
+WITH, AGAINST = "with", "against"
+STAYING = "dungeon-stays"  # a flag: this arrival at the Ruins is met as the Ruins (asked already, or leaving)
+WINNER_TAKES_ALL = "winner_takes_all"
+
+
+def inside(ctx: Ctx, space: str | None) -> bool:
+    return space is not None and ctx.content.board.spaces[space].ring == RING
+
+
+def path(ctx: Ctx) -> list[str]:
+    return ctx.content.board.rings[RING]
+
+
+# -- moving in the Dungeon ----------------------------------------------------------------
+
+@task("dungeon-move")
+def dungeon_move(ctx: Ctx, t) -> None:
+    """A die (1 space only for a Toad, in a Blizzard...), then with or against the arrows."""
+    p = ctx.player(t.p)
+    p.flags.pop("moved", None)
+    one = one_space_only(ctx, t.p)
+    ask_way(ctx, t.p, 1 if one else rng.die(ctx.s), rerolled=one)
+
+
+def ask_way(ctx: Ctx, i: int, roll: int, rerolled: bool) -> None:
+    """With or against the arrows, asked only when both are possible (the Treasure Chamber has
+    no way on), beside a fate reroll and what other packs offer here (the Deep Realms' entries)."""
+    p = ctx.player(i)
+    if one_space_only(ctx, i):
+        ctx.emit("move-one", f"{p.name} may move only 1 space.", player=p.name)
+    else:
+        ctx.emit("roll", f"{p.name} rolls {roll} for movement in the Dungeon.", player=p.name, roll=roll, dice=[roll])
+    here = ctx.content.space(p.space).index
+    opts = []
+    if here < len(path(ctx)) - 1:
+        opts.append(Option(WITH, f"move {roll} with the arrows, deeper toward the Treasure Chamber"))
+    back = "out of the Dungeon to the Ruins" if roll > here else "toward the Dungeon Entrance"
+    opts.append(Option(AGAINST, f"move {roll} against the arrows, {back}"))
+    if stats.fate(ctx, p) and not rerolled:
+        opts.append(Option("reroll", "spend 1 fate to roll again"))
+    opts += packs.call(ctx.s, "move_options", ctx, i) or []
+    ctx.ask(i, "dungeon-way", f"You rolled {roll} in the Dungeon. Which way do you move?", opts, roll=roll)
+
+
+@on_answer("dungeon-way", "moving in the Dungeon: `with` the arrows (deeper, toward the Treasure Chamber) or "
+           "`against` them (toward the Dungeon Entrance, past it out to the Ruins); `reroll` (fate), or a pack's own "
+           "(the Deep Realms' entries)", default=(WITH, AGAINST))
+def way_answer(ctx: Ctx, prompt, key, arg, who) -> None:
+    i = ctx.index(who)
+    p = ctx.player(i)
+    roll = prompt.data["roll"]
+    if key == "reroll":
+        stats.spend_fate(ctx, p)
+        ctx.emit("fate", f"{p.name} spends 1 fate to reroll.", player=p.name)
+        ask_way(ctx, i, rng.die(ctx.s), rerolled=True)
+        return
+    if key not in (WITH, AGAINST):
+        packs.call(ctx.s, "move_choice", ctx, i, key)
+        return
+    ring = path(ctx)
+    at = ctx.content.space(p.space).index
+    if key == AGAINST and roll > at:
+        p.flags[STAYING] = 1  # out by the Entrance: the Ruins are met as the Ruins
+        ctx.emit("move", f"{p.name} leaves the Dungeon by the Dungeon Entrance to the Ruins.", player=p.name,
+                 space=RUINS)
+        place(ctx, i, RUINS)
+        return
+    dest = ring[min(at + roll, len(ring) - 1) if key == WITH else at - roll]
+    stop = " (reaching it ends the move)" if dest == CHAMBER and at + roll > len(ring) - 1 else ""
+    ctx.emit("move", f"{p.name} moves {key} the arrows to {ctx.space(dest).name}{stop}.", player=p.name, space=dest)
+    place(ctx, i, dest)
+
+
+@on_answer("dungeon-enter", "arriving at the Ruins with the Dungeon in play: `stay` (meet the Ruins) or `enter` "
+           "(go in to the Dungeon Entrance)", default=("stay",))
+def enter_answer(ctx: Ctx, prompt, key, arg, who) -> None:
+    i = ctx.index(who)
+    p = ctx.player(i)
+    if key == "enter":
+        ctx.emit("dungeon", f"{p.name} goes down into the Dungeon by the Dungeon Entrance.", player=p.name,
+                 space=ENTRANCE)
+        place(ctx, i, ENTRANCE)
+    else:
+        p.flags[STAYING] = 1
+        p.flags["moved"] = 1
+    ctx.push("encounter", i)
+
+
+# -- the Treasure Chamber -------------------------------------------------------------------
+
+def lord(ctx: Ctx) -> dict[str, Any]:
+    return ctx.space(CHAMBER).hook_args["lord"]
+
+
+@task("space:dungeon-treasure-chamber")
+def treasure_chamber(ctx: Ctx, t) -> None:
+    a = lord(ctx)
+    ctx.ask(t.p, "dungeon-lord",
+            f"The Lord of Darkness (Strength {a['strength']}, Craft {a['craft']}) awaits. He cannot be evaded and you "
+            "fight him alone. Which combat do you fight?",
+            [Option("battle", f"battle against Strength {a['strength']}"),
+             Option("psychic", f"psychic combat against Craft {a['craft']}")])
+
+
+@on_answer("dungeon-lord", "the Lord of Darkness in the Treasure Chamber: `battle` or `psychic` combat",
+           default=("battle", "psychic"))
+def lord_answer(ctx: Ctx, prompt, key, arg, who) -> None:
+    """The engine's own dice and fate reroll (`combat-roll`), with nothing to ask first: no
+    evasion, no Spell, nothing that helps or fights in the character's place (no Potion, no
+    Mercenary, no Cross, no one joining); the turn goes on after the fight, to the emergence."""
+    i = ctx.index(who)
+    a = lord(ctx)
+    attr = "strength" if key == "battle" else "craft"
+    ctx.push("combat-roll", i, name=a["name"], helpers_asked=True, ends_turn=False, on_win="dungeon-lord-killed",
+             scored="dungeon-emerge", **{attr: a[attr]})
+
+
+@task("dungeon-lord-killed")
+def lord_killed(ctx: Ctx, t) -> None:
+    """Choose 1 Treasure card if any remain (Winner Takes All: the first to kill him wins)."""
+    p = ctx.player(t.p)
+    ctx.emit("dungeon", f"{p.name} kills the Lord of Darkness!", player=p.name)
+    if ctx.s.options.get(WINNER_TAKES_ALL):
+        ctx.emit("dungeon", "Winner Takes All: the first to kill the Lord of Darkness wins the game.")
+        finish(ctx, [p.name])
+        return
+    left = list(dict.fromkeys(ctx.s.decks[TREASURE]))
+    if not left:
+        ctx.emit("dungeon", "No Treasure card is left.", player=p.name)
+        return
+    ctx.ask(t.p, "dungeon-treasure", "You have killed the Lord of Darkness: which Treasure card do you take?",
+            [Option(c, f"take {ctx.content.cards[c].name}") for c in left])
+
+
+@on_answer("dungeon-treasure", "the Treasure card chosen after killing the Lord of Darkness (its slug)", default=())
+def treasure_answer(ctx: Ctx, prompt, key, arg, who) -> None:
+    """Taken as a card found on the space is (gold, what it does when taken, the carrying limit)."""
+    i = ctx.index(who)
+    ctx.s.decks[TREASURE].remove(key)
+    ctx.s.spaces.setdefault(ctx.player(i).space, []).append(key)
+    take(ctx, i, key)
+
+
+@task("dungeon-emerge")
+def emerge(ctx: Ctx, t) -> None:
+    """Whatever the result, the character emerges: its attack score minus the Lord's, read on
+    the chart (the "0" line if he scored higher; the highest line for that margin or more)."""
+    p = ctx.player(t.p)
+    if not p.alive or p.space != CHAMBER:
+        return
+    chart = ctx.space(CHAMBER).hook_args["emerge"]
+    margin = max(0, t.a["mine"] - t.a["theirs"])
+    row = die_row(chart, min(margin, max(hi for _, hi, _ in die_rows(chart))), [])
+    ctx.emit("dungeon", f"{p.name} emerges from the Treasure Chamber: {t.a['mine']} against {t.a['theirs']}, "
+             f"the chart's line {margin}.", player=p.name, margin=margin)
+    if row:
+        ctx.push("effect", t.p, ops=row, source="the Treasure Chamber's chart")
+
+
+class Dungeon(Pack):
+    name = "dungeon"
+    editions = ("revised4",)
+    options = (RuleOption(WINNER_TAKES_ALL, False, "The Dungeon's Winner Takes All: the first character to kill the "
+                          "Lord of Darkness wins the game.", (False, True)),)
+
+    def setup(self, ctx: Ctx, config: Any) -> None:
+        """A discarded Treasure leaves the game: Treasures discard to the pile of cards out of
+        play (content/dungeon/treasure.toml `discard_to`), which is never shuffled back."""
+        ctx.s.discards.setdefault(OUT_OF_PLAY, [])
+
+    def public(self, state: Any, content: Any) -> dict[str, Any]:
+        """Who is in the Dungeon (and where), and the Treasure cards left and out of play."""
+        spaces = content.board.spaces
+        there = {p.name: p.space for p in state.players if p.alive and p.space and spaces[p.space].ring == RING}
+        gone = [c for c in state.discards.get(OUT_OF_PLAY, []) if content.cards[c].deck == TREASURE]
+        return {"characters": there, "treasure": sorted(state.decks.get(TREASURE, [])), "treasure_gone": sorted(gone)}
+
+    def arrived(self, ctx: Ctx, i: int) -> bool | None:
+        """Arriving at the main board's Ruins, the character chooses to stay (and meet them) or to
+        go to the Dungeon Entrance (and meet it)."""
+        p = ctx.player(i)
+        if p.space != RUINS:
+            return None
+        if p.flags.pop(STAYING, None):
+            return None
+        ctx.ask(i, "dungeon-enter", "You arrive at the Ruins. Stay here, or go down into the Dungeon?",
+                [Option("stay", "stay and encounter the Ruins"),
+                 Option("enter", "go to the Dungeon Entrance (and encounter it)")])
+        return True
+
+    def turn_start(self, ctx: Ctx, i: int) -> bool | None:
+        """A turn in the Dungeon: the start-of-turn window, the with/against move, the space and
+        the Warlock's quest check, as a turn on the main board is."""
+        if not inside(ctx, ctx.player(i).space):
+            return None
+        ctx.push_all([("start-spells", i, {}), ("dungeon-move", i, {}), ("encounter", i, {}),
+                      ("quest-check", i, {})])
+        return True
+
+    def draw_deck(self, ctx: Ctx, i: int) -> str | None:
+        """In the Dungeon Region a character always draws Dungeon cards instead of Adventure cards."""
+        return DECK if inside(ctx, ctx.player(i).space) else None
+
+
+PACK: Pack = Dungeon()
