@@ -1,12 +1,21 @@
 """The City (city-and-dungeon.md, "The City"): a Region beside the main board, on a stand-in
-loop (content/city/board.toml; docs/rules-decisions.md, "The City").
+board (content/city/board.toml; docs/rules-decisions.md, "The City").
 
-The pack is `City` (at the end). Its hooks: `move_options`/`move_choice` (from the main
-board's City space a character may go to the City Gate instead of rolling: a stand-in for "a
-roll that carries it past the City space", see rules-decisions), `scenario_setup` (`jailed`),
-`turn_start` (a turn in the City: the Jail chart, then a one-way move along the arrows),
-`public`; space hooks `city-gate`, `city-jail`, `city-wharf`.
-Not built yet: the shops and their decks, the City cards, the Wanted Posters.
+Built: entering from the main board's City space (`city-enter`, a stand-in for "a roll that
+carries it past"); the one-way streets, followed in the ring's order and never against it; the
+five shops, each entered from its street for 1 point of movement (the rest of the roll lost),
+left by spending 1 point to step back onto its street, never re-entered the turn it was left and
+never reached from another shop directly (this module); buying there, the Potions drunk at the
+start of a turn, the City cards drawn on the plain streets and Free Samples (engine/packs/
+city_shops.py); the Wanted Posters at the City Gate (engine/packs/city_posters.py); the Jail and
+its stand-in chart; leaving by the City Gate or the Wharf. Before a movement roll in the City,
+other packs' `move_options` for the character (the Deep Realms at the Sewer Grate) are offered
+beside the roll, in one question, only when there are any.
+
+The pack is `City` (at the end), its hooks written as its methods; tasks and answers are the
+module's functions (`city-move`, `city-walk`, the Jail, the Gate, the Wharf).
+Not built: Trading Day and Grumpy Wizard are settled by the moderator; the City's characters and
+Alternative Endings; entering by a roll that passes the main board's City space.
 """
 from __future__ import annotations
 
@@ -15,12 +24,13 @@ import tomllib
 from importlib import resources
 from typing import Any
 
-from engine import rng
+from engine import packs, rng
 from engine.config import ConfigError
 from engine.content import die_row
+from engine.packs import city_posters, city_shops
 from engine.packs.base import Pack
 from engine.rules.machine import Ctx, on_answer, task
-from engine.rules.movement import place
+from engine.rules.movement import one_space_only, place
 from engine.state import Option
 
 RING = "city"
@@ -37,70 +47,106 @@ def inside(ctx: Ctx, space: str | None) -> bool:
     return space is not None and ctx.content.board.spaces[space].ring == RING
 
 
-def setup(ctx: Ctx, config) -> None:
-    """Nothing to deal: the stand-in City has no decks of its own yet."""
+def shop_of(ctx: Ctx, street: str) -> str | None:
+    """The shop that opens off a street (board.toml: a shop's `hook_args.street`)."""
+    return next((sid for sid in ctx.content.board.rings[RING]
+                 if ctx.content.space(sid).hook_args.get("street") == street), None)
 
 
-def public(state, content) -> dict[str, Any]:
-    """Who is in the City (and where), and who is in the Jail."""
-    spaces = content.board.spaces
-    there = {p.name: p.space for p in state.players if p.alive and p.space and spaces[p.space].ring == RING}
-    jailed = sorted(p.name for p in state.players if p.alive and "city-jailed" in p.flags)
-    return {"characters": there, "jailed": jailed}
+def streets(ctx: Ctx) -> list[str]:
+    """The one-way loop: every City space but the shops, in the arrows' order."""
+    return [sid for sid in ctx.content.board.rings[RING] if ctx.content.space(sid).hook != "city-shop"]
 
 
-def scenario_setup(state, content, p, key: str, value) -> bool | None:
-    """A scenario's `jailed = true` in [setup.<player>] (after `space`): locked up in the Jail."""
-    if key != "jailed":
-        return None
-    if p.space != tables()["jail"]:
-        raise ConfigError("jailed: only a character on the Jail space can be (set its space first)")
-    if value:
-        p.flags["city-jailed"] = 1
-    return True
+def next_street(ctx: Ctx, street: str) -> str:
+    loop = streets(ctx)
+    return loop[(loop.index(street) + 1) % len(loop)]
 
 
-def move_options(ctx: Ctx, i: int) -> list[Option] | None:
-    if ctx.player(i).space != tables()["main_city"]:
-        return None
-    return [Option("city-enter", "go into the City by the City Gate instead of rolling")]
-
-
-def move_choice(ctx: Ctx, i: int, key: str) -> bool | None:
-    if key != "city-enter":
-        return None
-    p = ctx.player(i)
-    ctx.emit("city", f"{p.name} enters the City by the City Gate.", player=p.name, space=tables()["entry"])
-    place(ctx, i, tables()["entry"])
-    return True
-
-
-def turn_start(ctx: Ctx, i: int) -> bool | None:
-    """A turn in the City: a jailed character rolls on the Jail chart instead of moving; then
-    the start-of-turn window, the one-way move and the space."""
-    p = ctx.player(i)
-    if not inside(ctx, p.space):
-        return None
-    work: list[tuple[str, int, dict[str, Any]]] = [("start-spells", i, {}), ("city-move", i, {}), ("encounter", i, {})]
-    if "city-jailed" in p.flags:
-        work = [("city-jail-roll", i, {})]
-    ctx.push_all(work)
-    return True
-
+# -- moving in the City ----------------------------------------------------------------
 
 @task("city-move")
 def city_move(ctx: Ctx, t) -> None:
-    """Streets are one way: the whole roll is moved along the arrows (clockwise on the loop),
-    never against them."""
+    """Before the roll: what other packs offer this character here (the Deep Realms' way down at
+    the Sewer Grate), asked beside the roll only when there is something."""
     p = ctx.player(t.p)
     p.flags.pop("moved", None)
-    roll = rng.die(ctx.s)
-    ring = ctx.content.board.rings[RING]
-    dest = ring[(ctx.content.space(p.space).index + roll) % len(ring)]
-    ctx.emit("roll", f"{p.name} rolls {roll} and follows the City's one-way streets to {ctx.space(dest).name}.",
-             player=p.name, roll=roll, dice=[roll], space=dest)
-    place(ctx, t.p, dest)
+    others = packs.call(ctx.s, "move_options", ctx, t.p) or []
+    if others:
+        ctx.ask(t.p, "city-move", "You are in the City. Roll and follow the streets, or something else?",
+                [Option("roll", "roll and follow the one-way streets")] + others)
+        return
+    roll_and_walk(ctx, t.p)
 
+
+@on_answer("city-move", "in the City, before the movement roll: `roll` (follow the one-way streets) or another "
+           "pack's option there (the Deep Realms' way down)", default=("roll",))
+def city_move_answer(ctx: Ctx, prompt, key, arg, who) -> None:
+    i = ctx.index(who)
+    if key == "roll":
+        roll_and_walk(ctx, i)
+    else:
+        packs.call(ctx.s, "move_choice", ctx, i, key)
+
+
+def roll_and_walk(ctx: Ctx, i: int) -> None:
+    """The whole roll along the arrows. From a shop the first point steps back onto its street,
+    and that shop is barred for the rest of the turn."""
+    p = ctx.player(i)
+    roll = 1 if one_space_only(ctx, i) else rng.die(ctx.s)
+    ctx.emit("roll", f"{p.name} rolls {roll} and follows the City's one-way streets.", player=p.name, roll=roll,
+             dice=[roll])
+    here = ctx.content.space(p.space)
+    if here.hook == "city-shop":
+        street = here.hook_args["street"]
+        ctx.emit("move", f"{p.name} steps out of the {here.name} onto {ctx.space(street).name}.", player=p.name)
+        ctx.push("city-walk", i, space=street, steps=roll - 1, barred=here.id, out_of=street, path=[])
+        return
+    ctx.push("city-walk", i, space=p.space, steps=roll, barred="", out_of="", path=[])
+
+
+@task("city-walk")
+def city_walk(ctx: Ctx, t) -> None:
+    """Walk the streets, asking at each street whose shop may be entered with a point left."""
+    i, a = t.p, t.a
+    p = ctx.player(i)
+    space, steps, path = a["space"], a["steps"], list(a["path"])
+    while True:
+        shop = shop_of(ctx, space) if steps > 0 and not a.get("asked") else None
+        if shop and shop != a["barred"] and space != a["out_of"]:  # never straight from one shop to another
+            ctx.push("city-walk", i, **{**a, "space": space, "steps": steps, "path": path, "asked": True})
+            lost = f", losing the other {steps - 1}" if steps > 1 else ""
+            ctx.ask(i, "city-shop-enter", f"You are on {ctx.space(space).name} with {steps} to move. "
+                    f"Enter the {ctx.space(shop).name}?",
+                    [Option("go-on", f"walk on {steps} along the streets"),
+                     Option(f"enter-{shop}", f"spend 1 point to enter the {ctx.space(shop).name}{lost}")])
+            return
+        a = {**a, "asked": False}
+        if steps <= 0:
+            break
+        space = next_street(ctx, space)
+        steps -= 1
+        path.append(space)
+    via = f" by way of {', '.join(ctx.space(s).name for s in path[:-1])}" if len(path) > 1 else ""
+    ctx.emit("move", f"{p.name} moves to {ctx.space(space).name}{via}.", player=p.name, space=space)
+    place(ctx, i, space)
+
+
+@on_answer("city-shop-enter", "walking the City's streets past a shop: `go-on` along the streets, or "
+           "`enter-<shop>` (1 point; the rest of the roll is lost)", default=("go-on",))
+def shop_enter(ctx: Ctx, prompt, key, arg, who) -> None:
+    if key == "go-on":
+        return  # the walk pushed before asking goes on
+    walk = ctx.s.stack.pop()
+    i = ctx.index(who)
+    shop = key[len("enter-"):]
+    lost = walk.a["steps"] - 1
+    ctx.emit("move", f"{who} enters the {ctx.space(shop).name}"
+             + (f"; the rest of the roll ({lost}) is lost." if lost else "."), player=who, space=shop)
+    place(ctx, i, shop)
+
+
+# -- the Jail, the Gate, the Wharf ----------------------------------------------------------
 
 @task("city-jail-roll")
 def jail_roll(ctx: Ctx, t) -> None:
@@ -126,14 +172,22 @@ def jail(ctx: Ctx, t) -> None:
 
 @task("space:city-gate")
 def gate(ctx: Ctx, t) -> None:
+    """The Wanted Posters lying here (claim a bounty, buy some), then stay or leave; asked again
+    after each claim or purchase."""
     ctx.ask(t.p, "city-gate", "You are at the City Gate. Leave the City?",
-            [Option("stay", "stay in the City"), Option("leave", "leave to the main board's City space")])
+            [Option("stay", "stay in the City"), Option("leave", "leave to the main board's City space")]
+            + city_posters.gate_options(ctx, t.p))
 
 
-@on_answer("city-gate", "at the City Gate: `stay` in the City or `leave` it", default=())
+@on_answer("city-gate", "at the City Gate: `stay` in the City, `leave` it, `claim-<target>` (a Wanted Poster's "
+           "bounty) or `buy-<poster>` (1 gold)", default=())
 def gate_answer(ctx: Ctx, prompt, key, arg, who) -> None:
+    i = ctx.index(who)
     if key == "leave":
-        leave(ctx, ctx.index(who), "by the City Gate")
+        leave(ctx, i, "by the City Gate")
+    elif key != "stay":
+        city_posters.gate_choice(ctx, i, key)
+        ctx.push("space:city-gate", i)
 
 
 @task("space:city-wharf")
@@ -155,22 +209,74 @@ class City(Pack):
     editions = ("revised4",)
 
     def setup(self, ctx: Ctx, config: Any) -> None:
-        setup(ctx, config)
+        """The Wanted Posters: the first faceup at the City Gate (the shops' piles lie faceup)."""
+        city_posters.refill(ctx)
 
     def public(self, state: Any, content: Any) -> dict[str, Any]:
-        return public(state, content)
+        """Who is in the City (and where), who is in the Jail, the Wanted Posters at the Gate and
+        those each player keeps."""
+        spaces = content.board.spaces
+        there = {p.name: p.space for p in state.players if p.alive and p.space and spaces[p.space].ring == RING}
+        jailed = sorted(p.name for p in state.players if p.alive and "city-jailed" in p.flags)
+        kept = {p.name: [c for c in p.area if content.cards[c].deck == city_posters.DECK] for p in state.players}
+        return {"characters": there, "jailed": jailed, "posters": list(state.piles.get(city_posters.PILE, [])),
+                "kept_posters": {name: cards for name, cards in kept.items() if cards}}
 
     def scenario_setup(self, state: Any, content: Any, p: Any, key: str, value: Any) -> bool | None:
-        return scenario_setup(state, content, p, key, value)
+        """A scenario's `jailed = true` in [setup.<player>] (after `space`): locked up in the Jail."""
+        if key != "jailed":
+            return None
+        if p.space != tables()["jail"]:
+            raise ConfigError("jailed: only a character on the Jail space can be (set its space first)")
+        if value:
+            p.flags["city-jailed"] = 1
+        return True
 
     def move_options(self, ctx: Ctx, i: int) -> list[Option] | None:
-        return move_options(ctx, i)
+        """On the main board's City space: into the City by the Gate instead of rolling."""
+        if ctx.player(i).space != tables()["main_city"]:
+            return None
+        return [Option("city-enter", "go into the City by the City Gate instead of rolling")]
 
     def move_choice(self, ctx: Ctx, i: int, key: str) -> bool | None:
-        return move_choice(ctx, i, key)
+        if key != "city-enter":
+            return None
+        p = ctx.player(i)
+        ctx.emit("city", f"{p.name} enters the City by the City Gate.", player=p.name, space=tables()["entry"])
+        place(ctx, i, tables()["entry"])
+        return True
 
     def turn_start(self, ctx: Ctx, i: int) -> bool | None:
-        return turn_start(ctx, i)
+        """A turn in the City: a jailed character rolls on the Jail chart instead of moving; else
+        the start-of-turn window, the one-way move and the space."""
+        p = ctx.player(i)
+        if not inside(ctx, p.space):
+            return None
+        if "city-jailed" in p.flags:
+            ctx.push("city-jail-roll", i)
+        else:
+            ctx.push_all([("start-spells", i, {}), ("city-move", i, {}), ("encounter", i, {})])
+        return True
+
+    def start_options(self, ctx: Ctx, i: int) -> list[Option] | None:
+        return city_shops.drink_options(ctx, i)
+
+    def start_choice(self, ctx: Ctx, i: int, key: str) -> bool | None:
+        return city_shops.drink(ctx, i, key)
+
+    def duel_won(self, ctx: Ctx, winner: int, loser: int) -> None:
+        city_posters.alignment_bounty(ctx, winner, loser)
+
+    def dying(self, ctx: Ctx, i: int) -> None:
+        city_posters.drop(ctx, i)
+
+    def invariants(self, state: Any, content: Any) -> list[str]:
+        out = []
+        if len(state.piles.get(city_posters.PILE, [])) > tables()["posters_faceup"]:
+            out.append(f"more than {tables()['posters_faceup']} Wanted Posters at the City Gate")
+        out += [f"{p.name}: jailed off the Jail space" for p in state.players
+                if "city-jailed" in p.flags and p.space != tables()["jail"]]
+        return out
 
 
 PACK: Pack = City()

@@ -1,0 +1,114 @@
+"""The City's Wanted Posters (city-and-dungeon.md, "The City": Wanted Posters): up to 3 faceup at
+the City Gate (the pile `wanted-poster@city-gate`), refilled from their shuffled deck; there a
+character may claim a bounty or buy posters to keep (in its play area, `Player.area`, public).
+
+- A creature poster (`target_kind`, an Enemy kind) pays gold equal to the trophy value of the
+  claimant's matching trophies (its Strength or Craft), which are discarded. It is claimed on a
+  poster lying at the Gate or kept by the claimant.
+- An alignment poster (`target_alignment`) pays a die of gold when its owner defeats a character
+  of that alignment (the `duel_won` hook).
+- Two posters naming the same target pay one bounty: every poster of that target the claim
+  could use (lying at the Gate, kept by the claimant) pays once and is discarded (a stand-in).
+"""
+from __future__ import annotations
+
+from engine import rng
+from engine.rules.items import discard
+from engine.rules.machine import Ctx
+from engine.state import Option
+
+DECK = "wanted-poster"
+PILE = "wanted-poster@city-gate"
+
+
+def _tables() -> dict:
+    from engine.packs.city import tables  # the pack's module imports this one
+    return tables()
+
+
+def refill(ctx: Ctx) -> None:
+    pile = ctx.s.piles.setdefault(PILE, [])
+    while len(pile) < _tables()["posters_faceup"]:
+        card = ctx.draw(DECK)
+        if card is None:
+            return
+        pile.append(card)
+        ctx.emit("poster", f"A Wanted Poster goes up at the City Gate: {ctx.content.cards[card].name}.", card=card)
+
+
+def kept(ctx: Ctx, i: int) -> list[str]:
+    return [c for c in ctx.player(i).area if ctx.content.cards[c].deck == DECK]
+
+
+def _bounty(ctx: Ctx, i: int, kind: str) -> list[str]:
+    """The claimant's trophies a creature poster of that Enemy kind pays for."""
+    return [c for c in ctx.player(i).trophies if ctx.content.cards[c].type == "enemy" and ctx.content.cards[c].kind == kind]
+
+
+def _value(ctx: Ctx, trophies: list[str]) -> int:
+    return sum(ctx.content.cards[c].strength or ctx.content.cards[c].craft for c in trophies)
+
+
+def gate_options(ctx: Ctx, i: int) -> list[Option]:
+    cards, p = ctx.content.cards, ctx.player(i)
+    lying = ctx.s.piles.get(PILE, [])
+    opts = []
+    for kind in dict.fromkeys(cards[c].prop("target_kind") for c in lying + kept(ctx, i)):
+        trophies = _bounty(ctx, i, kind) if kind else []
+        if trophies:
+            opts.append(Option(f"claim-{kind}", f"claim the bounty on {kind.title()}s: {_value(ctx, trophies)} gold "
+                               f"for {len(trophies)} trophies"))
+    price = _tables()["poster_price"]
+    if p.gold >= price:
+        opts += [Option(f"buy-{c}", f"buy {cards[c].name} for {price} gold to keep") for c in dict.fromkeys(lying)]
+    return opts
+
+
+def gate_choice(ctx: Ctx, i: int, key: str) -> None:
+    verb, _, what = key.partition("-")
+    p = ctx.player(i)
+    pile = ctx.s.piles.setdefault(PILE, [])
+    if verb == "buy":
+        p.gold -= _tables()["poster_price"]
+        pile.remove(what)
+        p.area.append(what)
+        ctx.emit("poster", f"{p.name} buys the Wanted Poster {ctx.content.cards[what].name}.", player=p.name, card=what)
+    else:
+        trophies = _bounty(ctx, i, what)
+        gold = _value(ctx, trophies)
+        for c in trophies:
+            p.trophies.remove(c)
+            discard(ctx, c)
+        used = [c for c in pile + kept(ctx, i) if ctx.content.cards[c].prop("target_kind") == what]
+        for c in used:
+            (pile if c in pile else p.area).remove(c)
+            discard(ctx, c)
+        p.gold += gold
+        ctx.emit("bounty", f"{p.name} claims the bounty on {what.title()}s: {gold} gold for {len(trophies)} trophies "
+                 f"({len(used)} poster{'s' if len(used) > 1 else ''}, one bounty).", player=p.name)
+    refill(ctx)
+
+
+def alignment_bounty(ctx: Ctx, winner: int, loser: int) -> None:
+    """The winner's posters naming the loser's alignment: one die of gold, however many."""
+    w = ctx.player(winner)
+    align = ctx.player(loser).alignment
+    used = [c for c in kept(ctx, winner) if ctx.content.cards[c].prop("target_alignment") == align]
+    if not used:
+        return
+    dice = rng.dice(ctx.s, _tables()["alignment_bounty_dice"])
+    for c in used:
+        w.area.remove(c)
+        discard(ctx, c)
+    w.gold += sum(dice)
+    ctx.emit("bounty", f"{w.name} defeats a {align.title()} character and claims the bounty: rolls "
+             f"{'+'.join(map(str, dice))}, {sum(dice)} gold ({len(used)} poster{'s' if len(used) > 1 else ''}, "
+             "one bounty).", player=w.name, dice=dice)
+
+
+def drop(ctx: Ctx, i: int) -> None:
+    """A dying character's posters are discarded with what it held."""
+    p = ctx.player(i)
+    for c in kept(ctx, i):
+        p.area.remove(c)
+        discard(ctx, c)

@@ -1,0 +1,82 @@
+"""The City's shops and cards (city-and-dungeon.md, "The City": Streets and shops, Shops, City
+cards named): what a character meets inside a shop, the Potions it drinks, the City cards a
+street draws. Stand-ins: docs/rules-decisions.md, "The City".
+
+- A shop (`hook = "city-shop"`) sells the cards of its deck (`hook_args.deck`), which lie
+  faceup as the base game's Purchase cards do, each at the `price` its deck file gives: the
+  base `shop` op (engine/ops.py) with that price list.
+- A Potion (`drink = true`) is an Object until drunk: before a move (the start-of-turn
+  question) its effect is applied and it goes back to the Apothecary's pile.
+- A street with `hook = "city-draw"` draws City cards up to `hook_args.n`, met as Adventure
+  cards are (engine/rules/encounter.py `resolve-cards`), after any already lying there.
+"""
+from __future__ import annotations
+
+from engine import ops
+from engine.rules.encounter import ORDER
+from engine.rules.items import discard, gain_object
+from engine.rules.machine import Ctx, task
+from engine.state import Option
+
+POTIONS = "potion"
+FREE_SAMPLES = 3  # Free Samples: "draw 3 Potion cards free"
+
+
+@task("space:city-shop")
+def shop(ctx: Ctx, t) -> None:
+    deck = ctx.space(ctx.player(t.p).space).hook_args["deck"]
+    cards = ctx.content.cards
+    prices = {c: cards[c].prop("price", 0) for c in dict.fromkeys(ctx.content.decks[deck])}
+    ops.shop(ctx, t.p, {"deck": deck, "items": prices}, {"source": ctx.space(ctx.player(t.p).space).name})
+
+
+@task("space:city-draw")
+def draw(ctx: Ctx, t) -> None:
+    """City cards up to the street's number; those drawn are then met in their order."""
+    p = ctx.player(t.p)
+    lying = ctx.s.spaces.setdefault(p.space, [])
+    drawn = []
+    for _ in range(max(0, ctx.space(p.space).hook_args.get("n", 1) - len(lying))):
+        card = ctx.draw("city")
+        if card is None:
+            break
+        lying.append(card)
+        drawn.append(card)
+        ctx.emit("draw", f"{p.name} draws the City card {ctx.content.cards[card].name}.", player=p.name, card=card)
+    if drawn:
+        cards = ctx.content.cards
+        ctx.push("resolve-cards", t.p, todo=sorted(drawn, key=lambda c: (ORDER.get(cards[c].type, 5), cards[c].number)))
+
+
+@task("city-free-samples")
+def free_samples(ctx: Ctx, t) -> None:
+    """Free Samples: 3 Potions from the Apothecary's pile (its top: the last laid there)."""
+    p = ctx.player(t.p)
+    pile = ctx.s.decks[POTIONS]
+    taken = [pile.pop() for _ in range(min(FREE_SAMPLES, len(pile)))]
+    for card in taken:
+        gain_object(ctx, t.p, card)
+    names = ", ".join(ctx.content.cards[c].name for c in taken) or "nothing: the Apothecary has none left"
+    ctx.emit("city", f"{p.name} is given free samples: {names}.", player=p.name)
+
+
+def drink_options(ctx: Ctx, i: int) -> list[Option]:
+    """Potions held, to drink before the move (a Toad can use no Object)."""
+    p = ctx.player(i)
+    if p.toad:
+        return []
+    return [Option(f"drink-{c}", f"drink {ctx.content.cards[c].name}: {ctx.content.cards[c].text}")
+            for c in dict.fromkeys(p.objects) if ctx.content.cards[c].prop("drink")]
+
+
+def drink(ctx: Ctx, i: int, key: str) -> bool | None:
+    card = key[len("drink-"):]
+    p = ctx.player(i)
+    if not key.startswith("drink-") or card not in p.objects:
+        return None
+    p.objects.remove(card)
+    discard(ctx, card)  # back to the Apothecary's pile
+    c = ctx.content.cards[card]
+    ctx.emit("city", f"{p.name} drinks {c.name}.", player=p.name, card=card)
+    ctx.push("effect", i, ops=c.effect, source=c.name)
+    return True
