@@ -1,0 +1,215 @@
+"""The Lost Realms' Deep Realms (lost-realms.txt, "The Deep Realms"): the Rat Queen's Lair and the
+Wraith Lord's Domain between the City and the Dungeon, each a Region of its own (two rings of
+content/deep-realms/board.toml beside the board; docs/rules-decisions.md, "The Deep Realms").
+
+The pack is `DeepRealms` (at the end). Its hooks: `setup` (the loot piles), `move_options` /
+`move_choice` (entering from Sewer Grate or Crypt Stair instead of rolling), `turn_start` (a turn
+in a Realm: ESCAPE or PRESS ON before the movement roll), `arrived` (a Realm space's instructions
+instead of the usual encounter: nobody meets another character there), `between_turns` (the Bridge
+cards go back, stacks off their space are discarded, discards are shuffled back), `dying`,
+`scenario_setup` (`tunnel_stack`), `public`. The spaces are in deep_realms_spaces.py; the tables
+and piles in deep_realms_state.py. The core reads a space's `enemy_bonus` (the Rat and Spirit +1,
+engine/rules/encounter.py) and a card's `trap` (engine/rules/combat.py).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from engine import rng
+from engine.config import ConfigError
+from engine.packs import deep_realms_spaces as spaces
+from engine.packs.base import Pack
+from engine.packs.deep_realms_state import BRIDGE, REALMS, TUNNEL, drop_stack, hook_of, in_realm, random_card, \
+    stack, stack_deck, tables
+from engine.rules.machine import Ctx, on_answer, task
+from engine.rules.movement import one_space_only, place
+from engine.state import Option
+
+REALM_NAMES = {"rat-lair": "the Rat Queen's Lair", "wraith-domain": "the Wraith Lord's Domain"}
+
+
+def setup(ctx: Ctx, config) -> None:
+    """The loot piles, faceup: 3 random Treasure cards on the Throne Room; 2 random Armoury and 2
+    random Magic Emporium cards on the Rat's Nest."""
+    for space, specs in tables()["loot"].items():
+        for spec in specs:
+            for _ in range(spec["n"]):
+                card = random_card(ctx, spec["deck"])
+                if card:
+                    ctx.s.spaces.setdefault(space, []).append(card)
+
+
+def public(state, content) -> dict[str, Any]:
+    """Who is in which Realm, and each Tunnel stack: its size and the cards turned faceup on it
+    (never the facedown ones)."""
+    where = {p.name: content.board.spaces[p.space].ring for p in state.players
+             if p.alive and p.space and content.board.spaces[p.space].ring in REALMS}
+    stacks = {}
+    for p in state.players:
+        cards = stack(state, p.name)
+        if cards:
+            up = p.flags.get("dr-faceup", 0)
+            stacks[p.name] = {"cards": len(cards), "faceup": [content.cards[c].name for c in cards[len(cards) - up:]]}
+    loot = {sp: [content.cards[c].name for c in state.spaces.get(sp, [])] for sp in tables()["loot"]}
+    decks = {d: len(state.decks.get(d, [])) for d in (BRIDGE, TUNNEL)}
+    return {"characters": where, "stacks": stacks, "loot": loot, "decks": decks}
+
+
+def scenario_setup(state, content, p, key: str, value) -> bool | None:
+    """`tunnel_stack = [...]` in [setup.<player>]: the character's facedown stack, top first."""
+    if key != "tunnel_stack":
+        return None
+    for card in value:
+        if card not in state.decks["tunnel"]:
+            raise ConfigError(f"tunnel_stack: {card!r} is not in the Tunnel deck")
+        state.decks["tunnel"].remove(card)
+    state.decks[stack_deck(p.name)] = list(reversed(value))
+    return True
+
+
+def move_options(ctx: Ctx, i: int) -> list[Option] | None:
+    """On Sewer Grate (Crypt Stair): step into the Realm instead of rolling."""
+    into = tables()["entry"].get(ctx.player(i).space)
+    if not into:
+        return None
+    return [Option(f"enter-{sp}", f"step into {ctx.space(sp).name} ({REALM_NAMES[ctx.content.space(sp).ring]}) "
+                   "instead of moving; the move ends there") for sp in into if sp in ctx.content.board.spaces]
+
+
+def move_choice(ctx: Ctx, i: int, key: str) -> bool | None:
+    p = ctx.player(i)
+    dest = key[len("enter-"):]
+    if not key.startswith("enter-") or dest not in tables()["entry"].get(p.space, ()):
+        return None
+    ctx.emit("realm", f"{p.name} enters {REALM_NAMES[ctx.content.space(dest).ring]} at {ctx.space(dest).name}; "
+             "the move ends.", player=p.name, space=dest)
+    place(ctx, i, dest)
+    return True
+
+
+def turn_start(ctx: Ctx, i: int) -> bool | None:
+    """A turn in a Realm: Spells, then ESCAPE or PRESS ON instead of the movement roll."""
+    if not in_realm(ctx, ctx.player(i).space):
+        return None
+    spaces.tidy(ctx)  # a turn that followed another's with no break between (an extra turn)
+    ctx.push_all([("start-spells", i, {}), ("dr-move", i, {}), ("encounter", i, {}), ("quest-check", i, {})])
+    return True
+
+
+@task("dr-move")
+def realm_move(ctx: Ctx, t) -> None:
+    p = ctx.player(t.p)
+    p.flags.pop("moved", None)
+    if not in_realm(ctx, p.space):  # a Spell took the character out before the move
+        ctx.push("move", t.p)
+        return
+    ctx.ask(t.p, "realm-move", f"You are in {REALM_NAMES[ctx.content.space(p.space).ring]}, on "
+            f"{ctx.space(p.space).name}. Escape or press on?",
+            [Option("escape", "roll and move out against the arrow into the adjacent Region"),
+             Option("press-on", press_on_text(ctx, t.p))])
+
+
+def press_on_text(ctx: Ctx, i: int) -> str:
+    p = ctx.player(i)
+    hook = hook_of(ctx, p.space)
+    if hook == "dr-bridge":
+        return f"cross the bridge to {ctx.space(tables()['bridge'][p.space]).name}"
+    if hook == "dr-tunnel":
+        n = len(stack(ctx.s, p.name))
+        return f"meet the top card of your Tunnel stack ({n} left)" if n else \
+            f"move on to {ctx.space(tables()['forward'][p.space]).name}"
+    return f"face {ctx.space(p.space).name} again"
+
+
+@on_answer("realm-move", "in a Realm of the Deep Realms, before the movement roll: `escape` (roll and move out "
+           "into the adjacent Region) or `press-on` (follow the space's instructions)", default=("escape",))
+def realm_answer(ctx: Ctx, prompt, key, arg, who) -> None:
+    i = ctx.index(who)
+    p = ctx.player(i)
+    hook = hook_of(ctx, p.space)
+    if key == "escape":
+        escape(ctx, i)
+    elif hook == "dr-bridge":
+        dest = tables()["bridge"][p.space]
+        ctx.emit("move", f"{p.name} presses on across the bridge to {ctx.space(dest).name}.", player=p.name, space=dest)
+        place(ctx, i, dest)
+    elif hook == "dr-tunnel":
+        spaces.press_on_tunnel(ctx, i)
+    else:
+        ctx.emit("move", f"{p.name} presses on and faces {ctx.space(p.space).name} again.", player=p.name)
+        place(ctx, i, p.space)
+
+
+def escape(ctx: Ctx, i: int) -> None:
+    """Roll, step back onto the Region's space next to the Realm, and go on with the rest of the roll
+    by that Region's movement (the stand-in of the CONTRACT of issue 17; rules-decisions)."""
+    p = ctx.player(i)
+    drop_stack(ctx, i, "escaping")
+    way = tables()["escape"][ctx.content.space(p.space).ring]
+    out, board = way["space"], ctx.content.board
+    if out not in board.spaces:
+        ctx.emit("realm", f"{p.name} cannot escape: {out} is not on the board.", player=p.name)
+        return
+    roll = 1 if one_space_only(ctx, i) else rng.die(ctx.s)
+    ctx.emit("roll", f"{p.name} rolls {roll} and escapes onto {ctx.space(out).name}.", player=p.name, roll=roll,
+             dice=[roll])
+    if "walk" in way:
+        walk = dict(way["walk"])
+        ctx.push(walk.pop("task"), i, space=out, steps=roll - 1, **walk)
+        return
+    ring = board.rings[board.spaces[out].ring]
+    at = board.spaces[out].index + way["step"] * (roll - 1)
+    dest = ring[at] if 0 <= at < len(ring) else way["beyond"]
+    if dest not in ring:
+        p.flags[way["flag"]] = 1
+    ctx.emit("move", f"{p.name} moves on to {ctx.space(dest).name}.", player=p.name, space=dest)
+    place(ctx, i, dest)
+
+
+def arrived(ctx: Ctx, i: int) -> bool | None:
+    if not in_realm(ctx, ctx.player(i).space):
+        return None
+    spaces.arrive(ctx, i)
+    return True
+
+
+def dying(ctx: Ctx, i: int) -> None:
+    """A character who dies leaves its space: its stack is discarded (a card it turned with it)."""
+    spaces.restack(ctx, i)
+    drop_stack(ctx, i, "the character is dead")
+
+
+class DeepRealms(Pack):
+    name = "deep-realms"
+    editions = ("revised4",)
+    requires = ("city", "dungeon")
+
+    def setup(self, ctx: Ctx, config: Any) -> None:
+        setup(ctx, config)
+
+    def public(self, state: Any, content: Any) -> dict[str, Any]:
+        return public(state, content)
+
+    def scenario_setup(self, state: Any, content: Any, p: Any, key: str, value: Any) -> bool | None:
+        return scenario_setup(state, content, p, key, value)
+
+    def move_options(self, ctx: Ctx, i: int) -> list[Option] | None:
+        return move_options(ctx, i)
+
+    def move_choice(self, ctx: Ctx, i: int, key: str) -> bool | None:
+        return move_choice(ctx, i, key)
+
+    def turn_start(self, ctx: Ctx, i: int) -> bool | None:
+        return turn_start(ctx, i)
+
+    def arrived(self, ctx: Ctx, i: int) -> bool | None:
+        return arrived(ctx, i)
+
+    def between_turns(self, ctx: Ctx, done: int, nxt: int) -> None:
+        spaces.tidy(ctx)
+
+    def dying(self, ctx: Ctx, i: int) -> None:
+        dying(ctx, i)
+
+
+PACK: Pack = DeepRealms()

@@ -1,0 +1,248 @@
+"""The Deep Realms' spaces (lost-realms.txt, "Rat Run and Skull Passage", "Old Sewers and
+Catacombs", "Rat's Nest", "Throne Room") and the Bridge cards' hooks. The pack's turn, entry and
+escape are in engine/packs/deep_realms.py; its tables and piles in deep_realms_state.py."""
+from __future__ import annotations
+
+from engine import rng
+from engine.ops import change
+from engine.rules import items, spells
+from engine.rules.items import gain_object
+from engine.rules.machine import Ctx, on_answer, task
+from engine.rules.movement import place
+from engine.packs.deep_realms_state import BRIDGE, TUNNEL, draw, drop_stack, fold_back, random_card, stack, \
+    stack_deck, tables
+from engine.state import Option
+
+
+def arrive(ctx: Ctx, i: int) -> None:
+    """A character's move has ended on a Realm space: its instructions, instead of the usual
+    encounter (nobody meets another character in a Realm)."""
+    ctx.push(f"space:{ctx.content.space(ctx.player(i).space).hook}", i)
+
+
+# -- Rat Run and Skull Passage ----------------------------------------------------------------------
+
+@task("space:dr-bridge")
+def bridge(ctx: Ctx, t) -> None:
+    """Draw 2 Bridge cards faceup onto the space, then meet what lies there."""
+    p = ctx.player(t.p)
+    return_bridge_cards(ctx, p.space)
+    lying = ctx.s.spaces.setdefault(p.space, [])
+    drawn = []
+    for _ in range(ctx.space(p.space).hook_args.get("draw", 2)):
+        card = draw(ctx, BRIDGE)
+        if card:
+            lying.append(card)
+            drawn.append(ctx.content.cards[card].name)
+    if drawn:
+        ctx.emit("bridge", f"{p.name} draws {' and '.join(drawn)} from the Bridge deck onto {ctx.space(p.space).name}.",
+                 player=p.name)
+    ctx.push("resolve-cards", t.p)
+
+
+def return_bridge_cards(ctx: Ctx, space: str) -> None:
+    """The turn is over: the Bridge cards on the space are shuffled back into the Bridge deck (what
+    else lies there, an Object ditched, stays)."""
+    lying = ctx.s.spaces.get(space)
+    back = [c for c in lying or [] if ctx.content.cards[c].deck == BRIDGE]
+    if not back:
+        return
+    for c in back:
+        lying.remove(c)  # type: ignore[union-attr]
+        ctx.s.decks[BRIDGE].append(c)
+    rng.shuffle(ctx.s, ctx.s.decks[BRIDGE])
+    ctx.emit("bridge", f"The Bridge cards on {ctx.space(space).name} are shuffled back into the Bridge deck.")
+
+
+# -- Old Sewers and Catacombs ---------------------------------------------------------------------
+
+@task("space:dr-tunnel")
+def tunnel(ctx: Ctx, t) -> None:
+    """Entering: the top 3 Tunnel cards, facedown, in a stack in front of the character."""
+    p = ctx.player(t.p)
+    drop_stack(ctx, t.p, "a new stack replaces it")
+    n = ctx.space(p.space).hook_args.get("stack", 3)
+    cards = [c for c in (draw(ctx, TUNNEL) for _ in range(n)) if c]
+    if not cards:
+        ctx.emit("tunnel", f"The Tunnel deck is empty: {p.name} takes no stack.", player=p.name)
+        return
+    ctx.s.decks[stack_deck(p.name)] = cards[::-1]  # the first drawn is the top (the end of the list)
+    ctx.emit("tunnel", f"{p.name} takes the top {len(cards)} Tunnel cards as a facedown stack.", player=p.name)
+
+
+def press_on_tunnel(ctx: Ctx, i: int) -> None:
+    """Cards left: meet the top one, turned faceup; none left: forward along the arrow."""
+    p = ctx.player(i)
+    cards = stack(ctx.s, p.name)
+    if not cards:
+        dest = tables()["forward"][p.space]
+        ctx.emit("move", f"{p.name} presses on to {ctx.space(dest).name}.", player=p.name, space=dest)
+        place(ctx, i, dest)
+        return
+    card = cards.pop()
+    if not cards:
+        del ctx.s.decks[stack_deck(p.name)]
+    faceup = p.flags.pop("dr-faceup", 0)
+    if faceup > 1:
+        p.flags["dr-faceup"] = faceup - 1
+    ctx.s.spaces.setdefault(p.space, []).append(card)
+    p.flags["dr-turned"] = card
+    verb = "meets again" if faceup else "turns up"
+    ctx.emit("tunnel", f"{p.name} presses on and {verb} {ctx.content.cards[card].name} from the Tunnel stack.",
+             player=p.name, card=card)
+    ctx.push("dr-after-card", i)
+    ctx.push("resolve-cards", i, todo=[card])
+
+
+@task("dr-after-card")
+def after_card(ctx: Ctx, t) -> None:
+    """A turned card not done with (an Enemy evaded) goes back on top of the stack, faceup; once the
+    stack is empty the character meets every card on the space before the turn ends."""
+    restack(ctx, t.p)
+    p = ctx.player(t.p)
+    if p.alive and not stack(ctx.s, p.name):
+        ctx.push("resolve-cards", t.p)
+
+
+def restack(ctx: Ctx, i: int) -> None:
+    p = ctx.player(i)
+    card = p.flags.pop("dr-turned", None)
+    lying = ctx.s.spaces.get(p.space or "", [])
+    if not card or card not in lying or not p.alive:
+        return
+    lying.remove(card)
+    ctx.s.decks.setdefault(stack_deck(p.name), []).append(card)
+    p.flags["dr-faceup"] = p.flags.get("dr-faceup", 0) + 1
+    ctx.emit("tunnel", f"{ctx.content.cards[card].name} stays faceup on top of {p.name}'s Tunnel stack.",
+             player=p.name)
+
+
+# -- the Rat's Nest and the Throne Room ------------------------------------------------------------
+
+def loot(ctx: Ctx, space: str) -> list[str]:
+    """What the ruler's strength counts on its space: the Objects (the Rat's Nest) or the Treasure
+    cards (the Throne Room) lying there."""
+    per = ctx.space(space).hook_args.get("per")
+    cards = ctx.content.cards
+    if per == "treasure":
+        return [c for c in ctx.s.spaces.get(space, []) if cards[c].deck == tables()["throne_deck"]]
+    return [c for c in ctx.s.spaces.get(space, []) if cards[c].type in ("object", "magic-object")]
+
+
+@task("space:dr-rat-queen")
+@task("space:dr-wraith-lord")
+def ruler(ctx: Ctx, t) -> None:
+    """The Rat Queen in battle, the Wraith Lord in psychic combat: no evading; nothing taken first."""
+    p = ctx.player(t.p)
+    space = p.space
+    a = ctx.space(space).hook_args
+    n = len(loot(ctx, space))
+    name = "the Rat Queen" if "strength" in a else "the Wraith Lord"
+    value = {"strength": a["strength"] + n} if "strength" in a else {"craft": a["craft"] + n}
+    ctx.emit("ruler", f"{p.name} must fight {name} ({'Strength' if 'strength' in a else 'Craft'} "
+             f"{next(iter(value.values()))}, with {n} on the pile).", player=p.name)
+    ctx.push("fight", t.p, name=name, **value, evadable=False, ends_turn=False,
+             on_win="dr-ruler-beaten", on_standoff="dr-ruler-standoff", on_loss_task="dr-ruler-won",
+             on_win_args={"space": space})
+
+
+@task("dr-ruler-beaten")
+def ruler_beaten(ctx: Ctx, t) -> None:
+    """Take one card of the pile, then teleport to any Outer Region space (and meet it)."""
+    space = t.a["space"]
+    ctx.push("teleport-choose", t.p, choose="outer", encounter=True)
+    pile = loot(ctx, space)
+    if pile:
+        ctx.ask(t.p, "dr-loot", f"You have won: which card of {ctx.space(space).name}'s pile do you take?",
+                [Option(c, f"take {ctx.content.cards[c].name}") for c in dict.fromkeys(pile)], space=space)
+
+
+@on_answer("dr-loot", "the Deep Realms: the Rat Queen or the Wraith Lord beaten, which card of the pile to take "
+           "(a card slug)", default=())
+def loot_answer(ctx: Ctx, prompt, key, arg, who) -> None:
+    i = ctx.index(who)
+    ctx.s.spaces[prompt.data["space"]].remove(key)
+    if gain_object(ctx, i, key):
+        ctx.emit("take", f"{who} takes {ctx.content.cards[key].name}.", player=who, card=key)
+
+
+@task("dr-ruler-won")
+def ruler_won(ctx: Ctx, t) -> None:
+    """Beaten (and alive): the Rat Queen takes an Object at random onto her pile; the Wraith Lord
+    takes 1 Craft and a random Treasure card goes onto his. Then as a stand-off."""
+    space = t.a["space"]
+    if ctx.space(space).hook == "dr-rat-queen":
+        ditch_random(ctx, t.p)
+    else:
+        change(ctx, t.p, "craft", -1)
+        card = random_card(ctx, tables()["throne_deck"])
+        if card:
+            ctx.s.spaces.setdefault(space, []).append(card)
+            ctx.emit("ruler", f"{ctx.content.cards[card].name} is added to the Throne Room's pile.", card=card)
+    thrown_out(ctx, t.p, space)
+
+
+@task("dr-ruler-standoff")
+def ruler_standoff(ctx: Ctx, t) -> None:
+    thrown_out(ctx, t.p, t.a["space"])
+
+
+def thrown_out(ctx: Ctx, i: int, space: str) -> None:
+    """To Rat's Road in the City (the Hall of Darkness in the Dungeon); the turn ends."""
+    dest = tables()["defeat"][space]
+    p = ctx.player(i)
+    if dest in ctx.content.board.spaces:
+        ctx.emit("move", f"{p.name} is thrown out to {ctx.space(dest).name}.", player=p.name, space=dest)
+        place(ctx, i, dest)
+        p.flags.pop("moved", None)  # no encounter there: the turn ends
+    spells.finish_turn(ctx)
+
+
+# -- card hooks --------------------------------------------------------------------------------------
+
+def ditch_random(ctx: Ctx, i: int) -> None:
+    p = ctx.player(i)
+    if p.objects:
+        items.ditch(ctx, i, p.objects[rng.below(ctx.s, len(p.objects))])
+
+
+@task("dr-ditch-random")
+def ditch_random_task(ctx: Ctx, t) -> None:
+    """Turncoat (stand-in): an Object at random is ditched onto the space."""
+    ditch_random(ctx, t.p)
+
+
+@task("dr-sneakthief")
+def sneakthief(ctx: Ctx, t) -> None:
+    """Sneakthief beaten (stand-in): take one Object from any player."""
+    choices = {f"{o}-from-{q.name}": (j, o) for j, q in enumerate(ctx.s.players)
+               if j != t.p and q.alive and q.character for o in dict.fromkeys(q.objects)}
+    if choices:
+        ctx.ask(t.p, "dr-sneakthief", "The Sneakthief is beaten: whose Object do you take?",
+                [Option(k, f"take {ctx.content.cards[o].name} from {ctx.name(j)}") for k, (j, o) in choices.items()],
+                choices={k: [j, o] for k, (j, o) in choices.items()})
+
+
+@on_answer("dr-sneakthief", "the Deep Realms' Sneakthief beaten: which Object to take from whom "
+           "(`<card>-from-<player>`)", default=())
+def sneakthief_answer(ctx: Ctx, prompt, key, arg, who) -> None:
+    j, card = prompt.data["choices"][key]
+    q = ctx.player(j)
+    q.objects.remove(card)
+    ctx.emit("take", f"{who} takes {ctx.content.cards[card].name} from {q.name}.", player=who)
+    gain_object(ctx, ctx.index(who), card)
+
+
+def tidy(ctx: Ctx) -> None:
+    """A turn is over: the Bridge cards go back; a stack whose owner is off its space is discarded,
+    and a card turned and not done with goes back on top of it, faceup."""
+    spaces = ctx.content.board.spaces
+    for space in tables()["bridge"]:
+        if space in spaces:
+            return_bridge_cards(ctx, space)
+    for i, p in enumerate(ctx.s.players):
+        if p.flags.get("dr-turned"):
+            restack(ctx, i)
+        if stack(ctx.s, p.name) and not (p.alive and p.space in tables()["forward"]):
+            drop_stack(ctx, i, "off the space")
+    fold_back(ctx)

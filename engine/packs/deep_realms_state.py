@@ -1,0 +1,83 @@
+"""The Deep Realms' tables and piles (engine/packs/deep_realms.py): what both its modules read.
+
+A character's facedown Tunnel stack is a deck of its own, `tunnel-stack-<player>`, top last: every
+view shows a deck's size and never its cards, and the preview (engine/preview.py) stops at a deck
+whose size changes, so turning the top card is never shown before it is turned. `flags["dr-faceup"]`
+counts the cards on top of it that were turned and are still there (met, not beaten)."""
+from __future__ import annotations
+
+import functools
+import tomllib
+from importlib import resources
+from typing import Any
+
+from engine import rng
+from engine.rules.items import discard
+from engine.rules.machine import Ctx
+
+BRIDGE, TUNNEL = "bridge", "tunnel"
+REALMS = ("rat-lair", "wraith-domain")
+
+
+@functools.cache
+def tables() -> dict[str, Any]:
+    """The `[deep-realms]` table of this pack's board.toml."""
+    path = resources.files("engine").joinpath("content", "deep-realms", "board.toml")
+    return dict(tomllib.loads(path.read_text(encoding="utf-8"))["deep-realms"])
+
+
+def in_realm(ctx: Ctx, space: str | None) -> bool:
+    return space is not None and space in ctx.content.board.spaces and ctx.content.space(space).ring in REALMS
+
+
+def hook_of(ctx: Ctx, space: str | None) -> str | None:
+    return ctx.content.space(space).hook if in_realm(ctx, space) else None
+
+
+def stack_deck(name: str) -> str:
+    return f"tunnel-stack-{name}"
+
+
+def stack(s, name: str) -> list[str]:
+    """A character's facedown Tunnel stack (top last); empty when it has none."""
+    return s.decks.get(stack_deck(name), [])
+
+
+def fold_back(ctx: Ctx) -> None:
+    """lost-realms.txt, Bridge and Tunnel Cards: a discarded Bridge or Tunnel card is shuffled back
+    into its deck (done before each draw from the deck and at the end of each turn)."""
+    for deck in (BRIDGE, TUNNEL):
+        back = ctx.s.discards.get(deck)
+        if back:
+            ctx.s.decks[deck].extend(back)
+            back.clear()
+            rng.shuffle(ctx.s, ctx.s.decks[deck])
+
+
+def draw(ctx: Ctx, deck: str) -> str | None:
+    fold_back(ctx)
+    return ctx.draw(deck)
+
+
+def drop_stack(ctx: Ctx, i: int, why: str) -> None:
+    """The stack's cards are discarded (and so shuffled back into the Tunnel deck)."""
+    p = ctx.player(i)
+    cards = ctx.s.decks.pop(stack_deck(p.name), None)
+    p.flags.pop("dr-faceup", None)
+    if not cards:
+        return
+    for card in cards:
+        discard(ctx, card)
+    ctx.emit("tunnel", f"{p.name} discards the {len(cards)} Tunnel card{'s' if len(cards) > 1 else ''} "
+             f"left in the stack ({why}).", player=p.name)
+    fold_back(ctx)
+
+
+def random_card(ctx: Ctx, deck: str) -> str | None:
+    """A random card of a deck: the top of a shuffled one, else any (a faceup pile: the shops)."""
+    if deck not in ctx.s.decks:
+        return None
+    if deck in ctx.content.shuffled:
+        return ctx.draw(deck)
+    cards = ctx.s.decks[deck]
+    return cards.pop(rng.below(ctx.s, len(cards))) if cards else None
