@@ -26,15 +26,20 @@ sys.path.insert(0, str(REPO))
 import timing
 
 from engine import api
-from pbem import archive, bot, games, log, moderator, replay, settings as settings_mod
-from pbem.service import open_service
+from pbem.archive import archive, replay
+from pbem import bot
+from pbem.core import games
+from pbem.play import newgame
+from pbem.base import log, settings as settings_mod
+from pbem.play import moderator
+from pbem.core.service import open_service
 
 
 def long_game(svc, moves: int) -> str:
     config = {"game": {"name": "long", "address": "talisman@example.org", "seed": "a-long-game-seed-0001",
                        "moderator": "mod@example.org", "options": {"turn_cap": 100000}},
               "players": [{"name": f"p{i}", "email": f"p{i}@example.org"} for i in range(6)]}
-    gid = games.create(svc, config)
+    gid = newgame.create(svc, config)
     rnd = random.Random(1)
     with svc.store.group_commit():
         for _ in range(moves):

@@ -24,7 +24,8 @@ sys.path[0] = str(HERE.parent)  # the repository first: bench/engine.py is no en
 sys.path.append(str(HERE))
 
 import timing  # noqa: E402
-from pbem import home as home_mod, settings as settings_mod  # noqa: E402
+from pbem.core import home as home_mod  # noqa: E402
+from pbem.base import settings as settings_mod
 from pbem.store import Store  # noqa: E402
 
 PBEM = [sys.executable, "-c", "import sys; from pbem.cli import main; sys.exit(main())"]

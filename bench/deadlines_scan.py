@@ -22,8 +22,9 @@ sys.path[0] = str(HERE.parent)  # the repository first: bench/engine.py is no en
 sys.path.append(str(HERE))
 import timing  # noqa: E402
 
-from pbem import deadlines, settings as settings_mod  # noqa: E402
-from pbem.service import Service  # noqa: E402
+from pbem.pace import deadlines  # noqa: E402
+from pbem.base import settings as settings_mod
+from pbem.core.service import Service  # noqa: E402
 from pbem.store import Store, iso  # noqa: E402
 
 NOW = datetime(2026, 12, 1, 12, 0, tzinfo=timezone.utc)
@@ -52,8 +53,8 @@ BEFORE = ("SELECT d.* FROM deadlines d JOIN games g ON g.id = d.game JOIN player
 
 
 def scan_before(svc) -> int:
-    from pbem import clock
-    from pbem.pace import pace_of
+    from pbem.base import clock
+    from pbem.pace.pace import pace_of
     due_now, cache = 0, {}
     for row in svc.store.query(BEFORE, (iso(NOW),)):
         game = cache.get(row["game"]) or cache.setdefault(row["game"], svc.store.game(row["game"]))

@@ -23,9 +23,11 @@ sys.path.insert(0, str(REPO))
 import timing
 from pipeline import Games, config
 
-from pbem import games, log, settings as settings_mod
-from pbem.process import handle
-from pbem.service import open_service
+
+from pbem.play import newgame
+from pbem.base import log, settings as settings_mod
+from pbem.inbound.process import handle
+from pbem.core.service import open_service
 
 
 def home_with(root: Path, name: str, n_games: int) -> Games:
@@ -33,7 +35,7 @@ def home_with(root: Path, name: str, n_games: int) -> Games:
     first = Games(svc)  # game 1: the one that is played
     with svc.store.group_commit():
         for n in range(2, n_games + 1):
-            games.create(svc, config(10_000 + n))
+            newgame.create(svc, config(10_000 + n))
     return first
 
 

@@ -29,9 +29,10 @@ sys.path.insert(0, str(REPO))
 import timing
 from pipeline import Games
 
-from pbem import home as home_mod, log, settings as settings_mod
+from pbem.core import home as home_mod
+from pbem.base import log, settings as settings_mod
 from pbem.ingest import pipe
-from pbem.service import open_service
+from pbem.core.service import open_service
 
 PBEM = Path(sys.executable).with_name("pbem")
 ENV = {"LANG": "C", "TZ": "UTC", "PATH": "/usr/bin:/bin"}  # what pipe(8) exports, about

@@ -42,9 +42,14 @@ sys.path.insert(0, str(REPO))
 
 import timing  # noqa: E402
 
-from pbem import demo, games, log, moderator, outbox, settings as settings_mod  # noqa: E402
-from pbem.process import handle  # noqa: E402
-from pbem.service import open_service  # noqa: E402
+from pbem import demo  # noqa: E402
+from pbem.core import games
+from pbem.play import newgame
+from pbem.base import log, settings as settings_mod
+from pbem.play import moderator
+from pbem.outbound import outbox
+from pbem.inbound.process import handle  # noqa: E402
+from pbem.core.service import open_service  # noqa: E402
 
 PLAYERS = [(f"p{i}", f"p{i}@example.org") for i in range(6)]
 
@@ -64,7 +69,7 @@ class Games:
 
     def new(self):
         self.n += 1
-        self.game = games.create(self.svc, config(self.n))
+        self.game = newgame.create(self.svc, config(self.n))
         self.tokens = {p: self.svc.token(self.svc.store.player(self.game, p)) for p, _ in PLAYERS}
 
     def next_mail(self) -> bytes:

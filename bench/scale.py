@@ -37,8 +37,11 @@ from conftest import game_config, legal, mail, token  # noqa: E402
 from pgcluster import Cluster, _bin_dir  # noqa: E402
 
 import timing  # noqa: E402
-from pbem import games, home as home_mod, outbox, settings as settings_mod  # noqa: E402
-from pbem.service import open_service  # noqa: E402
+from pbem.core import home as home_mod  # noqa: E402
+from pbem.play import newgame
+from pbem.outbound import outbox
+from pbem.base import settings as settings_mod
+from pbem.core.service import open_service  # noqa: E402
 from pbem.store import Store  # noqa: E402
 from pbem.store import copy as copy_mod  # noqa: E402
 
@@ -71,7 +74,7 @@ def prepare(root: Path, n_games: int) -> tuple[Path, list[bytes]]:
     home_mod.init(base)
     svc = open_service(base)
     for g in range(n_games):
-        games.create(svc, game_config(name=f"s{g:03d}", seed=f"scale-seed-{g:04d}-abcdefgh", players=PLAYERS))
+        newgame.create(svc, game_config(name=f"s{g:03d}", seed=f"scale-seed-{g:04d}-abcdefgh", players=PLAYERS))
     import asyncio
     asyncio.run(outbox.send_due(svc))  # the welcomes and first reports: not the burst's
     for f in (base / "outbox").glob("*.eml"):

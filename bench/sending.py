@@ -35,9 +35,10 @@ sys.path.insert(0, str(REPO))
 import timing
 from pipeline import Games
 
-from pbem import log, outbox, settings as settings_mod
-from pbem.process import handle
-from pbem.service import open_service
+from pbem.base import log, settings as settings_mod
+from pbem.outbound import outbox
+from pbem.inbound.process import handle
+from pbem.core.service import open_service
 
 
 def stdlib_bytes(svc, row: dict) -> bytes:

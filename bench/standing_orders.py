@@ -27,9 +27,13 @@ sys.path.append(str(REPO / "bench"))  # timing.py, when a test loads this file (
 
 import timing  # noqa: E402
 
-from pbem import games, log, moderator, settings as settings_mod, standing  # noqa: E402
-from pbem.process import handle  # noqa: E402
-from pbem.service import open_service  # noqa: E402
+from pbem.core import games  # noqa: E402
+from pbem.play import newgame
+from pbem.base import log, settings as settings_mod
+from pbem.play import moderator
+from pbem.pace import standing
+from pbem.inbound.process import handle  # noqa: E402
+from pbem.core.service import open_service  # noqa: E402
 
 # What a player who does not want to be asked about routine things files.
 ORDERS = [
@@ -85,7 +89,7 @@ def play(svc, rounds: int = 3, standing: bool = False, seed: str = "mails", play
     config = {"game": {"name": f"bench-{rounds}", "address": ADDRESS, "seed": seed, "moderator": "mod@example.org",
                        "options": {"turn_cap": rounds}},
               "players": [{"name": n, "email": f"{n}@example.org"} for n in names]}
-    g = games.create(svc, config)
+    g = newgame.create(svc, config)
     eng, mails = svc.engine, 0
     if standing:
         for name in names:

@@ -1,7 +1,7 @@
 """The web face's pages on a long game: requests per second and page sizes.
 
 A game of `--moves` moves (10,000 by default; played with random answers through
-`games.play`, and where it ends early, rolled back by the moderator and played on, so the log
+`moves.play`, and where it ends early, rolled back by the moderator and played on, so the log
 has that many moves and the game still runs) is served by uvicorn on a local port, as
 `pbem serve --http` serves it; one client on a kept-alive connection asks for the game's
 public page and then a seat's private page, `--seconds` each. It prints requests per second,
@@ -32,16 +32,21 @@ sys.path.insert(0, str(REPO))
 
 import timing  # noqa: E402
 
-from pbem import bot, games, log, moderator, settings as settings_mod  # noqa: E402
-from pbem.service import open_service  # noqa: E402
-from pbem.web import links  # noqa: E402
+from pbem import bot  # noqa: E402
+from pbem.core import games
+from pbem.pace import moves as pace_moves
+from pbem.play import newgame
+from pbem.base import log, settings as settings_mod
+from pbem.play import moderator
+from pbem.core.service import open_service  # noqa: E402
+from pbem.outbound import links  # noqa: E402
 from pbem.web.app import create_app  # noqa: E402
 
 PLAYERS = [(f"p{i}", f"p{i}@example.org") for i in range(4)]
 
 
 def long_game(svc, name: str, moves: int) -> str:
-    g = games.create(svc, {"game": {"name": name, "address": "talisman@example.org", "seed": f"{name}-seed-0123456789"},
+    g = newgame.create(svc, {"game": {"name": name, "address": "talisman@example.org", "seed": f"{name}-seed-0123456789"},
                            "players": [{"name": p, "email": e} for p, e in PLAYERS]})
     rnd, eng = random.Random(1), svc.engine
     while svc.store.game(g)["moves"] < moves:
@@ -54,7 +59,7 @@ def long_game(svc, name: str, moves: int) -> str:
         if move.player == eng.MODERATOR:
             moderator.answer(svc, g, eng.MODERATOR, f"{move.prompt}: {move.key}")
         else:
-            games.play(svc, game, move.player, [f"{move.prompt}: {move.key}"])
+            pace_moves.play(svc, game, move.player, [f"{move.prompt}: {move.key}"])
     return g
 
 

@@ -10,10 +10,13 @@ from pathlib import Path
 
 import click
 
-from pbem import games, home as home_mod, log, moderator, reports, settings as settings_mod
-from pbem.games import GameError
+from pbem.base import log, settings as settings_mod
+from pbem.core import games, home as home_mod
+from pbem.core.games import GameError
+from pbem.core.service import open_service
 from pbem.ingest import files as file_source, pipe as pipe_source, stdin as stdin_source
-from pbem.service import open_service
+from pbem.outbound import reports
+from pbem.play import moderator, newgame
 from pbem.store import StoreUnavailable
 
 EX_TEMPFAIL = stdin_source.EX_TEMPFAIL
@@ -175,7 +178,7 @@ def game():
 @click.pass_context
 def game_new(ctx, config, wait):
     """Create a game from CONFIG.toml, print its id, and mail each player a welcome."""
-    click.echo(games.create(_svc(ctx), games.load_config(config), wait=wait))
+    click.echo(newgame.create(_svc(ctx), games.load_config(config), wait=wait))
 
 
 @game.command("list")
@@ -264,7 +267,7 @@ def game_rollback(ctx, game_id, n):
 # -- pace (pbem/deadlines.py, docs/pace.md) ----------------------------------------------------
 
 def _duration(value: str, unit: str = "h"):
-    from pbem import clock
+    from pbem.base import clock
     try:
         return clock.duration(value, unit)
     except ValueError as e:
@@ -280,7 +283,7 @@ def _duration(value: str, unit: str = "h"):
 def game_extend(ctx, game_id, args):
     """Give more time: move GAME's open deadlines (or PLAYER's) DURATION later, e.g. 24h or 2d;
     reminders are sent again for the new deadline."""
-    from pbem import deadlines
+    from pbem.pace import deadlines
     if len(args) > 2:
         raise click.UsageError("give at most a PLAYER and a DURATION")
     for row in deadlines.extend(_svc(ctx), game_id, args[0] if len(args) == 2 else None, _duration(args[-1])):
@@ -292,7 +295,7 @@ def game_extend(ctx, game_id, args):
 @click.pass_context
 def game_resume(ctx, game_id):
     """Play the defaults the outage guard held (the misses were real); `game extend` gives time instead."""
-    from pbem import deadlines
+    from pbem.pace import deadlines
     click.echo(f"{deadlines.resume(_svc(ctx), game_id)} deadline(s) released")
 
 
@@ -326,7 +329,7 @@ def observer():
 def observer_add(ctx, game_id, name, email):
     """NAME (at EMAIL) gets GAME's public report now and when each turn begins; they may
     mail `status`, nothing else."""
-    from pbem import observers
+    from pbem.outbound import observers
     observers.add(_svc(ctx), game_id, name, email)
     click.echo(f"{game_id}: {name} watches the game")
 
@@ -401,7 +404,8 @@ def player_resend(ctx, game_id, name):
 def player_vacation(ctx, game_id, name, days, allowance):
     """Pause NAME's deadlines for DAYS (e.g. 5, or 36h), past their allowance if need be;
     0 ends a vacation now. --allowance N: the days NAME may take by mail in this game."""
-    from pbem import clock, vacation
+    from pbem.base import clock
+    from pbem.pace import vacation
     if days is None and allowance is None:
         raise click.UsageError("give DAYS, --allowance N, or both")
     svc = _svc(ctx)
@@ -635,7 +639,7 @@ def log_cmd(ctx, game_id, as_json):
 @click.pass_context
 def export_cmd(ctx, game_id, path, as_player):
     """Write GAME as one self-contained JSON archive; it holds the seed once the game has ended."""
-    from pbem import archive, replay
+    from pbem.archive import archive, replay
     with replay.progress("exporting") as tick:
         data = archive.export(_svc(ctx), game_id, as_player, progress=tick)
     archive.save(data, path)
@@ -647,7 +651,7 @@ def export_cmd(ctx, game_id, path, as_player):
 @click.pass_context
 def verify_cmd(ctx, path):
     """Re-run an archive from its seed and moves; exit 1 naming the first divergence."""
-    from pbem import archive, replay
+    from pbem.archive import archive, replay
     with replay.progress("verifying") as tick:
         verdict = archive.verify(archive.load(path, checking=True), progress=tick)
     for note in verdict.notes:
@@ -668,7 +672,7 @@ def verify_cmd(ctx, path):
 @click.pass_context
 def replay_cmd(ctx, source, upto, as_player, html_dir, step):
     """Step through a game (from the store or an archive file) as it was played."""
-    from pbem import replay
+    from pbem.archive import replay
     with replay.progress("reading") as tick:
         data = replay.source(lambda: _svc(ctx), source, as_player, progress=tick)
     if html_dir:
@@ -723,7 +727,7 @@ def rules_coverage(ctx, pack, as_json):
 @click.pass_context
 def rules_check(ctx, folder):
     """Check DIR (default: the home's `content` folder) against the content schema."""
-    from pbem import content_overlay
+    from pbem.base import content_overlay
     if folder is None:
         home = ctx.find_object(Home)
         settings = settings_mod.load(home.home, use_content=False)

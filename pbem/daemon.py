@@ -22,17 +22,14 @@ from typing import TYPE_CHECKING
 
 import watchfiles
 
-from pbem import (
-    clock,
-    deadlines,  # reminders and defaults, each cycle
-    log,
-    outbox,
-    process,
-)
+from pbem.base import clock, log
+from pbem.inbound import process
 from pbem.ingest import dropfolder, imap, maildir, pipe
+from pbem.outbound import outbox
+from pbem.pace import deadlines
 
 if TYPE_CHECKING:
-    from pbem.service import Service  # pbem.service imports what imports this module
+    from pbem.core.service import Service
 
 
 @contextlib.contextmanager

@@ -14,9 +14,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-from pbem import bot, games, home as home_mod, settings as settings_mod
+from pbem import bot
+from pbem.base import settings as settings_mod
+from pbem.core import games, home as home_mod
+from pbem.core.service import open_service
 from pbem.ingest import dropfolder
-from pbem.service import open_service
 
 PLAYERS = [("alice", "alice@example.org"), ("bob", "bob@example.org"), ("carol", "carol@example.org")]
 ROUNDS = 12

@@ -10,8 +10,10 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from pbem import bot, games, moderator
-from pbem.process import handle
+from pbem import bot
+from pbem.core import games
+from pbem.play import moderator
+from pbem.inbound.process import handle
 
 from conftest import mail, token
 

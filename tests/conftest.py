@@ -10,8 +10,10 @@ import pytest
 
 import fake_engine
 from pgcluster import db_setting, pg_cluster, pg_url, pytest_terminal_summary  # noqa: F401 -- PostgreSQL
-from pbem import games, settings as settings_mod
-from pbem.service import open_service
+from pbem.core import games
+from pbem.play import newgame
+from pbem.base import settings as settings_mod
+from pbem.core.service import open_service
 
 ADDRESS = "talisman@example.org"
 PLAYERS = [("alice", "alice@example.org"), ("bob", "bob@example.org")]
@@ -65,12 +67,12 @@ def fake_svc(make_service):
 
 @pytest.fixture
 def game(svc):
-    return games.create(svc, game_config())
+    return newgame.create(svc, game_config())
 
 
 @pytest.fixture
 def fake_game(fake_svc):
-    return games.create(fake_svc, game_config())
+    return newgame.create(fake_svc, game_config())
 
 
 def token(svc, game_id, name) -> str:

@@ -10,9 +10,14 @@ import pytest
 from click.testing import CliRunner
 
 from engine import api
-from pbem import archive, bot, games, moderator
+from pbem.archive import archive
+from pbem import bot
+from pbem.core import games
+from pbem.pace import moves
+from pbem.play import newgame
+from pbem.play import moderator
 from pbem.cli import main
-from pbem.process import handle
+from pbem.inbound.process import handle
 from pbem.store import _CHAINED, chain_hash
 
 from conftest import PLAYERS, game_config, mail, token
@@ -27,7 +32,7 @@ def play_out(svc, name, seed, *, players=PLAYERS, turn_cap=3, bot_seed=0, modera
              stop_after=None):
     """Play a game through the service: players' answers as mails, every `moderator_every`-th
     answer by the moderator, one rollback after move `rollback_at`. Returns the game id."""
-    gid = games.create(svc, game_config(name=name, seed=seed, players=players, options={"turn_cap": turn_cap}))
+    gid = newgame.create(svc, game_config(name=name, seed=seed, players=players, options={"turn_cap": turn_cap}))
     rnd = random.Random(bot_seed)
     emails = dict(players)
     for n in range(1, 500):
@@ -246,12 +251,12 @@ def test_a_question_to_someone_else_shows_only_who_is_asked(svc, tmp_path):
     """A question's options can name the asked player's Spells: another player's export
     keeps only the prompt's id and who is asked."""
     for s in range(30):
-        gid = games.create(svc, game_config(name=f"window-{s}", seed=f"s-window-{s}", options={"turn_cap": 4}))
+        gid = newgame.create(svc, game_config(name=f"window-{s}", seed=f"s-window-{s}", options={"turn_cap": 4}))
         rnd = random.Random(s)
         state = games.state(svc, games.get(svc, gid))
         while not state.over and not any(o.key.startswith("cast-") for o in state.prompt.options):
             move = bot.choose(state, rnd)
-            games.play(svc, games.get(svc, gid), move.player, [f"{move.prompt}: {move.key}"])
+            moves.play(svc, games.get(svc, gid), move.player, [f"{move.prompt}: {move.key}"])
             state = games.state(svc, games.get(svc, gid))
         if not state.over:
             break

@@ -10,9 +10,10 @@ import quopri
 
 import pytest
 
-from pbem import games, log
+from pbem.play import newgame
+from pbem.base import log
 from pbem.ingest import dropfolder, maildir
-from pbem.process import handle
+from pbem.inbound.process import handle
 
 from conftest import game_config, legal, mail, token, turn_file
 
@@ -90,7 +91,7 @@ def test_unreadable_refused_second_token_and_failed_messages_keep_no_token(fake_
 def test_a_retried_message_still_opens_its_seat_by_the_stored_token_hash(fake_svc, fake_game, monkeypatch):
     """The stored message is masked; what authenticated it is kept as sha256(token), so a
     message processed later (after a failure) still finds its seat."""
-    from pbem import process
+    from pbem.inbound import process
     player, line = legal(fake_svc, fake_game)
     tok = token(fake_svc, fake_game, player)
     monkeypatch.setattr(process, "apply_order", lambda *a, **k: 1 / 0)
@@ -117,11 +118,11 @@ def test_maildir_cur_copies_hold_no_token(fake_svc, fake_game, tmp_path):
 def test_a_weak_seed_is_warned_about_and_never_a_mask_pattern(fake_svc, capsys):
     """Issue 21 (11): a short seed the moderator chose was masked as [secret] inside every
     line holding its letters, garbling errors and showing where the seed is."""
-    games.create(fake_svc, game_config(name="weak", seed="ab"))
+    newgame.create(fake_svc, game_config(name="weak", seed="ab"))
     assert "weak seed" in capsys.readouterr().err
     assert log.scrub("a cab with a table") == "a cab with a table"
     strong = "9f8e7d6c5b4a39281706f5e4d3c2b1a0"
-    games.create(fake_svc, game_config(name="strong", seed=strong))
+    newgame.create(fake_svc, game_config(name="strong", seed=strong))
     assert log.scrub(f"x {strong} y") == "x [secret] y"
 
 

@@ -10,10 +10,11 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from pbem import games, settings as settings_mod
+from pbem.base import settings as settings_mod
+from pbem.core import games
 from pbem.store import backup
 from pbem.cli import main
-from pbem.service import open_service
+from pbem.core.service import open_service
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -23,11 +24,14 @@ import random, sys
 from pathlib import Path
 sys.path.insert(0, "tests")
 from conftest import game_config
-from pbem import bot, games, moderator, settings
-from pbem.service import open_service
+from pbem import bot
+from pbem.base import settings
+from pbem.core import games
+from pbem.core.service import open_service
+from pbem.play import moderator, newgame
 home, stop = Path(sys.argv[1]), Path(sys.argv[2])
 svc = open_service(settings=settings.load(home))
-ids = [games.create(svc, game_config(name=f"burst-{i}", seed=f"burst-seed-{i}-long-enough")) for i in range(3)]
+ids = [newgame.create(svc, game_config(name=f"burst-{i}", seed=f"burst-seed-{i}-long-enough")) for i in range(3)]
 Path(sys.argv[3]).write_text("started")
 rnd = random.Random(1)
 while not stop.exists():

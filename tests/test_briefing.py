@@ -9,8 +9,12 @@ import asyncio
 
 import pytest
 
-from pbem import briefing, games, moderator, outbox, render, reports, turnmail
-from pbem.process import handle
+from pbem.pace import briefing
+from pbem.core import games
+from pbem.play import newgame
+from pbem.play import moderator
+from pbem.outbound import outbox, render, reports, turnmail
+from pbem.inbound.process import handle
 
 from bymail import play_by_mail
 from conftest import game_config, mail, token
@@ -66,7 +70,7 @@ def briefing_of(svc, g: str, name: str) -> dict:
 def heroes(svc):
     """A real game of four characters that start with Spells, played by mail a while, then
     rolled back by the moderator and played on."""
-    g = games.create(svc, game_config(name="brief", seed="brief-seed", players=[(n, f"{n}@example.org") for n in NAMES],
+    g = newgame.create(svc, game_config(name="brief", seed="brief-seed", players=[(n, f"{n}@example.org") for n in NAMES],
                                       characters=dict(HEROES)))
     for _ in play_by_mail(svc, g, 1, 90):
         pass
@@ -130,7 +134,7 @@ def test_the_briefing_reads_stored_events_and_replays_moves_older_than_them(svc,
 
 @pytest.fixture
 def fake(fake_svc):
-    return fake_svc, games.create(fake_svc, game_config(options={"turn_cap": 40}))
+    return fake_svc, newgame.create(fake_svc, game_config(options={"turn_cap": 40}))
 
 
 def move(svc, g, player, line):

@@ -253,7 +253,7 @@ def test_completion_offers_game_ids_and_the_game_s_player_names(run, game):
 
 
 def test_a_mail_that_cannot_be_rendered_is_an_error_the_operator_sees(run, game, monkeypatch):
-    from pbem import render
+    from pbem.outbound import render
     real = render.render
     monkeypatch.setattr(render, "render", lambda svc, name, ctx: 1 / 0 if name == "welcome" else real(svc, name, ctx))
     result = run("serve", "--once", code=1)

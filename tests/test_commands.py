@@ -6,8 +6,10 @@ from email import policy
 
 import msgspec
 
-from pbem import games, outbox
-from pbem.process import handle
+from pbem.core import games
+from pbem.play import newgame
+from pbem.outbound import outbox
+from pbem.inbound.process import handle
 
 from conftest import mail, token
 
@@ -152,7 +154,7 @@ def test_status_sends_the_report_again_at_once(svc, game):
 
 
 def test_resign_asks_for_a_code_and_the_code_takes_the_seat_out(svc, game):
-    from pbem import process
+    from pbem.inbound import process
     player, n, key = asked(svc, game)
     since, moves = last_id(svc), games.get(svc, game)["moves"]
     assert send(svc, game, player, ["resign"]).status == "applied"
@@ -187,9 +189,9 @@ def test_a_reply_says_question_never_prompt(svc, game):
 def test_a_resigned_seat_leaves_play_by_an_engine_move_and_the_game_goes_on(svc):
     """alice resigns by mail and confirms; the service plays `moderator: leave-game alice` (a move in the log):
     her character leaves play, the others hear it, the turns pass her by, she gets no more mail."""
-    from pbem import process
+    from pbem.inbound import process
     from test_reports import hero_config
-    g = games.create(svc, hero_config())
+    g = newgame.create(svc, hero_config())
     assert asked(svc, g)[0] == "alice"
     send(svc, g, "alice", ["resign"])
     since = last_id(svc)

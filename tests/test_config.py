@@ -3,9 +3,10 @@ nearest known one; a config of the wrong shape is refused with a message, never 
 import pytest
 from click.testing import CliRunner
 
-from pbem import games, settings as settings_mod
+from pbem.play import newgame
+from pbem.base import settings as settings_mod
 from pbem.cli import main
-from pbem.games import GameError
+from pbem.core.games import GameError
 
 from conftest import ADDRESS
 
@@ -122,7 +123,7 @@ def test_pbem_toml_known_keys_come_from_the_settings_definition(tmp_path):
 
 def test_game_config_check_is_the_library_call_too(svc):
     with pytest.raises(GameError, match="did you mean `packs`"):
-        games.create(svc, {"game": {"name": "x", "pack": []}, "players": [
+        newgame.create(svc, {"game": {"name": "x", "pack": []}, "players": [
             {"name": "alice", "email": "a@example.org"}, {"name": "bob", "email": "b@example.org"}]})
 
 

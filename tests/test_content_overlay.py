@@ -10,9 +10,13 @@ from click.testing import CliRunner
 from conftest import ADDRESS
 
 from engine import api, content
-from pbem import archive, bot, content_overlay, games, moderator, settings as settings_mod
+from pbem.archive import archive
+from pbem import bot
+from pbem.base import content_overlay, settings as settings_mod
+from pbem.core import games
+from pbem.play import moderator
 from pbem.cli import main
-from pbem.service import open_service
+from pbem.core.service import open_service
 
 SHADE = '[[card]]\nname = "Restless Shade"\ntext = "The printed text."\nconfirmed = true\n'
 # More Wolves in the Adventure deck: the shuffles, and so the game, differ from the package's.

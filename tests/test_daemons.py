@@ -21,7 +21,7 @@ import pytest
 from aiosmtpd.controller import Controller
 from click.testing import CliRunner
 
-from pbem import clock
+from pbem.base import clock
 from pbem.cli import main
 
 from test_smtp import free_port
@@ -188,7 +188,7 @@ def test_an_idle_daemon_sleeps_until_its_next_timed_work_where_its_store_wakes_i
     from types import SimpleNamespace
 
     from pbem.daemon import IDLE_MAX, idle_seconds
-    from pbem.settings import Settings
+    from pbem.base.settings import Settings
     from pbem.store import iso
     now = clock.parse("2026-12-01T12:00:00Z")
 

@@ -9,10 +9,15 @@ import pytest
 from click.testing import CliRunner
 
 import fake_engine
-from pbem import clock, deadlines, games, moderator, outbox, pace, standing, vacation
+from pbem.base import clock
+from pbem.pace import deadlines, pace, standing, vacation
+from pbem.core import games
+from pbem.play import newgame
+from pbem.play import moderator
+from pbem.outbound import outbox
 from pbem.cli import main
-from pbem.games import GameError
-from pbem.process import handle
+from pbem.core.games import GameError
+from pbem.inbound.process import handle
 
 from conftest import ADDRESS, game_config, mail, token
 
@@ -45,7 +50,7 @@ def paced(make_service, clk):
     svc = make_service(engine=fake_engine, clock=clk)
     config = game_config(options={"turn_cap": 20}, pace=PACE, moderator="mod@example.org")
     config["players"][0]["timezone"] = "Europe/Berlin"
-    return svc, games.create(svc, config)
+    return svc, newgame.create(svc, config)
 
 
 def rows(svc, game, status=None):
@@ -81,11 +86,11 @@ def test_durations_and_local_times():
 def test_a_bad_pace_or_time_zone_is_refused(svc):
     for bad in ({"deadline": "soon"}, {"reminders": ["0h"]}, {"deadlne": "48h"}, {"guard_share": 2}):
         with pytest.raises(GameError):
-            games.create(svc, game_config(name="bad", pace=bad))
+            newgame.create(svc, game_config(name="bad", pace=bad))
     config = game_config(name="bad", pace=PACE)
     config["players"][0]["timezone"] = "Mars/Olympus"
     with pytest.raises(GameError, match="not a time zone"):
-        games.create(svc, config)
+        newgame.create(svc, config)
     assert svc.store.game("bad") is None
 
 
@@ -303,7 +308,7 @@ def test_the_moderator_sets_any_vacation_from_the_command_line(paced, clk):
     assert back.exit_code == 0 and "back from vacation" in back.output
     more = CliRunner().invoke(main, ["--home", svc.settings.home, "player", "vacation", g, "alice",
                                      "--allowance", "30"])
-    assert more.exit_code == 0 and pace.seat_config(games.get(svc, g), "alice")["vacation_days"] == 30
+    assert more.exit_code == 0 and games.seat_config(games.get(svc, g), "alice")["vacation_days"] == 30
     with svc.store.transaction():
         vacation.start(svc, games.get(svc, g), "alice", timedelta(days=15), by="alice")  # within 30 days now
     assert CliRunner().invoke(main, ["--home", svc.settings.home, "player", "vacation", g, "alice"]).exit_code == 2
@@ -316,14 +321,14 @@ def test_a_timezone_line_changes_how_times_show(paced, clk):
     assert "DEADLINE for question 1: Sunday 25 October 2026, 05:00 EDT (09:00 UTC)" in text
     handle(svc, mail(["timezone: Atlantis/Capital"], sender="alice@example.org", tok=token(svc, g, "alice")))
     assert "timezone: Atlantis/Capital: not done" in outbox.mail(svc, svc.store.outbox_rows()[-1]["id"])["text"]
-    assert pace.seat_config(games.get(svc, g), "alice")["timezone"] == "America/New_York"
+    assert games.seat_config(games.get(svc, g), "alice")["timezone"] == "America/New_York"
 
 
 # -- the guard, removed seats, rollbacks ------------------------------------------------------
 
 def test_the_guard_holds_defaults_when_most_players_miss_and_tells_the_moderator(make_service, clk):
     svc = make_service(engine=fake_engine, clock=clk)
-    ids = [games.create(svc, game_config(name=n, pace=PACE, moderator="mod@example.org",
+    ids = [newgame.create(svc, game_config(name=n, pace=PACE, moderator="mod@example.org",
                                          players=[(f"{n}1", f"{n}1@example.org"), (f"{n}2", f"{n}2@example.org")]))
            for n in ("one", "two", "three")]
     clk.at(hours=40)
@@ -400,7 +405,7 @@ def test_a_substitute_gets_a_briefing_and_the_history_keeps_both(paced, clk):
     assert standing.listing(svc, g, "bob") == []
     assert not vacation.on_vacation(svc, g, "bob", clk.t)
     assert rows(svc, g, "open")[0]["due_at"] == "2026-10-27T01:00:00Z"  # a full deadline from now for the newcomer
-    seat = pace.seat_config(games.get(svc, g), "bob")
+    seat = games.seat_config(games.get(svc, g), "bob")
     assert seat["email"] == "robert@example.org" and seat["replaced"][0]["email"] == "bob@example.org"
     assert [m["player"] for m in svc.store.moves(g)] == ["alice", "bob", "alice"]  # the log is untouched
 
@@ -426,5 +431,5 @@ def test_a_default_the_engine_refuses_is_held_for_the_moderator(paced, clk, monk
 ])
 def test_defaults_spend_nothing_in_the_packs_questions_too(kind, keys, want):
     from engine.state import Option, Prompt
-    from pbem.pace import default_key
+    from pbem.pace.pace import default_key
     assert default_key(Prompt(1, ["bob"], kind, "?", [Option(k, k) for k in keys]), "bob") == want

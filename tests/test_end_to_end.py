@@ -8,13 +8,14 @@ from email.message import EmailMessage
 
 import pytest
 
-from pbem import daemon, games
+from pbem import daemon
+from pbem.play import newgame
 from test_imap import DOVECOT, Dovecot  # noqa: F401  (the skip reason and the server)
 from test_smtp import Handler, free_port  # noqa: F401
 from conftest import game_config
 
 from aiosmtpd.controller import Controller
-from pbem import settings as settings_mod
+from pbem.base import settings as settings_mod
 
 pytestmark = pytest.mark.skipif(DOVECOT is None, reason="needs Dovecot (apt-get install dovecot-imapd)")
 REPLY_LINE = re.compile(r"^\s+(\d+: [a-z0-9][a-z0-9-]*)\s*$", re.M)
@@ -45,7 +46,7 @@ def test_a_game_runs_over_real_smtp_and_imap(make_service):
     try:
         smtp = settings_mod.SmtpSettings(host="127.0.0.1", port=controller.port, starttls=False, timeout=5)
         svc = make_service(smtp=smtp, imap=dovecot.settings("user0"))
-        game = games.create(svc, game_config(name="e2e", seed="e2e-seed"))
+        game = newgame.create(svc, game_config(name="e2e", seed="e2e-seed"))
         answered, seen = 0, 0
         for n in range(30):
             asyncio.run(daemon.serve(svc, once=True))  # read the mailbox, process, send

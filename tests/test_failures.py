@@ -11,7 +11,9 @@ from datetime import timedelta
 import pytest
 
 import fake_engine
-from pbem import games, outbox, process, render
+from pbem.play import newgame
+from pbem.outbound import outbox, render
+from pbem.inbound import process
 from pbem.daemon import cycle
 from pbem.ingest import dropfolder
 from pbem.store import Store
@@ -71,7 +73,7 @@ def fail_once_after(monkeypatch, owner, name, exc):
 @pytest.mark.parametrize("owner, name", STEPS, ids=[name for _, name in STEPS])
 def test_failure_then_rerun_loses_nothing_and_applies_nothing_twice(make_service, monkeypatch, owner, name, exc):
     svc = make_service(engine=fake_engine)
-    game = games.create(svc, game_config())
+    game = newgame.create(svc, game_config())
     asyncio.run(cycle(svc))
     inbox = svc.settings.inbox_path
 

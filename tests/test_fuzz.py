@@ -14,10 +14,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 import fake_engine
-from pbem import archive, bounces, games, orders, settings as settings_mod, tokens
-from pbem.games import GameError
-from pbem.process import handle
-from pbem.service import open_service
+from pbem.archive import archive
+from pbem.outbound import bounces
+from pbem.play import newgame
+from pbem.inbound import orders
+from pbem.base import settings as settings_mod, tokens
+from pbem.core.games import GameError
+from pbem.inbound.process import handle
+from pbem.core.service import open_service
 
 from conftest import Clock, game_config, token
 
@@ -167,7 +171,7 @@ def pipeline(tmp_path_factory):
     home = tmp_path_factory.mktemp("fuzz")
     svc = open_service(settings=settings_mod.Settings(home=str(home), stranger_replies=10**9), engine=fake_engine,
                        clock=Clock())
-    games.create(svc, game_config())
+    newgame.create(svc, game_config())
     yield svc
     svc.store.close()
 

@@ -11,8 +11,12 @@ from conftest import PLAYERS, game_config, mail, token
 from test_archive import cli
 
 from engine import api
-from pbem import archive, bot, daemon, games, moderator
-from pbem.process import handle
+from pbem.archive import archive
+from pbem import bot, daemon
+from pbem.core import games
+from pbem.play import newgame
+from pbem.play import moderator
+from pbem.inbound.process import handle
 
 
 def play_to_the_end_by_mail(svc, gid: str, bot_seed: int) -> int:
@@ -39,8 +43,8 @@ def sent_mails(svc) -> list[email.message.EmailMessage]:
 
 
 def test_the_game_over_mail_attaches_the_archive_that_pbem_verify_accepts(svc, tmp_path):
-    other = games.create(svc, game_config(name="other", seed="the-other-games-secret-seed"))  # still running
-    gid = games.create(svc, game_config(name="ending", seed="ending-game-seed-42", options={"turn_cap": 2}))
+    other = newgame.create(svc, game_config(name="other", seed="the-other-games-secret-seed"))  # still running
+    gid = newgame.create(svc, game_config(name="ending", seed="ending-game-seed-42", options={"turn_cap": 2}))
     play_to_the_end_by_mail(svc, gid, bot_seed=3)
     asyncio.run(daemon.cycle(svc))  # sends: the outbox folder holds each mail as it went out
     over = [m for m in sent_mails(svc) if m["Subject"].startswith(f"[{gid}] Game over")]
@@ -67,7 +71,7 @@ def test_the_game_over_mail_attaches_the_archive_that_pbem_verify_accepts(svc, t
 
 
 def test_a_tampered_attachment_does_not_verify(svc, tmp_path):
-    gid = games.create(svc, game_config(name="tamper", seed="tamper-game-seed-17", options={"turn_cap": 2}))
+    gid = newgame.create(svc, game_config(name="tamper", seed="tamper-game-seed-17", options={"turn_cap": 2}))
     play_to_the_end_by_mail(svc, gid, bot_seed=5)
     asyncio.run(daemon.cycle(svc))
     [m, *_] = [m for m in sent_mails(svc) if m["Subject"].startswith(f"[{gid}] Game over")]

@@ -8,7 +8,8 @@ import sys
 import pytest
 from click.testing import CliRunner
 
-from pbem import home as home_mod, settings as settings_mod
+from pbem.core import home as home_mod
+from pbem.base import settings as settings_mod
 from pbem.cli import main
 
 

@@ -16,7 +16,10 @@ import pytest
 from imap_tools import MailBoxUnencrypted
 
 import fake_engine
-from pbem import daemon, games, settings as settings_mod
+from pbem import daemon
+from pbem.core import games
+from pbem.play import newgame
+from pbem.base import settings as settings_mod
 from pbem.ingest import imap
 
 from conftest import game_config, mail, token
@@ -166,7 +169,7 @@ def folder_counts(dovecot, user, processed="pbem-processed") -> tuple[int, int]:
 
 
 def test_poll_stores_applies_moves_and_remembers(imap_svc, dovecot, user):
-    g = games.create(imap_svc, game_config())
+    g = newgame.create(imap_svc, game_config())
     deliver(dovecot, user, answers(imap_svc, g, 3))
     source = imap.ImapSource(imap_svc.settings.imap)
     results = source.poll(imap_svc)
@@ -179,7 +182,7 @@ def test_poll_stores_applies_moves_and_remembers(imap_svc, dovecot, user):
 
 
 def test_a_new_uidvalidity_starts_again(imap_svc, dovecot, user):
-    g = games.create(imap_svc, game_config())
+    g = newgame.create(imap_svc, game_config())
     source = imap.ImapSource(imap_svc.settings.imap)
     imap_svc.store.set_imap_position(source.key, 1, 99)  # from a folder since recreated
     deliver(dovecot, user, answers(imap_svc, g, 1))
@@ -189,7 +192,7 @@ def test_a_new_uidvalidity_starts_again(imap_svc, dovecot, user):
 
 @pytest.mark.parametrize("how", ["cut the link", "kill the server's session", "restart dovecot"])
 def test_a_dropped_link_mid_fetch_loses_nothing_and_duplicates_nothing(imap_svc, dovecot, user, monkeypatch, how):
-    g = games.create(imap_svc, game_config())
+    g = newgame.create(imap_svc, game_config())
     deliver(dovecot, user, answers(imap_svc, g, 6))
     source = imap.ImapSource(imap_svc.settings.imap)
     real, calls = imap.handle, []
@@ -242,7 +245,7 @@ def test_idle_wakes_the_daemon_and_survives_a_dropped_link(imap_svc, dovecot, us
 
 def test_serve_reads_the_mailbox_when_mail_arrives(make_service, dovecot, user):
     svc = make_service(engine=fake_engine, imap=dovecot.settings(user), poll_seconds=60)
-    g = games.create(svc, game_config())
+    g = newgame.create(svc, game_config())
     stop = threading.Event()
     worker = threading.Thread(target=lambda: asyncio.run(daemon.serve(svc, stop=stop)))
     worker.start()
@@ -262,7 +265,7 @@ def test_serve_reads_the_mailbox_when_mail_arrives(make_service, dovecot, user):
 def test_a_mail_over_the_limit_is_not_downloaded_whole_and_is_answered(imap_svc, dovecot, user):
     """Issue 21 (8): IMAP had no cap. A real server holds a 3 MB mail: only its header is
     fetched (RFC822.SIZE first), the sender is told, and the next mail is read as usual."""
-    g = games.create(imap_svc, game_config())
+    g = newgame.create(imap_svc, game_config())
     big = mail(["hello"], sender="alice@example.org", message_id="<big-imap@x>").replace(
         b"hello\n", b"hello\n" + (b"x" * 76 + b"\n") * 40000)
     deliver(dovecot, user, [big, *answers(imap_svc, g, 1)])

@@ -12,7 +12,10 @@ import pytest
 from aiosmtpd.controller import Controller
 
 import fake_engine
-from pbem import daemon, games, outbox, settings as settings_mod
+from pbem import daemon
+from pbem.play import newgame
+from pbem.outbound import outbox
+from pbem.base import settings as settings_mod
 from pbem.ingest import dropfolder, files, maildir, pipe, stdin
 
 from conftest import game_config, legal, mail, token, turn_file
@@ -200,7 +203,7 @@ def test_serve_once_processes_and_sends(fake_svc, fake_game):
 
 def test_serve_reads_a_configured_maildir(make_service, tmp_path):
     svc = make_service(engine=fake_engine, maildir=str(tmp_path / "Maildir"))
-    game = games.create(svc, game_config())
+    game = newgame.create(svc, game_config())
     mailbox.Maildir(str(tmp_path / "Maildir"), create=True).add(answer(svc, game))
     assert asyncio.run(daemon.serve(svc, once=True)) == 1
 
@@ -243,7 +246,7 @@ def test_smtp_sender_delivers_with_token_in_reply_to(make_service):
     try:
         smtp = settings_mod.SmtpSettings(host="127.0.0.1", port=port, starttls=False, timeout=5)
         svc = make_service(engine=fake_engine, smtp=smtp)
-        game = games.create(svc, game_config())
+        game = newgame.create(svc, game_config())
         assert asyncio.run(outbox.send_due(svc)) == 4
     finally:
         controller.stop()
@@ -256,7 +259,7 @@ def test_smtp_sender_delivers_with_token_in_reply_to(make_service):
 def test_smtp_failure_is_retried_later_then_marked_failed(make_service):
     smtp = settings_mod.SmtpSettings(host="127.0.0.1", port=1, starttls=False, timeout=1)
     svc = make_service(engine=fake_engine, smtp=smtp, send_attempts=2, send_for_hours=0)
-    games.create(svc, game_config())
+    newgame.create(svc, game_config())
     assert asyncio.run(outbox.send_due(svc)) == 0
     rows = svc.store.outbox_rows()
     assert all(r["status"] == "queued" and r["attempts"] == 1 and r["last_error"] for r in rows)

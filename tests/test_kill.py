@@ -29,9 +29,11 @@ from pathlib import Path
 import pytest
 from aiosmtpd.controller import Controller
 
-from pbem import games, settings as settings_mod
+from pbem.core import games
+from pbem.play import newgame
+from pbem.base import settings as settings_mod
 from pbem.ingest import dropfolder
-from pbem.service import open_service
+from pbem.core.service import open_service
 
 from conftest import ADDRESS, game_config, mail, token, turn_file
 from test_smtp import free_port
@@ -56,7 +58,7 @@ def reference(home: Path, n_games: int, answers: int, rnd: random.Random) -> tup
     """Play `answers` answers through the drop folder of a new home; returns the files (name,
     bytes) in order and a copy of the home as it was before them."""
     svc = open_service(settings=settings_mod.Settings(home=str(home), address=ADDRESS))
-    ids = [games.create(svc, game_config(name=f"k{n}", seed=f"kill-test-seed-{n:04d}-abcdef", players=PLAYERS))
+    ids = [newgame.create(svc, game_config(name=f"k{n}", seed=f"kill-test-seed-{n:04d}-abcdef", players=PLAYERS))
            for n in range(n_games)]
     svc.store.close()
     before = home.parent / "before"

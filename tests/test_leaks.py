@@ -13,7 +13,9 @@ import re
 
 import pytest
 
-from pbem import games, outbox, render, reports
+from pbem.core import games
+from pbem.play import newgame
+from pbem.outbound import outbox, render, reports
 
 from bymail import play_by_mail
 from conftest import game_config, token
@@ -43,7 +45,7 @@ def test_no_mail_leaks_another_players_spells_the_seed_or_a_token(svc, seed, pac
     """Every pack's part of the reports (pack_lines) passes through here too."""
     config = game_config(name=f"leaks-{seed}", seed=f"leak-seed-{seed}",
                          players=[(n, f"{n}@example.org") for n, _ in HEROES], characters=dict(HEROES), packs=packs)
-    g = games.create(svc, config)
+    g = newgame.create(svc, config)
     eng = svc.engine
     toks = {n: token(svc, g, n) for n, _ in HEROES}
     seed_text = svc.store.game(g)["seed"]
@@ -90,7 +92,7 @@ def test_a_nemesis_game_by_mail_never_shows_a_hero_the_nemesis_hand(svc, seed):
     config = game_config(name=f"nemesis-{seed}", seed=f"nem-seed-{seed}", edition="fifth", packs=["nemesis"],
                          players=[(n, f"{n}@example.org") for n in names])
     config["players"][0]["role"] = "nemesis"
-    g = games.create(svc, config)
+    g = newgame.create(svc, config)
     eng = svc.engine
     hero_mails = hand_shown = 0
     for step in play_by_mail(svc, g, seed, 4000):
@@ -115,13 +117,13 @@ def test_player_scoped_exports_and_replays_show_others_answers_only_as_public_ev
     Nemesis game played by mail, then every scoped form read for every other player's line."""
     import io
 
-    from pbem import archive, replay
+    from pbem.archive import archive, replay
 
     names = [NEMESIS] + NEMESIS_HEROES
     config = game_config(name="scoped", seed="scoped-archive-seed-1", edition="fifth", packs=["nemesis"],
                          players=[(n, f"{n}@example.org") for n in names])
     config["players"][0]["role"] = "nemesis"
-    g = games.create(svc, config)
+    g = newgame.create(svc, config)
     for _ in play_by_mail(svc, g, 7, 300):
         pass
     logged = [m for m in svc.store.moves(g) if m["kind"] == "move"]

@@ -11,15 +11,19 @@ from conftest import mail, token
 from test_reports import hero_config
 from test_web_browser import LAYOUT, WIDTHS, at_width, browser, full_shot, shots  # noqa: F401  (fixtures)
 
-from pbem import bot, games, moderator, outbox
-from pbem.process import handle
+from pbem import bot
+from pbem.core import games
+from pbem.play import newgame
+from pbem.play import moderator
+from pbem.outbound import outbox
+from pbem.inbound.process import handle
 
 KINDS = ("welcome", "report", "receipt", "error", "gameover", "press")
 
 
 def mails_of_a_game(svc) -> dict[str, dict]:
     """One mail of each kind, the fullest (longest HTML) of each, from a game played by mail."""
-    g = games.create(svc, hero_config(press="allowed"))
+    g = newgame.create(svc, hero_config(press="allowed"))
     toks = {p["name"]: token(svc, g, p["name"]) for p in svc.store.players(g)}
     rnd = random.Random(11)
     handle(svc, mail(["to: bob", "A long word: Supercalifragilisticexpialidocious-and-more."],

@@ -15,9 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from pbem import games, home as home_mod, settings as settings_mod
+from pbem.core import home as home_mod
+from pbem.play import newgame
+from pbem.base import settings as settings_mod
 from pbem.ingest import pipe as pipe_spool
-from pbem.service import open_service
+from pbem.core.service import open_service
 
 from conftest import game_config, legal, mail, token
 
@@ -37,7 +39,7 @@ def site(tmp_path):
     home = tmp_path / "pbem"
     home_mod.init(home)
     svc = open_service(settings=settings_mod.load(home))
-    gid = games.create(svc, game_config())
+    gid = newgame.create(svc, game_config())
     spool = tmp_path / "spool"  # pipe(8)'s own folder: nothing may be written there
     spool.mkdir()
     return svc, gid, home, spool

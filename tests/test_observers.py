@@ -2,8 +2,10 @@
 import pytest
 from click.testing import CliRunner
 
-from pbem import games, outbox, render, reports
-from pbem.process import handle
+from pbem.core import games
+from pbem.play import newgame
+from pbem.outbound import outbox, render, reports
+from pbem.inbound.process import handle
 
 from conftest import game_config, mail
 from bymail import play_by_mail
@@ -14,7 +16,7 @@ WATCHER = {"name": "wanda", "email": "wanda@example.org"}
 
 
 def watched(svc, **kw):
-    return games.create(svc, {**game_config(**kw), "observers": [dict(WATCHER)]})
+    return newgame.create(svc, {**game_config(**kw), "observers": [dict(WATCHER)]})
 
 
 def to_wanda(svc, since=0):
@@ -22,7 +24,7 @@ def to_wanda(svc, since=0):
 
 
 def test_an_observer_gets_the_public_report_when_the_game_starts_and_each_turn(svc):
-    g = games.create(svc, {**game_config(players=[(n, f"{n}@example.org") for n, _ in HEROES],
+    g = newgame.create(svc, {**game_config(players=[(n, f"{n}@example.org") for n, _ in HEROES],
                                          characters=dict(HEROES)), "observers": [dict(WATCHER)]})
     first = to_wanda(svc)
     assert len(first) == 1 and first[0][0]["kind"] == "report" and first[0][0]["player"] is None
@@ -68,8 +70,8 @@ def test_status_from_an_observer_brings_the_report_anything_else_is_refused(svc)
 
 
 def test_observer_add(svc):
-    g = games.create(svc, game_config())
-    from pbem import observers
+    g = newgame.create(svc, game_config())
+    from pbem.outbound import observers
     since = last_id(svc)
     observers.add(svc, g, "wanda", "wanda@example.org")
     assert [r["to_addr"] for r, _ in mails(svc, since)] == ["wanda@example.org"]
@@ -81,9 +83,9 @@ def test_observer_add(svc):
 
 def test_observers_config_is_checked(svc):
     with pytest.raises(games.GameError, match="unknown key `mail`"):
-        games.create(svc, {**game_config(), "observers": [{"name": "w", "mail": "w@example.org"}]})
+        newgame.create(svc, {**game_config(), "observers": [{"name": "w", "mail": "w@example.org"}]})
     with pytest.raises(games.GameError, match="observers are tables"):
-        games.create(svc, {**game_config(name="b"), "observers": {"name": "w"}})
+        newgame.create(svc, {**game_config(name="b"), "observers": {"name": "w"}})
 
 
 def test_pbem_observer_add(tmp_path):

@@ -11,9 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pbem import mailtext
-from pbem.orders import (Order, OrderError, content_hash, parse_mail, parse_turn_file,
-                         redact)
+from pbem.inbound import mailtext
+from pbem.inbound.orders import Order, OrderError, content_hash, parse_mail, parse_turn_file, redact
 
 MAIL = Path(__file__).parent / "mail"
 CORPUS = sorted(p for p in MAIL.iterdir() if p.suffix in (".eml", ".toml", ".json")

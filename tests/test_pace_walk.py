@@ -8,9 +8,14 @@ import pytest
 from freezegun import freeze_time
 
 import fake_engine
-from pbem import daemon, deadlines, games, moderator, outbox, standing
+from pbem import daemon
+from pbem.pace import deadlines, standing
+from pbem.core import games
+from pbem.play import newgame
+from pbem.play import moderator
+from pbem.outbound import outbox
 from pbem.ingest import dropfolder
-from pbem.pace import pace_of
+from pbem.pace.pace import pace_of
 from pbem.store import utcnow
 
 from conftest import game_config, mail, token
@@ -39,7 +44,7 @@ def test_three_weeks_hour_by_hour_across_daylight_saving(make_service):
         config = game_config(options={"turn_cap": 10}, pace=PACE)
         for p in config["players"]:
             p["timezone"] = ZONES[p["name"]]
-        g = games.create(svc, config)
+        g = newgame.create(svc, config)
         first = svc.store.outbox_rows()
         reply_at = {}  # bob's prompt -> when he answers
         for _ in range(21 * 24):
@@ -120,7 +125,7 @@ def test_a_game_whose_players_all_go_silent_still_ends_on_defaults(make_service)
     clock = Clock(datetime(2026, 3, 1, 8, 0, tzinfo=timezone.utc))
     svc = make_service(clock=clock)
     players = [("alice", "alice@example.org"), ("bob", "bob@example.org"), ("carol", "carol@example.org")]
-    g = games.create(svc, game_config(seed="silent", players=players, options={"turn_cap": 2}, pace=PACE,
+    g = newgame.create(svc, game_config(seed="silent", players=players, options={"turn_cap": 2}, pace=PACE,
                                       moderator="mod@example.org"))
     days = 0
     while games.get(svc, g)["status"] == "active":
@@ -148,7 +153,7 @@ def test_standing_orders_keep_answering_through_the_walk(make_service):
     """bob's standing order answers every question he is asked, at once: only alice has deadlines."""
     clock = Clock(datetime(2026, 10, 23, 9, 0, tzinfo=timezone.utc))
     svc = make_service(engine=fake_engine, clock=clock)
-    g = games.create(svc, game_config(options={"turn_cap": 6}, pace=PACE))
+    g = newgame.create(svc, game_config(options={"turn_cap": 6}, pace=PACE))
     with svc.store.transaction():
         standing.file(svc, g, "bob", "when move answer rest")
     while games.get(svc, g)["status"] == "active":

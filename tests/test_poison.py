@@ -7,9 +7,12 @@ from email.message import EmailMessage
 import pytest
 
 import fake_engine
-from pbem import daemon, games, orders, outbox, process
+from pbem import daemon
+from pbem.play import newgame
+from pbem.inbound import orders, process
+from pbem.outbound import outbox
 from pbem.ingest import dropfolder, files, maildir
-from pbem.process import handle
+from pbem.inbound.process import handle
 
 from conftest import game_config, legal, mail, token, turn_file
 
@@ -76,7 +79,7 @@ def test_a_message_that_keeps_failing_is_answered_and_the_moderator_told(make_se
     """Issue 21 (3): a message whose processing raised was retried, set failed, and nobody
     heard. After MAX_ATTEMPTS the sender is answered and the moderator told why, once."""
     svc = make_service(engine=fake_engine, moderator="mod@example.org")
-    g = games.create(svc, game_config())
+    g = newgame.create(svc, game_config())
     player, line = legal(svc, g)
 
     def broken(*a, **k):
@@ -147,7 +150,7 @@ def test_strangers_get_a_few_replies_a_day_per_address_then_none(make_service):
     """Issue 21 (9): every unauthenticated mail got a reply to its (forgeable) From, with no
     limit: backscatter. Now `stranger_replies` a day per address."""
     svc = make_service(engine=fake_engine, stranger_replies=3)
-    games.create(svc, game_config())
+    newgame.create(svc, game_config())
     for n in range(10):
         assert handle(svc, mail(["left"], sender="victim@example.net", message_id=f"<s{n}@x>")).refused
     handle(svc, mail(["left"], sender="other@example.net", message_id="<o@x>"))

@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 from conftest import legal, mail, token
-from pbem import games
+from pbem.core import games
 from pbem.ingest import dropfolder
-from pbem.service import open_service
+from pbem.core.service import open_service
 from test_daemons import new_games, run, serve, smtp, stop  # noqa: F401 -- smtp: the SMTP sink fixture
 
 pytestmark = pytest.mark.postgres  # separate processes, seconds each: `pytest -m postgres` (.ci/run runs it)
@@ -141,7 +141,8 @@ def test_a_daemon_killed_mid_batch_leaves_the_others_to_carry_on(tmp_path, pg_ur
 # -- pbem store copy ------------------------------------------------------------------------
 
 def _play(svc, game_id: str, n: int, seed: int = 1) -> None:
-    from pbem import bot, moderator
+    from pbem import bot
+    from pbem.play import moderator
     rnd = random.Random(seed)
     for _ in range(n):
         move = bot.choose(games.state(svc, games.get(svc, game_id)), rnd)

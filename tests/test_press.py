@@ -1,8 +1,9 @@
 """Press: `to: bob` / `to: all` and a message, passed on through the service (issue 18)."""
 import pytest
 
-from pbem import games
-from pbem.process import handle
+from pbem.core import games
+from pbem.play import newgame
+from pbem.inbound.process import handle
 
 from conftest import game_config, mail, token
 from test_commands import last_id, mails
@@ -11,7 +12,7 @@ PLAYERS3 = [("alice", "alice@example.org"), ("bob", "bob@example.org"), ("carol"
 
 
 def new_game(svc, **game):
-    return games.create(svc, game_config(players=PLAYERS3, moderator="mod@example.org", **game))
+    return newgame.create(svc, game_config(players=PLAYERS3, moderator="mod@example.org", **game))
 
 
 def write(svc, g, sender, lines):

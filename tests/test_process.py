@@ -6,8 +6,13 @@ import json
 import pytest
 
 import fake_engine
-from pbem import games, log, moderator, outbox, process
-from pbem.process import handle
+from pbem.core import games
+from pbem.play import newgame
+from pbem.base import log
+from pbem.play import moderator
+from pbem.outbound import outbox
+from pbem.inbound import process
+from pbem.inbound.process import handle
 
 from conftest import game_config, legal, mail, token, turn_file
 
@@ -221,7 +226,7 @@ def test_adjudicate_is_a_logged_moderator_move(fake_svc, fake_game):
 
 
 def test_long_games_snapshot_and_never_replay_from_the_start(fake_svc, monkeypatch):
-    g = games.create(fake_svc, game_config(options={"turn_cap": 0}))
+    g = newgame.create(fake_svc, game_config(options={"turn_cap": 0}))
     fake_svc.store.SNAPSHOT_EVERY = 10
     for i in range(25):
         player, line = legal(fake_svc, g)
@@ -254,7 +259,7 @@ def test_a_newline_in_a_name_cannot_inject_a_header():
 
 
 def test_a_game_waiting_for_the_moderator_tells_them(fake_svc, monkeypatch):
-    g = games.create(fake_svc, game_config(moderator="mod@example.org"))
+    g = newgame.create(fake_svc, game_config(moderator="mod@example.org"))
     player, line = legal(fake_svc, g)
     monkeypatch.setattr(fake_engine, "waiting_for", lambda state: ["moderator"])
     handle(fake_svc, mail([line], sender=f"{player}@example.org", tok=token(fake_svc, g, player)))

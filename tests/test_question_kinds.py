@@ -12,7 +12,7 @@ from test_playouts import PACK_SETS, game_config
 from engine import api, questions
 from engine.rules import machine
 from engine.state import Option, Prompt
-from pbem import pace, standing
+from pbem.pace import pace, standing
 from pbem.bot import choose
 
 ENGINE = Path(__file__).resolve().parent.parent / "engine"

@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from pbem import archive, replay
+from pbem.archive import archive, replay
 
 from test_archive import FIXTURE, cli, play_out
 

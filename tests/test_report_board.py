@@ -6,7 +6,9 @@ import re
 from test_commands import asked, last_id, mails, send
 from test_reports import hero_config
 
-from pbem import games, outbox
+from pbem.core import games
+from pbem.play import newgame
+from pbem.outbound import outbox
 
 
 def board_part(text: str) -> str:
@@ -14,7 +16,7 @@ def board_part(text: str) -> str:
 
 
 def test_every_report_says_where_everyone_is_and_what_is_around_its_reader(svc):
-    g = games.create(svc, hero_config())
+    g = newgame.create(svc, hero_config())
     for _ in range(6):
         player, n, key = asked(svc, g)
         since = last_id(svc)

@@ -9,8 +9,12 @@ from test_commands import last_id, mails, send
 from test_reports import hero_config
 
 from engine import content
-from pbem import bot, games, glossary, moderator
-from pbem.process import handle
+from pbem import bot
+from pbem.core import games
+from pbem.play import newgame
+from pbem.outbound import glossary
+from pbem.play import moderator
+from pbem.inbound.process import handle
 
 CARDS = content.load("revised4", ()).cards
 BY_NAME = {c.name: c for c in reversed(list(CARDS.values()))}
@@ -26,7 +30,7 @@ def named_here(text: str) -> dict[str, str]:
 
 
 def test_a_card_in_hand_is_explained_and_a_stand_in_says_so(svc):
-    g = games.create(svc, hero_config())
+    g = newgame.create(svc, hero_config())
     moderator.adjudicate(svc, g, "alice object sword")
     since = last_id(svc)
     send(svc, g, "alice", ["status"])
@@ -44,7 +48,7 @@ def test_a_card_in_hand_is_explained_and_a_stand_in_says_so(svc):
 
 def test_cards_drawn_and_cards_asked_about_are_explained_along_a_game(svc):
     rnd = random.Random(4)
-    g = games.create(svc, hero_config())
+    g = newgame.create(svc, hero_config())
     toks = {p["name"]: token(svc, g, p["name"]) for p in svc.store.players(g)}
     draws = asked_about = 0
     seen = 0

@@ -7,13 +7,14 @@ import re
 from test_commands import last_id, mails, send
 from test_reports import hero_config, rows
 
-from pbem import games
+from pbem.core import games
+from pbem.play import newgame
 
 HEX_SEED = "hex-2"  # alice (the Wizard) starts with the Hex and is first to move
 
 
 def cast_hex(svc):
-    g = games.create(svc, hero_config(seed=HEX_SEED))
+    g = newgame.create(svc, hero_config(seed=HEX_SEED))
     state = games.state(svc, games.get(svc, g))
     assert "hex" in state.players[0].spells and state.prompt.players == ["alice"], "the seed no longer deals it"
     since = last_id(svc)
@@ -45,7 +46,7 @@ def test_the_hex_is_on_every_board_of_every_report(svc):
 
 
 def test_a_lasting_effect_on_no_space_is_listed_as_in_force():
-    from pbem import reports
+    from pbem.outbound import reports
     lines = reports.pack_lines({"effects": [{"name": "blizzard", "rounds": 2, "by": "alice"},
                                             {"name": "hex", "rounds": 3, "by": "bob", "space": "woods"}]})
     assert lines == [{"pack": "In force", "what": "Blizzard", "value": "2 rounds"}]
@@ -60,7 +61,7 @@ def test_the_defender_is_told_who_attacks_and_with_what(svc):
     from pbem import bot
 
     rnd = random.Random(1)
-    g = games.create(svc, hero_config(seed="duel-2"))  # alice is attacked early in this game
+    g = newgame.create(svc, hero_config(seed="duel-2"))  # alice is attacked early in this game
     for _ in range(40):
         state = games.state(svc, games.get(svc, g))
         if state.prompt.kind == "defend":

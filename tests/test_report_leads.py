@@ -8,8 +8,12 @@ from conftest import mail, token
 from test_commands import last_id, mails
 from test_reports import hero_config
 
-from pbem import bot, games, leads, moderator
-from pbem.process import handle
+from pbem import bot
+from pbem.core import games
+from pbem.play import newgame
+from pbem.outbound import leads
+from pbem.play import moderator
+from pbem.inbound.process import handle
 
 ARROW = leads.ARROW
 
@@ -48,7 +52,7 @@ def test_each_answer_does_what_its_report_said(svc):
     said (space and region), a question on the way is the one it named, a kept roll does what
     it said, and after a movement reroll the new roll leads where its face said."""
     eng, rnd = svc.engine, random.Random(18)
-    g = games.create(svc, hero_config())
+    g = newgame.create(svc, hero_config())
     toks = {p["name"]: token(svc, g, p["name"]) for p in svc.store.players(g)}
     checked = {"move": 0, "on the way": 0, "keep": 0, "new roll": 0}
     faces_said: dict = {}  # after a movement reroll: the face line of the report before it

@@ -7,8 +7,13 @@ import re
 from conftest import game_config, mail, token
 from test_deadlines import PACE, Clock
 
-from pbem import bot, deadlines, games, moderator, outbox
-from pbem.process import handle
+from pbem import bot
+from pbem.pace import deadlines
+from pbem.core import games
+from pbem.play import newgame
+from pbem.play import moderator
+from pbem.outbound import outbox
+from pbem.inbound.process import handle
 
 ISO = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}")
 REPO_PATH = re.compile(r"(?<![\w/.])(?:docs|tests|engine|pbem|deploy|bench|tools|\.ci)/[\w./-]+"
@@ -22,7 +27,7 @@ def test_no_mail_holds_a_raw_time_or_a_repository_path(make_service):
                          press="copied")
     config["players"][0]["timezone"] = "Europe/Berlin"
     config["observers"] = [{"name": "olive", "email": "olive@example.org"}]
-    g = games.create(svc, config)
+    g = newgame.create(svc, config)
     toks = {n: token(svc, g, n) for n in ("alice", "bob")}
 
     def send(who, lines):

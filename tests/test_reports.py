@@ -11,8 +11,11 @@ import jinja2
 import pytest
 
 import fake_engine
-from pbem import bounces, games, moderator, outbox, render, reports
-from pbem.process import handle
+from pbem.outbound import bounces, outbox, render, reports
+from pbem.core import games
+from pbem.play import newgame
+from pbem.play import moderator
+from pbem.inbound.process import handle
 
 from conftest import game_config, legal, mail, token
 
@@ -47,7 +50,7 @@ def assert_snapshot(name: str, row: dict) -> None:
 
 @pytest.fixture
 def heroes(svc):
-    return games.create(svc, hero_config())
+    return newgame.create(svc, hero_config())
 
 
 def answer(svc, game, line=None, player=None):
@@ -122,7 +125,7 @@ def test_own_spells_by_name_others_as_counts_and_the_board(svc, heroes):
 
 
 def test_the_map_places_the_rings_as_on_the_board():
-    from pbem import boardmap
+    from pbem.base import boardmap
     grid = boardmap.layout((("outer", tuple(f"o{i}" for i in range(24))), ("middle", tuple(f"m{i}" for i in range(16))),
                             ("inner", tuple(f"i{i}" for i in range(8))), ("crown", ("crown",))))
     assert grid[0][0] == ("outer", "o0") and grid[0][6] == ("outer", "o6") and grid[6][6] == ("outer", "o12")
@@ -183,7 +186,7 @@ def test_ids_are_safe_whatever_the_name(svc, heroes):
 # -- game over -----------------------------------------------------------------------------
 
 def test_the_game_over_mail_goes_to_everyone_with_the_seed(fake_svc):
-    g = games.create(fake_svc, game_config(options={"turn_cap": 3}))
+    g = newgame.create(fake_svc, game_config(options={"turn_cap": 3}))
     for _ in range(3):
         player, line = legal(fake_svc, g)
         handle(fake_svc, mail([line], sender=f"{player}@example.org", tok=token(fake_svc, g, player)))

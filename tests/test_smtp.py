@@ -12,8 +12,12 @@ from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import AuthResult
 
 import fake_engine
-from pbem import games, moderator, outbox, settings as settings_mod
-from pbem.process import handle
+from pbem.core import games
+from pbem.play import newgame
+from pbem.play import moderator
+from pbem.outbound import outbox
+from pbem.base import settings as settings_mod
+from pbem.inbound.process import handle
 
 from conftest import Clock, game_config, legal, mail, token
 
@@ -131,7 +135,7 @@ def test_a_newline_in_a_name_or_subject_cannot_inject_a_header(fake_svc):
 
 def test_a_player_named_with_a_newline_gets_no_extra_header(make_service):
     svc = make_service(engine=fake_engine)
-    game = games.create(svc, game_config(players=[("eve\nBcc: evil@example.org", "eve@example.org"),
+    game = newgame.create(svc, game_config(players=[("eve\nBcc: evil@example.org", "eve@example.org"),
                                                   ("bob", "bob@example.org")]))
     for row in svc.store.outbox_rows():
         raw = bytes(outbox.build(svc, outbox.mail(svc, row["id"])))
@@ -152,7 +156,7 @@ LONG = "Turn 12: " + "the Storm River lies between you and the Chapel; " * 6  # 
 def test_a_mail_written_directly_reads_back_as_written_and_is_7_bit_clean(name, subject, text, html):
     """pbem/mime.py writes headers and parts itself: the standard parser must read back the
     same names, subject and texts, and every line is ASCII and within SMTP's limit."""
-    from pbem import mime
+    from pbem.outbound import mime
     headers = {"From": outbox.mailbox("Talisman g", "talisman@example.org"),
                "To": outbox.mailbox(name, "x@example.org"),
                "Subject": subject, "Message-ID": "<m@example.org>",
@@ -175,7 +179,7 @@ def test_a_mail_written_directly_reads_back_as_written_and_is_7_bit_clean(name, 
 def test_the_outbox_goes_out_by_smtp_with_a_keyed_return_path_of_the_game_address(make_service, smtp_server):
     handler, clock = Handler(), Clock()
     svc = smtp_service(make_service, smtp_server(handler), clock)
-    games.create(svc, game_config())
+    newgame.create(svc, game_config())
     send_until_done(svc, clock)
     rows = svc.store.outbox_rows()
     assert sorted(ids(handler.received)) == sorted(r["message_id"] for r in rows)
@@ -191,7 +195,7 @@ def test_the_outbox_goes_out_by_smtp_with_a_keyed_return_path_of_the_game_addres
 def test_refusals_for_a_while_then_every_mail_arrives_exactly_once(make_service, smtp_server):
     handler, clock = Handler(refuse=5, drop=2), Clock()
     svc = smtp_service(make_service, smtp_server(handler), clock)
-    g = games.create(svc, game_config())
+    g = newgame.create(svc, game_config())
     for _ in range(3):  # more mail while the server refuses
         move = svc.engine.legal_moves(games.state(svc, games.get(svc, g)))[0]
         handle(svc, mail([f"{move.prompt}: {move.key}"], sender=f"{move.player}@example.org",
@@ -215,7 +219,7 @@ def test_backoff_grows_with_jitter():
 def test_a_5xx_marks_the_mail_failed_and_the_player_undeliverable(make_service, smtp_server):
     handler, clock = Handler(reject={"bob@example.org"}), Clock()
     svc = smtp_service(make_service, smtp_server(handler), clock)
-    g = games.create(svc, game_config(moderator="mod@example.org"))
+    g = newgame.create(svc, game_config(moderator="mod@example.org"))
     asyncio.run(outbox.send_due(svc))
     bob_rows = [r for r in svc.store.outbox_rows() if r["to_addr"] == "bob@example.org"]
     assert bob_rows and all(r["status"] == "failed" and r["attempts"] == 1 and "550" in r["last_error"]
@@ -234,7 +238,7 @@ def test_a_5xx_marks_the_mail_failed_and_the_player_undeliverable(make_service, 
 def test_a_timeout_after_data_retries_the_same_mail(make_service, smtp_server):
     handler, clock = Handler(slow=2.5), Clock()
     svc = smtp_service(make_service, smtp_server(handler), clock, timeout=1)
-    games.create(svc, game_config())
+    newgame.create(svc, game_config())
     asyncio.run(outbox.send_due(svc))
     first = svc.store.outbox_rows()[0]
     assert first["status"] == "queued" and first["attempts"] == 1  # ambiguous: it may have gone
@@ -255,7 +259,7 @@ def test_login_from_the_config(make_service, smtp_server):
     handler, clock = Handler(), Clock()
     port = smtp_server(handler, authenticator=Users(), auth_required=True, auth_require_tls=False)
     wrong = smtp_service(make_service, port, clock, username="talisman", password="wrong", timeout=1)
-    games.create(wrong, game_config())
+    newgame.create(wrong, game_config())
     asyncio.run(outbox.send_due(wrong))
     assert handler.received == [] and all(r["status"] == "queued" for r in wrong.store.outbox_rows())
     assert all(p["undeliverable"] is None for p in wrong.store.players("autumn"))  # our login, not their address
@@ -315,7 +319,7 @@ def bounce_of(svc, row: dict, action="failed") -> bytes:
 
 
 def test_a_bounce_marks_the_player_undeliverable_and_tells_the_moderator(fake_svc):
-    g = games.create(fake_svc, game_config(moderator="mod@example.org"))
+    g = newgame.create(fake_svc, game_config(moderator="mod@example.org"))
     report = sent_report(fake_svc, "bob")
     result = handle(fake_svc, bounce_of(fake_svc, report))
     assert result.status == "bounce" and result.player == "bob", result.outcome
@@ -337,7 +341,7 @@ def test_a_bounce_marks_the_player_undeliverable_and_tells_the_moderator(fake_sv
 def test_a_bounced_report_leaves_its_events_for_the_next_report(fake_svc):
     """The bounced report's events were never read: the reader's next report starts where the
     bounced one started (reported_seq rewound to its since_seq)."""
-    g = games.create(fake_svc, game_config(moderator="mod@example.org"))
+    g = newgame.create(fake_svc, game_config(moderator="mod@example.org"))
     seen = {r["id"] for r in fake_svc.store.outbox_rows()}
     bounced = None
     for _ in range(12):  # answers until bob gets a report that catches him up on some moves
@@ -371,7 +375,7 @@ def test_a_forged_bounce_is_not_believed(fake_svc):
     """Issue 21 (7): a stranger's mail shaped as a delivery report, naming a guessable outbox
     Message-ID (or only an address), marked the player undeliverable, mailed the moderator and
     rewound the player's report. Only a bounce to a sent mail's keyed return path counts."""
-    g = games.create(fake_svc, game_config(moderator="mod@example.org"))
+    g = newgame.create(fake_svc, game_config(moderator="mod@example.org"))
     report = sent_report(fake_svc, "bob")
     reported = fake_svc.store.player(g, "bob")["reported_seq"]
     before = len(fake_svc.store.outbox_rows())
@@ -393,7 +397,7 @@ def test_a_forged_bounce_is_not_believed(fake_svc):
 
 
 def test_a_replaced_address_clears_the_mark(fake_svc):
-    g = games.create(fake_svc, game_config(moderator="mod@example.org"))
+    g = newgame.create(fake_svc, game_config(moderator="mod@example.org"))
     result = handle(fake_svc, bounce_of(fake_svc, sent_report(fake_svc, "alice")))
     assert result.status == "bounce" and fake_svc.store.player(g, "alice")["undeliverable"]
     moderator.replace_player(fake_svc, g, "alice", "alice@new.example.org")  # a new address: the mark goes
@@ -432,7 +436,7 @@ def test_mail_goes_out_over_starttls_and_implicit_tls(make_service, smtp_server,
             else smtp_server(handler, ssl_context=context))
     svc = smtp_service(make_service, port, clock, starttls=mode == "starttls", tls=mode == "tls",
                        cert_bundle=str(certificate[0]))
-    games.create(svc, game_config())
+    newgame.create(svc, game_config())
     send_until_done(svc, clock)
     rows = svc.store.outbox_rows()
     assert sorted(ids(handler.received)) == sorted(r["message_id"] for r in rows)
@@ -442,7 +446,7 @@ def test_an_untrusted_certificate_is_refused_and_retried(make_service, smtp_serv
     handler, clock = Handler(), Clock()
     port = smtp_server(handler, tls_context=server_context(certificate), require_starttls=True)
     svc = smtp_service(make_service, port, clock, starttls=True)  # no cert_bundle: not trusted
-    games.create(svc, game_config())
+    newgame.create(svc, game_config())
     asyncio.run(outbox.send_due(svc))
     assert handler.received == []
     assert all(r["status"] == "queued" and r["attempts"] >= 1 for r in svc.store.outbox_rows())
@@ -458,7 +462,7 @@ def test_a_three_day_outage_loses_no_mail_and_tells_the_moderator_once(make_serv
     handler, clock = Handler(), Clock()
     port = smtp_server(handler)
     svc = smtp_service(make_service, port, clock)
-    games.create(svc, game_config())
+    newgame.create(svc, game_config())
     server = _running[-1]
     server.stop()  # the outage begins
     rounds = 0
@@ -487,7 +491,7 @@ def test_mail_is_given_up_only_after_send_for_hours_and_the_moderator_is_told(ma
     handler, clock = Handler(reject=()), Clock()
     svc = smtp_service(make_service, smtp_server(handler), clock)
     svc.settings.send_for_hours = 10
-    games.create(svc, game_config())
+    newgame.create(svc, game_config())
     _running[-1].stop()
     for _ in range(120):  # 30 hours: the players' mails, then the moderator's notices, are given up
         asyncio.run(outbox.send_due(svc))

@@ -7,8 +7,13 @@ from types import SimpleNamespace
 
 import pytest
 
-from pbem import games, moderator, orders, outbox, standing
-from pbem.process import handle
+from pbem.core import games
+from pbem.play import newgame
+from pbem.play import moderator
+from pbem.inbound import orders
+from pbem.outbound import outbox
+from pbem.pace import standing
+from pbem.inbound.process import handle
 
 from conftest import game_config, mail, token, turn_file
 
@@ -35,7 +40,7 @@ def last_text(svc, player):
 
 @pytest.fixture
 def fake(fake_svc):
-    return fake_svc, games.create(fake_svc, game_config(options={"turn_cap": 40}))
+    return fake_svc, newgame.create(fake_svc, game_config(options={"turn_cap": 40}))
 
 
 # -- reading -----------------------------------------------------------------------------
@@ -155,7 +160,7 @@ def test_a_removed_seat_s_orders_stop_and_a_new_holder_starts_without_them(fake)
 
 def test_orders_that_would_play_forever_stop_and_ask(fake_svc, monkeypatch):
     monkeypatch.setattr(standing, "MAX_MOVES", 5)
-    g = games.create(fake_svc, game_config(options={"turn_cap": 0}))
+    g = newgame.create(fake_svc, game_config(options={"turn_cap": 0}))
     send(fake_svc, g, "bob", "standing: when move answer rest")
     send(fake_svc, g, "alice", "standing: when move answer rest")
     assert len(fake_svc.store.moves(g)) == 5

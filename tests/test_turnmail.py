@@ -3,8 +3,11 @@ mailed, everyone when a turn begins; each report shows exactly the events its re
 of the moves since their last report, once each and in order."""
 import pytest
 
-from pbem import games, moderator, outbox, turnmail
-from pbem.process import handle
+from pbem.core import games
+from pbem.play import newgame
+from pbem.play import moderator
+from pbem.outbound import outbox, turnmail
+from pbem.inbound.process import handle
 
 from bymail import CATCH_UP, play_by_mail
 from conftest import game_config, legal, mail, token
@@ -14,7 +17,7 @@ HEROES = {"alice": "wizard", "bob": "priest", "carol": "troll", "dave": "prophet
 
 @pytest.fixture
 def heroes(svc):
-    return games.create(svc, game_config(players=[(n, f"{n}@example.org") for n in HEROES], characters=HEROES,
+    return newgame.create(svc, game_config(players=[(n, f"{n}@example.org") for n in HEROES], characters=HEROES,
                                          moderator="mod@example.org"))
 
 
@@ -126,9 +129,9 @@ def test_reports_every_in_the_config(svc):
     config = game_config(name="every", players=[(n, f"{n}@example.org") for n in HEROES], characters=HEROES)
     config["players"][1]["reports"] = "sometimes"
     with pytest.raises(games.GameError, match="reports: every"):
-        games.create(svc, config)
+        newgame.create(svc, config)
     config["players"][1]["reports"] = "every"
-    g = games.create(svc, config)
+    g = newgame.create(svc, config)
     since = last_id(svc)
     answer(svc, g)
     assert [r["player"] for r in outbox_after(svc, since)] == ["alice", "bob"]

@@ -8,9 +8,13 @@ import re
 import pytest
 from starlette.testclient import TestClient
 
-from pbem import games, moderator, outbox, reports, settings as settings_mod
-from pbem.service import open_service
-from pbem.web import links
+from pbem.core import games
+from pbem.play import newgame
+from pbem.play import moderator
+from pbem.outbound import outbox, reports
+from pbem.base import settings as settings_mod
+from pbem.core.service import open_service
+from pbem.outbound import links
 from pbem.web.app import create_app
 
 from conftest import Clock, game_config, token, turn_file
@@ -37,7 +41,7 @@ def web(tmp_path):
 
 
 def new_game(svc, **game) -> str:
-    return games.create(svc, game_config(characters={"alice": "wizard", "bob": "priest"}, **game))
+    return newgame.create(svc, game_config(characters={"alice": "wizard", "bob": "priest"}, **game))
 
 
 def seat_url(svc, g, name) -> str:
@@ -71,7 +75,7 @@ def test_public_page_shows_the_board_sheets_log_and_whom_it_waits_for(web):
         assert name in page
     assert re.search(rf"The game waits for <strong>{asked(svc, g)[0]}</strong>", page)
     public = [e.text for r in svc.store.move_events(g, 0, 99) for e in svc.engine.filter_events(
-        __import__("pbem.turnmail").turnmail.decode(svc.engine, r["events"]), "\x00spectator")]
+        __import__("pbem.outbound.turnmail").outbound.turnmail.decode(svc.engine, r["events"]), "\x00spectator")]
     assert public and all(html.escape(t, quote=False) in page for t in public)
     csp = r.headers["content-security-policy"]
     assert "default-src 'none'" in csp and "script-src 'self'" in csp and "unsafe-inline" not in csp
@@ -306,7 +310,7 @@ def test_a_body_far_over_the_limit_is_refused_before_it_is_read(web):
 
 def test_mail_and_browser_mix_in_one_game(web):
     from conftest import mail
-    from pbem.process import handle
+    from pbem.inbound.process import handle
     svc, client = web
     g = new_game(svc)
     for i in range(12):
@@ -343,7 +347,7 @@ def test_reports_link_to_the_game_page_and_the_readers_page_without_storing_the_
 
 
 def test_turn_file_helper_and_submit_still_work_beside_the_web(web, tmp_path):
-    from pbem.process import handle
+    from pbem.inbound.process import handle
     svc, _ = web
     g = new_game(svc)
     name, q = asked(svc, g)

@@ -16,9 +16,12 @@ from pathlib import Path
 
 import pytest
 
-from pbem import games, settings as settings_mod
-from pbem.service import open_service
-from pbem.web import links
+from pbem.core import games
+from pbem.pace import moves
+from pbem.play import newgame
+from pbem.base import settings as settings_mod
+from pbem.core.service import open_service
+from pbem.outbound import links
 from pbem.web.app import create_app
 
 from conftest import game_config
@@ -92,11 +95,11 @@ def new_game(svc) -> str:
                          pace={"deadline": "48h"}, players=[("alice", "alice@example.org"),
                                                             ("bob", "bob@example.org"),
                                                             ("carol", "carol@example.org")])
-    g = games.create(svc, config)
+    g = newgame.create(svc, config)
     for _ in range(5):  # a few moves, so the log has turns in it
         state = games.state(svc, games.get(svc, g))
         move = svc.engine.legal_moves(state)[0]
-        games.play(svc, games.get(svc, g), move.player, [f"{move.prompt}: {move.key}"])
+        moves.play(svc, games.get(svc, g), move.player, [f"{move.prompt}: {move.key}"])
     return g
 
 
@@ -200,7 +203,7 @@ def test_answer_by_upload_in_the_browser(site, browser, tmp_path):
 def test_a_finished_games_replay_shows_with_its_style_allowed(site, browser, shots):
     """The replay pages' one <style> and marker colours are allowed by hash: the browser
     blocks nothing (a wrong hash would be a console error and an unstyled page)."""
-    from pbem import moderator
+    from pbem.play import moderator
     svc, base = site
     g = new_game(svc)
     moderator.end(svc, g)

@@ -9,8 +9,8 @@ import re
 
 import pytest
 
-from pbem import games
-from pbem.web import links
+from pbem.play import newgame
+from pbem.outbound import links
 
 from bymail import play_by_mail
 from conftest import game_config, token
@@ -87,7 +87,7 @@ def play_and_look(svc, client, g, names, seed, moves):
 def test_no_page_shows_another_players_spells(web, seed, packs):
     svc, client = web
     names = [n for n, _ in HEROES]
-    g = games.create(svc, game_config(name=f"web-leaks-{seed}", seed=f"web-leak-seed-{seed}",
+    g = newgame.create(svc, game_config(name=f"web-leaks-{seed}", seed=f"web-leak-seed-{seed}",
                                       players=[(n, f"{n}@example.org") for n in names], characters=dict(HEROES),
                                       packs=packs))
     read, canaries = play_and_look(svc, client, g, names, seed, 150)
@@ -100,6 +100,6 @@ def test_no_page_shows_the_nemesis_hand_to_a_hero(web):
     config = game_config(name="web-nemesis", seed="web-nem-seed-1", edition="fifth", packs=["nemesis"],
                          players=[(n, f"{n}@example.org") for n in names])
     config["players"][0]["role"] = "nemesis"
-    g = games.create(svc, config)
+    g = newgame.create(svc, config)
     read, canaries = play_and_look(svc, client, g, names, 1, 150)
     assert read > 200 and canaries > 50, (read, canaries)

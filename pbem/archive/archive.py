@@ -23,8 +23,8 @@ from typing import Any
 import msgspec
 
 from engine import api, rng
-from pbem import games
-from pbem.games import GameError
+from pbem.core import games
+from pbem.core.games import GameError
 from pbem.store import _CHAINED, chain_hash
 
 FORMAT = "talisman-pbem-archive"
@@ -56,7 +56,7 @@ def content_version(packs=()) -> str:
     """SHA-256 over the content files a game reads (engine/content/<pack>/*.toml): each
     file's pack/name and the SHA-256 of its bytes, in a fixed order; then each overlay file's
     path and SHA-256 (none: the package's hash alone, as before overlays)."""
-    from pbem.content_overlay import fingerprint
+    from pbem.base.content_overlay import fingerprint
     h = hashlib.sha256()
     root = resources.files("engine").joinpath("content")
     for pack in [BASE_PACK, *sorted(set(packs) - {BASE_PACK})]:
@@ -397,7 +397,7 @@ def _versions(archive: dict) -> list[str]:
     files = archive.get("content_files") or {}
     if files:
         notes.append(f"checked with the {len(files)} moderator's content file(s) it carries: " + ", ".join(files))
-    from pbem.content_overlay import fingerprint
+    from pbem.base.content_overlay import fingerprint
     if "content_files_at_start" in archive and fingerprint(files) != archive["content_files_at_start"]:
         notes.append("the moderator's content files changed after the game started: it carries those of its export")
     return notes

@@ -13,8 +13,9 @@ import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from pbem import archive as archive_mod, boardmap
-from pbem.games import GameError
+from pbem.archive import archive as archive_mod
+from pbem.base import boardmap
+from pbem.core.games import GameError
 
 # -- where a replay comes from -----------------------------------------------------------------
 

@@ -12,7 +12,7 @@ import sys
 
 import structlog
 
-from pbem.tokens import TOKEN_RE, seed_weakness
+from pbem.base.tokens import TOKEN_RE, seed_weakness
 
 _PLUS = re.compile(r"\+[^@\s+]+@")
 _secrets: set[str] = set()

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import msgspec
 
-from pbem import configkeys
+from pbem.base import configkeys
 
-TEMPLATES = Path(__file__).resolve().parent / "templates"
+TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
 
 
 class SmtpSettings(msgspec.Struct, forbid_unknown_fields=True):
@@ -161,7 +161,7 @@ def _use_content(settings: Settings, config: str | Path) -> None:
         return
     if not folder.is_dir():
         raise SettingsError(f"{config}: content: {folder} is not a folder")
-    from pbem import content_overlay  # here: it imports the engine
+    from pbem.base import content_overlay  # here: it imports the engine
     files = content_overlay.read(folder)
     wrong = content_overlay.problems(files)
     if wrong:

@@ -8,7 +8,7 @@ import os
 import stat
 from pathlib import Path
 
-from pbem import settings as settings_mod, tokens
+from pbem.base import settings as settings_mod, tokens
 from pbem.store import Store
 
 PRIVATE = 0o600

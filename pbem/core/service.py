@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from pbem import settings as settings_mod, tokens
+from pbem.base import settings as settings_mod, tokens
 from pbem.store import Clock, Store, utcnow
 
 if TYPE_CHECKING:

@@ -15,7 +15,8 @@ from email.utils import getaddresses
 
 import msgspec
 
-from pbem import mailpolicy, mailtext
+from pbem.base import mailpolicy
+from pbem.inbound import mailtext
 
 MAX_BYTES = 1024 * 1024
 TOKEN_HEADERS = ("To", "Cc", "Delivered-To", "X-Original-To")

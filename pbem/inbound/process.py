@@ -20,22 +20,16 @@ from email.parser import BytesHeaderParser
 from email.utils import parseaddr
 from typing import TYPE_CHECKING
 
-from pbem import (
-    bounces,
-    games,
-    log,
-    mailpolicy,
-    moderator,
-    orders,
-    outbox,
-    reports,
-    standing,  # standing orders and the other settings lines (docs/pace.md)
-    tokens,
-)
+from pbem.base import log, mailpolicy, tokens
+from pbem.core import games
+from pbem.inbound import orders
+from pbem.outbound import bounces, observers, outbox, press, reports
+from pbem.pace import moves, standing
+from pbem.play import moderator
 from pbem.store import StoreUnavailable, iso
 
 if TYPE_CHECKING:
-    from pbem.service import Service  # pbem.service imports what imports this module
+    from pbem.core.service import Service
 
 MAX_ATTEMPTS = 5  # a message that makes processing raise this often is set aside (failed), its sender answered
 REFUSED = ("refused", "rejected")
@@ -341,21 +335,9 @@ def _reply_unprocessed(svc: Service, row: dict, why: str, *, reason: str | None 
                  "The sender was answered that we could not process it." if to else
                  "The sender could not be answered (no address, or the daily limit of replies).",
                  "It is kept in the inbox as failed (`pbem inbox list`)."]
-        notice(svc, f"message {row['id']} could not be processed", lines, key=f"in{row['id']}",
+        reports.notice(svc, f"message {row['id']} could not be processed", lines, key=f"in{row['id']}",
                game=game["id"] if game else None,
                to=(reports.moderator_address(svc, game) if game else None) or svc.settings.moderator)
-
-
-def notice(svc: Service, subject: str, lines: list[str], *, key: str, game: str | None = None, to: str | None = None) -> bool:
-    """A plain notice to the moderator (`key` makes it once per occasion); only logged where
-    no moderator address is set."""
-    to = to or svc.settings.moderator
-    if not to:
-        log.get(game=game).warning("no moderator address: notice not sent", subject=subject)
-        return False
-    return outbox.enqueue(svc, kind="notice", message_id=reports.message_id(svc, None, "notice", key),
-                          sender=svc.settings.address, to=to, to_name=None, subject=f"Talisman moderator: {subject}",
-                          context={"address": svc.settings.address, "subject": subject, "lines": lines}, game=game)
 
 
 def _reply_error(svc: Service, game, player, row, order, reason: str) -> Result:
@@ -388,7 +370,6 @@ def _process(svc: Service, row: dict, order: orders.Order | None, error: orders.
     if "resign" in order.commands:
         return _resign(svc, game, player, row, order)
     if order.press:
-        from pbem import press  # here: press -> reports, as this module
         order.press_notes = press.send(svc, game, player, order.press, row["id"])
         if not order.lines and not order.directives and "status" not in order.commands:
             reports.queue_report(svc, game, player, games.state(svc, game), kind="receipt",
@@ -406,7 +387,6 @@ def _process(svc: Service, row: dict, order: orders.Order | None, error: orders.
 def _observer(svc: Service, row: dict, order: orders.Order) -> Result | None:
     """A mail from an observer of the game its subject names: `status` brings the public
     report; anything else is answered that observers may send only that. None: no observer."""
-    from pbem import observers  # here: observers -> reports, as this module
     game = svc.store.game(order.game) if order.game else None
     observer = observers.find(game, order.sender) if game else None
     if game is None or observer is None or _is_automatic(row["raw"]):
@@ -443,7 +423,7 @@ def _resign(svc: Service, game: dict, player: dict, row: dict, order: orders.Ord
         lines = [(f"You have left the game {game['id']}. You get no more mail from it and it takes no more "
                  "answers from you."), "Thank you for playing."]
         subject, outcome = "You have left the game", "resigned"
-        notice(svc, f"{name} resigned from {game['id']}",
+        reports.notice(svc, f"{name} resigned from {game['id']}",
                [f"{name} resigned from the game {game['id']} by mail (confirmed with the code sent to them).",
                 f"Their character has left play (the move `leave-game {name}` is in the log) and the game goes on."
                 if left else f"Their character could not leave play ({left.reason}): the seat stays in the game "
@@ -523,7 +503,7 @@ def apply_order(svc: Service, game: dict, player: dict, row: dict, order: orders
                              in_reply_to=order.message_id, inbox_id=row["id"])
         return Result("rejected", f"rejected: replies to closed question; {len(lines)} line(s) not played",
                       row["id"], game["id"], player["name"])
-    played = games.play(svc, game, player["name"], lines, check=order.check,
+    played = moves.play(svc, game, player["name"], lines, check=order.check,
                         message_id=order.message_id, inbox_id=row["id"])
     if played.failed and not played.unused and order.signature and \
             played.failed["line"] == orders.redact(order.signature, order.token):

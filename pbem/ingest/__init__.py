@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # both import this package
-    from pbem.process import Result
-    from pbem.service import Service
+    from pbem.core.service import Service
+    from pbem.inbound.process import Result
 
 TURN_SUFFIXES = (".toml", ".json")
 
@@ -24,7 +24,7 @@ def kind_of(name: str | Path) -> str:
 def read_capped(path: Path) -> tuple[bytes, int]:
     """(the file's bytes, its size): no more than one byte over the size limit is read, so a
     30 MB mail costs no memory and is never stored (process.handle refuses it by `size`)."""
-    from pbem import orders
+    from pbem.inbound import orders
     with open(path, "rb") as f:
         size = os.fstat(f.fileno()).st_size
         return f.read(orders.MAX_BYTES + 1), size
@@ -56,7 +56,7 @@ def take_batch(svc: Service, files: list[Path], source: str, stop=None) -> list[
     all durable before any is acknowledged (each is known again by its Message-ID and content
     after a crash). (file, result) for each stored one; a file that cannot be read is logged
     and left."""
-    from pbem.process import handle
+    from pbem.inbound.process import handle
     from pbem.store import StoreUnavailable
     taken: list[tuple[Path, Result]] = []
     with svc.store.group_commit():
@@ -75,5 +75,5 @@ def take_batch(svc: Service, files: list[Path], source: str, stop=None) -> list[
 
 
 def failed_source(file: Path, error: BaseException) -> None:
-    from pbem import log
+    from pbem.base import log
     log.get().exception("could not read a file; it is left where it is", file=file.name, error=repr(error))

@@ -12,12 +12,12 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from pbem.inbound.process import Result, handle
 from pbem.ingest import failed_source, kind_of, read_capped, replace_with_stored, upload_id
-from pbem.process import Result, handle
 from pbem.store import StoreUnavailable
 
 if TYPE_CHECKING:
-    from pbem.service import Service  # pbem.service imports what imports this module
+    from pbem.core.service import Service
 
 
 def ensure(folder: str | Path) -> Path:

@@ -4,11 +4,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from pbem.inbound.process import Result, handle
 from pbem.ingest import kind_of, read_capped, upload_id
-from pbem.process import Result, handle
 
 if TYPE_CHECKING:
-    from pbem.service import Service  # pbem.service imports what imports this module
+    from pbem.core.service import Service
 
 
 def ingest(svc: Service, path: str | Path, source: str = "file") -> Result:

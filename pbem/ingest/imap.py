@@ -21,8 +21,9 @@ from collections.abc import Callable
 from imap_tools import BaseMailBox, MailBox, MailBoxStartTls, MailBoxUnencrypted
 from imap_tools.errors import MailboxLoginError, UnexpectedCommandStatusError
 
-from pbem import log, orders
-from pbem.process import Result, handle
+from pbem.base import log
+from pbem.inbound import orders
+from pbem.inbound.process import Result, handle
 
 ERRORS = (OSError, socket.timeout, imaplib.IMAP4.error, UnexpectedCommandStatusError, MailboxLoginError)
 

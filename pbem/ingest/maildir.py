@@ -8,11 +8,11 @@ import mailbox
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from pbem.inbound.process import Result
 from pbem.ingest import replace_with_stored, take_batch
-from pbem.process import Result
 
 if TYPE_CHECKING:
-    from pbem.service import Service  # pbem.service imports what imports this module
+    from pbem.core.service import Service
 
 
 def open_maildir(path: str | Path) -> mailbox.Maildir:

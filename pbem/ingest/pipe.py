@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
 if TYPE_CHECKING:
-    from pbem.service import Service  # pbem.service imports what imports this module
+    from pbem.core.service import Service
 
 EX_TEMPFAIL = 75
 LOCK = ".daemon.lock"  # a leading dot: no watcher or folder listing takes it for mail
@@ -175,7 +175,7 @@ def hand_over(home: str, stream: BinaryIO | None = None) -> int | None:
     home's settings cannot be read: the CLI says what is wrong, with its exit code)."""
     import sys
 
-    from pbem import settings as settings_mod
+    from pbem.base import settings as settings_mod
     try:
         cfg = settings_mod.load(home)
     except settings_mod.SettingsError:

@@ -11,10 +11,10 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING, BinaryIO
 
-from pbem.process import Result, handle
+from pbem.inbound.process import Result, handle
 
 if TYPE_CHECKING:
-    from pbem.service import Service  # pbem.service imports what imports this module
+    from pbem.core.service import Service
 
 EX_TEMPFAIL = 75
 

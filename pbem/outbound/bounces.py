@@ -17,10 +17,12 @@ from email.message import Message
 from email.utils import parseaddr
 from typing import TYPE_CHECKING
 
-from pbem import games, log, mailpolicy, reports, tokens
+from pbem.base import log, mailpolicy, tokens
+from pbem.core import games
+from pbem.outbound import reports
 
 if TYPE_CHECKING:
-    from pbem.service import Service  # pbem.service imports what imports this module
+    from pbem.core.service import Service
 
 _HEADER_END = re.compile(rb"\r?\n\r?\n")
 

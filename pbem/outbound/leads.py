@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from pbem import boardmap, log
+from pbem.base import boardmap, log
 
 if TYPE_CHECKING:
-    from pbem.service import Service  # pbem.service imports what imports this module
+    from pbem.core.service import Service
 
 ARROW = "→"
 KEEP = "keep"  # the answer that keeps a roll a reroll is offered for

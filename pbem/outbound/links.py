@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 if TYPE_CHECKING:
-    from pbem.service import Service  # pbem.service imports what imports this module
+    from pbem.core.service import Service
 
 SECRET_CHARS = 32  # 128 bits
 

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from pbem import outbox, reports, turnmail
-from pbem.web import links as web_links
+from pbem.base import configkeys
+from pbem.core import games
+from pbem.outbound import links as web_links, outbox, reports, turnmail
 
 if TYPE_CHECKING:
-    from pbem.service import Service  # pbem.service imports what imports this module
+    from pbem.core.service import Service
 
 KEYS = ("name", "email")
 
@@ -27,7 +28,6 @@ def of(game: dict) -> list[dict]:
 
 def check(config: dict) -> None:
     """The `[[observers]]` tables: a name and an address each, neither a player's."""
-    from pbem import configkeys, games  # here: games imports this module
     seats = {p.get("name") for p in config.get("players", [])}
     table = config.get("observers", [])
     if not isinstance(table, list) or not all(isinstance(o, dict) for o in table):
@@ -46,7 +46,6 @@ def check(config: dict) -> None:
 
 def add(svc: Service, game_id: str, name: str, email: str) -> dict:
     """Add an observer to a game; they get the public report at once."""
-    from pbem import games
     with svc.store.transaction():
         game = games.get(svc, game_id)
         config = dict(game["config"])
@@ -93,5 +92,4 @@ def queue(svc: Service, game: dict, state, who: list[dict] | None = None, *, key
 
 
 def status(svc: Service, game: dict, observer: dict, inbox_id: int, message_id: str | None) -> None:
-    from pbem import games
     queue(svc, game, games.state(svc, game), [observer], key=f"in{inbox_id}")

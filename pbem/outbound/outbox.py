@@ -30,11 +30,13 @@ from typing import TYPE_CHECKING
 import aiosmtplib
 import msgspec
 
-from pbem import log, mime, tokens
+from pbem.archive import archive
+from pbem.base import log, tokens
+from pbem.outbound import links, mime, render
 from pbem.store import iso
 
 if TYPE_CHECKING:
-    from pbem.service import Service  # pbem.service imports what imports this module
+    from pbem.core.service import Service
 
 _LINEBREAK = re.compile(r"[\r\n\x00]+")
 
@@ -96,7 +98,6 @@ def rendered(svc: Service, row: dict) -> dict:
     """The row with its text and HTML: rendered from its context if it has not been yet."""
     if row.get("context") is None:
         return row
-    from pbem import render  # here: render -> boardmap; reports -> outbox
     context = msgspec.json.decode(row["context"])
     board = context.get("board")
     if isinstance(board, dict) and "stored" in board:  # the move's shared frame, stored once
@@ -129,7 +130,6 @@ def wire(svc: Service, row: dict) -> bytes:
     if row["token_marker"] and row["player"]:
         player = svc.store.player(row["game"], row["player"])
         token = svc.token(player) if player else "revoked"
-        from pbem.web import links  # the seat's page link, filled in beside the token
         fill = lambda s: links.fill(svc, s, row["token_marker"], player).replace(row["token_marker"], token) \
             if s else s
         headers = {k: fill(v) for k, v in headers.items()}
@@ -143,7 +143,6 @@ def attachments(svc: Service, row: dict) -> list[mime.Attachment]:
     archive cannot be made (its log no longer replays) sends the mail without it, logged."""
     if row["kind"] != "gameover" or not row["game"]:
         return []
-    from pbem import archive  # archive -> games -> reports -> outbox
     try:
         name, data = archive.attachment(svc, row["game"])
     except Exception:  # noqa: BLE001 -- the mail still goes: its text holds the seed
@@ -319,9 +318,9 @@ def waiting(svc: Service) -> dict:
     log.get().info("mail waiting", mails=w["n"], oldest=w["oldest"], next_try=w["next_try"],
                    last_error=w["last_error"])
     if w["oldest"] <= iso(svc.now() - timedelta(hours=svc.settings.outbox_alert_hours)):
-        from pbem import process  # process -> outbox
+        from pbem.outbound import reports  # here: reports queues through this module
         with svc.store.transaction():
-            process.notice(svc, f"{w['n']} mail(s) waiting to be sent since {w['oldest']}", [
+            reports.notice(svc, f"{w['n']} mail(s) waiting to be sent since {w['oldest']}", [
                 f"{w['n']} mail(s) wait to be sent; the oldest since {w['oldest']}.",
                 f"The last error: {w['last_error'] or 'none (not tried yet)'}; the next try at {w['next_try']}.",
                 (f"Sending goes on trying for {svc.settings.send_for_hours:g} hours per mail; "
@@ -330,7 +329,7 @@ def waiting(svc: Service) -> dict:
 
 
 def _failed(svc: Service, row: dict, exc: BaseException) -> None:
-    from pbem import bounces  # bounces -> reports -> outbox
+    from pbem.outbound import bounces  # here: bounces -> reports -> this module
 
     permanent, recipient = verdict(exc)
     waited = svc.now() - parsedate(row["created_at"])
@@ -344,8 +343,8 @@ def _failed(svc: Service, row: dict, exc: BaseException) -> None:
         if final and recipient and row["game"] and row["player"]:
             bounces.mark_undeliverable(svc, row["game"], row["player"], error)
         elif final and row["kind"] != "notice":  # a notice given up tells no one: no notices about notices
-            from pbem import process  # process -> outbox
-            process.notice(svc, f"a mail to {row['to_addr']} was given up", [
+            from pbem.outbound import reports  # here: reports queues through this module
+            reports.notice(svc, f"a mail to {row['to_addr']} was given up", [
                 (f"Outbox mail {row['id']} ({row['kind']}, {row['subject']}) to {row['to_addr']} could not be sent "
                 f"since {row['created_at']}: {error}."), "`pbem outbox retry` queues it again."],
                 key=f"gaveup.{row['id']}")

@@ -12,10 +12,11 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from pbem import outbox, reports, tokens
+from pbem.base import tokens
+from pbem.outbound import outbox, reports
 
 if TYPE_CHECKING:
-    from pbem.service import Service  # pbem.service imports what imports this module
+    from pbem.core.service import Service
 
 MODES = ("allowed", "public", "copied", "off")
 DEFAULT = "allowed"

@@ -18,11 +18,11 @@ import jinja2
 import msgspec
 from markupsafe import Markup
 
-from pbem import boardmap
-from pbem.settings import TEMPLATES
+from pbem.base import boardmap
+from pbem.base.settings import TEMPLATES
 
 if TYPE_CHECKING:
-    from pbem.service import Service  # pbem.service imports what imports this module
+    from pbem.core.service import Service
 
 
 class _Environment(jinja2.Environment):

@@ -12,16 +12,17 @@ is its reader's own: their events, their question, their sheet and Spells.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
 from engine.config import PLAYABLE_PACKS
-from pbem import boardmap, glossary, leads, log, outbox, render, turnmail
-from pbem.web import links as web_links
+from pbem.base import boardmap, log
+from pbem.outbound import glossary, leads, links as web_links, outbox, render, turnmail
 
 if TYPE_CHECKING:
-    from pbem.service import Service  # pbem.service imports what imports this module
+    from pbem.core.service import Service
 
 NAMES = ("welcome", "report", "receipt", "error", "gameover", "digest", "stranger")
 SPECTATOR = "\x00spectator"  # a name no seat has: its view is what every player may see
@@ -191,9 +192,16 @@ def report_context(svc: Service, game: dict, player: str, view: dict, events: li
     }
 
 
+# A report's `deadline` and `standing_orders` are the pace layer's (pbem/pace/standing.py
+# `report_keys`), which is above this one: pbem/pace/__init__.py sets this when pace is imported,
+# as anything that queues a report has (a report never goes out without them).
+pace_keys: Callable[[Service, dict, str, dict | None, Any], dict] | None = None
+
+
 def _pace(svc: Service, game: dict, player: str, mine: dict | None, state) -> dict:
-    from pbem import standing  # here: it imports this module
-    return standing.report_keys(svc, game, player, mine, state)
+    if pace_keys is None:
+        raise RuntimeError("a report needs pbem.pace (its deadlines and standing orders): import it first")
+    return pace_keys(svc, game, player, mine, state)
 
 
 def show_text(svc: Service, game: dict, player: str) -> str:
@@ -280,7 +288,7 @@ def question_replied_to(svc: Service, game: dict, player: str, references: list[
 def queue_reports(svc: Service, game: dict, played, *, sender: str | None = None, sender_kind: str = "receipt",
                   sender_extra: dict | None = None, also=(), in_reply_to: str | None = None,
                   inbox_id: int | None = None) -> None:
-    """After moves (`played`, a games.Played): a report to those pbem/turnmail.py names -- the
+    """After moves (`played`, a moves.Played): a report to those pbem/turnmail.py names -- the
     sender (their receipt or error), `also`, the newly asked, everyone when a turn began;
     when the game is over, the game-over mail to everyone, with the seed."""
     state, seq = played.state, played.seq
@@ -297,7 +305,7 @@ def queue_reports(svc: Service, game: dict, played, *, sender: str | None = None
                      extra={**extra, **(sender_extra or {})} if mine else extra, frame=frame, backlog=backlog,
                      in_reply_to=in_reply_to if mine else None, inbox_id=inbox_id, stored_frame=stored)
     if turnmail.everyone(svc.engine, played):
-        from pbem import observers  # here: observers imports this module
+        from pbem.outbound import observers  # here: observers reports through this module
         observers.queue(svc, game, state, key="over" if over else seq, frame=frame)
     if svc.engine.MODERATOR in svc.engine.waiting_for(state):
         queue_digest(svc, game, state, "The game waits for you: a card needs your ruling.", key=seq, frame=frame)
@@ -310,8 +318,20 @@ def queue_game_over(svc: Service, game: dict, state, *, ended_by_moderator: bool
     extra = {"seed": game["seed"], "commitment": game["seed_commitment"], "ended_by_moderator": ended_by_moderator}
     for player in svc.store.players(game["id"], active_only=True):
         queue_report(svc, game, player, state, kind="gameover", mid_parts=("over",), extra=extra, frame=frame)
-    from pbem import observers  # here: observers imports this module
+    from pbem.outbound import observers  # here: observers reports through this module
     observers.queue(svc, game, state, key="over", frame=frame)
+
+
+def notice(svc: Service, subject: str, lines: list[str], *, key: str, game: str | None = None, to: str | None = None) -> bool:
+    """A plain notice to the moderator (`key` makes it once per occasion); only logged where
+    no moderator address is set."""
+    to = to or svc.settings.moderator
+    if not to:
+        log.get(game=game).warning("no moderator address: notice not sent", subject=subject)
+        return False
+    return outbox.enqueue(svc, kind="notice", message_id=message_id(svc, None, "notice", key),
+                          sender=svc.settings.address, to=to, to_name=None, subject=f"Talisman moderator: {subject}",
+                          context={"address": svc.settings.address, "subject": subject, "lines": lines}, game=game)
 
 
 def queue_digest(svc: Service, game: dict, state, reason: str, *, key, frame: dict | None = None) -> bool:

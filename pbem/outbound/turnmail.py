@@ -11,7 +11,7 @@ the service mails (`mailed`):
 - a player whose seat says `reports = "every"` (a mail line `reports: every`): every time.
 
 Nobody loses anything by it. Each logged move's events are kept (table `move_events`, written
-by `games.record`), each player has the last move their reports showed (`reported_seq`), and
+by `moves.record`), each player has the last move their reports showed (`reported_seq`), and
 every report shows the events its reader may see (the engine's `filter_events`) of the moves
 since. Everyone is mailed when a turn begins, so a backlog never reaches back past the turn
 before: its cost does not grow with the game.
@@ -22,8 +22,10 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
+from pbem.core.games import seat_config
+
 if TYPE_CHECKING:
-    from pbem.service import Service  # pbem.service imports what imports this module
+    from pbem.core.service import Service
 
 EVERY, TURN = "every", "turn"  # a seat's `reports` setting; TURN is the default
 HEADINGS = ("turn", "rollback")  # events that start a group in a report: a turn, the moderator's rollback
@@ -65,7 +67,7 @@ def _asked(eng, state) -> set[tuple[int, str]]:
 
 
 def everyone(eng, played) -> bool:
-    """Whether `played` (a games.Played) concerns every player: a turn began, the game
+    """Whether `played` (a moves.Played) concerns every player: a turn began, the game
     ended, or it came from no known state (the moderator's rollback)."""
     start, state = played.start, played.state
     return (start is None or bool(getattr(state, "over", False)) or start.turn != state.turn
@@ -73,7 +75,6 @@ def everyone(eng, played) -> bool:
 
 
 def wants_every(game: dict, name: str) -> bool:
-    from pbem.pace import seat_config  # here: pace imports games, which imports reports
     return seat_config(game, name).get("reports") == EVERY
 
 

@@ -26,12 +26,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from pbem import clock, deadlines, games, reports, standing, turnmail, vacation
-from pbem.pace import pace_of
+from pbem.base import clock
+from pbem.core import games
+from pbem.outbound import reports, turnmail
+from pbem.pace import deadlines, standing, vacation
+from pbem.pace.pace import pace_of
 
 if TYPE_CHECKING:
     from engine.interface import EventLike
-    from pbem.service import Service  # pbem.service imports what imports this module
+    from pbem.core.service import Service
 
 LOOKBACK = 300  # moves: the most the briefing reaches back
 

@@ -16,13 +16,16 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
-from pbem import clock, games, log, outbox, reports, vacation
-from pbem.games import GameError
-from pbem.pace import Pace, default_key, pace_of, seat_config
+from pbem.base import clock, log
+from pbem.core import games
+from pbem.core.games import GameError, seat_config
+from pbem.outbound import outbox, reports
+from pbem.pace import moves, vacation
+from pbem.pace.pace import Pace, default_key, pace_of
 from pbem.store import iso
 
 if TYPE_CHECKING:
-    from pbem.service import Service  # pbem.service imports what imports this module
+    from pbem.core.service import Service
 
 ACTOR = "deadline"  # the log's actor for a default answer
 
@@ -199,7 +202,7 @@ def _default(svc: Service, game: dict, row: dict, now: datetime) -> bool:
     key = row["default_key"] if row["default_key"] in keys else default_key(prompt, row["player"])
     svc.store.update_deadline(game["id"], row["prompt"], row["player"], status="defaulted", closed_at=iso(now),
                               closed_by=ACTOR)
-    played = games.play(svc, game, row["player"], [f"{prompt.id}: {key}"], actor=ACTOR)
+    played = moves.play(svc, game, row["player"], [f"{prompt.id}: {key}"], actor=ACTOR)
     if played.failed:  # the engine's own option refused: never guess further, ask the moderator
         svc.store.update_deadline(game["id"], row["prompt"], row["player"], status="open", guard="held",
                                   closed_at=None, closed_by=None)

@@ -14,7 +14,7 @@ from typing import Any
 
 from pbem.core.games import state
 from pbem.outbound import turnmail
-from pbem.pace import deadlines
+from pbem.pace import deadlines, standing
 
 
 @dataclass
@@ -46,7 +46,6 @@ def play(svc, game: dict, player: str, lines: list[str], *, actor: str | None = 
     Applied moves are logged and the game row updated; `check`: on a copy, nothing kept.
     Standing orders answer a question a line does not fit, then the line is tried again, and
     the questions left open at the end (never in a check)."""
-    from pbem.pace import standing  # here: standing plays its orders through this module
     eng = svc.engine
     out = Played(state=state(svc, game), seq=game["moves"])
     out.start = out.state

@@ -7,8 +7,9 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from engine import api, questions
-from pbem import clock
-from pbem.games import GameError
+from pbem.base import clock
+from pbem.core.games import GameError
+from pbem.outbound.turnmail import EVERY, TURN
 
 _WRITABLE = re.compile(r"^[a-z0-9][a-z0-9-]*$")  # keys a mail line (and the log) can carry
 
@@ -53,17 +54,18 @@ def check_config(config: dict) -> None:
     try:
         if config["game"].get("pace"):
             parse_pace(config["game"]["pace"])
-        from pbem import vacation  # here: vacation imports this module
         for p in config.get("players", []):
             clock.zone(p.get("timezone"))
-            vacation.check_reports(p.get("reports", "turn"))
+            check_reports(p.get("reports", TURN))
     except ValueError as e:
         raise GameError(str(e)) from None
 
 
-def seat_config(game: dict, player: str) -> dict:
-    """The player's [[players]] table in the game's config (timezone, vacation_days)."""
-    return next((p for p in game["config"].get("players", []) if p.get("name") == player), {})
+def check_reports(how: str) -> str:
+    """A seat's `reports` setting (pbem/turnmail.py); ValueError says how to write one."""
+    if how not in (EVERY, TURN):
+        raise ValueError('write "reports: every" (a report after every move) or "reports: turn" (the default)')
+    return how
 
 
 # -- default answers ---------------------------------------------------------------------

@@ -12,7 +12,7 @@ By mail, one order a line (docs/pace.md):
     standing: cancel 2    standing: cancel all
 
 Whenever a question opens, the standing orders of those it asks answer it before anyone is
-mailed: `games.play` asks an `Answerer` after each move, and logs what it plays with actor
+mailed: `moves.play` asks an `Answerer` after each move, and logs what it plays with actor
 "standing". A line of a player's own mail comes first: an order answers only a question the
 next line does not fit, or those left open after the mail's last line.
 """
@@ -22,13 +22,14 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from pbem import log
-from pbem.games import GameError
-from pbem.pace import DEFAULTS, default_key
-from pbem.turnmail import EVERY, TURN
+from pbem.base import clock, log
+from pbem.core.games import GameError, seat_config
+from pbem.outbound.turnmail import EVERY, TURN
+from pbem.pace import deadlines, moves, vacation
+from pbem.pace.pace import DEFAULTS, check_reports, default_key
 
 if TYPE_CHECKING:
-    from pbem.service import Service  # pbem.service imports what imports this module
+    from pbem.core.service import Service
 
 ACTOR = "standing"
 REPORTS_NOTES = {EVERY: "reports: you get a report after every move",
@@ -144,7 +145,7 @@ class Answerer:
         return self._rules
 
     def step(self, out, moves: list) -> bool:
-        """Play one answer from a standing order on `out` (a games.Played); False: none fits."""
+        """Play one answer from a standing order on `out` (a moves.Played); False: none fits."""
         eng = self.svc.engine
         if self.left <= 0 or getattr(out.state, "over", False):
             return False
@@ -171,15 +172,14 @@ class Answerer:
 
 
 def settle(svc: Service, game: dict, played) -> None:
-    """After a move made outside `games.play` (the moderator's ruling): let standing orders
+    """After a move made outside `moves.play` (the moderator's ruling): let standing orders
     answer what it opened, and log their answers."""
-    from pbem import games
     auto = Answerer(svc, game)
-    moves: list[tuple] = []  # (move, state, actor, events), as Answerer.step appends them
-    while auto.step(played, moves):
+    made: list[tuple] = []  # (move, state, actor, events), as Answerer.step appends them
+    while auto.step(played, made):
         pass
-    for move, st, actor, events in moves:
-        played.seq = games.record(svc, game, move, st, events, actor=actor)["seq"]
+    for move, st, actor, events in made:
+        played.seq = moves.record(svc, game, move, st, events, actor=actor)["seq"]
 
 
 # -- a mail's other lines: standing, vacation, timezone, reports ---------------------------------
@@ -187,8 +187,6 @@ def settle(svc: Service, game: dict, played) -> None:
 def directives(svc: Service, game: dict, player: str, lines: list[str], check: bool = False) -> list[str]:
     """Carry out a mail's `standing:`, `vacation:`, `timezone:` and `reports:` lines, in order; returns a
     note on each for the reply (what was done, or why not)."""
-    from pbem import clock, vacation
-    from pbem.pace import seat_config
     notes = []
     for line in lines:
         word, _, rest = line.partition(":")
@@ -216,7 +214,7 @@ def directives(svc: Service, game: dict, player: str, lines: list[str], check: b
                     vacation.set_timezone(svc, game, player, rest)
                 notes.append(f"timezone: times are shown in {rest}")
             elif word == "reports":
-                how = vacation.check_reports(rest.lower())
+                how = check_reports(rest.lower())
                 if not check:
                     vacation.set_reports(svc, game, player, how)
                 notes.append(REPORTS_NOTES[how])
@@ -229,7 +227,6 @@ def report_keys(svc: Service, game: dict, player: str, mine: dict | None, state)
     """The report context's `deadline` (deadlines.context) and `standing_orders`: the player's
     active orders, and the kind of the question they are asked (what `when <kind>` names;
     `state`, the game as the report shows it, has it)."""
-    from pbem import deadlines
     deadline = deadlines.context(svc, game, player)
     orders = listing(svc, game["id"], player) if player != svc.engine.MODERATOR else []
     kind = None

@@ -11,14 +11,14 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
-from pbem import clock, log
-from pbem.games import GameError
-from pbem.pace import pace_of, seat_config
+from pbem.base import clock, log
+from pbem.core.games import GameError, seat_config
+from pbem.pace import deadlines
+from pbem.pace.pace import check_reports, pace_of
 from pbem.store import iso
-from pbem.turnmail import EVERY, TURN
 
 if TYPE_CHECKING:
-    from pbem.service import Service  # pbem.service imports what imports this module
+    from pbem.core.service import Service
 
 LONGEST = timedelta(days=366)
 
@@ -59,7 +59,6 @@ def left(svc: Service, game: dict, player: str, now: datetime) -> timedelta:
 def start(svc: Service, game: dict, player: str, length: timedelta, *, by: str) -> datetime:
     """Pause `player`'s deadlines for `length` from now (or longer, if a vacation runs); only
     the moderator (`by` "moderator") may go past the game's allowance. Returns the end."""
-    from pbem import deadlines  # here: deadlines imports this module
     pace, now = pace_of(game), svc.now()
     if pace is None:
         raise GameError(f"{game['id']} has no deadlines: there is nothing to pause")
@@ -85,7 +84,6 @@ def start(svc: Service, game: dict, player: str, length: timedelta, *, by: str) 
 
 def end(svc: Service, game: dict, player: str) -> None:
     """Back early: the days not used stay for later, and the deadlines move back."""
-    from pbem import deadlines  # here: deadlines imports this module
     now = svc.now()
     running = on_vacation(svc, game["id"], player, now)
     if running is None:
@@ -109,13 +107,6 @@ def _set(svc: Service, game: dict, player: str, key: str, value) -> None:
 def set_allowance(svc: Service, game: dict, player: str, days: int) -> None:
     """The moderator's word on how many vacation days `player` has in this game."""
     _set(svc, game, player, "vacation_days", int(days))
-
-
-def check_reports(how: str) -> str:
-    """A seat's `reports` setting (pbem/turnmail.py); ValueError says how to write one."""
-    if how not in (EVERY, TURN):
-        raise ValueError('write "reports: every" (a report after every move) or "reports: turn" (the default)')
-    return how
 
 
 def set_reports(svc: Service, game: dict, player: str, how: str) -> None:

@@ -6,20 +6,22 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
-from pbem import (
+from pbem.base import log, tokens
+from pbem.core import games
+from pbem.core.games import GameError
+from pbem.outbound import outbox, reports, turnmail
+from pbem.pace import (
     briefing,  # substitutes
-    games,
-    log,
-    outbox,
-    reports,
+    moves,
+    pace,
     standing,  # standing orders (docs/pace.md)
-    tokens,
-    turnmail,
+    vacation,
 )
-from pbem.games import GameError, Played
+from pbem.pace.moves import Played
+from pbem.play import newgame
 
 if TYPE_CHECKING:
-    from pbem.service import Service  # pbem.service imports what imports this module
+    from pbem.core.service import Service
 
 
 def _active(svc: Service, game_id: str) -> dict:
@@ -39,10 +41,10 @@ def start(svc: Service, game_id: str) -> None:
         game = games.get(svc, game_id)
         if game["status"] != "waiting":
             raise GameError(f"{game_id} is {game['status']}; only a waiting game can start")
-        games.check_player_count(len(svc.store.players(game_id)))
+        newgame.check_player_count(len(svc.store.players(game_id)))
         svc.store.update_game(game_id, status="active")
         game["status"] = "active"
-        games._first_reports(svc, game, games.state(svc, game))
+        newgame._first_reports(svc, game, games.state(svc, game))
 
 
 def end(svc: Service, game_id: str) -> None:
@@ -64,7 +66,7 @@ def answer(svc: Service, game_id: str, player: str, line: str) -> Played:
         game = _active(svc, game_id)
         if player != svc.engine.MODERATOR and svc.store.player(game_id, player) is None:
             raise GameError(f"{game_id}: no player {player!r}")
-        played = games.play(svc, game, player, [line], actor=svc.engine.MODERATOR)
+        played = moves.play(svc, game, player, [line], actor=svc.engine.MODERATOR)
         _after(svc, game, played, also=(player,))  # the player hears what was answered for them
     return played
 
@@ -83,7 +85,7 @@ def adjudicate(svc: Service, game_id: str, text: str) -> Played:
             raise GameError(e.reason) from None
         played.events = list(events)
         played.applied = [str(move)]
-        played.seq = games.record(svc, game, move, played.state, played.events, actor=eng.MODERATOR)["seq"]
+        played.seq = moves.record(svc, game, move, played.state, played.events, actor=eng.MODERATOR)["seq"]
         standing.settle(svc, game, played)  # what the ruling opened, standing orders may answer
         _after(svc, game, played)
     return played
@@ -99,7 +101,7 @@ def rollback(svc: Service, game_id: str, seq: int) -> Played:
         # start None: the game may be anywhere now, so everyone gets a report
         played = Played(state=games.state_at(svc, game, seq), applied=[f"rollback {seq}"],
                         events=[turnmail.rollback_note(seq)])
-        played.seq = games.record(svc, game, None, played.state, played.events, actor=svc.engine.MODERATOR,
+        played.seq = moves.record(svc, game, None, played.state, played.events, actor=svc.engine.MODERATOR,
                                   kind="rollback", line=f"rollback {seq}")["seq"]
         _after(svc, game, played)
     return played
@@ -124,14 +126,14 @@ def add_player(svc: Service, game_id: str, name: str, email: str, character: str
             raise GameError(f"{game_id}: {name!r} plays already")
         email = games._check_email(email, f"player {name!r}")
         config = game["config"]
-        games.check_addresses([*config["players"], {"name": name, "email": email}])
+        newgame.check_addresses([*config["players"], {"name": name, "email": email}])
         config["players"].append({k: v for k, v in {"name": name, "email": email, "character": character, "role": role}.items()
                                   if v})
         try:
             _rebuild(svc, game, config)
         except (ValueError, KeyError) as e:
             raise GameError(str(e)) from None
-        player = games._seat(svc, game_id, name, len(config["players"]) - 1, email, role, character)
+        player = newgame._seat(svc, game_id, name, len(config["players"]) - 1, email, role, character)
         reports.queue_welcome(svc, games.get(svc, game_id), player, games.state(svc, games.get(svc, game_id)))
 
 
@@ -142,7 +144,7 @@ def replace_player(svc: Service, game_id: str, name: str, email: str) -> None:
         if svc.store.player(game_id, name) is None:
             raise GameError(f"{game_id}: no player {name!r}")
         email = games._check_email(email, f"player {name!r}")
-        games.check_addresses([p if p["name"] != name else {**p, "email": email} for p in game["config"]["players"]
+        newgame.check_addresses([p if p["name"] != name else {**p, "email": email} for p in game["config"]["players"]
                                if p.get("status", "active") == "active"])
         salt = tokens.new_salt()
         token = tokens.token_for(svc.key, game_id, name, salt)
@@ -205,7 +207,6 @@ def resend(svc: Service, game_id: str, name: str) -> None:
 def roster(svc: Service, game_id: str) -> list[dict]:
     """The seats of a game as the moderator needs them: address, state, undeliverable, the
     vacation left and any running, standing orders, the last mail in and out."""
-    from pbem import pace, vacation  # here: both import games
     game = games.get(svc, game_id)
     now, has_pace = svc.now(), pace.pace_of(game) is not None
     out = []

@@ -3,7 +3,6 @@ unless it waits for more players, its first reports and deadline."""
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from pbem.archive.archive import content_files, content_version
 from pbem.base import configkeys, log, tokens

@@ -18,7 +18,7 @@ from datetime import timedelta
 
 import msgspec
 
-from pbem import tokens
+from pbem.base import tokens
 from pbem.store import migrations
 from pbem.store.common import _CHAINED, Clock, chain_hash, is_url, iso
 

@@ -30,7 +30,7 @@ def open_target(target: str | Path) -> Store:
     """A store by what names it: a postgresql:// URL, a SQLite file (made 0600 if new), or a
     home folder (the store its pbem.toml names)."""
     if not is_url(target) and Path(target).is_dir():
-        from pbem import settings as settings_mod
+        from pbem.base import settings as settings_mod
         target = settings_mod.load(target).store_target
     if not is_url(target) and not Path(target).exists():
         os.close(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))  # the seeds are secret

@@ -19,11 +19,11 @@ from starlette.responses import FileResponse, HTMLResponse, RedirectResponse, Re
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from pbem import render
-from pbem.web import forms, links, pages, replay as web_replay
+from pbem.outbound import links, render
+from pbem.web import forms, pages, replay as web_replay
 
 if TYPE_CHECKING:
-    from pbem.service import Service  # pbem.service imports what imports this module
+    from pbem.core.service import Service
 
 STATIC = Path(__file__).resolve().parent / "static"
 CSP = ("default-src 'none'; img-src 'self' data:; style-src 'self'; script-src 'self'; form-action 'self'; "

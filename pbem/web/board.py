@@ -12,7 +12,7 @@ from __future__ import annotations
 import textwrap
 from html import escape
 
-from pbem import boardmap
+from pbem.base import boardmap
 
 TILE = 110  # user units per space
 FILLS = {"outer": "#e4efd2", "middle": "#f1e2bd", "inner": "#efcdc3", "crown": "#f6d96b"}
@@ -21,7 +21,9 @@ THING_LINES = 3  # lines of things written on a tile; the rest is counted and in
 
 
 def _lines(text: str, width: int) -> list[str]:
-    return textwrap.wrap(text, width) or [""]
+    """`text` in lines of about `width` characters, broken only between words (a longer word
+    keeps its line: the layout check finds it if it runs out of its tile)."""
+    return textwrap.wrap(text, width, break_long_words=False) or [""]
 
 
 def _places(view: dict) -> tuple[dict[str, tuple[str, int, int]], int, int]:

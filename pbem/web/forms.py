@@ -17,12 +17,12 @@ import re
 import secrets
 from typing import TYPE_CHECKING
 
-from pbem import orders, process
+from pbem.inbound import orders, process
 from pbem.ingest import kind_of
-from pbem.web import links
+from pbem.outbound import links
 
 if TYPE_CHECKING:
-    from pbem.service import Service  # pbem.service imports what imports this module
+    from pbem.core.service import Service
 
 MAX_UPLOAD = 64 * 1024  # a turn file is a few lines; the mail reader allows 1 MB
 MAX_LINES = 50

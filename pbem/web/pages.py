@@ -7,18 +7,20 @@ what every player may see; a seat's page adds that seat's own view.
 """
 from __future__ import annotations
 
-import re
 import threading
 from collections import OrderedDict
 from typing import TYPE_CHECKING
 
 from markupsafe import Markup
 
-from pbem import boardmap, clock, deadlines, pace, reports, turnmail
-from pbem.web import board, links
+from pbem.base import boardmap, clock
+from pbem.core import games
+from pbem.outbound import links, reports, turnmail
+from pbem.pace import deadlines
+from pbem.web import board
 
 if TYPE_CHECKING:
-    from pbem.service import Service  # pbem.service imports what imports this module
+    from pbem.core.service import Service
 
 LOG_MOVES = 150  # moves of the log on one page; older ones a link away
 SPECTATOR = reports.SPECTATOR
@@ -128,5 +130,5 @@ def private(svc: Service, game: dict, state, player: dict, upto: int | None = No
     page.update(
         me=name, seat_url=links.seat_path(svc, player), asked=asked, options=options, about=ctx["about"],
         sheet=ctx["sheet"], deadline=ctx["deadline"], standing_orders=ctx["standing_orders"],
-        timezone=pace.seat_config(game, name).get("timezone") or "UTC")
+        timezone=games.seat_config(game, name).get("timezone") or "UTC")
     return page

@@ -14,10 +14,10 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pbem import archive, replay
+from pbem.archive import archive, replay
 
 if TYPE_CHECKING:
-    from pbem.service import Service  # pbem.service imports what imports this module
+    from pbem.core.service import Service
 
 _lock = threading.Lock()
 

@@ -7,12 +7,12 @@ import threading
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from pbem.service import Service  # pbem.service imports what imports this module
+    from pbem.core.service import Service
 
 
 def address(svc: Service, given: str | None) -> tuple[str, int]:
     """HOST:PORT from `--http` (a bare `--http` or none: the [http] table's, else 127.0.0.1:8080)."""
-    from pbem.settings import HttpSettings
+    from pbem.base.settings import HttpSettings
     http = svc.settings.http or HttpSettings()
     if not given:
         return http.host, http.port
@@ -49,8 +49,9 @@ def serve(svc: Service, given: str | None = None) -> None:
     SIGINT or SIGTERM: the server stops taking requests, the daemon finishes what it holds."""
     import uvicorn
 
-    from pbem import daemon, log
-    from pbem.service import open_service
+    from pbem import daemon
+    from pbem.base import log
+    from pbem.core.service import open_service
     from pbem.web.app import create_app
 
     host, port = address(svc, given)
