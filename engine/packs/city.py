@@ -180,7 +180,7 @@ def gate(ctx: Ctx, t) -> None:
 
 
 @on_answer("city-gate", "at the City Gate: `stay` in the City, `leave` it, `claim-<target>` (a Wanted Poster's "
-           "bounty) or `buy-<poster>` (1 gold)", default=())
+           "bounty) or `buy-<poster>` (1 gold)", default=("stay",))
 def gate_answer(ctx: Ctx, prompt, key, arg, who) -> None:
     i = ctx.index(who)
     if key == "leave":

@@ -101,7 +101,7 @@ def alignment_bounty(ctx: Ctx, winner: int, loser: int) -> None:
         w.area.remove(c)
         discard(ctx, c)
     w.gold += sum(dice)
-    ctx.emit("bounty", f"{w.name} defeats a {align.title()} character and claims the bounty: rolls "
+    ctx.emit("bounty", f"{w.name} defeats {ctx.name(loser)}, a wanted {align.title()} character, and claims the bounty: rolls "
              f"{'+'.join(map(str, dice))}, {sum(dice)} gold ({len(used)} poster{'s' if len(used) > 1 else ''}, "
              "one bounty).", player=w.name, dice=dice)
 
