@@ -183,9 +183,10 @@ def emerge(ctx: Ctx, t) -> None:
         return
     chart = ctx.space(CHAMBER).hook_args["emerge"]
     margin = max(0, t.a["mine"] - t.a["theirs"])
-    row = die_row(chart, min(margin, max(hi for _, hi, _ in die_rows(chart))), [])
+    line = min(margin, max(hi for _, hi, _ in die_rows(chart)))
+    row = die_row(chart, line, [])
     ctx.emit("dungeon", f"{p.name} emerges from the Treasure Chamber: {t.a['mine']} against {t.a['theirs']}, "
-             f"the chart's line {margin}.", player=p.name, margin=margin)
+             f"a margin of {margin}: the chart's line {line}.", player=p.name, margin=margin)
     if row:
         ctx.push("effect", t.p, ops=row, source="the Treasure Chamber's chart")
 
