@@ -123,7 +123,9 @@ def test_a_moderator_corrects_a_line_of_the_chart_in_a_content_folder():
     finally:
         content.use_overlay(previous)
     alice = state.players[0]
-    assert alice.gold == 6 and alice.space == dungeon.CHAMBER  # line 0 now pays 5 gold and moves nobody
+    assert alice.gold == 6  # line 0 now pays 5 gold
+    assert alice.space == "ruins"  # and moves nobody: the character still emerges
+    assert "alice climbs out of the Dungeon to the Ruins." in [e.text for e in events]
 
 
 def test_winner_takes_all_is_an_option_of_the_dungeon():

@@ -187,8 +187,19 @@ def emerge(ctx: Ctx, t) -> None:
     row = die_row(chart, line, [])
     ctx.emit("dungeon", f"{p.name} emerges from the Treasure Chamber: {t.a['mine']} against {t.a['theirs']}, "
              f"a margin of {margin}: the chart's line {line}.", player=p.name, margin=margin)
+    ctx.push("dungeon-emerged", t.p)
     if row:
         ctx.push("effect", t.p, ops=row, source="the Treasure Chamber's chart")
+
+
+@task("dungeon-emerged")
+def emerged(ctx: Ctx, t) -> None:
+    """A line that moved nobody (the Ruins under a Terrain card ignore a teleport there, a
+    moderator's chart may say only "gain"): the character still emerges, onto the Ruins."""
+    p = ctx.player(t.p)
+    if p.alive and p.space == CHAMBER:
+        ctx.emit("dungeon", f"{p.name} climbs out of the Dungeon to the Ruins.", player=p.name, space=RUINS)
+        place(ctx, t.p, RUINS)
 
 
 class Dungeon(Pack):
