@@ -95,6 +95,15 @@ def test_the_dungeon_region_draws_dungeon_cards_and_the_main_board_adventure_car
     assert pack.draw_deck(ctx, 0) is None
 
 
+def test_a_mark_left_unread_is_dropped_at_the_end_of_the_turn():
+    """The mark that spares an arrival at the Ruins its question lasts one turn only."""
+    state = game("ruins", [1])
+    ctx = Ctx(state, [])
+    state.players[0].flags[dungeon.STAYING] = 1
+    packs.get("dungeon").between_turns(ctx, 0, 1)
+    assert dungeon.STAYING not in state.players[0].flags
+
+
 def chamber_args(loaded) -> dict:
     return loaded.board.spaces[dungeon.CHAMBER].hook_args
 

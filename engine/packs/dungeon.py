@@ -6,11 +6,12 @@ The ring "dungeon" lists its spaces from the Dungeon Entrance (first) to the Tre
 back toward the Entrance and, past it, out to the main board's Ruins. The path does not wrap.
 
 The pack is `Dungeon` (at the end); its hooks: `setup` (the out-of-play pile of Treasures),
-`public`, `arrived` (arriving at the Ruins: stay, or go in to the Dungeon Entrance), `turn_start`
-(a turn in the Dungeon: its own with/against move, which offers other packs' `move_options`
-beside it), `draw_deck` (in the Dungeon Region Dungeon cards are drawn instead of Adventure
-cards). Tasks: `dungeon-move`, the Treasure Chamber (`space:dungeon-treasure-chamber`: the Lord
-of Darkness, a Treasure, the emergence chart read from the space's `hook_args`).
+`public`, `arrived` (arriving at the Ruins: stay, or go in to the Dungeon Entrance; `between_turns`
+drops its mark), `turn_start` (a turn in the Dungeon: its own with/against move, which offers
+other packs' `move_options` beside it), `draw_deck` (in the Dungeon Region Dungeon cards are
+drawn instead of Adventure cards). Tasks: `dungeon-move`, the Treasure Chamber
+(`space:dungeon-treasure-chamber`: the Lord of Darkness, a Treasure, the emergence chart read
+from the space's `hook_args`).
 """
 from __future__ import annotations
 
@@ -232,6 +233,12 @@ class Dungeon(Pack):
                 [Option("stay", "stay and encounter the Ruins"),
                  Option("enter", "go to the Dungeon Entrance (and encounter it)")])
         return True
+
+    def between_turns(self, ctx: Ctx, done: int, nxt: int) -> None:
+        """An arrival at the Ruins is met that same turn: a mark left unread (another pack took
+        the arrival over) does not spare a later arrival its question."""
+        if STAYING in ctx.s.players[done].flags:
+            ctx.player(done).flags.pop(STAYING)
 
     def turn_start(self, ctx: Ctx, i: int) -> bool | None:
         """A turn in the Dungeon: the start-of-turn window, the with/against move, the space and
