@@ -104,6 +104,15 @@ def test_a_mark_left_unread_is_dropped_at_the_end_of_the_turn():
     assert dungeon.STAYING not in state.players[0].flags
 
 
+def test_no_one_stays_in_the_treasure_chamber_past_its_turn():
+    """The invariant the playouts assert: the Lord is fought and the chamber left in one turn."""
+    state = game("passage", [1])  # alice's move is asked
+    loaded = content.load("revised4", ("dungeon",))
+    assert packs.get("dungeon").invariants(state, loaded) == []
+    state.players[1].space = dungeon.CHAMBER
+    assert packs.get("dungeon").invariants(state, loaded) == ["bob stays in the Treasure Chamber past its turn"]
+
+
 def chamber_args(loaded) -> dict:
     return loaded.board.spaces[dungeon.CHAMBER].hook_args
 

@@ -221,6 +221,15 @@ class Dungeon(Pack):
         gone = [c for c in state.discards.get(OUT_OF_PLAY, []) if content.cards[c].deck == TREASURE]
         return {"characters": there, "treasure": sorted(state.decks.get(TREASURE, [])), "treasure_gone": sorted(gone)}
 
+    def invariants(self, state: Any, content: Any) -> list[str]:
+        """Whoever reaches the Treasure Chamber fights and emerges in that turn; only Treasures
+        are put out of play."""
+        out = [f"{p.name} stays in the Treasure Chamber past its turn" for i, p in enumerate(state.players)
+               if p.alive and p.space == CHAMBER and i != state.current and not state.over]
+        if any(content.cards[c].deck != TREASURE for c in state.discards.get(OUT_OF_PLAY, [])):
+            out.append(f"cards out of play that are not Treasures: {state.discards[OUT_OF_PLAY]}")
+        return out
+
     def arrived(self, ctx: Ctx, i: int) -> bool | None:
         """Arriving at the main board's Ruins, the character chooses to stay (and meet them) or to
         go to the Dungeon Entrance (and meet it)."""
