@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+from engine import packs
 from engine.content import load
 from engine.state import Game
 
@@ -31,33 +32,10 @@ def expected_cards(state: Game) -> Counter:
     return c
 
 
-def _nemesis(state: Game, content) -> list[str]:
-    """Private hands, companions and the shared pool (the Nemesis pack)."""
-    out = []
-    if state.pools.get("shared_fate", 0) < 0:
-        out.append("the shared fate pool is negative")
-    for p in state.players:
-        decks = [content.cards[c].deck for c in p.hand]
-        if p.role == "nemesis" and (set(decks) - {"action"} or p.character or p.area):
-            out.append(f"{p.name}: the Nemesis holds {p.hand} / {p.area} or has a character")
-        if p.role == "hero" and (set(decks) - {"boon"} or len(p.hand) > 1):
-            out.append(f"{p.name}: a hero holds more than one Boon or other cards in hand: {p.hand}")
-        if p.role == "hero" and p.area and (content.cards[p.area[0]].deck != "companion" or len(p.area) > 2
-                                            or any(not content.cards[c].prop("talisman") for c in p.area[1:])):
-            out.append(f"{p.name}: the companion area holds {p.area}")
-        if p.role == "hero" and "shared_fate" in state.pools and p.fate:
-            out.append(f"{p.name}: a hero holds fate outside the shared pool")
-    sites = [k for k, v in state.piles.items() if k.startswith("site@") and v]
-    if any(len(state.piles[k]) > 1 for k in sites):
-        out.append("two sacred sites on one space")
-    if "nemesis" in state.packs and sum(len(v) for k, v in state.piles.items() if k.startswith("adversary@")) != 1:
-        out.append("not exactly one adversary on the board")
-    return out
-
-
 def violations(state: Game) -> list[str]:
     out = []
     content = load(state.edition, tuple(state.packs))
+    side_victory = any(packs.get(name).side_victory for name in state.packs)  # Nemesis: the heroes win as a side
     for p in state.players:
         for attr in ("life", "fate", "gold", "toad", "miss"):
             if getattr(p, attr) < 0:
@@ -70,8 +48,8 @@ def violations(state: Game) -> list[str]:
             out.append(f"{p.name}: alive with no life")
         if not p.alive and p.character and p.life:
             out.append(f"{p.name}: dead with {p.life} life")
-        if p.name in state.winners and p.role == "hero" and not p.alive and "nemesis" not in state.packs:
-            out.append(f"{p.name}: a winner who is dead")  # Nemesis: the heroes win as a side
+        if p.name in state.winners and p.role == "hero" and not p.alive and not side_victory:
+            out.append(f"{p.name}: a winner who is dead")
         if p.space is not None and p.space not in content.board.spaces:
             out.append(f"{p.name}: on unknown space {p.space}")
     for key, cards in state.piles.items():  # a pack's cards set aside on the board
@@ -83,8 +61,7 @@ def violations(state: Game) -> list[str]:
             out.append(f"Terrain misplaced: {key} = {cards}")
         elif kind != "box" and any(content.cards[c].deck != kind for c in cards):
             out.append(f"pile {key} holds a card of another deck: {cards}")  # "box": cards out of play
-    if "nemesis" in state.packs:  # hands, areas and pools are the Nemesis's (The Hunt keeps Nether cards in an area)
-        out += _nemesis(state, content)
+    out += packs.call(state, "invariants", state, content)  # a pack's own hands, areas, pools and tokens
     if all_cards(state) != expected_cards(state):
         diff = (all_cards(state) - expected_cards(state)) + (expected_cards(state) - all_cards(state))
         out.append(f"cards not conserved: {dict(diff)}")

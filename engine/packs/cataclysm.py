@@ -19,38 +19,8 @@ from engine.rules.spaces import beaten, must_face
 from engine.rules.turn import lose_life
 from engine.state import Option
 
-
-def setup(ctx: Ctx, config) -> None:
-    s, content = ctx.s, ctx.content
-    remnants = s.decks["remnant"]
-    rng.shuffle(s, remnants)
-    for sid, space in content.board.spaces.items():
-        for _ in range(space.remnants):
-            if remnants:  # the rest of the deck goes back in the box: it stays in the deck
-                s.piles.setdefault(f"remnant@{sid}", []).append(remnants.pop())
-    endings.place(ctx, config)  # shared with other packs' endings (engine/rules/endings.py)
-
-
 choose_ending = endings.choose  # the machinery moved to engine/rules/endings.py
 ending_shown = endings.shown
-
-
-def public(state, content) -> dict[str, Any]:
-    """The pack's public state (DESIGN.md: a key named after the pack). Facedown Remnants and
-    a hidden ending show only as counts and "hidden"."""
-    out: dict[str, Any] = {"ending": "hidden", "terrain": {}, "denizens": {}, "remnants": {}}
-    ending = state.piles.get("ending")
-    if ending and ending_shown(state):
-        out["ending"] = ending[0]
-    for key, cards in state.piles.items():
-        kind, _, space = key.partition("@")
-        if cards and kind == "terrain":
-            out["terrain"][space] = cards[0]
-        elif cards and kind == "denizen":
-            out["denizens"][space] = list(cards)
-        elif cards and kind == "remnant":
-            out["remnants"][space] = len(cards)
-    return out
 
 
 # -- Inner Region ----------------------------------------------------------------
@@ -100,10 +70,31 @@ class Cataclysm(Pack):
     default_ending = "eternal-crown"  # The Eternal Crown, its own ending card
 
     def setup(self, ctx: Ctx, config: Any) -> None:
-        setup(ctx, config)
+        s, content = ctx.s, ctx.content
+        remnants = s.decks["remnant"]
+        rng.shuffle(s, remnants)
+        for sid, space in content.board.spaces.items():
+            for _ in range(space.remnants):
+                if remnants:  # the rest of the deck goes back in the box: it stays in the deck
+                    s.piles.setdefault(f"remnant@{sid}", []).append(remnants.pop())
+        endings.place(ctx, config)  # shared with other packs' endings (engine/rules/endings.py)
 
     def public(self, state: Any, content: Any) -> dict[str, Any]:
-        return public(state, content)
+        """The pack's public state (DESIGN.md: a key named after the pack). Facedown Remnants and
+        a hidden ending show only as counts and "hidden"."""
+        out: dict[str, Any] = {"ending": "hidden", "terrain": {}, "denizens": {}, "remnants": {}}
+        ending = state.piles.get("ending")
+        if ending and ending_shown(state):
+            out["ending"] = ending[0]
+        for key, cards in state.piles.items():
+            kind, _, space = key.partition("@")
+            if cards and kind == "terrain":
+                out["terrain"][space] = cards[0]
+            elif cards and kind == "denizen":
+                out["denizens"][space] = list(cards)
+            elif cards and kind == "remnant":
+                out["remnants"][space] = len(cards)
+        return out
 
 
 PACK: Pack = Cataclysm()

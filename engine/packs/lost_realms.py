@@ -39,23 +39,6 @@ PANDORA_PILE = f"{NETHER}@{CROWN}"
 HUNT_GOAL = 4
 
 
-def setup(ctx: Ctx, config) -> None:
-    """Place the Alternative Ending (once, shared with the Cataclysm's endings)."""
-    endings.place(ctx, config)
-
-
-def ending_setup(ctx: Ctx, card: str) -> None:
-    """The Gauntlet: one facedown Nether card on each Inner Region space, two on the Crown."""
-    if card != GAUNTLET:
-        return
-    rings = ctx.content.board.rings
-    for space, n in [(sp, 1) for sp in rings.get("inner", [])] + [(sp, 2) for sp in rings.get("crown", [])]:
-        for _ in range(n):
-            c = ctx.draw(NETHER)
-            if c:
-                pile(ctx, space).append(c)
-
-
 def pile(ctx: Ctx, space: str) -> list[str]:
     return ctx.s.piles.setdefault(f"{NETHER}@{space}", [])
 
@@ -65,33 +48,6 @@ def hunted(ctx: Ctx, p) -> int:
     traded and those placed facedown there (The Hunt)."""
     cards = ctx.content.cards
     return sum(1 for c in p.trophies + p.area if cards[c].deck == NETHER and cards[c].type == "enemy")
-
-
-def public(state, content) -> dict[str, Any]:
-    """The pack's public state. Facedown Nether cards show only as counts."""
-    out: dict[str, Any] = {}
-    ending = endings.in_play(state)
-    if "cataclysm" not in state.packs:  # with the Cataclysm its key shows the ending already
-        out["ending"] = (ending if endings.shown(state) else "hidden") if ending else None
-    if ending == GAUNTLET:
-        spaces = {}
-        for key, cards in state.piles.items():
-            kind, _, space = key.partition("@")
-            lying = [c for c in state.spaces.get(space, ()) if content.cards[c].deck == NETHER]  # met, not beaten
-            if kind == NETHER and (cards or lying):
-                up = state.counters.get(f"nether-up@{space}", 0)
-                spaces[space] = {"facedown": len(cards) - up, "faceup": cards[len(cards) - up:] + lying}
-        out["gauntlet"] = spaces
-    elif ending == PANDORA and state.counters.get("crown-sealed"):
-        holder = state.counters.get("pandora-holder")
-        out["pandora"] = {"holder": state.players[holder - 1].name if holder else None,
-                          "pile": len(state.piles.get(PANDORA_PILE, []))}
-    elif ending == HUNT:
-        def count(p):
-            return sum(1 for c in p.trophies + p.area
-                       if content.cards[c].deck == NETHER and content.cards[c].type == "enemy")
-        out["hunt"] = {p.name: count(p) for p in state.players if p.role == "hero"}
-    return out
 
 
 # -- meeting a Nether card ---------------------------------------------------------------
@@ -151,68 +107,6 @@ def tidy(ctx: Ctx, space: str) -> None:
     if up:
         key = f"nether-up@{space}"
         ctx.s.counters[key] = ctx.s.counters.get(key, 0) + len(up)
-
-
-def arrived(ctx: Ctx, i: int) -> bool | None:
-    """The Gauntlet: on an Inner Region space, its Nether cards are met before the space. True
-    when their encounter comes first (the space's own encounter follows, if they are beaten)."""
-    s = ctx.s
-    if not gauntlet(s):
-        return None
-    p = ctx.player(i)
-    ring = ctx.content.space(p.space).ring
-    if ring != "inner":
-        if ring != "crown":  # out of the Inner Region: the Gauntlet's marks go
-            p.flags.pop("nether-card", None)
-            p.flags.pop("nether-back", None)
-        return None
-    space = p.space
-    tidy(ctx, space)
-    if p.flags.get("nether-faced") == s.turn:  # met this turn already: now the space itself
-        p.flags.pop("nether-faced")
-        return None
-    pending = p.flags.get("nether-card")
-    if pending is not None and pending != space:  # moved away instead of facing it again
-        p.flags.pop("nether-card")
-        p.flags["nether-back"] = 1
-        ctx.emit("gauntlet", f"{p.name} turns back and ignores the Nether cards on the way back to the Plain of Peril.",
-                 player=p.name)
-    if p.flags.get("nether-back"):
-        if depth(ctx, space) > depth(ctx, p.flags.get("came-from")):
-            p.flags.pop("nether-back")  # heading inward again: the Gauntlet applies again
-        else:
-            if space == PLAIN:
-                p.flags.pop("nether-back")
-            return None
-    if p.flags.get("must-face") and pending is None:
-        return None  # staying to face the space's own creature: its Nether cards were beaten
-    cards = ctx.s.piles.get(f"{NETHER}@{space}", [])
-    n = s.counters.get(f"nether-up@{space}", 0) if pending == space else len(cards)
-    if n <= 0:
-        if pending == space:  # someone else beat it meanwhile
-            beaten(ctx, i, "nether-card")
-        return None
-    p.flags["moved"] = 1  # the encounter runs again once the Nether cards are beaten
-    ctx.push("encounter", i)
-    ctx.push("nether-face", i, space=space, n=n)
-    return True
-
-
-def through_portal(ctx: Ctx, i: int) -> None:
-    """The Portal lets a character onto the Plain of Peril and the turn ends there: under The
-    Gauntlet the Plain's Nether cards are met first (turning back is going out to the Portal)."""
-    s = ctx.s
-    if not gauntlet(s):
-        return
-    p = ctx.player(i)
-    p.flags.pop("nether-card", None)
-    p.flags.pop("nether-back", None)
-    p.flags["came-from"] = PORTAL
-    tidy(ctx, PLAIN)
-    n = len(s.piles.get(f"{NETHER}@{PLAIN}", []))
-    if n:
-        ctx.push("nether-face", i, space=PLAIN, n=n)
-    return
 
 
 @task("nether-face")
@@ -399,35 +293,7 @@ def exhausted(ctx: Ctx, i: int) -> None:
         kill(ctx, i)
 
 
-def killed(ctx: Ctx, i: int) -> None:
-    s = ctx.s
-    p = ctx.player(i)
-    for c in [c for c in p.area if ctx.content.cards[c].deck == NETHER]:  # The Hunt: lost with the character
-        p.area.remove(c)
-        discard(ctx, c)
-    if holder(ctx, i):
-        # The holder's death, whatever its cause, leaves no pile to use: the surviving
-        # characters share the victory, as when the pile is exhausted (docs/rules-decisions.md).
-        del s.counters["pandora-holder"]
-        for c in s.piles.pop(PANDORA_PILE, []):
-            discard(ctx, c)
-
-        def share() -> None:  # who survives is known once the effect that killed the holder is whole
-            survivors = [q.name for j, q in enumerate(s.players)
-                         if j != i and q.role == "hero" and q.character and q.alive and not q.out]
-            if survivors and not s.over:
-                finish(ctx, survivors)
-        decide(ctx, share)
-
-
 # -- The Hunt ------------------------------------------------------------------------------
-
-def drawn(ctx: Ctx, i: int, cards: list[str]) -> None:
-    """Adventure cards were drawn: under The Hunt one may be swapped for a Nether card."""
-    s = ctx.s
-    if endings.in_play(s) == HUNT and cards and (s.decks.get(NETHER) or s.discards.get(NETHER)):
-        ctx.push("hunt-swap", i, drawn=list(cards))
-
 
 @task("hunt-swap")
 def hunt_swap(ctx: Ctx, t) -> None:
@@ -458,26 +324,6 @@ def hunt_swap_answer(ctx: Ctx, prompt, key, arg, who) -> None:
              f"{ctx.content.cards[new].name}.", player=who, card=new)
 
 
-def trophy_spent(ctx: Ctx, p, card: str, attr: str) -> None:
-    """The Hunt: a Nether Enemy traded in goes facedown into the play area, not the discards."""
-    if endings.in_play(ctx.s) == HUNT and ctx.content.cards[card].deck == NETHER:
-        pile_ = ctx.s.discards[NETHER]
-        if card in pile_:
-            del pile_[len(pile_) - 1 - pile_[::-1].index(card)]
-            p.area.append(card)
-            ctx.emit("hunt", f"{p.name} places a defeated Nether Enemy facedown in their play area "
-                     f"({hunted(ctx, p)} of {HUNT_GOAL}).", player=p.name)
-
-
-def crown_closed(ctx: Ctx, i: int) -> bool | None:
-    """Option hunt_crown = "four": the climb to the Crown is offered only with four."""
-    s = ctx.s
-    if endings.in_play(s) == HUNT and s.options.get("hunt_crown") == "four" \
-            and hunted(ctx, ctx.player(i)) < HUNT_GOAL:
-        return True
-    return None
-
-
 @task("the-hunt")
 def hunt_crown(ctx: Ctx, t) -> None:
     p = ctx.player(t.p)
@@ -501,31 +347,149 @@ class LostRealms(Pack):
                           refused="hunt_crown: one of open, four, with the lost-realms pack"),)
 
     def setup(self, ctx: Ctx, config: Any) -> None:
-        setup(ctx, config)
+        """Place the Alternative Ending (once, shared with the Cataclysm's endings)."""
+        endings.place(ctx, config)
 
     def ending_setup(self, ctx: Ctx, card: str) -> None:
-        ending_setup(ctx, card)
+        """The Gauntlet: one facedown Nether card on each Inner Region space, two on the Crown."""
+        if card != GAUNTLET:
+            return
+        rings = ctx.content.board.rings
+        for space, n in [(sp, 1) for sp in rings.get("inner", [])] + [(sp, 2) for sp in rings.get("crown", [])]:
+            for _ in range(n):
+                c = ctx.draw(NETHER)
+                if c:
+                    pile(ctx, space).append(c)
 
     def public(self, state: Any, content: Any) -> dict[str, Any]:
-        return public(state, content)
+        """The pack's public state. Facedown Nether cards show only as counts."""
+        out: dict[str, Any] = {}
+        ending = endings.in_play(state)
+        if "cataclysm" not in state.packs:  # with the Cataclysm its key shows the ending already
+            out["ending"] = (ending if endings.shown(state) else "hidden") if ending else None
+        if ending == GAUNTLET:
+            spaces = {}
+            for key, cards in state.piles.items():
+                kind, _, space = key.partition("@")
+                lying = [c for c in state.spaces.get(space, ()) if content.cards[c].deck == NETHER]  # met, not beaten
+                if kind == NETHER and (cards or lying):
+                    up = state.counters.get(f"nether-up@{space}", 0)
+                    spaces[space] = {"facedown": len(cards) - up, "faceup": cards[len(cards) - up:] + lying}
+            out["gauntlet"] = spaces
+        elif ending == PANDORA and state.counters.get("crown-sealed"):
+            holder = state.counters.get("pandora-holder")
+            out["pandora"] = {"holder": state.players[holder - 1].name if holder else None,
+                              "pile": len(state.piles.get(PANDORA_PILE, []))}
+        elif ending == HUNT:
+            def count(p):
+                return sum(1 for c in p.trophies + p.area
+                           if content.cards[c].deck == NETHER and content.cards[c].type == "enemy")
+            out["hunt"] = {p.name: count(p) for p in state.players if p.role == "hero"}
+        return out
 
     def arrived(self, ctx: Ctx, i: int) -> bool | None:
-        return arrived(ctx, i)
+        """The Gauntlet: on an Inner Region space, its Nether cards are met before the space. True
+        when their encounter comes first (the space's own encounter follows, if they are beaten)."""
+        s = ctx.s
+        if not gauntlet(s):
+            return None
+        p = ctx.player(i)
+        ring = ctx.content.space(p.space).ring
+        if ring != "inner":
+            if ring != "crown":  # out of the Inner Region: the Gauntlet's marks go
+                p.flags.pop("nether-card", None)
+                p.flags.pop("nether-back", None)
+            return None
+        space = p.space
+        tidy(ctx, space)
+        if p.flags.get("nether-faced") == s.turn:  # met this turn already: now the space itself
+            p.flags.pop("nether-faced")
+            return None
+        pending = p.flags.get("nether-card")
+        if pending is not None and pending != space:  # moved away instead of facing it again
+            p.flags.pop("nether-card")
+            p.flags["nether-back"] = 1
+            ctx.emit("gauntlet", f"{p.name} turns back and ignores the Nether cards on the way back to the Plain of Peril.",
+                     player=p.name)
+        if p.flags.get("nether-back"):
+            if depth(ctx, space) > depth(ctx, p.flags.get("came-from")):
+                p.flags.pop("nether-back")  # heading inward again: the Gauntlet applies again
+            else:
+                if space == PLAIN:
+                    p.flags.pop("nether-back")
+                return None
+        if p.flags.get("must-face") and pending is None:
+            return None  # staying to face the space's own creature: its Nether cards were beaten
+        cards = ctx.s.piles.get(f"{NETHER}@{space}", [])
+        n = s.counters.get(f"nether-up@{space}", 0) if pending == space else len(cards)
+        if n <= 0:
+            if pending == space:  # someone else beat it meanwhile
+                beaten(ctx, i, "nether-card")
+            return None
+        p.flags["moved"] = 1  # the encounter runs again once the Nether cards are beaten
+        ctx.push("encounter", i)
+        ctx.push("nether-face", i, space=space, n=n)
+        return True
 
     def through_portal(self, ctx: Ctx, i: int) -> None:
-        through_portal(ctx, i)
+        """The Portal lets a character onto the Plain of Peril and the turn ends there: under The
+        Gauntlet the Plain's Nether cards are met first (turning back is going out to the Portal)."""
+        s = ctx.s
+        if not gauntlet(s):
+            return
+        p = ctx.player(i)
+        p.flags.pop("nether-card", None)
+        p.flags.pop("nether-back", None)
+        p.flags["came-from"] = PORTAL
+        tidy(ctx, PLAIN)
+        n = len(s.piles.get(f"{NETHER}@{PLAIN}", []))
+        if n:
+            ctx.push("nether-face", i, space=PLAIN, n=n)
+        return
 
     def killed(self, ctx: Ctx, i: int) -> None:
-        killed(ctx, i)
+        s = ctx.s
+        p = ctx.player(i)
+        for c in [c for c in p.area if ctx.content.cards[c].deck == NETHER]:  # The Hunt: lost with the character
+            p.area.remove(c)
+            discard(ctx, c)
+        if holder(ctx, i):
+            # The holder's death, whatever its cause, leaves no pile to use: the surviving
+            # characters share the victory, as when the pile is exhausted (docs/rules-decisions.md).
+            del s.counters["pandora-holder"]
+            for c in s.piles.pop(PANDORA_PILE, []):
+                discard(ctx, c)
+
+            def share() -> None:  # who survives is known once the effect that killed the holder is whole
+                survivors = [q.name for j, q in enumerate(s.players)
+                             if j != i and q.role == "hero" and q.character and q.alive and not q.out]
+                if survivors and not s.over:
+                    finish(ctx, survivors)
+            decide(ctx, share)
 
     def drawn(self, ctx: Ctx, i: int, cards: list[str]) -> None:
-        drawn(ctx, i, cards)
+        """Adventure cards were drawn: under The Hunt one may be swapped for a Nether card."""
+        s = ctx.s
+        if endings.in_play(s) == HUNT and cards and (s.decks.get(NETHER) or s.discards.get(NETHER)):
+            ctx.push("hunt-swap", i, drawn=list(cards))
 
     def trophy_spent(self, ctx: Ctx, p: Any, card: str, attr: str) -> None:
-        trophy_spent(ctx, p, card, attr)
+        """The Hunt: a Nether Enemy traded in goes facedown into the play area, not the discards."""
+        if endings.in_play(ctx.s) == HUNT and ctx.content.cards[card].deck == NETHER:
+            pile_ = ctx.s.discards[NETHER]
+            if card in pile_:
+                del pile_[len(pile_) - 1 - pile_[::-1].index(card)]
+                p.area.append(card)
+                ctx.emit("hunt", f"{p.name} places a defeated Nether Enemy facedown in their play area "
+                         f"({hunted(ctx, p)} of {HUNT_GOAL}).", player=p.name)
 
     def crown_closed(self, ctx: Ctx, i: int) -> bool | None:
-        return crown_closed(ctx, i)
+        """Option hunt_crown = "four": the climb to the Crown is offered only with four."""
+        s = ctx.s
+        if endings.in_play(s) == HUNT and s.options.get("hunt_crown") == "four" \
+                and hunted(ctx, ctx.player(i)) < HUNT_GOAL:
+            return True
+        return None
 
 
 PACK: Pack = LostRealms()

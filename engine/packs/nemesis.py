@@ -33,33 +33,13 @@ from engine.packs.nemesis_board import adversary_space, heroes, nemesis, tokens
 from engine.rules.machine import Ctx
 from engine.state import Option
 
-# -- what everyone sees --------------------------------------------------------------------------
-
-def public(state, content) -> dict[str, Any]:
-    """DESIGN.md: the Nemesis's hand as a count, life, fate, the board's tokens."""
-    k = nemesis(state)
-    nem = state.players[k]
-    adv = adversary_space(state)
-    return {"player": nem.name, "trial": content.cards[state.piles["trial"][0]].prop("trial"),
-            "hand": len(nem.hand), "life": nem.life, "fate": nem.fate,
-            "sacred_sites": sorted(tokens(state, "site")), "adversary": adv,
-            "adversary_life": state.counters.get("adversary-life", 0),
-            "villains": {sp: list(v) for sp, v in sorted(tokens(state, "villain").items())},
-            "hero_deaths": state.counters.get("hero-deaths", 0),
-            "x_token": state.players[state.counters["x-token"]].name if "x-token" in state.counters else None,
-            "boons": {state.players[i].name: len(state.players[i].hand) for i in heroes(state)},
-            "companions": {state.players[i].name: {
-                               "card": state.players[i].area[0],
-                               "level": state.counters.get(f"companion@{state.players[i].name}", 1),
-                               "talisman": len(state.players[i].area) > 1}
-                           for i in heroes(state) if state.players[i].area}}
-
 
 class Nemesis(Pack):
     name = "nemesis"
     editions = ("fifth",)
     sole = True  # its own board and sides
     roles = ("nemesis",)
+    side_victory = True  # the heroes win together, those who died on the way too
     options = (RuleOption("trial", 1, "the Trial played: 1 or 2 (the third Trial's box is not known)", choices=(1, 2),
                           refused="trial: 1 or 2 (the content knows Trials 1 and 2)"),)
 
@@ -131,7 +111,45 @@ class Nemesis(Pack):
         nemesis_endings.killed(ctx, i)
 
     def public(self, state: Any, content: Any) -> dict[str, Any]:
-        return public(state, content)
+        """DESIGN.md: the Nemesis's hand as a count, life, fate, the board's tokens."""
+        k = nemesis(state)
+        nem = state.players[k]
+        adv = adversary_space(state)
+        return {"player": nem.name, "trial": content.cards[state.piles["trial"][0]].prop("trial"),
+                "hand": len(nem.hand), "life": nem.life, "fate": nem.fate,
+                "sacred_sites": sorted(tokens(state, "site")), "adversary": adv,
+                "adversary_life": state.counters.get("adversary-life", 0),
+                "villains": {sp: list(v) for sp, v in sorted(tokens(state, "villain").items())},
+                "hero_deaths": state.counters.get("hero-deaths", 0),
+                "x_token": state.players[state.counters["x-token"]].name if "x-token" in state.counters else None,
+                "boons": {state.players[i].name: len(state.players[i].hand) for i in heroes(state)},
+                "companions": {state.players[i].name: {
+                                   "card": state.players[i].area[0],
+                                   "level": state.counters.get(f"companion@{state.players[i].name}", 1),
+                                   "talisman": len(state.players[i].area) > 1}
+                               for i in heroes(state) if state.players[i].area}}
+
+    def invariants(self, state: Any, content: Any) -> list[str]:
+        """Private hands, companions, the shared pool, one adversary and one site a space."""
+        out = []
+        if state.pools.get("shared_fate", 0) < 0:
+            out.append("the shared fate pool is negative")
+        for p in state.players:
+            decks = [content.cards[c].deck for c in p.hand]
+            if p.role == "nemesis" and (set(decks) - {"action"} or p.character or p.area):
+                out.append(f"{p.name}: the Nemesis holds {p.hand} / {p.area} or has a character")
+            if p.role == "hero" and (set(decks) - {"boon"} or len(p.hand) > 1):
+                out.append(f"{p.name}: a hero holds more than one Boon or other cards in hand: {p.hand}")
+            if p.role == "hero" and p.area and (content.cards[p.area[0]].deck != "companion" or len(p.area) > 2
+                                                or any(not content.cards[c].prop("talisman") for c in p.area[1:])):
+                out.append(f"{p.name}: the companion area holds {p.area}")
+            if p.role == "hero" and "shared_fate" in state.pools and p.fate:
+                out.append(f"{p.name}: a hero holds fate outside the shared pool")
+        if any(len(cards) > 1 for cards in tokens(state, "site").values()):
+            out.append("two sacred sites on one space")
+        if sum(len(cards) for cards in tokens(state, "adversary").values()) != 1:
+            out.append("not exactly one adversary on the board")
+        return out
 
 
 PACK: Pack = Nemesis()

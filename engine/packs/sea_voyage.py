@@ -22,9 +22,9 @@ cards being resolved lie in the pile "captain"; a card that leaves play goes to 
 The four tables and the card list are data (engine/content/sea-voyage/captain.toml), written in
 the ops the pack adds. Decisions: docs/rules-decisions.md, Sea Voyage.
 
-This module holds the pack, `SeaVoyage` (at the end), and its hooks (`setup`, `encounter_options` / `encounter_choice`,
-`turn_start`, `dying`, `public`, `scenario_setup`, `adjudicate`) and imports the topic modules,
-which register their tasks, answers and ops on import:
+This module holds the pack, `SeaVoyage` (at the end), whose methods are its hooks (`setup`,
+`encounter_options` / `encounter_choice`, `turn_start`, `dying`, `public`, `scenario_setup`,
+`adjudicate`), and imports the topic modules, which register their tasks, answers and ops on import:
 
   sea_voyage_state.py        data files, voyage flags, the ship; steps every topic takes
   sea_voyage_harbour.py      hiring a ship, Naval Objects, setting sail
@@ -67,144 +67,7 @@ from engine.rules.items import discard
 from engine.rules.machine import Ctx
 from engine.state import Option
 
-
-def setup(ctx: Ctx, config) -> None:
-    """Nothing to deal: the Royal Fleet, the Naval Objects, the Rafts and the two set-aside
-    Followers are faceup supplies; the Captain's Deck is shuffled like any facedown deck."""
-
-
-def encounter_options(ctx: Ctx, i: int) -> list[Option] | None:
-    """At the harbour, "go to the Harbour" joins the City's encounter choices (with any attacks
-    on characters there, as the core offers them). None elsewhere: the core decides."""
-    from engine.rules.encounter import others_here
-    p = ctx.player(i)
-    if p.space != harbour(ctx) or ctx.covered(p.space) or p.toad or phase(p) or not fleet(ctx, p):
-        return None
-    opts = [Option("encounter-space", f"encounter {ctx.space(p.space).name}"),
-            Option("harbour", "go to the Harbour: hire a ship from the Royal Fleet and set sail")]
-    others = others_here(ctx, i)
-    opts += [Option(f"encounter-{ctx.name(j)}", f"attack {ctx.name(j)}") for j in others]
-    for verb, ability in (("steal", "thief-steal"), ("beguile", "sorceress-beguile")):
-        if stats.has_ability(ctx, p, ability):
-            opts += [Option(f"{verb}-{ctx.name(j)}", f"try to {verb} from {ctx.name(j)} (4-6 succeeds)")
-                     for j in others]
-    return opts
-
-
-def encounter_choice(ctx: Ctx, i: int, key: str) -> bool | None:
-    if key != "harbour":
-        return None
-    p = ctx.player(i)
-    cards = ctx.content.cards
-    opts = [Option(c, f"hire the {cards[c].name} for {cards[c].prop('price')} gold (ship Strength "
-                      f"{cards[c].prop('ship_strength', 0)}, Cargo space {cards[c].prop('hold', 0)})")
-            for c in fleet(ctx, p)]
-    ctx.ask(i, "sea-hire", "The King lends you a ship of the Royal Fleet for gold. Which class do you hire?",
-            opts + [Option("city", f"hire none: encounter {ctx.space(p.space).name} instead")])
-    return True
-
-
-def turn_start(ctx: Ctx, i: int) -> bool | None:
-    """The core asks before moving: a character at sea, adrift or in prison plays this turn here."""
-    p = ctx.player(i)
-    where = phase(p)
-    if not where:
-        return None
-    if where == "prison":
-        left = bump(p, "sea-prison", -1)
-        ctx.emit("sea-prison", f"{p.name} sits in prison ({left} more turn{'s' if left != 1 else ''}).", player=p.name)
-        if not left:
-            release(ctx, i)
-    elif where == "wreck":
-        ctx.push("sea-wreck-turn", i)
-    else:
-        ctx.push("sea-turn", i)
-    return True
-
-
-# -- death, the summary, scenarios, the moderator ---------------------------------------------
-
-def dying(ctx: Ctx, i: int) -> None:
-    """A character dying at sea or adrift goes down with all it held; one dying in prison
-    leaves its things at the harbour. Either way it dies at the harbour space (kill needs one)."""
-    p = ctx.player(i)
-    where = phase(p)
-    if not where:
-        return
-    if where != "prison":
-        clear_table(ctx)
-        for c in p.objects + p.followers:
-            discard(ctx, c)
-        p.objects, p.followers, p.gold = [], [], 0
-        ctx.emit("sea-lost", f"{p.name}'s body and belongings are lost at sea.", player=p.name)
-    p.space = harbour(ctx)
-    return
-
-
-def public(state, content) -> dict[str, Any]:
-    """Everything about a voyage is public: ship, Rations, Cargo, turns home, Wanted."""
-    ctx = Ctx(state, [])
-    voyages: dict[str, Any] = {}
-    for i, p in enumerate(state.players):
-        where = phase(p)
-        if not where:
-            continue
-        v: dict[str, Any] = {"phase": where}
-        if where in ("out", "home"):
-            v.update(ship=ship_of(ctx, p), ship_strength=ship_strength(ctx, i), rations=flag(p, "sea-rations"),
-                     cargo=flag(p, "sea-cargo"), hold=hold(ctx, p))
-        if where in ("home", "wreck"):
-            v["turns_home"] = flag(p, "sea-home")
-        for key in ("sea-starving", "sea-prisoners", "sea-rescued", "sea-prison", "sea-explore"):
-            if flag(p, key):
-                v[key[4:]] = flag(p, key)
-        voyages[p.name] = v
-    fleet: dict[str, int] = {}
-    for c in state.decks.get("ship", []):
-        fleet[c] = fleet.get(c, 0) + 1
-    cards = content.cards
-    return {"at_sea": voyages, "fleet": fleet,
-            "out_of_play": [c for c in state.piles.get("box", []) if cards[c].deck == "captain"],
-            "wanted": [p.name for p in state.players if p.flags.get("sea-wanted")],
-            "attacks": {p.name: p.flags["sea-attacks"] for p in state.players if p.flags.get("sea-attacks")}}
-
-
-def scenario_setup(state, content, p, key: str, value) -> bool | None:
-    """A scenario's `voyage = { ship = "kogge", rations = 3, cargo = 1, phase = "home", home = 2,
-    naval = [...], ... }` in [setup.<player>] (after `objects`): the character at sea."""
-    if key != "voyage":
-        return None
-    names = {"rations": "sea-rations", "cargo": "sea-cargo", "home": "sea-home", "wizard": "sea-wizard",
-             "starving": "sea-starving", "starve": "sea-starve", "explore": "sea-explore",
-             "prisoners": "sea-prisoners", "wreck_turn": "sea-wreck-turn", "rescued": "sea-rescued", "fed": "sea-fed",
-             "prison": "sea-prison", "attacks": "sea-attacks", "wanted": "sea-wanted"}
-    for card in ([value["ship"]] if value.get("ship") else []) + list(value.get("naval", [])) + \
-            (["sea-raft"] if value.get("phase") == "wreck" else []):
-        supply = state.decks[content.cards[card].deck]
-        if card not in supply:
-            raise ValueError(f"voyage: no {card!r} left in its supply")
-        supply.remove(card)
-        p.objects.append(card)
-    for k, v in value.items():
-        if k in names:
-            p.flags[names[k]] = int(v)
-        elif k not in ("ship", "naval", "phase"):
-            raise ValueError(f"voyage: unknown key {k!r}")
-    if value.get("phase"):
-        p.flags["sea"] = value["phase"]
-        off_board(p)
-    return True
-
-
-def adjudicate(ctx: Ctx, i: int, what: str, value: str) -> bool | str | None:
-    """The moderator's words for a voyage: `alice rations -2`, `alice cargo +1`, `alice
-    shipwreck 1` (`shipwreck duel`: no rolls, food for the way), `alice home 3` (turn home with
-    3 turns to go), `alice sea-follower amazon-queen` (take her; her card leaves play)."""
-    try:
-        return _adjudicate(ctx, i, what, value)
-    except ValueError:
-        return f"{what} takes a number such as +1 or -2, not {value!r}"
-
+# -- the moderator's words (the hook `adjudicate`) ------------------------------------------
 
 def _adjudicate(ctx: Ctx, i: int, what: str, value: str) -> bool | str | None:
     p = ctx.player(i)
@@ -254,28 +117,132 @@ class SeaVoyage(Pack):
     name = "sea-voyage"
 
     def setup(self, ctx: Ctx, config: Any) -> None:
-        setup(ctx, config)
+        """Nothing to deal: the Royal Fleet, the Naval Objects, the Rafts and the two set-aside
+        Followers are faceup supplies; the Captain's Deck is shuffled like any facedown deck."""
 
     def encounter_options(self, ctx: Ctx, i: int) -> list[Option] | None:
-        return encounter_options(ctx, i)
+        """At the harbour, "go to the Harbour" joins the City's encounter choices (with any attacks
+        on characters there, as the core offers them). None elsewhere: the core decides."""
+        from engine.rules.encounter import others_here
+        p = ctx.player(i)
+        if p.space != harbour(ctx) or ctx.covered(p.space) or p.toad or phase(p) or not fleet(ctx, p):
+            return None
+        opts = [Option("encounter-space", f"encounter {ctx.space(p.space).name}"),
+                Option("harbour", "go to the Harbour: hire a ship from the Royal Fleet and set sail")]
+        others = others_here(ctx, i)
+        opts += [Option(f"encounter-{ctx.name(j)}", f"attack {ctx.name(j)}") for j in others]
+        for verb, ability in (("steal", "thief-steal"), ("beguile", "sorceress-beguile")):
+            if stats.has_ability(ctx, p, ability):
+                opts += [Option(f"{verb}-{ctx.name(j)}", f"try to {verb} from {ctx.name(j)} (4-6 succeeds)")
+                         for j in others]
+        return opts
 
     def encounter_choice(self, ctx: Ctx, i: int, key: str) -> bool | None:
-        return encounter_choice(ctx, i, key)
+        if key != "harbour":
+            return None
+        p = ctx.player(i)
+        cards = ctx.content.cards
+        opts = [Option(c, f"hire the {cards[c].name} for {cards[c].prop('price')} gold (ship Strength "
+                          f"{cards[c].prop('ship_strength', 0)}, Cargo space {cards[c].prop('hold', 0)})")
+                for c in fleet(ctx, p)]
+        ctx.ask(i, "sea-hire", "The King lends you a ship of the Royal Fleet for gold. Which class do you hire?",
+                opts + [Option("city", f"hire none: encounter {ctx.space(p.space).name} instead")])
+        return True
 
     def turn_start(self, ctx: Ctx, i: int) -> bool | None:
-        return turn_start(ctx, i)
+        """The core asks before moving: a character at sea, adrift or in prison plays this turn here."""
+        p = ctx.player(i)
+        where = phase(p)
+        if not where:
+            return None
+        if where == "prison":
+            left = bump(p, "sea-prison", -1)
+            ctx.emit("sea-prison", f"{p.name} sits in prison ({left} more turn{'s' if left != 1 else ''}).", player=p.name)
+            if not left:
+                release(ctx, i)
+        elif where == "wreck":
+            ctx.push("sea-wreck-turn", i)
+        else:
+            ctx.push("sea-turn", i)
+        return True
 
     def dying(self, ctx: Ctx, i: int) -> None:
-        dying(ctx, i)
+        """A character dying at sea or adrift goes down with all it held; one dying in prison
+        leaves its things at the harbour. Either way it dies at the harbour space (kill needs one)."""
+        p = ctx.player(i)
+        where = phase(p)
+        if not where:
+            return
+        if where != "prison":
+            clear_table(ctx)
+            for c in p.objects + p.followers:
+                discard(ctx, c)
+            p.objects, p.followers, p.gold = [], [], 0
+            ctx.emit("sea-lost", f"{p.name}'s body and belongings are lost at sea.", player=p.name)
+        p.space = harbour(ctx)
+        return
 
     def public(self, state: Any, content: Any) -> dict[str, Any]:
-        return public(state, content)
+        """Everything about a voyage is public: ship, Rations, Cargo, turns home, Wanted."""
+        ctx = Ctx(state, [])
+        voyages: dict[str, Any] = {}
+        for i, p in enumerate(state.players):
+            where = phase(p)
+            if not where:
+                continue
+            v: dict[str, Any] = {"phase": where}
+            if where in ("out", "home"):
+                v.update(ship=ship_of(ctx, p), ship_strength=ship_strength(ctx, i), rations=flag(p, "sea-rations"),
+                         cargo=flag(p, "sea-cargo"), hold=hold(ctx, p))
+            if where in ("home", "wreck"):
+                v["turns_home"] = flag(p, "sea-home")
+            for key in ("sea-starving", "sea-prisoners", "sea-rescued", "sea-prison", "sea-explore"):
+                if flag(p, key):
+                    v[key[4:]] = flag(p, key)
+            voyages[p.name] = v
+        fleet: dict[str, int] = {}
+        for c in state.decks.get("ship", []):
+            fleet[c] = fleet.get(c, 0) + 1
+        cards = content.cards
+        return {"at_sea": voyages, "fleet": fleet,
+                "out_of_play": [c for c in state.piles.get("box", []) if cards[c].deck == "captain"],
+                "wanted": [p.name for p in state.players if p.flags.get("sea-wanted")],
+                "attacks": {p.name: p.flags["sea-attacks"] for p in state.players if p.flags.get("sea-attacks")}}
 
     def scenario_setup(self, state: Any, content: Any, p: Any, key: str, value: Any) -> bool | None:
-        return scenario_setup(state, content, p, key, value)
+        """A scenario's `voyage = { ship = "kogge", rations = 3, cargo = 1, phase = "home", home = 2,
+        naval = [...], ... }` in [setup.<player>] (after `objects`): the character at sea."""
+        if key != "voyage":
+            return None
+        names = {"rations": "sea-rations", "cargo": "sea-cargo", "home": "sea-home", "wizard": "sea-wizard",
+                 "starving": "sea-starving", "starve": "sea-starve", "explore": "sea-explore",
+                 "prisoners": "sea-prisoners", "wreck_turn": "sea-wreck-turn", "rescued": "sea-rescued", "fed": "sea-fed",
+                 "prison": "sea-prison", "attacks": "sea-attacks", "wanted": "sea-wanted"}
+        for card in ([value["ship"]] if value.get("ship") else []) + list(value.get("naval", [])) + \
+                (["sea-raft"] if value.get("phase") == "wreck" else []):
+            supply = state.decks[content.cards[card].deck]
+            if card not in supply:
+                raise ValueError(f"voyage: no {card!r} left in its supply")
+            supply.remove(card)
+            p.objects.append(card)
+        for k, v in value.items():
+            if k in names:
+                p.flags[names[k]] = int(v)
+            elif k not in ("ship", "naval", "phase"):
+                raise ValueError(f"voyage: unknown key {k!r}")
+        if value.get("phase"):
+            p.flags["sea"] = value["phase"]
+            off_board(p)
+        return True
 
     def adjudicate(self, ctx: Ctx, i: int, what: str, value: str) -> bool | str | None:
-        return adjudicate(ctx, i, what, value)
+        """The moderator's words for a voyage: `alice rations -2`, `alice cargo +1`, `alice
+        shipwreck 1` (`shipwreck duel`: no rolls, food for the way), `alice home 3` (turn home with
+        3 turns to go), `alice sea-follower amazon-queen` (take her; her card leaves play)."""
+        try:
+            return _adjudicate(ctx, i, what, value)
+        except ValueError:
+            return f"{what} takes a number such as +1 or -2, not {value!r}"
 
 
 PACK: Pack = SeaVoyage()

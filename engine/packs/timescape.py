@@ -55,34 +55,6 @@ def inside(ctx: Ctx, space: str | None) -> bool:
     return ctx.content.board.spaces[space].ring == RING
 
 
-def setup(ctx: Ctx, config) -> None:
-    """Nothing to deal: the Timescape and its Purchase cards are decks like any other."""
-
-
-def public(state, content) -> dict[str, Any]:
-    """Who is in the Timescape (and where), who is Imprisoned (turns missed so far), and the
-    Timescape Purchase cards left at the Rogue Trader."""
-    spaces = content.board.spaces
-    there = {p.name: p.space for p in state.players
-             if p.alive and p.space and spaces[p.space].ring == RING}
-    prison = {p.name: p.flags["ts-prison"] for p in state.players if p.alive and "ts-prison" in p.flags}
-    left: dict[str, int] = {}
-    for c in state.decks.get("timescape-purchase", []):
-        left[c] = left.get(c, 0) + 1
-    return {"characters": there, "imprisoned": prison, "purchase": dict(sorted(left.items()))}
-
-
-def scenario_setup(state, content, p, key: str, value) -> bool | None:
-    """A scenario's `imprisoned = N` in [setup.<player>] (after `space`): held by the Sentinels,
-    N turns missed so far (rule 8)."""
-    if key != "imprisoned":
-        return None
-    if not p.space or content.board.spaces[p.space].ring != RING:
-        raise ConfigError("imprisoned: only a character in the Timescape can be (set its space first)")
-    p.flags["ts-prison"] = int(value)
-    return True
-
-
 # -- entering and leaving ------------------------------------------------------------
 
 def enter(ctx: Ctx, i: int, how: str) -> None:
@@ -130,25 +102,6 @@ def leave(ctx: Ctx, i: int, dest: str) -> None:
 @task("ts-enter-spell")
 def enter_spell(ctx: Ctx, t) -> None:
     enter(ctx, t.p, "opens a Warp Gate")
-
-
-def choose_options(ctx: Ctx, i: int, o: dict, meta: dict) -> list[dict] | None:
-    """Beside a visit to the Mystic, the Enchantress or the Warlock: ask them for a Warp Gate.
-    The Mystic and the Enchantress send a character once each."""
-    p = ctx.player(i)
-    if inside(ctx, p.space):
-        return None
-    keys = {c.get("key") for c in o.get("options", [])}
-    source = meta.get("source")
-    out = []
-    for g in tables()["gates"]:
-        if not (keys & set(g["keys"]) or source in g["sources"]) or p.flags.get(f"warp-sent-{g['name']}"):
-            continue
-        how = ("roll 2 dice against your starting Strength + Craft" if g["name"] != "warlock"
-               else "roll 1 die for his fee instead of a quest")
-        out.append({"key": f"warp-{g['name']}", "text": f"ask {g['who']} to open a Warp Gate to the Timescape ({how})",
-                    "then": [{"op": "hook", "name": f"ts-gate-{g['name']}"}]})
-    return out or None
 
 
 @task("ts-gate-mystic")
@@ -229,27 +182,6 @@ def fee_paid(ctx: Ctx, prompt, key, arg, who) -> None:
 
 
 # -- turns in the Timescape -----------------------------------------------------------
-
-def turn_start(ctx: Ctx, i: int) -> bool | None:
-    """A turn in the Timescape: leftovers discarded, a Toad reverts, an Imprisoned character
-    rolls to escape (rule 8); then the start of the turn as on the main board (`start-spells`:
-    no Spell is castable there, the `no-magic` flag sees to that, §7; what a Follower does at
-    the start of a turn, leaving a card), the warp-line move and the space. No Warlock quest
-    is checked: the main board cannot reach the character."""
-    p = ctx.player(i)
-    if not inside(ctx, p.space):
-        return None
-    tidy(ctx, i)
-    if p.toad:  # a Toad in the Timescape stays one only to the end of that turn (§9)
-        p.toad = 0
-        ctx.emit("toad", f"{p.name} is no longer a Toad.", player=p.name)
-    work: list[tuple[str, int, dict[str, Any]]] = [
-        ("start-spells", i, {}), ("ts-abandoned", i, {}), ("ts-move", i, {}), ("encounter", i, {})]
-    if "ts-prison" in p.flags:  # rolled first: failing misses the whole turn
-        work.insert(0, ("ts-prison", i, {}))
-    ctx.push_all(work)
-    return True
-
 
 @task("ts-prison")
 def prison_roll(ctx: Ctx, t) -> None:
@@ -358,26 +290,6 @@ def warp_answer(ctx: Ctx, prompt, key, arg, who) -> None:
 @on_answer("ts-any", "judged innocent: the Timescape space to move to (a space id)", default=())
 def any_answer(ctx: Ctx, prompt, key, arg, who) -> None:
     warp_to(ctx, ctx.index(who), key, "as the Sentinels allow")
-
-
-def arrived(ctx: Ctx, i: int) -> bool | None:
-    """A Timescape space is met alone: never another character there (§2, §9)."""
-    if not inside(ctx, ctx.player(i).space):
-        return None
-    ctx.push("encounter-space", i)
-    return True
-
-
-def between_turns(ctx: Ctx, done: int, nxt: int) -> None:
-    if inside(ctx, ctx.player(done).space):
-        tidy(ctx, done)
-
-
-def killed(ctx: Ctx, i: int) -> None:
-    """What a character leaves in the Timescape is discarded (§5 iii)."""
-    p = ctx.player(i)
-    if inside(ctx, p.space):
-        tidy(ctx, i)
 
 
 def tidy(ctx: Ctx, i: int) -> None:
@@ -712,28 +624,85 @@ class Timescape(Pack):
     card_hooks = frozenset(HOOKED)
 
     def setup(self, ctx: Ctx, config: Any) -> None:
-        setup(ctx, config)
+        """Nothing to deal: the Timescape and its Purchase cards are decks like any other."""
 
     def public(self, state: Any, content: Any) -> dict[str, Any]:
-        return public(state, content)
+        """Who is in the Timescape (and where), who is Imprisoned (turns missed so far), and the
+        Timescape Purchase cards left at the Rogue Trader."""
+        spaces = content.board.spaces
+        there = {p.name: p.space for p in state.players
+                 if p.alive and p.space and spaces[p.space].ring == RING}
+        prison = {p.name: p.flags["ts-prison"] for p in state.players if p.alive and "ts-prison" in p.flags}
+        left: dict[str, int] = {}
+        for c in state.decks.get("timescape-purchase", []):
+            left[c] = left.get(c, 0) + 1
+        return {"characters": there, "imprisoned": prison, "purchase": dict(sorted(left.items()))}
 
     def scenario_setup(self, state: Any, content: Any, p: Any, key: str, value: Any) -> bool | None:
-        return scenario_setup(state, content, p, key, value)
+        """A scenario's `imprisoned = N` in [setup.<player>] (after `space`): held by the Sentinels,
+        N turns missed so far (rule 8)."""
+        if key != "imprisoned":
+            return None
+        if not p.space or content.board.spaces[p.space].ring != RING:
+            raise ConfigError("imprisoned: only a character in the Timescape can be (set its space first)")
+        p.flags["ts-prison"] = int(value)
+        return True
 
     def choose_options(self, ctx: Ctx, i: int, o: dict, meta: dict) -> list[dict] | None:
-        return choose_options(ctx, i, o, meta)
+        """Beside a visit to the Mystic, the Enchantress or the Warlock: ask them for a Warp Gate.
+        The Mystic and the Enchantress send a character once each."""
+        p = ctx.player(i)
+        if inside(ctx, p.space):
+            return None
+        keys = {c.get("key") for c in o.get("options", [])}
+        source = meta.get("source")
+        out = []
+        for g in tables()["gates"]:
+            if not (keys & set(g["keys"]) or source in g["sources"]) or p.flags.get(f"warp-sent-{g['name']}"):
+                continue
+            how = ("roll 2 dice against your starting Strength + Craft" if g["name"] != "warlock"
+                   else "roll 1 die for his fee instead of a quest")
+            out.append({"key": f"warp-{g['name']}", "text": f"ask {g['who']} to open a Warp Gate to the Timescape ({how})",
+                        "then": [{"op": "hook", "name": f"ts-gate-{g['name']}"}]})
+        return out or None
 
     def turn_start(self, ctx: Ctx, i: int) -> bool | None:
-        return turn_start(ctx, i)
+        """A turn in the Timescape: leftovers discarded, a Toad reverts, an Imprisoned character
+        rolls to escape (rule 8); then the start of the turn as on the main board (`start-spells`:
+        no Spell is castable there, the `no-magic` flag sees to that, §7; what a Follower does at
+        the start of a turn, leaving a card), the warp-line move and the space. No Warlock quest
+        is checked: the main board cannot reach the character."""
+        p = ctx.player(i)
+        if not inside(ctx, p.space):
+            return None
+        tidy(ctx, i)
+        if p.toad:  # a Toad in the Timescape stays one only to the end of that turn (§9)
+            p.toad = 0
+            ctx.emit("toad", f"{p.name} is no longer a Toad.", player=p.name)
+        work: list[tuple[str, int, dict[str, Any]]] = [
+            ("start-spells", i, {}), ("ts-abandoned", i, {}), ("ts-move", i, {}), ("encounter", i, {})]
+        if "ts-prison" in p.flags:  # rolled first: failing misses the whole turn
+            work.insert(0, ("ts-prison", i, {}))
+        ctx.push_all(work)
+        return True
 
     def arrived(self, ctx: Ctx, i: int) -> bool | None:
-        return arrived(ctx, i)
+        """A Timescape space is met alone: never another character there (§2, §9)."""
+        if not inside(ctx, ctx.player(i).space):
+            return None
+        ctx.push("encounter-space", i)
+        return True
 
     def between_turns(self, ctx: Ctx, done: int, nxt: int) -> None:
-        between_turns(ctx, done, nxt)
+        if inside(ctx, ctx.player(done).space):
+            tidy(ctx, done)
 
     def killed(self, ctx: Ctx, i: int) -> None:
-        killed(ctx, i)
+        """What a character leaves in the Timescape is discarded (§5 iii)."""
+        p = ctx.player(i)
+        if inside(ctx, p.space):
+            tidy(ctx, i)
 
 
 PACK: Pack = Timescape()
+choose_options = PACK.choose_options  # tests/test_timescape.py asks this hook by the module's name
