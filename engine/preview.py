@@ -26,7 +26,7 @@ _LIMIT = 10_000  # tasks: a guard, as in machine.run
 def _unknown_marks(s: Game) -> tuple:
     """What changes when something not yet known is drawn: the random counter and every deck's
     size (forced dice are the faces a reroll is played with: known)."""
-    return s.rng, tuple(len(cards) for cards in s.decks.values())
+    return s.rng, tuple(map(len, s.decks.values()))
 
 
 def _stand(ctx: machine.Ctx, i: int) -> dict[str, Any]:
@@ -34,6 +34,28 @@ def _stand(ctx: machine.Ctx, i: int) -> dict[str, Any]:
     if sid is None:
         return {"space": None, "space_name": None, "region": None}
     return {"space": sid, "space_name": ctx.space(sid).name, "region": ctx.content.board.spaces[sid].ring}
+
+
+def _answered(state: Game, move: Any, faces: list[int] | None, events: list[Event]) -> machine.Ctx:
+    """A copy of `state` with `move` answered, `faces` the next dice, as `api.apply` makes it:
+    the players are copied when a rule first asks for one (most moves change one of several)."""
+    s = clone(state, players=False)
+    s.forced = list(faces or [])
+    ctx = machine.Ctx(s, events, shared=True)
+    machine.answer(s, move, events, ctx)
+    return ctx
+
+
+def _replayed(state: Game, move: Any, faces: list[int] | None, tasks: int) -> Game:
+    """The game as it stood after the answer and its first `tasks` tasks: played again on a new
+    copy (the rules are deterministic, and none of those tasks drew), which costs less than a
+    copy kept before every task in case the next one draws."""
+    ctx = _answered(state, move, faces, [])
+    s = ctx.s
+    for _ in range(tasks):
+        t = s.stack.pop()
+        machine.TASKS[t.op](ctx, t)
+    return s
 
 
 def play(state: Game, player: str, key: str, faces: list[int] | None = None, deeper: bool = True) -> dict[str, Any]:
@@ -49,34 +71,32 @@ def play(state: Game, player: str, key: str, faces: list[int] | None = None, dee
     A task that draws is undone whole (its state and its events): what it did after a draw,
     or which it drew first, could tell the draw."""
     from engine.api import Move  # here: engine.api imports this module
-    s = clone(state)
-    s.forced = list(faces or [])
-    i = machine.Ctx(s, []).index(player)
-    start, turn, marks = s.players[i].space, s.turn, _unknown_marks(s)
+    i = machine.Ctx(state, []).index(player)
+    start, turn, marks = state.players[i].space, state.turn, _unknown_marks(state)
+    move = Move(player, key, state.prompt.id if state.prompt else None)
     events: list[Event] = []
     stop = "end"
     cut: dict[str, Any] | None = None
-    before = clone(s)
-    machine.answer(s, Move(player, key, s.prompt.id if s.prompt else None), events, machine.Ctx(s, events))
+    ctx = _answered(state, move, faces, events)
+    s = ctx.s
     if _unknown_marks(s) != marks:  # the answer itself drew (a reroll's die beyond `faces`)
-        s, stop = before, "unknown"
+        s, stop = state, "unknown"  # only read from here on
         del events[:]
     else:
-        ctx = machine.Ctx(s, events)
-        for _ in range(_LIMIT):
+        for done in range(_LIMIT):
             if s.prompt is not None:
                 stop = "question"
                 break
             if not s.stack or s.over:
                 break
-            seen, before = len(events), clone(s)
+            seen = len(events)
             t = s.stack.pop()
             meets: dict[str, Any] = {"op": t.op}
             meets.update({k: t.a[k] for k in ("name", "strength", "craft") if k in t.a})
             machine.TASKS[t.op](ctx, t)
             unknown = _unknown_marks(s) != marks
             if unknown or s.turn != turn:  # a draw; or the reader's turn is over: another story
-                s = before
+                s = _replayed(state, move, faces, done)
                 del events[seen:]
                 if unknown:
                     stop, cut = "unknown", meets

@@ -88,3 +88,65 @@ def test_no_preview_for_the_moderator_or_one_not_asked():
     state = api.new_game({"players": HEROES}, "preview-who")
     assert api.preview(state, api.MODERATOR) == {} and api.preview(state, "bob") == {}
     assert api.preview(state, "alice")  # the one asked has one
+
+
+def played_copying_every_task(state, player, key, faces=None):
+    """The preview's stopping point found the plain way (the way engine/preview.py first did it:
+    a copy kept before every task, taken back when the task draws or ends the turn), as an
+    oracle for `preview.play`, which replays instead of copying: where the character stands,
+    what the reader saw, where and why it stopped; and, when a task was taken back, how many
+    ran before it and the hash of the game as they left it."""
+    from engine import visibility
+    from engine.clone import clone
+    from engine.preview import _unknown_marks
+    from engine.rules import machine
+    s = clone(state)
+    s.forced = list(faces or [])
+    i = machine.Ctx(s, []).index(player)
+    turn, marks, events, stop, cut, back = s.turn, _unknown_marks(s), [], "end", None, None
+    before = clone(s)
+    machine.answer(s, api.Move(player, key, s.prompt.id), events, machine.Ctx(s, events))
+    if _unknown_marks(s) != marks:
+        s, stop, events = before, "unknown", []
+    else:
+        ctx, ran = machine.Ctx(s, events), 0
+        while s.prompt is None and s.stack and not s.over:
+            seen, before, t, ran = len(events), clone(s), s.stack.pop(), ran + 1
+            meets = {"op": t.op, **{k: t.a[k] for k in ("name", "strength", "craft") if k in t.a}}
+            machine.TASKS[t.op](ctx, t)
+            if _unknown_marks(s) != marks or s.turn != turn:
+                stop, cut = ("unknown", meets) if _unknown_marks(s) != marks else (stop, cut)
+                s, events, back = before, events[:seen], (ran - 1, api.state_hash(before))
+                break
+        else:
+            stop = "question" if s.prompt is not None else "end"
+    return {"events": [e.text for e in events if visibility.may_see(e, player)], "space": s.players[i].space,
+            "stop": stop, "cut": cut, "question": s.prompt.question if stop == "question" else None}, back
+
+
+@pytest.mark.parametrize("packs", [[], ["cataclysm", "lost-realms"], ["timescape"]])
+def test_the_preview_stops_where_a_copy_before_every_task_would(packs):
+    """engine/preview.py plays the tasks before a draw again instead of keeping a copy before
+    each (issue 18: a quarter of the mail pipeline's time): along random games, every answer's
+    outcome (a reroll's too, face by face) is the one the plain way finds."""
+    from engine import preview
+    rnd = random.Random(11)
+    state = api.new_game({"players": HEROES + [{"name": "carol"}], "packs": packs}, "preview-replay")
+    compared = set()
+    for _ in range(120):
+        move = bot.choose(state, rnd)
+        if move is None:
+            break
+        asked = state.prompt.players if state.prompt else []
+        if len(asked) == 1 and asked[0] != api.MODERATOR:
+            for o in state.prompt.options:
+                for faces in ([None] + [[f] for f in preview.FACES] if o.key == preview.REROLL else [None]):
+                    got = preview.play(state, asked[0], o.key, faces, deeper=False)
+                    want, back = played_copying_every_task(state, asked[0], o.key, faces)
+                    assert {k: got[k] for k in want} == want, (packs, state.prompt.kind, o.key, faces)
+                    if back:  # the game the preview read its outcome from is the one the copy kept
+                        move = api.Move(asked[0], o.key, state.prompt.id)
+                        assert api.state_hash(preview._replayed(state, move, faces, back[0])) == back[1]
+                    compared.add((want["stop"], bool(want["events"]), back is not None))
+        state, _ = api.apply(state, move)
+    assert {("unknown", True, True), ("question", True, False), ("end", True, True)} <= compared  # each way met
