@@ -113,7 +113,8 @@ def city_walk(ctx: Ctx, t) -> None:
     space, steps, path = a["space"], a["steps"], list(a["path"])
     while True:
         shop = shop_of(ctx, space) if steps > 0 and not a.get("asked") else None
-        if shop and shop != a["barred"] and space != a["out_of"]:  # never straight from one shop to another
+        # never straight from one shop to another; asked only with something to do inside
+        if shop and shop != a["barred"] and space != a["out_of"] and city_shops.worth_entering(ctx, i, shop):
             ctx.push("city-walk", i, **{**a, "space": space, "steps": steps, "path": path, "asked": True})
             lost = f", losing the other {steps - 1}" if steps > 1 else ""
             ctx.ask(i, "city-shop-enter", f"You are on {ctx.space(space).name} with {steps} to move. "
@@ -207,6 +208,7 @@ def leave(ctx: Ctx, i: int, how: str) -> None:
 class City(Pack):
     name = "city"
     editions = ("revised4",)
+    card_hooks = frozenset({city_shops.POTION, city_posters.CREATURE, city_posters.ALIGNMENT})
 
     def setup(self, ctx: Ctx, config: Any) -> None:
         """The Wanted Posters: the first faceup at the City Gate (the shops' piles lie faceup)."""

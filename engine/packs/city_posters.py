@@ -2,11 +2,11 @@
 the City Gate (the pile `wanted-poster@city-gate`), refilled from their shuffled deck; there a
 character may claim a bounty or buy posters to keep (in its play area, `Player.area`, public).
 
-- A creature poster (`target_kind`, an Enemy kind) pays gold equal to the trophy value of the
-  claimant's matching trophies (its Strength or Craft), which are discarded. It is claimed on a
-  poster lying at the Gate or kept by the claimant.
-- An alignment poster (`target_alignment`) pays a die of gold when its owner defeats a character
-  of that alignment (the `duel_won` hook).
+- A creature poster (`hook = CREATURE`, an Enemy kind in its `kind`) pays gold equal to the
+  trophy value of the claimant's matching trophies (their Strength or Craft), which are
+  discarded. It is claimed on a poster lying at the Gate or kept by the claimant.
+- An alignment poster (`hook = ALIGNMENT`, an alignment in its `kind`) pays a die of gold when
+  its owner defeats a character of that alignment (the `duel_won` hook).
 - Two posters naming the same target pay one bounty: every poster of that target the claim
   could use (lying at the Gate, kept by the claimant) pays once and is discarded (a stand-in).
 """
@@ -19,6 +19,7 @@ from engine.state import Option
 
 DECK = "wanted-poster"
 PILE = "wanted-poster@city-gate"
+CREATURE, ALIGNMENT = "city-creature-poster", "city-alignment-poster"  # the posters' card hooks
 
 
 def _tables() -> dict:
@@ -40,6 +41,12 @@ def kept(ctx: Ctx, i: int) -> list[str]:
     return [c for c in ctx.player(i).area if ctx.content.cards[c].deck == DECK]
 
 
+def target(ctx: Ctx, poster: str, hook: str) -> str | None:
+    """The Enemy kind or the alignment a poster names, if it is a poster of that sort."""
+    card = ctx.content.cards[poster]
+    return card.kind if card.hook == hook else None
+
+
 def _bounty(ctx: Ctx, i: int, kind: str) -> list[str]:
     """The claimant's trophies a creature poster of that Enemy kind pays for."""
     return [c for c in ctx.player(i).trophies if ctx.content.cards[c].type == "enemy" and ctx.content.cards[c].kind == kind]
@@ -53,7 +60,7 @@ def gate_options(ctx: Ctx, i: int) -> list[Option]:
     cards, p = ctx.content.cards, ctx.player(i)
     lying = ctx.s.piles.get(PILE, [])
     opts = []
-    for kind in dict.fromkeys(cards[c].prop("target_kind") for c in lying + kept(ctx, i)):
+    for kind in dict.fromkeys(target(ctx, c, CREATURE) for c in lying + kept(ctx, i)):
         trophies = _bounty(ctx, i, kind) if kind else []
         if trophies:
             opts.append(Option(f"claim-{kind}", f"claim the bounty on {kind.title()}s: {_value(ctx, trophies)} gold "
@@ -79,7 +86,7 @@ def gate_choice(ctx: Ctx, i: int, key: str) -> None:
         for c in trophies:
             p.trophies.remove(c)
             discard(ctx, c)
-        used = [c for c in pile + kept(ctx, i) if ctx.content.cards[c].prop("target_kind") == what]
+        used = [c for c in pile + kept(ctx, i) if target(ctx, c, CREATURE) == what]
         for c in used:
             (pile if c in pile else p.area).remove(c)
             discard(ctx, c)
@@ -93,7 +100,7 @@ def alignment_bounty(ctx: Ctx, winner: int, loser: int) -> None:
     """The winner's posters naming the loser's alignment: one die of gold, however many."""
     w = ctx.player(winner)
     align = ctx.player(loser).alignment
-    used = [c for c in kept(ctx, winner) if ctx.content.cards[c].prop("target_alignment") == align]
+    used = [c for c in kept(ctx, winner) if target(ctx, c, ALIGNMENT) == align]
     if not used:
         return
     dice = rng.dice(ctx.s, _tables()["alignment_bounty_dice"])

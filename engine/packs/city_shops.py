@@ -5,7 +5,7 @@ street draws. Stand-ins: docs/rules-decisions.md, "The City".
 - A shop (`hook = "city-shop"`) sells the cards of its deck (`hook_args.deck`), which lie
   faceup as the base game's Purchase cards do, each at the `price` its deck file gives: the
   base `shop` op (engine/ops.py) with that price list.
-- A Potion (`drink = true`) is an Object until drunk: before a move (the start-of-turn
+- A Potion (`hook = POTION`) is an Object until drunk: before a move (the start-of-turn
   question) its effect is applied and it goes back to the Apothecary's pile.
 - A street with `hook = "city-draw"` draws City cards up to `hook_args.n`, met as Adventure
   cards are (engine/rules/encounter.py `resolve-cards`), after any already lying there.
@@ -19,7 +19,17 @@ from engine.rules.machine import Ctx, task
 from engine.state import Option
 
 POTIONS = "potion"
+POTION = "city-potion"  # the Potions' card hook
 FREE_SAMPLES = 3  # Free Samples: "draw 3 Potion cards free"
+
+
+def worth_entering(ctx: Ctx, i: int, shop: str) -> bool:
+    """Something to do inside: a card the character can pay for, or another character there."""
+    p = ctx.player(i)
+    deck = ctx.content.space(shop).hook_args["deck"]
+    cards = ctx.content.cards
+    return any(cards[c].prop("price", 0) <= p.gold for c in ctx.s.decks[deck]) or any(
+        q.alive and q.space == shop for q in ctx.s.players if q is not p)
 
 
 @task("space:city-shop")
@@ -66,7 +76,7 @@ def drink_options(ctx: Ctx, i: int) -> list[Option]:
     if p.toad:
         return []
     return [Option(f"drink-{c}", f"drink {ctx.content.cards[c].name}: {ctx.content.cards[c].text}")
-            for c in dict.fromkeys(p.objects) if ctx.content.cards[c].prop("drink")]
+            for c in dict.fromkeys(p.objects) if ctx.content.cards[c].hook == POTION]
 
 
 def drink(ctx: Ctx, i: int, key: str) -> bool | None:
