@@ -225,7 +225,7 @@ class Dungeon(Pack):
         """Whoever reaches the Treasure Chamber fights and emerges in that turn; only Treasures
         are put out of play."""
         out = [f"{p.name} stays in the Treasure Chamber past its turn" for i, p in enumerate(state.players)
-               if p.alive and p.space == CHAMBER and i != state.current and not state.over]
+               if p.alive and p.character and p.space == CHAMBER and i != state.current and not state.over]
         if any(content.cards[c].deck != TREASURE for c in state.discards.get(OUT_OF_PLAY, [])):
             out.append(f"cards out of play that are not Treasures: {state.discards[OUT_OF_PLAY]}")
         return out
