@@ -264,7 +264,7 @@ def game_rollback(ctx, game_id, n):
     _played(moderator.rollback(_svc(ctx), game_id, n))
 
 
-# -- pace (pbem/deadlines.py, docs/pace.md) ----------------------------------------------------
+# -- pace (pbem/pace/deadlines.py, docs/pace.md) ----------------------------------------------------
 
 def _duration(value: str, unit: str = "h"):
     from pbem.base import clock
@@ -630,7 +630,7 @@ def log_cmd(ctx, game_id, as_json):
         click.echo(f"warning: {p}", err=True)
 
 
-# -- archives and replays (pbem/archive.py, pbem/replay.py) ----------------------------------
+# -- archives and replays (pbem/archive/archive.py, pbem/archive/replay.py) ----------------------------------
 
 @main.command("export", short_help="Write GAME as a self-contained JSON archive.")
 @game_arg()

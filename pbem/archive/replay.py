@@ -1,6 +1,6 @@
 """Replays: a game stepped through move by move in the terminal, or written as a static site.
 
-Both read an archive (pbem/archive.py): a file, or one made on the spot from the store. An
+Both read an archive (pbem/archive/archive.py): a file, or one made on the spot from the store. An
 archive already holds each move's events and the characters' positions, so a replay needs
 neither the seed nor the engine, and a player's export replays just as well.
 """
@@ -134,7 +134,7 @@ CSS = ("body{font-family:sans-serif;max-width:60em;margin:1em auto;padding:0 1em
 
 def _places(data: dict) -> dict[str, tuple[str, float, float, float]]:
     """Each space's (ring, x, y, tile size): the rings as concentric squares, as on the board
-    and in the reports' map (pbem/boardmap.py); a board not shaped so, as circles."""
+    and in the reports' map (pbem/base/boardmap.py); a board not shaped so, as circles."""
     rings = data["board"]["rings"]
     grid = boardmap.layout(tuple((r, tuple(ids)) for r, ids in rings.items()))
     if grid:

@@ -67,7 +67,7 @@ def markers(names: list[str]) -> dict[str, str]:
 def picture(view: dict) -> dict:
     """The board's picture, from a public view (docs/interfaces.md): the players' letters
     and colours, what lies on the board, and "map", plain data that is all the map depends
-    on (a mail keeps it until it is rendered, pbem/render.py), which `draw` lays out."""
+    on (a mail keeps it until it is rendered, pbem/outbound/render.py), which `draw` lays out."""
     names = view["space_names"]
     marks = markers(list(view["players"]))
     here: dict[str, list[str]] = {}

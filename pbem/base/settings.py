@@ -4,7 +4,7 @@ With no configuration file everything is embedded: SQLite in the home folder (./
 $PBEM_HOME, made by `pbem init`), the drop folder home/inbox, outgoing mail as .eml in
 home/outbox. A `pbem.toml` in the home folder (or the file named by $PBEM_CONFIG) changes
 that; deploy/pbem.toml shows every key. A key this module does not define is an error that
-names the nearest known one (pbem/configkeys.py): the known keys are the Structs' fields.
+names the nearest known one (pbem/base/configkeys.py): the known keys are the Structs' fields.
 """
 from __future__ import annotations
 

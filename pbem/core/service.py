@@ -24,7 +24,7 @@ class Service:
     store: Store
     engine: Engine  # engine.api, or a stand-in with the same functions (tests/fake_engine.py)
     key: bytes
-    templates: Any = field(default=None, repr=False)  # pbem.render.Templates, made on first use
+    templates: Any = field(default=None, repr=False)  # pbem.outbound.render.Templates, made on first use
 
     @property
     def clock(self) -> Clock:

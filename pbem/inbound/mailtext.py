@@ -1,6 +1,6 @@
 """The text a player wrote in a mail: body decoding, HTML to text, quotes and signatures cut.
 
-Pure functions over `email.message.EmailMessage` parts and strings; `pbem.orders` decides
+Pure functions over `email.message.EmailMessage` parts and strings; `pbem.inbound.orders` decides
 which of the lines returned here are answers.
 """
 from __future__ import annotations

@@ -25,7 +25,7 @@ TRANSPORT_HEADERS = {"received", "delivered-to", "return-path", "x-original-to"}
 _TOKEN = re.compile(r"[0-9a-f]{20}")
 _HEX_RUN = re.compile(r"[0-9a-fA-F]{20,}")
 _TOKEN_LINE = re.compile(r"^token\b\s*:?\s*(\S*)\s*$", re.IGNORECASE)
-# Lines that set something rather than answer a question (pbem/standing.py carries them out).
+# Lines that set something rather than answer a question (pbem/pace/standing.py carries them out).
 _DIRECTIVE = re.compile(r"^(standing|vacation|timezone|reports)\s*:\s*(\S.*?)\s*$", re.IGNORECASE)
 _PLUS = re.compile(r"^([^+@\s]+)\+([0-9a-fA-F]{20})@(\S+)$")
 _GAME_TAG = re.compile(r"\[([A-Za-z0-9][\w.-]*)\]")
@@ -37,7 +37,7 @@ _ANSWER = re.compile(r"^(?:(\d+)\s*:\s*)?([A-Za-z][A-Za-z0-9-]*)(?:\s+(\S.*))?$"
 _NUMBERED = re.compile(r"^(?:q(?:uestion)?\s*|#|\()?(\d+)\)?\s*(?:[:.)=-]\s*|\s+)(?=[A-Za-z])", re.IGNORECASE)
 # A line that reads as a try at an answer (a number first, or one short word) but is not one.
 _ATTEMPT = re.compile(r"^(?:(?:q(?:uestion)?\s*|#)?\d+\b.*|[A-Za-z][\w-]*\W{0,3})$", re.IGNORECASE)
-_PRESS = re.compile(r"^to\s*:\s*([\w.-]+)\s*:?\s*(.*)$", re.IGNORECASE)  # "to: bob" (pbem/press.py)
+_PRESS = re.compile(r"^to\s*:\s*([\w.-]+)\s*:?\s*(.*)$", re.IGNORECASE)  # "to: bob" (pbem/outbound/press.py)
 _COMMANDS = {"status", "resign"}  # a line or subject word that asks the service for something
 _SUBJECT_COMMAND = re.compile(r"\b(status|resign)\W*$", re.IGNORECASE)
 _RESIGN_CODE = re.compile(r"^resign\s*:?\s*([0-9a-f]{8})\W*$", re.IGNORECASE)  # the confirmation
@@ -76,13 +76,13 @@ class Order:
     # ignored lines that look like a try at an answer: the reply quotes them with the forms read
     attempts: list[str] = field(default_factory=list)
     # the last line when it reads like a signed name ("Carol", "Alice Smith"): played only if
-    # it is an option key (the service knows; pbem/process.py)
+    # it is an option key (the service knows; pbem/inbound/process.py)
     signature: str | None = None
     commands: list[str] = field(default_factory=list)  # "status", "resign"
     resign_code: str | None = None  # "resign CODE": the confirmation the first `resign` asked for
     references: list[str] = field(default_factory=list)  # the ids the mail replies to, newest first
     press: list[dict] = field(default_factory=list)  # {"to": name or "all", "text"}: messages to players
-    press_notes: list[str] = field(default_factory=list)  # what became of them (set by pbem/process.py)
+    press_notes: list[str] = field(default_factory=list)  # what became of them (set by pbem/inbound/process.py)
 
 
 class TurnFile(msgspec.Struct, forbid_unknown_fields=True):

@@ -114,7 +114,7 @@ def known_tokens(svc: Service, raw: bytes, token: str | None) -> set[str]:
 
 
 def stored_form(raw: bytes, kind: str, known: Collection[str] = frozenset()) -> bytes:
-    """The message as kept: every token masked (pbem/tokens.py), decoded parts included."""
+    """The message as kept: every token masked (pbem/base/tokens.py), decoded parts included."""
     return tokens.mask_message(raw, known) if kind == "mail" else tokens.mask_bytes(raw)
 
 

@@ -1,5 +1,5 @@
 """Where messages come from. Each source is small: it reads raw bytes, hands them to
-`pbem.process.handle`, and only once that returned (the message is stored) moves or marks
+`pbem.inbound.process.handle`, and only once that returned (the message is stored) moves or marks
 its copy. Sources: stdin (an MTA pipe, or its spool: pipe.py), files, a Maildir, the drop
 folder. Nothing is imported here at the top: the pipe's spool (pipe.py) imports this package
 in a process that must start fast."""

@@ -6,13 +6,13 @@ store costs about a second of CPU (interpreter, imports, engine content). So whi
 raw mail durably into the spool -- `<inbox>/pipe/`, a Maildir: written in tmp/, fsynced,
 renamed into new/, the folder fsynced -- and exits 0; the daemon's watcher wakes on the
 new file and `poll` stores and processes the spool as a batch (one fsync), then unlinks
-each file. This module imports only the standard library and `pbem.settings`, so the
+each file. This module imports only the standard library and `pbem.base.settings`, so the
 console script (pbem/entry.py) answers the pipe before anything heavy is imported.
 
 With no daemon running `ingest` processes the mail itself, as before (the store's commit,
 exit 75 when it cannot be stored). A spooled mail waits for the next daemon or
 `pbem serve --once` if the daemon stopped meanwhile: it is on disk, never lost; a copy the
-MTA delivers twice is one message (Message-ID and content hash, pbem/process.py).
+MTA delivers twice is one message (Message-ID and content hash, pbem/inbound/process.py).
 """
 from __future__ import annotations
 

@@ -4,7 +4,7 @@ A seat's page lives at a secret that is derived from the seat's token (HMAC-SHA2
 service key over a label and the token), never the token itself: a link seen over a
 shoulder or in a browser's history does not let anyone answer by mail, and the token cannot
 be worked back from it. The token changes when the seat is given to someone else (a new
-salt, pbem/tokens.py), and so does the secret: the old link is void.
+salt, pbem/base/tokens.py), and so does the secret: the old link is void.
 """
 from __future__ import annotations
 
@@ -59,7 +59,7 @@ def csrf_token(svc: Service, player: dict, browser: str) -> str:
     return _mac(svc, "web-csrf", f"{seat_secret(svc, player)}\n{browser}")[:SECRET_CHARS]
 
 
-# A queued mail holds a marker where its reader's token goes (pbem/outbox.py); the seat's link
+# A queued mail holds a marker where its reader's token goes (pbem/outbound/outbox.py); the seat's link
 # is that marker with this suffix, filled in with the seat's secret when the mail is sent, so
 # no stored mail holds the link in clear.
 SEAT_SUFFIX = "-seat"

@@ -3,7 +3,7 @@ attachments, 7-bit clean so any SMTP server takes it (no 8BITMIME needed).
 
 `email.message.EmailMessage` parses every header it is given, picks encodings with
 pure-Python quoted-printable and folds on serialising: that cost three times the rendering
-of the templates it carried. Our headers are made by us (pbem/outbox.py `enqueue`) and the
+of the templates it carried. Our headers are made by us (pbem/outbound/outbox.py `enqueue`) and the
 parts are text we rendered, so they are written as they are: a header on one line unless it
 is long (folded at spaces) or not ASCII (RFC 2047, addresses by their display names), a part
 as it is when its lines are ASCII and short, else quoted-printable (binascii, in C), an

@@ -1,8 +1,8 @@
 """Outgoing mail: a row first, a send second.
 
 `enqueue` stores a mail's headers and the context its templates are rendered from;
-`rendered` renders a row's text and HTML (pbem/render.py) when it is first sent, and the
-row keeps them from then on. `wire` writes a row as the bytes sent (pbem/mime.py) at send
+`rendered` renders a row's text and HTML (pbem/outbound/render.py) when it is first sent, and the
+row keeps them from then on. `wire` writes a row as the bytes sent (pbem/outbound/mime.py) at send
 time, which is also when a player's token takes the place of the row's marker (the database
 never holds a token); `build` reads them back as an EmailMessage. `send_due` hands due rows
 to a sender: `FileSender` writes home/outbox/<id>.eml (the embedded default), `SmtpSender`
@@ -124,7 +124,7 @@ def build(svc: Service, row: dict) -> EmailMessage:
 
 def wire(svc: Service, row: dict) -> bytes:
     """The mail of an outbox row as it is sent (rendered, the token filled in, its attachments),
-    written directly (pbem/mime.py)."""
+    written directly (pbem/outbound/mime.py)."""
     row = rendered(svc, row)
     headers, text, html = json.loads(row["headers"]), row["text"], row["html"]
     if row["token_marker"] and row["player"]:
@@ -240,7 +240,7 @@ OWNER = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"  # this p
 def return_path(svc: Service, row: dict) -> str:
     """The envelope sender of a mail (VERP): the game address with a tag naming the row,
     keyed so no one who has not seen the mail can make one. A bounce is believed only when it
-    comes back to such an address (pbem/bounces.py)."""
+    comes back to such an address (pbem/outbound/bounces.py)."""
     sender = parseaddr(json.loads(row["headers"]).get("From", ""))[1] or svc.settings.address
     local, _, domain = sender.partition("@")
     return f"{local.split('+')[0]}+{tokens.bounce_tag(svc.key, row['id'], row['message_id'])}@{domain}"

@@ -1,10 +1,10 @@
-"""Rendering mails: when a mail is sent, its context (stored by pbem/reports.py) becomes text.
+"""Rendering mails: when a mail is sent, its context (stored by pbem/outbound/reports.py) becomes text.
 
 Each mail is a pair of Jinja2 templates, `<name>.txt.j2` and `<name>.html.j2`, rendered
 from one context; autoescape is on for HTML and off for text, and a missing value is an
 error (StrictUndefined). Text players wrote is only ever a value, never a template.
 
-A mail is queued as its context, not its text (pbem/outbox.py renders a row when it sends
+A mail is queued as its context, not its text (pbem/outbound/outbox.py renders a row when it sends
 it): a move's processing then costs no rendering, which was most of what it cost, and the
 reports of one state, sent one after another, share what they show alike -- the board part
 is rendered for the first of them and found in the fragment cache by the others.
@@ -91,7 +91,7 @@ def fragment(svc: Service, name: str, ctx, key=None) -> Fragment:
 
 
 def board(svc: Service, frame: dict) -> Fragment:
-    """The public part of a report (pbem/reports.py `frame`): the map, the players' table,
+    """The public part of a report (pbem/outbound/reports.py `frame`): the map, the players' table,
     the decks. The map changes only when someone moves, each row only with its player."""
     def context() -> dict:
         drawn = fragment(svc, "_map", lambda: {"board": boardmap.draw(frame["map"])},

@@ -1,7 +1,7 @@
 """Mails to players and the moderator, made from the engine's views and events.
 
-A mail is queued as the context its templates will be rendered from (pbem/render.py, when
-pbem/outbox.py sends it): plain data, kept on the outbox row as JSON. So processing a move
+A mail is queued as the context its templates will be rendered from (pbem/outbound/render.py, when
+pbem/outbound/outbox.py sends it): plain data, kept on the outbox row as JSON. So processing a move
 costs the views and the data of its reports, not their rendering.
 
 What every reader of a game state sees alike -- the board map, the players' table, the
@@ -64,7 +64,7 @@ def _names(items) -> list[str]:
 
 
 def make_frame(svc: Service, state) -> dict:
-    """The public part of every report of one game state, as data (pbem/render.py `board`
+    """The public part of every report of one game state, as data (pbem/outbound/render.py `board`
     renders it): what a spectator may see, so it cannot hold anything private."""
     public = svc.engine.view(state, SPECTATOR)
     picture = boardmap.picture(public)
@@ -288,7 +288,7 @@ def question_replied_to(svc: Service, game: dict, player: str, references: list[
 def queue_reports(svc: Service, game: dict, played, *, sender: str | None = None, sender_kind: str = "receipt",
                   sender_extra: dict | None = None, also=(), in_reply_to: str | None = None,
                   inbox_id: int | None = None) -> None:
-    """After moves (`played`, a moves.Played): a report to those pbem/turnmail.py names -- the
+    """After moves (`played`, a moves.Played): a report to those pbem/outbound/turnmail.py names -- the
     sender (their receipt or error), `also`, the newly asked, everyone when a turn began;
     when the game is over, the game-over mail to everyone, with the seed."""
     state, seq = played.state, played.seq

@@ -18,7 +18,7 @@ number of them is half a turn in one game and several rounds in another. Never m
 LOOKBACK moves back however long the backlog: the sheet, hand and board say where things stand.
 
 The events are read as turn reports read them: each move's stored events (table
-`move_events`, decoded by pbem/turnmail.py); a rollback shows the note it stored. A game
+`move_events`, decoded by pbem/outbound/turnmail.py); a rollback shows the note it stored. A game
 older than that table (migration 5) has no events for its early moves: those are replayed.
 """
 from __future__ import annotations

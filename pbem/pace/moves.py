@@ -23,7 +23,7 @@ class Played:
     applied: list[str] = field(default_factory=list)  # canonical lines, as logged
     failed: dict | None = None  # {"line", "reason", "options"} of the line that stopped it
     unused: list[str] = field(default_factory=list)  # lines after the one that failed
-    standing: list[str] = field(default_factory=list)  # lines played by standing orders (pbem/standing.py)
+    standing: list[str] = field(default_factory=list)  # lines played by standing orders (pbem/pace/standing.py)
     events: list = field(default_factory=list)
     state: Any = None
     seq: int = 0  # the last move's seq
@@ -94,7 +94,7 @@ def _readable(eng, line: str, player: str, out: Played) -> bool:
 def record(svc, game: dict, move, new_state, events: list, *, actor: str, kind: str = "move",
            line: str | None = None, message_id: str | None = None, inbox_id: int | None = None) -> dict:
     """Append one move to the log and keep the state after it and its events (for the
-    reports of players not mailed at this move: pbem/turnmail.py)."""
+    reports of players not mailed at this move: pbem/outbound/turnmail.py)."""
     eng = svc.engine
     row = svc.store.append_move(game["id"], kind=kind, player=move.player if move else None, actor=actor,
                                 line=line or str(move), prompt=move.prompt if move else None,

@@ -62,7 +62,7 @@ def check_config(config: dict) -> None:
 
 
 def check_reports(how: str) -> str:
-    """A seat's `reports` setting (pbem/turnmail.py); ValueError says how to write one."""
+    """A seat's `reports` setting (pbem/outbound/turnmail.py); ValueError says how to write one."""
     if how not in (EVERY, TURN):
         raise ValueError('write "reports: every" (a report after every move) or "reports: turn" (the default)')
     return how

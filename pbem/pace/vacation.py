@@ -4,7 +4,7 @@ by the moderator (`pbem player vacation`), up to the game's allowance (pace.vaca
 A pause moves the player's open deadlines later by its length; a question that opens during
 it gets its full deadline from the pause's end (`paused_until`). Time zones are set here too:
 like a vacation, a seat's own setting, kept in the game's config, and so is when the seat
-gets reports (`reports: every`, pbem/turnmail.py).
+gets reports (`reports: every`, pbem/outbound/turnmail.py).
 """
 from __future__ import annotations
 

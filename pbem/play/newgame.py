@@ -15,10 +15,10 @@ _SLUG = re.compile(r"^[a-z0-9][a-z0-9-]{0,62}$")
 
 
 # The keys a game config may hold (docs/game-config.md); anything else is a typo, refused
-# with the nearest known key. [game.pace]'s own keys are pbem/pace.py's.
-TOP_KEYS = ("game", "players", "observers")  # observers: pbem/observers.py
+# with the nearest known key. [game.pace]'s own keys are pbem/pace/pace.py's.
+TOP_KEYS = ("game", "players", "observers")  # observers: pbem/outbound/observers.py
 GAME_KEYS = ("name", "edition", "packs", "options", "ending", "seed", "address", "moderator", "pace",
-             "unlisted", "press")  # unlisted: not in the web index (pbem/web/pages.py); press: pbem/press.py
+             "unlisted", "press")  # unlisted: not in the web index (pbem/web/pages.py); press: pbem/outbound/press.py
 PLAYER_KEYS = ("name", "email", "character", "role", "timezone", "reports", "vacation_days")
 _TYPES: dict[str, type | tuple[type, ...]] = {"name": str, "edition": str, "ending": str, "address": str, "moderator": str, "email": str,
           "character": str, "role": str, "timezone": str, "reports": str, "packs": list, "options": dict,

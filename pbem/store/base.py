@@ -128,7 +128,7 @@ class Store:
 
     def _mask_stored_messages(self) -> None:
         """Once, with migration 9: messages stored before it may hold a token in clear (one
-        refused, or in an encoded part); mask them as new ones are (pbem/tokens.py)."""
+        refused, or in an encoded part); mask them as new ones are (pbem/base/tokens.py)."""
         ids = [r["id"] for r in self._all("SELECT id FROM inbox")]
         for id in ids:
             with self.transaction():
@@ -219,7 +219,7 @@ class Store:
         return self._all(sql + " ORDER BY seq", params)
 
     def add_move_events(self, game: str, seq: int, events: str) -> None:
-        """What move `seq` showed (JSON, see pbem/turnmail.py); outside the hash chain:
+        """What move `seq` showed (JSON, see pbem/outbound/turnmail.py); outside the hash chain:
         the engine derives it again from the log."""
         self._run("INSERT INTO move_events (game, seq, events) VALUES (?, ?, ?)", (game, seq, events))
 
@@ -321,7 +321,7 @@ class Store:
                    text: str, html: str | None = None, game: str | None = None, player: str | None = None,
                    token_marker: str | None = None, inbox_id: int | None = None, context: str | None = None,
                    since_seq: int | None = None) -> bool:
-        """Queue a mail (`context`: JSON it is rendered from when sent, pbem/outbox.py); a second
+        """Queue a mail (`context`: JSON it is rendered from when sent, pbem/outbound/outbox.py); a second
         row with the same Message-ID is the same mail and is dropped."""
         now = self.now()
         n = self._run(
@@ -453,7 +453,7 @@ class Store:
     def players_by_email(self, email: str) -> list[dict]:
         return self._all("SELECT * FROM players WHERE lower(email) = lower(?) AND status = 'active'", (email,))
 
-    # -- pace: deadlines (pbem/deadlines.py) -------------------------------------------
+    # -- pace: deadlines (pbem/pace/deadlines.py) -------------------------------------------
 
     def deadlines(self, game: str, player: str | None = None, open_only: bool = True,
                   order: str = "due_at, prompt, player") -> list[dict]:
@@ -536,7 +536,7 @@ class Store:
         times = [t for t in (row["d"], row["o"], row["c"]) if t]
         return min(times) if times else None
 
-    # -- pace: standing orders (pbem/standing.py), vacations (pbem/vacation.py) ---------
+    # -- pace: standing orders (pbem/pace/standing.py), vacations (pbem/pace/vacation.py) ---------
 
     def standing_orders(self, game: str, player: str | None = None) -> list[dict]:
         """The active orders of `player`, or of every active player of `game`."""

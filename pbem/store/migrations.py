@@ -31,7 +31,7 @@ CREATE TABLE players (
     seat INTEGER NOT NULL,
     email TEXT NOT NULL,
     token_hash TEXT NOT NULL,        -- sha256(token), never the token itself
-    token_salt TEXT NOT NULL,        -- see pbem/tokens.py
+    token_salt TEXT NOT NULL,        -- see pbem/base/tokens.py
     role TEXT NOT NULL,
     character TEXT,
     status TEXT NOT NULL,            -- active | removed
@@ -110,7 +110,7 @@ CREATE TABLE imap_state (            -- what an IMAP mailbox folder was read up 
 );
 """),
     (4, "pace: deadlines, standing orders, vacations", """
-CREATE TABLE deadlines (             -- one per open question and player asked (pbem/deadlines.py)
+CREATE TABLE deadlines (             -- one per open question and player asked (pbem/pace/deadlines.py)
     game TEXT NOT NULL REFERENCES games(id),
     prompt INTEGER NOT NULL,
     player TEXT NOT NULL,
@@ -126,7 +126,7 @@ CREATE TABLE deadlines (             -- one per open question and player asked (
     PRIMARY KEY (game, prompt, player)
 );
 CREATE INDEX deadlines_due ON deadlines(status, due_at);
-CREATE TABLE standing_orders (       -- answers filed in advance (pbem/standing.py)
+CREATE TABLE standing_orders (       -- answers filed in advance (pbem/pace/standing.py)
     game TEXT NOT NULL REFERENCES games(id),
     player TEXT NOT NULL,
     n INTEGER NOT NULL,              -- numbered per player and game, never reused
@@ -164,7 +164,7 @@ ALTER TABLE outbox ADD COLUMN context TEXT;  -- JSON a queued mail is rendered f
     (7, "the board part of a move's reports stored once", """
 CREATE TABLE report_frames (         -- the public part every report of one state shows alike
     id {id},
-    frame TEXT NOT NULL              -- JSON (pbem/reports.py make_frame), named by the board of the contexts
+    frame TEXT NOT NULL              -- JSON (pbem/outbound/reports.py make_frame), named by the board of the contexts
 );
 """),
     (8, "a report remembers where its events began", """
