@@ -1,21 +1,22 @@
 """The City (city-and-dungeon.md, "The City"): a Region beside the main board, on a stand-in
 board (content/city/board.toml; docs/rules-decisions.md, "The City").
 
-Built: entering from the main board's City space (`city-enter`, a stand-in for "a roll that
-carries it past"); the one-way streets, followed in the ring's order and never against it; the
+Built here: entering from the main board's City space (`city-enter`, a stand-in for "a roll
+that carries it past"); the one-way streets (the ring "city" less its shops), followed in order
+and never against it; before the roll, other packs' `move_options` for the character (the Deep
+Realms at the Sewer Grate) asked beside `roll` in one question, only when there are any; the
 five shops, each entered from its street for 1 point of movement (the rest of the roll lost),
-left by spending 1 point to step back onto its street, never re-entered the turn it was left and
-never reached from another shop directly (this module); buying there, the Potions drunk at the
-start of a turn, the City cards drawn on the plain streets and Free Samples (engine/packs/
-city_shops.py); the Wanted Posters at the City Gate (engine/packs/city_posters.py); the Jail and
-its stand-in chart; leaving by the City Gate or the Wharf. Before a movement roll in the City,
-other packs' `move_options` for the character (the Deep Realms at the Sewer Grate) are offered
-beside the roll, in one question, only when there are any.
+left by spending 1 point to step back onto its street, never re-entered the turn it was left nor
+reached from another shop directly; Potions drunk before a move (`start_options`); the Jail and
+its stand-in chart; leaving by the City Gate or the Wharf.
+Elsewhere: buying in the shops, the City cards drawn on the plain streets, Free Samples
+(engine/packs/city_shops.py); the Wanted Posters at the City Gate and their bounties
+(engine/packs/city_posters.py; an alignment poster pays through the `duel_won` hook).
 
-The pack is `City` (at the end), its hooks written as its methods; tasks and answers are the
+The pack is `City` (at the end), its hooks written as its methods; the tasks and answers are the
 module's functions (`city-move`, `city-walk`, the Jail, the Gate, the Wharf).
-Not built: Trading Day and Grumpy Wizard are settled by the moderator; the City's characters and
-Alternative Endings; entering by a roll that passes the main board's City space.
+Not built: Trading Day and Grumpy Wizard are settled by the moderator; the City's characters,
+Neutral Alignment cards and Alternative Endings; entering by a roll that passes the City space.
 """
 from __future__ import annotations
 
@@ -29,6 +30,7 @@ from engine.config import ConfigError
 from engine.content import die_row
 from engine.packs import city_posters, city_shops
 from engine.packs.base import Pack
+from engine.rules.items import discard
 from engine.rules.machine import Ctx, on_answer, task
 from engine.rules.movement import one_space_only, place
 from engine.state import Option
@@ -261,10 +263,24 @@ class City(Pack):
         return True
 
     def start_options(self, ctx: Ctx, i: int) -> list[Option] | None:
-        return city_shops.drink_options(ctx, i)
+        """Potions held, to drink before the move (a Toad can use no Object)."""
+        p, cards = ctx.player(i), ctx.content.cards
+        if p.toad:
+            return None
+        return [Option(f"drink-{c}", f"drink {cards[c].name}: {cards[c].text}")
+                for c in dict.fromkeys(p.objects) if cards[c].hook == city_shops.POTION]
 
     def start_choice(self, ctx: Ctx, i: int, key: str) -> bool | None:
-        return city_shops.drink(ctx, i, key)
+        """A Potion drunk: its effect, and it goes back to the Apothecary's pile."""
+        p, card = ctx.player(i), key[len("drink-"):]
+        if not key.startswith("drink-") or card not in p.objects:
+            return None
+        p.objects.remove(card)
+        discard(ctx, card)
+        c = ctx.content.cards[card]
+        ctx.emit("city", f"{p.name} drinks {c.name}.", player=p.name, card=card)
+        ctx.push("effect", i, ops=c.effect, source=c.name)
+        return True
 
     def duel_won(self, ctx: Ctx, winner: int, loser: int) -> None:
         city_posters.alignment_bounty(ctx, winner, loser)

@@ -6,7 +6,8 @@ street draws. Stand-ins: docs/rules-decisions.md, "The City".
   faceup as the base game's Purchase cards do, each at the `price` its deck file gives: the
   base `shop` op (engine/ops.py) with that price list.
 - A Potion (`hook = POTION`) is an Object until drunk: before a move (the start-of-turn
-  question) its effect is applied and it goes back to the Apothecary's pile.
+  question, the City pack's `start_options`) its effect is applied and it goes back to the
+  Apothecary's pile.
 - A street with `hook = "city-draw"` draws City cards up to `hook_args.n`, met as Adventure
   cards are (engine/rules/encounter.py `resolve-cards`), after any already lying there.
 """
@@ -14,9 +15,8 @@ from __future__ import annotations
 
 from engine import ops
 from engine.rules.encounter import ORDER
-from engine.rules.items import discard, gain_object
+from engine.rules.items import gain_object
 from engine.rules.machine import Ctx, task
-from engine.state import Option
 
 POTIONS = "potion"
 POTION = "city-potion"  # the Potions' card hook
@@ -68,25 +68,3 @@ def free_samples(ctx: Ctx, t) -> None:
         gain_object(ctx, t.p, card)
     names = ", ".join(ctx.content.cards[c].name for c in taken) or "nothing: the Apothecary has none left"
     ctx.emit("city", f"{p.name} is given free samples: {names}.", player=p.name)
-
-
-def drink_options(ctx: Ctx, i: int) -> list[Option]:
-    """Potions held, to drink before the move (a Toad can use no Object)."""
-    p = ctx.player(i)
-    if p.toad:
-        return []
-    return [Option(f"drink-{c}", f"drink {ctx.content.cards[c].name}: {ctx.content.cards[c].text}")
-            for c in dict.fromkeys(p.objects) if ctx.content.cards[c].hook == POTION]
-
-
-def drink(ctx: Ctx, i: int, key: str) -> bool | None:
-    card = key[len("drink-"):]
-    p = ctx.player(i)
-    if not key.startswith("drink-") or card not in p.objects:
-        return None
-    p.objects.remove(card)
-    discard(ctx, card)  # back to the Apothecary's pile
-    c = ctx.content.cards[card]
-    ctx.emit("city", f"{p.name} drinks {c.name}.", player=p.name, card=card)
-    ctx.push("effect", i, ops=c.effect, source=c.name)
-    return True
