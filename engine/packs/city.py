@@ -282,6 +282,10 @@ class City(Pack):
         ctx.push("effect", i, ops=c.effect, source=c.name)
         return True
 
+    def adjudicate(self, ctx: Ctx, i: int, what: str, value: str) -> bool | str | None:
+        """`alice give bob:sword`, `alice give bob:gold:2`: a trade the moderator records."""
+        return city_shops.give(ctx, i, value) if what == "give" else None
+
     def duel_won(self, ctx: Ctx, winner: int, loser: int) -> None:
         city_posters.alignment_bounty(ctx, winner, loser)
 

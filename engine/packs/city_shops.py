@@ -68,3 +68,26 @@ def free_samples(ctx: Ctx, t) -> None:
         gain_object(ctx, t.p, card)
     names = ", ".join(ctx.content.cards[c].name for c in taken) or "nothing: the Apothecary has none left"
     ctx.emit("city", f"{p.name} is given free samples: {names}.", player=p.name)
+
+
+def give(ctx: Ctx, i: int, value: str) -> bool | str:
+    """Trading Day's trades, recorded by the moderator: `alice give bob:sword` (an Object or a
+    Follower changes hands), `alice give bob:gold:2`."""
+    to, _, what = value.partition(":")
+    try:
+        j = ctx.index(to)
+    except KeyError:
+        return f"give: no player called {to!r} (write give <player>:<card> or give <player>:gold:<n>)"
+    p, q = ctx.player(i), ctx.player(j)
+    if what.startswith("gold:"):
+        n = int(what[5:]) if what[5:].isdigit() else 0
+        if not 0 < n <= p.gold:
+            return f"give: {p.name} has {p.gold} gold to give, not {what[5:]!r}"
+        p.gold -= n
+        q.gold += n
+        return True
+    if what not in p.objects + p.followers:
+        return f"give: {p.name} holds no {what!r}"
+    (p.objects if what in p.objects else p.followers).remove(what)
+    gain_object(ctx, j, what)  # over the limit it is left on the receiver's space
+    return True
