@@ -28,7 +28,7 @@ from engine.rules.turn import finish
 from engine.state import Option
 
 RING = "dungeon"
-# the CONTRACT's names (tests/.. and the Deep Realms rely on them): space ids and decks
+# names issue 17 fixes for the three packs (the Deep Realms rely on them): space ids and decks
 ENTRANCE, HALL, CHAMBER, CRYPT_STAIR = "dungeon-entrance", "hall-of-darkness", "treasure-chamber", "crypt-stair"
 RUINS = "ruins"  # the main board's space the Dungeon opens from
 DECK, TREASURE, OUT_OF_PLAY = "dungeon", "treasure", "box"
