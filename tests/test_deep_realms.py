@@ -113,7 +113,7 @@ def test_turning_the_card_shows_it_to_everyone():
 def test_a_dead_characters_stack_is_discarded():
     state = game({"alice": {"space": "old-sewers", "fate": 0, "life": 1,
                             "tunnel_stack": ["spiked-snare", "giant-rat", "lost-soul"]}}, dice=[1, 6])
-    state, events = api.apply(state, api.parse_move("alice: press-on"))  # the Snare (Strength 4) kills her
+    state, _ = api.apply(state, api.parse_move("alice: press-on"))  # the Snare (Strength 4) kills her
     assert not state.players[0].alive
     assert "tunnel-stack-alice" not in state.decks and not violations(state)
     assert len(state.decks["tunnel"]) == 16  # the Snare and the two facedown cards are back in the deck

@@ -6,10 +6,15 @@ or a seat's), no engine view or summary, and no scoped archive or replay may nam
 reader, the stack's owner included -- unless what that reader may see names the card otherwise (a
 copy turned faceup, one on a sheet). Done the way tests/test_leaks.py and tests/test_web_leaks.py
 read mails and pages."""
+import functools
 import html
 import io
 import re
 from collections import Counter
+
+from bymail import play_by_mail
+from conftest import game_config
+from test_web import seat_url, web  # noqa: F401 -- the fixture
 
 from engine.clone import clone
 from engine.content import load
@@ -17,10 +22,6 @@ from pbem import bot
 from pbem.archive import archive, replay
 from pbem.outbound import outbox
 from pbem.play import moderator, newgame
-
-from bymail import play_by_mail
-from conftest import game_config
-from test_web import seat_url, web  # noqa: F401 -- the fixture
 
 HEROES = [("alice", "troll"), ("bob", "warrior"), ("carol", "dwarf")]
 DEEP = ["city", "dungeon", "deep-realms"]
@@ -64,6 +65,13 @@ def without_facedown(state):
     return bare
 
 
+def canaries_for(eng, seen, bare, hidden, just_turned, reader) -> set[str]:
+    """What the reader may not see named: unless an event it was shown before, or its view of the
+    game without the facedown cards, names it (a copy turned faceup, one on a sheet)."""
+    visible = "\n".join(seen[reader] + [repr(eng.view(bare, reader) if reader else eng.summary(bare))])
+    return {c for c in hidden if not named(c, visible) and c not in just_turned}
+
+
 def steer(real):
     """The bot, but into the Realms whenever it may be: the stacks are dealt early and often."""
     def choose(state, rnd):
@@ -77,7 +85,7 @@ def steer(real):
     return choose
 
 
-def test_no_report_page_view_or_archive_shows_a_facedown_tunnel_card(web, monkeypatch, tmp_path):
+def test_no_report_page_view_or_archive_shows_a_facedown_tunnel_card(web, monkeypatch, tmp_path):  # noqa: F811
     svc, client = web
     eng = svc.engine
     names = [n for n, _ in HEROES]
@@ -97,12 +105,7 @@ def test_no_report_page_view_or_archive_shows_a_facedown_tunnel_card(web, monkey
         before = hidden
         turned += sum(1 for e in step.events if "turns up" in e.text and "Tunnel stack" in e.text)
 
-        def canaries(reader):
-            """What the reader may not see named: unless an event it was shown before, or its view of
-            the game without the facedown cards, names it (a copy turned faceup, one on a sheet)."""
-            visible = "\n".join(seen[reader] + [repr(eng.view(bare, reader) if reader else eng.summary(bare))])
-            return {c for c in hidden if not named(c, visible) and c not in just_turned}
-
+        canaries = functools.partial(canaries_for, eng, seen, bare, hidden, just_turned)
         for reader in seen:  # this move's events first: none names a card still facedown
             texts = [e.text for e in eng.filter_events(step.events, reader or "\x00spectator")]
             leaked = [c for c in canaries(reader) if any(named(c, t) for t in texts)]

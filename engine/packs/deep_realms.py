@@ -19,8 +19,18 @@ from engine import rng
 from engine.config import ConfigError
 from engine.packs import deep_realms_spaces as spaces
 from engine.packs.base import Pack
-from engine.packs.deep_realms_state import BRIDGE, REALMS, TUNNEL, drop_stack, hook_of, in_realm, random_card, \
-    stack, stack_deck, tables
+from engine.packs.deep_realms_state import (
+    BRIDGE,
+    REALMS,
+    TUNNEL,
+    drop_stack,
+    hook_of,
+    in_realm,
+    random_card,
+    stack,
+    stack_deck,
+    tables,
+)
 from engine.rules.machine import Ctx, on_answer, task
 from engine.rules.movement import one_space_only, place
 from engine.state import Option
@@ -56,7 +66,21 @@ def public(state, content) -> dict[str, Any]:
 
 
 def scenario_setup(state, content, p, key: str, value) -> bool | None:
-    """`tunnel_stack = [...]` in [setup.<player>]: the character's facedown stack, top first."""
+    """`tunnel_stack = [...]` in [setup.<player>]: the character's facedown stack, top first;
+    `realm_loot = { rats-nest = [...] }`: a loot pile instead of the random one dealt."""
+    if key == "realm_loot":
+        for space, cards in value.items():
+            if space not in tables()["loot"]:
+                raise ConfigError(f"realm_loot: {space!r} has no loot pile (one of {', '.join(tables()['loot'])})")
+            for card in state.spaces.pop(space, []):  # the pile dealt goes back
+                state.decks[content.cards[card].deck].insert(0, card)
+            for card in cards:
+                deck = state.decks.get(content.cards[card].deck if card in content.cards else "", [])
+                if card not in deck:
+                    raise ConfigError(f"realm_loot: {card!r} is not in its deck")
+                deck.remove(card)
+            state.spaces[space] = list(cards)
+        return True
     if key != "tunnel_stack":
         return None
     for card in value:

@@ -5,12 +5,21 @@ from __future__ import annotations
 
 from engine import rng
 from engine.ops import change
+from engine.packs.deep_realms_state import (
+    BRIDGE,
+    TUNNEL,
+    draw,
+    drop_stack,
+    fold_back,
+    random_card,
+    stack,
+    stack_deck,
+    tables,
+)
 from engine.rules import items, spells
 from engine.rules.items import gain_object
 from engine.rules.machine import Ctx, on_answer, task
 from engine.rules.movement import place
-from engine.packs.deep_realms_state import BRIDGE, TUNNEL, draw, drop_stack, fold_back, random_card, stack, \
-    stack_deck, tables
 from engine.state import Option
 
 
@@ -43,12 +52,12 @@ def bridge(ctx: Ctx, t) -> None:
 def return_bridge_cards(ctx: Ctx, space: str) -> None:
     """The turn is over: the Bridge cards on the space are shuffled back into the Bridge deck (what
     else lies there, an Object ditched, stays)."""
-    lying = ctx.s.spaces.get(space)
-    back = [c for c in lying or [] if ctx.content.cards[c].deck == BRIDGE]
+    lying = ctx.s.spaces.get(space, [])
+    back = [c for c in lying if ctx.content.cards[c].deck == BRIDGE]
     if not back:
         return
     for c in back:
-        lying.remove(c)  # type: ignore[union-attr]
+        lying.remove(c)
         ctx.s.decks[BRIDGE].append(c)
     rng.shuffle(ctx.s, ctx.s.decks[BRIDGE])
     ctx.emit("bridge", f"The Bridge cards on {ctx.space(space).name} are shuffled back into the Bridge deck.")

@@ -31,7 +31,7 @@ def in_realm(ctx: Ctx, space: str | None) -> bool:
 
 
 def hook_of(ctx: Ctx, space: str | None) -> str | None:
-    return ctx.content.space(space).hook if in_realm(ctx, space) else None
+    return ctx.content.space(space).hook if space is not None and in_realm(ctx, space) else None
 
 
 def stack_deck(name: str) -> str:
