@@ -31,7 +31,7 @@ from engine.packs.deep_realms_state import (
     stack_deck,
     tables,
 )
-from engine.rules.machine import Ctx, on_answer, task
+from engine.rules.machine import Ctx, offer_reroll, on_answer, task
 from engine.rules.movement import one_space_only, place
 from engine.state import Option
 
@@ -174,9 +174,23 @@ def escape(ctx: Ctx, i: int) -> None:
     if out not in board.spaces:
         ctx.emit("realm", f"{p.name} cannot escape: {out} is not on the board.", player=p.name)
         return
-    roll = 1 if one_space_only(ctx, i) else rng.die(ctx.s)
-    ctx.emit("roll", f"{p.name} rolls {roll} and escapes onto {ctx.space(out).name}.", player=p.name, roll=roll,
-             dice=[roll])
+    if one_space_only(ctx, i):  # a Toad, a Blizzard: no die
+        ctx.push("dr-escape", i, dice=[1])
+        return
+    roll = rng.die(ctx.s)
+    ctx.emit("roll", f"{p.name} rolls {roll} to escape.", player=p.name, roll=roll, dice=[roll])
+    offer_reroll(ctx, i, f"You roll {roll} to escape onto {ctx.space(out).name} and on. Spend 1 fate to reroll?",
+                 "dr-escape", dice=[roll])
+
+
+@task("dr-escape")
+def escape_walk(ctx: Ctx, t) -> None:
+    """The escape roll kept: onto the Region's space next to the Realm, and on."""
+    i, roll = t.p, t.a["dice"][0]
+    p = ctx.player(i)
+    way = tables()["escape"][ctx.content.space(p.space).ring]
+    out, board = way["space"], ctx.content.board
+    ctx.emit("move", f"{p.name} escapes onto {ctx.space(out).name} with {roll} to move.", player=p.name, space=out)
     if "walk" in way:
         walk = dict(way["walk"])
         ctx.push(walk.pop("task"), i, space=out, steps=roll - 1, **walk)
