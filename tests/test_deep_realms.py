@@ -168,6 +168,15 @@ def test_the_rulers_cannot_be_evaded():
     assert any("the Rat Queen rolls 1" in e.text for e in events)  # no question: fight was the only answer
 
 
+def test_the_invariants_catch_a_stack_gone_wrong():
+    state = game({"alice": {"space": "old-sewers", "tunnel_stack": ["giant-rat"]}})
+    assert not violations(state)
+    state.players[0].flags["dr-faceup"] = 2
+    assert "alice: more faceup cards than the stack holds" in violations(state)
+    state.players[0].alive = False
+    assert "tunnel-stack-alice: a stack without a living owner" in violations(state)
+
+
 def test_a_tunnel_stack_in_a_scenario_takes_only_tunnel_cards():
     with pytest.raises(ConfigError, match="not in the Tunnel deck"):
         game({"alice": {"space": "old-sewers", "tunnel_stack": ["sword"]}})

@@ -7,8 +7,8 @@ The pack is `DeepRealms` (at the end). Its hooks: `setup` (the loot piles), `mov
 in a Realm: ESCAPE or PRESS ON before the movement roll), `arrived` (a Realm space's instructions
 instead of the usual encounter: nobody meets another character there), `between_turns` (the Bridge
 cards go back, stacks off their space are discarded, discards are shuffled back), `dying`,
-`scenario_setup` (`tunnel_stack`), `public`. The spaces are in deep_realms_spaces.py; the tables
-and piles in deep_realms_state.py. The core reads a space's `enemy_bonus` (the Rat and Spirit +1,
+`scenario_setup` (`tunnel_stack`, `realm_loot`), `public`, `invariants`. The spaces are in
+deep_realms_spaces.py; the tables and piles in deep_realms_state.py. The core reads a space's `enemy_bonus` (the Rat and Spirit +1,
 engine/rules/encounter.py) and a card's `trap` (engine/rules/combat.py).
 """
 from __future__ import annotations
@@ -217,6 +217,25 @@ def dying(ctx: Ctx, i: int) -> None:
     drop_stack(ctx, i, "the character is dead")
 
 
+def invariants(state, content) -> list[str]:
+    """A stack is a living character's, of Tunnel cards, no bigger than it was dealt, its faceup
+    count within it; nobody holds a card turned from a stack once its turn is over."""
+    out = []
+    owners = {stack_deck(p.name): p for p in state.players}
+    most = max(content.space(sp).hook_args.get("stack", 3) for sp in tables()["forward"])
+    for deck, cards in state.decks.items():
+        if not deck.startswith("tunnel-stack-"):
+            continue
+        p = owners.get(deck)
+        if p is None or not p.alive:
+            out.append(f"{deck}: a stack without a living owner")
+        if any(content.cards[c].deck != TUNNEL for c in cards) or len(cards) > most:
+            out.append(f"{deck}: not a stack of at most {most} Tunnel cards: {cards}")
+        if p is not None and p.flags.get("dr-faceup", 0) > len(cards):
+            out.append(f"{p.name}: more faceup cards than the stack holds")
+    return out
+
+
 class DeepRealms(Pack):
     name = "deep-realms"
     editions = ("revised4",)
@@ -248,6 +267,9 @@ class DeepRealms(Pack):
 
     def dying(self, ctx: Ctx, i: int) -> None:
         dying(ctx, i)
+
+    def invariants(self, state: Any, content: Any) -> list[str]:
+        return invariants(state, content)
 
 
 PACK: Pack = DeepRealms()
