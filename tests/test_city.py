@@ -116,3 +116,14 @@ def test_an_alignment_poster_pays_after_a_real_duel():
     # alice's die and the bounty's; bob immobile: no evading, no die
     run_task(state, "duel-roll", [6, 4], target=1, psychic=False, life_only=False, immobile=True)
     assert state.players[0].gold == 4
+
+
+def test_the_city_invariants_catch_a_jailed_character_off_the_jail_and_a_fourth_poster():
+    from engine.invariants import violations
+    state = scenario.build({"game": {**TWO}, "setup": {"bob": {"space": "jail", "jailed": True}}})
+    assert not violations(state)  # alice moves first: bob is still locked up
+    state.players[1].space = "wharf"
+    state.piles["wanted-poster@city-gate"].append(state.decks["wanted-poster"].pop())
+    bad = violations(state)
+    assert "bob: jailed off the Jail space" in bad
+    assert "more than 3 Wanted Posters at the City Gate" in bad
