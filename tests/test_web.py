@@ -161,8 +161,8 @@ def test_direction_options_say_where_they_lead_as_the_report_does(web):
     assert q["kind"] == "direction"
     page = html.unescape(client.get(seat_url(svc, g, name)).text)
     options = page[page.index('<ol class="options">'):page.index("</ol>")]
-    items = dict(re.findall(r'<li><button[^>]*value="([^"]+)".*?</button>(.*?)</li>', options, re.S))
-    leads = {k: re.findall(r'<span class="leads">(.*?)</span>', v, re.S) for k, v in items.items()}
+    items = dict(re.findall(r'<li><button[^>]*value="([^"]+)".*?</button>(.*?)</li>', options, re.DOTALL))
+    leads = {k: re.findall(r'<span class="leads">(.*?)</span>', v, re.DOTALL) for k, v in items.items()}
     assert leads["left"] == ["→ Fields (Outer Region)"], leads
     assert leads["right"][0].startswith("→ on the way: You reach the Sentinel's bridge."), leads
     assert "continue → Fields (Outer Region)" in leads["right"][0]
