@@ -62,7 +62,7 @@ def gate_options(ctx: Ctx, i: int) -> list[Option]:
     opts = []
     for kind in dict.fromkeys(target(ctx, c, CREATURE) for c in lying + kept(ctx, i)):
         trophies = _bounty(ctx, i, kind) if kind else []
-        if trophies:
+        if kind and trophies:
             opts.append(Option(f"claim-{kind}", f"claim the bounty on {kind.title()}s: {_value(ctx, trophies)} gold "
                                f"for {len(trophies)} trophies"))
     price = _tables()["poster_price"]
