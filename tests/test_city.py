@@ -28,12 +28,15 @@ def city_visits(config: dict, seed: str, bot_seed: int) -> tuple[set[str], bool]
 def test_bots_enter_the_city_and_its_shops_and_the_game_ends():
     config = {"packs": ["city"], "players": [{"name": f"p{i}"} for i in range(4)], "options": {"turn_cap": 60}}
     seen: set[str] = set()
-    for seed in range(4):
+    shops = {"armoury", "apothecary", "menagerie", "magic-emporium", "stables"}
+    for seed in range(10):  # random bots: a few games each go in; one of them into a shop
         spaces, over = city_visits(config, f"city{seed}", seed)
         assert over
         seen |= spaces
+        if seed >= 3 and seen & shops:
+            break
     assert "city-gate" in seen and len(seen) >= 3, seen
-    assert seen & {"armoury", "apothecary", "menagerie", "magic-emporium", "stables"}, seen
+    assert seen & shops, seen
 
 
 def test_three_wanted_posters_lie_faceup_at_the_city_gate():
@@ -127,3 +130,11 @@ def test_the_city_invariants_catch_a_jailed_character_off_the_jail_and_a_fourth_
     bad = violations(state)
     assert "bob: jailed off the Jail space" in bad
     assert "more than 3 Wanted Posters at the City Gate" in bad
+
+
+def test_the_shop_and_poster_decks_hold_the_printed_counts():
+    """city-and-dungeon.md, The City, Components: 12 Armoury, 12 Pet, 16 Magic Emporium, 16 Potion,
+    8 Stables, 18 Wanted Poster cards (the cards themselves are stand-ins)."""
+    decks = content.load("revised4", ("city",)).decks
+    printed = {"armoury": 12, "pet": 12, "magic-emporium": 16, "potion": 16, "stables": 8, "wanted-poster": 18}
+    assert {deck: len(decks[deck]) for deck in printed} == printed
