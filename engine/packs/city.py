@@ -177,7 +177,8 @@ def jail(ctx: Ctx, t) -> None:
 def gate(ctx: Ctx, t) -> None:
     """The Wanted Posters lying here (claim a bounty, buy some), then stay or leave; asked again
     after each claim or purchase."""
-    ctx.ask(t.p, "city-gate", "You are at the City Gate. Leave the City?",
+    posters = ", ".join(ctx.content.cards[c].name for c in ctx.s.piles.get(city_posters.PILE, [])) or "none"
+    ctx.ask(t.p, "city-gate", f"You are at the City Gate (Wanted Posters here: {posters}). Leave the City?",
             [Option("stay", "stay in the City"), Option("leave", "leave to the main board's City space")]
             + city_posters.gate_options(ctx, t.p))
 
