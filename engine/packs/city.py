@@ -31,7 +31,7 @@ from engine.content import die_row
 from engine.packs import city_posters, city_shops
 from engine.packs.base import Pack
 from engine.rules.items import discard
-from engine.rules.machine import Ctx, on_answer, task
+from engine.rules.machine import Ctx, offer_reroll, on_answer, task
 from engine.rules.movement import one_space_only, place
 from engine.state import Option
 
@@ -92,12 +92,25 @@ def city_move_answer(ctx: Ctx, prompt, key, arg, who) -> None:
 
 
 def roll_and_walk(ctx: Ctx, i: int) -> None:
-    """The whole roll along the arrows. From a shop the first point steps back onto its street,
-    and that shop is barred for the rest of the turn."""
+    """The movement roll, which fate may reroll as any movement roll (base-game.md §4); a Toad
+    moves 1 with no die."""
     p = ctx.player(i)
-    roll = 1 if one_space_only(ctx, i) else rng.die(ctx.s)
+    if one_space_only(ctx, i):
+        ctx.push("city-roll", i, dice=[1])
+        return
+    roll = rng.die(ctx.s)
     ctx.emit("roll", f"{p.name} rolls {roll} and follows the City's one-way streets.", player=p.name, roll=roll,
              dice=[roll])
+    offer_reroll(ctx, i, f"You roll {roll} to move along the City's streets. Spend 1 fate to reroll?", "city-roll",
+                 dice=[roll])
+
+
+@task("city-roll")
+def city_roll(ctx: Ctx, t) -> None:
+    """The whole roll along the arrows. From a shop the first point steps back onto its street,
+    and that shop is barred for the rest of the turn."""
+    i, roll = t.p, t.a["dice"][0]
+    p = ctx.player(i)
     here = ctx.content.space(p.space)
     if here.hook == "city-shop":
         street = here.hook_args["street"]
