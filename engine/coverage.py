@@ -13,7 +13,8 @@ PROPS = {"weapon", "armour", "strength", "craft", "carry", "raft", "gold", "tali
          "trinket", "trait", "variant", "meet_others", "at_turn_start", "goal", "n", "draw",  # the Cataclysm's
          "trial", "adversary", "villain", "objective", "life", "fate", "sites", "value",  # Nemesis
          "ship", "ship_strength", "hold", "naval", "homecoming", "rescue", "sea_raft",
-         "loyal", "from_card", "stand_in"}  # Sea Voyage
+         "loyal", "from_card", "stand_in",  # Sea Voyage
+         "trap", "on_win"}  # the Deep Realms
 
 
 # Card fields that are not rules: checked against the rulebook, a line for the reports (pbem/glossary.py).

@@ -1,4 +1,4 @@
-"""pbem.orders: mail and turn files -> Order. The corpus in tests/mail pins real client shapes."""
+"""pbem.inbound.orders: mail and turn files -> Order. The corpus in tests/mail pins real client shapes."""
 from __future__ import annotations
 
 import dataclasses

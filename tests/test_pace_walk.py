@@ -29,7 +29,7 @@ def when(text):
 
 
 def local(t, tz):
-    """How a time reads in a zone, computed here independently of pbem.clock."""
+    """How a time reads in a zone, computed here independently of pbem.base.clock."""
     d = t.astimezone(ZoneInfo(tz))
     return f"{d:%A} {d.day} {d:%B %Y}, {d:%H:%M} {d.tzname()}"
 

@@ -67,11 +67,13 @@ def test_every_pack_module_is_listed_once_with_its_content():
 
 
 def test_the_config_tables_are_read_from_the_declarations():
-    assert config_mod.PLAYABLE_PACKS == ("cataclysm", "lost-realms", "nemesis", "sea-voyage", "timescape", "city")
+    assert config_mod.PLAYABLE_PACKS == ("cataclysm", "lost-realms", "nemesis", "sea-voyage", "timescape", "city", "dungeon",
+                                          "deep-realms")
     assert config_mod.SOLE_PACKS == ("nemesis",)
     assert config_mod.ENDING_PACKS == ("cataclysm", "lost-realms")
     assert config_mod.PACK_EDITIONS == {"cataclysm": ("revised4",), "lost-realms": ("revised4",),
-                                        "nemesis": ("fifth",), "city": ("revised4",)}
+                                        "nemesis": ("fifth",), "city": ("revised4",),
+                                        "dungeon": ("revised4",), "deep-realms": ("revised4",)}
     assert config_mod.DEFAULT_OPTIONS["trial"] == 1 and config_mod.DEFAULT_OPTIONS["hunt_crown"] == "open"
 
 

@@ -1,5 +1,5 @@
 """What a seat's page sends: an answer by button, answer lines from a text box, or an
-uploaded turn file -- each made into a turn file and handed to `pbem.process.handle`, the
+uploaded turn file -- each made into a turn file and handed to `pbem.inbound.process.handle`, the
 path every mail and `pbem submit` takes: stored raw first, deduplicated, processed in one
 transaction, with the same receipts by mail.
 
