@@ -184,3 +184,14 @@ def test_bots_go_down_to_the_treasure_chamber_and_the_game_ends():
             lord += sum("emerges from the Treasure Chamber" in e.text for e in events)
     assert {dungeon.ENTRANCE, dungeon.HALL, dungeon.CRYPT_STAIR, dungeon.CHAMBER} <= seen, seen
     assert lord >= 1
+
+
+def test_a_game_with_the_dungeon_plays_to_its_end():
+    """No turn cap: someone reaches the Crown and outlasts the rest (random bots may wander long:
+    the first of a few seeds that ends)."""
+    config = {"packs": ["dungeon"], "players": [{"name": f"p{i}"} for i in range(4)]}
+    for seed in range(2, 6):
+        final, _ = playout(config, f"full{seed}", bot_seed=seed, max_moves=30000)
+        if final.over:
+            break
+    assert final.over and final.crown_reached and len(final.winners) == 1
