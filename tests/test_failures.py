@@ -6,19 +6,21 @@ new process opens the store again). On both stores: SQLite, and a real PostgreSQ
 import asyncio
 import functools
 import inspect
+import json
 from datetime import timedelta
 
 import pytest
 
 import fake_engine
-from pbem.play import newgame
-from pbem.outbound import outbox, render
-from pbem.inbound import process
 from pbem.daemon import cycle
+from pbem.inbound import process
 from pbem.ingest import dropfolder
+from pbem.outbound import outbox, render
+from pbem.play import newgame
 from pbem.store import Store
 
 from conftest import game_config, legal, mail, token
+from test_cli import CONFIG, run  # noqa: F401  (run: a fixture)
 
 
 @pytest.fixture
@@ -108,3 +110,30 @@ def test_failure_then_rerun_loses_nothing_and_applies_nothing_twice(make_service
     assert all(r["status"] == "sent" for r in sent)
     assert len(sent) == 2 + 2 + 3 * 2  # welcomes, first reports, a report per player per move
     assert len(list(svc.settings.outbox_path.glob("*.eml"))) == len(sent)
+
+
+def test_a_send_failing_on_our_side_is_put_back_and_serve_once_says_so(run, tmp_path, monkeypatch):  # noqa: F811
+    """An exception of ours while a mail is handed over (not the link's: no SMTP or socket
+    error) used to end the round, leaving that mail and every one after it queued, untried,
+    after a `serve --once` that exited 0. Now that mail is put back with the reason, the others
+    go, `serve --once` exits 1 naming it, and the next round sends it."""
+    (tmp_path / "game.toml").write_text(CONFIG)
+    run("game", "new", tmp_path / "game.toml")  # its welcomes and first reports wait to be sent
+    real, failed = outbox.FileSender.send, []
+
+    async def send(self, row, raw):
+        if not failed:
+            failed.append(row["id"])
+            raise RuntimeError("injected failure")
+        await real(self, row, raw)
+
+    monkeypatch.setattr(outbox.FileSender, "send", send)
+    result = run("serve", "--once", code=1)
+    assert f"error: mail {failed[0]} (" in result.stderr
+    assert "sending failed: RuntimeError: injected failure" in result.stderr
+    rows = {r["id"]: r for r in json.loads(run("outbox", "list", "--json").stdout)}
+    assert rows[failed[0]]["status"] == "queued" and rows[failed[0]]["attempts"] == 1
+    assert len(rows) > 1 and all(r["status"] == "sent" for i, r in rows.items() if i != failed[0])  # the others went
+    monkeypatch.undo()
+    run("serve", "--once")  # the next round: due at once, it goes, and the run is clean
+    assert all(r["status"] == "sent" for r in json.loads(run("outbox", "list", "--json").stdout))

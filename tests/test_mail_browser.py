@@ -14,10 +14,9 @@ from test_web_browser import LAYOUT, WIDTHS, at_width, browser, full_shot, shots
 
 from pbem import bot
 from pbem.core import games
-from pbem.play import newgame
-from pbem.play import moderator
-from pbem.outbound import outbox
 from pbem.inbound.process import handle
+from pbem.outbound import outbox
+from pbem.play import moderator, newgame
 
 KINDS = ("welcome", "report", "receipt", "error", "gameover", "press")
 # Each word of every table cell that lies on more than one line ("Sentin" / "el"): a word's

@@ -8,13 +8,11 @@ import re
 import pytest
 from starlette.testclient import TestClient
 
-from pbem.core import games
-from pbem.play import newgame
-from pbem.play import moderator
-from pbem.outbound import outbox, reports
 from pbem.base import settings as settings_mod
+from pbem.core import games
 from pbem.core.service import open_service
-from pbem.outbound import links
+from pbem.outbound import links, outbox, reports
+from pbem.play import moderator, newgame
 from pbem.web.app import create_app
 
 from conftest import Clock, game_config, token, turn_file
@@ -310,6 +308,7 @@ def test_a_body_far_over_the_limit_is_refused_before_it_is_read(web):
 
 def test_mail_and_browser_mix_in_one_game(web):
     from conftest import mail
+
     from pbem.inbound.process import handle
     svc, client = web
     g = new_game(svc)

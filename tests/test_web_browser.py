@@ -16,12 +16,12 @@ from pathlib import Path
 
 import pytest
 
-from pbem.core import games
-from pbem.pace import moves
-from pbem.play import newgame
 from pbem.base import settings as settings_mod
+from pbem.core import games
 from pbem.core.service import open_service
 from pbem.outbound import links
+from pbem.pace import moves
+from pbem.play import newgame
 from pbem.web.app import create_app
 
 from conftest import game_config

@@ -258,7 +258,9 @@ async def send_due(svc: Service, sender=None, stop: asyncio.Event | threading.Ev
     lease: Store.claim_outbox), so any number of daemons send each mail once. A failure is
     kept on the row and tried again later with backoff; a final one (a 5xx, or a mail that
     waited `send_for_hours`) marks the row failed and, when it was about the recipient, the
-    player undeliverable. When the link or the server fails, the round ends.
+    player undeliverable. When the link or the server fails, the round ends. A fault of ours
+    with one mail (its template, building or handing it over, marking it sent) goes on its row,
+    which is due again at the next round, and the round goes on with the others.
 
     At least once at the edge: a sender killed after the server took a mail and before the
     row is marked sent leaves the row claimed; once the lease runs out it is sent again, once,
@@ -273,20 +275,16 @@ async def send_due(svc: Service, sender=None, stop: asyncio.Event | threading.Ev
                 break
             try:
                 row = rendered(svc, row)
-            except Exception as e:  # a template fault: this mail waits for the next round, the others go
-                logger.exception("rendering failed", outbox=row["id"], kind=row["kind"])
-                skipped.append(row["id"])
-                with svc.store.transaction():  # released, due again next round, the reason on the row
-                    svc.store.outbox_attempt_failed(row["id"], log.scrub(f"rendering failed: {type(e).__name__}: {e}"),
-                                                    svc.store.now(), owner=OWNER)
+            except Exception as e:  # noqa: BLE001  (logged by _put_back) a template fault: this mail waits
+                _put_back(svc, row, "rendering failed", e, skipped)
                 continue
             try:
                 await sender.send({**row, "return_path": return_path(svc, row)}, wire(svc, row))
-            except Exception as e:
-                if not isinstance(e, SEND_ERRORS):  # not the link's fault: let it go for the next round
-                    with svc.store.transaction():
-                        svc.store.release_outbox(row["id"], OWNER)
-                    raise
+            except Exception as e:  # noqa: BLE001  (logged by _put_back or _failed)
+                if not isinstance(e, SEND_ERRORS):  # a fault of ours with this mail, not the link's: as above
+                    await sender.close()  # the link may be in the middle of a mail
+                    _put_back(svc, row, "sending failed", e, skipped)
+                    continue
                 await sender.close()  # a broken link is not reused
                 _failed(svc, row, e)
                 if not verdict(e)[1]:  # the link or the server: the round ends, the rest fails with it, untried
@@ -297,16 +295,26 @@ async def send_due(svc: Service, sender=None, stop: asyncio.Event | threading.Ev
             try:
                 with svc.store.transaction():
                     svc.store.outbox_sent(row["id"], row["text"], row["html"])  # the rendered text stays
-            except Exception:  # it went, but is not marked: it goes again (the same Message-ID)
-                with svc.store.transaction():
-                    svc.store.release_outbox(row["id"], OWNER)
-                raise
+            except Exception as e:  # noqa: BLE001  it went, unmarked: it goes again (the same Message-ID)
+                _put_back(svc, row, "sent, but not marked sent", e, skipped)
+                continue
             sent += 1
             logger.info("sent", outbox=row["id"], kind=row["kind"], game=row["game"], to=row["to_addr"])
     finally:
         await sender.close()
     waiting(svc)
     return sent
+
+
+def _put_back(svc: Service, row: dict, what: str, exc: Exception, skipped: list[int]) -> None:
+    """A fault of ours with one mail (its template, its building, marking it sent): the reason
+    goes on the row (so `serve --once` reports it), the row is released and due again at once,
+    for the next round; this round goes on with the others."""
+    log.get().exception(what, outbox=row["id"], kind=row["kind"])
+    skipped.append(row["id"])
+    with svc.store.transaction():
+        svc.store.outbox_attempt_failed(row["id"], log.scrub(f"{what}: {type(exc).__name__}: {exc}"),
+                                        svc.store.now(), owner=OWNER)
 
 
 def waiting(svc: Service) -> dict:
