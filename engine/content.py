@@ -131,6 +131,7 @@ def use_overlay(files: dict[str, str]) -> dict[str, str]:
     previous = _OVERLAY
     _OVERLAY = dict(files)
     load.cache_clear()
+    pack_table.cache_clear()
     return previous
 
 
@@ -150,11 +151,15 @@ def row_id(row: dict) -> str:
 def merge(base: dict, over: dict) -> dict:
     """An overlay file over a package file: a row of an array of tables (`[[card]]`) whose
     `row_id` is a package row's changes the fields it gives (rows of one name, such as the
-    board's Fields, are matched in order); a new row is added at the end; any other key
-    replaces the package's."""
+    board's Fields, are matched in order); a new row is added at the end; a table (`[city]`)
+    keeps the package's keys the overlay does not give (a key it gives, a chart say, is replaced
+    whole: its rows are not mixed with the package's); any other key replaces the package's."""
     out = dict(base)
     for key, value in over.items():
         rows = base.get(key)
+        if isinstance(value, dict) and isinstance(rows, dict):
+            out[key] = {**rows, **value}
+            continue
         if not (isinstance(value, list) and isinstance(rows, list) and all(isinstance(r, dict) for r in rows)):
             out[key] = value
             continue
@@ -183,6 +188,13 @@ def _folder(pack: str) -> str:
     """A pack's folder in engine/content/: as its declaration says (engine/packs/base.py)."""
     from engine import packs  # here: the packs' modules import this one
     return packs.get(pack).folder()
+
+
+@functools.cache
+def pack_table(pack: str, name: str, table: str) -> dict[str, Any]:
+    """A pack's own table (`[city]` of city/board.toml, say: data the loader does not read),
+    with the overlay's file over it, so that an owner's content folder corrects it too."""
+    return dict(_read(pack, name)[table])
 
 
 def _read(pack: str, name: str) -> dict:

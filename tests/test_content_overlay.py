@@ -4,19 +4,20 @@ import email
 import email.policy
 import json
 import random
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 from conftest import ADDRESS
 
-from engine import api, content
-from pbem.archive import archive
+from engine import api, content, scenario
 from pbem import bot
+from pbem.archive import archive
 from pbem.base import content_overlay, settings as settings_mod
-from pbem.core import games
-from pbem.play import moderator
 from pbem.cli import main
+from pbem.core import games
 from pbem.core.service import open_service
+from pbem.play import moderator
 
 SHADE = '[[card]]\nname = "Restless Shade"\ntext = "The printed text."\nconfirmed = true\n'
 # More Wolves in the Adventure deck: the shuffles, and so the game, differ from the package's.
@@ -80,14 +81,14 @@ def test_rules_check_names_file_line_field_and_what_is_allowed(tmp_path):
     bad = write(tmp_path / "bad", {
         "cataclysm/remnants.toml": '[[card]]\nname = "Restless Shade"\ncraft = "four"\nflavour = 1\n',
         "nowhere/x.toml": "a = 1\n", "revised4/extra.toml": "a = 1\n", "nemesis/new.toml": "[[card]]\nname = 'X'\n",
-        "timescape/board.toml": "a = \n", "city/board.toml": "[city]\njail = 1\n"})
+        "timescape/board.toml": "a = \n", "city/board.toml": "[shops]\njail = 1\n"})
     err = invoke(tmp_path, "rules", "check", bad, code=1).stderr
     assert "cataclysm/remnants.toml:3: [[card]] 'Restless Shade': field `craft` must be a whole number" in err
     assert "remnants.toml:4:" in err and "unknown field `flavour`; allowed:" in err and "strength" in err
     assert "nowhere/x.toml: not a content file" in err and "revised4/extra.toml: the base game reads only" in err
     assert "nemesis/new.toml: a new file of a pack is a deck" in err
     assert "timescape/board.toml: not TOML" in err and "line 1" in err
-    assert "city/board.toml: `city` is read by the pack's own code" in err
+    assert "city/board.toml: `shops` is not read from this file; it may hold: adventure, card, character, city," in err
     # what only the loader itself knows: a card already in another deck
     clash = write(tmp_path / "clash", {"cataclysm/new.toml": 'deck = "mine"\n[[card]]\nname = "Wolf"\n'})
     assert "already a adventure card" in invoke(tmp_path, "rules", "check", clash, code=1).stderr
@@ -193,3 +194,22 @@ def test_the_welcome_explains_the_stand_in_mark(tmp_path):
         html = msg.get_body(("html",)).get_content()
         assert 'A card marked "(stand-in)" in a report is a placeholder' in text
         assert "A card marked <em>(stand-in)</em> in a report is a placeholder" in html
+
+
+def test_an_overlay_corrects_a_packs_own_table():
+    """A pack's own tables (the City's Jail chart in city/board.toml's [city]) come through the
+    overlay as its decks do: an owner who knows the printed chart can put it in."""
+    path = "tests/scenarios/city-jail-chart-stay.toml"
+    assert scenario.run_file(path)["city"]["jailed"] == ["alice"]  # the stand-in chart: a 3 stays
+    content.use_overlay({"city/board.toml": '[city]\njail_chart = { "1-2" = "stay", "3-6" = "free" }\n'})
+    assert scenario.run_file(path)["city"]["jailed"] == []
+    content.use_overlay({})
+    assert scenario.run_file(path)["city"]["jailed"] == ["alice"]
+
+
+def test_only_the_loader_reads_content_files():
+    """Every content file is read through engine/content.py, where the overlay lies over it: a
+    pack reading its file itself would ignore the owner's corrections without a word."""
+    readers = [str(p) for p in (Path(__file__).parent.parent / "engine").rglob("*.py")
+               if p.name != "content.py" and 'resources.files("engine")' in p.read_text()]
+    assert readers == []

@@ -20,14 +20,11 @@ Neutral Alignment cards and Alternative Endings; entering by a roll that passes 
 """
 from __future__ import annotations
 
-import functools
-import tomllib
-from importlib import resources
 from typing import Any
 
 from engine import packs, rng
 from engine.config import ConfigError
-from engine.content import die_row
+from engine.content import die_row, pack_table
 from engine.packs import city_posters, city_shops
 from engine.packs.base import Pack
 from engine.rules.items import discard
@@ -38,11 +35,9 @@ from engine.state import Option
 RING = "city"
 
 
-@functools.cache
 def tables() -> dict[str, Any]:
-    """The `[city]` table of this pack's board.toml."""
-    path = resources.files("engine").joinpath("content", "city", "board.toml")
-    return tomllib.loads(path.read_text(encoding="utf-8"))["city"]
+    """The `[city]` table of this pack's board.toml (an owner's content folder included)."""
+    return pack_table("city", "board.toml", "city")
 
 
 def inside(ctx: Ctx, space: str | None) -> bool:

@@ -6,12 +6,10 @@ whose size changes, so turning the top card is never shown before it is turned. 
 counts the cards on top of it that were turned and are still there (met, not beaten)."""
 from __future__ import annotations
 
-import functools
-import tomllib
-from importlib import resources
 from typing import Any
 
 from engine import rng
+from engine.content import pack_table
 from engine.rules.items import discard
 from engine.rules.machine import Ctx
 
@@ -19,11 +17,9 @@ BRIDGE, TUNNEL = "bridge", "tunnel"
 REALMS = ("rat-lair", "wraith-domain")
 
 
-@functools.cache
 def tables() -> dict[str, Any]:
-    """The `[deep-realms]` table of this pack's board.toml."""
-    path = resources.files("engine").joinpath("content", "deep-realms", "board.toml")
-    return dict(tomllib.loads(path.read_text(encoding="utf-8"))["deep-realms"])
+    """The `[deep-realms]` table of this pack's board.toml (an owner's content folder included)."""
+    return pack_table("deep-realms", "board.toml", "deep-realms")
 
 
 def in_realm(ctx: Ctx, space: str | None) -> bool:

@@ -7,10 +7,7 @@ voyage, selling prisoners, taking Rations aboard.
 """
 from __future__ import annotations
 
-import functools
-import tomllib
-from importlib import resources
-
+from engine.content import pack_table
 from engine.rules import stats
 from engine.rules.items import discard
 from engine.rules.machine import Ctx
@@ -21,17 +18,12 @@ VOYAGE_FLAGS = ("sea", "sea-rations", "sea-cargo", "sea-home", "sea-wizard", "se
                 "sea-explore", "sea-prisoners", "sea-wreck-turn", "sea-rescued", "sea-fed", "sea-prison")
 
 
-@functools.cache
-def _file(name: str) -> dict:
-    return tomllib.loads(resources.files("engine").joinpath("content", PACK, name).read_text(encoding="utf-8"))
-
-
 def settings() -> dict:
-    return _file("ships.toml")["voyage"]
+    return pack_table(PACK, "ships.toml", "voyage")
 
 
 def tables() -> dict:
-    return _file("captain.toml")["table"]
+    return pack_table(PACK, "captain.toml", "table")
 
 
 # -- reading the voyage ----------------------------------------------------------------

@@ -17,14 +17,11 @@ content/timescape/board.toml, whose `[timescape]` table holds this pack's lists.
 """
 from __future__ import annotations
 
-import functools
-import tomllib
-from importlib import resources
 from typing import Any
 
 from engine import rng
 from engine.config import ConfigError
-from engine.content import die_row
+from engine.content import die_row, pack_table
 from engine.packs.base import Pack
 from engine.rules import stats
 from engine.rules.encounter import next_group, still_there
@@ -42,11 +39,9 @@ TS_ORDER = {"event": 0, "object": 3, "magic-object": 3, "follower": 4}
 ADV_ORDER = {"event": 0, "enemy": 1, "stranger": 2, "follower": 3, "object": 3, "magic-object": 3, "place": 4}
 
 
-@functools.cache
 def tables() -> dict[str, Any]:
-    """The `[timescape]` table of this pack's board.toml (its own content data, read once)."""
-    path = resources.files("engine").joinpath("content", "timescape", "board.toml")
-    return tomllib.loads(path.read_text(encoding="utf-8"))["timescape"]
+    """The `[timescape]` table of this pack's board.toml (an owner's content folder included)."""
+    return pack_table("timescape", "board.toml", "timescape")
 
 
 def inside(ctx: Ctx, space: str | None) -> bool:

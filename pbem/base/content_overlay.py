@@ -17,9 +17,9 @@ from engine import content, coverage
 BASE = "revised4"
 BASE_FILES = {"board.toml", "characters.toml", "adventure.toml", "spells.toml", "purchase.toml", "warlock.toml"}
 ROW_TABLES = {"card", "spell", "item", "space", "character", "quest"}
-# Top-level keys the loader reads; others (`[city]`, `[timescape]`, `[voyage]`, `[table]`, the
-# Warlock's `dice`) are read by a pack's own code straight from the package, so an overlay of
-# them would be silently ignored: refused instead.
+# Top-level keys the loader reads. A pack's own tables (`[city]`, `[timescape]`, `[voyage]`...)
+# are read through the overlay too (engine.content.pack_table), so a table the package's file
+# has may be corrected; any other key would be silently ignored: refused instead.
 LOADER_KEYS = ROW_TABLES | {"deck", "type", "shuffle", "replace", "discard_to", "adventure", "facedown_in_area",
                             "geometry", "talisman"}
 
@@ -134,11 +134,18 @@ def problems(files: dict[str, str]) -> list[str]:
         packaged = resources.files("engine").joinpath("content", folder, name).is_file()
         if folder != BASE and not packaged and name != "board.toml" and "deck" not in data:
             out.append(f"{path}: a new file of a pack is a deck: it needs `deck = \"name\"` at its top")
-        for key in sorted(set(data) - LOADER_KEYS):
-            out.append(f"{path}: `{key}` is read by the pack's own code, not from a content folder (yet); "
-                       f"a content file may hold: {', '.join(sorted(LOADER_KEYS))}")
+        own = _own_tables(folder, name) if packaged else set()
+        for key in sorted(set(data) - LOADER_KEYS - own):
+            out.append(f"{path}: `{key}` is not read from this file; it may hold: "
+                       f"{', '.join(sorted(LOADER_KEYS | own))}")
         out += _rows_problems(path, text, data)
     return out or _load_problems(files)
+
+
+def _own_tables(folder: str, name: str) -> set[str]:
+    """The tables at the top of the package's file that its pack's code reads itself."""
+    data = tomllib.loads(resources.files("engine").joinpath("content", folder, name).read_text(encoding="utf-8"))
+    return {key for key, value in data.items() if isinstance(value, dict) and key not in LOADER_KEYS}
 
 
 def _load_problems(files: dict[str, str]) -> list[str]:
