@@ -68,11 +68,12 @@ def handle(svc: Service, raw: bytes, kind: str = "mail", *, source: str = "stdin
         with svc.store.transaction():  # one commit: the message and, in a savepoint, what it did
             if parsed is None:
                 return _too_large(svc, raw, kind, source, filename, size)
-            inbox_id, earlier = receive(svc, raw, kind, source, filename, upload_id, parsed[0])
+            stored: dict = {}  # the new row, as stored: processing need not read it back
+            inbox_id, earlier = receive(svc, raw, kind, source, filename, upload_id, parsed[0], stored)
             if earlier is not None and earlier["status"] != "received":
                 return Result("duplicate", f"duplicate of message {inbox_id} ({earlier['status']})", inbox_id,
                               earlier["game"], earlier["player"])
-            return process_inbox(svc, inbox_id, parsed if earlier is None else None)
+            return process_inbox(svc, inbox_id, parsed if earlier is None else None, stored or None)
     except svc.store.errors as e:  # the message could not be stored: the source keeps it
         raise StoreUnavailable(str(e)) from e
 
@@ -128,9 +129,10 @@ def _masked_id(message_id: str | None, known: set[str]) -> str | None:
 
 
 def receive(svc: Service, raw: bytes, kind: str, source: str, filename: str | None, upload_id: str | None = None,
-            order: orders.Order | None = None) -> tuple[int, dict | None]:
+            order: orders.Order | None = None, stored: dict | None = None) -> tuple[int, dict | None]:
     """Store the message unless it is known: (its inbox id, the earlier row or None). It is
-    stored masked; the token it carried (read already: `order`) is kept only as its hash."""
+    stored masked; the token it carried (read already: `order`) is kept only as its hash.
+    `stored`, if given, is filled with the new row (Store.add_inbox)."""
     try:
         with svc.store.transaction():
             known = known_tokens(svc, raw, order.token if order else None) if kind == "mail" else set()
@@ -142,7 +144,7 @@ def receive(svc: Service, raw: bytes, kind: str, source: str, filename: str | No
             token_hash = tokens.hash_token(order.token) if order is not None and order.token else None
             return svc.store.add_inbox(stored_form(raw, kind, known), source=source, kind=kind,
                                        content_hash=content_hash, message_id=message_id, filename=filename,
-                                       token_hash=token_hash), None
+                                       token_hash=token_hash, stored=stored), None
     except svc.store.errors as e:
         raise StoreUnavailable(str(e)) from e
 
@@ -171,13 +173,14 @@ def _too_large(svc: Service, raw: bytes, kind: str, source: str, filename: str |
     return Result("refused", outcome, inbox_id)
 
 
-def process_inbox(svc: Service, inbox_id: int, parsed: tuple | None = None) -> Result:
+def process_inbox(svc: Service, inbox_id: int, parsed: tuple | None = None, row: dict | None = None) -> Result:
     """Process a stored message that is still `received`, all or nothing. `parsed`: what
-    `read_raw` made of it before it was stored (its token in clear, in memory only)."""
+    `read_raw` made of it before it was stored (its token in clear, in memory only); `row`:
+    the message as this transaction just stored it (else it is read, and locked)."""
     logger = log.get(inbox=inbox_id)
     try:
         with svc.store.transaction(redoable=True, savepoint=True):  # a failure undoes this, not the stored message
-            row = svc.store.inbox(inbox_id)
+            row = row or svc.store.inbox(inbox_id)
             assert row is not None, f"no stored message {inbox_id}"
             if row["status"] != "received":
                 return Result("duplicate", f"message {inbox_id} was {row['status']} already", inbox_id,

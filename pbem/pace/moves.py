@@ -98,16 +98,17 @@ def record(svc, game: dict, move, new_state, events: list, *, actor: str, kind: 
     eng = svc.engine
     row = svc.store.append_move(game["id"], kind=kind, player=move.player if move else None, actor=actor,
                                 line=line or str(move), prompt=move.prompt if move else None,
-                                state_hash=eng.state_hash(new_state), message_id=message_id, inbox_id=inbox_id)
+                                state_hash=eng.state_hash(new_state), message_id=message_id, inbox_id=inbox_id,
+                                count=False)  # the game's move count is set with its state, below
     svc.store.add_move_events(game["id"], row["seq"], turnmail.encode(events))
     blob = eng.encode(new_state)
     if row["seq"] % svc.store.SNAPSHOT_EVERY == 0:
         svc.store.save_snapshot(game["id"], row["seq"], blob)
-    fields = {"state": blob}
+    fields = {"state": blob, "moves": row["seq"]}
     if getattr(new_state, "over", False):
         fields["status"] = "ended"
     svc.store.update_game(game["id"], **fields)
-    game.update(fields, moves=row["seq"])
+    game.update(fields)
     deadlines.sync(svc, game, new_state, actor)  # deadlines follow the questions open now
     return row
 

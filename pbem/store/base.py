@@ -197,8 +197,9 @@ class Store:
 
     def append_move(self, game: str, *, kind: str, player: str | None, actor: str, line: str,
                     state_hash: str, prompt: int | None = None, message_id: str | None = None,
-                    inbox_id: int | None = None) -> dict:
-        """Append one hash-chained row; returns it (with its seq)."""
+                    inbox_id: int | None = None, count: bool = True) -> dict:
+        """Append one hash-chained row; returns it (with its seq). `count` False: the caller
+        sets the game's `moves` to it in its own update of the game row (one write, not two)."""
         g = self._the_one("SELECT moves, seed_commitment, "
                       "(SELECT hash FROM moves WHERE game = games.id ORDER BY seq DESC LIMIT 1) AS last "
                       "FROM games WHERE id = ?", (game,))
@@ -208,7 +209,8 @@ class Store:
         row.update(state_hash=state_hash, prev_hash=prev,
                    hash=chain_hash(prev, {k: row[k] for k in _CHAINED}, state_hash))
         self._insert("moves", row)
-        self._run("UPDATE games SET moves = ?, updated_at = ? WHERE id = ?", (row["seq"], row["at"], game))
+        if count:
+            self._run("UPDATE games SET moves = ?, updated_at = ? WHERE id = ?", (row["seq"], row["at"], game))
         return row
 
     def moves(self, game: str, after: int = 0, upto: int | None = None) -> list[dict]:
@@ -227,9 +229,13 @@ class Store:
         return self._all("SELECT seq, events FROM move_events WHERE game = ? AND seq > ? AND seq <= ? ORDER BY seq",
                          (game, after, upto))
 
-    def set_reported(self, game: str, name: str, seq: int) -> None:
-        """`name`'s reports have shown the events up to move `seq`."""
-        self._run("UPDATE players SET reported_seq = ? WHERE game = ? AND name = ?", (seq, game, name))
+    def set_reported(self, game: str, names: str | Sequence[str], seq: int) -> None:
+        """The reports of `names` (one name, or several in one statement) have shown the
+        events up to move `seq`."""
+        names = [names] if isinstance(names, str) else list(names)
+        if names:
+            self._run(f"UPDATE players SET reported_seq = ? WHERE game = ? AND name IN ({', '.join('?' * len(names))})",
+                      (seq, game, *names))
 
     def rewind_reported(self, game: str, name: str, seq: int) -> None:
         """A report that began at move `seq` was not delivered: the next one starts there again."""
@@ -273,17 +279,23 @@ class Store:
                          "ORDER BY content_hash = ? DESC LIMIT 1", (content_hash, message_id, content_hash))
 
     def add_inbox(self, raw: bytes, *, source: str, kind: str, content_hash: str,
-                  message_id: str | None = None, filename: str | None = None, token_hash: str | None = None) -> int:
-        """Store a message (`raw` with its tokens masked; `token_hash`: sha256 of the one it carried)."""
+                  message_id: str | None = None, filename: str | None = None, token_hash: str | None = None,
+                  stored: dict | None = None) -> int:
+        """Store a message (`raw` with its tokens masked; `token_hash`: sha256 of the one it
+        carried). `stored`, if given, is filled with the new row as `inbox()` would read it, so
+        the caller that processes it next need not read it back (left empty when the message
+        was stored meanwhile by another process)."""
         rows = self._all(
             "INSERT INTO inbox (received_at, source, kind, filename, raw, message_id, content_hash, token_hash, "
-            "status, attempts) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'received', 0) ON CONFLICT DO NOTHING RETURNING id",
+            "status, attempts) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'received', 0) ON CONFLICT DO NOTHING RETURNING *",
             (self.now(), source, kind, filename, raw, message_id, content_hash, token_hash))
         if not rows:  # stored meanwhile by another process (the unique keys): that one is it
             found = self.find_inbox(message_id, content_hash)
             assert found is not None  # the conflict was with it
             return found["id"]
         self.notify("inbox")
+        if stored is not None:
+            stored.update(rows[0])
         return rows[0]["id"]
 
     def inbox(self, id: int) -> dict | None:
