@@ -1,0 +1,40 @@
+"""Issue 17, "Done means": a whole game with the City, the Dungeon and the Deep Realms plays
+through by mail with the bot. Every question is answered by a player's mail (the moderator's by
+`game answer`) as tests/bymail.py plays it, until the game ends; every mail it queued renders."""
+from bymail import play_by_mail
+from conftest import game_config
+
+from engine.content import load
+from pbem.core import games
+from pbem.outbound import outbox
+from pbem.play import newgame
+
+DEEP = ["city", "dungeon", "deep-realms"]
+BESIDE = ("city", "dungeon", "rat-lair", "wraith-domain")  # the rings of the three packs' boards
+HEROES = [("alice", "troll"), ("bob", "warrior"), ("carol", "dwarf")]
+ROUNDS = 30  # the config's turn cap: the game ends (no winner) after these rounds, if no one won first
+# The seed was chosen (of deep-by-mail-0 to -11) so that the bot takes characters into the City, the
+# Dungeon and both Realms within the turn cap: a game that never left the main board would prove little.
+SEED = "deep-by-mail-7"
+
+
+def test_a_whole_city_dungeon_and_deep_realms_game_plays_through_by_mail(svc):
+    g = newgame.create(svc, game_config(name="deep-mail", seed=SEED, packs=DEEP, options={"turn_cap": ROUNDS},
+                                        players=[(n, f"{n}@example.org") for n, _ in HEROES],
+                                        characters=dict(HEROES)))
+    board = load("revised4", tuple(DEEP)).board
+    beside = {s for ring in BESIDE for s in board.rings[ring]}
+    went = set()  # (player, ring) of each character seen in the City, the Dungeon or a Realm
+    answers = 0
+    for step in play_by_mail(svc, g, 3, 5000):
+        answers += 1
+        went |= {(p.name, board.spaces[p.space].ring) for p in step.state.players if p.space in beside}
+    state = games.state(svc, games.get(svc, g))
+    assert state.over and games.get(svc, g)["status"] == "ended", (answers, state.turn)
+    rings = {ring for _, ring in went}
+    assert {"city", "dungeon"} <= rings and rings & {"rat-lair", "wraith-domain"}, sorted(went)
+    rows = svc.store.outbox_rows()
+    assert any(r["kind"] == "gameover" for r in rows)
+    for r in rows:  # every mail renders, both parts
+        mail = outbox.mail(svc, r["id"])
+        assert mail["text"].strip() and mail["html"].strip(), (r["kind"], r["player"])
