@@ -493,7 +493,7 @@ def _stale(svc: Service, game: dict, player: dict, state, order: orders.Order, l
 
 
 def apply_order(svc: Service, game: dict, player: dict, row: dict, order: orders.Order) -> Result:
-    before = games.state(svc, game)
+    blob, before = game["state"], games.state(svc, game)
     lines = [orders.redact(line, order.token) for line in order.lines]  # a token is never logged nor echoed
     # standing:, vacation:, timezone: lines first, so an order filed now answers this mail's questions
     notes = standing.directives(svc, game, player["name"], [orders.redact(d, order.token) for d in order.directives],
@@ -506,8 +506,8 @@ def apply_order(svc: Service, game: dict, player: dict, row: dict, order: orders
                              in_reply_to=order.message_id, inbox_id=row["id"])
         return Result("rejected", f"rejected: replies to closed question; {len(lines)} line(s) not played",
                       row["id"], game["id"], player["name"])
-    played = moves.play(svc, game, player["name"], lines, check=order.check,
-                        message_id=order.message_id, inbox_id=row["id"])
+    played = moves.play(svc, game, player["name"], lines, check=order.check, message_id=order.message_id,
+                        inbox_id=row["id"], start=before if game["state"] is blob else None)  # not decoded twice
     if played.failed and not played.unused and order.signature and \
             played.failed["line"] == orders.redact(order.signature, order.token):
         played.failed = None  # the last line was the player's name, not an answer

@@ -41,13 +41,14 @@ def _open_prompt(eng, st, player: str) -> int | None:
 
 
 def play(svc, game: dict, player: str, lines: list[str], *, actor: str | None = None, check: bool = False,
-         message_id: str | None = None, inbox_id: int | None = None) -> Played:
+         message_id: str | None = None, inbox_id: int | None = None, start=None) -> Played:
     """Try `lines` in order as `player`'s answers; stop at the first that does not fit.
     Applied moves are logged and the game row updated; `check`: on a copy, nothing kept.
     Standing orders answer a question a line does not fit, then the line is tried again, and
-    the questions left open at the end (never in a check)."""
+    the questions left open at the end (never in a check). `start`: the game's state, when
+    the caller has decoded it already (the engine never changes a state it is given)."""
     eng = svc.engine
-    out = Played(state=state(svc, game), seq=game["moves"])
+    out = Played(state=state(svc, game) if start is None else start, seq=game["moves"])
     out.start = out.state
     moves: list[tuple[Any, Any, str, list]] = []  # (move, state after it, who played it, its events)
     auto = None if check else standing.Answerer(svc, game)
