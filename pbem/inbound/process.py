@@ -132,21 +132,17 @@ def receive(svc: Service, raw: bytes, kind: str, source: str, filename: str | No
             order: orders.Order | None = None, stored: dict | None = None) -> tuple[int, dict | None]:
     """Store the message unless it is known: (its inbox id, the earlier row or None). It is
     stored masked; the token it carried (read already: `order`) is kept only as its hash.
-    `stored`, if given, is filled with the new row (Store.add_inbox)."""
-    try:
-        with svc.store.transaction():
-            known = known_tokens(svc, raw, order.token if order else None) if kind == "mail" else set()
-            message_id = _masked_id(_message_id(raw), known) if kind == "mail" else None
-            content_hash = _dedupe_hash(svc, raw, kind, upload_id, order)
-            earlier = svc.store.find_inbox(message_id, content_hash)
-            if earlier is not None:
-                return earlier["id"], earlier
-            token_hash = tokens.hash_token(order.token) if order is not None and order.token else None
-            return svc.store.add_inbox(stored_form(raw, kind, known), source=source, kind=kind,
-                                       content_hash=content_hash, message_id=message_id, filename=filename,
-                                       token_hash=token_hash, stored=stored), None
-    except svc.store.errors as e:
-        raise StoreUnavailable(str(e)) from e
+    `stored`, if given, is filled with the new row (Store.add_inbox). Inside the caller's
+    transaction (`handle`'s, which turns a failure of the store into StoreUnavailable)."""
+    known = known_tokens(svc, raw, order.token if order else None) if kind == "mail" else set()
+    message_id = _masked_id(_message_id(raw), known) if kind == "mail" else None
+    content_hash = _dedupe_hash(svc, raw, kind, upload_id, order)
+    earlier = svc.store.find_inbox(message_id, content_hash)
+    if earlier is not None:
+        return earlier["id"], earlier
+    token_hash = tokens.hash_token(order.token) if order is not None and order.token else None
+    return svc.store.add_inbox(stored_form(raw, kind, known), source=source, kind=kind, content_hash=content_hash,
+                               message_id=message_id, filename=filename, token_hash=token_hash, stored=stored), None
 
 
 def _too_large(svc: Service, raw: bytes, kind: str, source: str, filename: str | None, size: int) -> Result:
