@@ -14,7 +14,16 @@ from functools import lru_cache
 
 CELL = 10  # characters per cell in the text map: 7 cells + borders = 78 columns
 COLOURS = ("#1f4e79", "#a3392b", "#2e7d32", "#7b3fa0", "#9a6700", "#00796b", "#c2185b", "#455a64")
-RING_NAMES = {"outer": "Outer Region", "middle": "Middle Region", "inner": "Inner Region", "crown": "Crown"}
+# The regions by their printed names (the engine's content knows a ring only by its id); the boards
+# beside the main one: the City, the Dungeon, the Deep Realms' two Realms, the Timescape.
+RING_NAMES = {"outer": "Outer Region", "middle": "Middle Region", "inner": "Inner Region", "crown": "Crown",
+              "city": "The City", "dungeon": "The Dungeon", "rat-lair": "Rat Queen's Lair",
+              "wraith-domain": "Wraith Lord's Domain", "timescape": "The Timescape"}
+
+
+def ring_name(ring: str) -> str:
+    """A region's printed name; a ring the table does not know, by its id in words."""
+    return RING_NAMES.get(ring, ring.replace("-", " ").title())
 
 
 def _square(side: int) -> list[tuple[int, int]]:
@@ -64,10 +73,11 @@ def markers(names: list[str]) -> dict[str, str]:
     return out
 
 
-def picture(view: dict) -> dict:
+def picture(view: dict, stand_ins=frozenset()) -> dict:
     """The board's picture, from a public view (docs/interfaces.md): the players' letters
     and colours, what lies on the board, and "map", plain data that is all the map depends
-    on (a mail keeps it until it is rendered, pbem/outbound/render.py), which `draw` lays out."""
+    on (a mail keeps it until it is rendered, pbem/outbound/render.py), which `draw` lays out.
+    `stand_ins`: the ids of the spaces whose content rows are stand-ins, marked so on the map."""
     names = view["space_names"]
     marks = markers(list(view["players"]))
     here: dict[str, list[str]] = {}
@@ -84,7 +94,8 @@ def picture(view: dict) -> dict:
         "colours": colours,
         "lying": [{"space": names.get(s, s), "things": t} for s, t in things.items()],
         "map": {"rings": rings, "names": {s: names.get(s, s) for _, spaces in rings for s in spaces},
-                "here": here, "things": things, "colours": colours},
+                "here": here, "things": things, "colours": colours,
+                "stand_ins": [s for _, spaces in rings for s in spaces if s in stand_ins]},
     }
 
 
@@ -120,12 +131,14 @@ def in_force(view: dict) -> list[tuple[str, str]]:
     return [effect_words(e) for e in view.get("effects", []) if not e.get("space")]
 
 
-BLANK = {"space": "", "ring": "", "name": ("", ""), "full": "", "who": [], "marks": "", "things": []}  # no centre space
+BLANK = {"space": "", "ring": "", "name": ("", ""), "full": "", "who": [], "marks": "", "things": [],
+         "stand_in": False}  # no centre space
 
 
 def draw(board: dict) -> dict:
     """A picture's "map" laid out: "grid" (rows of cells) or, for other boards, "rings"."""
     names, here, things = board["names"], board["here"], board["things"]
+    stand_ins = set(board.get("stand_ins", ()))  # a map queued before spaces were marked has none
     rings = tuple((ring, tuple(spaces)) for ring, spaces in board["rings"])
 
     def cell(ring: str, space: str) -> dict:
@@ -134,12 +147,14 @@ def draw(board: dict) -> dict:
         if space in things:
             text = (text + " *").strip()
         return {"space": space, "ring": ring, "name": name_lines(names.get(space, space)),
-                "full": names.get(space, space), "who": who, "marks": text[:CELL], "things": things.get(space, [])}
+                "full": names.get(space, space), "who": who, "marks": text[:CELL], "things": things.get(space, []),
+                "stand_in": space in stand_ins}
 
     drawn = next((k for k in range(len(rings), 0, -1) if layout(rings[:k])), 0)  # a board beside: listed
     grid = layout(rings[:drawn]) if drawn else None
-    listed = [{"name": RING_NAMES.get(ring, ring.replace("-", " ").title()), "cells": [cell(ring, s) for s in spaces]}
-              for ring, spaces in rings]
+    # a ring whose every space is a stand-in (the City's board) is marked once, not space by space
+    listed = [{"name": ring_name(ring), "cells": [cell(ring, s) for s in spaces],
+               "stand_in": bool(spaces) and stand_ins.issuperset(spaces)} for ring, spaces in rings]
     return {"width": CELL, "colours": board["colours"],
             "grid": [[cell(*c) if c else BLANK for c in row] for row in grid] if grid else None,
             "rings": listed, "beside": listed[drawn:]}
@@ -157,7 +172,7 @@ def around(board: dict, space: str | None) -> dict | None:
             k, n = spaces.index(space), len(spaces)
             reach = min(REACH, (n - 1) // 2)
             near = [spaces[(k + d) % n] for d in range(-reach, reach + 1)]
-            return {"region": RING_NAMES.get(ring, ring.replace("-", " ").title()),
+            return {"region": ring_name(ring),
                     "cells": [{"name": board["names"].get(s, s), "marks": " ".join(board["here"].get(s, [])),
                                "things": s in board["things"], "mine": s == space} for s in near]}
     return None

@@ -3,12 +3,14 @@ on their space, named in their question, and those drawn.
 
 The line is the content's own words: a card's `summary` where its text is long, else its text
 without the project's asides (a parenthesis after a sentence: "(Modelled as ...)"). A card whose
-content row is not confirmed (`confirmed = false`) is a stand-in, and says so.
+content row is not confirmed (`confirmed = false`) is a stand-in, and says so; so do the spaces
+and characters whose rows are stand-ins (`stand_ins`: the reports' sheet and map, the web pages).
 """
 from __future__ import annotations
 
 import re
 from functools import lru_cache
+from typing import NamedTuple
 
 _ASIDE = re.compile(r"(?<=[.!?:;])\s*\([^()]*(?:\([^()]*\)[^()]*)*\)")
 LONGEST = 220  # characters: a text longer than this is cut after a sentence, with "…"
@@ -38,6 +40,26 @@ def _cards(edition: str, packs: tuple[str, ...]) -> tuple[dict, dict]:
     for card in cards.values():
         by_name.setdefault(card.name, card)
     return cards, by_name
+
+
+class StandIns(NamedTuple):
+    """What of a game's content is a stand-in (its row says `confirmed = false`)."""
+    spaces: frozenset[str]  # space ids
+    characters: frozenset[str]  # character slugs
+
+
+def stand_ins(edition: str = "revised4", packs=()) -> StandIns:
+    """The stand-in spaces and characters of the content of `edition` and `packs` (the moderator's
+    content folder included: a row it confirms is no stand-in). Not cached here: the content is."""
+    from engine import content  # pure data
+    c = content.load(edition, tuple(packs))
+    return StandIns(frozenset(s.id for s in c.board.spaces.values() if not s.confirmed),
+                    frozenset(ch.slug for ch in c.characters.values() if not ch.confirmed))
+
+
+def state_stand_ins(state) -> StandIns:
+    """The stand-ins of a game state's content (its edition and packs)."""
+    return stand_ins(getattr(state, "edition", "revised4"), getattr(state, "packs", ()))
 
 
 class Glossary:
