@@ -7,6 +7,7 @@ from typing import Any
 import msgspec
 
 EDITIONS = ("revised4", "fifth")
+EDITION_TITLES = {"revised4": "Revised 4th Edition", "fifth": "Fifth Edition"}  # as printed
 
 # Rule options of the base game (docs/rules-decisions.md) and their defaults; a pack's own
 # options are declared on its Pack (engine/packs/base.py) and join these in `defaults()`.
@@ -51,6 +52,8 @@ _DERIVED = {
     "SOLE_PACKS": lambda: tuple(p.name for p in packs() if p.sole),
     "ENDING_PACKS": lambda: tuple(p.name for p in packs() if p.endings),
     "DEFAULT_OPTIONS": defaults,
+    # the editions and packs by the names printed on their boxes (../shared/rules/README.md)
+    "TITLES": lambda: {**EDITION_TITLES, **{p.name: p.title or p.name for p in packs()}},
 }
 
 

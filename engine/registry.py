@@ -10,7 +10,7 @@ Kept out of the packages' __init__ files so that any single module (engine.ops, 
 topic module) can be imported first without a cycle.
 """
 from engine import ops  # noqa: F401
-from engine.packs import cataclysm, city, lost_realms, nemesis, sea_voyage, timescape
+from engine.packs import cataclysm, city, deep_realms, dungeon, lost_realms, nemesis, sea_voyage, timescape
 from engine.packs.base import Pack
 from engine.rules import (  # noqa: F401
     boardcards,
@@ -24,4 +24,5 @@ from engine.rules import (  # noqa: F401
     turn,
 )
 
-PACKS: tuple[Pack, ...] = (cataclysm.PACK, lost_realms.PACK, nemesis.PACK, sea_voyage.PACK, timescape.PACK, city.PACK)
+PACKS: tuple[Pack, ...] = (cataclysm.PACK, lost_realms.PACK, nemesis.PACK, sea_voyage.PACK, timescape.PACK, city.PACK,
+                          dungeon.PACK, deep_realms.PACK)

@@ -109,8 +109,6 @@ def test_an_alignment_poster_pays_a_die_of_gold_for_a_defeated_character_of_that
     assert (state.players[0].area == []) == (gold > 0)  # a paid poster is discarded
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="engine/rules/combat.py duel_resolve does not call the duel_won hook yet (one line)")
 def test_an_alignment_poster_pays_after_a_real_duel():
     state = scenario.build({"game": {**TWO},
                             "setup": {"alice": {"space": "city", "area": ["wanted-evil-characters"], "gold": 0,

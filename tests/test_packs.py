@@ -135,3 +135,9 @@ def test_a_pack_added_to_the_list_is_known_to_the_config(house):
 def test_without_the_entry_the_pack_is_unknown():
     with pytest.raises(ConfigError, match="unknown pack 'house-rules'"):
         GameConfig.from_dict({"packs": ["house-rules"], "players": [{"name": "alice"}]})
+
+
+def test_every_pack_has_its_printed_title():
+    """Players read the names on the boxes ("The City"), not the config's ids."""
+    untitled = [p.name for p in registry.PACKS if not p.title]
+    assert untitled == [] and config_mod.TITLES["revised4"] == "Revised 4th Edition"

@@ -12,10 +12,16 @@ from pbem.bot import choose, playout
 
 # Every playable pack combination plays: the base game alone, and with every set of packs
 # (a pack played alone, such as Nemesis, with no other).
-# The City (a stand-in board, issue 17) plays alone and beside each other pack, and in the
-# mix of every pack that goes with it: not in every subset, which would double the run.
+# The City and the Dungeon (stand-in boards, issue 17) play alone and beside each other pack, and
+# in the mix of every pack that goes with them: not in every subset, which would double the run.
+# The Deep Realms need both (their `requires`): played with the two, beside the Cataclysm (Terrain
+# refused on Realm spaces) and The Lost Realms (their Nether endings), and in the mix of every pack.
+BESIDE_ONLY = ("city", "dungeon")
+DEEP = ["city", "dungeon", "deep-realms"]
 PACK_SETS = [list(c) for r in range(len(PLAYABLE_PACKS) + 1) for c in combinations(PLAYABLE_PACKS, r)
-             if (not (set(c) & set(SOLE_PACKS)) or len(c) == 1) and ("city" not in c or len(c) <= 2)]
+             if (not (set(c) & set(SOLE_PACKS)) or len(c) == 1) and (not set(c) & set(BESIDE_ONLY) or len(c) <= 2)
+             and "deep-realms" not in c]
+PACK_SETS += [DEEP, ["cataclysm", *DEEP], ["lost-realms", *DEEP]]
 PACK_SETS.append([p for p in PLAYABLE_PACKS if p not in SOLE_PACKS])
 
 

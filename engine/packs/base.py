@@ -64,6 +64,7 @@ class Pack:
     those it needs. The arguments are the core's: `ctx` the move's context, `i` a player's index."""
 
     name: ClassVar[str] = ""  # as written in a game config's `packs`
+    title: ClassVar[str] = ""  # as printed on its box, for players ("": its name)
     content: ClassVar[str] = ""  # its folder in engine/content/ ("": its name)
     editions: ClassVar[tuple[str, ...]] = ()  # the editions it is made for (empty: any)
     playable: ClassVar[bool] = True  # False: known, but its rules are not implemented yet
@@ -75,6 +76,7 @@ class Pack:
     endings: ClassVar[bool] = False  # it brings Alternative Ending cards (engine/rules/endings.py)
     default_ending: ClassVar[str] = ""  # the `alternative_ending` variant it plays unless told ("": none)
     card_hooks: ClassVar[frozenset[str]] = frozenset()  # card hooks its module implements (coverage)
+    side_victory: ClassVar[bool] = False  # its heroes win as one side: one dead by then wins too (invariants)
 
     def folder(self) -> str:
         return self.content or self.name
@@ -158,6 +160,11 @@ class Pack:
     def drawn(self, ctx: Ctx, i: int, cards: list[str]) -> None:
         """ALL. Adventure cards player i has just drawn by draw-to-N."""
 
+    def draw_deck(self, ctx: Ctx, i: int) -> str | None:
+        """FIRST. The deck player i draws from where the rules say "Adventure cards" (None: the
+        Adventure deck; the Dungeon: its Dungeon deck in the Dungeon Region)."""
+        return None
+
     def quest_possible(self, ctx: Ctx, i: int, goal: str) -> bool | None:
         """FIRST. False: a quest for `goal` cannot be given to player i."""
         return None
@@ -184,6 +191,10 @@ class Pack:
     def killed(self, ctx: Ctx, i: int) -> None:
         """ALL. Player i's character has died (a pack's objective may end the game)."""
 
+    def duel_won(self, ctx: Ctx, winner: int, loser: int) -> None:
+        """ALL. An attack between characters is won: `winner` has defeated `loser` (the City's
+        alignment Wanted Posters pay a bounty). Asked by engine/rules/combat.py `duel_resolve`."""
+
     # -- the moderator ---------------------------------------------------------------------------
     def set_companion_level(self, ctx: Ctx, i: int, level: int) -> str | bool | None:
         """FIRST. `adjudicate <p> companion <n>`: True when set, a string when refused (why)."""
@@ -199,6 +210,11 @@ class Pack:
         """EACH. The pack's key in the public summary and in every view."""
         return {}
 
+    # -- checks (engine/invariants.py, asserted by the playouts) ----------------------------------
+    def invariants(self, state: Any, content: Any) -> list[str]:
+        """ALL. What must hold of the pack's own state after every move: one line per breach."""
+        return []
+
 
 # How several packs' answers to each hook combine (the module's docstring says what each means).
 COMBINE: dict[str, str] = {
@@ -207,11 +223,11 @@ COMBINE: dict[str, str] = {
     "turn_start": FIRST, "between_turns": ALL,
     "move_options": ALL, "move_choice": FIRST, "through_portal": ALL, "crown_closed": FIRST, "arrived": FIRST,
     "encounter_options": FIRST, "encounter_choice": FIRST, "start_options": ALL, "start_choice": FIRST,
-    "choose_options": ALL, "drawn": ALL, "quest_possible": FIRST,
+    "choose_options": ALL, "drawn": ALL, "draw_deck": FIRST, "quest_possible": FIRST,
     "ask_helpers": FIRST, "foe_reroll": FIRST, "trophy_value": FIRST, "trophy_spent": ALL, "dying": ALL,
-    "killed": ALL,
+    "killed": ALL, "duel_won": ALL,
     "set_companion_level": FIRST, "adjudicate": FIRST,
-    "public": EACH,
+    "public": EACH, "invariants": ALL,
 }
 
 

@@ -65,6 +65,7 @@ def snowbeast_dead(ctx: Ctx, t) -> None:
 
 class Cataclysm(Pack):
     name = "cataclysm"
+    title = "The Cataclysm"
     editions = ("revised4",)
     endings = True
     default_ending = "eternal-crown"  # The Eternal Crown, its own ending card

@@ -218,6 +218,7 @@ def leave(ctx: Ctx, i: int, how: str) -> None:
 
 class City(Pack):
     name = "city"
+    title = "The City"
     editions = ("revised4",)
     card_hooks = frozenset({city_shops.POTION, city_posters.CREATURE, city_posters.ALIGNMENT})
 

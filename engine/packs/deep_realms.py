@@ -238,6 +238,7 @@ def invariants(state, content) -> list[str]:
 
 class DeepRealms(Pack):
     name = "deep-realms"
+    title = "The Deep Realms (The Lost Realms)"
     editions = ("revised4",)
     requires = ("city", "dungeon")
 

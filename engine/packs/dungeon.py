@@ -205,6 +205,7 @@ def emerged(ctx: Ctx, t) -> None:
 
 class Dungeon(Pack):
     name = "dungeon"
+    title = "The Dungeon"
     editions = ("revised4",)
     options = (RuleOption(WINNER_TAKES_ALL, False, "The Dungeon's Winner Takes All: the first character to kill the "
                           "Lord of Darkness wins the game.", (False, True)),)

@@ -339,6 +339,7 @@ def hunt_crown(ctx: Ctx, t) -> None:
 
 class LostRealms(Pack):
     name = "lost-realms"
+    title = "The Lost Realms"
     editions = ("revised4",)
     endings = True
     options = (RuleOption("hunt_crown", "open", "The Hunt: \"open\" (as printed: anyone may climb to the Crown; "

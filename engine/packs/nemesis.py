@@ -36,6 +36,7 @@ from engine.state import Option
 
 class Nemesis(Pack):
     name = "nemesis"
+    title = "Nemesis: Call of the Hunt"
     editions = ("fifth",)
     sole = True  # its own board and sides
     roles = ("nemesis",)

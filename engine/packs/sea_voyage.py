@@ -115,6 +115,7 @@ def leave_play(ctx: Ctx, card: str | None) -> None:
 
 class SeaVoyage(Pack):
     name = "sea-voyage"
+    title = "Sea Voyage (fan-made)"
 
     def setup(self, ctx: Ctx, config: Any) -> None:
         """Nothing to deal: the Royal Fleet, the Naval Objects, the Rafts and the two set-aside

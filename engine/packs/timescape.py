@@ -616,6 +616,7 @@ def imprison(ctx: Ctx, t) -> None:
 
 class Timescape(Pack):
     name = "timescape"
+    title = "Timescape"
     card_hooks = frozenset(HOOKED)
 
     def setup(self, ctx: Ctx, config: Any) -> None:

@@ -44,16 +44,20 @@ def fight(ctx: Ctx, t) -> None:
     value = a.get("strength") if kind == "battle" else a.get("craft")
     opts = [Option("fight", f"fight {a['name']} ({kind}, {value})")]
     cards = [ctx.content.cards[c] for c in a.get("cards", [])]
-    if cards and all(c.kind in ("animal", "dragon") for c in cards) and stats.has_ability(ctx, p, "minstrel-animals"):
+    # lost-realms.txt, Traps: no ability or effect avoids a Trap unless it says it works against Traps
+    # (none of our cards or abilities says so)
+    trap = any(c.prop("trap") for c in cards)
+    if cards and not trap and all(c.kind in ("animal", "dragon") for c in cards) \
+            and stats.has_ability(ctx, p, "minstrel-animals"):
         opts.append(Option("evade", f"{a['name']} will not attack you: pass by"))
-    elif a.get("evadable", True) and a.get("spells", True):
+    elif a.get("evadable", True) and a.get("spells", True) and not trap:
         if can_evade(ctx, i):
             opts.append(Option("evade", f"evade {a['name']}"))
         opts += [Option(f"cast-{s}", f"cast {ctx.content.cards[s].name} to evade") for s in evade_spells(ctx, i)]
     if kind == "battle" and p.spells and a.get("spells", True) and spells.may_cast(ctx, i):
         opts += [Option(f"cast-{s}", f"cast {ctx.content.cards[s].name}") for s in dict.fromkeys(p.spells)
                  if ctx.content.cards[s].hook == "psionic-blast"]
-    opts += hooks.fight_options(ctx, i, a)
+    opts += [o for o in hooks.fight_options(ctx, i, a) if not (trap and o.key == "banish")]  # no destroying it either
     ctx.push("combat-roll", i, **a)
     ctx.ask(i, "fight", f"{a['name']} ({kind}, {value}) faces you.", opts)
 
@@ -132,6 +136,8 @@ def combat_resolve(ctx: Ctx, t) -> None:
     p = ctx.player(i)
     mine, theirs = a["roll"] + a["base"], a["foe_roll"] + a["foe"]
     battle = a.get("strength") is not None
+    if a.get("scored"):  # a pack's task that reads both attack scores once the fight is over (the Dungeon)
+        ctx.push(a["scored"], i, mine=mine, theirs=theirs)
     if mine > theirs:
         ctx.emit("win", f"{p.name} beats {a['name']}.", player=p.name)
         for card in a.get("cards", []):
@@ -350,6 +356,7 @@ def duel_resolve(ctx: Ctx, t) -> None:
         return
     win, lose = (i, j) if att > dfn else (j, i)
     ctx.emit("duel", f"{ctx.name(win)} beats {ctx.name(lose)} ({max(att, dfn)} to {min(att, dfn)}).")
+    packs.call(ctx.s, "duel_won", ctx, win, lose)  # the City's alignment Wanted Posters
     loser = ctx.player(lose)
     opts = [Option("life", f"{loser.name} loses 1 life")]
     if not t.a.get("life_only"):  # the Cataclysm's Plain of Peril: the winner takes a life

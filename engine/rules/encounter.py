@@ -2,6 +2,8 @@
 (base-game.md §3, §3.1)."""
 from __future__ import annotations
 
+import re
+
 from engine import packs, rng
 from engine.content import die_row
 from engine.packs import revised4 as hooks
@@ -190,8 +192,11 @@ def encounter_space(ctx: Ctx, t) -> None:
     ctx.push_all(work)
 
 
-def draw_adventure(ctx: Ctx) -> str | None:
-    return ctx.draw("adventure")
+def draw_adventure(ctx: Ctx, i: int | None = None) -> str | None:
+    """An Adventure card drawn for player i (the current player by default), or the card of the
+    deck a pack draws instead there (the Dungeon's): the one place Adventure cards are drawn."""
+    deck = packs.call(ctx.s, "draw_deck", ctx, ctx.s.current if i is None else i) if ctx.s.packs else None
+    return ctx.draw(deck or "adventure")
 
 
 @task("draw-to")
@@ -200,7 +205,7 @@ def draw_to(ctx: Ctx, t) -> None:
     lying = ctx.s.spaces.setdefault(p.space, [])
     drawn = []
     for _ in range(max(0, t.a["n"] - len(lying))):
-        card = draw_adventure(ctx)
+        card = draw_adventure(ctx, t.p)
         if card is None:
             break
         lying.append(card)
@@ -300,11 +305,14 @@ def resolve_cards(ctx: Ctx, t) -> None:
     ctx.push("resolve-cards", i, todo=todo)
     card = ctx.content.cards[group[0]]
     if card.type == "enemy":
+        won = {"on_win": card.prop("on_win")} if card.prop("on_win") else {}  # a task once it is beaten
         if card.strength:
-            ctx.push("fight", i, name=" and ".join(ctx.content.cards[c].name for c in group),
-                     strength=sum(ctx.content.cards[c].strength for c in group), cards=group)
+            ctx.push("fight", i, name=" and ".join(ctx.content.cards[c].name for c in group), cards=group,
+                     strength=sum(ctx.content.cards[c].strength for c in group) + space_bonus(ctx, p.space, group,
+                                                                                              "strength"), **won)
         else:
-            ctx.push("fight", i, name=card.name, craft=card.craft, cards=group)
+            ctx.push("fight", i, name=card.name, craft=card.craft + space_bonus(ctx, p.space, group, "craft"),
+                     cards=group, **won)
         if card.effect:
             ctx.push("effect", i, ops=card.effect, source=card.name, card=card.slug)
         return
@@ -317,6 +325,18 @@ def resolve_cards(ctx: Ctx, t) -> None:
         ctx.s.spaces[p.space].remove(card.slug)
         discard(ctx, card.slug)
     ctx.push("effect", i, ops=card.effect or [{"op": "moderator", "text": card.text}], source=card.name, card=card.slug)
+
+
+def space_bonus(ctx: Ctx, space: str, group: list[str], attr: str) -> int:
+    """What a space's `enemy_bonus` adds to the Enemies met there (the Deep Realms: a Rat's Strength
+    in the Rat Queen's Lair, a Spirit's Craft in the Wraith Lord's Domain): `attr` per Enemy whose
+    title has a word starting with `title`, or whose kind is `kind`."""
+    bonus = ctx.space(space).hook_args.get("enemy_bonus") if space else None
+    if not bonus or not bonus.get(attr):
+        return 0
+    cards = [ctx.content.cards[c] for c in group]
+    return bonus[attr] * sum(1 for c in cards if (bonus.get("kind") and c.kind == bonus["kind"]) or (
+        bonus.get("title") and re.search(rf"\b{re.escape(bonus['title'])}", c.name)))
 
 
 def take(ctx: Ctx, i: int, slug: str) -> None:
