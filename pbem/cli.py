@@ -495,18 +495,21 @@ def serve_cmd(ctx, once, now, http):
         log.get().warning("other users may read this home's secrets: chmod 600 it", path=str(path),
                           mode=oct(path.stat().st_mode & 0o777))
     tried = {r["id"]: r["attempts"] for r in svc.store.outbox_rows()}
+    failed_steps: list[str] = []
     if not once and (http is not None or svc.settings.http):
         from pbem.web import server
         server.serve(svc, http)  # the pages, and the daemon beside them
     else:
-        asyncio.run(daemon.serve(svc, once=once))
+        asyncio.run(daemon.serve(svc, once=once, failed=failed_steps))
     if once:  # a mail that could not be rendered or sent in this run is the operator's to see
         failed = [r for r in svc.store.outbox_rows() if r["status"] != "sent" and r["last_error"]
                   and tried.get(r["id"], 0) != r["attempts"]]
         for r in failed:
             what = "failed" if r["status"] == "failed" else "waits for a retry"
             click.echo(f"error: mail {r['id']} ({r['kind']} to {r['to_addr']}) {what}: {r['last_error']}", err=True)
-        if failed:
+        for step in dict.fromkeys(failed_steps):  # a broken source, the store: the log has the trace
+            click.echo(f"error: the {step} step failed; the log says why (the other steps ran)", err=True)
+        if failed or failed_steps:
             ctx.exit(1)
 
 

@@ -47,11 +47,13 @@ def _stop_on_signals(stop: threading.Event):
 
 
 async def cycle(svc: Service, stop: threading.Event | None = None,
-                mailbox: imap.ImapSource | None = None) -> list[process.Result]:
+                mailbox: imap.ImapSource | None = None, failed: list[str] | None = None) -> list[process.Result]:
     """Process everything waiting, play the deadlines due, then send what is due.
-    `mailbox`: the IMAP source `serve` keeps open (without it, one is opened for this cycle)."""
+    `mailbox`: the IMAP source `serve` keeps open (without it, one is opened for this cycle).
+    A step that fails is logged and the others go on; its name is added to `failed`."""
     stop = stop or threading.Event()
     logger, results = log.get(), []
+    failed = [] if failed is None else failed
     steps = [("pending", lambda: process.retry_pending(svc)),
              ("pipe spool", lambda: pipe.poll(svc, stop)),
              ("drop folder", lambda: dropfolder.poll(svc, svc.settings.inbox_path, stop))]
@@ -70,6 +72,7 @@ async def cycle(svc: Service, stop: threading.Event | None = None,
             results += step()
         except Exception:  # one broken source must not stop the others
             logger.exception("source failed", source=name)
+            failed.append(name)
     if own_mailbox and mailbox is not None:  # opened above
         mailbox.close()
     if not stop.is_set():  # after the mail in hand: an answer that came in time is never defaulted
@@ -77,11 +80,13 @@ async def cycle(svc: Service, stop: threading.Event | None = None,
             deadlines.tick(svc)
         except Exception:
             logger.exception("deadlines failed")
+            failed.append("deadlines")
     if not stop.is_set():
         try:
             await outbox.send_due(svc, stop=stop)
         except Exception:
             logger.exception("sending failed")
+            failed.append("sending")
     return results
 
 
@@ -133,8 +138,10 @@ async def _wait(svc: Service, stop: threading.Event, wake: threading.Event | Non
         flag.cancel()
 
 
-async def serve(svc: Service, *, once: bool = False, stop: threading.Event | None = None) -> int:
-    """Run until stopped (or one cycle with `once`); returns how many messages were handled."""
+async def serve(svc: Service, *, once: bool = False, stop: threading.Event | None = None,
+                failed: list[str] | None = None) -> int:
+    """Run until stopped (or one cycle with `once`); returns how many messages were handled.
+    `failed` gathers the steps that failed (a source, the deadlines, the sending)."""
     stop = stop or threading.Event()
     logger, handled = log.get(), 0
     dropfolder.ensure(svc.settings.inbox_path)
@@ -149,7 +156,7 @@ async def serve(svc: Service, *, once: bool = False, stop: threading.Event | Non
         try:
             while True:
                 wake.clear()
-                handled += len(await cycle(svc, stop, mailbox))
+                handled += len(await cycle(svc, stop, mailbox, failed))
                 if once or stop.is_set():
                     break
                 if not pipe.arrived_since_poll(svc.settings):  # spooled while the cycle ran: no watcher saw it

@@ -137,3 +137,22 @@ def test_a_send_failing_on_our_side_is_put_back_and_serve_once_says_so(run, tmp_
     monkeypatch.undo()
     run("serve", "--once")  # the next round: due at once, it goes, and the run is clean
     assert all(r["status"] == "sent" for r in json.loads(run("outbox", "list", "--json").stdout))
+
+
+def test_a_step_failing_makes_serve_once_exit_1_and_the_other_steps_run(run, tmp_path, monkeypatch):  # noqa: F811
+    """A step that fails as a whole (a mail source, the deadline scan) is logged and the cycle
+    goes on with the others; `serve --once` used to exit 0 all the same, so a cron job or a
+    deploy check saw nothing wrong."""
+    from pbem.pace import deadlines
+    (tmp_path / "game.toml").write_text(CONFIG)
+    run("game", "new", tmp_path / "game.toml")
+
+    def broken(svc):
+        raise RuntimeError("injected failure")
+
+    monkeypatch.setattr(deadlines, "tick", broken)
+    result = run("serve", "--once", code=1)
+    assert "error: the deadlines step failed" in result.stderr
+    assert all(r["status"] == "sent" for r in json.loads(run("outbox", "list", "--json").stdout))  # sending ran
+    monkeypatch.undo()
+    run("serve", "--once")
