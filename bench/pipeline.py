@@ -8,7 +8,8 @@ ends, another starts. It prints the floor's cost per move and the pipeline's per
 their ratio, how many mails a move queued on average, the cost of the moves that mailed
 every player (a turn began or the game ended: the worst case), and the cost of a mail after
 move 10,000 against one at a game's first moves (which should be the same: no move replays
-the game).
+the game). It counts, too, the SQL statements a mail runs (SQLite's trace: a count decides
+where CPU time on a shared machine cannot).
 
 A queued mail is its context; it is rendered when it is sent (pbem/render.py), which is
 not in the pipeline's figures: that cost is printed on its own, per mail and per move, by
@@ -132,6 +133,30 @@ def render_queued(svc, moves: int) -> None:
           f"mail (wall {wall * 1e6:.0f} us), {sum(t.cpu for t in ts) / moves * 1e6:.0f} us CPU per move on average")
 
 
+def statements(g: Games, count: int, batch: int) -> None:
+    """The SQL statements a mail runs (SQLite's trace of the connection: the store's own SQL,
+    BEGIN, SAVEPOINT and COMMIT included), counted over `count` mails, by their first words."""
+    seen: list[str] = []
+    conn = g.svc.store.db.conn
+    for start in range(0, count, batch):
+        with g.svc.store.group_commit():
+            for _ in range(min(batch, count - start)):
+                raw = g.next_mail()  # the bot's reads are not the mail's
+                conn.set_trace_callback(seen.append)
+                try:
+                    handle(g.svc, raw)
+                finally:
+                    conn.set_trace_callback(None)
+    kinds: dict[str, int] = {}
+    for sql in seen:
+        words = " ".join(sql.split()[:3])
+        kinds[words] = kinds.get(words, 0) + 1
+    commits = sum(n for k, n in kinds.items() if k.startswith(("COMMIT", "RELEASE")))
+    print(f"SQL per mail ({count} mails): {len(seen) / count:.1f} statements, {commits / count:.1f} commits or "
+          f"savepoints released; the most frequent: " + ", ".join(
+              f"{k} {n / count:.2f}" for k, n in sorted(kinds.items(), key=lambda kv: -kv[1])[:6]))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rounds", type=int, default=7)
@@ -169,6 +194,7 @@ def main() -> None:
               f"({len(PLAYERS)} if every player heard of every move); moves that mailed every player "
               f"(turn-ending): {len(everyone)}, CPU median {statistics.median(everyone) * 1e6:.0f} us")
         render_queued(svc, len(runs))
+        statements(g, 50, args.batch)
 
     with tempfile.TemporaryDirectory() as home:
         # one long game: if it ends before --long moves, moves still run through later games;
