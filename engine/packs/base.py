@@ -61,7 +61,9 @@ class RuleOption:
 @mypyc_attr(allow_interpreted_subclasses=True)
 class Pack:
     """A pack's declaration and its hooks. Every hook's default does nothing: a pack overrides
-    those it needs. The arguments are the core's: `ctx` the move's context, `i` a player's index."""
+    those it needs. The arguments are the core's: `ctx` the move's context, `i` a player's index.
+    Override a hook with a `def`: compiled code calls this class's methods through mypyc's method
+    table, which a function bound as a class attribute (`setup = staticmethod(f)`) does not enter."""
 
     name: ClassVar[str] = ""  # as written in a game config's `packs`
     title: ClassVar[str] = ""  # as printed on its box, for players ("": its name)
