@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from engine.config import PLAYABLE_PACKS
+from engine.config import PLAYABLE_PACKS, TITLES
 from pbem.base import boardmap, log
 from pbem.outbound import glossary, leads, links as web_links, outbox, render, turnmail
 
@@ -67,7 +67,8 @@ def make_frame(svc: Service, state) -> dict:
     """The public part of every report of one game state, as data (pbem/outbound/render.py `board`
     renders it): what a spectator may see, so it cannot hold anything private."""
     public = svc.engine.view(state, SPECTATOR)
-    picture = boardmap.picture(public)
+    marked = glossary.state_stand_ins(state)  # stand-in spaces and characters say so
+    picture = boardmap.picture(public, marked.spaces)
     out = {q.name for q in getattr(state, "players", []) if getattr(q, "out", False)}  # resigned, or dead for good
     players = []
     for name, p in public["players"].items():
@@ -78,6 +79,7 @@ def make_frame(svc: Service, state) -> dict:
             "character": "Nemesis" if p.get("role") == "nemesis"
                          else p.get("character_name") or p.get("character") or "?",
             "space": whereabouts(public, name, p), "alive": p.get("alive", True), "out": name in out,
+            "stand_in": p.get("character") in marked.characters, "space_stand_in": p.get("space") in marked.spaces,
             "strength": p["strength"], "craft": p["craft"], "gold": p["gold"],
             "life": f"{p['life']}/{p['max_life']}" if p.get("max_life") else p["life"],
             "fate": f"{p['fate']}/{p['max_fate']}" if p.get("max_fate") else p["fate"],
@@ -127,8 +129,9 @@ def pack_lines(public: dict) -> list[dict]:
 
 # -- contexts ---------------------------------------------------------------------------
 
-def sheet(p: dict | None, where: str = "-") -> dict | None:
-    """A player's own character sheet, from their own view (`where`: see whereabouts)."""
+def sheet(p: dict | None, where: str = "-", marked: glossary.StandIns | None = None) -> dict | None:
+    """A player's own character sheet, from their own view (`where`: see whereabouts; `marked`:
+    the game's stand-ins, which the sheet says its character and space are)."""
     if not p:
         return None
     notes = []
@@ -141,7 +144,9 @@ def sheet(p: dict | None, where: str = "-") -> dict | None:
     spells = p.get("spells", [])
     return {
         "character": p.get("character_name") or p.get("character") or "?",
-        "space": where, "region": boardmap.RING_NAMES.get(p.get("region") or ""),
+        "space": where, "region": boardmap.ring_name(p["region"]) if p.get("region") else None,
+        "stand_in": marked is not None and p.get("character") in marked.characters,
+        "space_stand_in": marked is not None and p.get("space") in marked.spaces,
         "alignment": p.get("alignment", "?"), "alive": p.get("alive", True),
         "strength": p["strength"], "craft": p["craft"], "gold": p["gold"],
         "life": f"{p['life']} of {p['max_life']}" if p.get("max_life") else p["life"],
@@ -164,7 +169,7 @@ def report_context(svc: Service, game: dict, player: str, view: dict, events: li
     mine = view.get("mine") if player != svc.engine.MODERATOR and not over else None
     prompts = view.get("prompt", []) if not over else []
     own = view["players"].get(player)
-    mine_sheet = sheet(own, whereabouts(view, player, own)) if own else None
+    mine_sheet = sheet(own, whereabouts(view, player, own), glossary.state_stand_ins(state)) if own else None
     here = view.get("space_cards", {}).get(own.get("space") or "", []) if own else []
     cards = glossary.for_report(game, mine_sheet, mine, here)
     return {
@@ -227,7 +232,7 @@ def subject(game: dict, ctx: dict, kind: str) -> str:
 def queue_report(svc: Service, game: dict, player: dict, state, *, kind: str = "report", mid_parts=(),
                  extra: dict | None = None, in_reply_to: str | None = None, inbox_id: int | None = None,
                  frame: dict | None = None, backlog: turnmail.Backlog | None = None, catch_up: bool = True,
-                 stored_frame: int | None = None) -> None:
+                 stored_frame: int | None = None, reported: bool = False) -> None:
     """Queue one player's report (or receipt, error, game over: a report with more in it) of
     `state`, the game as it is now. It shows the events the player may see of the moves since
     their last report, which it now is (`catch_up` False: no events, e.g. a briefing that
@@ -239,7 +244,8 @@ def queue_report(svc: Service, game: dict, player: dict, state, *, kind: str = "
         assert since is not None, "a seat's row has its reported_seq"
         events = (backlog or turnmail.Backlog(svc, game["id"], since, seq)).since(since, name)
     if player.get("reported_seq") != seq:
-        svc.store.set_reported(game["id"], name, seq)
+        if not reported:  # `reported`: the caller has stored it, for several readers at once
+            svc.store.set_reported(game["id"], name, seq)
         player["reported_seq"] = seq
     ctx = report_context(svc, game, name, svc.engine.view(state, name), events, frame or make_frame(svc, state), state)
     ctx.update(extra or {})
@@ -258,15 +264,9 @@ def queue_report(svc: Service, game: dict, player: dict, state, *, kind: str = "
                    since_seq=since, extra_headers={QUESTION_HEADER: str(ctx["asked"]["id"])} if ctx["asked"] else None)
 
 
-# The rules and expansions by the names printed on their boxes (../shared/rules/README.md);
-# the config's ids (`revised4`, `lost-realms`) are for machines.
-PRINTED_NAMES = {"revised4": "Revised 4th Edition", "cataclysm": "The Cataclysm", "lost-realms": "The Lost Realms",
-                 "timescape": "Timescape", "nemesis": "Nemesis: Call of the Hunt",
-                 "sea-voyage": "Sea Voyage (fan-made)", "city": "The City"}
-
-
 def printed(name: str) -> str:
-    return PRINTED_NAMES.get(name, name)
+    """An edition or pack by the name printed on its box (the config's ids are for machines)."""
+    return TITLES.get(name, name)
 
 
 _PROMPT_WORD = re.compile(r"\bprompt\b")
@@ -298,12 +298,13 @@ def queue_reports(svc: Service, game: dict, played, *, sender: str | None = None
     frame = make_frame(svc, state) if to else None
     stored = svc.store.add_frame(msgspec.json.encode(frame).decode()) if len(to) > 1 else None
     backlog = turnmail.Backlog(svc, game["id"], min(p["reported_seq"] for p in to), seq) if to else None
+    svc.store.set_reported(game["id"], [p["name"] for p in to if p["reported_seq"] != seq], seq)
     for player in to:
         mine = player["name"] == sender
         kind = "gameover" if over else sender_kind if mine else "report"
         queue_report(svc, game, player, state, kind=kind, mid_parts=("over",) if over else (seq,),
                      extra={**extra, **(sender_extra or {})} if mine else extra, frame=frame, backlog=backlog,
-                     in_reply_to=in_reply_to if mine else None, inbox_id=inbox_id, stored_frame=stored)
+                     in_reply_to=in_reply_to if mine else None, inbox_id=inbox_id, stored_frame=stored, reported=True)
     if turnmail.everyone(svc.engine, played):
         from pbem.outbound import observers  # here: observers reports through this module
         observers.queue(svc, game, state, key="over" if over else seq, frame=frame)
@@ -382,6 +383,7 @@ def queue_welcome(svc: Service, game: dict, player: dict, state) -> None:
         "me": player["name"],
         "character": me.get("character_name") or me.get("character"),
         "about": _character(g, me.get("character")),
+        "stand_ins": {k: bool(v) for k, v in glossary.state_stand_ins(state)._asdict().items()},  # the welcome's line
         "others": [p["name"] for p in svc.store.players(game["id"], active_only=True) if p["name"] != player["name"]],
         "token": marker,
         "links": web_links.mail_links(svc, game, marker),
