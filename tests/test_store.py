@@ -153,6 +153,28 @@ def test_inbox_dedupe_by_message_id_and_content(store):
     store.add_inbox(b"t2", source="submit", kind="turn", content_hash="h4")
 
 
+def test_a_stored_message_is_handed_back_as_it_would_be_read(store):
+    """add_inbox(stored=) fills in the new row so that processing need not read it back."""
+    stored: dict = {}
+    with store.transaction():
+        id = store.add_inbox(b"raw", source="file", kind="mail", content_hash="h1", message_id="<a@x>", stored=stored)
+    assert stored == store.inbox(id)
+    again: dict = {}
+    assert store.add_inbox(b"raw", source="file", kind="mail", content_hash="h1", stored=again) == id
+    assert again == {}  # stored before: the caller reads it as it is now
+
+
+def test_reported_is_set_for_one_seat_or_several_at_once(store):
+    add_game(store)
+    with store.transaction():
+        for seat, name in enumerate(("alice", "bob", "carol")):
+            store.add_player("g", name, seat, f"{name}@x", "t" * 64, "s")
+        store.set_reported("g", ["alice", "bob"], 7)
+        store.set_reported("g", "carol", 3)
+        store.set_reported("g", [], 9)  # nobody: nothing written
+    assert {p["name"]: p["reported_seq"] for p in store.players("g")} == {"alice": 7, "bob": 7, "carol": 3}
+
+
 def test_inbox_attempts_end_in_failed(store):
     i = store.add_inbox(b"raw", source="file", kind="mail", content_hash="h1")
     for _ in range(2):

@@ -386,11 +386,6 @@ class Store:
                              (owner, until, iso(now), iso(now), *skip))
         return rows[0] if rows else None
 
-    def release_outbox(self, id: int, owner: str) -> None:
-        """Give a claimed row back before its lease runs out (its send failed on our side)."""
-        self._run("UPDATE outbox SET claimed_by = NULL, claim_until = NULL WHERE id = ? AND claimed_by = ?",
-                        (id, owner))
-
     def outbox_waiting(self) -> dict:
         """What waits to be sent (the moderator's notices about it aside), for `serve` and
         `outbox list`: how many, since when, the next try and the last error."""
