@@ -26,7 +26,7 @@ sys.path.append(str(HERE))
 import timing  # noqa: E402
 from pbem.core import home as home_mod  # noqa: E402
 from pbem.base import settings as settings_mod
-from pbem.store import Store  # noqa: E402
+from pbem.store import open_store  # noqa: E402
 
 PBEM = [sys.executable, "-c", "import sys; from pbem.cli import main; sys.exit(main())"]
 BODY = "\n".join(f"Line {i} of a notice long enough to be an ordinary mail, and then some more." for i in range(26))
@@ -38,7 +38,7 @@ def make_home(root: Path, n: int, db: str | None) -> Path:
     if db:
         (home / "pbem.toml").write_text(f'db = "{db}"\n')
     home_mod.init(home)
-    store = Store(settings_mod.load(home).store_target)
+    store = open_store(settings_mod.load(home).store_target)
     with store.transaction():
         for i in range(n):
             store.add_outbox(message_id=f"<burst{i}@example.org>", kind="notice", to_addr=f"p{i % 50}@example.org",

@@ -25,14 +25,14 @@ import timing  # noqa: E402
 from pbem.pace import deadlines  # noqa: E402
 from pbem.base import settings as settings_mod
 from pbem.core.service import Service  # noqa: E402
-from pbem.store import Store, iso  # noqa: E402
+from pbem.store import open_store, iso  # noqa: E402
 
 NOW = datetime(2026, 12, 1, 12, 0, tzinfo=timezone.utc)
 PACE = {"deadline": "48h", "reminders": ["24h"]}
 
 
 def filled(target, n_games: int) -> Service:
-    store = Store(target, clock=lambda: NOW)
+    store = open_store(target, clock=lambda: NOW)
     due = NOW + timedelta(hours=47)
     with store.transaction():
         for g in range(n_games):

@@ -42,7 +42,7 @@ from pbem.play import newgame
 from pbem.outbound import outbox
 from pbem.base import settings as settings_mod
 from pbem.core.service import open_service  # noqa: E402
-from pbem.store import Store  # noqa: E402
+from pbem.store import Store, open_store  # noqa: E402
 from pbem.store import copy as copy_mod  # noqa: E402
 
 PBEM = [sys.executable, "-c", "import sys; from pbem.cli import main; sys.exit(main())"]
@@ -124,7 +124,7 @@ def done(store: Store, n: int) -> bool:
 def run(root: Path, base: Path, answers: list[bytes], daemons: int, db: str | None, cluster) -> dict:
     from pbem.ingest import dropfolder
     homes = homes_for(root, base, daemons, db)
-    store = Store(db or settings_mod.load(homes[0]).db_path)
+    store = open_store(db or settings_mod.load(homes[0]).db_path)
     procs = [subprocess.Popen([*PBEM, "--home", str(h), "serve"], stdout=subprocess.DEVNULL,
                               stderr=subprocess.DEVNULL, env={**os.environ, "PBEM_LOG_LEVEL": "warning"})
              for h in homes]
@@ -160,7 +160,7 @@ def main() -> None:
     try:
         base, answers = prepare(root, args.games)
         template = cluster.database()
-        src, dst = Store(base / "pbem.db"), Store(template)
+        src, dst = open_store(base / "pbem.db"), open_store(template)
         copy_mod.copy(src, dst)
         src.close()
         dst.close()

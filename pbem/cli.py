@@ -91,13 +91,13 @@ def _table(rows: list[dict], columns: list[str]) -> None:
 
 def _complete(ctx: click.Context, names) -> list[str]:
     """names(store): the completions, [] when the home or its store cannot be opened."""
-    from pbem.store import Store
+    from pbem.store import open_store
     home = ctx.find_root().params.get("home") or str(settings_mod.default_home())
     try:
         cfg = settings_mod.load(home)
         if cfg.db_url is None and not cfg.db_path.is_file():
             return []
-        store = Store(cfg.store_target)
+        store = open_store(cfg.store_target)
     except (settings_mod.SettingsError, StoreUnavailable, OSError):
         return []
     try:

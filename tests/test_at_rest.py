@@ -136,8 +136,8 @@ def test_the_masked_store_keeps_message_ids_for_threads(fake_svc, fake_game):
 def test_messages_stored_before_the_masking_are_masked_by_its_migration(tmp_path):
     """A home from before migration 9 holds tokens in clear (refused mail, encoded parts):
     migrating masks them."""
-    from pbem.store import Store
-    store = Store(tmp_path / "old.db")
+    from pbem.store import open_store
+    store = open_store(tmp_path / "old.db")
     tok = "0123456789abcdef0123"
     store.db.execute("DELETE FROM schema_migrations WHERE version = 9")
     with store.transaction():

@@ -156,11 +156,11 @@ def _tables(store) -> dict[str, list[dict]]:
 
 
 def test_store_copy_moves_a_live_home_into_postgresql_and_back(svc, game, tmp_path, pg_url):
-    from pbem.store import Store
+    from pbem.store import open_store
     _play(svc, game, 12)
     out = run(svc.settings.home, "store", "copy", svc.settings.home, pg_url)
     assert "every chain verified" in out
-    pg = Store(pg_url)
+    pg = open_store(pg_url)
     try:
         assert _tables(pg) == _tables(svc.store)  # every row, byte for byte
         svc2 = open_service(settings=svc.settings.__class__(home=svc.settings.home, db=pg_url), clock=svc.clock)
@@ -171,14 +171,14 @@ def test_store_copy_moves_a_live_home_into_postgresql_and_back(svc, game, tmp_pa
         back = tmp_path / "back.db"
         run(svc.settings.home, "store", "copy", pg_url, back)
         assert oct(back.stat().st_mode & 0o777) == "0o600"  # the seeds are secret
-        assert _tables(Store(back)) == _tables(pg)
+        assert _tables(open_store(back)) == _tables(pg)
         svc2.store.close()
     finally:
         pg.close()
 
 
 def test_store_copy_refuses_a_target_in_use_and_a_source_that_does_not_verify(svc, game, tmp_path, pg_url):
-    from pbem.store import Store
+    from pbem.store import open_store
     _play(svc, game, 4)
     run(svc.settings.home, "store", "copy", svc.settings.home, pg_url)
     out = run(svc.settings.home, "store", "copy", svc.settings.home, pg_url, code=1)
@@ -188,4 +188,4 @@ def test_store_copy_refuses_a_target_in_use_and_a_source_that_does_not_verify(sv
     target = tmp_path / "copy.db"
     out = run(svc.settings.home, "store", "copy", svc.settings.home, target, code=1)
     assert "does not verify" in out and "move 2: its record was changed" in out
-    assert Store(target).game_ids() == []  # nothing was written
+    assert open_store(target).game_ids() == []  # nothing was written

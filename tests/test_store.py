@@ -5,21 +5,21 @@ import sqlite3
 import pytest
 
 from pbem.store import migrations
-from pbem.store import Store, StoreUnavailable
+from pbem.store import StoreUnavailable, open_store
 
 from conftest import Clock
 
 
 @pytest.fixture
 def store(tmp_path, db_setting):
-    s = Store(db_setting.get("db") or tmp_path / "db.sqlite", clock=Clock())
+    s = open_store(db_setting.get("db") or tmp_path / "db.sqlite", clock=Clock())
     yield s
     s.close()
 
 
 @pytest.fixture
 def sqlite_store(tmp_path):
-    s = Store(tmp_path / "db.sqlite", clock=Clock())
+    s = open_store(tmp_path / "db.sqlite", clock=Clock())
     yield s
     s.close()
 
@@ -30,10 +30,10 @@ def add_game(store, id="g"):
 
 
 def test_migrations_run_once_and_are_recorded(tmp_path):
-    s = Store(tmp_path / "db.sqlite")
+    s = open_store(tmp_path / "db.sqlite")
     assert s.schema_version() == len(migrations.MIGRATIONS)
     s.close()
-    again = Store(tmp_path / "db.sqlite")
+    again = open_store(tmp_path / "db.sqlite")
     assert again.migrate() == []  # nothing left to apply
     names = {r["name"] for r in again.db.query("SELECT name FROM sqlite_master WHERE type = 'table'")}
     assert {"games", "players", "moves", "snapshots", "inbox", "outbox", "schema_migrations"} <= names
@@ -51,7 +51,7 @@ def test_migrations_fill_in_each_dialect():
 def test_unopenable_store_is_unavailable(tmp_path):
     (tmp_path / "file").write_text("not a folder")
     with pytest.raises(StoreUnavailable):
-        Store(tmp_path / "file" / "db.sqlite")
+        open_store(tmp_path / "file" / "db.sqlite")
 
 
 def test_transaction_rolls_back(store):
@@ -218,7 +218,7 @@ def test_no_migration_statement_is_only_a_comment():
 def two_pg(pg_url):
     """Two stores on one PostgreSQL database: two processes."""
     clock = Clock()
-    a, b = Store(pg_url, clock=clock), Store(pg_url, clock=clock)
+    a, b = open_store(pg_url, clock=clock), open_store(pg_url, clock=clock)
     yield a, b
     a.close()
     b.close()

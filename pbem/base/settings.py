@@ -89,7 +89,7 @@ class Settings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
 
     @property
     def store_target(self) -> str | Path:
-        """What Store() opens: the PostgreSQL URL, or the SQLite file."""
+        """What open_store() opens: the PostgreSQL URL, or the SQLite file."""
         return self.db_url or self.db_path
 
     @property

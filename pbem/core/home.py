@@ -9,7 +9,7 @@ import stat
 from pathlib import Path
 
 from pbem.base import settings as settings_mod, tokens
-from pbem.store import Store
+from pbem.store import open_store
 
 PRIVATE = 0o600
 
@@ -49,7 +49,7 @@ def init(home: str | Path) -> list[str]:
         cfg.db_path.parent.mkdir(parents=True, exist_ok=True)
         if _create_private(cfg.db_path):  # SQLite gives its -wal and -shm files the database's mode
             made.append(str(cfg.db_path))
-    Store(cfg.store_target).close()  # the schema
+    open_store(cfg.store_target).close()  # the schema
     for folder in (cfg.inbox_path, cfg.outbox_path):
         folder.mkdir(parents=True, exist_ok=True)
     return made

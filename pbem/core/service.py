@@ -7,7 +7,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from pbem.base import settings as settings_mod, tokens
-from pbem.store import Clock, Store, utcnow
+from pbem.store import Clock, Store, open_store, utcnow
 
 if TYPE_CHECKING:
     from engine.interface import Engine
@@ -42,5 +42,5 @@ def open_service(home=None, *, settings: settings_mod.Settings | None = None, en
                  clock: Clock | None = None) -> Service:
     """The service over `home` (default ./var or $PBEM_HOME). Raises StoreUnavailable."""
     cfg = settings or settings_mod.load(home)
-    store = Store(cfg.store_target, clock=clock or utcnow)
+    store = open_store(cfg.store_target, clock=clock or utcnow)
     return Service(cfg, store, engine or _real_engine(), tokens.load_key(cfg.key_path))

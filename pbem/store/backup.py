@@ -16,7 +16,7 @@ import os
 import sqlite3
 from pathlib import Path
 
-from pbem.store.base import Store
+from pbem.store import open_store
 from pbem.store.common import is_url
 
 
@@ -43,7 +43,7 @@ def check(path: Path) -> list[str]:
         return [f"{path}: not a readable store ({e})"]
     if ok != "ok":
         return [f"{path}: integrity check: {ok}"]
-    store = Store(path)
+    store = open_store(path)
     try:
         return [f"{g}: {p}" for g in games for p in store.verify_chain(g)]
     finally:

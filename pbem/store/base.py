@@ -20,7 +20,7 @@ import msgspec
 
 from pbem.base import tokens
 from pbem.store import migrations
-from pbem.store.common import _CHAINED, Clock, chain_hash, is_url, iso
+from pbem.store.common import _CHAINED, Clock, chain_hash, iso
 
 
 class Store:
@@ -31,15 +31,6 @@ class Store:
     notifies = False  # True: watch() wakes an idle daemon when another process queues work
     errors: tuple[type[BaseException], ...] = ()  # what the database raises when it fails
     clock: Clock  # set by the dialect's __init__
-
-    def __new__(cls, target=None, *args, **kwargs):
-        """`Store(path)` opens SQLite, `Store("postgresql://…")` PostgreSQL."""
-        if cls is Store:
-            if is_url(target):
-                from pbem.store.postgres import PostgresStore as cls  # psycopg only where used
-            else:
-                from pbem.store.sqlite import SqliteStore as cls
-        return super().__new__(cls)
 
     # what a dialect provides
     def close(self) -> None: ...

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from pbem.store import open_store
 from pbem.store.base import Store
 from pbem.store.common import is_url
 
@@ -34,7 +35,7 @@ def open_target(target: str | Path) -> Store:
         target = settings_mod.load(target).store_target
     if not is_url(target) and not Path(target).exists():
         os.close(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))  # the seeds are secret
-    return Store(target if is_url(target) else Path(target))
+    return open_store(target if is_url(target) else Path(target))
 
 
 def copy(src: Store, dst: Store) -> dict[str, int]:
