@@ -39,7 +39,7 @@ from pgcluster import Cluster, _bin_dir  # noqa: E402
 import timing  # noqa: E402
 from pbem.core import home as home_mod  # noqa: E402
 from pbem.play import newgame
-from pbem.outbound import outbox
+from pbem.outbound import sending
 from pbem.base import settings as settings_mod
 from pbem.core.service import open_service  # noqa: E402
 from pbem.store import Store, open_store  # noqa: E402
@@ -76,7 +76,7 @@ def prepare(root: Path, n_games: int) -> tuple[Path, list[bytes]]:
     for g in range(n_games):
         newgame.create(svc, game_config(name=f"s{g:03d}", seed=f"scale-seed-{g:04d}-abcdefgh", players=PLAYERS))
     import asyncio
-    asyncio.run(outbox.send_due(svc))  # the welcomes and first reports: not the burst's
+    asyncio.run(sending.send_due(svc))  # the welcomes and first reports: not the burst's
     for f in (base / "outbox").glob("*.eml"):
         f.unlink()
     answers = []

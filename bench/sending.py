@@ -10,7 +10,7 @@ bytes()). Each in CPU time, mail by mail in rounds of `--per-round` mails: the r
 round is MIME / rendering, medians and spread over the rounds. Target: MIME <= 1x rendering.
 
 Then the same mails go to a real SMTP server in its own process (aiosmtpd's command line,
-a sink, on 127.0.0.1) through `outbox.send_due`: mails per second (wall) and this process's
+a sink, on 127.0.0.1) through `sending.send_due`: mails per second (wall) and this process's
 CPU per mail, over `--smtp-rounds` rounds.
 
     .venv/bin/python bench/sending.py [--mails 300] [--per-round 20] [--smtp-rounds 3]
@@ -37,6 +37,7 @@ from pipeline import Games
 
 from pbem.base import log, settings as settings_mod
 from pbem.outbound import outbox
+from pbem.outbound import sending
 from pbem.inbound.process import handle
 from pbem.core.service import open_service
 
@@ -112,7 +113,7 @@ def smtp(svc, rows: list[dict], n_rounds: int) -> None:
                     f"UPDATE outbox SET status = 'queued', claimed_by = NULL, claim_until = NULL, "
                     f"next_attempt_at = created_at WHERE id IN ({', '.join('?' * len(ids))})", ids)
             got = {}
-            sample = timing.timed(lambda got=got: got.setdefault("n", asyncio.run(outbox.send_due(svc))))
+            sample = timing.timed(lambda got=got: got.setdefault("n", asyncio.run(sending.send_due(svc))))
             per_second.append(got["n"] / sample.wall)
             cpu.append(sample.cpu / got["n"])
         print(f"SMTP to aiosmtpd (its own process, 127.0.0.1, one connection a round): {len(rows)} mails a round, "

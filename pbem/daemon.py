@@ -25,7 +25,7 @@ import watchfiles
 from pbem.base import clock, log
 from pbem.inbound import process
 from pbem.ingest import dropfolder, imap, maildir, pipe
-from pbem.outbound import outbox
+from pbem.outbound import sending
 from pbem.pace import deadlines
 
 if TYPE_CHECKING:
@@ -83,7 +83,7 @@ async def cycle(svc: Service, stop: threading.Event | None = None,
             failed.append("deadlines")
     if not stop.is_set():
         try:
-            await outbox.send_due(svc, stop=stop)
+            await sending.send_due(svc, stop=stop)
         except Exception:
             logger.exception("sending failed")
             failed.append("sending")

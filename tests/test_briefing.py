@@ -8,17 +8,15 @@ logged move applied again from the game's start), never from what the service st
 import asyncio
 
 import pytest
-
-from pbem.pace import briefing
-from pbem.core import games
-from pbem.play import newgame
-from pbem.play import moderator
-from pbem.outbound import outbox, render, reports, turnmail
-from pbem.inbound.process import handle
-
 from bymail import play_by_mail
 from conftest import game_config, mail, token
 from test_leaks import HEROES, named, readable, spells_held
+
+from pbem.core import games
+from pbem.inbound.process import handle
+from pbem.outbound import outbox, render, reports, sending, turnmail
+from pbem.pace import briefing
+from pbem.play import moderator, newgame
 
 NAMES = [n for n, _ in HEROES]
 
@@ -206,6 +204,6 @@ def test_a_bounced_briefing_gives_the_seat_its_backlog_back(fake):
     moderator.replace_player(svc, g, "bob", "robert@example.org")
     [row] = [r for r in svc.store.outbox_rows() if r["kind"] == "briefing"]
     assert svc.store.player(g, "bob")["reported_seq"] == 6
-    asyncio.run(outbox.send_due(svc))  # only a sent mail can bounce
+    asyncio.run(sending.send_due(svc))  # only a sent mail can bounce
     handle(svc, bounce_of(svc, row))
     assert svc.store.player(g, "bob")["reported_seq"] == 2

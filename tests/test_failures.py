@@ -9,18 +9,17 @@ import inspect
 import json
 from datetime import timedelta
 
-import pytest
-
 import fake_engine
+import pytest
+from conftest import game_config, legal, mail, token
+from test_cli import CONFIG, run  # noqa: F401  (run: a fixture)
+
 from pbem.daemon import cycle
 from pbem.inbound import process
 from pbem.ingest import dropfolder
-from pbem.outbound import outbox, render
+from pbem.outbound import render, sending
 from pbem.play import newgame
 from pbem.store import Store
-
-from conftest import game_config, legal, mail, token
-from test_cli import CONFIG, run  # noqa: F401  (run: a fixture)
 
 
 @pytest.fixture
@@ -43,7 +42,7 @@ STEPS = [
     (Store, "add_outbox"),
     (Store, "finish_inbox"),  # marked processed (its transaction not yet committed)
     (dropfolder, "archive"),  # committed; the file not yet moved
-    (outbox.FileSender, "send"),  # the .eml written; the row not yet marked sent
+    (sending.FileSender, "send"),  # the .eml written; the row not yet marked sent
     (Store, "outbox_sent"),
 ]
 
@@ -92,7 +91,7 @@ def test_failure_then_rerun_loses_nothing_and_applies_nothing_twice(make_service
     except Crash:
         svc.store.close()
         svc = make_service(engine=fake_engine, clock=svc.clock)  # a new process on the same home
-        svc.clock.t += timedelta(seconds=outbox.lease_seconds(svc))  # a dead sender's claims run out
+        svc.clock.t += timedelta(seconds=sending.lease_seconds(svc))  # a dead sender's claims run out
     assert fired, f"{name} was not reached"
     monkeypatch.undo()
     asyncio.run(cycle(svc))  # the rerun
@@ -119,7 +118,7 @@ def test_a_send_failing_on_our_side_is_put_back_and_serve_once_says_so(run, tmp_
     go, `serve --once` exits 1 naming it, and the next round sends it."""
     (tmp_path / "game.toml").write_text(CONFIG)
     run("game", "new", tmp_path / "game.toml")  # its welcomes and first reports wait to be sent
-    real, failed = outbox.FileSender.send, []
+    real, failed = sending.FileSender.send, []
 
     async def send(self, row, raw):
         if not failed:
@@ -127,7 +126,7 @@ def test_a_send_failing_on_our_side_is_put_back_and_serve_once_says_so(run, tmp_
             raise RuntimeError("injected failure")
         await real(self, row, raw)
 
-    monkeypatch.setattr(outbox.FileSender, "send", send)
+    monkeypatch.setattr(sending.FileSender, "send", send)
     result = run("serve", "--once", code=1)
     assert f"error: mail {failed[0]} (" in result.stderr
     assert "sending failed: RuntimeError: injected failure" in result.stderr

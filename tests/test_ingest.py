@@ -3,22 +3,21 @@ import asyncio
 import io
 import mailbox
 import os
-import sqlite3
 import signal
 import socket
+import sqlite3
 import threading
 
+import fake_engine
 import pytest
 from aiosmtpd.controller import Controller
+from conftest import game_config, legal, mail, token, turn_file
 
-import fake_engine
 from pbem import daemon
-from pbem.play import newgame
-from pbem.outbound import outbox
 from pbem.base import settings as settings_mod
 from pbem.ingest import dropfolder, files, maildir, pipe, stdin
-
-from conftest import game_config, legal, mail, token, turn_file
+from pbem.outbound import sending
+from pbem.play import newgame
 
 
 def answer(svc, game, **kw):
@@ -247,7 +246,7 @@ def test_smtp_sender_delivers_with_token_in_reply_to(make_service):
         smtp = settings_mod.SmtpSettings(host="127.0.0.1", port=port, starttls=False, timeout=5)
         svc = make_service(engine=fake_engine, smtp=smtp)
         game = newgame.create(svc, game_config())
-        assert asyncio.run(outbox.send_due(svc)) == 4
+        assert asyncio.run(sending.send_due(svc)) == 4
     finally:
         controller.stop()
     assert len(handler.messages) == 4
@@ -260,10 +259,10 @@ def test_smtp_failure_is_retried_later_then_marked_failed(make_service):
     smtp = settings_mod.SmtpSettings(host="127.0.0.1", port=1, starttls=False, timeout=1)
     svc = make_service(engine=fake_engine, smtp=smtp, send_attempts=2, send_for_hours=0)
     newgame.create(svc, game_config())
-    assert asyncio.run(outbox.send_due(svc)) == 0
+    assert asyncio.run(sending.send_due(svc)) == 0
     rows = svc.store.outbox_rows()
     assert all(r["status"] == "queued" and r["attempts"] == 1 and r["last_error"] for r in rows)
     svc.store.db.execute("UPDATE outbox SET next_attempt_at = '2000-01-01T00:00:00Z'")
-    asyncio.run(outbox.send_due(svc))
+    asyncio.run(sending.send_due(svc))
     assert all(r["status"] == "failed" for r in svc.store.outbox_rows())
     assert svc.store.outbox_retry_failed() == 4

@@ -28,16 +28,15 @@ from pathlib import Path
 
 import pytest
 from aiosmtpd.controller import Controller
+from conftest import ADDRESS, game_config, mail, token, turn_file
+from test_smtp import free_port
 
 from pbem.base import settings as settings_mod
 from pbem.core import games
 from pbem.core.service import open_service
 from pbem.ingest import dropfolder
-from pbem.outbound import outbox
+from pbem.outbound import sending
 from pbem.play import newgame
-
-from conftest import ADDRESS, game_config, mail, token, turn_file
-from test_smtp import free_port
 
 PBEM = [sys.executable, "-c", "import sys; from pbem.cli import main; sys.exit(main())"]
 PLAYERS = [("alice", "alice@example.org"), ("bob", "bob@example.org"), ("carol", "carol@example.org")]
@@ -128,7 +127,7 @@ def lease(home: Path) -> float:
     a second: more than send_lease_seconds here)."""
     svc = open_service(home)
     try:
-        return outbox.lease_seconds(svc)
+        return sending.lease_seconds(svc)
     finally:
         svc.store.close()
 

@@ -7,17 +7,15 @@ import os
 import re
 from pathlib import Path
 
+import fake_engine
 import jinja2
 import pytest
-
-import fake_engine
-from pbem.outbound import bounces, outbox, render, reports
-from pbem.core import games
-from pbem.play import newgame
-from pbem.play import moderator
-from pbem.inbound.process import handle
-
 from conftest import game_config, legal, mail, token
+
+from pbem.core import games
+from pbem.inbound.process import handle
+from pbem.outbound import bounces, outbox, render, reports, sending
+from pbem.play import moderator, newgame
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
 HEROES = [("alice", "alice@example.org", "wizard"), ("bob", "bob@example.org", "priest"),
@@ -220,13 +218,13 @@ def test_a_mail_is_queued_as_its_context_and_rendered_once_when_sent(fake_svc, f
     real = render.render
     monkeypatch.setattr(render, "render", lambda svc, name, ctx: 1 / 0 if ctx == json.loads(queued[0]["context"])
                         else real(svc, name, ctx))
-    assert asyncio.run(outbox.send_due(fake_svc)) == len(queued) - 1
+    assert asyncio.run(sending.send_due(fake_svc)) == len(queued) - 1
     after = {r["id"]: fake_svc.store.outbox_mail(r["id"]) for r in queued}
     assert after[broken]["status"] == "queued" and after[broken]["context"]
     assert all(r["status"] == "sent" and r["context"] is None and "Talisman game autumn" in r["text"]
                for i, r in after.items() if i != broken)
     monkeypatch.undo()
-    assert asyncio.run(outbox.send_due(fake_svc)) == 1
+    assert asyncio.run(sending.send_due(fake_svc)) == 1
     sent = fake_svc.store.outbox_mail(broken)
     assert sent["status"] == "sent" and sent["context"] is None and sent["text"]
 

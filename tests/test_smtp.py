@@ -7,19 +7,17 @@ import socket
 from datetime import timedelta
 from email.policy import default as default_policy
 
+import fake_engine
 import pytest
 from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import AuthResult
-
-import fake_engine
-from pbem.core import games
-from pbem.play import newgame
-from pbem.play import moderator
-from pbem.outbound import outbox
-from pbem.base import settings as settings_mod
-from pbem.inbound.process import handle
-
 from conftest import Clock, game_config, legal, mail, token
+
+from pbem.base import settings as settings_mod
+from pbem.core import games
+from pbem.inbound.process import handle
+from pbem.outbound import outbox, sending
+from pbem.play import moderator, newgame
 
 
 def free_port() -> int:
@@ -96,7 +94,7 @@ def smtp_service(make_service, port, clock, **smtp):
 def send_until_done(svc, clock, rounds=30) -> None:
     """Send, then let time pass past every backoff, until nothing waits."""
     for _ in range(rounds):
-        asyncio.run(outbox.send_due(svc))
+        asyncio.run(sending.send_due(svc))
         if not svc.store.outbox_rows(status="queued"):
             return
         clock.t += timedelta(hours=7)
@@ -186,7 +184,7 @@ def test_the_outbox_goes_out_by_smtp_with_a_keyed_return_path_of_the_game_addres
     # VERP: the game address with a tag naming the row, keyed (pbem/bounces.py believes only these)
     by_id = {r["message_id"]: r for r in rows}
     assert [frm for frm, _ in handler.envelopes] == [
-        outbox.return_path(svc, svc.store.outbox_mail(by_id[m["Message-ID"]]["id"])) for m in handler.received]
+        sending.return_path(svc, svc.store.outbox_mail(by_id[m["Message-ID"]]["id"])) for m in handler.received]
     assert all(frm.startswith("talisman+bounce-") and frm.endswith("@example.org") for frm, _ in handler.envelopes)
     assert {tuple(to) for _, to in handler.envelopes} == {("alice@example.org",), ("bob@example.org",)}
     assert all(r["status"] == "sent" for r in rows)
@@ -200,7 +198,7 @@ def test_refusals_for_a_while_then_every_mail_arrives_exactly_once(make_service,
         move = svc.engine.legal_moves(games.state(svc, games.get(svc, g)))[0]
         handle(svc, mail([f"{move.prompt}: {move.key}"], sender=f"{move.player}@example.org",
                          tok=token(svc, g, move.player)))
-        asyncio.run(outbox.send_due(svc))
+        asyncio.run(sending.send_due(svc))
     send_until_done(svc, clock)
     rows = svc.store.outbox_rows()
     assert handler.refuse == 0 and handler.drop == 0  # it did refuse, and drop the link
@@ -209,18 +207,18 @@ def test_refusals_for_a_while_then_every_mail_arrives_exactly_once(make_service,
 
 
 def test_backoff_grows_with_jitter():
-    waits = [outbox.backoff(n).total_seconds() / 60 for n in range(4) for _ in range(20)]
+    waits = [sending.backoff(n).total_seconds() / 60 for n in range(4) for _ in range(20)]
     for n in range(4):
         mine = waits[n * 20:(n + 1) * 20]
         assert all(2 ** n <= w <= 2 ** n * 1.2 for w in mine) and len(set(mine)) > 1
-    assert outbox.backoff(30) <= timedelta(hours=7.2)
+    assert sending.backoff(30) <= timedelta(hours=7.2)
 
 
 def test_a_5xx_marks_the_mail_failed_and_the_player_undeliverable(make_service, smtp_server):
     handler, clock = Handler(reject={"bob@example.org"}), Clock()
     svc = smtp_service(make_service, smtp_server(handler), clock)
     g = newgame.create(svc, game_config(moderator="mod@example.org"))
-    asyncio.run(outbox.send_due(svc))
+    asyncio.run(sending.send_due(svc))
     bob_rows = [r for r in svc.store.outbox_rows() if r["to_addr"] == "bob@example.org"]
     assert bob_rows and all(r["status"] == "failed" and r["attempts"] == 1 and "550" in r["last_error"]
                             for r in bob_rows)
@@ -239,7 +237,7 @@ def test_a_timeout_after_data_retries_the_same_mail(make_service, smtp_server):
     handler, clock = Handler(slow=2.5), Clock()
     svc = smtp_service(make_service, smtp_server(handler), clock, timeout=1)
     newgame.create(svc, game_config())
-    asyncio.run(outbox.send_due(svc))
+    asyncio.run(sending.send_due(svc))
     first = svc.store.outbox_rows()[0]
     assert first["status"] == "queued" and first["attempts"] == 1  # ambiguous: it may have gone
     send_until_done(svc, clock)
@@ -260,7 +258,7 @@ def test_login_from_the_config(make_service, smtp_server):
     port = smtp_server(handler, authenticator=Users(), auth_required=True, auth_require_tls=False)
     wrong = smtp_service(make_service, port, clock, username="talisman", password="wrong", timeout=1)
     newgame.create(wrong, game_config())
-    asyncio.run(outbox.send_due(wrong))
+    asyncio.run(sending.send_due(wrong))
     assert handler.received == [] and all(r["status"] == "queued" for r in wrong.store.outbox_rows())
     assert all(p["undeliverable"] is None for p in wrong.store.players("autumn"))  # our login, not their address
     right = smtp_service(make_service, port, clock, username="talisman", password="s3cret")
@@ -307,7 +305,7 @@ Diagnostic-Code: smtp; 550 5.1.1 unknown user
 
 def sent_report(svc, name: str) -> dict:
     """The latest report to `name`, sent (by the file sender)."""
-    asyncio.run(outbox.send_due(svc))
+    asyncio.run(sending.send_due(svc))
     return max((r for r in svc.store.outbox_rows() if r["player"] == name and r["status"] == "sent"),
                key=lambda r: r["id"])
 
@@ -315,7 +313,7 @@ def sent_report(svc, name: str) -> dict:
 def bounce_of(svc, row: dict, action="failed") -> bytes:
     """The bounce of outbox row `row` as it comes back to the mail's return path."""
     return dsn(row["to_addr"], row["message_id"], action=action,
-               to=outbox.return_path(svc, svc.store.outbox_mail(row["id"])))
+               to=sending.return_path(svc, svc.store.outbox_mail(row["id"])))
 
 
 def test_a_bounce_marks_the_player_undeliverable_and_tells_the_moderator(fake_svc):
@@ -355,7 +353,7 @@ def test_a_bounced_report_leaves_its_events_for_the_next_report(fake_svc):
         if bounced:
             break
     assert bounced, "bob was never mailed a report"
-    asyncio.run(outbox.send_due(fake_svc))
+    asyncio.run(sending.send_due(fake_svc))
     handle(fake_svc, bounce_of(fake_svc, bounced))
     assert fake_svc.store.player(g, "bob")["reported_seq"] == bounced["since_seq"]
     lost = outbox.mail(fake_svc, bounced["id"])["text"]
@@ -379,7 +377,7 @@ def test_a_forged_bounce_is_not_believed(fake_svc):
     report = sent_report(fake_svc, "bob")
     reported = fake_svc.store.player(g, "bob")["reported_seq"]
     before = len(fake_svc.store.outbox_rows())
-    tag = outbox.return_path(fake_svc, fake_svc.store.outbox_mail(report["id"]))
+    tag = sending.return_path(fake_svc, fake_svc.store.outbox_mail(report["id"]))
     forged_tag = tag.replace(tag.split("-")[-1].split("@")[0], "0" * 16)
     for forged in (dsn("bob@example.org", report["message_id"]),  # the Message-ID, guessed
                    dsn("bob@example.org", None),  # only the address
@@ -447,7 +445,7 @@ def test_an_untrusted_certificate_is_refused_and_retried(make_service, smtp_serv
     port = smtp_server(handler, tls_context=server_context(certificate), require_starttls=True)
     svc = smtp_service(make_service, port, clock, starttls=True)  # no cert_bundle: not trusted
     newgame.create(svc, game_config())
-    asyncio.run(outbox.send_due(svc))
+    asyncio.run(sending.send_due(svc))
     assert handler.received == []
     assert all(r["status"] == "queued" and r["attempts"] >= 1 for r in svc.store.outbox_rows())
 
@@ -467,7 +465,7 @@ def test_a_three_day_outage_loses_no_mail_and_tells_the_moderator_once(make_serv
     server.stop()  # the outage begins
     rounds = 0
     while clock.t < Clock().t + timedelta(days=3):
-        asyncio.run(outbox.send_due(svc))
+        asyncio.run(sending.send_due(svc))
         clock.t += timedelta(minutes=20)
         rounds += 1
     rows = svc.store.outbox_rows()
@@ -494,7 +492,7 @@ def test_mail_is_given_up_only_after_send_for_hours_and_the_moderator_is_told(ma
     newgame.create(svc, game_config())
     _running[-1].stop()
     for _ in range(120):  # 30 hours: the players' mails, then the moderator's notices, are given up
-        asyncio.run(outbox.send_due(svc))
+        asyncio.run(sending.send_due(svc))
         clock.t += timedelta(minutes=15)
     rows = svc.store.outbox_rows()
     given_up = [r for r in rows if r["status"] == "failed" and r["kind"] != "notice"]

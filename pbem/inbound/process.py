@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 from pbem.base import log, mailpolicy, tokens
 from pbem.core import games
 from pbem.inbound import orders
-from pbem.outbound import bounces, observers, outbox, press, reports
+from pbem.outbound import announce, bounces, observers, outbox, press, reports
 from pbem.pace import moves, standing
 from pbem.play import moderator
 from pbem.store import StoreUnavailable, iso
@@ -518,7 +518,7 @@ def apply_order(svc: Service, game: dict, player: dict, row: dict, order: orders
                              extra=extra, in_reply_to=order.message_id, inbox_id=row["id"])
         status = "checked"
     elif played.applied or played.standing:
-        reports.queue_reports(svc, game, played, sender=player["name"],
+        announce.queue_reports(svc, game, played, sender=player["name"],
                               sender_kind=kind, sender_extra=extra, in_reply_to=order.message_id, inbox_id=row["id"])
         status = played.status
     else:  # nothing played: only the sender hears (a receipt for settings, else an error)

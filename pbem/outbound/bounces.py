@@ -58,7 +58,7 @@ def failures(raw: bytes) -> list[tuple[str, str]]:
 
 def sent_mail(svc: Service, raw: bytes) -> dict | None:
     """The outbox row a bounce came back for: named by the keyed tag of the envelope sender it
-    was sent with (VERP, outbox.return_path), which the receiving MTA writes into the
+    was sent with (VERP, sending.return_path), which the receiving MTA writes into the
     bounce's delivery headers. Anything else (a stranger's forged report naming a guessable
     Message-ID, an address) names nothing."""
     head = _HEADER_END.split(raw[:65536], 1)[0].decode("latin-1")

@@ -285,44 +285,6 @@ def question_replied_to(svc: Service, game: dict, player: str, references: list[
     return None
 
 
-def queue_reports(svc: Service, game: dict, played, *, sender: str | None = None, sender_kind: str = "receipt",
-                  sender_extra: dict | None = None, also=(), in_reply_to: str | None = None,
-                  inbox_id: int | None = None) -> None:
-    """After moves (`played`, a moves.Played): a report to those pbem/outbound/turnmail.py names -- the
-    sender (their receipt or error), `also`, the newly asked, everyone when a turn began;
-    when the game is over, the game-over mail to everyone, with the seed."""
-    state, seq = played.state, played.seq
-    over = bool(getattr(state, "over", False))
-    extra = {"seed": game["seed"], "commitment": game["seed_commitment"]} if over else {}
-    to = turnmail.mailed(svc, game, played, svc.store.players(game["id"], active_only=True), sender=sender, also=also)
-    frame = make_frame(svc, state) if to else None
-    stored = svc.store.add_frame(msgspec.json.encode(frame).decode()) if len(to) > 1 else None
-    backlog = turnmail.Backlog(svc, game["id"], min(p["reported_seq"] for p in to), seq) if to else None
-    svc.store.set_reported(game["id"], [p["name"] for p in to if p["reported_seq"] != seq], seq)
-    for player in to:
-        mine = player["name"] == sender
-        kind = "gameover" if over else sender_kind if mine else "report"
-        queue_report(svc, game, player, state, kind=kind, mid_parts=("over",) if over else (seq,),
-                     extra={**extra, **(sender_extra or {})} if mine else extra, frame=frame, backlog=backlog,
-                     in_reply_to=in_reply_to if mine else None, inbox_id=inbox_id, stored_frame=stored, reported=True)
-    if turnmail.everyone(svc.engine, played):
-        from pbem.outbound import observers  # here: observers reports through this module
-        observers.queue(svc, game, state, key="over" if over else seq, frame=frame)
-    if svc.engine.MODERATOR in svc.engine.waiting_for(state):
-        queue_digest(svc, game, state, "The game waits for you: a card needs your ruling.", key=seq, frame=frame)
-
-
-def queue_game_over(svc: Service, game: dict, state, *, ended_by_moderator: bool = False) -> None:
-    """The last mail of a game to every player: the final report and the seed revealed."""
-    frame = make_frame(svc, state)
-    game = {**game, "status": "ended"}
-    extra = {"seed": game["seed"], "commitment": game["seed_commitment"], "ended_by_moderator": ended_by_moderator}
-    for player in svc.store.players(game["id"], active_only=True):
-        queue_report(svc, game, player, state, kind="gameover", mid_parts=("over",), extra=extra, frame=frame)
-    from pbem.outbound import observers  # here: observers reports through this module
-    observers.queue(svc, game, state, key="over", frame=frame)
-
-
 def notice(svc: Service, subject: str, lines: list[str], *, key: str, game: str | None = None, to: str | None = None) -> bool:
     """A plain notice to the moderator (`key` makes it once per occasion); only logged where
     no moderator address is set."""

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from pbem.base import clock, log
 from pbem.core import games
 from pbem.core.games import GameError, seat_config
-from pbem.outbound import outbox, reports
+from pbem.outbound import announce, outbox, reports
 from pbem.pace import moves, vacation
 from pbem.pace.pace import Pace, default_key, pace_of
 from pbem.store import iso
@@ -214,7 +214,7 @@ def _default(svc: Service, game: dict, row: dict, now: datetime) -> bool:
     extra = {"applied": played.applied, "failed": None, "unused": [], "check": False,
              "defaulted": {"prompt": prompt.id, "question": prompt.question, "key": key,
                            "due": clock.local(clock.parse(row["due_at"]), tz)}}
-    reports.queue_reports(svc, game, played, sender=row["player"],
+    announce.queue_reports(svc, game, played, sender=row["player"],
                           sender_kind="default", sender_extra=extra)
     log.get(game=game["id"]).info("default played", player=row["player"], prompt=prompt.id, key=key)
     return True

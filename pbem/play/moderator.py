@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from pbem.base import log, tokens
 from pbem.core import games
 from pbem.core.games import GameError
-from pbem.outbound import outbox, reports, turnmail
+from pbem.outbound import announce, outbox, reports, turnmail
 from pbem.pace import (
     briefing,  # substitutes
     moves,
@@ -33,7 +33,7 @@ def _active(svc: Service, game_id: str) -> dict:
 
 def _after(svc: Service, game: dict, played: Played, *, also=()) -> None:
     if played.applied or played.standing:
-        reports.queue_reports(svc, game, played, also=also)
+        announce.queue_reports(svc, game, played, also=also)
 
 
 def start(svc: Service, game_id: str) -> None:
@@ -55,7 +55,7 @@ def end(svc: Service, game_id: str) -> None:
             raise GameError(f"{game_id} has ended already")
         svc.store.update_game(game_id, status="ended")
         if game["status"] == "active":  # the players learn the end and the seed
-            reports.queue_game_over(svc, game, games.state(svc, game), ended_by_moderator=True)
+            announce.queue_game_over(svc, game, games.state(svc, game), ended_by_moderator=True)
     log.get(game=game_id).info("game ended by the moderator")
 
 
