@@ -32,6 +32,7 @@ from pbem.play import newgame
 from pbem.base import log, settings as settings_mod
 from pbem.play import moderator
 from pbem.pace import standing
+from pbem.pace import answering
 from pbem.inbound.process import handle  # noqa: E402
 from pbem.core.service import open_service  # noqa: E402
 
@@ -50,7 +51,7 @@ ORDERS = [
     "when pay-heal answer default",
     "when counterspell answer let",
 ]
-RULES = [(n, standing.parse(t)) for n, t in enumerate(ORDERS, 1)]
+RULES = [(n, answering.parse(t)) for n, t in enumerate(ORDERS, 1)]
 _WRITABLE = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 ADDRESS = "talisman@example.org"
 
@@ -65,7 +66,7 @@ class Run:
 
 def choice(prompt, player: str) -> str:
     """The bot's decision: what its orders would play, else a fixed rule (directions alternate)."""
-    hit = standing.match(RULES, prompt, player)
+    hit = answering.match(RULES, prompt, player)
     if hit:
         return hit[0]
     keys = [o.key for o in prompt.options if _WRITABLE.match(o.key)]

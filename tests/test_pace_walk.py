@@ -1,24 +1,22 @@
 """Weeks of games walked through time: every reminder and every default where it belongs,
 daylight-saving changes included; a game whose players all go silent still ends."""
 import asyncio
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
+import fake_engine
 import pytest
+from conftest import game_config, mail, token
 from freezegun import freeze_time
 
-import fake_engine
 from pbem import daemon
-from pbem.pace import deadlines, standing
 from pbem.core import games
-from pbem.play import newgame
-from pbem.play import moderator
-from pbem.outbound import outbox
 from pbem.ingest import dropfolder
+from pbem.outbound import outbox
+from pbem.pace import deadlines, schedule, standing
 from pbem.pace.pace import pace_of
+from pbem.play import moderator, newgame
 from pbem.store import utcnow
-
-from conftest import game_config, mail, token
 
 PACE = {"deadline": "48h", "reminders": ["24h", "2h"], "vacation_days": 14}
 ZONES = {"alice": "Europe/Berlin", "bob": "America/New_York"}
@@ -38,7 +36,7 @@ def local(t, tz):
 def test_three_weeks_hour_by_hour_across_daylight_saving(make_service):
     """alice (Berlin) never answers; bob (New York) answers 6 hours after each first reminder.
     Europe leaves summer time on 25 October 2026, New York on 1 November."""
-    start = datetime(2026, 10, 23, 9, 0, tzinfo=timezone.utc)
+    start = datetime(2026, 10, 23, 9, 0, tzinfo=UTC)
     with freeze_time(start, real_asyncio=True) as frozen:
         svc = make_service(engine=fake_engine, clock=utcnow)
         config = game_config(options={"turn_cap": 10}, pace=PACE)
@@ -103,7 +101,7 @@ def _next_event(svc, game_id, now):
     """The next time something is due in the game: a reminder or a deadline."""
     pace = pace_of(games.get(svc, game_id))
     times = []
-    for row in deadlines.open_rows(svc, game_id):
+    for row in schedule.open_rows(svc, game_id):
         due = when(row["due_at"])
         times.append(due)
         times += [due - r for r in pace.reminders if due - r > now]
@@ -122,7 +120,7 @@ class Clock:
 def test_a_game_whose_players_all_go_silent_still_ends_on_defaults(make_service):
     """The real engine, three players who never write: only reminders and defaults, up to the
     end (options.turn_cap rounds). Cards only the moderator can settle are skipped by them."""
-    clock = Clock(datetime(2026, 3, 1, 8, 0, tzinfo=timezone.utc))
+    clock = Clock(datetime(2026, 3, 1, 8, 0, tzinfo=UTC))
     svc = make_service(clock=clock)
     players = [("alice", "alice@example.org"), ("bob", "bob@example.org"), ("carol", "carol@example.org")]
     g = newgame.create(svc, game_config(seed="silent", players=players, options={"turn_cap": 2}, pace=PACE,
@@ -135,7 +133,7 @@ def test_a_game_whose_players_all_go_silent_still_ends_on_defaults(make_service)
             continue
         clock.t = _next_event(svc, g, clock.t)
         deadlines.tick(svc)
-        days = (clock.t - datetime(2026, 3, 1, 8, 0, tzinfo=timezone.utc)).days
+        days = (clock.t - datetime(2026, 3, 1, 8, 0, tzinfo=UTC)).days
         assert days < 365, "the game does not end"
     st = games.state(svc, games.get(svc, g))
     assert st.over and st.turn >= 2
@@ -151,7 +149,7 @@ def test_a_game_whose_players_all_go_silent_still_ends_on_defaults(make_service)
 
 def test_standing_orders_keep_answering_through_the_walk(make_service):
     """bob's standing order answers every question he is asked, at once: only alice has deadlines."""
-    clock = Clock(datetime(2026, 10, 23, 9, 0, tzinfo=timezone.utc))
+    clock = Clock(datetime(2026, 10, 23, 9, 0, tzinfo=UTC))
     svc = make_service(engine=fake_engine, clock=clock)
     g = newgame.create(svc, game_config(options={"turn_cap": 6}, pace=PACE))
     with svc.store.transaction():

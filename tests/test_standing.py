@@ -6,16 +6,14 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from conftest import game_config, mail, token, turn_file
 
 from pbem.core import games
-from pbem.play import newgame
-from pbem.play import moderator
 from pbem.inbound import orders
-from pbem.outbound import outbox
-from pbem.pace import standing
 from pbem.inbound.process import handle
-
-from conftest import game_config, mail, token, turn_file
+from pbem.outbound import outbox
+from pbem.pace import answering, standing
+from pbem.play import moderator, newgame
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -25,7 +23,7 @@ def prompt(kind, *keys, id=7):
 
 
 def rules(*texts):
-    return [(n, standing.parse(t)) for n, t in enumerate(texts, 1)]
+    return [(n, answering.parse(t)) for n, t in enumerate(texts, 1)]
 
 
 def send(svc, game, player, *lines, subject=None):
@@ -46,13 +44,13 @@ def fake(fake_svc):
 # -- reading -----------------------------------------------------------------------------
 
 def test_orders_are_read_and_bad_ones_explained():
-    assert standing.parse("Reroll-If-Losing").prefer == ("reroll", "reroll-low")
-    assert standing.parse("when fight answer fight").kinds == ("fight",)
-    assert standing.parse("when  shop answer done, default").prefer == ("done", "default")
-    assert standing.parse("when choose answer no or enter").prefer == ("no", "enter")
+    assert answering.parse("Reroll-If-Losing").prefer == ("reroll", "reroll-low")
+    assert answering.parse("when fight answer fight").kinds == ("fight",)
+    assert answering.parse("when  shop answer done, default").prefer == ("done", "default")
+    assert answering.parse("when choose answer no or enter").prefer == ("no", "enter")
     for bad in ("always win", "when fight", "when fight answer", "reroll"):
         with pytest.raises(ValueError, match="not a standing order"):
-            standing.parse(bad)
+            answering.parse(bad)
 
 
 def test_standing_lines_are_kept_out_of_the_answer_lines():
@@ -84,7 +82,7 @@ def test_standing_lines_are_kept_out_of_the_answer_lines():
     (("when fight answer evade", "when fight answer fight"), prompt("fight", "fight", "evade"), ("evade", 1)),
 ])
 def test_which_order_answers_which_question(orders_, p, expected):
-    assert standing.match(rules(*orders_), p, "alice") == expected
+    assert answering.match(rules(*orders_), p, "alice") == expected
 
 
 # -- by mail -----------------------------------------------------------------------------
@@ -159,7 +157,7 @@ def test_a_removed_seat_s_orders_stop_and_a_new_holder_starts_without_them(fake)
 
 
 def test_orders_that_would_play_forever_stop_and_ask(fake_svc, monkeypatch):
-    monkeypatch.setattr(standing, "MAX_MOVES", 5)
+    monkeypatch.setattr(answering, "MAX_MOVES", 5)
     g = newgame.create(fake_svc, game_config(options={"turn_cap": 0}))
     send(fake_svc, g, "bob", "standing: when move answer rest")
     send(fake_svc, g, "alice", "standing: when move answer rest")

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 from pbem.base import clock
 from pbem.core import games
 from pbem.outbound import reports, turnmail
-from pbem.pace import deadlines, standing, vacation
+from pbem.pace import schedule, standing, vacation
 from pbem.pace.pace import pace_of
 
 if TYPE_CHECKING:
@@ -88,9 +88,9 @@ def hand_over(svc: Service, game: dict, player: dict, state, *, mid_parts: tuple
     if vacation.on_vacation(svc, game["id"], name, now):
         vacation.end(svc, game, name)
     pace = pace_of(game)
-    for row in deadlines.open_rows(svc, game["id"], name) if pace else []:
+    for row in schedule.open_rows(svc, game["id"], name) if pace else []:
         if pace and clock.parse(row["due_at"]) < now + pace.deadline:
-            deadlines.move_due(svc, row, now + pace.deadline, now, pace)
+            schedule.move_due(svc, row, now + pace.deadline, now, pace)
     recent = turnmail.grouped(recent_events(svc, game, name, player["reported_seq"]))
     extra = {"recent": recent, "predecessors": [
         r["until"] for p in game["config"].get("players", []) if p.get("name") == name for r in p.get("replaced", [])]}

@@ -2,7 +2,7 @@
 vacations that pause it, and a guard that stops defaults during a suspected mail outage.
 
 Only a game with a [game.pace] table has deadlines (DESIGN.md). There is one row in the
-`deadlines` table per open question and player asked; `sync` keeps the rows in step with the
+`deadlines` table per open question and player asked; `schedule.sync` keeps the rows in step with the
 game whenever a move is recorded, and `tick` (every daemon cycle) sends the reminders due and
 plays the defaults of deadlines that passed. Every time comes from the service's clock, so
 `pbem serve --once --now T` and the tests walk through weeks at will. docs/pace.md has the rules.
@@ -20,7 +20,7 @@ from pbem.base import clock, log
 from pbem.core import games
 from pbem.core.games import GameError, seat_config
 from pbem.outbound import announce, outbox, reports
-from pbem.pace import moves, vacation
+from pbem.pace import moves, schedule, vacation
 from pbem.pace.pace import Pace, default_key, pace_of
 from pbem.store import iso
 
@@ -28,55 +28,6 @@ if TYPE_CHECKING:
     from pbem.core.service import Service
 
 ACTOR = "deadline"  # the log's actor for a default answer
-
-
-def secs(d: timedelta) -> str:
-    return str(int(d.total_seconds()))
-
-
-# -- the rows ----------------------------------------------------------------------------
-
-def open_rows(svc: Service, game_id: str, player: str | None = None) -> list[dict]:
-    return svc.store.deadlines(game_id, player)
-
-
-def _reached(pace: Pace, now: datetime, due: datetime) -> str:
-    """The lead times whose reminder time is past at `now`: never sent for this due time."""
-    return ",".join(secs(r) for r in pace.reminders if now >= due - r)
-
-
-def _next_at(pace: Pace | None, due: datetime, reminded: str) -> str:
-    """When the scan must look at the row next: its first reminder not yet sent, else `due`."""
-    done = set(filter(None, reminded.split(",")))
-    return iso(min([due - r for r in (pace.reminders if pace else ()) if secs(r) not in done] + [due]))
-
-
-def sync(svc: Service, game: dict, state, actor: str | None = None) -> None:
-    """Open a deadline for each player a question now waits for, and close those no longer
-    waited for (answered by `actor`). Called after every recorded move."""
-    pace = pace_of(game)
-    if pace is None or game.get("status") == "waiting":
-        return
-    eng, now = svc.engine, svc.now()
-    asked = {} if state.over else {(p.id, name): p for p in eng.prompts(state) for name in p.players
-                                   if name != eng.MODERATOR}
-    for row in open_rows(svc, game["id"]):
-        if asked.pop((row["prompt"], row["player"]), None) is None:
-            svc.store.update_deadline(game["id"], row["prompt"], row["player"], closed_at=iso(now), closed_by=actor,
-                                      status="closed" if state.over else "answered")
-    for (prompt_id, name), p in asked.items():
-        due = vacation.paused_until(svc, game["id"], name, now, pace.deadline)
-        reminded = _reached(pace, now, due)
-        svc.store.open_deadline(game["id"], prompt_id, name, kind=p.kind, default_key=default_key(p, name),
-                                opened_at=iso(now), due_at=iso(due), reminded=reminded,
-                                next_at=_next_at(pace, due, reminded))
-
-
-def move_due(svc: Service, row: dict, due: datetime, now: datetime, pace: Pace) -> None:
-    """A new due time: the reminders not yet reached are armed again, the others stay done."""
-    reminded = _reached(pace, now, due)
-    svc.store.update_deadline(row["game"], row["prompt"], row["player"], due_at=iso(due), reminded=reminded,
-                              guard="", next_at=_next_at(pace, due, reminded))
 
 
 # -- the moderator: extend, resume -------------------------------------------------------------
@@ -89,12 +40,12 @@ def extend(svc: Service, game_id: str, player: str | None, length: timedelta) ->
         pace = pace_of(game)
         if pace is None:
             raise GameError(f"{game_id} has no deadlines ([game.pace])")
-        rows = open_rows(svc, game_id, player)
+        rows = schedule.open_rows(svc, game_id, player)
         if not rows:
             raise GameError(f"{game_id}: no open deadline" + (f" for {player}" if player else ""))
         for row in rows:
-            move_due(svc, row, max(clock.parse(row["due_at"]), now) + length, now, pace)
-        out = open_rows(svc, game_id, player)
+            schedule.move_due(svc, row, max(clock.parse(row["due_at"]), now) + length, now, pace)
+        out = schedule.open_rows(svc, game_id, player)
     log.get(game=game_id).info("deadline extended", player=player, by=str(length))
     return out
 
@@ -135,7 +86,7 @@ def _remind(svc: Service, rows: list[dict], now: datetime) -> int:
         game = cache.get(row["game"]) or cache.setdefault(row["game"], games.get(svc, row["game"]))
         pace, due = pace_of(game), clock.parse(row["due_at"])
         done = set(filter(None, row["reminded"].split(",")))
-        reached = [r for r in (pace.reminders if pace else ()) if secs(r) not in done and now >= due - r]
+        reached = [r for r in (pace.reminders if pace else ()) if schedule.secs(r) not in done and now >= due - r]
         with svc.store.transaction():
             if svc.store.claim_deadline(row) is None:
                 continue  # answered or moved meanwhile, or another daemon has it
@@ -145,13 +96,13 @@ def _remind(svc: Service, rows: list[dict], now: datetime) -> int:
             away = vacation.on_vacation(svc, game["id"], row["player"], now) if reached and not gone else None
             if not reached or gone or away:  # nothing to send now: when to look again
                 later = row["due_at"] if gone else min(away["ends_at"], row["due_at"]) if away else \
-                    _next_at(pace, due, row["reminded"])
+                    schedule.next_at(pace, due, row["reminded"])
                 svc.store.update_deadline(*key, next_at=later)
                 continue
             # one mail however many lead times were passed at once (a daemon that was down)
             _queue_reminder(svc, game, row, min(reached), due, now)
-            reminded = ",".join(sorted(done | {secs(r) for r in reached}))
-            svc.store.update_deadline(*key, reminded=reminded, next_at=_next_at(pace, due, reminded))
+            reminded = ",".join(sorted(done | {schedule.secs(r) for r in reached}))
+            svc.store.update_deadline(*key, reminded=reminded, next_at=schedule.next_at(pace, due, reminded))
         sent += 1
     return sent
 
@@ -241,7 +192,7 @@ def _queue_reminder(svc: Service, game: dict, row: dict, lead: timedelta, due: d
     extra = {"reminder": {"prompt": row["prompt"], "due": when, "left": clock.span(due - now),
                           "default": row["default_key"]}}
     _queue(svc, game, player, "reminder", f"[{game['id']}] Reminder: please answer by {when}",
-           ("dl", row["prompt"], int(due.timestamp()), secs(lead)), extra)
+           ("dl", row["prompt"], int(due.timestamp()), schedule.secs(lead)), extra)
 
 
 def _queue_alert(svc: Service, game: dict, now: datetime) -> None:
@@ -266,7 +217,7 @@ def context(svc: Service, game: dict, player: str) -> dict | None:
     return {
         "open": [{"prompt": r["prompt"], "due": clock.local(clock.parse(r["due_at"]), tz),
                   "left": clock.span(clock.parse(r["due_at"]) - now), "default": r["default_key"], "kind": r["kind"]}
-                 for r in open_rows(svc, game["id"], player)],
+                 for r in schedule.open_rows(svc, game["id"], player)],
         "length": clock.words(pace.deadline),
         "timezone": tz or "UTC",
         "vacation_until": clock.local(clock.parse(away["ends_at"]), tz) if away else None,

@@ -5,7 +5,7 @@ the moderator, a deadline's default): each move is applied by the engine, append
 hash-chained log, and the state after it is kept on the game row, with a snapshot every
 Store.SNAPSHOT_EVERY moves -- so no move ever needs the game replayed from its start. It is
 here, in pace, because what follows a move is pace's: standing orders answer the questions it
-opens (pbem/pace/standing.py) and the deadlines follow them (pbem/pace/deadlines.py).
+opens (pbem/pace/answering.py) and the deadlines follow them (pbem/pace/schedule.py).
 """
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from typing import Any
 
 from pbem.core.games import state
 from pbem.outbound import turnmail
-from pbem.pace import deadlines, standing
+from pbem.pace import answering, schedule
 
 
 @dataclass
@@ -23,7 +23,7 @@ class Played:
     applied: list[str] = field(default_factory=list)  # canonical lines, as logged
     failed: dict | None = None  # {"line", "reason", "options"} of the line that stopped it
     unused: list[str] = field(default_factory=list)  # lines after the one that failed
-    standing: list[str] = field(default_factory=list)  # lines played by standing orders (pbem/pace/standing.py)
+    standing: list[str] = field(default_factory=list)  # lines played by standing orders (pbem/pace/answering.py)
     events: list = field(default_factory=list)
     state: Any = None
     seq: int = 0  # the last move's seq
@@ -51,7 +51,7 @@ def play(svc, game: dict, player: str, lines: list[str], *, actor: str | None = 
     out = Played(state=state(svc, game) if start is None else start, seq=game["moves"])
     out.start = out.state
     moves: list[tuple[Any, Any, str, list]] = []  # (move, state after it, who played it, its events)
-    auto = None if check else standing.Answerer(svc, game)
+    auto = None if check else answering.Answerer(svc, game)
     i = 0
     while i < len(lines):
         line = lines[i]
@@ -110,7 +110,7 @@ def record(svc, game: dict, move, new_state, events: list, *, actor: str, kind: 
         fields["status"] = "ended"
     svc.store.update_game(game["id"], **fields)
     game.update(fields)
-    deadlines.sync(svc, game, new_state, actor)  # deadlines follow the questions open now
+    schedule.sync(svc, game, new_state, actor)  # deadlines follow the questions open now
     return row
 
 

@@ -2,7 +2,7 @@
 by the moderator (`pbem player vacation`), up to the game's allowance (pace.vacation_days).
 
 A pause moves the player's open deadlines later by its length; a question that opens during
-it gets its full deadline from the pause's end (`paused_until`). Time zones are set here too:
+it gets its full deadline from the pause's end (`schedule.paused_until`). Time zones are set here too:
 like a vacation, a seat's own setting, kept in the game's config, and so is when the seat
 gets reports (`reports: every`, pbem/outbound/turnmail.py).
 """
@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from pbem.base import clock, log
 from pbem.core.games import GameError, seat_config
-from pbem.pace import deadlines
+from pbem.pace import schedule
 from pbem.pace.pace import check_reports, pace_of
 from pbem.store import iso
 
@@ -23,27 +23,8 @@ if TYPE_CHECKING:
 LONGEST = timedelta(days=366)
 
 
-def vacations(svc: Service, game_id: str, player: str) -> list[dict]:
-    return svc.store.vacations(game_id, player)
-
-
-def paused_until(svc: Service, game_id: str, player: str, start: datetime, length: timedelta) -> datetime:
-    """start + length, the player's vacations not counted: their deadlines pause meanwhile."""
-    t, rest = start, length
-    for v in vacations(svc, game_id, player):
-        s, e = clock.parse(v["starts_at"]), clock.parse(v["ends_at"])
-        if e <= t:
-            continue
-        if s > t:
-            if t + rest <= s:
-                break
-            rest -= s - t
-        t = e
-    return t + rest
-
-
 def on_vacation(svc: Service, game_id: str, player: str, now: datetime) -> dict | None:
-    return next((v for v in vacations(svc, game_id, player)
+    return next((v for v in schedule.vacations(svc, game_id, player)
                  if clock.parse(v["starts_at"]) <= now < clock.parse(v["ends_at"])), None)
 
 
@@ -51,7 +32,7 @@ def left(svc: Service, game: dict, player: str, now: datetime) -> timedelta:
     """What is left of the player's allowance (a running vacation counts in full)."""
     pace = pace_of(game)
     days = seat_config(game, player).get("vacation_days", pace.vacation_days if pace else 0)
-    used = sum((clock.parse(v["ends_at"]) - clock.parse(v["starts_at"]) for v in vacations(svc, game["id"], player)),
+    used = sum((clock.parse(v["ends_at"]) - clock.parse(v["starts_at"]) for v in schedule.vacations(svc, game["id"], player)),
                timedelta())
     return max(timedelta(0), timedelta(days=days) - used)
 
@@ -76,8 +57,8 @@ def start(svc: Service, game: dict, player: str, length: timedelta, *, by: str) 
     else:
         end = now + length
         svc.store.add_vacation(game["id"], player, iso(now), iso(end), by)
-    for row in deadlines.open_rows(svc, game["id"], player):
-        deadlines.move_due(svc, row, max(clock.parse(row["due_at"]), now) + length, now, pace)
+    for row in schedule.open_rows(svc, game["id"], player):
+        schedule.move_due(svc, row, max(clock.parse(row["due_at"]), now) + length, now, pace)
     log.get(game=game["id"]).info("vacation", player=player, until=iso(end), by=by)
     return end
 
@@ -92,8 +73,8 @@ def end(svc: Service, game: dict, player: str) -> None:
     svc.store.end_vacation_at(running["id"], iso(now))
     pace = pace_of(game)
     if pace is not None:  # a game without a pace keeps no deadlines
-        for row in deadlines.open_rows(svc, game["id"], player):
-            deadlines.move_due(svc, row, max(now, clock.parse(row["due_at"]) - cut), now, pace)
+        for row in schedule.open_rows(svc, game["id"], player):
+            schedule.move_due(svc, row, max(now, clock.parse(row["due_at"]) - cut), now, pace)
 
 
 def _set(svc: Service, game: dict, player: str, key: str, value) -> None:

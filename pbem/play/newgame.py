@@ -9,7 +9,7 @@ from pbem.base import configkeys, log, tokens
 from pbem.base.content_overlay import fingerprint
 from pbem.core.games import GameError, _check_email, engine_config, get
 from pbem.outbound import observers, press, reports
-from pbem.pace import deadlines, pace
+from pbem.pace import pace, schedule
 
 _SLUG = re.compile(r"^[a-z0-9][a-z0-9-]{0,62}$")
 
@@ -155,7 +155,7 @@ def _seat(svc, game_id, name, seat, email, role, character) -> dict:
 
 
 def _first_reports(svc, game: dict, first) -> None:
-    deadlines.sync(svc, game, first)  # the first question's deadline
+    schedule.sync(svc, game, first)  # the first question's deadline
     for player in svc.store.players(game["id"], active_only=True):
         reports.queue_report(svc, game, player, first, mid_parts=(0,))
     observers.queue(svc, game, first, key=0)

@@ -16,7 +16,7 @@ from markupsafe import Markup
 from pbem.base import boardmap, clock
 from pbem.core import games
 from pbem.outbound import links, reports, turnmail
-from pbem.pace import deadlines
+from pbem.pace import schedule
 from pbem.web import board
 
 if TYPE_CHECKING:
@@ -55,7 +55,7 @@ def _when(iso_text: str) -> dict:
 
 def waiting(svc: Service, game: dict, view: dict) -> list[dict]:
     """Whom the game waits for, each with the deadline of their question (if the game has pace)."""
-    due = {r["player"]: _when(r["due_at"]) for r in deadlines.open_rows(svc, game["id"])}
+    due = {r["player"]: _when(r["due_at"]) for r in schedule.open_rows(svc, game["id"])}
     names = [n for p in view.get("prompt", []) for n in p["players"]]
     return [{"name": n, "due": due.get(n)} for n in dict.fromkeys(names)]
 
