@@ -123,13 +123,15 @@ _CARD_FIELDS = {"name", "type", "kind", "count", "number", "strength", "craft", 
 # The overlay: "folder/file.toml" -> TOML text, merged over the package's file of that path
 # (or added when the package has none). Set by the service; empty: the package alone.
 _OVERLAY: dict[str, str] = {}
+_GENERATION = 0  # how many overlays have been laid: a cache of what `load` gives keys on it
 
 
 def use_overlay(files: dict[str, str]) -> dict[str, str]:
     """Make `files` the overlay every later `load` reads; returns the one it replaces."""
-    global _OVERLAY
+    global _OVERLAY, _GENERATION
     previous = _OVERLAY
     _OVERLAY = dict(files)
+    _GENERATION += 1
     load.cache_clear()
     pack_table.cache_clear()
     return previous
@@ -137,6 +139,12 @@ def use_overlay(files: dict[str, str]) -> dict[str, str]:
 
 def overlay() -> dict[str, str]:
     return dict(_OVERLAY)
+
+
+def generation() -> int:
+    """Changes whenever the overlay does: what a caller derives from `load` and caches, it keys
+    on this too, so an owner's content folder laid later is not missed."""
+    return _GENERATION
 
 
 def row_id(row: dict) -> str:

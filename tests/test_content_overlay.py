@@ -213,3 +213,16 @@ def test_only_the_loader_reads_content_files():
     readers = [str(p) for p in (Path(__file__).parent.parent / "engine").rglob("*.py")
                if p.name != "content.py" and 'resources.files("engine")' in p.read_text()]
     assert readers == []
+
+
+def test_the_glossary_follows_an_overlay_laid_later_in_the_process():
+    """The reports' card lines and stand-in marks are cached per edition and packs: an owner's
+    folder laid afterwards (another home in the same process) must not be read from the cache."""
+    from pbem.outbound import glossary
+    game = {"config": {"game": {"packs": ["cataclysm"]}}}
+    before = glossary.Glossary(game).by_slug["restless-shade"]
+    assert not before.confirmed
+    content.use_overlay({"cataclysm/remnants.toml": SHADE})
+    after = glossary.Glossary(game).by_slug["restless-shade"]
+    assert (after.text, after.confirmed) == ("The printed text.", True)
+    assert glossary.stand_ins("revised4", ("city",)) == glossary.stand_ins("revised4", ("city",))

@@ -701,4 +701,3 @@ class Timescape(Pack):
 
 
 PACK: Pack = Timescape()
-choose_options = PACK.choose_options  # tests/test_timescape.py asks this hook by the module's name

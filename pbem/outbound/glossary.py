@@ -12,6 +12,8 @@ import re
 from functools import lru_cache
 from typing import NamedTuple
 
+from engine import content
+
 _ASIDE = re.compile(r"(?<=[.!?:;])\s*\([^()]*(?:\([^()]*\)[^()]*)*\)")
 LONGEST = 220  # characters: a text longer than this is cut after a sentence, with "…"
 STAND_IN = "stand-in"
@@ -32,9 +34,9 @@ def one_line(card) -> str:
 
 
 @lru_cache(maxsize=64)
-def _cards(edition: str, packs: tuple[str, ...]) -> tuple[dict, dict]:
-    """The cards in play by slug and by printed name (the first of a name)."""
-    from engine import content  # pure data
+def _cards(edition: str, packs: tuple[str, ...], generation: int) -> tuple[dict, dict]:
+    """The cards in play by slug and by printed name (the first of a name), for the overlay of
+    that `generation` (engine.content.generation)."""
     cards = content.load(edition, packs).cards
     by_name: dict = {}
     for card in cards.values():
@@ -50,9 +52,13 @@ class StandIns(NamedTuple):
 
 def stand_ins(edition: str = "revised4", packs=()) -> StandIns:
     """The stand-in spaces and characters of the content of `edition` and `packs` (the moderator's
-    content folder included: a row it confirms is no stand-in). Not cached here: the content is."""
-    from engine import content  # pure data
-    c = content.load(edition, tuple(packs))
+    content folder included: a row it confirms is no stand-in)."""
+    return _stand_ins(edition, tuple(packs), content.generation())
+
+
+@lru_cache(maxsize=64)
+def _stand_ins(edition: str, packs: tuple[str, ...], generation: int) -> StandIns:
+    c = content.load(edition, packs)
     return StandIns(frozenset(s.id for s in c.board.spaces.values() if not s.confirmed),
                     frozenset(ch.slug for ch in c.characters.values() if not ch.confirmed))
 
@@ -67,7 +73,8 @@ class Glossary:
 
     def __init__(self, game: dict):
         g = game.get("config", {}).get("game", {})
-        self.by_slug, self.by_name = _cards(g.get("edition", "revised4"), tuple(g.get("packs", [])))
+        self.by_slug, self.by_name = _cards(g.get("edition", "revised4"), tuple(g.get("packs", [])),
+                                            content.generation())
         self.named: dict[str, dict] = {}
 
     def entry(self, card) -> dict:
