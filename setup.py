@@ -13,7 +13,7 @@ import sys
 import sysconfig
 from pathlib import Path
 
-from setuptools import setup
+from setuptools import find_packages, setup
 from setuptools.command.build_ext import build_ext
 
 ROOT = Path(__file__).resolve().parent
@@ -66,4 +66,9 @@ class BuildExt(build_ext):
             (Path(self.build_lib) / "engine" / "compiled.json").write_text(RECORD)
 
 
-setup(ext_modules=EXTENSIONS, cmdclass={"build_ext": BuildExt})
+# The mail and page templates live at the top of the checkout, beside engine/ and pbem/, and are
+# shipped as the package pbem.templates (pbem/outbound/render.py finds them by that name).
+PACKAGES = find_packages(include=["engine*", "pbem*"]) + ["pbem.templates"]
+
+setup(packages=PACKAGES, package_dir={"pbem.templates": "templates"}, ext_modules=EXTENSIONS,
+      cmdclass={"build_ext": BuildExt})

@@ -26,13 +26,12 @@ sys.path.insert(0, str(REPO))
 import timing
 
 from engine import api
-from pbem.archive import archive, replay
 from pbem import bot
-from pbem.core import games
-from pbem.play import newgame
+from pbem.archive import archive, replay
 from pbem.base import log, settings as settings_mod
-from pbem.play import moderator
+from pbem.core import games
 from pbem.core.service import open_service
+from pbem.moderate import moderator, newgame
 
 
 def long_game(svc, moves: int) -> str:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -24,8 +23,9 @@ sys.path[0] = str(HERE.parent)  # the repository first: bench/engine.py is no en
 sys.path.append(str(HERE))
 
 import timing  # noqa: E402
-from pbem.core import home as home_mod  # noqa: E402
+
 from pbem.base import settings as settings_mod
+from pbem.core import home as home_mod  # noqa: E402
 from pbem.store import open_store  # noqa: E402
 
 PBEM = [sys.executable, "-c", "import sys; from pbem.cli import main; sys.exit(main())"]
@@ -82,7 +82,7 @@ def main() -> None:
             db = cluster.database() if cluster else None
             homes[n] = make_home(root, n, db)
             if cluster:  # each run on a fresh database made from the filled one
-                def fresh(work, template=db.rsplit("/", 1)[1]):
+                def fresh(work, template=db.rsplit("/", 1)[1]):  # noqa: B008 -- bound once, for this home
                     import psycopg
                     name = f"run{time.time_ns()}"
                     with psycopg.connect(cluster.url, autocommit=True) as conn:
@@ -97,7 +97,8 @@ def main() -> None:
         for n in sizes:
             rss, cpu, wall, sent = zip(*got[n])
             assert set(sent) == {n}, sent
-            print(f"  {n} mails: peak RSS {timing.spread(rss, 1, '', 1)} MiB, CPU {timing.spread(cpu, 1, '', 2)} s, wall {timing.spread(wall, 1, '', 2)} s, "
+            print(f"  {n} mails: peak RSS {timing.spread(rss, 1, '', 1)} MiB, CPU {timing.spread(cpu, 1, '', 2)} s, "
+                  f"wall {timing.spread(wall, 1, '', 2)} s, "
                   f"CPU per mail {timing.spread([c / n * 1e3 for c in cpu], 1, '', 2)} ms")
         ratios = [b[0] / a[0] for a, b in zip(got[1000], got[5000])]
         verdict = "met" if max(ratios) <= 1.2 else "NOT met"

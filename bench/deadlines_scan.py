@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 import sys
 import tempfile
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -22,12 +22,12 @@ sys.path[0] = str(HERE.parent)  # the repository first: bench/engine.py is no en
 sys.path.append(str(HERE))
 import timing  # noqa: E402
 
-from pbem.pace import deadlines  # noqa: E402
 from pbem.base import settings as settings_mod
 from pbem.core.service import Service  # noqa: E402
-from pbem.store import open_store, iso  # noqa: E402
+from pbem.pace import deadlines  # noqa: E402
+from pbem.store import iso, open_store  # noqa: E402
 
-NOW = datetime(2026, 12, 1, 12, 0, tzinfo=timezone.utc)
+NOW = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
 PACE = {"deadline": "48h", "reminders": ["24h"]}
 
 
@@ -40,7 +40,8 @@ def filled(target, n_games: int) -> Service:
             store.add_game(gid, {"game": {"name": gid, "pace": PACE}}, "seed", "c" * 64, b"", "v", "active")
             for seat, name in enumerate(("alice", "bob", "carol")):
                 store.add_player(gid, name, seat, f"{name}@example.org", "h", "s")
-                store.open_deadline(gid, 1, name, kind="move", default_key="stay", opened_at=iso(NOW - timedelta(hours=1)),
+                store.open_deadline(gid, 1, name, kind="move", default_key="stay",
+                                    opened_at=iso(NOW - timedelta(hours=1)),
                                     due_at=iso(due), reminded="", next_at=iso(due - timedelta(hours=24)))
     return Service(settings_mod.Settings(home=str(Path(tempfile.gettempdir()))), store, None, b"")
 
@@ -67,7 +68,8 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--per-round", type=int, default=30)
-    ap.add_argument("--postgres", action="store_true", help="also on PostgreSQL (a cluster of its own, as the tests start)")
+    ap.add_argument("--postgres", action="store_true",
+                    help="also on PostgreSQL (a cluster of its own, as the tests start)")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         targets = {"sqlite": (Path(tmp) / "one.db", Path(tmp) / "many.db")}

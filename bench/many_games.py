@@ -23,11 +23,10 @@ sys.path.insert(0, str(REPO))
 import timing
 from pipeline import Games, config
 
-
-from pbem.play import newgame
 from pbem.base import log, settings as settings_mod
-from pbem.inbound.process import handle
 from pbem.core.service import open_service
+from pbem.inbound.process import handle
+from pbem.moderate import newgame
 
 
 def home_with(root: Path, name: str, n_games: int) -> Games:

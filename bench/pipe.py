@@ -4,7 +4,7 @@ each timed as a whole process: CPU time (user + system) and wall, in interleaved
 
 Three ways a mail comes in through the pipe, each a real answer to a real game:
 - spooled: a `pbem serve` daemon runs on the home, so `ingest` only writes the mail durably
-  into the spool (pbem/ingest/pipe.py) and exits; the daemon takes it at once. Target: at
+  into the spool (pbem/sources/pipe.py) and exits; the daemon takes it at once. Target: at
   most 1.5x the floor. The daemon's own CPU per spooled mail is printed beside it (read from
   /proc), since that work moved, it did not vanish.
 - in process: no daemon runs, so `ingest` stores and processes the mail itself (imports
@@ -29,10 +29,10 @@ sys.path.insert(0, str(REPO))
 import timing
 from pipeline import Games
 
-from pbem.core import home as home_mod
 from pbem.base import log, settings as settings_mod
-from pbem.ingest import pipe
+from pbem.core import home as home_mod
 from pbem.core.service import open_service
+from pbem.sources import pipe
 
 PBEM = Path(sys.executable).with_name("pbem")
 ENV = {"LANG": "C", "TZ": "UTC", "PATH": "/usr/bin:/bin"}  # what pipe(8) exports, about

@@ -44,13 +44,12 @@ sys.path.insert(0, str(REPO))
 import timing  # noqa: E402
 
 from pbem import demo  # noqa: E402
-from pbem.core import games
-from pbem.play import newgame
 from pbem.base import log, settings as settings_mod
-from pbem.play import moderator
-from pbem.outbound import outbox
-from pbem.inbound.process import handle  # noqa: E402
+from pbem.core import games
 from pbem.core.service import open_service  # noqa: E402
+from pbem.inbound.process import handle  # noqa: E402
+from pbem.moderate import moderator, newgame
+from pbem.outbound import outbox
 
 PLAYERS = [(f"p{i}", f"p{i}@example.org") for i in range(6)]
 

@@ -21,7 +21,6 @@ import argparse
 import os
 import shutil
 import signal
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -33,17 +32,20 @@ sys.path[0] = str(HERE.parent)  # the repository first: bench/engine.py is no en
 sys.path.append(str(HERE))
 sys.path.append(str(HERE.parent / "tests"))
 
+import timing  # noqa: E402
 from conftest import game_config, legal, mail, token  # noqa: E402
 from pgcluster import Cluster, _bin_dir  # noqa: E402
 
-import timing  # noqa: E402
-from pbem.core import home as home_mod  # noqa: E402
-from pbem.play import newgame
-from pbem.outbound import sending
 from pbem.base import settings as settings_mod
+from pbem.core import home as home_mod  # noqa: E402
 from pbem.core.service import open_service  # noqa: E402
-from pbem.store import Store, open_store  # noqa: E402
-from pbem.store import copy as copy_mod  # noqa: E402
+from pbem.moderate import newgame
+from pbem.outbound import sending
+from pbem.store import (  # noqa: E402
+    Store,
+    copy as copy_mod,  # noqa: E402
+    open_store,
+)
 
 PBEM = [sys.executable, "-c", "import sys; from pbem.cli import main; sys.exit(main())"]
 TICK = os.sysconf("SC_CLK_TCK")
@@ -122,7 +124,7 @@ def done(store: Store, n: int) -> bool:
 
 
 def run(root: Path, base: Path, answers: list[bytes], daemons: int, db: str | None, cluster) -> dict:
-    from pbem.ingest import dropfolder
+    from pbem.sources import dropfolder
     homes = homes_for(root, base, daemons, db)
     store = open_store(db or settings_mod.load(homes[0]).db_path)
     procs = [subprocess.Popen([*PBEM, "--home", str(h), "serve"], stdout=subprocess.DEVNULL,
@@ -184,7 +186,8 @@ def main() -> None:
             print(f"  {name}: {timing.spread([r['mails'] / r['wall'] for r in runs], 1, '', 1)} answers/s, "
                   f"{timing.spread([r['sent'] / r['wall'] for r in runs], 1, '', 1)} mails sent/s, "
                   f"daemon CPU {timing.spread([r['cpu'] / r['mails'] * 1e3 for r in runs], 1, '', 1)} ms per answer"
-                  + (f", server CPU {timing.spread([r['server'] / r['mails'] * 1e3 for r in runs], 1, '', 1)} ms per answer"
+                  + (f", server CPU {timing.spread([r['server'] / r['mails'] * 1e3 for r in runs], 1, '', 1)} "
+                     "ms per answer"
                      if runs[0]["server"] else ""))
 
         def ratio(a, b, key):

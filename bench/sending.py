@@ -36,10 +36,9 @@ import timing
 from pipeline import Games
 
 from pbem.base import log, settings as settings_mod
-from pbem.outbound import outbox
-from pbem.outbound import sending
-from pbem.inbound.process import handle
 from pbem.core.service import open_service
+from pbem.inbound.process import handle
+from pbem.outbound import outbox, sending
 
 
 def stdlib_bytes(svc, row: dict) -> bytes:

@@ -27,14 +27,12 @@ sys.path.append(str(REPO / "bench"))  # timing.py, when a test loads this file (
 
 import timing  # noqa: E402
 
-from pbem.core import games  # noqa: E402
-from pbem.play import newgame
 from pbem.base import log, settings as settings_mod
-from pbem.play import moderator
-from pbem.pace import standing
-from pbem.pace import answering
-from pbem.inbound.process import handle  # noqa: E402
+from pbem.core import games  # noqa: E402
 from pbem.core.service import open_service  # noqa: E402
+from pbem.inbound.process import handle  # noqa: E402
+from pbem.moderate import moderator, newgame
+from pbem.pace import answering
 
 # What a player who does not want to be asked about routine things files.
 ORDERS = [

@@ -33,20 +33,20 @@ sys.path.insert(0, str(REPO))
 import timing  # noqa: E402
 
 from pbem import bot  # noqa: E402
-from pbem.core import games
-from pbem.pace import moves as pace_moves
-from pbem.play import newgame
 from pbem.base import log, settings as settings_mod
-from pbem.play import moderator
+from pbem.core import games
 from pbem.core.service import open_service  # noqa: E402
+from pbem.moderate import moderator, newgame
 from pbem.outbound import links  # noqa: E402
+from pbem.pace import moves as pace_moves
 from pbem.web.app import create_app  # noqa: E402
 
 PLAYERS = [(f"p{i}", f"p{i}@example.org") for i in range(4)]
 
 
 def long_game(svc, name: str, moves: int) -> str:
-    g = newgame.create(svc, {"game": {"name": name, "address": "talisman@example.org", "seed": f"{name}-seed-0123456789"},
+    g = newgame.create(svc, {"game": {"name": name, "address": "talisman@example.org",
+                                      "seed": f"{name}-seed-0123456789"},
                            "players": [{"name": p, "email": e} for p, e in PLAYERS]})
     rnd, eng = random.Random(1), svc.engine
     while svc.store.game(g)["moves"] < moves:

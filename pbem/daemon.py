@@ -24,9 +24,9 @@ import watchfiles
 
 from pbem.base import clock, log
 from pbem.inbound import process
-from pbem.ingest import dropfolder, imap, maildir, pipe
 from pbem.outbound import sending
 from pbem.pace import deadlines
+from pbem.sources import dropfolder, imap, maildir, pipe
 
 if TYPE_CHECKING:
     from pbem.core.service import Service

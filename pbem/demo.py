@@ -18,7 +18,7 @@ from pbem import bot
 from pbem.base import settings as settings_mod
 from pbem.core import games, home as home_mod
 from pbem.core.service import open_service
-from pbem.ingest import dropfolder
+from pbem.sources import dropfolder
 
 PLAYERS = [("alice", "alice@example.org"), ("bob", "bob@example.org"), ("carol", "carol@example.org")]
 ROUNDS = 12

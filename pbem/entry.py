@@ -1,12 +1,12 @@
 """The `pbem` console script. An MTA starts one process per mail, so `pbem ingest` from a
 pipe is answered here before the CLI's imports: while a daemon runs, the mail is only
-spooled for it (pbem/ingest/pipe.py, the standard library and the settings). Everything
+spooled for it (pbem/sources/pipe.py, the standard library and the settings). Everything
 else is the click CLI (pbem/cli.py)."""
 import sys
 
 
 def main():
-    from pbem.ingest import pipe
+    from pbem.sources import pipe
     code = pipe.main(sys.argv[1:])
     if code is not None:
         sys.exit(code)

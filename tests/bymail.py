@@ -10,12 +10,12 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
+from conftest import mail, token
+
 from pbem import bot
 from pbem.core import games
-from pbem.play import moderator
 from pbem.inbound.process import handle
-
-from conftest import mail, token
+from pbem.moderate import moderator
 
 CATCH_UP = ("report", "receipt", "error", "default", "gameover")  # mails that show the reader's backlog
 

@@ -3,17 +3,17 @@ mails written the way a player's mail program would."""
 from __future__ import annotations
 
 import itertools
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from email.message import EmailMessage
 
-import pytest
-
 import fake_engine
+import pytest
 from pgcluster import db_setting, pg_cluster, pg_url, pytest_terminal_summary  # noqa: F401 -- PostgreSQL
-from pbem.core import games
-from pbem.play import newgame
+
 from pbem.base import settings as settings_mod
+from pbem.core import games
 from pbem.core.service import open_service
+from pbem.moderate import newgame
 
 ADDRESS = "talisman@example.org"
 PLAYERS = [("alice", "alice@example.org"), ("bob", "bob@example.org")]
@@ -22,7 +22,7 @@ PLAYERS = [("alice", "alice@example.org"), ("bob", "bob@example.org")]
 class Clock:
     """A clock that moves one second per reading, from a fixed start."""
 
-    def __init__(self, start=datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)):
+    def __init__(self, start=datetime(2026, 11, 30, 12, 0, tzinfo=UTC)):
         self.t = start
 
     def __call__(self):

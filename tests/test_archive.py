@@ -8,19 +8,17 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from conftest import PLAYERS, game_config, mail, token
 
 from engine import api
-from pbem.archive import archive
 from pbem import bot
-from pbem.core import games
-from pbem.pace import moves
-from pbem.play import newgame
-from pbem.play import moderator
+from pbem.archive import archive
 from pbem.cli import main
+from pbem.core import games
 from pbem.inbound.process import handle
+from pbem.moderate import moderator, newgame
+from pbem.pace import moves
 from pbem.store import _CHAINED, chain_hash
-
-from conftest import PLAYERS, game_config, mail, token
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "tools" / "verify_dice.py"

@@ -9,13 +9,12 @@ import mailbox
 import quopri
 
 import pytest
-
-from pbem.play import newgame
-from pbem.base import log
-from pbem.ingest import dropfolder, maildir
-from pbem.inbound.process import handle
-
 from conftest import game_config, legal, mail, token, turn_file
+
+from pbem.base import log
+from pbem.inbound.process import handle
+from pbem.moderate import newgame
+from pbem.sources import dropfolder, maildir
 
 
 @pytest.fixture
@@ -130,7 +129,8 @@ def test_the_masked_store_keeps_message_ids_for_threads(fake_svc, fake_game):
     hexy = "<0123456789abcdef0123@mail.example.org>"
     result = handle(fake_svc, mail(["hello"], sender="someone@example.net", message_id=hexy))
     assert hexy.encode() in fake_svc.store.inbox(result.inbox_id)["raw"]
-    assert fake_svc.store.query("SELECT message_id FROM inbox WHERE id = ?", (result.inbox_id,))[0]["message_id"] == hexy
+    assert fake_svc.store.query("SELECT message_id FROM inbox WHERE id = ?", (result.inbox_id,
+                                                                              ))[0]["message_id"] == hexy
 
 
 def test_messages_stored_before_the_masking_are_masked_by_its_migration(tmp_path):

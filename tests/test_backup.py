@@ -11,10 +11,10 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from pbem.base import settings as settings_mod
-from pbem.core import games
-from pbem.store import backup
 from pbem.cli import main
+from pbem.core import games
 from pbem.core.service import open_service
+from pbem.store import backup
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -28,7 +28,7 @@ from pbem import bot
 from pbem.base import settings
 from pbem.core import games
 from pbem.core.service import open_service
-from pbem.play import moderator, newgame
+from pbem.moderate import moderator, newgame
 home, stop = Path(sys.argv[1]), Path(sys.argv[2])
 svc = open_service(settings=settings.load(home))
 ids = [newgame.create(svc, game_config(name=f"burst-{i}", seed=f"burst-seed-{i}-long-enough")) for i in range(3)]
@@ -93,7 +93,8 @@ def test_a_backup_that_does_not_verify_is_not_restored(tmp_path):
                                      '[[players]]\nname = "bob"\nemail = "b@example.org"\n')
     assert cli(home, "game", "new", tmp_path / "g.toml").exit_code == 0
     svc = open_service(settings=settings_mod.load(home))
-    line = "{}: {}".format(*next((q["id"], q["options"][0]) for q in games.summary_json(svc, games.get(svc, "g"))["prompt"]))
+    line = "{}: {}".format(*next((q["id"], q["options"][0]) for q in games.summary_json(svc, games.get(svc,
+                                                                                                       "g"))["prompt"]))
     player = games.summary_json(svc, games.get(svc, "g"))["prompt"][0]["players"][0]
     assert cli(home, "game", "answer", "g", player, line).exit_code == 0
     assert cli(home, "backup", tmp_path / "good.db").exit_code == 0

@@ -14,9 +14,9 @@ from test_leaks import HEROES, named, readable, spells_held
 
 from pbem.core import games
 from pbem.inbound.process import handle
+from pbem.moderate import moderator, newgame
 from pbem.outbound import outbox, render, reports, sending, turnmail
 from pbem.pace import briefing
-from pbem.play import moderator, newgame
 
 NAMES = [n for n, _ in HEROES]
 
@@ -68,7 +68,8 @@ def briefing_of(svc, g: str, name: str) -> dict:
 def heroes(svc):
     """A real game of four characters that start with Spells, played by mail a while, then
     rolled back by the moderator and played on."""
-    g = newgame.create(svc, game_config(name="brief", seed="brief-seed", players=[(n, f"{n}@example.org") for n in NAMES],
+    g = newgame.create(svc, game_config(name="brief", seed="brief-seed", players=[(n,
+                                                                                   f"{n}@example.org") for n in NAMES],
                                       characters=dict(HEROES)))
     for _ in play_by_mail(svc, g, 1, 90):
         pass

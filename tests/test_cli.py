@@ -1,15 +1,14 @@
 """The command line: every command's --help, exit codes, JSON outputs."""
 import json
-from pathlib import Path
 import re
+from pathlib import Path
 
 import click
 import pytest
 from click.testing import CliRunner
+from conftest import ADDRESS
 
 from pbem.cli import main
-
-from conftest import ADDRESS
 
 CONFIG = f"""
 [game]

@@ -5,13 +5,12 @@ import re
 from email import policy
 
 import msgspec
+from conftest import mail, token
 
 from pbem.core import games
-from pbem.play import newgame
-from pbem.outbound import outbox
 from pbem.inbound.process import handle
-
-from conftest import mail, token
+from pbem.moderate import newgame
+from pbem.outbound import outbox
 
 
 def mails(svc, since=0):
@@ -189,8 +188,9 @@ def test_a_reply_says_question_never_prompt(svc, game):
 def test_a_resigned_seat_leaves_play_by_an_engine_move_and_the_game_goes_on(svc):
     """alice resigns by mail and confirms; the service plays `moderator: leave-game alice` (a move in the log):
     her character leaves play, the others hear it, the turns pass her by, she gets no more mail."""
-    from pbem.inbound import process
     from test_reports import hero_config
+
+    from pbem.inbound import process
     g = newgame.create(svc, hero_config())
     assert asked(svc, g)[0] == "alice"
     send(svc, g, "alice", ["resign"])

@@ -7,12 +7,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from test_playouts import PACK_SETS, game_config
 
 import engine
 from engine import api, compiled
 from engine.rules import machine
 from pbem.bot import playout
-from test_playouts import PACK_SETS, game_config
 
 ROOT = Path(__file__).resolve().parent.parent
 GAMES = [(packs, f"twin-{i}") for i, packs in enumerate(PACK_SETS[:6] + PACK_SETS[-3:])]

@@ -2,15 +2,15 @@
 nearest known one; a config of the wrong shape is refused with a message, never a traceback."""
 import pytest
 from click.testing import CliRunner
+from conftest import ADDRESS
 
-from pbem.play import newgame
 from pbem.base import settings as settings_mod
 from pbem.cli import main
 from pbem.core.games import GameError
+from pbem.moderate import newgame
 
-from conftest import ADDRESS
-
-PLAYERS = '[[players]]\nname = "alice"\nemail = "alice@example.org"\n\n[[players]]\nname = "bob"\nemail = "bob@example.org"\n'
+PLAYERS = ('[[players]]\nname = "alice"\nemail = "alice@example.org"\n\n'
+           '[[players]]\nname = "bob"\nemail = "bob@example.org"\n')
 
 
 def config(game="", players=PLAYERS, extra=""):
@@ -116,7 +116,8 @@ def test_pbem_toml_known_keys_come_from_the_settings_definition(tmp_path):
     live = "\n".join(line[2:] if line.startswith("# ") and "=" in line or line.startswith("# [") else line
                      for line in text.splitlines())
     (tmp_path / "pbem.toml").write_text(live.replace('= "..."', '= "x"').replace('host = ""', 'host = "h"')
-                                        .replace('username = ""', 'username = "u"').replace('password = ""', 'password = "p"'))
+                                        .replace('username = ""', 'username = "u"').replace('password = ""',
+                                                                                            'password = "p"'))
     cfg = settings_mod.load(tmp_path)
     assert cfg.smtp.host == "h" and cfg.imap.username == "u"
 

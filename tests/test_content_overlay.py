@@ -17,7 +17,7 @@ from pbem.base import content_overlay, settings as settings_mod
 from pbem.cli import main
 from pbem.core import games
 from pbem.core.service import open_service
-from pbem.play import moderator
+from pbem.moderate import moderator
 
 SHADE = '[[card]]\nname = "Restless Shade"\ntext = "The printed text."\nconfirmed = true\n'
 # More Wolves in the Adventure deck: the shuffles, and so the game, differ from the package's.

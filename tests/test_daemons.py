@@ -20,11 +20,10 @@ from pathlib import Path
 import pytest
 from aiosmtpd.controller import Controller
 from click.testing import CliRunner
+from test_smtp import free_port
 
 from pbem.base import clock
 from pbem.cli import main
-
-from test_smtp import free_port
 
 PBEM = [sys.executable, "-c", "import sys; from pbem.cli import main; sys.exit(main())"]
 
@@ -187,8 +186,8 @@ def test_an_idle_daemon_sleeps_until_its_next_timed_work_where_its_store_wakes_i
     retry or lease (a minute at most), not poll_seconds; SQLite's daemons poll."""
     from types import SimpleNamespace
 
-    from pbem.daemon import IDLE_MAX, idle_seconds
     from pbem.base.settings import Settings
+    from pbem.daemon import IDLE_MAX, idle_seconds
     from pbem.store import iso
     now = clock.parse("2026-12-01T12:00:00Z")
 

@@ -1,28 +1,26 @@
 """Deadlines: when they fall, reminders, extensions, vacations, time zones, defaults, the
 outage guard, `serve --now`, and substitutes (on the fake engine and an injected clock)."""
 import json
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from datetime import datetime, timedelta, timezone
 from types import SimpleNamespace
 
+import fake_engine
 import pytest
 from click.testing import CliRunner
-
-import fake_engine
-from pbem.base import clock
-from pbem.pace import deadlines, pace, standing, vacation
-from pbem.core import games
-from pbem.play import newgame
-from pbem.play import moderator
-from pbem.outbound import outbox
-from pbem.cli import main
-from pbem.core.games import GameError
-from pbem.inbound.process import handle
-
 from conftest import ADDRESS, game_config, mail, token
 
+from pbem.base import clock
+from pbem.cli import main
+from pbem.core import games
+from pbem.core.games import GameError
+from pbem.inbound.process import handle
+from pbem.moderate import moderator, newgame
+from pbem.outbound import outbox
+from pbem.pace import deadlines, pace, standing, vacation
+
 PACE = {"deadline": "48h", "reminders": ["24h", "2h"], "vacation_days": 3}
-T0 = datetime(2026, 10, 23, 9, 0, tzinfo=timezone.utc)
+T0 = datetime(2026, 10, 23, 9, 0, tzinfo=UTC)
 
 
 class Clock:
@@ -75,7 +73,7 @@ def test_durations_and_local_times():
     for bad in ("", "soon", "48x", "-2h"):
         with pytest.raises(ValueError):
             clock.duration(bad)
-    summer, winter = datetime(2026, 10, 24, 10, tzinfo=timezone.utc), datetime(2026, 10, 26, 10, tzinfo=timezone.utc)
+    summer, winter = datetime(2026, 10, 24, 10, tzinfo=UTC), datetime(2026, 10, 26, 10, tzinfo=UTC)
     assert clock.local(summer, "Europe/Berlin") == "Saturday 24 October 2026, 12:00 CEST (10:00 UTC)"
     assert clock.local(winter, "Europe/Berlin") == "Monday 26 October 2026, 11:00 CET (10:00 UTC)"
     assert clock.local(winter, None) == "Monday 26 October 2026, 10:00 UTC"
@@ -123,7 +121,7 @@ def test_the_documented_default_of_each_kind(kind, keys, expected):
 
 def test_every_kind_in_the_table_is_documented():
     doc = (Path(__file__).resolve().parent.parent / "docs" / "pace.md").read_text()
-    for kind, keys in pace.DEFAULTS.items():
+    for kind, _keys in pace.DEFAULTS.items():
         assert f"`{kind}`" in doc, kind
 
 

@@ -132,7 +132,8 @@ def test_escaping_past_the_dungeon_entrance_leads_out_to_the_ruins(monkeypatch):
     """The stand-in Crypt Stair lies too deep for a die to carry anyone past the Entrance: with the
     Realm joined to the Dungeon's second space instead, a 3 does, and the Ruins are met as such."""
     from engine.packs.deep_realms_state import tables
-    monkeypatch.setitem(tables()["escape"], "wraith-domain", {**tables()["escape"]["wraith-domain"], "space": "passage"})
+    monkeypatch.setitem(tables()["escape"], "wraith-domain", {**tables()["escape"]["wraith-domain"],
+                                                              "space": "passage"})
     state = game({"alice": {"space": "skull-passage", "fate": 0}}, dice=[3])
     state, events = api.apply(state, api.parse_move("alice: escape"))
     assert state.players[0].space == "ruins"

@@ -6,8 +6,8 @@ from conftest import game_config
 
 from engine.content import load
 from pbem.core import games
+from pbem.moderate import newgame
 from pbem.outbound import outbox
-from pbem.play import newgame
 
 DEEP = ["city", "dungeon", "deep-realms"]
 BESIDE = ("city", "dungeon", "rat-lair", "wraith-domain")  # the rings of the three packs' boards

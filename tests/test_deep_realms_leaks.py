@@ -20,8 +20,8 @@ from engine.clone import clone
 from engine.content import load
 from pbem import bot
 from pbem.archive import archive, replay
+from pbem.moderate import moderator, newgame
 from pbem.outbound import outbox
-from pbem.play import moderator, newgame
 
 HEROES = [("alice", "troll"), ("bob", "warrior"), ("carol", "dwarf")]
 DEEP = ["city", "dungeon", "deep-realms"]

@@ -7,15 +7,14 @@ import re
 from email.message import EmailMessage
 
 import pytest
-
-from pbem import daemon
-from pbem.play import newgame
+from aiosmtpd.controller import Controller
+from conftest import game_config
 from test_imap import DOVECOT, Dovecot  # noqa: F401  (the skip reason and the server)
 from test_smtp import Handler, free_port  # noqa: F401
-from conftest import game_config
 
-from aiosmtpd.controller import Controller
+from pbem import daemon
 from pbem.base import settings as settings_mod
+from pbem.moderate import newgame
 
 pytestmark = pytest.mark.skipif(DOVECOT is None, reason="needs Dovecot (apt-get install dovecot-imapd)")
 REPLY_LINE = re.compile(r"^\s+(\d+: [a-z0-9][a-z0-9-]*)\s*$", re.M)

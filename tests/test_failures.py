@@ -16,9 +16,9 @@ from test_cli import CONFIG, run  # noqa: F401  (run: a fixture)
 
 from pbem.daemon import cycle
 from pbem.inbound import process
-from pbem.ingest import dropfolder
+from pbem.moderate import newgame
 from pbem.outbound import render, sending
-from pbem.play import newgame
+from pbem.sources import dropfolder
 from pbem.store import Store
 
 

@@ -10,20 +10,19 @@ import os
 import quopri
 import tempfile
 
+import fake_engine
 import pytest
+from conftest import Clock, game_config, token
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-import fake_engine
 from pbem.archive import archive
-from pbem.outbound import bounces
-from pbem.play import newgame
-from pbem.inbound import orders
 from pbem.base import settings as settings_mod, tokens
 from pbem.core.games import GameError
-from pbem.inbound.process import handle
 from pbem.core.service import open_service
-
-from conftest import Clock, game_config, token
+from pbem.inbound import orders
+from pbem.inbound.process import handle
+from pbem.moderate import newgame
+from pbem.outbound import bounces
 
 EXAMPLES = 150
 FUZZ_HEAVY = int(os.environ.get("PBEM_FUZZ", "4000"))

@@ -11,12 +11,11 @@ from conftest import PLAYERS, game_config, mail, token
 from test_archive import cli
 
 from engine import api
-from pbem.archive import archive
 from pbem import bot, daemon
+from pbem.archive import archive
 from pbem.core import games
-from pbem.play import newgame
-from pbem.play import moderator
 from pbem.inbound.process import handle
+from pbem.moderate import moderator, newgame
 
 
 def play_to_the_end_by_mail(svc, gid: str, bot_seed: int) -> int:

@@ -8,9 +8,9 @@ import sys
 import pytest
 from click.testing import CliRunner
 
-from pbem.core import home as home_mod
 from pbem.base import settings as settings_mod
 from pbem.cli import main
+from pbem.core import home as home_mod
 
 
 def invoke(home, *args, input=None):

@@ -12,17 +12,16 @@ import threading
 import time
 from pathlib import Path
 
+import fake_engine
 import pytest
+from conftest import game_config, mail, token
 from imap_tools import MailBoxUnencrypted
 
-import fake_engine
 from pbem import daemon
-from pbem.core import games
-from pbem.play import newgame
 from pbem.base import settings as settings_mod
-from pbem.ingest import imap
-
-from conftest import game_config, mail, token
+from pbem.core import games
+from pbem.moderate import newgame
+from pbem.sources import imap
 
 DOVECOT = shutil.which("dovecot") or ("/usr/sbin/dovecot" if os.path.exists("/usr/sbin/dovecot") else None)
 pytestmark = pytest.mark.skipif(

@@ -24,9 +24,9 @@ LAYERS = (
     "archive",  # a game as one file: export, verify, replay
     "outbound",  # mail going out: reports, rendering, the outbox, bounces, observers, press
     "pace",  # what follows a move: the move's log entry, deadlines, defaults, standing orders, vacations
-    "play",  # a new game, the moderator's commands
+    "moderate",  # a new game, the moderator's commands
     "inbound",  # a mail coming in: orders read from it, processed into moves
-    "ingest",  # where mail comes from: stdin, the MTA's pipe, files, a Maildir, the drop folder, IMAP
+    "sources",  # where mail comes from: stdin, the MTA's pipe, files, a Maildir, the drop folder, IMAP
     "daemon",  # the loop over the sources, the deadlines and the outbox
     "web",  # the web face (it runs the daemon beside it)
     "cli",  # the moderator's command line
@@ -68,7 +68,8 @@ def imports(path: Path, root: Path = PBEM) -> list[tuple[str, int]]:
                 base = ".".join(up + ([base] if base else []))
             if base.split(".")[0] != "pbem":
                 continue
-            for a in node.names:  # `from pbem import outbound` imports a unit, `from pbem.store import migrations` a module
+            # `from pbem import outbound` imports a unit, `from pbem.store import migrations` a module
+            for a in node.names:
                 found.append((f"{base}.{a.name}", node.lineno))
     return found
 

@@ -15,9 +15,9 @@ from conftest import game_config, legal, mail, token, turn_file
 
 from pbem import daemon
 from pbem.base import settings as settings_mod
-from pbem.ingest import dropfolder, files, maildir, pipe, stdin
+from pbem.moderate import newgame
 from pbem.outbound import sending
-from pbem.play import newgame
+from pbem.sources import dropfolder, files, maildir, pipe, stdin
 
 
 def answer(svc, game, **kw):
@@ -171,10 +171,10 @@ def test_serve_once_drains_what_the_pipe_spooled(fake_svc, fake_game):
 
 def test_a_spooled_file_that_cannot_be_read_is_left_and_does_not_keep_the_daemon_awake(fake_svc, fake_game,
                                                                                           monkeypatch):
-    import pbem.ingest
+    import pbem.sources
     with pipe.serving(fake_svc.settings):
         bad = pipe.spool(fake_svc.settings, io.BytesIO(answer(fake_svc, fake_game)))
-    monkeypatch.setattr(pbem.ingest, "read_capped", lambda p: (_ for _ in ()).throw(PermissionError(p)))
+    monkeypatch.setattr(pbem.sources, "read_capped", lambda p: (_ for _ in ()).throw(PermissionError(p)))
     assert pipe.poll(fake_svc) == [] and bad.exists()  # left where it is, logged
     assert not pipe.arrived_since_poll(fake_svc.settings)  # tried: the daemon waits for new mail
     monkeypatch.undo()

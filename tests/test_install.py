@@ -80,7 +80,8 @@ def installed(request, tmp_path_factory):
 def test_the_wheel_is_what_it_says(installed):
     venv, name = installed
     probe = run(venv / "bin" / "python", "-c",
-                "import json, engine, pbem, pbem.outbound.render; print(json.dumps([engine.__file__, pbem.__file__, engine.BUILD]))",
+                "import json, engine, pbem, pbem.outbound.render; "
+                "print(json.dumps([engine.__file__, pbem.__file__, engine.BUILD]))",
                 cwd=venv.parent, env=clean_env())
     engine_file, pbem_file, build = json.loads(probe.stdout)
     assert str(venv) in engine_file and str(venv) in pbem_file  # the installed copy, not the checkout

@@ -34,9 +34,9 @@ from test_smtp import free_port
 from pbem.base import settings as settings_mod
 from pbem.core import games
 from pbem.core.service import open_service
-from pbem.ingest import dropfolder
+from pbem.moderate import newgame
 from pbem.outbound import sending
-from pbem.play import newgame
+from pbem.sources import dropfolder
 
 PBEM = [sys.executable, "-c", "import sys; from pbem.cli import main; sys.exit(main())"]
 PLAYERS = [("alice", "alice@example.org"), ("bob", "bob@example.org"), ("carol", "carol@example.org")]

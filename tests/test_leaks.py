@@ -12,13 +12,12 @@ tests/bymail.py gathered for them since then."""
 import re
 
 import pytest
-
-from pbem.core import games
-from pbem.play import newgame
-from pbem.outbound import outbox, render, reports
-
 from bymail import play_by_mail
 from conftest import game_config, token
+
+from pbem.core import games
+from pbem.moderate import newgame
+from pbem.outbound import outbox, render, reports
 
 HEROES = [("alice", "wizard"), ("bob", "priest"), ("carol", "sorceress"), ("dave", "prophetess")]
 MOVES = 200  # per game: enough for Spells to be drawn, cast and traded, and for mails at each turn

@@ -15,8 +15,8 @@ from test_web_browser import LAYOUT, WIDTHS, at_width, browser, full_shot, shots
 from pbem import bot
 from pbem.core import games
 from pbem.inbound.process import handle
+from pbem.moderate import moderator, newgame
 from pbem.outbound import outbox
-from pbem.play import moderator, newgame
 
 KINDS = ("welcome", "report", "receipt", "error", "gameover", "press")
 # Each word of every table cell that lies on more than one line ("Sentin" / "el"): a word's

@@ -5,7 +5,7 @@ working folder, the mail on stdin with Return-Path and Delivered-To prepended (f
 treats exit 0 as delivered, 75 (EX_TEMPFAIL) as "keep it and try again later", anything else as
 a permanent failure: a bounce to the sender carrying the command's output. So: 0 once stored,
 whatever became of the mail, and 75 only when it could not be stored. While a `pbem serve`
-daemon runs, "stored" is the pipe's spool (pbem/ingest/pipe.py), which the daemon takes at once;
+daemon runs, "stored" is the pipe's spool (pbem/sources/pipe.py), which the daemon takes at once;
 with none, `ingest` stores the mail in the database itself."""
 import sqlite3
 import subprocess
@@ -14,14 +14,13 @@ import time
 from pathlib import Path
 
 import pytest
-
-from pbem.core import home as home_mod
-from pbem.play import newgame
-from pbem.base import settings as settings_mod
-from pbem.ingest import pipe as pipe_spool
-from pbem.core.service import open_service
-
 from conftest import game_config, legal, mail, token
+
+from pbem.base import settings as settings_mod
+from pbem.core import home as home_mod
+from pbem.core.service import open_service
+from pbem.moderate import newgame
+from pbem.sources import pipe as pipe_spool
 
 PBEM = Path(sys.executable).with_name("pbem")  # the console script the venv installed
 

@@ -1,16 +1,15 @@
 """Observers: the public report each turn, `status` and nothing else (issue 18)."""
 import pytest
-from click.testing import CliRunner
-
-from pbem.core import games
-from pbem.play import newgame
-from pbem.outbound import outbox, render, reports
-from pbem.inbound.process import handle
-
-from conftest import game_config, mail
 from bymail import play_by_mail
+from click.testing import CliRunner
+from conftest import game_config, mail
 from test_commands import last_id, mails
 from test_leaks import HEROES, named, readable, spells_held
+
+from pbem.core import games
+from pbem.inbound.process import handle
+from pbem.moderate import newgame
+from pbem.outbound import outbox, render, reports
 
 WATCHER = {"name": "wanda", "email": "wanda@example.org"}
 
@@ -91,6 +90,7 @@ def test_observers_config_is_checked(svc):
 def test_pbem_observer_add(tmp_path):
     """`pbem observer add GAME NAME EMAIL` through the CLI: the observer's first report is queued."""
     from test_cli import CONFIG
+
     from pbem.cli import main
     home = tmp_path / "var"
 

@@ -8,8 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from pbem.inbound import mailtext
 from pbem.inbound.orders import Order, OrderError, content_hash, parse_mail, parse_turn_file, redact

@@ -11,11 +11,11 @@ from freezegun import freeze_time
 
 from pbem import daemon
 from pbem.core import games
-from pbem.ingest import dropfolder
+from pbem.moderate import moderator, newgame
 from pbem.outbound import outbox
 from pbem.pace import deadlines, schedule, standing
 from pbem.pace.pace import pace_of
-from pbem.play import moderator, newgame
+from pbem.sources import dropfolder
 from pbem.store import utcnow
 
 PACE = {"deadline": "48h", "reminders": ["24h", "2h"], "vacation_days": 14}

@@ -62,12 +62,14 @@ def test_every_pack_module_is_listed_once_with_its_content():
     for path in (ENGINE / "packs").glob("*.py"):
         module = importlib.import_module(f"engine.packs.{path.stem}")
         declared = [c for c in vars(module).values()
-                    if isinstance(c, type) and issubclass(c, Pack) and c is not Pack and c.__module__ == module.__name__]
+                    if isinstance(c, type) and issubclass(c,
+                                                          Pack) and c is not Pack and c.__module__ == module.__name__]
         assert all(c in listed for c in declared), f"{path.name} declares a pack engine.registry.PACKS does not list"
 
 
 def test_the_config_tables_are_read_from_the_declarations():
-    assert config_mod.PLAYABLE_PACKS == ("cataclysm", "lost-realms", "nemesis", "sea-voyage", "timescape", "city", "dungeon",
+    assert config_mod.PLAYABLE_PACKS == ("cataclysm", "lost-realms", "nemesis", "sea-voyage", "timescape", "city",
+                                         "dungeon",
                                           "deep-realms")
     assert config_mod.SOLE_PACKS == ("nemesis",)
     assert config_mod.ENDING_PACKS == ("cataclysm", "lost-realms")
@@ -122,7 +124,8 @@ def house(monkeypatch):
 
 def test_a_pack_added_to_the_list_is_known_to_the_config(house):
     players = [{"name": "alice"}, {"name": "bob"}]
-    cfg = GameConfig.from_dict({"packs": ["cataclysm", "house-rules"], "players": players, "options": {"house_gold": 2}})
+    cfg = GameConfig.from_dict({"packs": ["cataclysm", "house-rules"], "players": players,
+                                "options": {"house_gold": 2}})
     assert cfg.option("house_gold") == 2 and packs.get("house-rules").name == "house-rules"
     with pytest.raises(ConfigError, match="needs the cataclysm pack"):
         GameConfig.from_dict({"packs": ["house-rules"], "players": players})

@@ -4,17 +4,16 @@ import asyncio
 from datetime import timedelta
 from email.message import EmailMessage
 
-import pytest
-
 import fake_engine
-from pbem import daemon
-from pbem.play import newgame
-from pbem.inbound import orders, process
-from pbem.outbound import outbox
-from pbem.ingest import dropfolder, files, maildir
-from pbem.inbound.process import handle
-
+import pytest
 from conftest import game_config, legal, mail, token, turn_file
+
+from pbem import daemon
+from pbem.inbound import orders, process
+from pbem.inbound.process import handle
+from pbem.moderate import newgame
+from pbem.outbound import outbox
+from pbem.sources import dropfolder, files, maildir
 
 DEEP = b"answers = []\nx = " + b"[" * 3000 + b"]" * 3000 + b"\n"  # tomllib: RecursionError
 
@@ -128,7 +127,7 @@ def test_a_30_mb_mail_is_refused_before_it_is_stored(fake_svc, fake_game, tmp_pa
 
 def test_a_large_mail_is_not_downloaded_whole_from_imap(fake_svc):
     """The IMAP source asks the size first and fetches only the header of a mail over the limit."""
-    from pbem.ingest import imap
+    from pbem.sources import imap
 
     class Client:
         def __init__(self):

@@ -14,12 +14,12 @@ import time
 from pathlib import Path
 
 import pytest
-
 from conftest import legal, mail, token
-from pbem.core import games
-from pbem.ingest import dropfolder
-from pbem.core.service import open_service
 from test_daemons import new_games, run, serve, smtp, stop  # noqa: F401 -- smtp: the SMTP sink fixture
+
+from pbem.core import games
+from pbem.core.service import open_service
+from pbem.sources import dropfolder
 
 pytestmark = pytest.mark.postgres  # separate processes, seconds each: `pytest -m postgres` (.ci/run runs it)
 GAMES = 4
@@ -142,7 +142,7 @@ def test_a_daemon_killed_mid_batch_leaves_the_others_to_carry_on(tmp_path, pg_ur
 
 def _play(svc, game_id: str, n: int, seed: int = 1) -> None:
     from pbem import bot
-    from pbem.play import moderator
+    from pbem.moderate import moderator
     rnd = random.Random(seed)
     for _ in range(n):
         move = bot.choose(games.state(svc, games.get(svc, game_id)), rnd)

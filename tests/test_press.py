@@ -1,12 +1,11 @@
 """Press: `to: bob` / `to: all` and a message, passed on through the service (issue 18)."""
 import pytest
-
-from pbem.core import games
-from pbem.play import newgame
-from pbem.inbound.process import handle
-
 from conftest import game_config, mail, token
 from test_commands import last_id, mails
+
+from pbem.core import games
+from pbem.inbound.process import handle
+from pbem.moderate import newgame
 
 PLAYERS3 = [("alice", "alice@example.org"), ("bob", "bob@example.org"), ("carol", "carol@example.org")]
 

@@ -1,20 +1,18 @@
 """Processing a message: apply, receipt, error reply, CHECK, strangers, duplicates, tokens."""
-import os
 import io
 import json
-
-import pytest
+import os
 
 import fake_engine
-from pbem.core import games
-from pbem.play import newgame
+import pytest
+from conftest import game_config, legal, mail, token, turn_file
+
 from pbem.base import log
-from pbem.play import moderator
-from pbem.outbound import outbox
+from pbem.core import games
 from pbem.inbound import process
 from pbem.inbound.process import handle
-
-from conftest import game_config, legal, mail, token, turn_file
+from pbem.moderate import moderator, newgame
+from pbem.outbound import outbox
 
 
 def mails(svc, since=0):
@@ -228,7 +226,7 @@ def test_adjudicate_is_a_logged_moderator_move(fake_svc, fake_game):
 def test_long_games_snapshot_and_never_replay_from_the_start(fake_svc, monkeypatch):
     g = newgame.create(fake_svc, game_config(options={"turn_cap": 0}))
     fake_svc.store.SNAPSHOT_EVERY = 10
-    for i in range(25):
+    for _i in range(25):
         player, line = legal(fake_svc, g)
         message = mail([line], sender=f"{player}@example.org", tok=token(fake_svc, g, player))
         assert handle(fake_svc, message).status == "applied"
@@ -286,7 +284,7 @@ def test_a_turn_file_is_one_message_by_its_upload_not_by_when_it_came(svc, game)
 
 def test_a_turn_file_ingested_again_after_a_kill_is_not_applied_twice(svc, game, tmp_path):
     """`pbem ingest FILE` / `submit` retried: the file's path and change time are its upload id."""
-    from pbem.ingest import files
+    from pbem.sources import files
     player, line = legal(svc, game)
     path = tmp_path / "turn.toml"
     path.write_bytes(turn_file(game, player, token(svc, game, player), [line.split(": ", 1)[-1]]))

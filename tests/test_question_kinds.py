@@ -12,8 +12,8 @@ from test_playouts import PACK_SETS, game_config
 from engine import api, questions
 from engine.rules import machine
 from engine.state import Option, Prompt
-from pbem.pace import pace, standing
 from pbem.bot import choose
+from pbem.pace import pace, standing
 
 ENGINE = Path(__file__).resolve().parent.parent / "engine"
 # Functions that ask a kind they are given: (module, function) -> where their kinds come from.

@@ -3,10 +3,9 @@ import io
 import re
 
 import pytest
+from test_archive import FIXTURE, cli, play_out
 
 from pbem.archive import archive, replay
-
-from test_archive import FIXTURE, cli, play_out
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ from test_commands import asked, last_id, mails, send
 from test_reports import hero_config
 
 from pbem.core import games
-from pbem.play import newgame
+from pbem.moderate import newgame
 from pbem.outbound import outbox
 
 

@@ -14,8 +14,8 @@ from engine import content
 from pbem import bot
 from pbem.core import games
 from pbem.inbound.process import handle
+from pbem.moderate import moderator, newgame
 from pbem.outbound import glossary, outbox
-from pbem.play import moderator, newgame
 
 CARDS = content.load("revised4", ()).cards
 BY_NAME = {c.name: c for c in reversed(list(CARDS.values()))}
@@ -54,7 +54,7 @@ def test_cards_drawn_and_cards_asked_about_are_explained_along_a_game(svc):
     draws = asked_about = 0
     seen = 0
     for _ in range(80):
-        for row, text in mails(svc, seen):
+        for _row, text in mails(svc, seen):
             flat = " ".join(text.split())
             for name in re.findall(r"\b\w+ draws ([A-Z][\w' -]*?)(?= —|\.)", flat):
                 card = BY_NAME.get(name)

@@ -8,7 +8,7 @@ from test_commands import last_id, mails, send
 from test_reports import hero_config, rows
 
 from pbem.core import games
-from pbem.play import newgame
+from pbem.moderate import newgame
 
 HEX_SEED = "hex-2"  # alice (the Wizard) starts with the Hex and is first to move
 
@@ -78,7 +78,8 @@ def test_the_defender_is_told_who_attacks_and_with_what(svc):
     text = [t for r, t in mails(svc, since) if r["player"] == defender][-1]
     flat = " ".join(text.split())
     kind = "psychic combat" if duel.a["psychic"] else "battle"
-    attr, value = ("Craft", stats.craft) if duel.a["psychic"] else ("Strength", lambda c, p: stats.strength(c, p, battle=True))
+    attr, value = ("Craft", stats.craft) if duel.a["psychic"] else ("Strength", lambda c, p: stats.strength(c, p,
+                                                                                                            battle=True))
     mine = state.players[duel.a["target"]]
     assert mine.name == defender
     assert f"{attacker.name} attacks you in {kind} with {attr} {value(ctx, attacker)}" in flat

@@ -10,10 +10,9 @@ from test_reports import hero_config
 
 from pbem import bot
 from pbem.core import games
-from pbem.play import newgame
-from pbem.outbound import leads
-from pbem.play import moderator
 from pbem.inbound.process import handle
+from pbem.moderate import moderator, newgame
+from pbem.outbound import leads
 
 ARROW = leads.ARROW
 

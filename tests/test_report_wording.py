@@ -8,12 +8,11 @@ from conftest import game_config, mail, token
 from test_deadlines import PACE, Clock
 
 from pbem import bot
-from pbem.pace import deadlines
 from pbem.core import games
-from pbem.play import newgame
-from pbem.play import moderator
-from pbem.outbound import outbox
 from pbem.inbound.process import handle
+from pbem.moderate import moderator, newgame
+from pbem.outbound import outbox
+from pbem.pace import deadlines
 
 ISO = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}")
 REPO_PATH = re.compile(r"(?<![\w/.])(?:docs|tests|engine|pbem|deploy|bench|tools|\.ci)/[\w./-]+"

@@ -14,8 +14,8 @@ from conftest import game_config, legal, mail, token
 
 from pbem.core import games
 from pbem.inbound.process import handle
+from pbem.moderate import moderator, newgame
 from pbem.outbound import bounces, outbox, render, reports, sending
-from pbem.play import moderator, newgame
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
 HEROES = [("alice", "alice@example.org", "wizard"), ("bob", "bob@example.org", "priest"),

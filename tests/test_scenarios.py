@@ -5,10 +5,10 @@ answers and checks the public summary. Each file names the rule it checks in `ru
 `[expect_events]` `contains = [...]` lists texts that must appear in the events;
 `error = "..."` expects the last move to be refused with a message containing it.
 """
+import tomllib
 from pathlib import Path
 
 import pytest
-import tomllib
 
 from engine import api, scenario
 

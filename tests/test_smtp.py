@@ -16,8 +16,8 @@ from conftest import Clock, game_config, legal, mail, token
 from pbem.base import settings as settings_mod
 from pbem.core import games
 from pbem.inbound.process import handle
+from pbem.moderate import moderator, newgame
 from pbem.outbound import outbox, sending
-from pbem.play import moderator, newgame
 
 
 def free_port() -> int:

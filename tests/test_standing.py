@@ -11,9 +11,9 @@ from conftest import game_config, mail, token, turn_file
 from pbem.core import games
 from pbem.inbound import orders
 from pbem.inbound.process import handle
+from pbem.moderate import moderator, newgame
 from pbem.outbound import outbox
 from pbem.pace import answering, standing
-from pbem.play import moderator, newgame
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -3,11 +3,9 @@
 import sqlite3
 
 import pytest
-
-from pbem.store import migrations
-from pbem.store import StoreUnavailable, open_store
-
 from conftest import Clock
+
+from pbem.store import StoreUnavailable, migrations, open_store
 
 
 @pytest.fixture
@@ -131,7 +129,7 @@ def test_rewriting_a_move_and_its_hash_breaks_the_next_link(store):
     add_game(store)
     for i in range(1, 4):
         store.append_move("g", kind="move", player="a", actor="a", line=f"a: {i}: left", state_hash=f"s{i}")
-    from pbem.store import chain_hash, _CHAINED
+    from pbem.store import _CHAINED, chain_hash
     row = store.moves("g")[0]
     row["line"] = "a: 1: right"
     forged = chain_hash(row["prev_hash"], {k: row[k] for k in _CHAINED}, row["state_hash"])

@@ -132,4 +132,5 @@ def test_a_choice_made_visiting_the_enchantress_denizen_is_offered_the_warp_gate
     offered = timescape.PACK.choose_options(Ctx(state, []), 0, choice, {"source": "Enchantress", "card": "enchantress"})
     assert [o["key"] for o in offered or []] == ["warp-enchantress"]
     state.players[0].flags["warp-sent-enchantress"] = 1  # the Enchantress sends a character once
-    assert timescape.PACK.choose_options(Ctx(state, []), 0, choice, {"source": "Enchantress", "card": "enchantress"}) is None
+    assert timescape.PACK.choose_options(Ctx(state, []), 0, choice, {"source": "Enchantress",
+                                                                     "card": "enchantress"}) is None

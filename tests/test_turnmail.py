@@ -2,15 +2,13 @@
 mailed, everyone when a turn begins; each report shows exactly the events its reader may see
 of the moves since their last report, once each and in order."""
 import pytest
-
-from pbem.core import games
-from pbem.play import newgame
-from pbem.play import moderator
-from pbem.outbound import outbox, turnmail
-from pbem.inbound.process import handle
-
 from bymail import CATCH_UP, play_by_mail
 from conftest import game_config, legal, mail, token
+
+from pbem.core import games
+from pbem.inbound.process import handle
+from pbem.moderate import moderator, newgame
+from pbem.outbound import outbox, turnmail
 
 HEROES = {"alice": "wizard", "bob": "priest", "carol": "troll", "dave": "prophetess"}
 

@@ -6,16 +6,15 @@ import json
 import re
 
 import pytest
+from conftest import Clock, game_config, token, turn_file
 from starlette.testclient import TestClient
 
 from pbem.base import settings as settings_mod
 from pbem.core import games
 from pbem.core.service import open_service
+from pbem.moderate import moderator, newgame
 from pbem.outbound import links, outbox, reports
-from pbem.play import moderator, newgame
 from pbem.web.app import create_app
-
-from conftest import Clock, game_config, token, turn_file
 
 BASE = "http://talisman.test"
 

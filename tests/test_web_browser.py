@@ -15,16 +15,15 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import game_config
 
 from pbem.base import settings as settings_mod
 from pbem.core import games
 from pbem.core.service import open_service
+from pbem.moderate import newgame
 from pbem.outbound import links
 from pbem.pace import moves
-from pbem.play import newgame
 from pbem.web.app import create_app
-
-from conftest import game_config
 
 CHROMIUM, DRIVER = shutil.which("chromium"), shutil.which("chromedriver")
 if not (CHROMIUM and DRIVER):
@@ -203,7 +202,7 @@ def test_answer_by_upload_in_the_browser(site, browser, tmp_path):
 def test_a_finished_games_replay_shows_with_its_style_allowed(site, browser, shots):
     """The replay pages' one <style> and marker colours are allowed by hash: the browser
     blocks nothing (a wrong hash would be a console error and an unstyled page)."""
-    from pbem.play import moderator
+    from pbem.moderate import moderator
     svc, base = site
     g = new_game(svc)
     moderator.end(svc, g)

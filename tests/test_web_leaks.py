@@ -8,13 +8,12 @@ import html
 import re
 
 import pytest
-
-from pbem.play import newgame
-from pbem.outbound import links
-
 from bymail import play_by_mail
 from conftest import game_config, token
 from test_web import seat_url, web  # noqa: F401 -- the fixture
+
+from pbem.moderate import newgame
+from pbem.outbound import links
 
 HEROES = [("alice", "wizard"), ("bob", "priest"), ("carol", "sorceress"), ("dave", "prophetess")]
 EVERY = 3  # moves between looks at the pages

@@ -108,7 +108,8 @@ def _rows_problems(path: str, text: str, data: dict) -> list[str]:
                 where = f"{_at(path, text, table, i, key)}: [[{table}]] {row.get('name', i + 1)!r}"
                 if known is not None and key not in known:
                     out.append(f"{where}: unknown field `{key}`; allowed: {', '.join(sorted(known))}")
-                elif key in TYPES and not isinstance(value, TYPES[key]) or (TYPES.get(key) is int and isinstance(value, bool)):
+                elif key in TYPES and not isinstance(value,
+                                                     TYPES[key]) or (TYPES.get(key) is int and isinstance(value, bool)):
                     want = TYPES[key]
                     out.append(f"{where}: field `{key}` must be a {_TYPE_NAMES.get(want, str(want))}, not {value!r}")
     return out

@@ -17,8 +17,6 @@ import msgspec
 
 from pbem.base import configkeys
 
-TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
-
 
 class SmtpSettings(msgspec.Struct, forbid_unknown_fields=True):
     host: str
@@ -32,7 +30,7 @@ class SmtpSettings(msgspec.Struct, forbid_unknown_fields=True):
 
 
 class ImapSettings(msgspec.Struct, forbid_unknown_fields=True):
-    """A hosted mailbox that receives the game address's mail (pbem/ingest/imap.py)."""
+    """A hosted mailbox that receives the game address's mail (pbem/sources/imap.py)."""
     host: str
     username: str
     password: str
@@ -103,6 +101,11 @@ class Settings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     @property
     def key_path(self) -> Path:
         return self.path("key")
+
+    @property
+    def templates_path(self) -> Path:
+        """The home's own templates, searched before the packaged ones (pbem/outbound/render.py)."""
+        return Path(self.home) / "templates"
 
     @property
     def content_path(self) -> Path | None:

@@ -1,6 +1,6 @@
 """Games as stored: reading a game, its state (at any move) and its config.
 
-What the layers above play into a game is elsewhere: a new game is pbem/play/newgame.py, a
+What the layers above play into a game is elsewhere: a new game is pbem/moderate/newgame.py, a
 move entering the log is pbem/pace/moves.py (deadlines and standing orders follow it).
 """
 from __future__ import annotations

@@ -203,7 +203,7 @@ def _parse_mail(raw: bytes, game_address: str | None) -> Order:
 def _press(lines: list[str]) -> tuple[list[str], list[dict]]:
     """Split off the messages to players: a `to: NAME` line (its rest, if any, starts the
     text) and every line after it up to the next `to:` line are one message."""
-    for i, line in enumerate(lines):
+    for i, line in enumerate(lines):  # noqa: B007 -- i is where the messages start, read after the loop
         if _PRESS.match(line):
             break
     else:

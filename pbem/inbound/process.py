@@ -23,9 +23,9 @@ from typing import TYPE_CHECKING
 from pbem.base import log, mailpolicy, tokens
 from pbem.core import games
 from pbem.inbound import orders
+from pbem.moderate import moderator
 from pbem.outbound import announce, bounces, observers, outbox, press, reports
 from pbem.pace import moves, standing
-from pbem.play import moderator
 from pbem.store import StoreUnavailable, iso
 
 if TYPE_CHECKING:
@@ -231,7 +231,8 @@ def read(row: dict) -> tuple[orders.Order | None, orders.OrderError | None]:
     return read_raw(row["raw"], row["kind"], row["filename"])
 
 
-def authenticate(svc: Service, order: orders.Order, kind: str, token_hash: str | None = None) -> tuple[dict, dict] | str:
+def authenticate(svc: Service, order: orders.Order, kind: str, token_hash: str | None = None) -> tuple[dict,
+                                                                                                       dict] | str:
     """(game, player) of the seat the order's token opens, or why none does (`token_hash`: of
     the token a stored message carried, for one read back masked). A mail must also come from
     the player's address; a turn file (upload) needs the token only."""
@@ -312,7 +313,8 @@ def _refuse(svc: Service, row: dict, order: orders.Order | None, reason: str) ->
     return Result("refused", log.scrub(f"refused: {reason}"), row["id"])
 
 
-def _reply_unprocessed(svc: Service, row: dict, why: str, *, reason: str | None = None, tell_moderator: bool = True) -> None:
+def _reply_unprocessed(svc: Service, row: dict, why: str, *, reason: str | None = None,
+                       tell_moderator: bool = True) -> None:
     """Tell the sender we could not process their message (with `tell_moderator`: that the
     moderator knows, and tell the moderator `reason`). A turn file's sender is the seat its
     token opened, if any; a mail's, its From (rate-limited like any refusal)."""

@@ -39,7 +39,8 @@ def queue_reports(svc: Service, game: dict, played, *, sender: str | None = None
     if turnmail.everyone(svc.engine, played):
         observers.queue(svc, game, state, key="over" if over else seq, frame=frame)
     if svc.engine.MODERATOR in svc.engine.waiting_for(state):
-        reports.queue_digest(svc, game, state, "The game waits for you: a card needs your ruling.", key=seq, frame=frame)
+        reports.queue_digest(svc, game, state, "The game waits for you: a card needs your ruling.", key=seq,
+                             frame=frame)
 
 
 def queue_game_over(svc: Service, game: dict, state, *, ended_by_moderator: bool = False) -> None:

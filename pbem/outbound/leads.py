@@ -75,7 +75,8 @@ def _faces(faces: dict) -> list[str]:
                 ways.setdefault(key, []).append((face, _short(t)))
         return [f"{ARROW} a new roll: " + "; ".join(
             f"{k}: {', '.join(f'{fs} {text}' for fs, text in _runs(v))}" for k, v in ways.items())]
-    said = _runs([(face, " ".join(o["effects"]) if o["effects"] else _cap(_next(o)) + ".") for face, o in faces.items()])
+    said = _runs([(face, " ".join(o["effects"]) if o["effects"] else _cap(_next(o)) + ".") for face,
+                  o in faces.items()])
     return [f"{ARROW} a new die:"] + [f"{fs}: {text}" for fs, text in said]
 
 

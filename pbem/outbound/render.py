@@ -11,6 +11,7 @@ is rendered for the first of them and found in the fragment cache by the others.
 """
 from __future__ import annotations
 
+import importlib.resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -19,7 +20,6 @@ import msgspec
 from markupsafe import Markup
 
 from pbem.base import boardmap
-from pbem.base.settings import TEMPLATES
 
 if TYPE_CHECKING:
     from pbem.core.service import Service
@@ -34,13 +34,29 @@ class _Environment(jinja2.Environment):
         return super().getattr(obj, attribute)
 
 
+# The templates shipped with pbem: templates/ at the top of the checkout, the package pbem.templates
+# once installed (setup.py maps one to the other).
+PACKAGED = Path(str(importlib.resources.files("pbem.templates")))
+DEFAULT_PREFIX = "default:"  # `{% extends "default:report.txt.j2" %}` in a home's override
+
+
+def loader(overrides: Path | None = None) -> jinja2.BaseLoader:
+    """The home's `templates/` folder (`overrides`) searched before the packaged templates, as
+    datasette does; `default:NAME` is always the packaged one, so an override can extend it."""
+    packaged = jinja2.FileSystemLoader(str(PACKAGED))
+    search = [str(overrides), str(PACKAGED)] if overrides is not None and overrides.is_dir() else [str(PACKAGED)]
+    return jinja2.ChoiceLoader([jinja2.PrefixLoader({DEFAULT_PREFIX[:-1]: packaged}, delimiter=":"),
+                                jinja2.FileSystemLoader(search)])
+
+
 class Templates:
     """One Environment, each template compiled once; HTML templates autoescape by name
     (select_autoescape does not match `*.html.j2`)."""
 
-    def __init__(self, folder: Path = TEMPLATES):
+    def __init__(self, overrides: Path | None = None):
+        self.overrides = overrides
         self.env = _Environment(
-            loader=jinja2.FileSystemLoader(str(folder)), autoescape=lambda name: (name or "").endswith(".html.j2"),
+            loader=loader(overrides), autoescape=lambda name: (name or "").endswith(".html.j2"),
             undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
             auto_reload=False)
         self._pairs: dict[str, tuple[jinja2.Template, jinja2.Template]] = {}
@@ -55,16 +71,18 @@ class Templates:
         return text.render(context), html.render(context)
 
 
-_shared: Templates | None = None
+_shared: dict[Path | None, Templates] = {}
 
 
 def templates(svc: Service) -> Templates:
-    """The service's templates: by default one set per process, compiled once."""
-    global _shared
+    """The service's templates, compiled once per process and home: its `templates/` folder's
+    overrides over the packaged ones."""
     if svc.templates is None:
-        if _shared is None:
-            _shared = Templates()
-        svc.templates = _shared
+        folder = svc.settings.templates_path
+        key = folder if folder.is_dir() else None
+        if key not in _shared:
+            _shared[key] = Templates(key)
+        svc.templates = _shared[key]
     return svc.templates
 
 

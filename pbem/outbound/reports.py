@@ -285,7 +285,8 @@ def question_replied_to(svc: Service, game: dict, player: str, references: list[
     return None
 
 
-def notice(svc: Service, subject: str, lines: list[str], *, key: str, game: str | None = None, to: str | None = None) -> bool:
+def notice(svc: Service, subject: str, lines: list[str], *, key: str, game: str | None = None,
+           to: str | None = None) -> bool:
     """A plain notice to the moderator (`key` makes it once per occasion); only logged where
     no moderator address is set."""
     to = to or svc.settings.moderator

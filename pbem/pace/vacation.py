@@ -32,7 +32,8 @@ def left(svc: Service, game: dict, player: str, now: datetime) -> timedelta:
     """What is left of the player's allowance (a running vacation counts in full)."""
     pace = pace_of(game)
     days = seat_config(game, player).get("vacation_days", pace.vacation_days if pace else 0)
-    used = sum((clock.parse(v["ends_at"]) - clock.parse(v["starts_at"]) for v in schedule.vacations(svc, game["id"], player)),
+    used = sum((clock.parse(v["ends_at"]) - clock.parse(v["starts_at"]) for v in schedule.vacations(svc, game["id"],
+                                                                                                    player)),
                timedelta())
     return max(timedelta(0), timedelta(days=days) - used)
 

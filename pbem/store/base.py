@@ -139,7 +139,8 @@ class Store:
         now = self.now()
         self._insert("games", {
             "id": id, "config": json.dumps(config, sort_keys=True), "status": status, "engine_version": engine_version,
-            "seed": seed, "seed_commitment": seed_commitment, "state": state, "moves": 0, "created_at": now, "updated_at": now})
+            "seed": seed, "seed_commitment": seed_commitment, "state": state, "moves": 0, "created_at": now,
+            "updated_at": now})
 
     def game(self, id: str) -> dict | None:
         """The game; inside a transaction, locked for it (PostgreSQL): whatever this
@@ -165,7 +166,7 @@ class Store:
     def add_player(self, game: str, name: str, seat: int, email: str, token_hash: str, token_salt: str,
                    role: str = "hero", character: str | None = None) -> None:
         self._insert("players", {"game": game, "name": name, "seat": seat, "email": email, "token_hash": token_hash,
-                                     "token_salt": token_salt, "role": role, "character": character, "status": "active"})
+                                 "token_salt": token_salt, "role": role, "character": character, "status": "active"})
 
     def player(self, game: str, name: str) -> dict | None:
         return self._one("SELECT * FROM players WHERE game = ? AND name = ?", (game, name))
@@ -399,6 +400,18 @@ class Store:
             return self._all(sql + " WHERE status = ? ORDER BY id", (status,))
         return self._all(sql + " ORDER BY id")
 
+    def outbox_queued_contexts(self, per_kind: int) -> list[dict]:
+        """The newest queued mails still held as their context, at most `per_kind` of each kind
+        (pbem/outbound/overrides.py renders them with a home's templates)."""
+        rows = self._all("SELECT * FROM outbox WHERE context IS NOT NULL ORDER BY id DESC")
+        counts: dict[str, int] = {}
+        kept = []
+        for row in rows:
+            counts[row["kind"]] = counts.get(row["kind"], 0) + 1
+            if counts[row["kind"]] <= per_kind:
+                kept.append(row)
+        return kept
+
     def outbox_mail(self, id: int) -> dict | None:
         return self._one("SELECT * FROM outbox WHERE id = ?", (id,))
 
@@ -481,7 +494,8 @@ class Store:
 
     def set_guard(self, game: str, new: str, old: str, due_by: str | None = None) -> int:
         """The open deadlines of `game` whose guard is `old` (and due by `due_by`) get `new`."""
-        sql, params = "UPDATE deadlines SET guard = ? WHERE game = ? AND status = 'open' AND guard = ?", [new, game, old]
+        sql, params = "UPDATE deadlines SET guard = ? WHERE game = ? AND status = 'open' AND guard = ?", [new, game,
+                                                                                                          old]
         if due_by:
             sql += " AND due_at <= ?"
             params.append(due_by)
@@ -507,8 +521,8 @@ class Store:
                          (row["game"], row["prompt"], row["player"], row["due_at"], row["reminded"]))
 
     def deadlines_passed(self, game: str, now: str) -> list[dict]:
-        return self._all("SELECT * FROM deadlines WHERE game = ? AND status = 'open' AND guard != 'held' AND due_at <= ? "
-                         "ORDER BY due_at, prompt, player", (game, now))
+        return self._all("SELECT * FROM deadlines WHERE game = ? AND status = 'open' AND guard != 'held' "
+                         "AND due_at <= ? ORDER BY due_at, prompt, player", (game, now))
 
     def deadlines_in_window(self, since: str, until: str) -> list[dict]:
         """For the outage guard: in every active game, the deadlines of active players open
@@ -528,7 +542,8 @@ class Store:
         just ran took or left to another daemon)."""
         now = self.now()
         row = self._the_one("SELECT (SELECT MIN(next_at) FROM deadlines WHERE status = 'open' AND next_at > ?) AS d, "
-                        "(SELECT MIN(next_attempt_at) FROM outbox WHERE status = 'queued' AND next_attempt_at > ?) AS o, "
+                        "(SELECT MIN(next_attempt_at) FROM outbox WHERE status = 'queued' "
+                        "AND next_attempt_at > ?) AS o, "
                         "(SELECT MIN(claim_until) FROM outbox WHERE status = 'queued' AND claim_until > ?) AS c",
                         (now, now, now))
         times = [t for t in (row["d"], row["o"], row["c"]) if t]

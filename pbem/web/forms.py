@@ -18,8 +18,8 @@ import secrets
 from typing import TYPE_CHECKING
 
 from pbem.inbound import orders, process
-from pbem.ingest import kind_of
 from pbem.outbound import links
+from pbem.sources import kind_of
 
 if TYPE_CHECKING:
     from pbem.core.service import Service

@@ -5,7 +5,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pbem.inbound.process import Result, handle
-from pbem.ingest import kind_of, read_capped, upload_id
+from pbem.sources import kind_of, read_capped, upload_id
 
 if TYPE_CHECKING:
     from pbem.core.service import Service

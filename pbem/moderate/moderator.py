@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from pbem.base import log, tokens
 from pbem.core import games
 from pbem.core.games import GameError
+from pbem.moderate import newgame
 from pbem.outbound import announce, outbox, reports, turnmail
 from pbem.pace import (
     briefing,  # substitutes
@@ -18,7 +19,6 @@ from pbem.pace import (
     vacation,
 )
 from pbem.pace.moves import Played
-from pbem.play import newgame
 
 if TYPE_CHECKING:
     from pbem.core.service import Service
@@ -117,7 +117,8 @@ def _rebuild(svc: Service, game: dict, config: dict) -> None:
     svc.store.save_snapshot(game["id"], 0, eng.encode(first), replace=True)
 
 
-def add_player(svc: Service, game_id: str, name: str, email: str, character: str | None = None, role: str = "hero") -> None:
+def add_player(svc: Service, game_id: str, name: str, email: str, character: str | None = None,
+               role: str = "hero") -> None:
     with svc.store.transaction():
         game = games.get(svc, game_id)
         if game["status"] != "waiting":
@@ -127,7 +128,8 @@ def add_player(svc: Service, game_id: str, name: str, email: str, character: str
         email = games._check_email(email, f"player {name!r}")
         config = game["config"]
         newgame.check_addresses([*config["players"], {"name": name, "email": email}])
-        config["players"].append({k: v for k, v in {"name": name, "email": email, "character": character, "role": role}.items()
+        config["players"].append({k: v for k, v in {"name": name, "email": email, "character": character,
+                                                    "role": role}.items()
                                   if v})
         try:
             _rebuild(svc, game, config)

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pbem.inbound.process import Result, handle
-from pbem.ingest import failed_source, kind_of, read_capped, replace_with_stored, upload_id
+from pbem.sources import failed_source, kind_of, read_capped, replace_with_stored, upload_id
 from pbem.store import StoreUnavailable
 
 if TYPE_CHECKING:

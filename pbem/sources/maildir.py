@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pbem.inbound.process import Result
-from pbem.ingest import replace_with_stored, take_batch
+from pbem.sources import replace_with_stored, take_batch
 
 if TYPE_CHECKING:
     from pbem.core.service import Service

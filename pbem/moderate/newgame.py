@@ -20,13 +20,15 @@ TOP_KEYS = ("game", "players", "observers")  # observers: pbem/outbound/observer
 GAME_KEYS = ("name", "edition", "packs", "options", "ending", "seed", "address", "moderator", "pace",
              "unlisted", "press")  # unlisted: not in the web index (pbem/web/pages.py); press: pbem/outbound/press.py
 PLAYER_KEYS = ("name", "email", "character", "role", "timezone", "reports", "vacation_days")
-_TYPES: dict[str, type | tuple[type, ...]] = {"name": str, "edition": str, "ending": str, "address": str, "moderator": str, "email": str,
+_TYPES: dict[str, type | tuple[type, ...]] = {"name": str, "edition": str, "ending": str, "address": str,
+                                              "moderator": str, "email": str,
           "character": str, "role": str, "timezone": str, "reports": str, "packs": list, "options": dict,
           "pace": dict, "seed": (str, int), "vacation_days": int, "press": str}
 MIN_PLAYERS = 2  # Talisman is played by 2 to 6 (a Nemesis game: the Nemesis and 1 to 5 heroes)
 
 
-_TYPE_NAMES: dict[type | tuple[type, ...], str] = {str: "a string", list: "a list", dict: "a table", int: "a whole number", (str, int): "a string"}
+_TYPE_NAMES: dict[type | tuple[type, ...], str] = {str: "a string", list: "a list", dict: "a table",
+                                                   int: "a whole number", (str, int): "a string"}
 
 
 def _typed(table: dict, where: str) -> None:

@@ -121,7 +121,7 @@ def poll(svc: Service, stop=None) -> list:
     """Store and process what the pipe spooled, as a batch in one group commit (one fsync),
     then unlink each stored file: the store keeps it (masked). A crash before the unlink
     re-reads a file, known again as a duplicate. A file that cannot be read is logged and left."""
-    from pbem.ingest import take_batch
+    from pbem.sources import take_batch
     _sweep_stale(svc.settings)
     files = waiting(svc.settings)
     _listed[folder(svc.settings)] = {p.name for p in files}

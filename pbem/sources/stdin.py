@@ -1,7 +1,8 @@
 """One mail on standard input: what an MTA pipe (Postfix `pipe`) delivers.
 
 Exit codes are what an MTA expects (README, "Deployment"; deploy/postfix-master.cf): 0 once
-the message is stored, whatever became of it -- a refused answer or a stranger's mail is answered by the service's own reply,
+the message is stored, whatever became of it -- a refused answer or a stranger's mail is
+answered by the service's own reply,
 and any other code would make the MTA bounce it (to a forged sender: backscatter); 75
 (EX_TEMPFAIL) only when it could not be stored (the store or the home is unavailable): the
 MTA keeps it and tries again later, and the retry is recognised as the same message. A

@@ -1,0 +1,59 @@
+"""`pbem`: the moderator's command line (README, "The command line"). Each command is a thin face on a
+library call, in the module of its topic; this module is the root group and lists them all.
+Exit codes: 0 done, 1 refused input, 2 usage, 75 try again later (stdin)."""
+from __future__ import annotations
+
+import click
+
+from pbem.cli import archives, games, mail, rules, seats, storage, templates
+from pbem.cli.common import Group, Home
+from pbem.core import home as home_mod
+
+
+def _version() -> str:
+    from importlib import metadata
+    try:
+        return metadata.version("talisman-pbem")
+    except metadata.PackageNotFoundError:  # run from a checkout that was never installed
+        return "unknown (not installed)"
+
+
+def _print_version(ctx, param, value) -> None:
+    if not value or ctx.resilient_parsing:
+        return
+    import engine
+    click.echo(f"pbem {_version()} (engine: {engine.BUILD})")
+    ctx.exit(0)
+
+
+@click.group(cls=Group)
+@click.option("--home", envvar="PBEM_HOME", default="var", show_default=True, type=click.Path(file_okay=False),
+              help="The state folder (database, inbox, outbox, pbem.toml); or $PBEM_HOME.")
+@click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_print_version,
+              help="Print the version and which build of the engine runs, and exit.")
+@click.pass_context
+def main(ctx, home):
+    """Talisman by mail: play-by-mail games run by a deterministic rules engine."""
+    ctx.obj = Home(home)
+
+
+@main.command("init", short_help="Make a home: store, key, pbem.toml (0600).")
+@click.argument("folder", metavar="[DIR]", required=False, type=click.Path(file_okay=False))
+@click.pass_context
+def init_cmd(ctx, folder):
+    """Make DIR (default: --home) a home: its store, key and a commented pbem.toml, each 0600.
+
+    A home made already is left as it is; what is missing is added."""
+    folder = folder or ctx.find_object(Home).home
+    made = home_mod.init(folder)
+    for path in made:
+        click.echo(f"created {path}")
+    click.echo(f"{folder}: a pbem home" + ("" if made else " already; nothing changed"))
+
+
+
+for command in (games.game, games.log_cmd, seats.player, seats.observer, mail.ingest_cmd, mail.submit_cmd,
+                mail.serve_cmd, mail.outbox_group, mail.inbox_group, storage.backup_cmd, storage.restore_cmd,
+                storage.store_group, archives.export_cmd, archives.verify_cmd, archives.replay_cmd,
+                rules.scenario_cmd, rules.rules_group, templates.templates_group):
+    main.add_command(command)

@@ -1,0 +1,150 @@
+"""What every command shares: the home it runs on, refusals made messages, JSON and tables,
+shell completion of game ids and player names."""
+from __future__ import annotations
+
+import json
+import sys
+from datetime import UTC, datetime
+
+import click
+
+from pbem.base import settings as settings_mod
+from pbem.core import home as home_mod
+from pbem.core.games import GameError
+from pbem.core.service import open_service
+from pbem.sources import stdin as stdin_source
+from pbem.store import StoreUnavailable
+
+EX_TEMPFAIL = stdin_source.EX_TEMPFAIL
+CONTEXT = {"help_option_names": ["-h", "--help"]}
+
+
+class Home:
+    """The --home folder; the service over it is opened on first use, only where `pbem init`
+    made a home (home_mod.require)."""
+
+    def __init__(self, home: str):
+        self.home = home
+        self.settings = None
+        self._svc = None
+
+    def service(self, clock=None):
+        if self._svc is None:
+            self.settings = self.settings or settings_mod.load(self.home)
+            home_mod.require(self.settings)
+            from pbem.base import log
+            log.configure(self.settings.log_format, self.settings.log_level)
+            self._svc = open_service(settings=self.settings, clock=clock)
+        return self._svc
+
+
+class Group(click.Group):
+    """Turns the library's refusals into a message and exit code 1; -h is --help everywhere."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("context_settings", CONTEXT)
+        super().__init__(*args, **kwargs)
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except (GameError, settings_mod.SettingsError, home_mod.NotAHome) as e:
+            click.echo(f"error: {e}", err=True)
+            ctx.exit(1)
+        except StoreUnavailable as e:
+            click.echo(f"error: the store is unavailable: {e}", err=True)
+            ctx.exit(EX_TEMPFAIL)
+
+
+Group.group_class = Group  # subgroups too
+
+
+def service(ctx: click.Context, clock=None):
+    home = ctx.find_object(Home)
+    assert home is not None  # main() puts the Home on the context before any command runs
+    return home.service(clock)
+
+
+def echo_json(data) -> None:
+    click.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
+
+
+def table(rows: list[dict], columns: list[str]) -> None:
+    """A rich table on a terminal, tab-separated lines otherwise."""
+    if sys.stdout.isatty():
+        from rich.console import Console
+        from rich.table import Table
+        table = Table(*columns)
+        for r in rows:
+            table.add_row(*(str(r.get(c, "")) for c in columns))
+        Console().print(table)
+        return
+    click.echo("\t".join(columns))
+    for r in rows:
+        click.echo("\t".join(str(r.get(c, "")) for c in columns))
+
+
+# -- shell completion (README): game ids and player names from the store, read-only ------
+
+def _complete(ctx: click.Context, names) -> list[str]:
+    """names(store): the completions, [] when the home or its store cannot be opened."""
+    from pbem.store import open_store
+    home = ctx.find_root().params.get("home") or str(settings_mod.default_home())
+    try:
+        cfg = settings_mod.load(home)
+        if cfg.db_url is None and not cfg.db_path.is_file():
+            return []
+        store = open_store(cfg.store_target)
+    except (settings_mod.SettingsError, StoreUnavailable, OSError):
+        return []
+    try:
+        return names(store)
+    except store.errors:
+        return []
+    finally:
+        store.close()
+
+
+def complete_game(ctx, param, incomplete: str) -> list[str]:
+    return _complete(ctx, lambda store: store.game_ids(incomplete))
+
+
+def complete_player(ctx, param, incomplete: str) -> list[str]:
+    return _complete(ctx, lambda store: store.player_names(ctx.params.get("game_id") or "", incomplete))
+
+
+def game_arg():
+    return click.argument("game_id", metavar="GAME", shell_complete=complete_game)
+
+
+def player_arg(name="name"):
+    return click.argument(name, shell_complete=complete_player)
+
+
+
+
+def duration(value: str, unit: str = "h"):
+    from pbem.base import clock
+    try:
+        return clock.duration(value, unit)
+    except ValueError as e:
+        raise click.BadParameter(str(e)) from None
+    except OverflowError:
+        raise click.BadParameter(f"{value!r} is longer than any game") from None
+
+
+def report_result(label: str, result) -> None:
+    outcome = result.outcome.removeprefix(f"{result.status}: ")  # the outcome may start with its status
+    click.echo(f"{label}: {result.status}: {outcome}")
+
+
+
+def parse_now(value: str | None):
+    if value is None:
+        return None
+    try:
+        t = datetime.fromisoformat(value)
+    except ValueError:
+        raise click.BadParameter(f"{value!r} is not an ISO 8601 time", param_hint="--now") from None
+    return t if t.tzinfo else t.replace(tzinfo=UTC)
+

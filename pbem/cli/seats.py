@@ -1,0 +1,127 @@
+"""`pbem player ...` and `pbem observer ...`: the seats of a game and who watches it."""
+from __future__ import annotations
+
+import click
+
+from pbem.cli.common import (
+    GameError,
+    Group,
+    duration,
+    echo_json,
+    game_arg,
+    player_arg,
+    service,
+    table,
+)
+from pbem.core import games
+from pbem.moderate import moderator
+
+# -- players ---------------------------------------------------------------------------------
+
+@click.group(cls=Group)
+def player():
+    """Seats: list, add, replace, remove, resend, vacation."""
+
+
+@player.command("list", short_help="The seats: address, state, vacation, mail.")
+@game_arg()
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.pass_context
+def player_list(ctx, game_id, as_json):
+    """GAME's seats: address, state, undeliverable, vacation, standing orders, last mail."""
+    rows = moderator.roster(service(ctx), game_id)
+    if as_json:
+        return echo_json(rows)
+    table([{**r, "standing_orders": len(r["standing_orders"]), "undeliverable": r["undeliverable"] or ""}
+            for r in rows], ["name", "email", "status", "undeliverable", "vacation_left_days", "on_vacation_until",
+                             "standing_orders", "last_mail_in", "last_mail_out"])
+
+
+@player.command("add", short_help="Add a player before the game starts.")
+@game_arg()
+@player_arg()
+@click.argument("email")
+@click.option("--character", help="The character to play (dealt at random when absent).")
+@click.option("--role", default="hero", show_default=True)
+@click.pass_context
+def player_add(ctx, game_id, name, email, character, role):
+    """Add a player to a game that has not started; they get a welcome mail."""
+    moderator.add_player(service(ctx), game_id, name, email, character, role)
+
+
+@player.command("replace", short_help="Give a seat to someone else: a new token.")
+@game_arg()
+@player_arg()
+@click.argument("email")
+@click.pass_context
+def player_replace(ctx, game_id, name, email):
+    """Give NAME's seat to EMAIL with a new token; the old token stops working."""
+    moderator.replace_player(service(ctx), game_id, name, email)
+
+
+@player.command("remove", short_help="Remove a player from a game.")
+@game_arg()
+@player_arg()
+@click.pass_context
+def player_remove(ctx, game_id, name):
+    """Remove a player (after the start the seat stays; the moderator answers for it)."""
+    moderator.remove_player(service(ctx), game_id, name)
+
+
+@player.command("resend")
+@game_arg()
+@player_arg()
+@click.pass_context
+def player_resend(ctx, game_id, name):
+    """Mail NAME their last report again."""
+    moderator.resend(service(ctx), game_id, name)
+
+
+@player.command("vacation", short_help="Pause a player's deadlines for some days.")
+@game_arg()
+@player_arg()
+@click.argument("days", required=False)
+@click.option("--allowance", type=click.IntRange(min=0), metavar="N", help="Set NAME's vacation days in this game.")
+@click.pass_context
+def player_vacation(ctx, game_id, name, days, allowance):
+    """Pause NAME's deadlines for DAYS (e.g. 5, or 36h), past their allowance if need be;
+    0 ends a vacation now. --allowance N: the days NAME may take by mail in this game."""
+    from pbem.base import clock
+    from pbem.pace import vacation
+    if days is None and allowance is None:
+        raise click.UsageError("give DAYS, --allowance N, or both")
+    svc = service(ctx)
+    with svc.store.transaction():
+        g = games.get(svc, game_id)
+        if svc.store.player(game_id, name) is None:
+            raise GameError(f"{game_id}: no player {name!r}")
+        if allowance is not None:
+            vacation.set_allowance(svc, g, name, allowance)
+            click.echo(f"{name}: {allowance} vacation day(s) in this game")
+        if days is None:
+            return
+        if days.strip() in ("0", "end"):
+            vacation.end(svc, g, name)
+            return click.echo(f"{name}: back from vacation")
+        end = vacation.start(svc, g, name, duration(days, "d"), by=svc.engine.MODERATOR)
+    click.echo(f"{name}: on vacation until {clock.local(end, None)}")
+
+
+# -- observers -------------------------------------------------------------------------------
+
+@click.group(cls=Group)
+def observer():
+    """Observers: add (the public report each turn)."""
+
+
+@observer.command("add", short_help="Let someone watch a game.")
+@game_arg()
+@click.argument("name")
+@click.argument("email")
+@click.pass_context
+def observer_add(ctx, game_id, name, email):
+    """NAME (at EMAIL) gets GAME's public report now and when each turn begins; they may
+    mail `status`, nothing else."""
+    from pbem.outbound import observers
+    observers.add(service(ctx), game_id, name, email)
+    click.echo(f"{game_id}: {name} watches the game")
