@@ -94,13 +94,13 @@ def test_rules_check_names_file_line_field_and_what_is_allowed(tmp_path):
     assert "already a adventure card" in invoke(tmp_path, "rules", "check", clash, code=1).stderr
 
 
-def test_a_broken_content_folder_is_refused_when_the_settings_load(tmp_path):
+def test_a_broken_content_folder_is_refused_when_the_service_opens(tmp_path):
     home = tmp_path / "var"
     home.mkdir()
     write(home / "content", {"cataclysm/remnants.toml": '[[card]]\nname = "Restless Shade"\ncount = "x"\n'})
     (home / "pbem.toml").write_text('content = "content"\n')
     with pytest.raises(settings_mod.SettingsError, match="remnants.toml:3.*`count` must be a whole number"):
-        settings_mod.load(home)
+        open_service(settings=settings_mod.load(home))
     assert invoke(home, "rules", "check", code=1).stderr.count("`count`") == 1  # DIR from pbem.toml
 
 

@@ -12,6 +12,8 @@ from pathlib import Path
 import msgspec
 
 from engine import content, coverage
+from pbem.base import settings as settings_mod
+from pbem.base.settings import Settings, SettingsError
 
 # The base game's files the loader reads (engine/content.py `load`); a pack folder's every file.
 BASE = "revised4"
@@ -52,6 +54,22 @@ def fingerprint(files: dict[str, str]) -> dict[str, str]:
 def install(files: dict[str, str]) -> None:
     """Hand the files to the engine: every later content load reads them over the package."""
     content.use_overlay(files)
+
+
+def use(settings: Settings) -> None:
+    """The engine reads the home's `content` folder over the package's from now on (none: the
+    package alone, and another home's overlay in this process goes); a broken folder is
+    refused. Called where a service opens (pbem/core/service.py) and by `pbem rules coverage`."""
+    folder = settings.content_path
+    if folder is None:
+        install({})
+        return
+    files = read(folder)
+    wrong = problems(files)
+    if wrong:
+        raise SettingsError(f"{settings_mod.config_path(settings.home)}: content {folder}: " + "; ".join(wrong)
+                            + " (pbem rules check)")
+    install(files)
 
 
 def _at(path: str, text: str, table: str, index: int, key: str | None = None) -> str:

@@ -9,7 +9,6 @@ names the nearest known one (pbem/base/configkeys.py): the known keys are the St
 from __future__ import annotations
 
 import os
-import sys
 import tomllib
 from pathlib import Path
 
@@ -124,10 +123,11 @@ def default_home() -> Path:
     return Path(os.environ.get("PBEM_HOME") or "var")
 
 
-def load(home: str | Path | None = None, config: str | Path | None = None, *, use_content: bool = True) -> Settings:
+def load(home: str | Path | None = None, config: str | Path | None = None) -> Settings:
     """Settings for `home` (default ./var or $PBEM_HOME), from `config`, $PBEM_CONFIG or
-    home/pbem.toml when one exists; defaults otherwise. `use_content`: check the `content`
-    folder and hand it to the engine (`pbem rules check` reads it itself)."""
+    home/pbem.toml when one exists; defaults otherwise. Loading changes nothing else: the
+    `content` folder is handed to the engine when a service opens (pbem/base/content_overlay.py
+    `use`)."""
     home = Path(home) if home else default_home()
     config = config or os.environ.get("PBEM_CONFIG") or home / "pbem.toml"
     data: dict = {}
@@ -150,26 +150,9 @@ def load(home: str | Path | None = None, config: str | Path | None = None, *, us
         settings = msgspec.convert(data, Settings, str_keys=True)
     except msgspec.ValidationError as e:
         raise SettingsError(f"{config}: {e}") from None
-    if use_content:
-        _use_content(settings, config)
+    if settings.content_path is not None and not settings.content_path.is_dir():
+        raise SettingsError(f"{config}: content: {settings.content_path} is not a folder")
     return settings
-
-
-def _use_content(settings: Settings, config: str | Path) -> None:
-    """Hand the `content` folder (relative to home) to the engine, or refuse a broken one."""
-    folder = settings.content_path
-    if folder is None:  # the package alone; no engine import on the lean paths (`pbem ingest`)
-        if "engine.content" in sys.modules:  # another home's overlay in this process goes
-            sys.modules["engine.content"].use_overlay({})
-        return
-    if not folder.is_dir():
-        raise SettingsError(f"{config}: content: {folder} is not a folder")
-    from pbem.base import content_overlay  # here: it imports the engine
-    files = content_overlay.read(folder)
-    wrong = content_overlay.problems(files)
-    if wrong:
-        raise SettingsError(f"{config}: content {folder}: " + "; ".join(wrong) + " (pbem rules check)")
-    content_overlay.install(files)
 
 
 def config_path(home: str | Path) -> Path:

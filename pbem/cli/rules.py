@@ -41,7 +41,8 @@ def rules_group():
 def rules_coverage(ctx, pack, as_json):
     """Which cards, spaces and characters the engine plays by itself, with the home's content folder."""
     from engine import coverage
-    settings_mod.load(ctx.find_object(Home).home)  # its `content` folder over the package (docs/content.md)
+    from pbem.base import content_overlay
+    content_overlay.use(settings_mod.load(ctx.find_object(Home).home))  # its `content` folder (docs/content.md)
     rows = coverage.report(pack)
     if as_json:
         return echo_json(rows)
@@ -62,7 +63,7 @@ def rules_check(ctx, folder):
     from pbem.base import content_overlay
     if folder is None:
         home = ctx.find_object(Home)
-        settings = settings_mod.load(home.home, use_content=False)
+        settings = settings_mod.load(home.home)
         if settings.content_path is None:
             raise GameError("no DIR given and pbem.toml names no `content` folder")
         folder = settings.content_path

@@ -42,5 +42,8 @@ def open_service(home=None, *, settings: settings_mod.Settings | None = None, en
                  clock: Clock | None = None) -> Service:
     """The service over `home` (default ./var or $PBEM_HOME). Raises StoreUnavailable."""
     cfg = settings or settings_mod.load(home)
+    if engine is None:  # the real engine reads the home's content folder (a test's engine has none)
+        from pbem.base import content_overlay  # here: it imports the engine, which the pipe's path never needs
+        content_overlay.use(cfg)
     store = open_store(cfg.store_target, clock=clock or utcnow)
     return Service(cfg, store, engine or _real_engine(), tokens.load_key(cfg.key_path))
