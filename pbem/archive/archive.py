@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
@@ -26,6 +26,9 @@ from engine import api, rng
 from pbem.core import games
 from pbem.core.games import GameError
 from pbem.store import _CHAINED, chain_hash
+
+if TYPE_CHECKING:
+    from pbem.core.service import Service
 
 FORMAT = "talisman-pbem-archive"
 VERSION = 1
@@ -166,7 +169,7 @@ def _player_view(state, player: str) -> dict:
     return view
 
 
-def export(svc, game_id: str, as_player: str | None = None, progress: Progress = no_progress) -> dict:
+def export(svc: Service, game_id: str, as_player: str | None = None, progress: Progress = no_progress) -> dict:
     """The archive of a game: everything (`as_player` None), or what `as_player` may see.
     The seed is in it only when the game has ended and the export is not a player's."""
     game = games.get(svc, game_id)
@@ -258,7 +261,7 @@ def dumps(archive: dict) -> str:
     return "{\n" + ",\n".join(parts) + "\n}\n"
 
 
-def attachment(svc, game_id: str) -> tuple[str, bytes]:
+def attachment(svc: Service, game_id: str) -> tuple[str, bytes]:
     """(file name, bytes) of an ended game's archive as its game-over mail attaches it: what
     `pbem export` writes, made once per game and move count and kept in home/archives/ (each
     player's mail carries the same file, and a game's replay costs what its moves cost)."""

@@ -11,9 +11,9 @@ import click
 from pbem.base import settings as settings_mod
 from pbem.core import home as home_mod
 from pbem.core.games import GameError
-from pbem.core.service import open_service
+from pbem.core.service import Service, open_service
 from pbem.sources import stdin as stdin_source
-from pbem.store import StoreUnavailable
+from pbem.store import Clock, StoreUnavailable
 
 EX_TEMPFAIL = stdin_source.EX_TEMPFAIL
 CONTEXT = {"help_option_names": ["-h", "--help"]}
@@ -25,16 +25,16 @@ class Home:
 
     def __init__(self, home: str):
         self.home = home
-        self.settings = None
-        self._svc = None
+        self.settings: settings_mod.Settings | None = None
+        self._svc: Service | None = None
 
-    def service(self, clock=None):
+    def service(self, clock: Clock | None = None) -> Service:
         if self._svc is None:
-            self.settings = self.settings or settings_mod.load(self.home)
-            home_mod.require(self.settings)
+            settings = self.settings = self.settings or settings_mod.load(self.home)
+            home_mod.require(settings)
             from pbem.base import log
-            log.configure(self.settings.log_format, self.settings.log_level)
-            self._svc = open_service(settings=self.settings, clock=clock)
+            log.configure(settings.log_format, settings.log_level)
+            self._svc = open_service(settings=settings, clock=clock)
         return self._svc
 
 

@@ -8,8 +8,12 @@ from __future__ import annotations
 import tomllib
 from email.headerregistry import Address
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import msgspec
+
+if TYPE_CHECKING:
+    from pbem.core.service import Service
 
 
 class GameError(ValueError):
@@ -57,18 +61,18 @@ def seat_config(game: dict, player: str) -> dict:
 
 # -- state --------------------------------------------------------------------------------
 
-def get(svc, game_id: str) -> dict:
+def get(svc: Service, game_id: str) -> dict:
     game = svc.store.game(game_id)
     if game is None:
         raise GameError(f"no game {game_id!r}")
     return game
 
 
-def state(svc, game: dict):
+def state(svc: Service, game: dict):
     return svc.engine.decode(game["state"])
 
 
-def state_at(svc, game: dict, seq: int):
+def state_at(svc: Service, game: dict, seq: int):
     """The state after move `seq`: from the snapshot at or before it, replaying the rest."""
     eng = svc.engine
     snap = svc.store.snapshot_before(game["id"], seq)
@@ -83,17 +87,17 @@ def state_at(svc, game: dict, seq: int):
     return current
 
 
-def summary_json(svc, game: dict) -> dict:
+def summary_json(svc: Service, game: dict) -> dict:
     return svc.engine.summary(state(svc, game))
 
 
-def view_json(svc, game: dict, player: str | None) -> dict:
+def view_json(svc: Service, game: dict, player: str | None) -> dict:
     if player not in (None, svc.engine.MODERATOR) and svc.store.player(game["id"], player) is None:
         raise GameError(f"{game['id']}: no player {player!r}")
     return svc.engine.view(state(svc, game), player)
 
 
-def listing(svc) -> list[dict]:
+def listing(svc: Service) -> list[dict]:
     out = []
     for row in svc.store.games():
         game = get(svc, row["id"])
@@ -104,7 +108,7 @@ def listing(svc) -> list[dict]:
     return out
 
 
-def move_log(svc, game: dict) -> list[dict]:
+def move_log(svc: Service, game: dict) -> list[dict]:
     keep = ("seq", "at", "kind", "actor", "player", "line", "prompt", "message_id", "state_hash", "hash")
     return [{k: row[k] for k in keep} for row in svc.store.moves(game["id"])]
 

@@ -3,6 +3,7 @@ unless it waits for more players, its first reports and deadline."""
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from pbem.archive.archive import content_files, content_version
 from pbem.base import configkeys, log, tokens
@@ -10,6 +11,9 @@ from pbem.base.content_overlay import fingerprint
 from pbem.core.games import GameError, _check_email, engine_config, get
 from pbem.outbound import observers, press, reports
 from pbem.pace import pace, schedule
+
+if TYPE_CHECKING:
+    from pbem.core.service import Service
 
 _SLUG = re.compile(r"^[a-z0-9][a-z0-9-]{0,62}$")
 
@@ -117,7 +121,7 @@ def _checked(config: dict, store, *, wait: bool = False) -> dict:
     return config
 
 
-def create(svc, config: dict, *, wait: bool = False) -> str:
+def create(svc: Service, config: dict, *, wait: bool = False) -> str:
     """Create a game from a config (DESIGN.md), queue a welcome per player and, unless
     `wait`, start it. Returns the game's id."""
     eng = svc.engine
@@ -148,15 +152,17 @@ def create(svc, config: dict, *, wait: bool = False) -> str:
     return game["id"]
 
 
-def _seat(svc, game_id, name, seat, email, role, character) -> dict:
+def _seat(svc: Service, game_id, name, seat, email, role, character) -> dict:
     salt = tokens.new_salt()
     token = tokens.token_for(svc.key, game_id, name, salt)
     log.forget(token)
     svc.store.add_player(game_id, name, seat, email, tokens.hash_token(token), salt, role, character)
-    return svc.store.player(game_id, name)
+    row = svc.store.player(game_id, name)
+    assert row is not None  # just added
+    return row
 
 
-def _first_reports(svc, game: dict, first) -> None:
+def _first_reports(svc: Service, game: dict, first) -> None:
     schedule.sync(svc, game, first)  # the first question's deadline
     for player in svc.store.players(game["id"], active_only=True):
         reports.queue_report(svc, game, player, first, mid_parts=(0,))

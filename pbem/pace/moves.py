@@ -9,12 +9,16 @@ opens (pbem/pace/answering.py) and the deadlines follow them (pbem/pace/schedule
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pbem.core.games import state
 from pbem.outbound import turnmail
 from pbem.pace import answering, schedule
+
+if TYPE_CHECKING:
+    from pbem.core.service import Service
 
 
 @dataclass
@@ -40,7 +44,7 @@ def _open_prompt(eng, st, player: str) -> int | None:
     return next((p.id for p in eng.prompts(st) if player in p.players), None)
 
 
-def play(svc, game: dict, player: str, lines: list[str], *, actor: str | None = None, check: bool = False,
+def play(svc: Service, game: dict, player: str, lines: list[str], *, actor: str | None = None, check: bool = False,
          message_id: str | None = None, inbox_id: int | None = None, start=None) -> Played:
     """Try `lines` in order as `player`'s answers; stop at the first that does not fit.
     Applied moves are logged and the game row updated; `check`: on a copy, nothing kept.
@@ -50,7 +54,7 @@ def play(svc, game: dict, player: str, lines: list[str], *, actor: str | None = 
     eng = svc.engine
     out = Played(state=state(svc, game) if start is None else start, seq=game["moves"])
     out.start = out.state
-    moves: list[tuple[Any, Any, str, list]] = []  # (move, state after it, who played it, its events)
+    moves: list[tuple[Any, Any, str, Sequence]] = []  # (move, state after it, who played it, its events)
     auto = None if check else answering.Answerer(svc, game)
     i = 0
     while i < len(lines):
@@ -92,7 +96,7 @@ def _readable(eng, line: str, player: str, out: Played) -> bool:
         return False
 
 
-def record(svc, game: dict, move, new_state, events: list, *, actor: str, kind: str = "move",
+def record(svc: Service, game: dict, move, new_state, events: Sequence, *, actor: str, kind: str = "move",
            line: str | None = None, message_id: str | None = None, inbox_id: int | None = None) -> dict:
     """Append one move to the log and keep the state after it and its events (for the
     reports of players not mailed at this move: pbem/outbound/turnmail.py)."""
