@@ -11,7 +11,7 @@ from engine.rules import machine, spells
 PROPS = {"weapon", "armour", "strength", "craft", "carry", "raft", "gold", "talisman", "forbid", "price",
          "market_price", "protects", "one_use", "evade", "target_effect",
          "trinket", "trait", "variant", "meet_others", "at_turn_start", "goal", "n", "draw",  # the Cataclysm's
-         "trial", "adversary", "villain", "objective", "life", "fate", "sites", "value",  # Nemesis
+         "trial", "adversary", "villain", "objective", "life", "fate", "sites", "value", "levels",  # Nemesis
          "ship", "ship_strength", "hold", "naval", "homecoming", "rescue", "sea_raft",
          "loyal", "from_card", "stand_in",  # Sea Voyage
          "trap", "on_win"}  # the Deep Realms
@@ -26,6 +26,9 @@ REACTIONS = {"psionic-blast", "invisibility", "immobility", "counterspell", "pre
 
 
 def _card_automated(card) -> tuple[bool, str]:
+    for row in card.prop("levels", ()):  # a Nemesis companion: each level's cost and ability
+        if not ops.automated(row.get("effect", []) + row.get("pay", [])):
+            return False, f"level {row.get('level')} settled by the moderator"
     if card.hook:
         if card.type == "spell" and card.hook in spells.HOOKS:
             return True, ""

@@ -287,6 +287,19 @@ def test(ctx: Ctx, i: int, expr: str) -> bool:
     return {"<": have < want, "<=": have <= want, ">": have > want, ">=": have >= want, "==": have == want}[cmp]
 
 
+@op("bonus")
+def bonus(ctx, i, o, meta):
+    """+`n` Strength in battle (`what = "battle"`) or Craft in psychic combat (`"psychic"`) until
+    the end of the character's turn: this one, or its next when given on another's turn."""
+    what = o.get("what", "battle")
+    for j in targets(ctx, i, o.get("who", "self")):
+        p = ctx.player(j)
+        p.flags[f"{what}-bonus"] = p.flags.get(f"{what}-bonus", 0) + o.get("n", 1)
+        kind = "Strength in battle" if what == "battle" else "Craft in psychic combat"
+        ctx.emit("bonus", f"{p.name} has +{p.flags[f'{what}-bonus']} {kind} until the end of their turn.",
+                 player=p.name)
+
+
 @op("if")
 def if_(ctx, i, o, meta):
     run(ctx, i, o.get("then", []) if test(ctx, i, o["test"]) else o.get("else", []), meta)

@@ -150,7 +150,7 @@ def duel(state: Game, player: str) -> dict[str, Any] | None:
         p = ctx.s.players[k]
         adding = [c.name for c in stats.items(ctx, p)
                   if c.prop("craft" if psychic else "weapon") or c.prop("craft" if psychic else "strength")]
-        side[p.name] = {"value": stats.craft(ctx, p) if psychic else stats.strength(ctx, p, battle=True),
+        side[p.name] = {"value": stats.craft(ctx, p, psychic=True) if psychic else stats.strength(ctx, p, battle=True),
                         "with": adding}
     return {"attacker": ctx.name(i), "defender": ctx.name(j), "kind": "psychic combat" if psychic else "battle",
             "attribute": "Craft" if psychic else "Strength", "sides": side}

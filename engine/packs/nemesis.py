@@ -13,11 +13,14 @@ register their tasks and answers on import; what content data says is in engine/
   nemesis_setup.py    Game Setup, companions: setup, first_player, start_space, seated
   nemesis_turn.py     the Nemesis's turns and actions: between_turns
   nemesis_boons.py    Boons shared and used: start_options, start_choice
+  nemesis_companions.py  companions' levels and abilities: start_options, start_choice,
+                      set_companion_level
   nemesis_heroes.py   a hero's moves, encounters, exchanges: move_options, move_choice,
-                      arrived, encounter_options, encounter_choice, set_companion_level
+                      arrived, encounter_options, encounter_choice
   nemesis_combat.py   villains, the adversary, sacred sites, fighting together: trophy_value,
                       trophy_spent, ask_helpers, foe_reroll
   nemesis_endings.py  Trial objectives, To the Death: killed
+  nemesis_ops.py      the ops the stand-in cards are written in (docs/effects.md)
 
 engine/registry.py imports this module (and so its topic modules) before any game runs.
 """
@@ -27,7 +30,16 @@ from collections.abc import Callable
 from typing import Any
 
 from engine.config import ConfigError
-from engine.packs import nemesis_boons, nemesis_combat, nemesis_endings, nemesis_heroes, nemesis_setup, nemesis_turn
+from engine.packs import (
+    nemesis_boons,
+    nemesis_combat,
+    nemesis_companions,
+    nemesis_endings,
+    nemesis_heroes,
+    nemesis_ops,  # noqa: F401  (registers its ops)
+    nemesis_setup,
+    nemesis_turn,
+)
 from engine.packs.base import Pack, RuleOption
 from engine.packs.nemesis_board import adversary_space, heroes, nemesis, tokens
 from engine.rules.machine import Ctx
@@ -40,6 +52,7 @@ class Nemesis(Pack):
     editions = ("fifth",)
     sole = True  # its own board and sides
     roles = ("nemesis",)
+    card_hooks = frozenset({"companion"})  # a companion's levels (nemesis_companions.py)
     side_victory = True  # the heroes win together, those who died on the way too
     options = (RuleOption("trial", 1, "the Trial played: 1 or 2 (the third Trial's box is not known)", choices=(1, 2),
                           refused="trial: 1 or 2 (the content knows Trials 1 and 2)"),)
@@ -70,10 +83,10 @@ class Nemesis(Pack):
         nemesis_turn.between_turns(ctx, done, nxt)
 
     def start_options(self, ctx: Ctx, i: int) -> list[Option] | None:
-        return nemesis_boons.start_options(ctx, i)
+        return nemesis_boons.start_options(ctx, i) + nemesis_companions.start_options(ctx, i)
 
     def start_choice(self, ctx: Ctx, i: int, key: str) -> bool | None:
-        return nemesis_boons.start_choice(ctx, i, key)
+        return nemesis_boons.start_choice(ctx, i, key) or nemesis_companions.start_choice(ctx, i, key)
 
     def move_options(self, ctx: Ctx, i: int) -> list[Option] | None:
         return nemesis_heroes.move_options(ctx, i)
@@ -94,7 +107,7 @@ class Nemesis(Pack):
         return nemesis_heroes.quest_possible(ctx, i, goal)
 
     def set_companion_level(self, ctx: Ctx, i: int, level: int) -> str | bool | None:
-        return nemesis_heroes.set_companion_level(ctx, i, level)
+        return nemesis_companions.set_companion_level(ctx, i, level)
 
     def trophy_value(self, ctx: Ctx, p: Any) -> Callable[[str, str], int] | None:
         return nemesis_combat.trophy_value(ctx, p)
@@ -107,6 +120,19 @@ class Nemesis(Pack):
 
     def foe_reroll(self, ctx: Ctx, i: int) -> bool | None:
         return nemesis_combat.foe_reroll(ctx, i)
+
+    def scenario_setup(self, state: Any, content: Any, p: Any, key: str, value: Any) -> bool | None:
+        """Scenario keys: the adversary's lives (`adversary_life`, under the Nemesis), a hero's
+        companion level (`companion_level`) and who bears Trial 2's X token (`x_token = true`)."""
+        if key == "adversary_life" and p.role == "nemesis":
+            state.counters["adversary-life"] = int(value)
+        elif key == "companion_level" and p.role == "hero":
+            state.counters[f"companion@{p.name}"] = int(value)
+        elif key == "x_token" and p.role == "hero" and value is True:
+            state.counters["x-token"] = state.players.index(p)
+        else:
+            return None
+        return True
 
     def killed(self, ctx: Ctx, i: int) -> None:
         nemesis_endings.killed(ctx, i)

@@ -12,6 +12,11 @@ CROSSINGS = {"portal-of-power": "plain-of-peril", "plain-of-peril": "portal-of-p
              "hills-3": "sentinel"}
 
 
+# What Action cards add to the adversary's and the villains' Strength and Craft in their fights,
+# until the Nemesis's next main turn (counters; never to a villain's trophy value: Key Rules 5).
+BONUSES = {"adversary": "nemesis-bonus@adversary", "villains": "nemesis-bonus@villains"}
+
+
 def nemesis(s) -> int:
     return next(i for i, p in enumerate(s.players) if p.role == "nemesis")
 

@@ -6,7 +6,7 @@ Nemesis's reroll of a creature's die (`foe_reroll`).
 from __future__ import annotations
 
 from engine import rng
-from engine.packs.nemesis_board import heroes, living, nemesis, stat, tokens
+from engine.packs.nemesis_board import BONUSES, heroes, living, nemesis, stat, tokens
 from engine.rules.items import discard
 from engine.rules.machine import Ctx, on_answer, task
 from engine.rules.turn import finish
@@ -14,16 +14,19 @@ from engine.state import Option
 
 
 def fight_villain(ctx: Ctx, i: int, v: str, space: str) -> None:
+    """A villain fights with its printed value and what Action cards add this round."""
     card = ctx.content.cards[v]
-    attr = {"strength": stat(card, "strength")} if stat(card, "strength") else {"craft": stat(card, "craft")}
-    ctx.push("fight", i, name=card.name, **attr, ends_turn=ctx.s.current == i,
+    attr = "strength" if stat(card, "strength") else "craft"
+    value = stat(card, attr) + ctx.s.counters.get(BONUSES["villains"], 0)
+    ctx.push("fight", i, name=card.name, **{attr: value}, ends_turn=ctx.s.current == i,
              on_win="villain-beaten", on_win_args={"space": space, "villain": v})
 
 
 def fight_adversary(ctx: Ctx, i: int, attr: str, space: str) -> None:
     """Spells have no effect on an adversary and it never joins forces with other creatures."""
     card = ctx.content.cards[ctx.s.piles[f"adversary@{space}"][0]]
-    ctx.push("fight", i, name=card.name, **{attr: stat(card, attr)}, evadable=False, spells=False,
+    value = stat(card, attr) + ctx.s.counters.get(BONUSES["adversary"], 0)
+    ctx.push("fight", i, name=card.name, **{attr: value}, evadable=False, spells=False,
              ends_turn=ctx.s.current == i, adversary=True, on_win="adversary-hit", on_win_args={})
 
 

@@ -1,7 +1,7 @@
 """Nemesis: what a hero does differently. Moving zero or by shared fate (`move_options` /
 `move_choice`), reaching the Lair (`arrived`), the encounter choices on landing: a villain, the
 adversary, a sacred site, or an exchange with another hero (`encounter_options` /
-`encounter_choice`); a companion's level (`set_companion_level`).
+`encounter_choice`).
 """
 from __future__ import annotations
 
@@ -11,23 +11,6 @@ from engine.rules import stats
 from engine.rules.machine import Ctx, on_answer, task
 from engine.rules.movement import DIRS, place
 from engine.state import Option
-
-
-def set_companion_level(ctx: Ctx, i: int, level: int) -> str | bool:
-    """The moderator raises a companion's level (`adjudicate alice companion 2`): the printed
-    costs are not known. Level 3 needs a Talisman, which stays on the companion for good."""
-    p = ctx.player(i)
-    if not p.area or not 1 <= level <= 3:
-        return f"{p.name} has no companion, or level {level} is not 1-3"
-    if level == 3 and len(p.area) == 1:
-        t = next((c for c in p.objects if ctx.content.cards[c].prop("talisman")), None)
-        if t is None:
-            return f"{p.name} holds no Talisman: level 3 needs one"
-        p.objects.remove(t)
-        p.area.append(t)
-    ctx.s.counters[f"companion@{p.name}"] = level  # kept by the player, as the companion is, after a death
-    ctx.emit("companion", f"{p.name}'s companion is now level {level}.", player=p.name)
-    return True
 
 
 def quest_possible(ctx: Ctx, i: int, goal: str) -> bool | None:

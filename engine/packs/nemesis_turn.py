@@ -1,10 +1,11 @@
 """Nemesis: the Nemesis's turn. Its main turn and, with 4 or more heroes, an additional one
 (the hook `between_turns`); its actions (Action cards, moving the adversary and villains,
-placing a villain, attacking a hero); Action cards drawn at the end, then the Boons.
+placing a villain, attacking a hero); Action cards drawn at the end, then the companions act
+(engine/packs/nemesis_companions.py) and the Boons are drawn.
 """
 from __future__ import annotations
 
-from engine.packs.nemesis_board import CROSSINGS, adversary_space, heroes, living, move_token, nemesis, tokens
+from engine.packs.nemesis_board import BONUSES, CROSSINGS, adversary_space, heroes, living, move_token, nemesis, tokens
 from engine.packs.nemesis_combat import fight_adversary, fight_villain
 from engine.rules.items import discard
 from engine.rules.machine import Ctx, on_answer, task
@@ -34,6 +35,9 @@ def nemesis_turn(ctx: Ctx, t) -> None:
     s.current = t.p  # a death in this turn must not end a hero's turn still on the stack
     if not t.a["main"]:
         s.turn += 1  # the additional turn is a turn of its own (once-per-turn fate counts anew)
+    else:  # what Action cards gave the adversary and the villains lasted until this turn
+        for who in BONUSES:
+            s.counters.pop(who, None)
     n = 2 if t.a["main"] else (2 if len(heroes(s)) == 4 else 3)
     ctx.emit("turn", f"The Nemesis's {'main' if t.a['main'] else 'additional'} turn: {n} actions.",
              player=ctx.name(t.p))
@@ -45,12 +49,7 @@ def action_options(ctx: Ctx, k: int, first: bool) -> list[Option]:
     s, cards = ctx.s, ctx.content.cards
     p = ctx.player(k)
     opts = [Option(f"play-{c}", f"play {cards[c].name}") for c in dict.fromkeys(p.hand)]
-    adv = adversary_space(s)
-    if adv:
-        opts += [Option(f"adversary-{d}", f"move the adversary 1 space {'counter-' if d == 'left' else ''}clockwise to "
-                        f"{ctx.space(step(ctx, adv, DIRS[d])).name}") for d in DIRS]
-        if adv in CROSSINGS:
-            opts.append(Option("adversary-cross", f"move the adversary across to {ctx.space(CROSSINGS[adv]).name}"))
+    opts += adversary_steps(ctx)
     opts += [Option(f"villain-{sp}", f"move a villain from {ctx.space(sp).name} (up to 3 spaces)")
              for sp in tokens(s, "villain")]
     if first:
@@ -80,7 +79,7 @@ def nemesis_action(ctx: Ctx, t) -> None:
 @on_answer("nemesis-action", "the Nemesis's action: `play-<card>`, `adversary-<dir>`, `villain-<space>`, "
            "`attack-<player>-with-<who>`, `place-villain`, or `done` (end the turn)", default=("done",))
 def nemesis_action_answer(ctx: Ctx, prompt, key, arg, who) -> None:
-    s, k = ctx.s, ctx.index(who)
+    k = ctx.index(who)
     more = prompt.data["n"] - 1
     if key == "done":
         return
@@ -89,8 +88,7 @@ def nemesis_action_answer(ctx: Ctx, prompt, key, arg, who) -> None:
         attack(ctx, ctx.index(hero), w)
         return
     if key == "place-villain":
-        sites = list(tokens(s, "site")) or [sp for sp in [adversary_space(s)] if sp]
-        ctx.ask(k, "place-villain", "Place a villain where?", [Option(sp, ctx.space(sp).name) for sp in sites])
+        ask_place_villain(ctx, k)
         return
     ctx.push("nemesis-action", k, n=more, first=False)
     if key.startswith("play-"):
@@ -100,24 +98,57 @@ def nemesis_action_answer(ctx: Ctx, prompt, key, arg, who) -> None:
         ctx.emit("action", f"The Nemesis plays {card.name}.", player=who, card=card.slug)
         ctx.push("effect", k, ops=card.effect or [{"op": "moderator", "text": card.text}], source=card.name)
     elif key.startswith("adversary-"):
-        src = adversary_space(s)
-        assert src is not None  # offered only while the Adversary is on the board
-        way = key[len("adversary-"):]
-        dest = CROSSINGS[src] if way == "cross" else step(ctx, src, DIRS[way])
-        move_token(ctx, "adversary", src, dest, s.piles[f"adversary@{src}"][0])
+        step_adversary(ctx, key[len("adversary-"):])
     elif key.startswith("villain-"):
-        src = key[len("villain-"):]
-        ring = ctx.content.board.rings[ctx.content.space(src).ring]
-        idx = ctx.content.space(src).index
-        dests = list(dict.fromkeys([ring[(idx + d) % len(ring)] for d in (-3, -2, -1, 1, 2, 3)]))
-        ctx.ask(k, "villain-move", "Move the villain where?", [Option(d, ctx.space(d).name) for d in dests if d != src],
-                src=src)
+        ask_villain_move(ctx, k, key[len("villain-"):], 3)
 
 
-@on_answer("villain-move", "where the Nemesis moves a villain: a space id", default=())
+def adversary_steps(ctx: Ctx) -> list[Option]:
+    """The adversary's one-space moves from where it stands (none while it is off the board)."""
+    adv = adversary_space(ctx.s)
+    if not adv:
+        return []
+    opts = [Option(f"adversary-{d}", f"move the adversary 1 space {'counter-' if d == 'left' else ''}clockwise to "
+                   f"{ctx.space(step(ctx, adv, DIRS[d])).name}") for d in DIRS]
+    if adv in CROSSINGS:
+        opts.append(Option("adversary-cross", f"move the adversary across to {ctx.space(CROSSINGS[adv]).name}"))
+    return opts
+
+
+def step_adversary(ctx: Ctx, way: str) -> None:
+    """Move the adversary one space: `left`, `right` or `cross` (adversary_steps' keys)."""
+    src = adversary_space(ctx.s)
+    assert src is not None  # offered only while the Adversary is on the board
+    dest = CROSSINGS[src] if way == "cross" else step(ctx, src, DIRS[way])
+    move_token(ctx, "adversary", src, dest, ctx.s.piles[f"adversary@{src}"][0])
+
+
+def ask_villain_move(ctx: Ctx, k: int, src: str, steps: int) -> None:
+    """Ask player k where the villain on `src` goes: up to `steps` spaces along its ring."""
+    ring = ctx.content.board.rings[ctx.content.space(src).ring]
+    idx = ctx.content.space(src).index
+    reach = [d for d in range(-steps, steps + 1) if d]
+    dests = list(dict.fromkeys(ring[(idx + d) % len(ring)] for d in reach))
+    ctx.ask(k, "villain-move", "Move the villain where?", [Option(d, ctx.space(d).name) for d in dests if d != src],
+            src=src)
+
+
+@on_answer("villain-move", "where a villain moves: a space id", default=())
 def villain_move(ctx: Ctx, prompt, key, arg, who) -> None:
     src = prompt.data["src"]
     move_token(ctx, "villain", src, key, ctx.s.piles[f"villain@{src}"][0])
+    pending = ctx.s.stack[-1] if ctx.s.stack else None
+    if pending is not None and pending.op == "villain-steps":  # a card moving several: this one has moved
+        pending.a["moved"] = pending.a["moved"] + [key]
+
+
+def ask_place_villain(ctx: Ctx, k: int) -> None:
+    """A villain from the supply goes on a sacred site (any, even one with a villain); with no
+    site left, on the adversary's space. Nothing with the supply empty."""
+    s = ctx.s
+    sites = list(tokens(s, "site")) or [sp for sp in [adversary_space(s)] if sp]
+    if s.decks["villain"] and sites:
+        ctx.ask(k, "place-villain", "Place a villain where?", [Option(sp, ctx.space(sp).name) for sp in sites])
 
 
 @on_answer("place-villain", "where the Nemesis places a villain: a space id", default=())
@@ -148,5 +179,6 @@ def nemesis_end(ctx: Ctx, t) -> None:
     adv = adversary_space(ctx.s)
     for _ in range(1 if adv and ctx.content.space(adv).ring == "inner" else 2):
         draw_action(ctx, t.p)
-    if t.a["main"]:
+    if t.a["main"]:  # then the companions act, then the Boons are drawn
         ctx.push("boon-draw", t.p)
+        ctx.push("companion-turn", t.p)

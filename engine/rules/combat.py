@@ -107,7 +107,7 @@ def combat_roll(ctx: Ctx, t) -> None:
         return  # the pack asked others to join the fight; this roll is pushed again
     mine = rng.dice(ctx.s, 2 if battle and stats.has_ability(ctx, p, "warrior-two-dice") else 1)
     theirs = rng.die(ctx.s)
-    base = (stats.strength(ctx, p, battle=True) if battle else stats.craft(ctx, p)) + a.get("bonus", 0)
+    base = (stats.strength(ctx, p, battle=True) if battle else stats.craft(ctx, p, psychic=True)) + a.get("bonus", 0)
     foe = (a.get("strength") if battle else a.get("craft")) or 0
     if a.get("mirror"):
         foe = base  # the Snowbeast: as strong as its fighter, bonuses included
@@ -298,7 +298,7 @@ def defend(ctx: Ctx, prompt, key, arg, who) -> None:
 
 def duel_score(ctx: Ctx, i: int, psychic: bool, roll: int) -> int:
     p = ctx.player(i)
-    return roll + (stats.craft(ctx, p) if psychic else stats.strength(ctx, p, battle=True))
+    return roll + (stats.craft(ctx, p, psychic=True) if psychic else stats.strength(ctx, p, battle=True))
 
 
 def defenceless(ctx: Ctx, i: int, psychic: bool) -> bool:

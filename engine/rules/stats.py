@@ -53,10 +53,12 @@ def strength(ctx: Ctx, p: Player, battle: bool = False) -> int:
     return total
 
 
-def craft(ctx: Ctx, p: Player) -> int:
+def craft(ctx: Ctx, p: Player, psychic: bool = False) -> int:
+    """Craft with lasting bonuses; in psychic combat also what lasts this turn (a Boon's)."""
     if p.toad:
         return 1
-    return p.craft + sum(c.prop("craft", 0) for c in items(ctx, p))
+    total = p.craft + sum(c.prop("craft", 0) for c in items(ctx, p))
+    return total + p.flags.get("psychic-bonus", 0) if psychic else total
 
 
 def spell_limit(ctx: Ctx, p: Player) -> int:

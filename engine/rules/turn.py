@@ -54,6 +54,7 @@ def end_turn(ctx: Ctx, t) -> None:
     if p.flags:
         p.flags.pop("alignment-changed", None)
         p.flags.pop("battle-bonus", None)
+        p.flags.pop("psychic-bonus", None)
         p.flags.pop("spells-cast", None)
     if s.over:
         return
