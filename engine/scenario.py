@@ -25,9 +25,11 @@ def build(data: dict[str, Any]) -> Game:
         if p is None:
             raise ConfigError(f"[setup.{name}]: no such player")
         for key, value in edits.items():
+            if key == "space" and value not in content.board.spaces:
+                raise ConfigError(f"[setup.{name}] space {value!r} is not on the board")
+            if key == "space" and packs.call(state, "scenario_setup", state, content, p, key, value):
+                continue  # a pack's space, where being put means more (the Timescape: apart at once)
             if key in EDITABLE:
-                if key == "space" and value not in content.board.spaces:
-                    raise ConfigError(f"[setup.{name}] space {value!r} is not on the board")
                 setattr(p, key, value)
                 if key == "life":
                     p.max_life = max(p.max_life, value)

@@ -56,7 +56,8 @@ def _player(state: Game, content, p, spells) -> dict[str, Any]:
             "space_name": _space_name(state, content, p.space) if space else None,
             "region": space.ring if space else None, "strength": p.strength, "craft": p.craft,
             "life": p.life, "fate": p.fate, "gold": p.gold, "alignment": p.alignment, "alive": p.alive,
-            "objects": list(p.objects), "followers": list(p.followers), "spells": spells}
+            "objects": list(p.objects), "followers": list(p.followers), "spells": spells,
+            "trophies": list(p.trophies), "toad": p.toad}
 
 
 def _facedown(content, card: str) -> bool:
@@ -68,11 +69,19 @@ def summary(state: Game) -> dict[str, Any]:
     content = load(state.edition, tuple(state.packs))
     players = {p.name: _player(state, content, p, len(p.spells)) for p in state.players}
     out = {"turn": state.turn, "over": state.over, "winners": list(state.winners), "prompt": _prompts(state),
-           "players": players, "board": {k: list(v) for k, v in content.board.rings.items()}}
+           "players": players, "board": {k: list(v) for k, v in content.board.rings.items()},
+           "spaces": _space_cards(state, content, lambda c: c),
+           "discards": {deck: len(cards) for deck, cards in sorted(state.discards.items())}}
     if state.pools:
         out.update(state.pools)
     out.update(_packs(state, content))
     return out
+
+
+def _space_cards(state: Game, content, name) -> dict[str, list[str]]:
+    """The cards lying faceup on each space of the board (those on none: not listed)."""
+    return {sid: [name(c) for c in cards] for sid, cards in state.spaces.items()
+            if cards and sid in content.board.spaces}
 
 
 def _packs(state: Game, content) -> dict[str, Any]:
@@ -116,8 +125,7 @@ def view(state: Game, player: str | None) -> dict[str, Any]:
         "players": players,
         "board": {k: list(v) for k, v in content.board.rings.items()},
         "space_names": _space_names(state, content),
-        "space_cards": {sid: [content.cards[c].name for c in cards] for sid, cards in state.spaces.items()
-                        if cards and sid in content.board.spaces},
+        "space_cards": _space_cards(state, content, lambda c: content.cards[c].name),
         "space_gold": dict(state.space_gold),
         "decks": {k: len(v) for k, v in state.decks.items() if k != "character"},
         **_packs(state, content),

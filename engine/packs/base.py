@@ -107,7 +107,8 @@ class Pack:
         """OWNER. Setup of its own an Alternative Ending card of this pack needs when placed."""
 
     def scenario_setup(self, state: Any, content: Any, p: Any, key: str, value: Any) -> bool | None:
-        """FIRST. A key of a scenario's [setup.<player>] only this pack knows: True when set."""
+        """FIRST. A key of a scenario's [setup.<player>] only this pack knows: True when set. Asked
+        of `space` too, where being put on one of the pack's spaces means more (the Timescape)."""
         return None
 
     # -- turns ---------------------------------------------------------------------------------

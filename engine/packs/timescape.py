@@ -635,8 +635,13 @@ class Timescape(Pack):
         return {"characters": there, "imprisoned": prison, "purchase": dict(sorted(left.items()))}
 
     def scenario_setup(self, state: Any, content: Any, p: Any, key: str, value: Any) -> bool | None:
-        """A scenario's `imprisoned = N` in [setup.<player>] (after `space`): held by the Sentinels,
-        N turns missed so far (rule 8)."""
+        """A scenario's `space` on the Timescape: the character is in the Timescape at once, apart
+        and without magic, as one who entered (§9); `imprisoned = N` in [setup.<player>] (after
+        `space`): held by the Sentinels, N turns missed so far (rule 8)."""
+        if key == "space" and content.board.spaces[value].ring == RING:
+            p.space = value
+            p.flags = {**p.flags, "apart": p.name, "no-magic": 1}
+            return True
         if key != "imprisoned":
             return None
         if not p.space or content.board.spaces[p.space].ring != RING:
