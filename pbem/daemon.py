@@ -1,7 +1,8 @@
 """`pbem serve`: the loop over the sources and the outbox.
 
 Each cycle processes what waits (messages left `received` by a crash, the drop folder, the
-configured Maildir and IMAP mailbox), then sends due mail. Between cycles it sleeps until a
+configured Maildir and IMAP mailbox), plays the deadlines due, queues the moderator's digest
+when one is due (pbem/outbound/notices.py), then sends due mail. Between cycles it sleeps until a
 file arrives (watchfiles), the IMAP worker's IDLE reports mail, or `poll_seconds` pass.
 SIGTERM or SIGINT sets a flag that is looked at between messages: the message in hand is
 finished, then the daemon stops.
@@ -24,7 +25,7 @@ import watchfiles
 
 from pbem.base import clock, log
 from pbem.inbound import process
-from pbem.outbound import sending
+from pbem.outbound import notices, sending
 from pbem.pace import deadlines
 from pbem.sources import dropfolder, imap, maildir, pipe
 
@@ -81,6 +82,12 @@ async def cycle(svc: Service, stop: threading.Event | None = None,
         except Exception:
             logger.exception("deadlines failed")
             failed.append("deadlines")
+    if not stop.is_set():  # before sending: a digest queued now goes in this cycle
+        try:
+            notices.send_due(svc)
+        except Exception:
+            logger.exception("the moderator's digest failed")
+            failed.append("notices")
     if not stop.is_set():
         try:
             await sending.send_due(svc, stop=stop)
@@ -112,10 +119,11 @@ def idle_seconds(svc: Service) -> float:
     if not svc.store.notifies:
         return svc.settings.poll_seconds
     longest = max(IDLE_MAX, svc.settings.poll_seconds)
-    due = svc.store.next_wakeup()
-    if due is None:
+    stored, digest = svc.store.next_wakeup(), notices.next_due(svc)
+    times = [t for t in (clock.parse(stored) if stored else None, digest) if t is not None]
+    if not times:
         return longest
-    return min(max((clock.parse(due) - svc.now()).total_seconds() + 0.05, 0.05), longest)
+    return min(max((min(times) - svc.now()).total_seconds() + 0.05, 0.05), longest)
 
 
 async def _wait(svc: Service, stop: threading.Event, wake: threading.Event | None = None) -> None:

@@ -192,7 +192,8 @@ def test_an_idle_daemon_sleeps_until_its_next_timed_work_where_its_store_wakes_i
     now = clock.parse("2026-12-01T12:00:00Z")
 
     def svc(notifies, next_at):
-        store = SimpleNamespace(notifies=notifies, next_wakeup=lambda: next_at and iso(now + next_at))
+        store = SimpleNamespace(notifies=notifies, next_wakeup=lambda: next_at and iso(now + next_at),
+                                notice_recipients=lambda: [])  # no notice waits
         return SimpleNamespace(store=store, settings=Settings(poll_seconds=5), now=lambda: now)
     assert idle_seconds(svc(False, timedelta(seconds=30))) == 5
     assert idle_seconds(svc(True, timedelta(seconds=30))) == pytest.approx(30.05)

@@ -16,7 +16,7 @@ from pbem.core import games
 from pbem.core.games import GameError
 from pbem.inbound.process import handle
 from pbem.moderate import moderator, newgame
-from pbem.outbound import outbox
+from pbem.outbound import notices, outbox
 from pbem.pace import deadlines, pace, standing, vacation
 
 PACE = {"deadline": "48h", "reminders": ["24h", "2h"], "vacation_days": 3}
@@ -334,11 +334,13 @@ def test_the_guard_holds_defaults_when_most_players_miss_and_tells_the_moderator
     clk.at(hours=48)
     assert deadlines.tick(svc) == {"reminders": 0, "defaults": 0, "held": 2}  # 2 of 3 missed: > 50%
     assert [g for g in ids if svc.store.moves(g) and svc.store.moves(g)[0]["actor"] == "deadline"] == []
-    alerts = [r for r in svc.store.outbox_rows() if r["to_addr"] == "mod@example.org"]
-    assert len(alerts) == 2 and all("Defaults held" in r["subject"] for r in alerts)
+    assert notices.send_due(svc) == 1  # both games' alerts in one digest
+    [alert] = [r for r in svc.store.outbox_rows() if r["to_addr"] == "mod@example.org"]
+    text = outbox.mail(svc, alert["id"])["text"]
+    assert "2 notices (2 stuck games)" in alert["subject"] and text.count("Defaults held") == 2
     clk.at(hours=49)
     assert deadlines.tick(svc)["held"] == 0
-    assert len([r for r in svc.store.outbox_rows() if r["to_addr"] == "mod@example.org"]) == 2  # told once
+    assert notices.send_due(svc) == 0  # told once
     assert deadlines.resume(svc, "one") == 1
     assert deadlines.tick(svc)["defaults"] == 1
     assert svc.store.moves("one")[0]["actor"] == "deadline" and svc.store.moves("two") == []
@@ -415,6 +417,7 @@ def test_a_default_the_engine_refuses_is_held_for_the_moderator(paced, clk, monk
     clk.at(hours=48)
     assert deadlines.tick(svc)["defaults"] == 0
     assert svc.store.moves(g) == [] and rows(svc, g)[0]["guard"] == "held"
+    assert notices.send_due(svc) == 1
     [notice] = [r for r in svc.store.outbox_rows() if r["to_addr"] == "mod@example.org"]
     assert "was refused" in notice["subject"]
     assert deadlines.tick(svc)["defaults"] == 0  # held: not tried again every cycle

@@ -92,7 +92,7 @@ def test_a_message_that_keeps_failing_is_answered_and_the_moderator_told(make_se
     [row] = svc.store.inbox_rows()
     assert row["status"] == "failed" and row["attempts"] == process.MAX_ATTEMPTS
     [reply] = rows_of(svc, "unprocessed")
-    [notice] = rows_of(svc, "notice")
+    [notice] = rows_of(svc, "digest")
     assert reply["to_addr"] == f"{player}@example.org"
     assert "could not process" in outbox.mail(svc, reply["id"])["text"]
     assert "moderator has been told" in outbox.mail(svc, reply["id"])["text"]

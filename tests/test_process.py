@@ -12,7 +12,7 @@ from pbem.core import games
 from pbem.inbound import process
 from pbem.inbound.process import handle
 from pbem.moderate import moderator, newgame
-from pbem.outbound import outbox
+from pbem.outbound import notices, outbox
 
 
 def mails(svc, since=0):
@@ -261,8 +261,10 @@ def test_a_game_waiting_for_the_moderator_tells_them(fake_svc, monkeypatch):
     player, line = legal(fake_svc, g)
     monkeypatch.setattr(fake_engine, "waiting_for", lambda state: ["moderator"])
     handle(fake_svc, mail([line], sender=f"{player}@example.org", tok=token(fake_svc, g, player)))
+    assert notices.send_due(fake_svc) == 1  # the moderator's digest (pbem/outbound/notices.py)
     [(row, text)] = [(r, m) for r, m in mails(fake_svc) if r["to_addr"] == "mod@example.org"]
     assert row["player"] is None and "\nReply-To:" not in text
+    assert "a card needs your ruling" in outbox.mail(fake_svc, row["id"])["text"]
 
 
 def test_a_turn_file_is_one_message_by_its_upload_not_by_when_it_came(svc, game):

@@ -15,7 +15,7 @@ from conftest import game_config, legal, mail, token
 from pbem.core import games
 from pbem.inbound.process import handle
 from pbem.moderate import moderator, newgame
-from pbem.outbound import bounces, outbox, render, reports, sending
+from pbem.outbound import bounces, notices, outbox, render, reports, sending
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
 HEROES = [("alice", "alice@example.org", "wizard"), ("bob", "bob@example.org", "priest"),
@@ -86,6 +86,7 @@ def test_snapshot_a_report_at_a_turn_change(svc, heroes):
 
 def test_snapshot_moderator_digest(svc, heroes):
     bounces.mark_undeliverable(svc, heroes, "carol", "SMTPRecipientsRefused: 550 5.1.1 no such user")
+    notices.send_due(svc)
     assert_snapshot("digest", rows(svc, kind="digest")[-1])
 
 

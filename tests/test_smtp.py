@@ -17,7 +17,7 @@ from pbem.base import settings as settings_mod
 from pbem.core import games
 from pbem.inbound.process import handle
 from pbem.moderate import moderator, newgame
-from pbem.outbound import outbox, sending
+from pbem.outbound import notices, outbox, sending
 
 
 def free_port() -> int:
@@ -224,6 +224,7 @@ def test_a_5xx_marks_the_mail_failed_and_the_player_undeliverable(make_service, 
                             for r in bob_rows)
     assert "550" in svc.store.player(g, "bob")["undeliverable"]
     assert svc.store.player(g, "alice")["undeliverable"] is None
+    assert notices.send_due(svc) == 1
     [digest] = [r for r in svc.store.outbox_rows() if r["kind"] == "digest"]  # one notice, however many mails failed
     assert digest["to_addr"] == "mod@example.org"
     send_until_done(svc, clock)
@@ -322,6 +323,7 @@ def test_a_bounce_marks_the_player_undeliverable_and_tells_the_moderator(fake_sv
     result = handle(fake_svc, bounce_of(fake_svc, report))
     assert result.status == "bounce" and result.player == "bob", result.outcome
     assert "5.1.1" in fake_svc.store.player(g, "bob")["undeliverable"]
+    notices.send_due(fake_svc)
     [digest] = [r for r in fake_svc.store.outbox_rows() if r["kind"] == "digest"]
     assert digest["to_addr"] == "mod@example.org" and "bob" in outbox.mail(fake_svc, digest["id"])["text"]
     assert not [r for r in fake_svc.store.outbox_rows() if r["kind"] == "stranger"]  # no reply to a bounce
@@ -465,13 +467,14 @@ def test_a_three_day_outage_loses_no_mail_and_tells_the_moderator_once(make_serv
     server.stop()  # the outage begins
     rounds = 0
     while clock.t < Clock().t + timedelta(days=3):
+        notices.send_due(svc)  # as a daemon's cycle does
         asyncio.run(sending.send_due(svc))
         clock.t += timedelta(minutes=20)
         rounds += 1
     rows = svc.store.outbox_rows()
     assert not [r for r in rows if r["status"] == "failed"], "mail given up during the outage"
-    waiting = [r for r in rows if r["kind"] == "notice"]
-    assert len(waiting) == 1 and "waiting to be sent" in waiting[0]["subject"]
+    waiting = [r for r in rows if r["kind"] == "digest"]
+    assert len(waiting) == 1 and "wait to be sent" in waiting[0]["subject"]
     assert max(r["attempts"] for r in rows) > 8  # tried all along, with backoff (at most 6 hours apart)
     server = Controller(handler, hostname="127.0.0.1", port=port)  # the server is back, on the same port
     server.start()
@@ -491,17 +494,18 @@ def test_mail_is_given_up_only_after_send_for_hours_and_the_moderator_is_told(ma
     svc.settings.send_for_hours = 10
     newgame.create(svc, game_config())
     _running[-1].stop()
-    for _ in range(120):  # 30 hours: the players' mails, then the moderator's notices, are given up
+    for _ in range(120):  # 30 hours: the players' mails, then the moderator's digests, are given up
+        notices.send_due(svc)
         asyncio.run(sending.send_due(svc))
         clock.t += timedelta(minutes=15)
     rows = svc.store.outbox_rows()
-    given_up = [r for r in rows if r["status"] == "failed" and r["kind"] != "notice"]
+    given_up = [r for r in rows if r["status"] == "failed" and r["kind"] != "digest"]
     assert given_up
-    told = [outbox.mail(svc, r["id"])["text"] for r in rows if r["kind"] == "notice"]
-    assert any("given up" in t or "could not be sent" in t for t in told)
-    # the notices go down with the outage too, but a notice given up raises no notice of its own
-    assert any(r["status"] == "failed" for r in rows if r["kind"] == "notice")
-    assert not any("(notice," in t for t in told)
+    told = [outbox.mail(svc, r["id"])["text"] for r in rows if r["kind"] == "digest"]
+    assert any("given up" in t and "could not be sent" in t for t in told)
+    # the digests go down with the outage too, but a digest given up raises no notice of its own
+    assert any(r["status"] == "failed" for r in rows if r["kind"] == "digest")
+    assert not any("(digest," in t for t in told)
 
 
 def test_outbox_list_shows_what_waits_and_why(tmp_path):

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import os
 import tomllib
+from datetime import timedelta
 from pathlib import Path
 
 import msgspec
 
-from pbem.base import configkeys
+from pbem.base import clock, configkeys
 
 
 class SmtpSettings(msgspec.Struct, forbid_unknown_fields=True):
@@ -69,11 +70,17 @@ class Settings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     send_for_hours: float = 120.0  # and for this long (as MTAs keep trying for days): then failed, moderator told
     outbox_alert_hours: float = 4.0  # mail waiting longer raises one moderator notice
     stranger_replies: int = 3  # replies a day at most to one address whose mail opened no seat (backscatter)
+    notice_every: str = "1h"  # the moderator's notices go out as one digest at most this often ("0": at once)
     content: str = ""  # a folder of the moderator's content files over the package's (docs/content.md); "": none
     send_lease_seconds: float = 300.0  # a daemon's claim on a mail it sends; a dead daemon's claims pass after it
 
     def path(self, name: str) -> Path:
         return Path(self.home) / getattr(self, name)
+
+    @property
+    def notice_interval(self) -> timedelta:
+        """`notice_every` as a duration (checked when the settings are loaded)."""
+        return clock.duration(self.notice_every)
 
     @property
     def db_url(self) -> str | None:
@@ -152,6 +159,10 @@ def load(home: str | Path | None = None, config: str | Path | None = None) -> Se
         raise SettingsError(f"{config}: {e}") from None
     if settings.content_path is not None and not settings.content_path.is_dir():
         raise SettingsError(f"{config}: content: {settings.content_path} is not a folder")
+    try:
+        settings.notice_interval  # noqa: B018 -- checked once here, not at the first digest
+    except ValueError as e:
+        raise SettingsError(f"{config}: notice_every: {e}") from None
     return settings
 
 

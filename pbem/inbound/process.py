@@ -24,7 +24,7 @@ from pbem.base import log, mailpolicy, tokens
 from pbem.core import games
 from pbem.inbound import orders
 from pbem.moderate import moderator
-from pbem.outbound import announce, bounces, observers, outbox, press, reports
+from pbem.outbound import announce, bounces, notices, observers, outbox, press, reports
 from pbem.pace import moves, standing
 from pbem.store import StoreUnavailable, iso
 
@@ -305,7 +305,11 @@ def _reply_to(svc: Service, row: dict, order: orders.Order | None) -> str | None
 
 
 def _refuse(svc: Service, row: dict, order: orders.Order | None, reason: str) -> Result:
-    """Nothing is applied; a stranger learns nothing about any game (no names, no state)."""
+    """Nothing is applied; a stranger learns nothing about any game (no names, no state). The
+    moderator hears of it in the next digest (one line a day per address, counted)."""
+    who = (order.sender if order else None) or (_header_sender(row["raw"]) if row["kind"] == "mail" else None)
+    notices.add(svc, "stranger", f"{who or 'a ' + row['kind'] + ' from ' + row['source']}: {reason}",
+                key=f"{(who or row['source']).lower()}.{svc.now():%Y-%m-%d}")
     sender = _reply_to(svc, row, order)
     if sender:
         reports.queue_stranger(svc, sender, inbox_id=row["id"],
@@ -336,9 +340,7 @@ def _reply_unprocessed(svc: Service, row: dict, why: str, *, reason: str | None 
                  "The sender was answered that we could not process it." if to else
                  "The sender could not be answered (no address, or the daily limit of replies).",
                  "It is kept in the inbox as failed (`pbem inbox list`)."]
-        reports.notice(svc, f"message {row['id']} could not be processed", lines, key=f"in{row['id']}",
-               game=game["id"] if game else None,
-               to=(reports.moderator_address(svc, game) if game else None) or svc.settings.moderator)
+        notices.add(svc, "unprocessed", " ".join(lines), key=row["id"], game=game["id"] if game else None)
 
 
 def _reply_error(svc: Service, game, player, row, order, reason: str) -> Result:
@@ -424,12 +426,10 @@ def _resign(svc: Service, game: dict, player: dict, row: dict, order: orders.Ord
         lines = [(f"You have left the game {game['id']}. You get no more mail from it and it takes no more "
                  "answers from you."), "Thank you for playing."]
         subject, outcome = "You have left the game", "resigned"
-        reports.notice(svc, f"{name} resigned from {game['id']}",
-               [f"{name} resigned from the game {game['id']} by mail (confirmed with the code sent to them).",
-                f"Their character has left play (the move `leave-game {name}` is in the log) and the game goes on."
-                if left else f"Their character could not leave play ({left.reason}): the seat stays in the game "
-                "and you answer for it (`pbem game answer`)."],
-               key=f"resign.{game['id']}.{name}", game=game["id"], to=reports.moderator_address(svc, game))
+        notices.add(svc, "resigned", f"{name} resigned by mail (confirmed with the code sent to them). " + (
+            f"Their character has left play (the move `leave-game {name}` is in the log) and the game goes on."
+            if left else f"Their character could not leave play ({left.reason}): the seat stays in the game "
+            "and you answer for it (`pbem game answer`)."), key=name, game=game["id"])
     else:
         wrong = "That code is not the one we sent you. " if order.resign_code else ""
         lines = [f"{wrong}To leave the game {game['id']} for good, reply with this line:", f"resign {code}",

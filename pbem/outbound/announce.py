@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
-from pbem.outbound import observers, reports, turnmail
+from pbem.outbound import notices, observers, reports, turnmail
 
 if TYPE_CHECKING:
     from pbem.core.service import Service
@@ -39,8 +39,7 @@ def queue_reports(svc: Service, game: dict, played, *, sender: str | None = None
     if turnmail.everyone(svc.engine, played):
         observers.queue(svc, game, state, key="over" if over else seq, frame=frame)
     if svc.engine.MODERATOR in svc.engine.waiting_for(state):
-        reports.queue_digest(svc, game, state, "The game waits for you: a card needs your ruling.", key=seq,
-                             frame=frame)
+        notices.add(svc, "ruling", "The game waits for you: a card needs your ruling.", key=seq, game=game["id"])
 
 
 def queue_game_over(svc: Service, game: dict, state, *, ended_by_moderator: bool = False) -> None:

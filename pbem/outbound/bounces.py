@@ -18,8 +18,7 @@ from email.utils import parseaddr
 from typing import TYPE_CHECKING
 
 from pbem.base import log, mailpolicy, tokens
-from pbem.core import games
-from pbem.outbound import reports
+from pbem.outbound import notices
 
 if TYPE_CHECKING:
     from pbem.core.service import Service
@@ -91,7 +90,7 @@ def handle(svc: Service, raw: bytes) -> tuple[str, str | None, str | None]:
 
 
 def mark_undeliverable(svc: Service, game_id: str, name: str, reason: str) -> None:
-    """Flag the player; the first time, tell the moderator (a digest)."""
+    """Flag the player; the first time, tell the moderator (pbem/outbound/notices.py)."""
     player = svc.store.player(game_id, name)
     if player is None:
         return
@@ -99,9 +98,8 @@ def mark_undeliverable(svc: Service, game_id: str, name: str, reason: str) -> No
         svc.store.update_player(game_id, name, undeliverable=f"{reason[:400]} (since {svc.store.now()})")
         log.get(game=game_id, player=name).warning("undeliverable", reason=reason)
         if not player["undeliverable"]:
-            game = games.get(svc, game_id)
-            reports.queue_digest(svc, game, games.state(svc, game), f"Mail to {name} cannot be delivered.",
-                                 key=f"undeliverable.{name}.{svc.now():%Y%m%dT%H%M%S}")
+            notices.add(svc, "undeliverable", f"Mail to {name} cannot be delivered ({player['email']}): {reason[:200]}",
+                        key=f"{name}.{svc.now():%Y%m%dT%H%M%S}", game=game_id)
 
 
 def heard_from(svc: Service, player: dict) -> None:

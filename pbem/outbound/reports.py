@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from engine.config import PLAYABLE_PACKS, TITLES
-from pbem.base import boardmap, log
+from pbem.base import boardmap
 from pbem.outbound import glossary, leads, links as web_links, outbox, render, turnmail
 
 if TYPE_CHECKING:
@@ -283,51 +283,6 @@ def question_replied_to(svc: Service, game: dict, player: str, references: list[
         if row and row["game"] == game["id"] and row["player"] == player:
             return msgspec.json.decode(row["headers"]).get(QUESTION_HEADER)
     return None
-
-
-def notice(svc: Service, subject: str, lines: list[str], *, key: str, game: str | None = None,
-           to: str | None = None) -> bool:
-    """A plain notice to the moderator (`key` makes it once per occasion); only logged where
-    no moderator address is set."""
-    to = to or svc.settings.moderator
-    if not to:
-        log.get(game=game).warning("no moderator address: notice not sent", subject=subject)
-        return False
-    return outbox.enqueue(svc, kind="notice", message_id=message_id(svc, None, "notice", key),
-                          sender=svc.settings.address, to=to, to_name=None, subject=f"Talisman moderator: {subject}",
-                          context={"address": svc.settings.address, "subject": subject, "lines": lines}, game=game)
-
-
-def queue_digest(svc: Service, game: dict, state, reason: str, *, key, frame: dict | None = None) -> bool:
-    """Tell the moderator what the game waits for, whose mail does not arrive and which
-    cards wait for a ruling. `key` makes the mail's Message-ID (one digest per occasion)."""
-    to = moderator_address(svc, game)
-    if not to:
-        log.get(game=game["id"]).warning("no moderator address: notice not sent", reason=reason)
-        return False
-    eng = svc.engine
-    view = eng.view(state, None)
-    prompts = view.get("prompt", [])
-    card = next((p for p in prompts if eng.MODERATOR in p["players"]), None)
-    commands = []
-    if card:
-        commands = [f'pbem game adjudicate {game["id"]} "EFFECTS"   (e.g. "NAME life -1, NAME gold +2")'] + \
-            [f'pbem game answer {game["id"]} moderator "{card["id"]}: {o["key"]}"' for o in card["options"]
-             if o["key"] != "adjudicate"]
-    ctx = {
-        "game": {"id": game["id"], "address": game_address(svc, game)}, "turn": view["turn"], "reason": reason,
-        "adjudicate": card, "commands": commands,
-        "waiting": [n for p in prompts for n in p["players"]],
-        "question": prompts[0].get("question") if prompts else None,
-        "undeliverable": [{"name": p["name"], "email": p["email"], "reason": p["undeliverable"]}
-                          for p in svc.store.players(game["id"], active_only=True) if p.get("undeliverable")],
-        "board": frame or make_frame(svc, state),
-    }
-    root = thread_root(svc, game, eng.MODERATOR)
-    return outbox.enqueue(svc, kind="digest", message_id=message_id(svc, game, "digest", key),
-                          sender=game_address(svc, game), to=to, to_name=None,
-                          subject=f"[{game['id']}] Moderator: {reason}", context=ctx, game=game["id"],
-                          in_reply_to=root, references=[root])
 
 
 def queue_welcome(svc: Service, game: dict, player: dict, state) -> None:

@@ -1,7 +1,7 @@
 """Sending what the outbox holds: `send_due` claims each due row and hands it to a sender
 (`FileSender` writes home/outbox/<id>.eml, the embedded default; `SmtpSender` speaks SMTP with
 aiosmtplib); `verdict` says which failures are final, `backoff` when to try again; a mail given
-up is told to the moderator (pbem/outbound/reports.py) or marks its player undeliverable
+up is told to the moderator (pbem/outbound/notices.py) or marks its player undeliverable
 (pbem/outbound/bounces.py). Kept apart from the queue (pbem/outbound/outbox.py), which the
 reports write to, so that neither imports the other's importers.
 """
@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 import aiosmtplib
 
 from pbem.base import log, tokens
-from pbem.outbound import bounces, reports
+from pbem.outbound import bounces, notices
 from pbem.outbound.outbox import rendered, wire
 from pbem.store import iso
 
@@ -206,11 +206,11 @@ def waiting(svc: Service) -> dict:
                    last_error=w["last_error"])
     if w["oldest"] <= iso(svc.now() - timedelta(hours=svc.settings.outbox_alert_hours)):
         with svc.store.transaction():
-            reports.notice(svc, f"{w['n']} mail(s) waiting to be sent since {w['oldest']}", [
-                f"{w['n']} mail(s) wait to be sent; the oldest since {w['oldest']}.",
-                f"The last error: {w['last_error'] or 'none (not tried yet)'}; the next try at {w['next_try']}.",
-                (f"Sending goes on trying for {svc.settings.send_for_hours:g} hours per mail; "
-                "`pbem outbox list` shows each mail and why it waits.")], key=f"waiting.{w['oldest_id']}")
+            notices.add(svc, "waiting", (
+                f"{w['n']} mail(s) wait to be sent; the oldest since {w['oldest']}. "
+                f"The last error: {w['last_error'] or 'none (not tried yet)'}; the next try at {w['next_try']}. "
+                f"Sending goes on trying for {svc.settings.send_for_hours:g} hours per mail; "
+                "`pbem outbox list` shows each mail and why it waits."), key=w["oldest_id"])
     return w
 
 
@@ -226,11 +226,11 @@ def _failed(svc: Service, row: dict, exc: BaseException) -> None:
             return  # another sender holds it now
         if final and recipient and row["game"] and row["player"]:
             bounces.mark_undeliverable(svc, row["game"], row["player"], error)
-        elif final and row["kind"] != "notice":  # a notice given up tells no one: no notices about notices
-            reports.notice(svc, f"a mail to {row['to_addr']} was given up", [
-                (f"Outbox mail {row['id']} ({row['kind']}, {row['subject']}) to {row['to_addr']} could not be sent "
-                f"since {row['created_at']}: {error}."), "`pbem outbox retry` queues it again."],
-                key=f"gaveup.{row['id']}")
+        elif final and row["kind"] not in ("notice", "digest"):  # no notices about notices
+            notices.add(svc, "gave-up", (
+                f"Outbox mail {row['id']} ({row['kind']}, {row['subject']}) to {row['to_addr']} could not be sent "
+                f"since {row['created_at']}: {error}. `pbem outbox retry` queues it again."), key=row["id"],
+                game=row["game"])
     log.get().warning("send failed", outbox=row["id"], error=error, final=final)
 
 

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from pbem.base import clock, log
 from pbem.core import games
 from pbem.core.games import GameError, seat_config
-from pbem.outbound import announce, outbox, reports
+from pbem.outbound import announce, notices, outbox, reports
 from pbem.pace import moves, schedule, vacation
 from pbem.pace.pace import Pace, default_key, pace_of
 from pbem.store import iso
@@ -157,9 +157,9 @@ def _default(svc: Service, game: dict, row: dict, now: datetime) -> bool:
     if played.failed:  # the engine's own option refused: never guess further, ask the moderator
         svc.store.update_deadline(game["id"], row["prompt"], row["player"], status="open", guard="held",
                                   closed_at=None, closed_by=None)
-        reports.queue_digest(svc, game, played.state, f"The default {key!r} for {row['player']} (question {prompt.id}) "
-                             f"was refused: {played.failed['reason']}. Answer with `pbem game answer`.",
-                             key=f"refused{prompt.id}")
+        notices.add(svc, "stuck", f"The default {key!r} for {row['player']} (question {prompt.id}) "
+                    f"was refused: {played.failed['reason']}. Answer with `pbem game answer`.",
+                    key=f"refused{prompt.id}", game=game["id"])
         return False
     tz = seat_config(game, row["player"]).get("timezone")
     extra = {"applied": played.applied, "failed": None, "unused": [], "check": False,
@@ -201,7 +201,7 @@ def _queue_alert(svc: Service, game: dict, now: datetime) -> None:
     who = ", ".join(f"{r['player']} (question {r['prompt']})" for r in held)
     reason = (f"Defaults held, mail may be down: {who} missed the deadline. `pbem game resume {game['id']}` "
               f"plays the defaults, `pbem game extend {game['id']} 24h` gives time.")
-    reports.queue_digest(svc, game, games.state(svc, game), reason, key=f"guard{int(now.timestamp())}")
+    notices.add(svc, "stuck", reason, key=f"guard{int(now.timestamp())}", game=game["id"])
 
 
 # -- what reports show -------------------------------------------------------------------

@@ -182,6 +182,20 @@ UPDATE deadlines SET next_at = opened_at;       -- rows from before: looked at o
 CREATE INDEX deadlines_next ON deadlines(status, next_at);
 CREATE INDEX outbox_queue ON outbox(status, next_attempt_at, id);  -- a claim reads the queue in order, no sort
 """),
+    (11, "the moderator's notices, told in a digest", """
+CREATE TABLE notices (               -- what the moderator should know (pbem/outbound/notices.py)
+    id {id},
+    key TEXT NOT NULL UNIQUE,        -- the occasion (kind:game:key): added again, it is counted, not repeated
+    kind TEXT NOT NULL,              -- notices.KINDS: ruling | stuck | undeliverable | stranger | limit ...
+    game TEXT,                       -- the game it is about, if any
+    to_addr TEXT NOT NULL,           -- the moderator told
+    text TEXT NOT NULL,
+    count INTEGER NOT NULL,          -- how often it happened before it was told
+    created_at TEXT NOT NULL,
+    told_in TEXT                     -- the Message-ID of the digest that told it (NULL: it waits)
+);
+CREATE INDEX notices_waiting ON notices(to_addr, told_in);
+"""),
 ]
 
 # What each dialect adds on top: refuse to change the move log at all. Whole statements
