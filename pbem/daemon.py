@@ -7,6 +7,12 @@ file arrives (watchfiles), the IMAP worker's IDLE reports mail, or `poll_seconds
 SIGTERM or SIGINT sets a flag that is looked at between messages: the message in hand is
 finished, then the daemon stops.
 
+Every `serve`, `--once` too, holds the home's lock shared while it runs (pbem/base/daemonlock.py:
+`restore` and `key rotate` refuse meanwhile), writes with the umask 077 (its files are its
+user's alone), looks before each cycle that the store still names its key (another machine may
+have rotated it: then it stops, saying so), and after each cycle writes its heartbeat, which
+`pbem status` and `GET /healthz` read (pbem/core/health.py).
+
 On PostgreSQL, where several daemons share the work, each LISTENs: work another daemon or
 `pbem ingest` queued (a stored message, a mail, a deadline) wakes it at once, and without it
 the daemon sleeps until its next timed work (a deadline, a retry, a lease running out)
@@ -16,14 +22,17 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import signal
 import threading
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import watchfiles
 
 from pbem.base import clock, log
+from pbem.core import health, home as home_mod, keys
 from pbem.inbound import process
 from pbem.outbound import notices, sending
 from pbem.pace import deadlines
@@ -126,11 +135,13 @@ def idle_seconds(svc: Service) -> float:
     return min(max((min(times) - svc.now()).total_seconds() + 0.05, 0.05), longest)
 
 
-async def _wait(svc: Service, stop: threading.Event, wake: threading.Event | None = None) -> None:
-    """Until a file arrives, the idle time passes, stop is set or `wake` (IMAP mail, the
-    store's notice) is set."""
+async def _wait(svc: Service, stop: threading.Event, wake: threading.Event | None = None,
+                seconds: float | None = None) -> None:
+    """Until a file arrives, `seconds` (default: the idle time) pass, stop is set or `wake` (IMAP
+    mail, the store's notice) is set."""
     stopped = asyncio.Event()
     wake = wake or threading.Event()
+    seconds = idle_seconds(svc) if seconds is None else seconds
 
     async def watch_flag():
         while not stop.is_set() and not wake.is_set():
@@ -140,18 +151,39 @@ async def _wait(svc: Service, stop: threading.Event, wake: threading.Event | Non
     flag = asyncio.create_task(watch_flag())
     try:
         async for _ in watchfiles.awatch(*_watched(svc), watch_filter=_arrivals, stop_event=stopped,
-                                         rust_timeout=int(idle_seconds(svc) * 1000), yield_on_timeout=True):
+                                         rust_timeout=int(seconds * 1000), yield_on_timeout=True):
             break
     finally:
         flag.cancel()
 
 
+SHOWN_EXPOSED = 10  # paths named one by one; a whole outbox made 0644 by an old version is one line more
+
+
+def warn_exposed(svc: Service) -> list[Path]:
+    """Log what of the home other users may read (the store holds every game's secrets, outbox
+    mails hold tokens); `pbem init HOME` makes it private again."""
+    loose, logger = home_mod.exposed(svc.settings), log.get()
+    for path in loose[:SHOWN_EXPOSED]:
+        with contextlib.suppress(OSError):
+            logger.warning(f"other users may read this: `pbem init {svc.settings.home}` makes the home private",
+                           path=str(path), mode=oct(path.lstat().st_mode & 0o777))
+    if len(loose) > SHOWN_EXPOSED:
+        logger.warning("other users may read more of this home", more=len(loose) - SHOWN_EXPOSED)
+    return loose
+
+
+PRIVATE_UMASK = 0o077  # what the daemon writes (outbox mails, copies, archives, the heartbeat) is its user's alone
+
+
 async def serve(svc: Service, *, once: bool = False, stop: threading.Event | None = None,
                 failed: list[str] | None = None) -> int:
     """Run until stopped (or one cycle with `once`); returns how many messages were handled.
-    `failed` gathers the steps that failed (a source, the deadlines, the sending)."""
+    `failed` gathers the steps that failed (a source, the deadlines, the sending). Raises
+    keys.KeyMismatch when the store no longer names this process's key."""
     stop = stop or threading.Event()
     logger, handled = log.get(), 0
+    failed = [] if failed is None else failed
     dropfolder.ensure(svc.settings.inbox_path)
     wake, mailbox = threading.Event(), None
     if svc.settings.imap is not None:
@@ -159,17 +191,30 @@ async def serve(svc: Service, *, once: bool = False, stop: threading.Event | Non
         if not once:
             mailbox.watch(wake.set)
     listening = None if once else svc.store.watch(wake.set)
-    with _stop_on_signals(stop), (contextlib.nullcontext() if once else pipe.serving(svc.settings)):
-        logger.info("serving", home=str(svc.settings.home), once=once)
+    warn_exposed(svc)
+    heartbeat = health.Heartbeat(svc.settings)
+    umask = os.umask(PRIVATE_UMASK)
+    with _stop_on_signals(stop), pipe.serving(svc.settings):
+        logger.info("serving", home=str(svc.settings.home), once=once, key=svc.key_fingerprint)
         try:
             while True:
                 wake.clear()
+                keys.still_current(svc.store, svc.settings.key_path)
+                polled, before = datetime.now(UTC), len(failed)
                 handled += len(await cycle(svc, stop, mailbox, failed))
                 if once or stop.is_set():
+                    heartbeat.beat(polled, 0.0, failed[before:], handled)
                     break
-                if not pipe.arrived_since_poll(svc.settings):  # spooled while the cycle ran: no watcher saw it
-                    await _wait(svc, stop, wake)
+                arrived = pipe.arrived_since_poll(svc.settings)  # spooled while the cycle ran: no watcher saw it
+                seconds = 0.0 if arrived else idle_seconds(svc)
+                heartbeat.beat(polled, seconds, failed[before:], handled)
+                if not arrived:
+                    await _wait(svc, stop, wake, seconds)
+        except keys.KeyMismatch as e:
+            logger.error("the store no longer names this daemon's key: stopping", reason=str(e))
+            raise
         finally:
+            os.umask(umask)
             if mailbox is not None:
                 mailbox.stop()
             if listening is not None:

@@ -5,7 +5,9 @@ service must be able to produce a token long after the player joined, yet the da
 holds only sha256(token). A token is therefore derived: HMAC-SHA256 of the service key
 (home/secret.key, outside the database) over (game, player, salt), cut to 20 lowercase hex
 characters -- as strong as `secrets.token_hex(10)`. The salt is random per player and
-changes when a seat is given to someone else, which revokes the old token.
+changes when a seat is given to someone else, which revokes the old token. The key is one
+per service: the store records its `fingerprint` (pbem/core/keys.py), and a new key
+(`pbem key rotate`) changes every token at once.
 """
 from __future__ import annotations
 
@@ -20,15 +22,55 @@ from pathlib import Path
 TOKEN_RE = re.compile(r"\b[0-9a-f]{20}\b")
 
 
+class BadKey(ValueError):
+    """A key file that holds no key."""
+
+
+def new_key() -> bytes:
+    return secrets.token_bytes(32)
+
+
+def read_key(path: Path) -> bytes:
+    """The key in the file `path` (hex digits, as `write_key` writes them); BadKey if it holds none."""
+    return parse_key(Path(path).read_text("ascii", errors="replace"), str(path))
+
+
+def parse_key(text: str, where: str) -> bytes:
+    """The key a key file's `text` holds; BadKey (naming `where`) if none."""
+    try:
+        key = bytes.fromhex(text.strip())
+    except ValueError:
+        key = b""
+    if len(key) < 16:
+        raise BadKey(f"{where} holds no pbem key (a secret.key is 64 hex digits on one line)")
+    return key
+
+
+def write_key(path: Path, key: bytes) -> None:
+    """Write `key` into the new file `path` (0600 whatever the umask, fsynced); FileExistsError
+    if there is one: a key is never overwritten in place."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w") as f:
+        f.write(key.hex() + "\n")
+        f.flush()
+        os.fsync(f.fileno())
+    os.chmod(path, 0o600)
+
+
 def load_key(path: Path) -> bytes:
     """The service key, created (mode 0600) on first use."""
     path = Path(path)
     if not path.exists():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(fd, "w") as f:
-            f.write(secrets.token_hex(32) + "\n")
-    return bytes.fromhex(path.read_text().strip())
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        write_key(path, new_key())
+    return read_key(path)
+
+
+def fingerprint(key: bytes) -> str:
+    """What names a key in the store, logs and messages: 16 hex digits of the SHA-256 of a
+    value derived from it (an HMAC of a fixed label), which tells nothing about the key."""
+    derived = hmac.new(key, b"pbem key fingerprint", hashlib.sha256).digest()
+    return hashlib.sha256(derived).hexdigest()[:16]
 
 
 def new_salt() -> str:

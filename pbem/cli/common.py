@@ -8,8 +8,8 @@ from datetime import UTC, datetime
 
 import click
 
-from pbem.base import settings as settings_mod
-from pbem.core import home as home_mod
+from pbem.base import settings as settings_mod, tokens
+from pbem.core import home as home_mod, keys
 from pbem.core.games import GameError
 from pbem.core.service import Service, open_service
 from pbem.sources import stdin as stdin_source
@@ -28,10 +28,15 @@ class Home:
         self.settings: settings_mod.Settings | None = None
         self._svc: Service | None = None
 
+    def load(self) -> settings_mod.Settings:
+        """The home's settings, once the folder is known to be a home (no store opened)."""
+        settings = self.settings = self.settings or settings_mod.load(self.home)
+        home_mod.require(settings)
+        return settings
+
     def service(self, clock: Clock | None = None) -> Service:
         if self._svc is None:
-            settings = self.settings = self.settings or settings_mod.load(self.home)
-            home_mod.require(settings)
+            settings = self.load()
             from pbem.base import log
             log.configure(settings.log_format, settings.log_level)
             self._svc = open_service(settings=settings, clock=clock)
@@ -48,7 +53,8 @@ class Group(click.Group):
     def invoke(self, ctx):
         try:
             return super().invoke(ctx)
-        except (GameError, settings_mod.SettingsError, home_mod.NotAHome) as e:
+        except (GameError, settings_mod.SettingsError, home_mod.NotAHome, home_mod.InitRefused, keys.KeyMismatch,
+                tokens.BadKey) as e:
             click.echo(f"error: {e}", err=True)
             ctx.exit(1)
         except StoreUnavailable as e:
@@ -63,6 +69,13 @@ def service(ctx: click.Context, clock=None):
     home = ctx.find_object(Home)
     assert home is not None  # main() puts the Home on the context before any command runs
     return home.service(clock)
+
+
+def home_settings(ctx: click.Context) -> settings_mod.Settings:
+    """The home's settings, for a command that must not open the service (restore, status)."""
+    home = ctx.find_object(Home)
+    assert home is not None
+    return home.load()
 
 
 def echo_json(data) -> None:

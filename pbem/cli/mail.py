@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from pbem.base import log, settings as settings_mod
+from pbem.base import settings as settings_mod
 from pbem.cli.common import (
     EX_TEMPFAIL,
     Group,
@@ -71,9 +71,6 @@ def serve_cmd(ctx, once, now, http):
     from pbem import daemon
     t = parse_now(now)
     svc = service(ctx, clock=(lambda: t) if t else None)
-    for path in home_mod.exposed(svc.settings):
-        log.get().warning("other users may read this home's secrets: chmod 600 it", path=str(path),
-                          mode=oct(path.stat().st_mode & 0o777))
     tried = {r["id"]: r["attempts"] for r in svc.store.outbox_rows()}
     failed_steps: list[str] = []
     if not once and (http is not None or svc.settings.http):

@@ -7,6 +7,7 @@ from pbem.base import settings as settings_mod
 from pbem.cli.common import (
     GameError,
     Group,
+    home_settings,
     service,
 )
 from pbem.store import StoreUnavailable
@@ -31,17 +32,19 @@ def backup_cmd(ctx, path):
 @click.option("--yes", is_flag=True, help="Do not ask: the store is replaced.")
 @click.pass_context
 def restore_cmd(ctx, path, yes):
-    """Replace the store by the backup FILE once it verifies; stop `pbem serve` first."""
+    """Replace the store by the backup FILE once it verifies and was made under this home's
+    key. Refused while `pbem serve` runs on the home: stop it first."""
+    from pbem.base import daemonlock
     from pbem.store import backup
-    svc = service(ctx)
+    cfg = home_settings(ctx)
     if not yes:
-        click.confirm(f"Replace {svc.settings.db_path} by {path}? What happened since the backup is lost", abort=True)
+        click.confirm(f"Replace {cfg.db_path} by {path}? What happened since the backup is lost", abort=True)
     try:
-        counts = backup.restore(path, svc.settings.store_target)
-    except backup.BackupError as e:
+        counts = backup.restore(path, cfg)
+    except (backup.BackupError, daemonlock.DaemonRunning) as e:
         raise GameError(str(e)) from None
-    click.echo(f"{svc.settings.db_path}: restored, {counts['games']} game(s), {counts['moves']} move(s), "
-               "every chain verified")
+    click.echo(f"{cfg.db_path}: restored, {counts['games']} game(s), {counts['moves']} move(s), every chain "
+               "verified; mails from now on have new Message-IDs. Tell the players which move each game is back at")
 
 
 @click.group(cls=Group, name="store")

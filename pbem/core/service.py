@@ -1,5 +1,6 @@
 """What every part of the service works with: settings, the store, the engine, the clock and
-the key tokens are derived from. One object, so a test can swap the engine or the clock."""
+the key tokens are derived from. One object, so a test can swap the engine or the clock.
+`open_service` refuses a key that is not the store's (pbem/core/keys.py)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -7,7 +8,8 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from pbem.base import settings as settings_mod, tokens
-from pbem.store import Clock, Store, open_store, utcnow
+from pbem.core import keys
+from pbem.store import EPOCH, Clock, Store, open_store, utcnow
 
 if TYPE_CHECKING:
     from engine.interface import Engine
@@ -25,6 +27,7 @@ class Service:
     engine: Engine  # engine.api, or a stand-in with the same functions (tests/fake_engine.py)
     key: bytes
     templates: Any = field(default=None, repr=False)  # pbem.outbound.render.Templates, made on first use
+    epoch: str = ""  # set by each `pbem restore`: part of every Message-ID made since (pbem/store/backup.py)
 
     @property
     def clock(self) -> Clock:
@@ -33,17 +36,31 @@ class Service:
     def now(self) -> datetime:
         return self.store.clock()
 
+    @property
+    def key_fingerprint(self) -> str:
+        return keys.fingerprint(self.key)
+
     def token(self, player: dict) -> str:
         """A player's token (player: a row of the players table)."""
         return tokens.token_for(self.key, player["game"], player["name"], player["token_salt"])
 
 
 def open_service(home=None, *, settings: settings_mod.Settings | None = None, engine: Engine | None = None,
-                 clock: Clock | None = None) -> Service:
-    """The service over `home` (default ./var or $PBEM_HOME). Raises StoreUnavailable."""
+                 clock: Clock | None = None, check_key: bool = True) -> Service:
+    """The service over `home` (default ./var or $PBEM_HOME). Raises StoreUnavailable, and
+    KeyMismatch when the home's key is not the store's (`check_key` False: the key is not
+    compared, for `pbem status`, which reports it)."""
     cfg = settings or settings_mod.load(home)
     if engine is None:  # the real engine reads the home's content folder (a test's engine has none)
         from pbem.base import content_overlay  # here: it imports the engine, which the pipe's path never needs
         content_overlay.use(cfg)
     store = open_store(cfg.store_target, clock=clock or utcnow)
-    return Service(cfg, store, engine or _real_engine(), tokens.load_key(cfg.key_path))
+    try:
+        key = tokens.load_key(cfg.key_path)
+        if check_key:
+            key = keys.check(store, key, cfg.key_path)
+        epoch = store.meta(EPOCH) or ""
+    except BaseException:
+        store.close()
+        raise
+    return Service(cfg, store, engine or _real_engine(), key, epoch=epoch)

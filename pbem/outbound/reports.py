@@ -48,11 +48,19 @@ def _id_part(part) -> str:
 
 
 def thread_root(svc: Service, game: dict, player: str) -> str:
-    """Every mail of a game to one reader refers to this id, so it is one thread."""
-    return message_id(svc, game, player)
+    """Every mail of a game to one reader refers to this id, so it is one thread. No mail has
+    it as its own Message-ID, so it stays the same across restores."""
+    return _message_id(svc, game, (player,))
 
 
 def message_id(svc: Service, game: dict | None, *parts) -> str:
+    """A mail's Message-ID, made of what the mail is (so a mail queued twice is one). After a
+    restore the store's epoch is part of it: the ids the restored store would make again were
+    sent before, with other content (pbem/store/backup.py)."""
+    return _message_id(svc, game, parts + ((f"r{svc.epoch}",) if svc.epoch else ()))
+
+
+def _message_id(svc: Service, game: dict | None, parts: tuple) -> str:
     domain = outbox.clean(outbox.domain_of(game_address(svc, game) if game else svc.settings.address))
     return f"<{'.'.join(_id_part(p) for p in ((game['id'],) if game else ()) + parts)}@{domain}>"
 

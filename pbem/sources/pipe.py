@@ -2,12 +2,13 @@
 
 An MTA starts one process per mail, and a process that imports the service and opens the
 store costs about a second of CPU (interpreter, imports, engine content). So while a
-`pbem serve` daemon runs on the home (it holds `LOCK` shared), `pbem ingest` only writes the
-raw mail durably into the spool -- `<inbox>/pipe/`, a Maildir: written in tmp/, fsynced,
-renamed into new/, the folder fsynced -- and exits 0; the daemon's watcher wakes on the
-new file and `poll` stores and processes the spool as a batch (one fsync), then unlinks
-each file. This module imports only the standard library and `pbem.base.settings`, so the
-console script (pbem/entry.py) answers the pipe before anything heavy is imported.
+`pbem serve` daemon runs on the home (it holds `LOCK` shared: pbem/base/daemonlock.py),
+`pbem ingest` only writes the raw mail durably into the spool -- `<inbox>/pipe/`, a Maildir:
+written in tmp/, fsynced, renamed into new/, the folder fsynced -- and exits 0; the daemon's
+watcher wakes on the new file and `poll` stores and processes the spool as a batch (one
+fsync), then unlinks each file. This module imports only the standard library and
+`pbem.base` (settings, daemonlock), so the console script (pbem/entry.py) answers the pipe
+before anything heavy is imported.
 
 With no daemon running `ingest` processes the mail itself, as before (the store's commit,
 exit 75 when it cannot be stored). A spooled mail waits for the next daemon or
@@ -16,7 +17,6 @@ MTA delivers twice is one message (Message-ID and content hash, pbem/inbound/pro
 """
 from __future__ import annotations
 
-import fcntl
 import os
 import secrets
 import shutil
@@ -27,11 +27,13 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
+from pbem.base import daemonlock
+from pbem.base.daemonlock import LOCK, running as daemon_running  # noqa: F401 -- named here as before
+
 if TYPE_CHECKING:
     from pbem.core.service import Service
 
 EX_TEMPFAIL = 75
-LOCK = ".daemon.lock"  # a leading dot: no watcher or folder listing takes it for mail
 STALE_TMP_SECONDS = 36 * 3600  # a tmp/ file this old was left by an ingest that died mid-write
 
 
@@ -48,28 +50,10 @@ def ensure(cfg) -> Path:
 
 @contextmanager
 def serving(cfg) -> Iterator[None]:
-    """Held by a running daemon: while it is, `ingest` spools its mail for it."""
-    fd = os.open(ensure(cfg) / LOCK, os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_SH)  # shared: several daemons may serve one home
+    """Held by a running daemon (pbem/base/daemonlock.py): while it is, `ingest` spools its mail for it."""
+    ensure(cfg)
+    with daemonlock.serving(cfg):
         yield
-    finally:
-        os.close(fd)  # releases the lock
-
-
-def daemon_running(cfg) -> bool:
-    """Whether a daemon holds the home's spool lock (it cannot be taken exclusively)."""
-    try:
-        fd = os.open(folder(cfg) / LOCK, os.O_RDWR)
-    except OSError:  # no spool, or no lock file: no daemon ever served here
-        return False
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return True
-    finally:
-        os.close(fd)
-    return False
 
 
 def _fsync_dir(path: Path) -> None:

@@ -8,16 +8,24 @@ apart (it never changes, and without it no player's token works).
 
 A restore writes the backup into the live store through the same API, so SQLite itself keeps
 the WAL right (copying a file over pbem.db would leave an old -wal beside it). It checks the
-backup first: SQLite's integrity check, and every game's hash chain.
+backup first: SQLite's integrity check, every game's hash chain, and that it was made under
+the home's key (its tokens and seeds need that key). It is refused while a daemon runs, and
+holds the home meanwhile (pbem/base/daemonlock.py): a daemon that starts waits for it. The
+restored store gets a new epoch, part of every Message-ID made from then on: the mails the
+restored store would make again were sent before, with other content, and a receiving side
+that drops a second copy by Message-ID (as the threads and dedupe of every mail program do)
+would drop the new ones.
 """
 from __future__ import annotations
 
 import os
+import secrets
 import sqlite3
 from pathlib import Path
 
+from pbem.base import daemonlock, tokens
 from pbem.store import open_store
-from pbem.store.common import is_url
+from pbem.store.common import EPOCH, KEY_FINGERPRINT, is_url
 
 
 class BackupError(Exception):
@@ -81,18 +89,50 @@ def backup(db: Path, file: str | Path) -> dict:
     return _counts(file)
 
 
-def restore(file: str | Path, db: Path) -> dict:
-    """Replace the store `db` by the backup `file`, once it verifies. Stop `pbem serve` first:
-    what it did after the backup was taken is undone (its mails may have gone out)."""
+def restore(file: str | Path, cfg) -> dict:
+    """Replace the store of the home `cfg` (pbem.base.settings.Settings) by the backup `file`,
+    once it verifies and was made under the home's key, with a new epoch. Raises BackupError,
+    and daemonlock.DaemonRunning while a `pbem serve` runs on the home. What happened after the
+    backup was taken is undone (its mails may have gone out)."""
+    db = cfg.store_target
     _sqlite_only(db)
-    file = Path(file)
-    problems = check(file)
-    if problems:
-        raise BackupError(f"{file} is not restored: " + "; ".join(problems))
-    if not Path(db).is_file():
+    file, db = Path(file), Path(db)
+    if not db.is_file():
         raise BackupError(f"{db}: no store to restore into (`pbem init` makes one)")
-    _copy(file, Path(db))
-    return _counts(Path(db))
+    ours = tokens.fingerprint(tokens.read_key(cfg.key_path))
+    with daemonlock.alone(cfg, "restore"):
+        tmp = db.with_name(f".{db.name}.restore")  # the backup made ready beside the store, never the file given
+        _remove(tmp)
+        os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))  # the seeds are secret
+        try:
+            try:
+                _copy(file, tmp)
+            except sqlite3.Error as e:
+                raise BackupError(f"{file}: not a readable store ({e})") from None
+            problems = check(tmp)
+            if problems:
+                raise BackupError(f"{file} is not restored: " + "; ".join(problems))
+            store = open_store(tmp)
+            try:
+                made_with = store.meta(KEY_FINGERPRINT)
+                if made_with and made_with != ours:
+                    raise BackupError(
+                        f"{file} was made under key {made_with}, and this home's {cfg.key_path} is key {ours}: its "
+                        f"tokens and seeds need that key. Put it back first (after `pbem key rotate` it is kept as "
+                        f"{cfg.key_path.name}.{made_with}.old), then restore")
+                store.claim_meta(KEY_FINGERPRINT, ours)
+                store.set_meta(EPOCH, secrets.token_hex(4))
+            finally:
+                store.close()
+            _copy(tmp, db)
+        finally:
+            _remove(tmp)
+    return _counts(db)
+
+
+def _remove(db: Path) -> None:
+    for path in (db, db.with_name(db.name + "-wal"), db.with_name(db.name + "-shm")):
+        path.unlink(missing_ok=True)
 
 
 def _counts(path: Path) -> dict:

@@ -132,6 +132,29 @@ class Store:
     def schema_version(self) -> int:
         row = self._the_one("SELECT MAX(version) AS v FROM schema_migrations")
         return row["v"] or 0
+
+    # -- facts about the service (pbem/core/keys.py) ------------------------------------
+
+    def meta(self, name: str) -> str | None:
+        row = self._one("SELECT value FROM service_meta WHERE name = ?", (name,))
+        return row["value"] if row else None
+
+    def set_meta(self, name: str, value: str) -> None:
+        self._run("INSERT INTO service_meta (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE "
+                  "SET value = excluded.value", (name, value))
+
+    def swap_meta(self, name: str, old: str, new: str) -> bool:
+        """`name` set to `new` if it is `old`: False if another process changed it first (on
+        PostgreSQL this waits for that process's transaction, then sees its value)."""
+        return 1 == self._run("UPDATE service_meta SET value = ? WHERE name = ? AND value = ?", (new, name, old))
+
+    def claim_meta(self, name: str, value: str) -> str:
+        """`value` recorded under `name` unless one is already (the first process to claim
+        wins, however many start at once); the value recorded now."""
+        self._run("INSERT INTO service_meta (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING", (name, value))
+        recorded = self.meta(name)
+        assert recorded is not None, name
+        return recorded
     # -- games and players ----------------------------------------------------------
 
     def add_game(self, id: str, config: dict, seed: str, seed_commitment: str, state: bytes,
@@ -294,6 +317,12 @@ class Store:
         """The stored message; inside a transaction, locked for it (one process handles it)."""
         return self._one("SELECT * FROM inbox WHERE id = ?" + (self.FOR_UPDATE if self.in_transaction else ""), (id,))
 
+    def retoken_inbox(self, old_hash: str, new_hash: str) -> int:
+        """Messages stored but not yet processed that carried the token `old_hash` now count as
+        carrying `new_hash` (the key was rotated under them: they were sent in good faith)."""
+        return self._run("UPDATE inbox SET token_hash = ? WHERE token_hash = ? AND status = 'received'",
+                         (new_hash, old_hash))
+
     def inbox_rows(self, status: str | None = None, limit: int = 1000) -> list[dict]:
         sql = ("SELECT id, received_at, source, kind, filename, message_id, status, outcome, game, player, attempts "
                "FROM inbox")
@@ -366,16 +395,22 @@ class Store:
                  "SELECT id FROM outbox WHERE status = 'queued' AND next_attempt_at <= ? "
                  "AND (claim_until IS NULL OR claim_until <= ?){skip} ORDER BY next_attempt_at, id LIMIT 1{lock}) "
                  "RETURNING *")  # the index outbox_queue's order: the first free row, never a sort of the queue
+    # A sender fills each mail's token in with its own key: one whose key is no longer the
+    # service's (another machine ran `pbem key rotate`) claims nothing (pbem/core/keys.py).
+    KEY_SQL = " AND EXISTS (SELECT 1 FROM service_meta WHERE name = 'key_fingerprint' AND value = ?)"
+    key_fingerprint: str | None = None  # the key this process sends with, once checked (pbem/core/keys.py)
 
     def claim_outbox(self, owner: str, lease_seconds: float, skip: Sequence[int] = ()) -> dict | None:
         """The next due row (not one of `skip`), claimed by `owner` for `lease_seconds`; None
-        when none is free."""
+        when none is free, or when the service's key is no longer `key_fingerprint`."""
         skip_sql = f" AND id NOT IN ({', '.join('?' * len(skip))})" if skip else ""
+        key = (self.key_fingerprint,) if self.key_fingerprint else ()
         with self.transaction():
             now = self.clock()
             until = iso(now + timedelta(seconds=lease_seconds))
-            rows = self._all(self.CLAIM_SQL.format(skip=skip_sql, lock=self.SKIP_LOCKED),
-                             (owner, until, iso(now), iso(now), *skip))
+            rows = self._all(self.CLAIM_SQL.format(skip=(self.KEY_SQL if key else "") + skip_sql,
+                                                   lock=self.SKIP_LOCKED),
+                             (owner, until, iso(now), iso(now), *key, *skip))
         return rows[0] if rows else None
 
     def outbox_waiting(self) -> dict:
@@ -386,6 +421,17 @@ class Store:
         last = self._one("SELECT last_error FROM outbox WHERE status = 'queued' AND last_error IS NOT NULL "
                          "ORDER BY id DESC LIMIT 1")
         return {**row, "last_error": last["last_error"] if last else None}
+
+    def outbox_health(self) -> dict:
+        """For `pbem status`: mails waiting and since when, how many are due now and since when
+        the oldest of them is, how many were given up."""
+        now = self.now()
+        return self._the_one(
+            "SELECT COUNT(*) AS waiting, MIN(created_at) AS oldest, "
+            "COALESCE(SUM(CASE WHEN next_attempt_at <= ? THEN 1 ELSE 0 END), 0) AS due, "
+            "MIN(CASE WHEN next_attempt_at <= ? THEN next_attempt_at END) AS oldest_due, "
+            "(SELECT COUNT(*) FROM outbox WHERE status = 'failed') AS failed "
+            "FROM outbox WHERE status = 'queued'", (now, now))
 
     def count_mail_to(self, to_addr: str, kinds: tuple[str, ...], since: str) -> int:
         """How many mails of `kinds` were queued to `to_addr` since `since`."""

@@ -18,6 +18,12 @@ def iso(t: datetime) -> str:
     return t.astimezone(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
+# The service_meta row a restore sets to a new random value: every Message-ID made after a
+# restore carries it, so no mail reuses the id of one sent before with other content.
+EPOCH = "epoch"
+KEY_FINGERPRINT = "key_fingerprint"  # the service_meta row naming the service's key (pbem/core/keys.py)
+
+
 class StoreUnavailable(Exception):
     """The database cannot be opened or written now: a mail pipe should say 'try later'."""
 

@@ -196,6 +196,12 @@ CREATE TABLE notices (               -- what the moderator should know (pbem/out
 );
 CREATE INDEX notices_waiting ON notices(to_addr, told_in);
 """),
+    (12, "facts about the service: its key's fingerprint, its Message-ID epoch", """
+CREATE TABLE service_meta (          -- pbem/core/keys.py, pbem/store/backup.py
+    name TEXT PRIMARY KEY,           -- key_fingerprint: of secret.key (never the key) | epoch: set by each restore
+    value TEXT NOT NULL
+);
+"""),
 ]
 
 # What each dialect adds on top: refuse to change the move log at all. Whole statements

@@ -15,10 +15,11 @@ from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import FileResponse, HTMLResponse, RedirectResponse, Response
+from starlette.responses import FileResponse, HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from pbem.core import health
 from pbem.outbound import links, render
 from pbem.web import forms, pages, replay as web_replay
 
@@ -143,6 +144,13 @@ class Web:
             return self.seat_page(request, _notice(result.status, result.outcome), typed, status=422)
         return RedirectResponse(f"{links.seat_path(svc, seat)}?done={result.inbox_id}", status_code=303)
 
+    def healthz(self, request: Request) -> Response:
+        """For monitoring (README, Deployment): 200 when all is well, 503 when not; counts only
+        (pbem/core/health.py `public`: no path, host, process or error text)."""
+        svc = self.svc()
+        report = health.public(health.report(svc.settings, svc))
+        return JSONResponse(report, status_code=200 if report["ok"] else 503, headers={"cache-control": "no-store"})
+
     def replay_file(self, request: Request) -> Response:
         svc = self.svc()
         game = self._game(request.path_params["game"])
@@ -208,6 +216,7 @@ def create_app(opener: Callable) -> Starlette:
         Route("/g/{game}/s/{secret}", sync(web.seat_post), methods=["POST"], max_body_size=MAX_BODY),
         Route("/g/{game}/replay/", sync(web.replay_file)),
         Route("/g/{game}/replay/{page}", sync(web.replay_file)),
+        Route("/healthz", sync(web.healthz)),
         Route("/favicon.ico", lambda request: Response(status_code=204)),  # none: the replay's pages ask for one
         Mount("/static", StaticFiles(directory=str(STATIC)), name="static"),
     ]

@@ -56,10 +56,20 @@ def serve(svc: Service, given: str | None = None) -> None:
 
     host, port = address(svc, given)
     stop = threading.Event()
-    mail_side = threading.Thread(target=lambda: asyncio.run(daemon.serve(svc, stop=stop)), name="pbem-daemon")
     app = create_app(lambda: open_service(settings=svc.settings, engine=svc.engine, clock=svc.clock))
     server = _server(uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False,
                                     server_header=False, proxy_headers=False), stop)
+    ended: list[BaseException] = []
+
+    def mail_side_run():
+        try:
+            asyncio.run(daemon.serve(svc, stop=stop))
+        except BaseException as e:  # noqa: BLE001 -- raised again below, in the main thread
+            ended.append(e)
+        finally:
+            server.should_exit = True  # the pages never outlive the mail side (e.g. its key was rotated away)
+
+    mail_side = threading.Thread(target=mail_side_run, name="pbem-daemon")
     log.get().info("web pages", host=host, port=port)
     mail_side.start()
     try:
@@ -67,3 +77,5 @@ def serve(svc: Service, given: str | None = None) -> None:
     finally:
         stop.set()
         mail_side.join()
+    if ended:
+        raise ended[0]
