@@ -9,11 +9,12 @@ side (there should be none: it must be empty) and point pbem.toml's `db` at it a
 from __future__ import annotations
 
 import os
+import secrets
 from pathlib import Path
 
 from pbem.store import open_store
 from pbem.store.base import Store
-from pbem.store.common import is_url
+from pbem.store.common import EPOCH, KEY_FINGERPRINT, is_url
 
 # every table, parents before children, each with its key (the order rows are read in)
 TABLES = [("games", "id"), ("players", "game, name"), ("moves", "game, seq"), ("snapshots", "game, seq"),
@@ -54,6 +55,7 @@ def copy(src: Store, dst: Store) -> dict[str, int]:
                 counts[table] += len(rows)
                 if len(rows) < PAGE:
                     break
+        _copy_meta(src, dst)
         dst._after_copy()
         problems = [f"{g}: {p}" for g in dst.game_ids() for p in dst.verify_chain(g)]
         problems += [f"{t}: {n} rows read, {dst.query(f'SELECT COUNT(*) AS n FROM {t}')[0]['n']} written"
@@ -61,3 +63,13 @@ def copy(src: Store, dst: Store) -> dict[str, int]:
         if problems:
             raise CopyError("the copy does not verify, nothing was written: " + "; ".join(problems))
     return counts
+
+
+def _copy_meta(src: Store, dst: Store) -> None:
+    """The service's key fingerprint goes with its rows (the copy needs the same secret.key);
+    the copy is a new store: a new Message-ID epoch, as after a restore (pbem/store/backup.py)."""
+    fp = src.meta(KEY_FINGERPRINT)
+    if fp is not None and dst.claim_meta(KEY_FINGERPRINT, fp) != fp:
+        raise CopyError(f"the target was made under key {dst.meta(KEY_FINGERPRINT)}, the source under key {fp}: "
+                        "copy into a store no other service has used")
+    dst.set_meta(EPOCH, secrets.token_hex(4))
