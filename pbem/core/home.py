@@ -125,7 +125,7 @@ def _with_db(text: str, db: str | None) -> str:
 def _set_db(config: Path, db: str) -> bool:
     """`db = ...` set in an existing pbem.toml that leaves it at its default; True if written.
     One that names another store is refused: the operator edits it."""
-    current = settings_mod.load(config.parent, config, use_content=False).db
+    current = settings_mod.load(config.parent, config).db
     if current == db:
         return False
     if current != settings_mod.Settings().db:
