@@ -33,11 +33,13 @@ def game_new(ctx, config, wait):
 
 
 @game.command("list")
+@click.option("--all", "everything", is_flag=True, help="Also the games that have ended.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.pass_context
-def game_list(ctx, as_json):
-    """The games, their status and whom they wait for."""
-    rows = games.listing(service(ctx))
+def game_list(ctx, everything, as_json):
+    """The games still running or waiting, their status and whom they wait for; --all: the
+    ended ones too."""
+    rows = games.listing(service(ctx), ended=everything)
     if as_json:
         return echo_json(rows)
     table([{**r, "players": ",".join(r["players"]), "waiting": ",".join(r["waiting"])} for r in rows],

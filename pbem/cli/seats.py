@@ -20,7 +20,7 @@ from pbem.moderate import moderator
 
 @click.group(cls=Group)
 def player():
-    """Seats: list, add, replace, remove, resend, vacation."""
+    """Seats: list, show, add, replace, email, remove, resend, vacation."""
 
 
 @player.command("list", short_help="The seats: address, state, vacation, mail.")
@@ -35,6 +35,27 @@ def player_list(ctx, game_id, as_json):
     table([{**r, "standing_orders": len(r["standing_orders"]), "undeliverable": r["undeliverable"] or ""}
             for r in rows], ["name", "email", "status", "undeliverable", "vacation_left_days", "on_vacation_until",
                              "standing_orders", "last_mail_in", "last_mail_out"])
+
+
+@player.command("show", short_help="One person across all games, by address.")
+@click.argument("email")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.pass_context
+def player_show(ctx, email, as_json):
+    """Every seat EMAIL holds or held, in every game (state, undeliverable, vacation, standing
+    orders, last mail), and the games it watches."""
+    from pbem.moderate import people
+    found = people.person(service(ctx), email)
+    if as_json:
+        return echo_json(found)
+    if not found["seats"] and not found["observing"]:
+        raise GameError(f"no seat and no observer has the address {email!r}")
+    table([{**r, "standing_orders": len(r["standing_orders"]), "undeliverable": r["undeliverable"] or ""}
+           for r in found["seats"]], ["game", "game_status", "turn", "name", "email", "status", "undeliverable",
+                                      "vacation_left_days", "on_vacation_until", "standing_orders", "last_mail_in",
+                                      "last_mail_out"])
+    for o in found["observing"]:
+        click.echo(f"watches {o['game']} ({o['game_status']}) as {o['name']}")
 
 
 @player.command("add", short_help="Add a player before the game starts.")
@@ -57,6 +78,23 @@ def player_add(ctx, game_id, name, email, character, role):
 def player_replace(ctx, game_id, name, email):
     """Give NAME's seat to EMAIL with a new token; the old token stops working."""
     moderator.replace_player(service(ctx), game_id, name, email)
+
+
+@player.command("email", short_help="A seat's new address; its token stays.")
+@click.argument("words", nargs=-1, metavar="GAME NAME NEW | --all NAME|OLD NEW")
+@click.option("--all", "everywhere", is_flag=True,
+              help="Every running game's seat of NAME (or of the address OLD).")
+@click.pass_context
+def player_email(ctx, words, everywhere):
+    """Give NAME's seat in GAME the address NEW, keeping its token (both addresses are told,
+    mail waiting for the seat goes to NEW); --all: every seat of NAME, or of the address OLD,
+    in every game not ended."""
+    from pbem.moderate import people
+    if len(words) != (2 if everywhere else 3):
+        raise click.UsageError("give GAME NAME NEW, or --all NAME NEW (NAME, or the old address)")
+    game_id, who, new = (None, *words) if everywhere else words
+    for game, name, old in people.change_email(service(ctx), game_id, who, new):
+        click.echo(f"{game}: {name}: {old} -> {new}")
 
 
 @player.command("remove", short_help="Remove a player from a game.")

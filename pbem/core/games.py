@@ -97,9 +97,13 @@ def view_json(svc: Service, game: dict, player: str | None) -> dict:
     return svc.engine.view(state(svc, game), player)
 
 
-def listing(svc: Service) -> list[dict]:
+def listing(svc: Service, ended: bool = False) -> list[dict]:
+    """The games, oldest first; those that ended only with `ended` (a season's league keeps
+    its finished games, and the list is for the ones that still run)."""
     out = []
     for row in svc.store.games():
+        if row["status"] == "ended" and not ended:
+            continue
         game = get(svc, row["id"])
         st = state(svc, game)
         out.append({"id": game["id"], "status": game["status"], "moves": game["moves"],

@@ -26,7 +26,7 @@ _TOKEN = re.compile(r"[0-9a-f]{20}")
 _HEX_RUN = re.compile(r"[0-9a-fA-F]{20,}")
 _TOKEN_LINE = re.compile(r"^token\b\s*:?\s*(\S*)\s*$", re.IGNORECASE)
 # Lines that set something rather than answer a question (pbem/pace/standing.py carries them out).
-_DIRECTIVE = re.compile(r"^(standing|vacation|timezone|reports)\s*:\s*(\S.*?)\s*$", re.IGNORECASE)
+_DIRECTIVE = re.compile(r"^(standing|vacation|timezone|reports|email)\s*:\s*(\S.*?)\s*$", re.IGNORECASE)
 _PLUS = re.compile(r"^([^+@\s]+)\+([0-9a-fA-F]{20})@(\S+)$")
 _GAME_TAG = re.compile(r"\[([A-Za-z0-9][\w.-]*)\]")
 # CHECK is the subject's first or last word once reply prefixes and the game tag are gone:
@@ -279,7 +279,8 @@ def _answer(line: str) -> str | None:
 
 
 def _directive(line: str) -> str | None:
-    """A `standing:`, `vacation:`, `timezone:` or `reports:` line, normalised ("Standing: X" -> "standing: X")."""
+    """A `standing:`, `vacation:`, `timezone:`, `reports:` or `email:` line, normalised ("Standing: X" ->
+    "standing: X")."""
     m = _DIRECTIVE.match(line.strip())
     return f"{m.group(1).lower()}: {m.group(2)}" if m else None
 

@@ -210,17 +210,18 @@ def roster(svc: Service, game_id: str) -> list[dict]:
     """The seats of a game as the moderator needs them: address, state, undeliverable, the
     vacation left and any running, standing orders, the last mail in and out."""
     game = games.get(svc, game_id)
-    now, has_pace = svc.now(), pace.pace_of(game) is not None
-    out = []
-    for p in svc.store.players(game_id):
-        name = p["name"]
-        away = vacation.on_vacation(svc, game_id, name, now)
-        last_in, last_out = svc.store.last_mail(game_id, name)
-        out.append({"name": name, "email": p["email"], "role": p["role"], "character": p["character"],
-                    "status": p["status"], "undeliverable": p["undeliverable"],
-                    "vacation_left_days": round(vacation.left(svc, game, name, now).total_seconds() / 86400, 1)
-                    if has_pace else None,
-                    "on_vacation_until": away["ends_at"] if away else None,
-                    "standing_orders": [o["text"] for o in standing.listing(svc, game_id, name)],
-                    "last_mail_in": last_in, "last_mail_out": last_out})
-    return out
+    return [seat_summary(svc, game, p) for p in svc.store.players(game_id)]
+
+
+def seat_summary(svc: Service, game: dict, p: dict) -> dict:
+    """One seat (a players row of `game`) as `player list` and `player show` show it."""
+    name, now = p["name"], svc.now()
+    away = vacation.on_vacation(svc, game["id"], name, now)
+    last_in, last_out = svc.store.last_mail(game["id"], name)
+    return {"name": name, "email": p["email"], "role": p["role"], "character": p["character"],
+            "status": p["status"], "undeliverable": p["undeliverable"],
+            "vacation_left_days": round(vacation.left(svc, game, name, now).total_seconds() / 86400, 1)
+            if pace.pace_of(game) is not None else None,
+            "on_vacation_until": away["ends_at"] if away else None,
+            "standing_orders": [o["text"] for o in standing.listing(svc, game["id"], name)],
+            "last_mail_in": last_in, "last_mail_out": last_out}

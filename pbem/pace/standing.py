@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 from pbem.base import clock
 from pbem.core.games import GameError, seat_config
 from pbem.outbound.turnmail import EVERY, TURN
-from pbem.pace import answering, deadlines, moves, vacation
+from pbem.pace import addresses, answering, deadlines, moves, vacation
 from pbem.pace.pace import DEFAULTS, check_reports
 
 if TYPE_CHECKING:
@@ -82,17 +82,20 @@ def settle(svc: Service, game: dict, played) -> None:
         played.seq = moves.record(svc, game, move, st, events, actor=actor)["seq"]
 
 
-# -- a mail's other lines: standing, vacation, timezone, reports ---------------------------------
+# -- a mail's other lines: standing, vacation, timezone, reports, email ---------------------------
 
 def directives(svc: Service, game: dict, player: str, lines: list[str], check: bool = False) -> list[str]:
-    """Carry out a mail's `standing:`, `vacation:`, `timezone:` and `reports:` lines, in order; returns a
-    note on each for the reply (what was done, or why not)."""
+    """Carry out a mail's `standing:`, `vacation:`, `timezone:`, `reports:` and `email:` lines, in
+    order; returns a note on each for the reply (what was done, or why not)."""
     notes = []
     for line in lines:
         word, _, rest = line.partition(":")
         word, rest = word.strip().lower(), rest.strip()
         try:
-            if word == "standing":
+            everywhere = _everywhere(svc, game, player, word, rest, check)
+            if everywhere is not None:
+                notes.append(everywhere)
+            elif word == "standing":
                 notes.append(carry_out(svc, game["id"], player, rest, check))
             elif word == "vacation" and rest.lower() in ("end", "over", "0", "none", "back"):
                 if check:
@@ -121,6 +124,21 @@ def directives(svc: Service, game: dict, player: str, lines: list[str], check: b
         except (ValueError, GameError) as e:
             notes.append(f"{word}: {rest}: not done: {e}")
     return notes
+
+
+def _everywhere(svc: Service, game: dict, player: str, word: str, rest: str, check: bool) -> str | None:
+    """The lines about the person more than the seat: `email: NEW [CODE] [all]` (the address,
+    pbem/pace/addresses.py) and `vacation: 5d all` (every running game of the address); None
+    for any other line."""
+    if word == "email":
+        return addresses.mail_line(svc, game, player, rest, check)
+    head, _, last = rest.rpartition(" ")
+    if word == "vacation" and head and last.lower() == "all":
+        seat = svc.store.player(game["id"], player)
+        assert seat is not None  # the seat the mail authenticated
+        length = clock.duration(head, unit="d")
+        return "vacation: " + "; ".join(vacation.start_everywhere(svc, seat["email"], length, check=check))
+    return None
 
 
 def report_keys(svc: Service, game: dict, player: str, mine: dict | None, state) -> dict:

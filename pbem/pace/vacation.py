@@ -1,5 +1,6 @@
-"""Vacations: a player pauses their own deadlines, by mail (`vacation: 5d`, `vacation: end`) or
-by the moderator (`pbem player vacation`), up to the game's allowance (pace.vacation_days).
+"""Vacations: a player pauses their own deadlines, by mail (`vacation: 5d`, `vacation: end`;
+`vacation: 5d all` in every running game of their address) or by the moderator (`pbem player
+vacation`), up to the game's allowance (pace.vacation_days).
 
 A pause moves the player's open deadlines later by its length; a question that opens during
 it gets its full deadline from the pause's end (`schedule.paused_until`). Time zones are set here too:
@@ -62,6 +63,26 @@ def start(svc: Service, game: dict, player: str, length: timedelta, *, by: str) 
         schedule.move_due(svc, row, max(clock.parse(row["due_at"]), now) + length, now, pace)
     log.get(game=game["id"]).info("vacation", player=player, until=iso(end), by=by)
     return end
+
+
+def start_everywhere(svc: Service, address: str, length: timedelta, *, check: bool = False) -> list[str]:
+    """`vacation: 5d all`: a vacation in every running game with deadlines where `address`
+    holds a seat (each within its own allowance, in the caller's transaction); a note per game."""
+    notes = []
+    for seat in svc.store.seats_by_email(address):
+        game = svc.store.game(seat["game"]) if seat["status"] == "active" else None  # locked for this transaction
+        if game is None or game["status"] != "active" or pace_of(game) is None:
+            continue
+        try:
+            if check:
+                notes.append(f"{game['id']}: would start now")
+                continue
+            end = start(svc, game, seat["name"], length, by=seat["name"])
+            notes.append(f"{game['id']}: your deadlines wait until "
+                         f"{clock.local(end, seat_config(game, seat['name']).get('timezone'))}")
+        except GameError as e:
+            notes.append(f"{game['id']}: not done: {e}")
+    return notes or ["no running game with deadlines"]
 
 
 def end(svc: Service, game: dict, player: str) -> None:

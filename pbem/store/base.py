@@ -546,8 +546,20 @@ class Store:
                         "ON CONFLICT (mailbox) DO UPDATE SET uidvalidity = excluded.uidvalidity, "
                         "last_uid = excluded.last_uid", (mailbox, uidvalidity, last_uid))
 
-    def players_by_email(self, email: str) -> list[dict]:
-        return self._all("SELECT * FROM players WHERE lower(email) = lower(?) AND status = 'active'", (email,))
+    def seats_by_email(self, email: str) -> list[dict]:
+        """Every seat of an address in every game, with its game's status, oldest game first."""
+        return self._all("SELECT p.*, g.status AS game_status FROM players p JOIN games g ON g.id = p.game "
+                         "WHERE lower(p.email) = lower(?) ORDER BY g.created_at, p.game", (email,))
+
+    def readdress_outbox(self, game: str, player: str, to_addr: str, to_header: str) -> int:
+        """The seat's mail not sent yet (queued, or failed and waiting for `outbox retry`) goes
+        to its new address; how many."""
+        rows = self._all("SELECT id, headers FROM outbox WHERE game = ? AND player = ? "
+                         "AND status IN ('queued', 'failed')", (game, player))
+        for row in rows:
+            headers = msgspec.json.encode({**json.loads(row["headers"]), "To": to_header}).decode()
+            self._run("UPDATE outbox SET to_addr = ?, headers = ? WHERE id = ?", (to_addr, headers, row["id"]))
+        return len(rows)
 
     # -- pace: deadlines (pbem/pace/deadlines.py) -------------------------------------------
 
