@@ -32,7 +32,7 @@ def game_new(ctx, config, wait):
     click.echo(newgame.create(service(ctx), games.load_config(config), wait=wait))
 
 
-@game.command("list")
+@game.command("list", short_help="The games running or waiting; --all: ended too.")
 @click.option("--all", "everything", is_flag=True, help="Also the games that have ended.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.pass_context
