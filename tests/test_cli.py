@@ -212,8 +212,8 @@ def test_version():
     from importlib import metadata
     result = CliRunner().invoke(main, ["--version"])
     assert result.exit_code == 0
-    assert re.fullmatch(rf"pbem {re.escape(metadata.version('talisman-pbem'))} \(engine: (compiled|sources|pure)\)\n",
-                        result.output)
+    assert re.fullmatch(rf"pbem {re.escape(metadata.version('talisman-pbem'))} \(engine: (compiled|sources|pure); "
+                        r"engine version [0-9.]+\)\n", result.output)
 
 
 def test_player_list(run, game):

@@ -196,7 +196,7 @@ def export(svc: Service, game_id: str, as_player: str | None = None, progress: P
     out["moves"] = []
     try:
         for step in replay(config, game["seed"], rows):
-            logged = step.row["state_hash"] if step.row else _snapshot0_hash(svc, game_id)
+            logged = step.row["state_hash"] if step.row else setup_hash(svc, game_id)
             if step.state_hash != logged:
                 raise Divergence(step.seq, "state hash differs")
             if step.row is None:
@@ -222,7 +222,8 @@ def export(svc: Service, game_id: str, as_player: str | None = None, progress: P
     return out
 
 
-def _snapshot0_hash(svc, game_id: str) -> str:
+def setup_hash(svc, game_id: str) -> str:
+    """The hash of the game as set up, before its first move (its snapshot 0)."""
     snap = svc.store.snapshot_before(game_id, 0)
     return hashlib.sha256(snap["state"]).hexdigest() if snap else ""
 
@@ -379,11 +380,27 @@ def _verify(archive: dict, progress: Progress) -> Verdict:
             _rerun(archive, moves, seed, progress, v)
     except Divergence as e:
         v.ok, v.problem = False, str(e)
-        if v.rerun and any(n.startswith("made ") for n in v.notes):
-            v.problem += " (made by another engine or content version: see the notes)"
+        hint = _which_engine(archive) if v.rerun else None
+        if hint:
+            v.problem += f" ({hint})"
     except (KeyError, IndexError, TypeError, AttributeError, ValueError) as e:
         v.ok, v.problem = False, f"the archive is malformed ({type(e).__name__}: {e})"
     return v
+
+
+def _which_engine(archive: dict) -> str | None:
+    """For a re-run that diverged: the engine version that re-runs the archive, when it is
+    not this one (or why none does)."""
+    made = archive.get("engine_version")
+    exported = (archive.get("exported_with") or {}).get("engine")
+    if made == api.ENGINE_VERSION and exported in (None, made):
+        return ("made with other content files: see the notes" if any(n.startswith("made with content")
+                                                                       for n in _versions(archive)) else None)
+    if exported not in (None, made):
+        return (f"the game started on engine {made} and went on under engine {exported}: played by both, "
+                "it re-runs on neither alone")
+    return (f"the game was played by engine {made}: verify it with a pbem whose engine is {made} "
+            f"(`pbem --version` names it); this one is engine {api.ENGINE_VERSION}")
 
 
 def _versions(archive: dict) -> list[str]:

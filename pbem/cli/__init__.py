@@ -8,7 +8,7 @@ import os
 import click
 
 from pbem.base import tokens
-from pbem.cli import archives, games, mail, rules, seats, storage, templates, upkeep
+from pbem.cli import archives, games, mail, rules, season, seats, storage, templates, upkeep
 from pbem.cli.common import Group, Home
 from pbem.core import home as home_mod
 
@@ -25,7 +25,8 @@ def _print_version(ctx, param, value) -> None:
     if not value or ctx.resilient_parsing:
         return
     import engine
-    click.echo(f"pbem {_version()} (engine: {engine.BUILD})")
+    from engine.api import ENGINE_VERSION
+    click.echo(f"pbem {_version()} (engine: {engine.BUILD}; engine version {ENGINE_VERSION})")
     ctx.exit(0)
 
 
@@ -71,5 +72,5 @@ for command in (games.game, games.log_cmd, seats.player, seats.observer, mail.in
                 mail.serve_cmd, mail.outbox_group, mail.inbox_group, storage.backup_cmd, storage.restore_cmd,
                 storage.store_group, archives.export_cmd, archives.verify_cmd, archives.replay_cmd,
                 rules.scenario_cmd, rules.rules_group, templates.templates_group, upkeep.status_cmd,
-                upkeep.key_group):
+                upkeep.key_group, season.prune_cmd, season.upgrade_check_cmd):
     main.add_command(command)

@@ -20,7 +20,7 @@ from pbem.moderate import moderator
 
 @click.group(cls=Group)
 def player():
-    """Seats: list, show, add, replace, email, remove, resend, vacation."""
+    """Seats and the people in them, across games."""
 
 
 @player.command("list", short_help="The seats: address, state, vacation, mail.")

@@ -191,7 +191,7 @@ def resend(svc: Service, game_id: str, name: str) -> None:
         player = svc.store.player(game_id, name)
         if player is None or player["status"] != "active":
             raise GameError(f"{game_id}: no active player {name!r}")
-        last = svc.store.last_outbox(game_id, name, ("report", "receipt", "error", "resend"))
+        last = svc.store.last_outbox(game_id, name, svc.store.RESENT)
         if last is None:
             reports.queue_report(svc, game, player, games.state(svc, game), kind="report",
                                  mid_parts=(game["moves"], "r1"))

@@ -32,6 +32,11 @@ if TYPE_CHECKING:
 
 # -- senders ---------------------------------------------------------------------------
 
+def eml_name(outbox_id: int) -> str:
+    """The file FileSender writes an outbox row to, in the outbox folder."""
+    return f"{outbox_id:06d}.eml"
+
+
 class FileSender:
     """Writes each mail to <folder>/<id>.eml (write to a temporary name, then rename)."""
 
@@ -40,7 +45,7 @@ class FileSender:
 
     async def send(self, row: dict, raw: bytes) -> None:
         self.folder.mkdir(parents=True, exist_ok=True)
-        final = self.folder / f"{row['id']:06d}.eml"
+        final = self.folder / eml_name(row["id"])
         tmp = self.folder / f".{row['id']:06d}.eml.tmp"
         tmp.write_bytes(raw)
         os.replace(tmp, final)  # the same row sent again overwrites: one file per mail

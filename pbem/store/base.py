@@ -13,6 +13,7 @@ deadline rows a daemon claims (FOR UPDATE SKIP LOCKED: another daemon takes the 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator, Sequence
 from datetime import timedelta
 
@@ -50,6 +51,11 @@ class Store:
 
     def _after_copy(self) -> None:
         """After rows came in with their keys (pbem/store/copy.py)."""
+
+    def compact(self) -> bool:
+        """Give the room of forgotten rows back to the file system (after `pbem prune`); False
+        where the database does it itself (PostgreSQL's autovacuum) or could not now."""
+        return False
 
     @property
     def in_transaction(self) -> bool:
@@ -532,6 +538,59 @@ class Store:
         """Inside a transaction: one digest for `to_addr` at a time (PostgreSQL: the game lock's
         advisory lock under a name no game id has; SQLite has one writer anyway)."""
         self._lock_game(f"notices\n{to_addr}")
+
+    # -- a season's chores: `pbem prune` (pbem/moderate/prune.py) ------------------------------
+
+    RESENT = ("report", "receipt", "error", "resend")  # what `player resend` sends again (the last of them)
+
+    @staticmethod
+    def _of_games(column: str, games: Sequence[str] | None) -> tuple[str, list]:
+        if games is None:
+            return "", []
+        return f" AND {column} IN ({', '.join('?' * len(games)) or 'NULL'})", list(games)
+
+    def prune_inbox(self, before: str, games: Sequence[str] | None = None) -> dict:
+        """Forget the raw bytes of the messages processed before `before` (of `games`, if
+        given); every row stays (its Message-ID and content hash still know a redelivery).
+        {rows, bytes} forgotten."""
+        where, params = self._of_games("game", games)
+        where = "status = 'processed' AND received_at < ? AND length(raw) > 0" + where
+        found = self._the_one(f"SELECT COUNT(*) AS rows, COALESCE(SUM(length(raw)), 0) AS bytes FROM inbox "
+                              f"WHERE {where}", (before, *params))
+        self._run(f"UPDATE inbox SET raw = ? WHERE {where}", (b"", before, *params))
+        return found
+
+    def prune_outbox(self, before: str, games: Sequence[str] | None = None) -> dict:
+        """Forget the bodies of the mails sent before `before` (of `games`, if given), but the
+        last of RESENT to each seat of a game not ended (`player resend`); every row stays (a
+        bounce names it, a stranger's replies are counted). {rows, bytes, ids} forgotten."""
+        where, params = self._of_games("game", games)
+        marks = ", ".join("?" * len(self.RESENT))
+        where = ("status = 'sent' AND created_at < ? AND (text != '' OR html IS NOT NULL OR context IS NOT NULL) "
+                 "AND id NOT IN (SELECT MAX(o.id) FROM outbox o JOIN games g ON g.id = o.game "
+                 f"WHERE g.status != 'ended' AND o.player IS NOT NULL AND o.kind IN ({marks}) "
+                 "GROUP BY o.game, o.player)" + where)
+        params = [before, *self.RESENT, *params]
+        found = self._all(f"SELECT id, length(text) + COALESCE(length(html), 0) + COALESCE(length(context), 0) AS n "
+                          f"FROM outbox WHERE {where}", params)
+        self._run(f"UPDATE outbox SET text = '', html = NULL, context = NULL WHERE {where}", params)
+        return {"rows": len(found), "bytes": sum(r["n"] for r in found), "ids": [r["id"] for r in found]}
+
+    def prune_frames(self) -> int:
+        """Delete the report frames no mail still held as its context names (a queued mail's
+        `{"board": {"stored": id}}`); how many."""
+        used = {int(m) for r in self._all("SELECT context FROM outbox WHERE context IS NOT NULL")
+                for m in re.findall(r'"stored":(\d+)', r["context"])}
+        unused = [r["id"] for r in self._all("SELECT id FROM report_frames ORDER BY id") if r["id"] not in used]
+        for i in range(0, len(unused), 500):
+            chunk = unused[i:i + 500]
+            self._run(f"DELETE FROM report_frames WHERE id IN ({', '.join('?' * len(chunk))})", chunk)
+        return len(unused)
+
+    def unsent_games(self) -> set[str]:
+        """The games some mail of which is not sent yet (queued, or failed for `outbox retry`)."""
+        return {r["game"] for r in self._all("SELECT DISTINCT game FROM outbox WHERE status != 'sent' "
+                                             "AND game IS NOT NULL")}
 
     # -- delivery: bounces, IMAP positions ---------------------------------------------
 

@@ -20,7 +20,7 @@ from pbem.store.common import EPOCH, KEY_FINGERPRINT, is_url
 TABLES = [("games", "id"), ("players", "game, name"), ("moves", "game, seq"), ("snapshots", "game, seq"),
           ("move_events", "game, seq"), ("report_frames", "id"), ("inbox", "id"), ("outbox", "id"),
           ("imap_state", "mailbox"), ("deadlines", "game, prompt, player"), ("standing_orders", "game, player, n"),
-          ("vacations", "id")]
+          ("vacations", "id"), ("notices", "id")]
 PAGE = 500
 
 

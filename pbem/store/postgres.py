@@ -103,7 +103,7 @@ class PostgresStore(Store):
 
     def _after_copy(self) -> None:
         # rows came with their ids: the identity columns go on after the largest
-        for table in ("inbox", "outbox", "report_frames", "vacations"):
+        for table in ("inbox", "outbox", "report_frames", "vacations", "notices"):
             self._run(f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), COALESCE(MAX(id), 0) + 1, false) "
                       f"FROM {table}")
 

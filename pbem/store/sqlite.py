@@ -130,6 +130,16 @@ class SqliteStore(Store):
         finally:
             os.close(fd)
 
+    def compact(self) -> bool:
+        """VACUUM, then a checkpoint that empties the write-ahead log (which VACUUM filled with
+        a copy of the database); False when another connection's transaction prevents it."""
+        try:
+            self.db.conn.execute("VACUUM")
+            self.db.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        except sqlite3.OperationalError:  # busy: the space is reused by later rows meanwhile
+            return False
+        return True
+
     def _all(self, sql: str, params=()) -> list[dict]:
         # the connection itself: sqlite-utils' query() wraps every read in a SAVEPOINT
         cur = self.db.conn.execute(sql, params)
