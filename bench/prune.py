@@ -5,8 +5,8 @@ answer a stored message; every mail it queues rendered and sent to the outbox fo
 embedded default does), then the game runs on. The store (SQLite file and its log, after a
 VACUUM so both sides are compacted alike), the outbox folder and the bytes of raw mail and sent
 bodies are measured before and after `prune.prune` (everything before now), with the time it
-took (CPU beside wall; once: it is a chore, not a path a mail takes). Then the game's archive
-is exported and verified, as the test does.
+took (CPU beside wall; once: it is a chore, not a path a mail takes). Then the game is ended,
+and its archive exported and verified (every move re-run from the seed), as the test does.
 
     .venv/bin/python bench/prune.py [--moves 2000]
 """
@@ -93,8 +93,9 @@ def main() -> None:
               f"{p.frames} frames; {took.cpu:.2f} s CPU, {took.wall:.2f} s wall")
         print(f"store (SQLite, compacted): {before[0] / 1e6:.2f} MB -> {after[0] / 1e6:.2f} MB "
               f"({after[0] / before[0]:.0%}); outbox folder: {before[1] / 1e6:.2f} MB -> {after[1] / 1e6:.2f} MB")
+        moderator.end(svc, gid)  # ended: its archive holds the seed, and verify re-runs every move
         verdict = archive.verify(archive.export(svc, gid))
-        print(f"the game's log and archive after the prune: {'ok' if verdict.ok else verdict.problem} "
+        print(f"the game's archive after the prune: {'ok' if verdict.ok else verdict.problem} "
               f"({verdict.moves} moves, {'re-run' if verdict.rerun else 'hash chain'})")
 
 
