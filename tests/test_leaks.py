@@ -47,7 +47,7 @@ def test_no_mail_leaks_another_players_spells_the_seed_or_a_token(svc, seed, pac
     g = newgame.create(svc, config)
     eng = svc.engine
     toks = {n: token(svc, g, n) for n, _ in HEROES}
-    seed_text = svc.store.game(g)["seed"]
+    seed_text = games.seed(svc, svc.store.game(g))
     checked = canaries = own_shown = 0
     for step in play_by_mail(svc, g, seed, MOVES):
         state = step.state

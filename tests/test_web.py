@@ -79,7 +79,7 @@ def test_public_page_shows_the_board_sheets_log_and_whom_it_waits_for(web):
     assert r.headers["referrer-policy"] == "no-referrer"
     assert ' style="' not in page and "<style" not in page and "<script>" not in page  # the CSP would block them
     game = svc.store.game(g)
-    assert game["seed"] not in page
+    assert games.seed(svc, game) not in page
     for name in ("alice", "bob"):
         assert token(svc, g, name) not in page and links.seat_secret(svc, svc.store.player(g, name)) not in page
 

@@ -12,6 +12,7 @@ from bymail import play_by_mail
 from conftest import game_config, token
 from test_web import seat_url, web  # noqa: F401 -- the fixture
 
+from pbem.core import games
 from pbem.moderate import newgame
 from pbem.outbound import links
 
@@ -43,7 +44,7 @@ def check_pages(svc, client, g, state, names, seen) -> tuple[int, int]:
     """Every page of game g now; returns (pages read, canaries that could have leaked)."""
     eng = svc.engine
     cards = held(svc, state, names)
-    seed = svc.store.game(g)["seed"]
+    seed = games.seed(svc, svc.store.game(g))
     secrets = {n: (token(svc, g, n), links.seat_secret(svc, svc.store.player(g, n))) for n in names}
     read = canaries = 0
     for reader in [None, *names]:

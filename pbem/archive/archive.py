@@ -191,11 +191,12 @@ def export(svc: Service, game_id: str, as_player: str | None = None, progress: P
     if overlay or recorded.get("content_files"):  # the moderator's files travel with the game
         out["content_files"] = overlay
         out["content_files_at_start"] = recorded.get("content_files", {})
+    seed = games.seed(svc, game)
     if reveal:
-        out["seed"] = game["seed"]
+        out["seed"] = seed
     out["moves"] = []
     try:
-        for step in replay(config, game["seed"], rows):
+        for step in replay(config, seed, rows):
             logged = step.row["state_hash"] if step.row else setup_hash(svc, game_id)
             if step.state_hash != logged:
                 raise Divergence(step.seq, "state hash differs")
@@ -223,9 +224,12 @@ def export(svc: Service, game_id: str, as_player: str | None = None, progress: P
 
 
 def setup_hash(svc, game_id: str) -> str:
-    """The hash of the game as set up, before its first move (its snapshot 0)."""
-    snap = svc.store.snapshot_before(game_id, 0)
-    return hashlib.sha256(snap["state"]).hexdigest() if snap else ""
+    """The hash of the game as set up, before its first move: its snapshot 0 with its seed
+    (stored without it)."""
+    try:
+        return api.state_hash(games.state_at(svc, games.get(svc, game_id), 0))
+    except GameError:  # no snapshot
+        return ""
 
 
 def _move(step: Step, player: str | None, reveal: bool) -> dict:

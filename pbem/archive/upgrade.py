@@ -43,7 +43,7 @@ def check_game(svc: Service, game_id: str) -> Finding:
     config = games.engine_config(game["config"])
     at, what = None, None
     try:
-        for step in archive.replay(config, game["seed"], svc.store.moves(game_id)):
+        for step in archive.replay(config, games.seed(svc, game), svc.store.moves(game_id)):
             logged = step.row["state_hash"] if step.row else archive.setup_hash(svc, game_id)
             if step.state_hash != logged:
                 raise archive.Divergence(step.seq, "state hash differs")

@@ -12,8 +12,11 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
+from pbem.base import sealed
+
 if TYPE_CHECKING:
     from pbem.core.service import Service
+    from pbem.store import Store
 
 
 class GameError(ValueError):
@@ -68,8 +71,29 @@ def get(svc: Service, game_id: str) -> dict:
     return game
 
 
+# The seed of a game is secret until it ends (whoever has it foresees every die): the row keeps
+# it sealed under the service key (pbem/base/sealed.py), and a state is stored without it, then
+# given it back when decoded to be played. So no backup, copy or export of a running game holds it.
+
+def seed(svc: Service, game: dict) -> str:
+    """The game's seed, opened (to play a move, or to reveal it when the game is over)."""
+    return sealed.unseal(svc.key, game["seed"], game["id"])
+
+
 def state(svc: Service, game: dict):
-    return svc.engine.decode(game["state"])
+    """The state kept on the game row, with its seed: ready to play."""
+    st = svc.engine.decode(game["state"])
+    st.seed = seed(svc, game)
+    return st
+
+
+def encode(svc: Service, state) -> bytes:
+    """A state as the store keeps it (the game row, snapshots): without its seed."""
+    kept, state.seed = state.seed, ""
+    try:
+        return svc.engine.encode(state)
+    finally:
+        state.seed = kept
 
 
 def state_at(svc: Service, game: dict, seq: int):
@@ -79,12 +103,50 @@ def state_at(svc: Service, game: dict, seq: int):
     if snap is None:
         raise GameError(f"{game['id']}: no snapshot at or before move {seq}")
     current = eng.decode(snap["state"])
+    current.seed = seed(svc, game)
     for row in svc.store.moves(game["id"], after=snap["seq"], upto=seq):
         if row["kind"] == "rollback":
             current = state_at(svc, game, int(row["line"].split()[1]))
         else:
             current, _ = eng.apply(current, eng.parse_move(row["line"]), copy=False)  # decoded here: ours to change
     return current
+
+
+def seal_clear_seeds(svc: Service) -> list[str]:
+    """Once per home made before seeds were sealed: each game's seed sealed in its row, and
+    taken out of its saved state and snapshots (the SQLite store overwrites what it frees).
+    Returns the games changed."""
+    done = []
+    for gid in svc.store.games_with_clear_seeds():
+        with svc.store.transaction():
+            game = svc.store.game(gid)
+            if game is None or sealed.is_sealed(game["seed"]):
+                continue  # another process sealed it meanwhile
+            clear = game["seed"]
+            svc.store.set_seed(gid, sealed.seal(svc.key, clear, gid), _without_seed(svc, game["state"]))
+            for snap in svc.store.snapshots(gid):
+                svc.store.save_snapshot(gid, snap["seq"], _without_seed(svc, snap["state"]), replace=True)
+        done.append(gid)
+    if done:
+        svc.store.scrub()
+    return done
+
+
+def _without_seed(svc: Service, blob: bytes) -> bytes:
+    st = svc.engine.decode(blob)
+    return encode(svc, st)
+
+
+def reseal_seeds(store: Store, old_key: bytes, new_key: bytes) -> int:
+    """Every game's sealed seed sealed again under `new_key` (`pbem key rotate`), in one
+    transaction: a seed that does not open with `old_key` stops it before anything changed.
+    Returns the number of games. The values sealed under the old key are overwritten."""
+    with store.transaction():
+        rows = store.sealed_seeds()
+        for row in rows:
+            store.set_seed(row["id"], sealed.reseal(old_key, new_key, row["seed"], row["id"]))
+    store.scrub()
+    return len(rows)
 
 
 def summary_json(svc: Service, game: dict) -> dict:

@@ -8,7 +8,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from pbem.base import settings as settings_mod, tokens
-from pbem.core import keys
+from pbem.core import games, keys
 from pbem.store import EPOCH, Clock, Store, open_store, utcnow
 
 if TYPE_CHECKING:
@@ -63,4 +63,7 @@ def open_service(home=None, *, settings: settings_mod.Settings | None = None, en
     except BaseException:
         store.close()
         raise
-    return Service(cfg, store, engine or _real_engine(), key, epoch=epoch)
+    svc = Service(cfg, store, engine or _real_engine(), key, epoch=epoch)
+    if check_key:  # sealed under the store's own key only
+        games.seal_clear_seeds(svc)  # a home from before seeds were sealed: once
+    return svc

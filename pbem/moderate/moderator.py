@@ -112,9 +112,10 @@ def rollback(svc: Service, game_id: str, seq: int) -> Played:
 def _rebuild(svc: Service, game: dict, config: dict) -> None:
     """Before the start, seats can change: set the game up again from its config."""
     eng = svc.engine
-    first = eng.new_game(games.engine_config(config), game["seed"])
-    svc.store.update_game(game["id"], config=config, state=eng.encode(first))
-    svc.store.save_snapshot(game["id"], 0, eng.encode(first), replace=True)
+    first = eng.new_game(games.engine_config(config), games.seed(svc, game))
+    blob = games.encode(svc, first)
+    svc.store.update_game(game["id"], config=config, state=blob)
+    svc.store.save_snapshot(game["id"], 0, blob, replace=True)
 
 
 def add_player(svc: Service, game_id: str, name: str, email: str, character: str | None = None,

@@ -6,8 +6,9 @@ import re
 from typing import TYPE_CHECKING
 
 from pbem.archive.archive import content_files, content_version
-from pbem.base import configkeys, log, tokens
+from pbem.base import configkeys, log, sealed, tokens
 from pbem.base.content_overlay import fingerprint
+from pbem.core import games
 from pbem.core.games import GameError, _check_email, engine_config, get
 from pbem.outbound import observers, press, reports
 from pbem.pace import pace, schedule
@@ -138,9 +139,10 @@ def create(svc: Service, config: dict, *, wait: bool = False) -> str:
             first = eng.new_game(engine_config(config), seed)
         except (ValueError, KeyError) as e:
             raise GameError(log.scrub(str(e))) from None
-        svc.store.add_game(g["name"], config, seed, tokens.commitment(seed), eng.encode(first),
+        blob = games.encode(svc, first)  # the state is kept without its seed, the seed sealed
+        svc.store.add_game(g["name"], config, sealed.seal(svc.key, seed, g["name"]), tokens.commitment(seed), blob,
                            eng.ENGINE_VERSION, "waiting" if wait else "active")
-        svc.store.save_snapshot(g["name"], 0, eng.encode(first))
+        svc.store.save_snapshot(g["name"], 0, blob)
         for seat, p in enumerate(config["players"]):
             _seat(svc, g["name"], p["name"], seat, p["email"], p.get("role", "hero"), p.get("character"))
         game = get(svc, g["name"])

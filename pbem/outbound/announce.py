@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
+from pbem.core import games
 from pbem.outbound import notices, observers, reports, turnmail
 
 if TYPE_CHECKING:
@@ -23,7 +24,7 @@ def queue_reports(svc: Service, game: dict, played, *, sender: str | None = None
     when the game is over, the game-over mail to everyone, with the seed."""
     state, seq = played.state, played.seq
     over = bool(getattr(state, "over", False))
-    extra = {"seed": game["seed"], "commitment": game["seed_commitment"]} if over else {}
+    extra = {"seed": games.seed(svc, game), "commitment": game["seed_commitment"]} if over else {}
     to = turnmail.mailed(svc, game, played, svc.store.players(game["id"], active_only=True), sender=sender, also=also)
     frame = reports.make_frame(svc, state) if to else None
     stored = svc.store.add_frame(msgspec.json.encode(frame).decode()) if len(to) > 1 else None
@@ -46,7 +47,8 @@ def queue_game_over(svc: Service, game: dict, state, *, ended_by_moderator: bool
     """The last mail of a game to every player: the final report and the seed revealed."""
     frame = reports.make_frame(svc, state)
     game = {**game, "status": "ended"}
-    extra = {"seed": game["seed"], "commitment": game["seed_commitment"], "ended_by_moderator": ended_by_moderator}
+    extra = {"seed": games.seed(svc, game), "commitment": game["seed_commitment"],
+             "ended_by_moderator": ended_by_moderator}
     for player in svc.store.players(game["id"], active_only=True):
         reports.queue_report(svc, game, player, state, kind="gameover", mid_parts=("over",), extra=extra,
                              frame=frame)

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from pbem.core import games
 from pbem.core.games import state
 from pbem.outbound import turnmail
 from pbem.pace import answering, schedule
@@ -106,7 +107,7 @@ def record(svc: Service, game: dict, move, new_state, events: Sequence, *, actor
                                 state_hash=eng.state_hash(new_state), message_id=message_id, inbox_id=inbox_id,
                                 count=False)  # the game's move count is set with its state, below
     svc.store.add_move_events(game["id"], row["seq"], turnmail.encode(events))
-    blob = eng.encode(new_state)
+    blob = games.encode(svc, new_state)  # without its seed
     if row["seq"] % svc.store.SNAPSHOT_EVERY == 0:
         svc.store.save_snapshot(game["id"], row["seq"], blob)
     fields = {"state": blob, "moves": row["seq"]}

@@ -192,6 +192,23 @@ class Store:
         fields["updated_at"] = self.now()
         self._update("games", "id = ?", (id,), fields)
 
+    # a game's seed is kept sealed (pbem/base/sealed.py, pbem/core/games.py): these only move it
+    def games_with_clear_seeds(self) -> list[str]:
+        """Games whose seed was stored before seeds were sealed."""
+        return [r["id"] for r in self._all("SELECT id FROM games WHERE seed NOT LIKE 'sealed:%' ORDER BY id")]
+
+    def sealed_seeds(self) -> list[dict]:
+        """Every game's id and sealed seed (a key rotation seals them again)."""
+        return self._all("SELECT id, seed FROM games ORDER BY id" + self.FOR_UPDATE)
+
+    def set_seed(self, id: str, seed: str, state: bytes | None = None) -> None:
+        """The sealed seed (and the state without it), leaving the game's `updated_at` as it was."""
+        self._update("games", "id = ?", (id,), {"seed": seed} if state is None else {"seed": seed, "state": state})
+
+    def scrub(self) -> None:
+        """After secrets were overwritten: nothing of them left in the files this store keeps
+        (SQLite: its pages are zeroed as freed, `secure_delete`; the write-ahead log is emptied)."""
+
     def add_player(self, game: str, name: str, seat: int, email: str, token_hash: str, token_salt: str,
                    role: str = "hero", character: str | None = None) -> None:
         self._insert("players", {"game": game, "name": name, "seat": seat, "email": email, "token_hash": token_hash,
@@ -286,6 +303,9 @@ class Store:
         action = "UPDATE SET state = excluded.state" if replace else "NOTHING"
         self._run(f"INSERT INTO snapshots (game, seq, state) VALUES (?, ?, ?) "
                         f"ON CONFLICT (game, seq) DO {action}", (game, seq, state))
+
+    def snapshots(self, game: str) -> list[dict]:
+        return self._all("SELECT seq, state FROM snapshots WHERE game = ? ORDER BY seq", (game,))
 
     def snapshot_before(self, game: str, seq: int) -> dict | None:
         """The latest snapshot at or before `seq`."""

@@ -140,6 +140,11 @@ class SqliteStore(Store):
             return False
         return True
 
+    def scrub(self) -> None:
+        """The write-ahead log copied into the database and emptied: the pages it held with
+        overwritten secrets are gone (the database's own were zeroed as freed: secure_delete)."""
+        self.db.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
     def _all(self, sql: str, params=()) -> list[dict]:
         # the connection itself: sqlite-utils' query() wraps every read in a SAVEPOINT
         cur = self.db.conn.execute(sql, params)
