@@ -49,7 +49,9 @@ def seal(key: bytes, secret: str, context: str) -> str:
     return PREFIX + base64.urlsafe_b64encode(nonce + box).decode("ascii")
 
 
+@functools.lru_cache(maxsize=1024)
 def unseal(key: bytes, sealed: str, context: str) -> str:
+    """The secret; opened once per process and value (a state is decoded at every answer)."""
     from cryptography.exceptions import InvalidTag
     if not is_sealed(sealed):
         raise SealError(f"{context}: not a sealed value")
