@@ -49,6 +49,11 @@ class HttpSettings(msgspec.Struct, forbid_unknown_fields=True):
     host: str = "127.0.0.1"
     port: int = 8080
     url: str | None = None  # e.g. https://talisman.example.org behind a proxy
+    # slow and greedy clients (pbem/web/guard.py, docs/web.md): over these a connection is closed
+    header_seconds: float = 10.0  # a request's headers must be in this long after its first byte
+    body_seconds: float = 30.0  # its body this long after its headers
+    connections: int = 400  # open at once, in all
+    per_address: int = 24  # open at once from one address (behind a reverse proxy: as many as `connections`)
 
 
 class Settings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):

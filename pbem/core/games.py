@@ -112,31 +112,6 @@ def state_at(svc: Service, game: dict, seq: int):
     return current
 
 
-def seal_clear_seeds(svc: Service) -> list[str]:
-    """Once per home made before seeds were sealed: each game's seed sealed in its row, and
-    taken out of its saved state and snapshots (the SQLite store overwrites what it frees).
-    Returns the games changed."""
-    done = []
-    for gid in svc.store.games_with_clear_seeds():
-        with svc.store.transaction():
-            game = svc.store.game(gid)
-            if game is None or sealed.is_sealed(game["seed"]):
-                continue  # another process sealed it meanwhile
-            clear = game["seed"]
-            svc.store.set_seed(gid, sealed.seal(svc.key, clear, gid), _without_seed(svc, game["state"]))
-            for snap in svc.store.snapshots(gid):
-                svc.store.save_snapshot(gid, snap["seq"], _without_seed(svc, snap["state"]), replace=True)
-        done.append(gid)
-    if done:
-        svc.store.scrub()
-    return done
-
-
-def _without_seed(svc: Service, blob: bytes) -> bytes:
-    st = svc.engine.decode(blob)
-    return encode(svc, st)
-
-
 def reseal_seeds(store: Store, old_key: bytes, new_key: bytes) -> int:
     """Every game's sealed seed sealed again under `new_key` (`pbem key rotate`), in one
     transaction: a seed that does not open with `old_key` stops it before anything changed.

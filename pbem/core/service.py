@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from pbem.base import settings as settings_mod, tokens
-from pbem.core import games, keys
+from pbem.base import sealed, settings as settings_mod, tokens
+from pbem.core import keys
 from pbem.store import EPOCH, Clock, Store, open_store, utcnow
 
 if TYPE_CHECKING:
@@ -65,5 +65,30 @@ def open_service(home=None, *, settings: settings_mod.Settings | None = None, en
         raise
     svc = Service(cfg, store, engine or _real_engine(), key, epoch=epoch)
     if check_key:  # sealed under the store's own key only
-        games.seal_clear_seeds(svc)  # a home from before seeds were sealed: once
+        seal_clear_seeds(svc)  # a home from before seeds were sealed: once
     return svc
+
+
+def seal_clear_seeds(svc: Service) -> list[str]:
+    """Once per home made before seeds were sealed (pbem/core/games.py): each game's seed sealed
+    in its row, and taken out of its saved state and snapshots (the SQLite store overwrites
+    what it frees). Returns the games changed."""
+    done = []
+    for gid in svc.store.games_with_clear_seeds():
+        with svc.store.transaction():
+            game = svc.store.game(gid)
+            if game is None or sealed.is_sealed(game["seed"]):
+                continue  # another process sealed it meanwhile
+            svc.store.set_seed(gid, sealed.seal(svc.key, game["seed"], gid), _without_seed(svc.engine, game["state"]))
+            for snap in svc.store.snapshots(gid):
+                svc.store.save_snapshot(gid, snap["seq"], _without_seed(svc.engine, snap["state"]), replace=True)
+        done.append(gid)
+    if done:
+        svc.store.scrub()
+    return done
+
+
+def _without_seed(engine: Engine, blob: bytes) -> bytes:
+    state = engine.decode(blob)
+    state.seed = ""  # kept as games.encode keeps every state
+    return engine.encode(state)

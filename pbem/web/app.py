@@ -18,6 +18,7 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp
 
 from pbem.core import health
 from pbem.outbound import links, render
@@ -36,7 +37,8 @@ MAX_BODY = forms.MAX_UPLOAD + 16 * 1024  # the upload and the form's other field
 
 class SecurityHeaders:
     """Every response: a strict Content-Security-Policy (unless the route set its own), no
-    Referer (a seat's link must not leak to another site), no framing, no sniffing."""
+    Referer (a seat's link must not leak to another site), no framing, no sniffing. Wrapped
+    around the whole application, Starlette's own 500 included."""
 
     def __init__(self, app):
         self.app = app
@@ -76,13 +78,15 @@ class Web:
     # -- pages ---------------------------------------------------------------------------
 
     def _game(self, game_id: str) -> dict:
-        game = self.svc().store.game(game_id)
+        game = self.svc().store.game(game_id) if _plain(game_id, 100) else None
         if game is None:
             raise HTTPException(404, "There is no such game.")
         return game
 
     def _seat(self, game: dict, secret: str) -> dict:
-        seat = links.find_seat(self.svc(), game["id"], secret)
+        seat = None
+        if _plain(secret, links.SECRET_CHARS):  # a link's shape says nothing of any seat's secret
+            seat = links.find_seat(self.svc(), game["id"], secret)
         if seat is None:
             raise HTTPException(404, "This link opens no seat: it is wrong, or the seat was given to "
                                      "someone else (their mails carry the new link).")
@@ -94,7 +98,7 @@ class Web:
     def game_page(self, request: Request) -> Response:
         svc = self.svc()
         game = self._game(request.path_params["game"])
-        ctx = pages.public(svc, game, svc.engine.decode(game["state"]), _int(request.query_params.get("upto")))
+        ctx = pages.public(svc, game, svc.engine.decode(game["state"]), _number(request, "upto"))
         return self.html("game", ctx)
 
     def seat_page(self, request: Request, notice: dict | None = None, typed: str = "",
@@ -103,8 +107,8 @@ class Web:
         game = self._game(request.path_params["game"])
         seat = self._seat(game, request.path_params["secret"])
         browser = request.cookies.get(forms.COOKIE) or forms.new_browser_id()
-        ctx = pages.private(svc, game, svc.engine.decode(game["state"]), seat, _int(request.query_params.get("upto")))
-        done = _int(request.query_params.get("done"))
+        ctx = pages.private(svc, game, svc.engine.decode(game["state"]), seat, _number(request, "upto"))
+        done = _number(request, "done")
         if notice is None and done:
             notice = _outcome(svc, seat, done)
         ctx.update(notice=notice, typed=typed, csrf=links.csrf_token(svc, seat, browser),
@@ -119,23 +123,23 @@ class Web:
         svc = self.svc()
         game = self._game(request.path_params["game"])
         seat = self._seat(game, request.path_params["secret"])
-        typed = str(form.get("lines") or "")
+        typed = forms.field(form, "lines")
         try:
-            forms.check_csrf(svc, seat, request.cookies.get(forms.COOKIE), form.get("csrf"))
+            forms.check_csrf(svc, seat, request.cookies.get(forms.COOKIE), forms.field(form, "csrf"))
             asked = forms.open_question(svc, svc.engine.decode(game["state"]), seat["name"])
-            forms.check_fresh(asked, form.get("prompt"))
-            action = form.get("action")
+            forms.check_fresh(asked, forms.field(form, "prompt"))
+            action = forms.field(form, "action")
             if action == "upload":
                 upload = form.get("turnfile")
                 if upload is None or not getattr(upload, "filename", None):
                     raise forms.Refused("Choose a turn file to upload first.")
                 data = upload.file.read(forms.MAX_UPLOAD + 1)
-                result = forms.send(svc, seat, forms.upload(svc, seat, upload.filename, data), upload.filename,
-                                    str(form.get("form") or ""))
+                name = forms.file_name(upload.filename)
+                result = forms.send(svc, seat, forms.upload(svc, seat, name, data), name, forms.field(form, "form"))
             elif action in ("lines", "button"):
                 lines = (forms.text_lines(asked, typed) if action == "lines"
-                         else forms.button_lines(asked, str(form.get("key") or "")))
-                result = forms.answer(svc, seat, lines, str(form.get("form") or ""))
+                         else forms.button_lines(asked, forms.field(form, "key")))
+                result = forms.answer(svc, seat, lines, forms.field(form, "form"))
             else:
                 raise forms.Refused("The form sent nothing this page knows.")
         except forms.Refused as e:
@@ -165,8 +169,24 @@ class Web:
         return FileResponse(path, media_type=media, headers={"content-security-policy": web_replay.CSP})
 
 
-def _int(value) -> int | None:
-    return int(value) if value and str(value).isdigit() else None
+def _plain(text: str, longest: int) -> bool:
+    """A path part that can name something: printable ASCII, not too long (a store is never
+    asked about a NUL, a 5,000-character id or a character its text type refuses)."""
+    return 0 < len(text) <= longest and text.isascii() and text.isprintable()
+
+
+MOST_MOVES = 10**9  # no game has as many: a number longer than this is no move
+
+
+def _number(request: Request, name: str) -> int | None:
+    """A move or message number from the query (`?upto=`, `?done=`); absent: None. Anything but
+    plain ASCII digits (`²`, a 5,000-digit number) is a 400, not a crash."""
+    value = request.query_params.get(name)
+    if not value:
+        return None
+    if not (value.isascii() and value.isdigit()) or len(value) > len(str(MOST_MOVES)):
+        raise HTTPException(400, f"?{name}= takes a move number.")
+    return int(value)
 
 
 WORDS = {"applied": "Your answers were applied.", "partial": "Some of your answers were applied.",
@@ -188,7 +208,7 @@ def _outcome(svc: Service, seat: dict, inbox_id: int) -> dict | None:
     return _notice(outcome.partition(":")[0], outcome)
 
 
-def create_app(opener: Callable) -> Starlette:
+def create_app(opener: Callable) -> ASGIApp:
     """The application; `opener()` makes a Service (one per worker thread)."""
     web = Web(opener)
 
@@ -220,6 +240,4 @@ def create_app(opener: Callable) -> Starlette:
         Route("/favicon.ico", lambda request: Response(status_code=204)),  # none: the replay's pages ask for one
         Mount("/static", StaticFiles(directory=str(STATIC)), name="static"),
     ]
-    app = Starlette(routes=routes, exception_handlers={HTTPException: not_found})
-    app.add_middleware(SecurityHeaders)
-    return app
+    return SecurityHeaders(Starlette(routes=routes, exception_handlers={HTTPException: not_found}))

@@ -45,8 +45,21 @@ def new_browser_id() -> str:
     return secrets.token_hex(16)
 
 
+def field(form, name: str) -> str:
+    """A form's text field; "" when absent or not text (a file sent under a text field's name)."""
+    value = form.get(name)
+    return value if isinstance(value, str) else ""
+
+
+def file_name(name: str) -> str:
+    """An uploaded file's name as it is kept: its last part, printable, at most 100 characters."""
+    name = "".join(c for c in name.replace("\\", "/").rpartition("/")[2] if c.isprintable())
+    return name[-100:] or "upload"
+
+
 def check_csrf(svc: Service, player: dict, browser: str | None, token: str | None) -> None:
-    if not browser or not token or not hmac.compare_digest(links.csrf_token(svc, player, browser), token):
+    if not browser or not token or not hmac.compare_digest(links.csrf_token(svc, player, browser).encode(),
+                                                           token.encode()):
         raise Forged("This form did not come from your page (its security token does not match). "
                       "Reload the page and try again.")
 
@@ -58,7 +71,8 @@ def open_question(svc: Service, state, name: str) -> int | None:
 
 def check_fresh(asked_now: int | None, form_prompt: str | None) -> None:
     """The form answers the question open now, or it is refused (it was made for another)."""
-    made_for = int(form_prompt) if form_prompt and form_prompt.isdigit() else None
+    made_for = int(form_prompt) if form_prompt and form_prompt.isascii() and form_prompt.isdigit() \
+        and len(form_prompt) < 10 else None
     if made_for != asked_now:
         was = f"question {made_for}" if made_for else "no question"
         now = f"question {asked_now} is open now" if asked_now else "no question of yours is open now"

@@ -44,10 +44,29 @@ def _server(config, stop: threading.Event):
     return Server(config)
 
 
+def limits(svc: Service):
+    """The [http] table's limits on slow and greedy clients (pbem/web/guard.py)."""
+    from pbem.base.settings import HttpSettings
+    from pbem.web import guard
+    http = svc.settings.http or HttpSettings()
+    return guard.Limits(header_seconds=http.header_seconds, body_seconds=http.body_seconds,
+                        connections=http.connections, per_address=http.per_address)
+
+
+def config(app, host: str, port: int, limits):
+    """uvicorn's settings for the pages: the guarded h11 protocol, no access log (a seat's page
+    address is its secret), uvicorn's own lines rate-limited."""
+    import uvicorn
+
+    from pbem.web import guard
+    guard.quiet_uvicorn()
+    return uvicorn.Config(app, host=host, port=port, http=guard.protocol(limits), log_level="warning",
+                          access_log=False, server_header=False, proxy_headers=False, timeout_keep_alive=5)
+
+
 def serve(svc: Service, given: str | None = None) -> None:
     """The pages on HOST:PORT, and the daemon (pbem/daemon.py) in a thread beside them, until
     SIGINT or SIGTERM: the server stops taking requests, the daemon finishes what it holds."""
-    import uvicorn
 
     from pbem import daemon
     from pbem.base import log
@@ -57,8 +76,7 @@ def serve(svc: Service, given: str | None = None) -> None:
     host, port = address(svc, given)
     stop = threading.Event()
     app = create_app(lambda: open_service(settings=svc.settings, engine=svc.engine, clock=svc.clock))
-    server = _server(uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False,
-                                    server_header=False, proxy_headers=False), stop)
+    server = _server(config(app, host, port, limits(svc)), stop)
     ended: list[BaseException] = []
 
     def mail_side_run():
