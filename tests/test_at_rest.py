@@ -383,3 +383,26 @@ def test_a_home_from_before_gets_its_seeds_sealed_and_their_clear_bytes_overwrit
     assert b"an-old-clear-seed" not in on_disk()
     assert svc.store.verify_chain(g) == [] and games.state(svc, games.get(svc, g)).rng == state.rng
     svc.store.close()
+
+
+def test_key_rotate_seals_every_seed_again_and_the_games_play_on(tmp_path):
+    """`pbem key rotate` (pbem/moderate/rekey.py) calls games.reseal_seeds in its transaction."""
+    from click.testing import CliRunner
+
+    from pbem.cli import main
+    home = tmp_path / "h"
+    assert CliRunner().invoke(main, ["--home", str(home), "init"]).exit_code == 0
+    svc = open_service(settings=settings_mod.load(home))
+    g = newgame.create(svc, game_config(seed="rotated-seed-0123456789"))
+    before = games.get(svc, g)["seed"]
+    svc.store.close()
+    result = CliRunner().invoke(main, ["--home", str(home), "key", "rotate", "--yes"])
+    assert result.exit_code == 0, result.output
+    svc = open_service(settings=settings_mod.load(home))
+    game = games.get(svc, g)
+    assert game["seed"] != before and games.seed(svc, game) == "rotated-seed-0123456789"
+    move = bot.choose(games.state(svc, game), random.Random(0))
+    assert moderator.answer(svc, g, move.player, f"{move.prompt}: {move.key}").applied
+    assert svc.store.verify_chain(g) == []
+    assert all(before.encode() not in f.read_bytes() for f in home.glob("pbem.db*"))
+    svc.store.close()

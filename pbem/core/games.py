@@ -114,13 +114,17 @@ def state_at(svc: Service, game: dict, seq: int):
 
 def reseal_seeds(store: Store, old_key: bytes, new_key: bytes) -> int:
     """Every game's sealed seed sealed again under `new_key` (`pbem key rotate`), in one
-    transaction: a seed that does not open with `old_key` stops it before anything changed.
-    Returns the number of games. The values sealed under the old key are overwritten."""
+    transaction (the caller's, if one is open): a seed that does not open with `old_key` stops
+    it before anything changed. Returns the number of games. The values sealed under the old key
+    are overwritten, in the files too once the transaction is committed (`Store.scrub`: by the
+    caller, when it opened the transaction)."""
+    outer = store.in_transaction
     with store.transaction():
         rows = store.sealed_seeds()
         for row in rows:
             store.set_seed(row["id"], sealed.reseal(old_key, new_key, row["seed"], row["id"]))
-    store.scrub()
+    if not outer:
+        store.scrub()
     return len(rows)
 
 

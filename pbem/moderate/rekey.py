@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, NamedTuple
 
 from pbem.base import daemonlock, tokens
-from pbem.core import keys
+from pbem.core import games, keys
 from pbem.outbound import links, outbox, reports
 
 if TYPE_CHECKING:
@@ -56,6 +56,7 @@ def rotate(svc: Service) -> Rotated:
             svc.key = old_key
             pending.unlink(missing_ok=True)
             raise
+        svc.store.scrub()  # the seeds sealed under the old key overwritten in the files too
         retired = keys.install(cfg.key_path, pending)
         svc.store.key_fingerprint = new
     return Rotated(old, new, seats, mailed, str(retired))
@@ -93,5 +94,5 @@ def _queue_new_token(svc: Service, game: dict, player: dict, fingerprint: str) -
 
 def reseal_secrets(svc: Service, old_key: bytes, new_key: bytes) -> None:
     """Whatever the store keeps sealed under the service key, sealed again under the new one,
-    inside the rotation's transaction. Nothing is yet: issue 27's running games' seeds,
-    encrypted under the key, plug in here (their re-sealing from `old_key` to `new_key`)."""
+    inside the rotation's transaction: every game's seed (pbem/core/games.py)."""
+    games.reseal_seeds(svc.store, old_key, new_key)
