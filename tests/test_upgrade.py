@@ -50,7 +50,7 @@ def new_release(monkeypatch):
 def first_move_of_turn(svc, game, turn):
     """The first logged move after which the game is at `turn` (by the engine it was played on)."""
     row = games.get(svc, game)
-    state = api.new_game(games.engine_config(row["config"]), row["seed"])
+    state = api.new_game(games.engine_config(row["config"]), games.seed(svc, row))
     for row in svc.store.moves(game):
         state, _ = api.apply(state, api.parse_move(row["line"]))
         if state.turn >= turn:
