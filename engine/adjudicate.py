@@ -8,17 +8,28 @@ box), `alice lose-object sword`, `alice follower guide`, `alice space temple`,
 """
 from __future__ import annotations
 
-from engine import packs
-from engine.errors import IllegalMove
-from engine.rules.machine import Ctx
+from engine.errors import MODERATOR, IllegalMove
+from engine.ops import change, spell
+from engine.rules.items import discard, gain_object
+from engine.rules.machine import Ctx, waits_for_moderator
+from engine.state import Move
 
 NUMERIC = ("life", "strength", "craft", "fate", "gold")
+KEY = "adjudicate"
+
+
+def answer(ctx: Ctx, move: Move) -> None:
+    """The moderator's `adjudicate <effects>`: at any time, and the answer to a card waiting for it."""
+    p = ctx.s.prompt
+    waits_for_moderator(p, move)
+    if move.player != MODERATOR:
+        raise IllegalMove("only the moderator may adjudicate", [o.key for o in p.options] if p else [])
+    apply(ctx, move.arg or "")
+    if p is not None and p.kind == "adjudicate":
+        ctx.s.prompt = None
 
 
 def apply(ctx: Ctx, text: str) -> None:
-    from engine.ops import change, spell
-    from engine.rules.items import gain_object
-
     parts = [p.strip() for p in text.split(",") if p.strip()]
     if not parts:
         raise IllegalMove("adjudicate needs effects, e.g. 'adjudicate alice life -1'", [])
@@ -46,7 +57,6 @@ def apply(ctx: Ctx, text: str) -> None:
             if value not in p.objects + p.followers:
                 raise IllegalMove(f"{name} holds no {value!r}", p.objects + p.followers)
             (p.objects if value in p.objects else p.followers).remove(value)
-            from engine.rules.items import discard
             discard(ctx, value)
         elif what == "space":
             if value not in ctx.content.board.spaces:
@@ -57,12 +67,12 @@ def apply(ctx: Ctx, text: str) -> None:
         elif what == "alignment" and value in ("good", "neutral", "evil"):
             p.alignment = value
         elif what == "companion" and value.isdigit():  # a pack's companion level (Nemesis)
-            done = packs.call(ctx.s, "set_companion_level", ctx, i, int(value))
+            done = ctx.hooks.set_companion_level(ctx, i, int(value))
             if done is not True:
                 raise IllegalMove(done or "no companions in this game", [])
-        elif (done := packs.call(ctx.s, "adjudicate", ctx, i, what, value)) is not None:  # a pack's word
+        elif (done := ctx.hooks.adjudicate(ctx, i, what, value)) is not None:  # a pack's word
             if done is not True:
-                raise IllegalMove(done, [])
+                raise IllegalMove(done or f"cannot adjudicate {what!r}", [])
         else:
             raise IllegalMove(f"cannot adjudicate {what!r}",
                               list(NUMERIC) + ["spell", "object", "follower", "lose-object", "space", "toad", "miss",

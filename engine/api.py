@@ -7,16 +7,18 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import msgspec
 
-from engine import content, questions, registry, visibility  # noqa: F401  (registry: every rule and pack registered)
+from engine import adjudicate, content, preview as outcomes, questions, registry, visibility
 from engine.clone import clone
 from engine.config import ConfigError, GameConfig, PlayerConfig  # noqa: F401  (re-exported)
 from engine.errors import MODERATOR, IllegalMove  # noqa: F401  (re-exported)
+from engine.packs.base import Pack
 from engine.rules import leave, machine, setup
-from engine.state import Event, Game, Prompt
+from engine.state import Event, Game, Move, Prompt
 
 # 0.2: the Cataclysm pack, turn-ending Events discarded; 0.3: defaults not encoded;
 # 0.3.1: fate rerolls share one event wording; 0.4: the Nemesis pack (fate through stats.fate, hooks)
@@ -30,22 +32,6 @@ from engine.state import Event, Game, Prompt
 # play); a teleport leaves no way back to the space before it (the Gauntlet's turning back); an
 # attack between characters is told to everyone, with both sides' values
 ENGINE_VERSION = "0.8.0"
-
-
-class Move(msgspec.Struct, frozen=True):
-    """One answer: `player` answers prompt `prompt` (None: whatever is open) with `key`.
-
-    The moderator answers any prompt in a player's place, and settles cards with
-    `adjudicate`, whose `arg` is a line of effects (see engine/adjudicate.py).
-    """
-    player: str
-    key: str
-    prompt: int | None = None
-    arg: str | None = None
-
-    def __str__(self) -> str:
-        text = f"{self.player}: {self.prompt}: {self.key}" if self.prompt else f"{self.player}: {self.key}"
-        return f"{text} {self.arg}" if self.arg else text
 
 
 _ENC = msgspec.msgpack.Encoder()
@@ -65,20 +51,35 @@ def state_hash(state: Game) -> str:
     return hashlib.sha256(encode(state)).hexdigest()
 
 
-def new_game(config: GameConfig | dict, seed: str) -> Game:
+# Every function that plays or reads a game takes `packs`: packs declared outside the engine's
+# list (engine/registry.py) that the game may name, e.g. a house rules pack, or one a test
+# defines. The game's packs are resolved here, once per call, into the Hooks its rules ask.
+
+def game_config(data: dict[str, Any], packs: Sequence[Pack] = ()) -> GameConfig:
+    """A game config read and checked (ConfigError) against the declared packs and `packs`."""
+    return GameConfig.from_dict(data, registry.declared(packs))
+
+
+def new_game(config: GameConfig | dict[str, Any], seed: str, *, packs: Sequence[Pack] = ()) -> Game:
     """A game set up and run to its first prompt."""
     if isinstance(config, dict):
-        config = GameConfig.from_dict(config)
-    state = setup.new_game(config, seed)
-    machine.run(state, [])
-    return state
+        config = game_config(config, packs)
+    ctx = setup.new_game(config, seed, registry.hooks(config.packs, packs))
+    machine.run(ctx)
+    return ctx.s
 
 
-def replay(state: Game, moves) -> Game:
+def context(state: Game, events: list[Event] | None = None, *, packs: Sequence[Pack] = ()) -> machine.Ctx:
+    """The context rules run in, for `state` as it is (changed in place): for tools and tests
+    that drive a rule directly."""
+    return machine.Ctx(state, [] if events is None else events, registry.hooks(state.packs, packs))
+
+
+def replay(state: Game, moves: Iterable[Move], *, packs: Sequence[Pack] = ()) -> Game:
     """The state after `moves` are applied in turn to `state` (which is left as it was)."""
     state = clone(state)
     for move in moves:
-        state, _ = apply(state, move, copy=False)
+        state, _ = apply(state, move, copy=False, packs=packs)
     return state
 
 
@@ -104,7 +105,7 @@ def legal_moves(state: Game, player: str | None = None) -> list[Move]:
     return out
 
 
-def apply(state: Game, move: Move, *, copy: bool = True) -> tuple[Game, list[Event]]:
+def apply(state: Game, move: Move, *, copy: bool = True, packs: Sequence[Pack] = ()) -> tuple[Game, list[Event]]:
     """The state after `move` and the events it caused. Raises IllegalMove.
 
     `state` is left as it was; the result shares with it what the move did not change (the
@@ -117,12 +118,14 @@ def apply(state: Game, move: Move, *, copy: bool = True) -> tuple[Game, list[Eve
         raise IllegalMove("the game is over", [])
     new = clone(state, players=False) if copy else state
     events: list[Event] = []
-    ctx = machine.Ctx(new, events, shared=copy)
+    ctx = machine.Ctx(new, events, registry.hooks(new.packs, packs), shared=copy)
     if move.key == leave.KEY:  # a player resigns: the character leaves play, whatever is asked
         leave.leave(ctx, move)
+    elif move.key == adjudicate.KEY:  # the moderator settles a card, whatever is asked
+        adjudicate.answer(ctx, move)
     else:
-        machine.answer(new, move, events, ctx)
-    machine.run(new, events, ctx)
+        machine.answer(ctx, move)
+    machine.run(ctx)
     new.moves += 1
     return new, events
 
@@ -142,14 +145,14 @@ def parse_move(text: str, player: str | None = None) -> Move:
     return Move(name, m["key"].lower(), int(m["prompt"]) if m["prompt"] else None, m["arg"])
 
 
-def view(state: Game, player: str | None) -> dict[str, Any]:
+def view(state: Game, player: str | None, *, packs: Sequence[Pack] = ()) -> dict[str, Any]:
     """What `player` may see (None or "moderator": everything but the seed)."""
-    return visibility.view(state, player)
+    return visibility.view(state, player, registry.hooks(state.packs, packs))
 
 
-def summary(state: Game) -> dict[str, Any]:
+def summary(state: Game, *, packs: Sequence[Pack] = ()) -> dict[str, Any]:
     """The public summary: the JSON contract of DESIGN.md."""
-    return visibility.summary(state)
+    return visibility.summary(state, registry.hooks(state.packs, packs))
 
 
 def filter_events(events: list[Event], player: str | None) -> list[Event]:
@@ -162,20 +165,18 @@ def question_kinds() -> list[questions.QuestionKind]:
     return [questions.KINDS[k] for k in sorted(questions.KINDS)]
 
 
-def board(config: GameConfig | dict) -> dict[str, list[str]]:
+def board(config: GameConfig | dict[str, Any], *, packs: Sequence[Pack] = ()) -> dict[str, list[str]]:
     if isinstance(config, dict):
-        config = GameConfig.from_dict(config)
-    return content.load(config.edition, tuple(config.packs)).board.rings
+        config = game_config(config, packs)
+    return content.load(config.edition, registry.hooks(config.packs, packs).sources).board.rings
 
 
-def preview(state: Game, player: str) -> dict[str, Any]:
+def preview(state: Game, player: str, *, packs: Sequence[Pack] = ()) -> dict[str, Any]:
     """What each answer open to `player` would lead to, up to the first die, card or question
     (engine/preview.py: nothing not yet known is in it)."""
-    from engine import preview as outcomes  # here: it imports this module's Move
-    return outcomes.outcomes(state, player)
+    return outcomes.outcomes(state, player, registry.hooks(state.packs, packs))
 
 
-def duel(state: Game, player: str) -> dict[str, Any] | None:
+def duel(state: Game, player: str, *, packs: Sequence[Pack] = ()) -> dict[str, Any] | None:
     """The attack between characters `player` is in: who, how, each side's value (engine/preview.py)."""
-    from engine import preview as outcomes  # here: it imports this module's Move
-    return outcomes.duel(state, player)
+    return outcomes.duel(state, player, registry.hooks(state.packs, packs))

@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 import re
-from typing import Any
+from collections.abc import Iterable, Mapping
+from typing import Any, Protocol
 
 import msgspec
 
@@ -28,41 +29,52 @@ BASE_OPTIONS: dict[str, Any] = {
 ENDING_VARIANTS = ("eternal-crown", "revealed", "hidden")
 
 
-def packs() -> tuple:
-    """The declared packs (engine.registry.PACKS), read when first needed: the packs' modules
-    import this one."""
-    from engine.registry import PACKS
-    return PACKS
+class RuleOption:
+    """A rule option a pack brings: its name in [game.options], its default, what it does (for
+    the docs), the values it may take (empty: any) and what a config with another is told."""
+
+    def __init__(self, name: str, default: Any, doc: str, choices: tuple[Any, ...] = (), refused: str = "") -> None:
+        self.name = name
+        self.default = default
+        self.doc = doc
+        self.choices = choices
+        self.refused = refused
 
 
-def defaults() -> dict[str, Any]:
-    """Every rule option's default: the base game's and each pack's."""
+class Declaration(Protocol):
+    """What the checks read of a pack's declaration (engine/packs/base.py `Pack`): the packs a
+    config is checked against are handed in (engine/registry.py `declared`), never looked up."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def editions(self) -> tuple[str, ...]: ...
+    @property
+    def playable(self) -> bool: ...
+    @property
+    def sole(self) -> bool: ...
+    @property
+    def requires(self) -> tuple[str, ...]: ...
+    @property
+    def excludes(self) -> tuple[str, ...]: ...
+    @property
+    def roles(self) -> tuple[str, ...]: ...
+    @property
+    def options(self) -> tuple[RuleOption, ...]: ...
+    @property
+    def endings(self) -> bool: ...
+    @property
+    def default_ending(self) -> str: ...
+
+    def check_config(self, config: GameConfig) -> None: ...
+
+
+def defaults(packs: Iterable[Declaration]) -> dict[str, Any]:
+    """Every rule option's default: the base game's and each of these packs'."""
     out = dict(BASE_OPTIONS)
-    for pack in packs():
+    for pack in packs:
         out.update((o.name, o.default) for o in pack.options)
     return out
-
-
-# Tables derived from the packs' declarations, under the names they had when they were written
-# here (pbem/reports.py, tests/test_playouts.py read them): PEP 562, computed when first read.
-_DERIVED = {
-    "KNOWN_PACKS": lambda: tuple(p.name for p in packs()),
-    "PLAYABLE_PACKS": lambda: tuple(p.name for p in packs() if p.playable),
-    "PACK_EDITIONS": lambda: {p.name: p.editions for p in packs() if p.editions},
-    "SOLE_PACKS": lambda: tuple(p.name for p in packs() if p.sole),
-    "ENDING_PACKS": lambda: tuple(p.name for p in packs() if p.endings),
-    "DEFAULT_OPTIONS": defaults,
-    # the editions and packs by the names printed on their boxes (../shared/rules/README.md)
-    "TITLES": lambda: {**EDITION_TITLES, **{p.name: p.title or p.name for p in packs()}},
-}
-
-
-def __getattr__(name: str) -> Any:
-    if name in _DERIVED:
-        value = _DERIVED[name]()
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class ConfigError(ValueError):
@@ -83,18 +95,19 @@ class GameConfig(msgspec.Struct, forbid_unknown_fields=False):
     ending: str | None = None
 
     @classmethod
-    def from_dict(cls, data: dict) -> GameConfig:
+    def from_dict(cls, data: dict[str, Any], declared: Mapping[str, Declaration]) -> GameConfig:
+        """A config read and checked against the packs `declared` (by name): engine.api's
+        `game_config` hands in the listed packs and any a caller brings."""
         try:
             cfg = msgspec.convert(data, cls)
         except msgspec.ValidationError as e:
             raise ConfigError(f"game config: {e}") from None
-        cfg.check()
+        cfg.check(declared)
         return cfg
 
-    def check(self) -> None:
+    def check(self, declared: Mapping[str, Declaration]) -> None:
         if self.edition not in EDITIONS:
             raise ConfigError(f"unknown edition {self.edition!r}; known: {', '.join(EDITIONS)}")
-        declared = {p.name: p for p in packs()}
         for name in self.packs:
             if name not in declared:
                 raise ConfigError(f"unknown pack {name!r}; known: {', '.join(declared)}")
@@ -129,7 +142,7 @@ class GameConfig(msgspec.Struct, forbid_unknown_fields=False):
                 if o.name in self.options and pack.name not in self.packs:
                     raise ConfigError(f"the {o.name} option needs the {pack.name} pack: set it only in a game "
                                       f"with the {pack.name} pack")
-                if o.choices and self.option(o.name) not in o.choices:
+                if o.choices and self.options.get(o.name, o.default) not in o.choices:
                     raise ConfigError(o.refused or f"{o.name}: one of {', '.join(map(str, o.choices))}")
         names = [p.name for p in self.players]
         if len(set(names)) != len(names):
@@ -139,19 +152,21 @@ class GameConfig(msgspec.Struct, forbid_unknown_fields=False):
             if not re.fullmatch(r"[a-z][a-z0-9-]*", n) or n == "moderator":
                 raise ConfigError(f"player name {n!r}: use lower-case letters, digits and '-', "
                                   "starting with a letter ('moderator' is reserved)")
-        unknown = set(self.options) - set(defaults())
+        unknown = set(self.options) - set(defaults(declared.values()))
         if unknown:
             raise ConfigError(f"unknown rule option(s): {', '.join(sorted(unknown))}")
         if (self.ending or "alternative_ending" in self.options) and not any(p.endings for p in mine):
-            bringers = " pack or the ".join(p.name for p in packs() if p.endings)
+            bringers = " pack or the ".join(p.name for p in declared.values() if p.endings)
             raise ConfigError(f"Alternative Endings need the {bringers} pack")
         if self.option("alternative_ending") not in ENDING_VARIANTS:
             raise ConfigError(f"alternative_ending: one of {', '.join(ENDING_VARIANTS)}")
         if self.options.get("alternative_ending") == "eternal-crown" \
                 and not any(p.default_ending == "eternal-crown" for p in mine):
-            owner = next(p.name for p in packs() if p.default_ending == "eternal-crown")
+            owner = next(p.name for p in declared.values() if p.default_ending == "eternal-crown")
             raise ConfigError(f"alternative_ending = \"eternal-crown\" needs the {owner} pack "
                               "(The Eternal Crown is its card)")
 
     def option(self, name: str) -> Any:
-        return self.options[name] if name in self.options else defaults()[name]
+        """A base game rule option, as set or its default (a pack reads its own through its
+        declaration: `Pack.option`)."""
+        return self.options[name] if name in self.options else BASE_OPTIONS[name]

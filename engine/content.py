@@ -1,15 +1,34 @@
-"""Content data: boards, decks and characters read once from engine/content/<pack>/*.toml,
-with the moderator's overlay (docs/content.md) merged over them: the service hands the
-overlay's texts in (`use_overlay`); the engine reads no other files."""
+"""Content data: boards, decks and characters read once from engine/content/<pack>/*.toml (a
+pack kept outside the engine: its own folder, `Source`), with the moderator's overlay
+(docs/content.md) merged over them: the service hands the overlay's texts in (`use_overlay`);
+the engine reads no other files."""
 from __future__ import annotations
 
 import functools
 import re
 import tomllib
 from importlib import resources
-from typing import Any
+from importlib.resources.abc import Traversable
+from pathlib import Path
+from typing import Any, NamedTuple
 
 import msgspec
+
+
+class Source(NamedTuple):
+    """Where a pack's content lies: the folder named as the pack (`pack`), in engine/content/, or
+    under `root` for a pack kept outside the engine. The overlay's files are "<pack>/<file>.toml"
+    either way. A pack's declaration says it (`Pack.source()`); a plain name is a packaged pack."""
+    pack: str
+    root: str = ""
+
+
+def _source(pack: str | Source) -> Source:
+    return pack if isinstance(pack, Source) else Source(pack)
+
+
+def _dir(source: Source) -> Traversable:
+    return Path(source.root, source.pack) if source.root else resources.files("engine").joinpath("content", source.pack)
 
 
 def slug(name: str) -> str:
@@ -132,7 +151,7 @@ def use_overlay(files: dict[str, str]) -> dict[str, str]:
     previous = _OVERLAY
     _OVERLAY = dict(files)
     _GENERATION += 1
-    load.cache_clear()
+    _load.cache_clear()
     pack_table.cache_clear()
     return previous
 
@@ -184,32 +203,26 @@ def merge(base: dict, over: dict) -> dict:
     return out
 
 
-def _names(folder: str) -> list[str]:
-    """The content files of a folder: the package's and the overlay's new ones, by name."""
-    root = resources.files("engine").joinpath("content", folder)
+def _names(source: Source) -> list[str]:
+    """The content files of a pack's folder: its own and the overlay's new ones, by name."""
+    root = _dir(source)
     names = {e.name for e in root.iterdir() if e.name.endswith(".toml")} if root.is_dir() else set()
-    names |= {path.split("/", 1)[1] for path in _OVERLAY if path.split("/", 1)[0] == folder}
+    names |= {path.split("/", 1)[1] for path in _OVERLAY if path.split("/", 1)[0] == source.pack}
     return sorted(names)
 
 
-def _folder(pack: str) -> str:
-    """A pack's folder in engine/content/: as its declaration says (engine/packs/base.py)."""
-    from engine import packs  # here: the packs' modules import this one
-    return packs.get(pack).folder()
-
-
 @functools.cache
-def pack_table(pack: str, name: str, table: str) -> dict[str, Any]:
+def pack_table(pack: str | Source, name: str, table: str) -> dict[str, Any]:
     """A pack's own table (`[city]` of city/board.toml, say: data the loader does not read),
     with the overlay's file over it, so that an owner's content folder corrects it too."""
-    return dict(_read(pack, name)[table])
+    return dict(_read(_source(pack), name)[table])
 
 
-def _read(pack: str, name: str) -> dict:
-    """A content file (`pack` is its folder) with the overlay's file of that path over it."""
-    path = resources.files("engine").joinpath("content", pack, name)
+def _read(source: Source, name: str) -> dict[str, Any]:
+    """A content file of a pack's folder with the overlay's file of that path over it."""
+    path = _dir(source).joinpath(name)
     data = tomllib.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
-    over = _OVERLAY.get(f"{pack}/{name}")
+    over = _OVERLAY.get(f"{source.pack}/{name}")
     return merge(data, tomllib.loads(over)) if over is not None else data
 
 
@@ -234,7 +247,7 @@ def _board(data: dict, pack: str = "revised4") -> Board:
     geometry = data.get("geometry", {})
     keep = geometry.get("keep_rings", [])
     if keep:
-        base = _read("revised4", "board.toml")
+        base = _read(BASE, "board.toml")
         kept = [dict(raw, pack="revised4") for raw in base["space"] if raw["ring"] in keep]
         data = {**data, "space": kept + data["space"]}
         geometry = {**base.get("geometry", {}), **geometry}
@@ -254,9 +267,18 @@ def _board(data: dict, pack: str = "revised4") -> Board:
     return Board(spaces, rings, opposite)
 
 
+BASE = Source("revised4")  # the fifth edition base reuses R4E content until its own data exists
+
+
+def load(edition: str = "revised4", packs: tuple[str | Source, ...] = ()) -> Content:
+    """The content of a game of these packs (in config order): the base game's with each pack's
+    over it. A pack is named by its `Source` (a plain name: a pack whose folder is in the engine)."""
+    return _load(edition, tuple(map(_source, packs)))
+
+
 @functools.cache
-def load(edition: str = "revised4", packs: tuple[str, ...] = ()) -> Content:
-    base = "revised4"  # the fifth edition base reuses R4E content until its own data exists
+def _load(edition: str, packs: tuple[Source, ...]) -> Content:
+    base = BASE
     board = _board(_read(base, "board.toml"))
     characters = {}
     for raw in _read(base, "characters.toml").get("character", []):
@@ -302,14 +324,15 @@ def load(edition: str = "revised4", packs: tuple[str, ...] = ()) -> Content:
                    **_deck_flags(packs))
 
 
-def _pack(pack: str, board: Board, cards: dict, decks: dict, shuffled: list, discard_to: dict):
+def _pack(source: Source, board: Board, cards: dict[str, Card], decks: dict[str, list[str]], shuffled: list[str],
+          discard_to: dict[str, str]) -> tuple[Board, list[str], dict[str, str]]:
     """A pack's files on top of the base: its board.toml replaces the board; every other file is
     one deck (`deck = "name"` at its top) whose cards are added to that deck, or replace it
     with `replace = true`. `shuffle = true` makes it a facedown deck with a discard pile;
     `discard_to` sends its discards to another deck's pile."""
-    folder = _folder(pack)
-    for name in _names(folder):
-        data = _read(folder, name)
+    pack = source.pack
+    for name in _names(source):
+        data = _read(source, name)
         if name == "board.toml":
             if not data.get("geometry", {}).get("add_rings"):
                 board = _board(data, pack)
@@ -330,10 +353,11 @@ def _pack(pack: str, board: Board, cards: dict, decks: dict, shuffled: list, dis
     return board, shuffled, discard_to
 
 
-def _add_rings(pack: str, board: Board) -> Board:
+def _add_rings(source: Source, board: Board) -> Board:
     """A pack board with `[geometry] add_rings = true` (the Timescape) lies beside the board in
     play: its rings are added to it, its space ids must be new."""
-    data = _read(_folder(pack), "board.toml")
+    pack = source.pack
+    data = _read(source, "board.toml")
     if not data.get("geometry", {}).get("add_rings"):
         return board
     extra = _board({"space": data["space"]}, pack)
@@ -343,17 +367,16 @@ def _add_rings(pack: str, board: Board) -> Board:
     return Board({**board.spaces, **extra.spaces}, {**board.rings, **extra.rings}, board.opposite)
 
 
-def _deck_flags(packs: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
+def _deck_flags(packs: tuple[Source, ...]) -> dict[str, tuple[str, ...]]:
     """Deck headers beyond the loader's: `adventure = true` (its cards count as Adventure cards
     once drawn and placed on the board: the Nether deck) and `facedown_in_area = true` (kept in
     a play area they lie facedown: The Hunt)."""
     out: dict[str, list[str]] = {"adventure_decks": [], "facedown_in_area": []}
-    for pack in packs:
-        folder = _folder(pack)
-        for name in _names(folder):
+    for source in packs:
+        for name in _names(source):
             if name == "board.toml":
                 continue
-            data = _read(folder, name)
+            data = _read(source, name)
             for flag, key in (("adventure", "adventure_decks"), ("facedown_in_area", "facedown_in_area")):
                 if data.get(flag) and data["deck"] not in out[key]:
                     out[key].append(data["deck"])

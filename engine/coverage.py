@@ -3,8 +3,7 @@ from __future__ import annotations
 
 from engine import ops
 from engine.content import load
-from engine.packs import revised4
-from engine.registry import PACKS  # every rule and pack registered
+from engine.registry import BASE, PACKS  # every rule and pack registered
 from engine.rules import machine, spells
 
 # Object and Follower properties the rules read (engine/rules/stats.py, items.py, combat.py).
@@ -53,10 +52,10 @@ ABILITIES = {"assassin-no-defence", "druid-forest", "druid-refill-woods", "dwarf
              "thief-steal", "troll-regenerate", "two-weapons", "warrior-two-dice"}
 
 
-def _hooked(pack: str) -> set[str]:
-    """The card hooks implemented for a pack's cards: revised4's, and the pack's own `card_hooks`."""
+def _hooked(pack: str) -> frozenset[str]:
+    """The card hooks implemented for a pack's cards: the base game's, and the pack's own `card_hooks`."""
     own = next((p.card_hooks for p in PACKS if p.name == pack and p.playable), frozenset())
-    return revised4.HOOKED | own
+    return BASE.card_hooks | own
 
 
 def report(pack: str | None = None) -> list[dict]:

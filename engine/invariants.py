@@ -2,21 +2,22 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 
-from engine import packs
-from engine.content import load
+from engine import registry
+from engine.content import Content, load
+from engine.packs.base import Pack
 from engine.state import Game
 
 
-def all_cards(state: Game) -> Counter:
+def all_cards(state: Game, content: Content) -> Counter[str]:
     """Every card wherever it lies: decks, discards, spaces, hands."""
-    c: Counter = Counter()
+    c: Counter[str] = Counter()
     for pile in list(state.decks.items()) + list(state.discards.items()):
         if pile[0] != "character":
             c.update(pile[1])
     for cards in list(state.spaces.values()) + list(state.piles.values()):
         c.update(cards)
-    content = load(state.edition, tuple(state.packs))
     for p in state.players:
         c.update(p.objects + p.followers + p.spells + p.trophies + p.hand + p.area)
         if p.quest in content.cards:  # a Warlock Quest card is held by its player
@@ -24,18 +25,19 @@ def all_cards(state: Game) -> Counter:
     return c
 
 
-def expected_cards(state: Game) -> Counter:
-    content = load(state.edition, tuple(state.packs))
-    c: Counter = Counter()
+def expected_cards(content: Content) -> Counter[str]:
+    c: Counter[str] = Counter()
     for cards in content.decks.values():
         c.update(cards)
     return c
 
 
-def violations(state: Game) -> list[str]:
+def violations(state: Game, packs: Sequence[Pack] = ()) -> list[str]:
+    """Every breach, one line each (`packs`: the game's packs declared outside the engine's list)."""
     out = []
-    content = load(state.edition, tuple(state.packs))
-    side_victory = any(packs.get(name).side_victory for name in state.packs)  # Nemesis: the heroes win as a side
+    hooks = registry.hooks(state.packs, packs)
+    content = load(state.edition, hooks.sources)
+    side_victory = hooks.side_victory()  # Nemesis: the heroes win as a side
     for p in state.players:
         for attr in ("life", "fate", "gold", "toad", "miss"):
             if getattr(p, attr) < 0:
@@ -61,9 +63,10 @@ def violations(state: Game) -> list[str]:
             out.append(f"Terrain misplaced: {key} = {cards}")
         elif kind != "box" and any(content.cards[c].deck != kind for c in cards):
             out.append(f"pile {key} holds a card of another deck: {cards}")  # "box": cards out of play
-    out += packs.call(state, "invariants", state, content)  # a pack's own hands, areas, pools and tokens
-    if all_cards(state) != expected_cards(state):
-        diff = (all_cards(state) - expected_cards(state)) + (expected_cards(state) - all_cards(state))
+    out += hooks.invariants(state, content)  # a pack's own hands, areas, pools and tokens
+    have, want = all_cards(state, content), expected_cards(content)
+    if have != want:
+        diff = (have - want) + (want - have)
         out.append(f"cards not conserved: {dict(diff)}")
     if not state.over and state.prompt is None:
         out.append("no prompt open in a running game")

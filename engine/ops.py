@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from engine import packs, rng
+from engine import rng
 from engine.content import die_rows
 from engine.rules import spells, stats
 from engine.rules.items import check_alignment_items, discard, discard_spells_over_limit, drop_excess, gain_object
@@ -309,7 +309,7 @@ def if_(ctx, i, o, meta):
 def choose(ctx, i, o, meta):
     choices = [c for c in o["options"] if not c.get("test") or test(ctx, i, c["test"])]
     if ctx.s.packs:  # a pack's further choice beside these (the Timescape's Warp Gate at the Mystic)
-        choices += packs.call(ctx.s, "choose_options", ctx, i, o, meta) or []
+        choices += ctx.hooks.choose_options(ctx, i, o, meta)
     opts = [Option(c["key"], c.get("text", c["key"])) for c in choices]
     if o.get("optional"):
         opts.append(Option("no", "do nothing"))
@@ -599,7 +599,7 @@ def quest_possible(ctx: Ctx, i: int, goal: str | None) -> bool:
         return True
     if not any(j != i and q.role == "hero" and not q.out for j, q in enumerate(ctx.s.players)):
         return False
-    return packs.call(ctx.s, "quest_possible", ctx, i, goal) is not False
+    return ctx.hooks.quest_possible(ctx, i, goal)
 
 
 @op("quest")

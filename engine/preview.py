@@ -14,8 +14,9 @@ from typing import Any
 
 from engine import visibility
 from engine.clone import clone
+from engine.hooks import Hooks
 from engine.rules import machine, stats
-from engine.state import Event, Game
+from engine.state import Event, Game, Move
 
 REROLL = "reroll"
 TELLING = ("fate", "roll")  # kinds of event that tell a die, not what it did
@@ -36,21 +37,21 @@ def _stand(ctx: machine.Ctx, i: int) -> dict[str, Any]:
     return {"space": sid, "space_name": ctx.space(sid).name, "region": ctx.content.board.spaces[sid].ring}
 
 
-def _answered(state: Game, move: Any, faces: list[int] | None, events: list[Event]) -> machine.Ctx:
+def _answered(state: Game, move: Move, faces: list[int] | None, events: list[Event], hooks: Hooks) -> machine.Ctx:
     """A copy of `state` with `move` answered, `faces` the next dice, as `api.apply` makes it:
     the players are copied when a rule first asks for one (most moves change one of several)."""
     s = clone(state, players=False)
     s.forced = list(faces or [])
-    ctx = machine.Ctx(s, events, shared=True)
-    machine.answer(s, move, events, ctx)
+    ctx = machine.Ctx(s, events, hooks, shared=True)
+    machine.answer(ctx, move)
     return ctx
 
 
-def _replayed(state: Game, move: Any, faces: list[int] | None, tasks: int) -> Game:
+def _replayed(state: Game, move: Move, faces: list[int] | None, tasks: int, hooks: Hooks) -> Game:
     """The game as it stood after the answer and its first `tasks` tasks: played again on a new
     copy (the rules are deterministic, and none of those tasks drew), which costs less than a
     copy kept before every task in case the next one draws."""
-    ctx = _answered(state, move, faces, [])
+    ctx = _answered(state, move, faces, [], hooks)
     s = ctx.s
     for _ in range(tasks):
         t = s.stack.pop()
@@ -58,7 +59,8 @@ def _replayed(state: Game, move: Any, faces: list[int] | None, tasks: int) -> Ga
     return s
 
 
-def play(state: Game, player: str, key: str, faces: list[int] | None = None, deeper: bool = True) -> dict[str, Any]:
+def play(state: Game, player: str, key: str, hooks: Hooks, faces: list[int] | None = None,
+         deeper: bool = True) -> dict[str, Any]:
     """The outcome of `player` answering `key` to the open question, with `faces` as the next
     dice (none: it stops at the first die; `deeper`: also the outcomes of the reader's next
     question). Keys: events (texts the player may see), effects (those that are not a die's
@@ -70,14 +72,13 @@ def play(state: Game, player: str, key: str, faces: list[int] | None = None, dee
 
     A task that draws is undone whole (its state and its events): what it did after a draw,
     or which it drew first, could tell the draw."""
-    from engine.api import Move  # here: engine.api imports this module
-    i = machine.Ctx(state, []).index(player)
+    i = machine.Ctx(state, [], hooks).index(player)
     start, turn, marks = state.players[i].space, state.turn, _unknown_marks(state)
     move = Move(player, key, state.prompt.id if state.prompt else None)
     events: list[Event] = []
     stop = "end"
     cut: dict[str, Any] | None = None
-    ctx = _answered(state, move, faces, events)
+    ctx = _answered(state, move, faces, events, hooks)
     s = ctx.s
     if _unknown_marks(s) != marks:  # the answer itself drew (a reroll's die beyond `faces`)
         s, stop = state, "unknown"  # only read from here on
@@ -96,12 +97,12 @@ def play(state: Game, player: str, key: str, faces: list[int] | None = None, dee
             machine.TASKS[t.op](ctx, t)
             unknown = _unknown_marks(s) != marks
             if unknown or s.turn != turn:  # a draw; or the reader's turn is over: another story
-                s = _replayed(state, move, faces, done)
+                s = _replayed(state, move, faces, done, hooks)
                 del events[seen:]
                 if unknown:
                     stop, cut = "unknown", meets
                 break
-    ctx = machine.Ctx(s, [])
+    ctx = machine.Ctx(s, [], hooks)
     seen_by = [e for e in events if visibility.may_see(e, player)]
     out: dict[str, Any] = {
         "events": [e.text for e in seen_by], "effects": [e.text for e in seen_by if e.kind not in TELLING],
@@ -113,11 +114,11 @@ def play(state: Game, player: str, key: str, faces: list[int] | None = None, dee
         out["at"] = ctx.space(at).name if isinstance(at, str) and at in ctx.content.board.spaces else None
         out["asked"] = [n for n in s.prompt.players if n not in s.prompt.answers]
         if deeper and out["asked"] == [player]:  # the reader's next question (a crossing): one step on
-            out["then"] = {o.key: play(s, player, o.key, deeper=False) for o in s.prompt.options}
+            out["then"] = {o.key: play(s, player, o.key, hooks, deeper=False) for o in s.prompt.options}
     return out
 
 
-def outcomes(state: Game, player: str) -> dict[str, Any]:
+def outcomes(state: Game, player: str, hooks: Hooks) -> dict[str, Any]:
     """Each answer open to `player` and its outcome (see `play`); a reroll's outcome holds
     "faces": the outcome for each face of the new die. Empty when `player` is not asked."""
     p = state.prompt
@@ -126,21 +127,21 @@ def outcomes(state: Game, player: str) -> dict[str, Any]:
         return {}
     out: dict[str, Any] = {}
     for o in p.options:
-        outcome = play(state, player, o.key)
+        outcome = play(state, player, o.key, hooks)
         if o.key == REROLL:
-            outcome["faces"] = {str(f): play(state, player, o.key, [f]) for f in FACES}
+            outcome["faces"] = {str(f): play(state, player, o.key, hooks, [f]) for f in FACES}
         out[o.key] = outcome
     return out
 
 
-def duel(state: Game, player: str) -> dict[str, Any] | None:
+def duel(state: Game, player: str, hooks: Hooks) -> dict[str, Any] | None:
     """The attack between characters `player` is in, while it waits for a question: who attacks
     whom, battle or psychic combat, each side's Strength or Craft for it (its dice apart) and
     the cards that add to it. None when there is none."""
     task = next((t for t in reversed(state.stack) if t.op in ("duel-roll", "duel-resolve")), None)
     if task is None:
         return None
-    ctx = machine.Ctx(clone(state), [])  # a copy: a rule read here may copy a player into it
+    ctx = machine.Ctx(clone(state), [], hooks)  # a copy: a rule read here may copy a player into it
     i, j = task.p, task.a["target"]
     if player not in (ctx.name(i), ctx.name(j)):
         return None

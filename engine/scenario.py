@@ -2,24 +2,28 @@
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Sequence
 from typing import Any
 
-from engine import api, packs
+from engine import api, registry
 from engine.config import ConfigError, GameConfig
-from engine.content import load
+from engine.content import Content, load
+from engine.packs.base import Pack
 from engine.rules import machine, setup
-from engine.state import Game
+from engine.state import Event, Game
 
 EDITABLE = ("space", "strength", "craft", "life", "fate", "gold", "alignment")
 
 
-def build(data: dict[str, Any]) -> Game:
-    """The scenario's game, set up and edited, run to its first prompt."""
+def build(data: dict[str, Any], packs: Sequence[Pack] = ()) -> Game:
+    """The scenario's game, set up and edited, run to its first prompt (`packs`: packs declared
+    outside the engine's list that it may name)."""
     game = dict(data.get("game", {}))
     seed = str(game.pop("seed", "scenario"))
-    config = GameConfig.from_dict({k: v for k, v in game.items() if k in GameConfig.__struct_fields__})
-    state = setup.new_game(config, seed)
-    content = load(config.edition, tuple(config.packs))
+    config = api.game_config({k: v for k, v in game.items() if k in GameConfig.__struct_fields__}, packs)
+    hooks = registry.hooks(config.packs, packs)
+    state = setup.new_game(config, seed, hooks).s
+    content = load(config.edition, hooks.sources)
     for name, edits in data.get("setup", {}).items():
         p = next((p for p in state.players if p.name == name), None)
         if p is None:
@@ -27,7 +31,7 @@ def build(data: dict[str, Any]) -> Game:
         for key, value in edits.items():
             if key == "space" and value not in content.board.spaces:
                 raise ConfigError(f"[setup.{name}] space {value!r} is not on the board")
-            if key == "space" and packs.call(state, "scenario_setup", state, content, p, key, value):
+            if key == "space" and hooks.scenario_setup(state, content, p, key, value):
                 continue  # a pack's space, where being put means more (the Timescape: apart at once)
             if key in EDITABLE:
                 setattr(p, key, value)
@@ -45,7 +49,7 @@ def build(data: dict[str, Any]) -> Game:
                 if key == "quest" and value in content.cards:  # a Warlock Quest card
                     _take_from_supply(state, content, value)
                 setattr(p, key, value)
-            elif not packs.call(state, "scenario_setup", state, content, p, key, value):  # a pack's key
+            elif not hooks.scenario_setup(state, content, p, key, value):  # a pack's key
                 raise ConfigError(f"[setup.{name}]: cannot set {key!r}")
     for deck, top in data.get("decks", {}).items():
         cards = state.decks.get(deck)
@@ -73,28 +77,28 @@ def build(data: dict[str, Any]) -> Game:
             raise ConfigError(f"[pools]: no pool called {name!r}")
         state.pools[name] = int(value)
     state.forced = [int(d) for d in data.get("dice", [])]
-    machine.run(state, [])
+    machine.run(machine.Ctx(state, [], hooks))
     return state
 
 
-def _take_from_supply(state: Game, content, card: str) -> None:
+def _take_from_supply(state: Game, content: Content, card: str) -> None:
     """A card placed by a scenario leaves its deck, so card totals stay constant."""
     deck = state.decks.get(content.cards[card].deck, [])
     if card in deck:
         deck.remove(card)
 
 
-def run(data: dict[str, Any]) -> tuple[Game, list]:
-    state = build(data)
-    events = []
+def run(data: dict[str, Any], packs: Sequence[Pack] = ()) -> tuple[Game, list[Event]]:
+    state = build(data, packs)
+    events: list[Event] = []
     for line in data.get("moves", []):
-        state, ev = api.apply(state, api.parse_move(line))
+        state, ev = api.apply(state, api.parse_move(line), packs=packs)
         events.extend(ev)
     return state, events
 
 
-def run_file(path: str) -> dict[str, Any]:
+def run_file(path: str, packs: Sequence[Pack] = ()) -> dict[str, Any]:
     with open(path, "rb") as f:
         data = tomllib.load(f)
-    state, _ = run(data)
-    return api.summary(state)
+    state, _ = run(data, packs)
+    return api.summary(state, packs=packs)

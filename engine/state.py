@@ -22,6 +22,22 @@ class Option(msgspec.Struct, frozen=True, omit_defaults=True, gc=False):
     text: str  # what it means, for reports
 
 
+class Move(msgspec.Struct, frozen=True):
+    """One answer: `player` answers prompt `prompt` (None: whatever is open) with `key`.
+
+    The moderator answers any prompt in a player's place, and settles cards with
+    `adjudicate`, whose `arg` is a line of effects (see engine/adjudicate.py).
+    """
+    player: str
+    key: str
+    prompt: int | None = None
+    arg: str | None = None
+
+    def __str__(self) -> str:
+        text = f"{self.player}: {self.prompt}: {self.key}" if self.prompt else f"{self.player}: {self.key}"
+        return f"{text} {self.arg}" if self.arg else text
+
+
 class Prompt(msgspec.Struct, omit_defaults=True, gc=False):
     id: int  # grows by one for every prompt a game ever opens
     players: list[str]  # who is asked; they all must answer

@@ -10,8 +10,9 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from engine import packs
-from engine.content import load
+from engine.content import Content, Source, generation, load
+from engine.hooks import Hooks
+from engine.rules.machine import Ctx
 from engine.state import Event, Game
 
 MODERATOR = "moderator"
@@ -36,14 +37,14 @@ def _space_name(state: Game, content, sid: str) -> str:
 
 
 @functools.lru_cache(maxsize=16)
-def _printed_names(edition: str, pack_set: tuple[str, ...]) -> dict[str, str]:
-    return {sid: space.name for sid, space in load(edition, pack_set).board.spaces.items()}
+def _printed_names(edition: str, sources: tuple[Source, ...], generation: int) -> dict[str, str]:
+    return {sid: space.name for sid, space in load(edition, sources).board.spaces.items()}
 
 
-def _space_names(state: Game, content) -> dict[str, str]:
-    """Every space's name as it stands: the printed names (worked out once per pack set),
-    with the Terrain cards lying on the board (the Cataclysm) in place of theirs."""
-    names = dict(_printed_names(state.edition, tuple(state.packs)))
+def _space_names(state: Game, content: Content, hooks: Hooks) -> dict[str, str]:
+    """Every space's name as it stands: the printed names (worked out once per pack set and
+    overlay), with the Terrain cards lying on the board (the Cataclysm) in place of theirs."""
+    names = dict(_printed_names(state.edition, hooks.sources, generation()))
     for pile, cards in (state.piles.items() if state.piles else ()):
         if cards and pile.startswith("terrain@") and pile[8:] in names:
             names[pile[8:]] = content.cards[cards[0]].name
@@ -65,8 +66,8 @@ def _facedown(content, card: str) -> bool:
     return content.cards[card].deck in content.facedown_in_area
 
 
-def summary(state: Game) -> dict[str, Any]:
-    content = load(state.edition, tuple(state.packs))
+def summary(state: Game, hooks: Hooks) -> dict[str, Any]:
+    content = load(state.edition, hooks.sources)
     players = {p.name: _player(state, content, p, len(p.spells)) for p in state.players}
     out = {"turn": state.turn, "over": state.over, "winners": list(state.winners), "prompt": _prompts(state),
            "players": players, "board": {k: list(v) for k, v in content.board.rings.items()},
@@ -74,7 +75,7 @@ def summary(state: Game) -> dict[str, Any]:
            "discards": {deck: len(cards) for deck, cards in sorted(state.discards.items())}}
     if state.pools:
         out.update(state.pools)
-    out.update(_packs(state, content))
+    out.update(hooks.public(Ctx(state, [], hooks)))  # each pack's public state, under a key named after the pack
     return out
 
 
@@ -84,13 +85,8 @@ def _space_cards(state: Game, content, name) -> dict[str, list[str]]:
             if cards and sid in content.board.spaces}
 
 
-def _packs(state: Game, content) -> dict[str, Any]:
-    """Each pack's public state, under a key named after the pack."""
-    return {pack: packs.get(pack).public(state, content) for pack in state.packs}
-
-
-def view(state: Game, player: str | None) -> dict[str, Any]:
-    content = load(state.edition, tuple(state.packs))
+def view(state: Game, player: str | None, hooks: Hooks) -> dict[str, Any]:
+    content = load(state.edition, hooks.sources)
     everything = player in (None, MODERATOR)
     players = {}
     for p in state.players:
@@ -124,11 +120,11 @@ def view(state: Game, player: str | None) -> dict[str, Any]:
         "me": None if everything else player,
         "players": players,
         "board": {k: list(v) for k, v in content.board.rings.items()},
-        "space_names": _space_names(state, content),
+        "space_names": _space_names(state, content, hooks),
         "space_cards": _space_cards(state, content, lambda c: content.cards[c].name),
         "space_gold": dict(state.space_gold),
         "decks": {k: len(v) for k, v in state.decks.items() if k != "character"},
-        **_packs(state, content),
+        **hooks.public(Ctx(state, [], hooks)),
         **state.pools,
         "effects": [dict(e) for e in state.effects],
         "prompt": prompt,

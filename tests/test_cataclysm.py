@@ -9,7 +9,7 @@ from engine.config import ConfigError
 from engine.content import load
 from engine.invariants import violations
 from engine.ops import OPS
-from engine.rules.machine import Ctx, run
+from engine.rules.machine import run
 
 GAME = {"packs": ["cataclysm"], "seed": "t",
         "players": [{"name": "alice", "character": "thief"}, {"name": "bob", "character": "troll"}]}
@@ -17,14 +17,14 @@ GAME = {"packs": ["cataclysm"], "seed": "t",
 
 def position(**extra):
     state = scenario.build({"game": GAME, **extra})
-    return state, Ctx(state, [])
+    return state, api.context(state)
 
 
 def do(state, ctx, o, i=0):
     """Run one op for player i, alone, to its next question."""
     state.prompt, state.stack = None, []
     OPS[o["op"]](ctx, i, o, {})
-    run(state, ctx.events, ctx)
+    run(ctx)
 
 
 def test_visit_a_named_denizen_anywhere():
@@ -140,7 +140,7 @@ def test_a_next_move_to_a_space_under_terrain_is_ignored():
     alice = ctx.player(0)
     alice.flags["next-move"] = "temple"
     ctx.push("move", 0)
-    run(state, ctx.events, ctx)
+    run(ctx)
     assert alice.space == "tavern" and state.prompt.kind == "direction"
     assert any("Temple lies under a Terrain card: alice moves as usual." in e.text for e in ctx.events)
 

@@ -3,10 +3,9 @@ again; a game with the City plays to its end without a turn cap; the Wanted Post
 other packs' movement options are offered before the City's roll; alignment posters pay."""
 import pytest
 
-from engine import api, content, packs, scenario
+from engine import api, content, registry, scenario
 from engine.packs.base import Pack
 from engine.rules import machine
-from engine.rules.machine import Ctx
 from engine.state import Option
 from pbem.bot import playout
 
@@ -60,10 +59,11 @@ class Realm(Pack):
         return True
 
 
-@pytest.fixture
-def realm(monkeypatch):
-    packs.get("city")  # the registry read first, then the probe beside it
-    monkeypatch.setitem(packs._BY_NAME, Realm.name, Realm())
+REALM = (Realm(),)  # handed to the engine beside the City: no list of packs is changed
+
+
+def realm_game(setup: dict):
+    return scenario.build({"game": {**TWO, "packs": ["city", Realm.name]}, "setup": setup}, packs=REALM)
 
 
 def run_task(state, task: str, dice: list[int], **args):
@@ -71,24 +71,26 @@ def run_task(state, task: str, dice: list[int], **args):
     state.stack.clear()
     state.prompt = None
     state.forced = list(dice)
-    Ctx(state, []).push(task, 0, **args)
-    machine.run(state, [])
+    ctx = api.context(state, packs=REALM)
+    ctx.push(task, 0, **args)
+    machine.run(ctx)
 
 
-def test_other_packs_move_options_are_asked_beside_the_roll(realm):
-    state = scenario.build({"game": {**TWO}, "setup": {"alice": {"space": "sewer-grate", "fate": 0}}})
-    state.packs.append(Realm.name)
+def test_other_packs_move_options_are_asked_beside_the_roll():
+    state = realm_game({"alice": {"space": "sewer-grate", "fate": 0}})
     run_task(state, "city-move", [])
     assert state.prompt.kind == "city-move"
     assert [o.key for o in state.prompt.options] == ["roll", "down"]
-    state, events = api.apply(state, api.Move("alice", "down", state.prompt.id))
+    state, events = api.apply(state, api.Move("alice", "down", state.prompt.id), packs=REALM)
     assert "alice climbs down." in [e.text for e in events]
     assert state.players[0].space == "sewer-grate"
+    with pytest.raises(api.ConfigError, match="unknown pack 'probe-realm'"):  # not in the list: handed in each time
+        api.apply(state, api.Move("alice", "roll"))
+    assert Realm.name not in registry.declared()
 
 
-def test_no_question_before_the_roll_where_no_pack_offers_anything(realm):
-    state = scenario.build({"game": {**TWO}, "setup": {"alice": {"space": "jail", "fate": 0}}})
-    state.packs.append(Realm.name)
+def test_no_question_before_the_roll_where_no_pack_offers_anything():
+    state = realm_game({"alice": {"space": "jail", "fate": 0}})
     run_task(state, "city-move", [1])
     assert state.players[0].space == "potion-lane"  # rolled and walked: no city-move question
 
@@ -103,8 +105,8 @@ def bounty_game(alignment: str):
 def test_an_alignment_poster_pays_a_die_of_gold_for_a_defeated_character_of_that_alignment(alignment, gold):
     state = bounty_game(alignment)
     state.forced = [5]
-    ctx = Ctx(state, [])
-    packs.get("city").duel_won(ctx, 0, 1)
+    ctx = api.context(state)
+    registry.declared()["city"].duel_won(ctx, 0, 1)
     assert state.players[0].gold == gold
     assert (state.players[0].area == []) == (gold > 0)  # a paid poster is discarded
 

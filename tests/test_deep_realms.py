@@ -7,11 +7,11 @@ import random
 import pytest
 
 from engine import api, scenario
-from engine.config import ConfigError, GameConfig
+from engine.config import ConfigError
 from engine.content import load
 from engine.invariants import violations
 from engine.ops import OPS
-from engine.rules import boardcards, machine, stats
+from engine.rules import boardcards, stats
 from pbem.bot import choose
 
 DEEP = ["city", "dungeon", "deep-realms"]
@@ -31,8 +31,8 @@ def test_the_pack_needs_the_city_and_the_dungeon():
     players = [{"name": "alice"}, {"name": "bob"}]
     for missing in ("city", "dungeon"):
         with pytest.raises(ConfigError, match=f"needs the {missing} pack"):
-            GameConfig.from_dict({"packs": [p for p in DEEP if p != missing], "players": players})
-    assert GameConfig.from_dict({"packs": DEEP, "players": players}).packs == DEEP
+            api.game_config({"packs": [p for p in DEEP if p != missing], "players": players})
+    assert api.game_config({"packs": DEEP, "players": players}).packs == DEEP
 
 
 def test_each_realm_is_a_ring_and_so_a_region_of_its_own():
@@ -40,7 +40,7 @@ def test_each_realm_is_a_ring_and_so_a_region_of_its_own():
     for ring, spaces in REALM_SPACES.items():
         assert content.board.rings[ring] == spaces
     state = game({"alice": {"space": "rats-nest"}})
-    ctx = machine.Ctx(state, [])
+    ctx = api.context(state)
     assert stats.region(ctx, "rats-nest") == "rat-lair" != stats.region(ctx, "skull-passage")
 
 
@@ -121,7 +121,7 @@ def test_a_dead_characters_stack_is_discarded():
 
 def test_a_stack_left_behind_by_a_teleport_is_discarded_at_the_turn_end():
     state = game({"alice": {"space": "old-sewers", "fate": 0, "tunnel_stack": ["giant-rat", "lost-soul"]}})
-    ctx = machine.Ctx(state, [])
+    ctx = api.context(state)
     ctx.player(0).space = "chapel"  # as a card's teleport would
     from engine.packs import deep_realms_spaces
     deep_realms_spaces.tidy(ctx)
@@ -144,7 +144,7 @@ def test_escaping_past_the_dungeon_entrance_leads_out_to_the_ruins(monkeypatch):
 
 def test_terrain_is_never_placed_on_a_realm_space():
     state = game({"alice": {"space": "rat-run", "fate": 0}}, packs=["cataclysm", *DEEP])
-    ctx = machine.Ctx(state, [])
+    ctx = api.context(state)
     kind = state.decks["terrain"][0]
     for space in [s for spaces in REALM_SPACES.values() for s in spaces]:
         o = {"op": "terrain", "type": kind, "space": space}

@@ -6,13 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from engine import api, content, packs, registry, scenario
-from engine.config import ConfigError, GameConfig
+from engine import api, content, scenario
+from engine.config import ConfigError
 from engine.content import die_rows
 from engine.packs import dungeon
 from engine.packs.base import Pack
 from engine.rules.items import discard
-from engine.rules.machine import Ctx
 from engine.rules.movement import place
 from engine.state import Option
 from pbem.bot import playout
@@ -23,8 +22,7 @@ PLAYERS = [{"name": "alice", "character": "troll"}, {"name": "bob", "character":
 
 class RealmStub(Pack):
     """Stands in for the Deep Realms: from the Crypt Stair, a step into a Realm instead of rolling."""
-    name = "realm-stub"
-    content = "no-such-folder"  # no content of its own
+    name = "realm-stub"  # no content folder of its own
 
     def move_options(self, ctx, i):
         return [Option("realm-step", "step into the Realm")] if ctx.player(i).space == dungeon.CRYPT_STAIR else None
@@ -37,36 +35,31 @@ class RealmStub(Pack):
         return True
 
 
-@pytest.fixture
-def stub(monkeypatch):
-    monkeypatch.setattr(registry, "PACKS", registry.PACKS + (RealmStub(),))
-    monkeypatch.setattr(packs, "_BY_NAME", {})
-    content.load.cache_clear()
-    yield
-    content.load.cache_clear()
+STUB = (RealmStub(),)  # handed to the engine beside the Dungeon: no list of packs is changed
+PACK = dungeon.PACK
 
 
 def game(space: str, dice: list[int], game_packs: tuple[str, ...] = ("dungeon",), **setup):
     return scenario.build({"game": {"packs": list(game_packs), "seed": "s", "players": PLAYERS},
-                           "setup": {"alice": {"space": space, "fate": 0, **setup}}, "dice": dice})
+                           "setup": {"alice": {"space": space, "fate": 0, **setup}}, "dice": dice}, packs=STUB)
 
 
 def keys(state) -> list[str]:
     return [o.key for o in state.prompt.options]
 
 
-def test_other_packs_moves_are_offered_beside_with_and_against(stub):
+def test_other_packs_moves_are_offered_beside_with_and_against():
     """CONTRACT-17: the Dungeon's move asks other packs' move_options and hands theirs to move_choice."""
     state = game(dungeon.CRYPT_STAIR, [2], ("dungeon", "realm-stub"))
     assert state.prompt.kind == "dungeon-way" and keys(state) == ["with", "against", "realm-step"]
-    state, events = api.apply(state, api.Move("alice", "realm-step"))
+    state, events = api.apply(state, api.Move("alice", "realm-step"), packs=STUB)
     assert "alice steps into the Realm." in [e.text for e in events]
     assert state.players[0].space == dungeon.HALL
     # elsewhere the other pack has nothing to offer: the usual question
     assert keys(game("passage-3", [2], ("dungeon", "realm-stub"))) == ["with", "against"]
 
 
-def test_without_another_packs_option_a_single_way_is_not_asked(stub):
+def test_without_another_packs_option_a_single_way_is_not_asked():
     """From the Treasure Chamber only `against` is left: played at once; with another pack's
     option beside it, it is a real question."""
     state = game(dungeon.CHAMBER, [1], ("dungeon", "realm-stub"))
@@ -75,7 +68,7 @@ def test_without_another_packs_option_a_single_way_is_not_asked(stub):
 
 def test_a_discarded_treasure_never_comes_back():
     state = game("passage", [1])
-    ctx = Ctx(state, [])
+    ctx = api.context(state)
     left = list(state.decks["treasure"])
     card = state.decks["treasure"].pop()
     discard(ctx, card)
@@ -87,9 +80,9 @@ def test_a_discarded_treasure_never_comes_back():
 
 
 def test_the_dungeon_region_draws_dungeon_cards_and_the_main_board_adventure_cards():
-    pack = packs.get("dungeon")
+    pack = PACK
     state = game("passage", [1])
-    ctx = Ctx(state, [])
+    ctx = api.context(state)
     assert pack.draw_deck(ctx, 0) == "dungeon"
     state.players[0].space = "ruins"
     assert pack.draw_deck(ctx, 0) is None
@@ -98,9 +91,9 @@ def test_the_dungeon_region_draws_dungeon_cards_and_the_main_board_adventure_car
 def test_a_mark_left_unread_is_dropped_at_the_end_of_the_turn():
     """The mark that spares an arrival at the Ruins its question lasts one turn only."""
     state = game("ruins", [1])
-    ctx = Ctx(state, [])
+    ctx = api.context(state)
     state.players[0].flags[dungeon.STAYING] = 1
-    packs.get("dungeon").between_turns(ctx, 0, 1)
+    PACK.between_turns(ctx, 0, 1)
     assert dungeon.STAYING not in state.players[0].flags
 
 
@@ -108,9 +101,9 @@ def test_no_one_stays_in_the_treasure_chamber_past_its_turn():
     """The invariant the playouts assert: the Lord is fought and the chamber left in one turn."""
     state = game("passage", [1])  # alice's move is asked
     loaded = content.load("revised4", ("dungeon",))
-    assert packs.get("dungeon").invariants(state, loaded) == []
+    assert PACK.invariants(state, loaded) == []
     state.players[1].space = dungeon.CHAMBER
-    assert packs.get("dungeon").invariants(state, loaded) == ["bob stays in the Treasure Chamber past its turn"]
+    assert PACK.invariants(state, loaded) == ["bob stays in the Treasure Chamber past its turn"]
 
 
 def chamber_args(loaded) -> dict:
@@ -147,12 +140,12 @@ def test_a_moderator_corrects_a_line_of_the_chart_in_a_content_folder():
 
 
 def test_winner_takes_all_is_an_option_of_the_dungeon():
-    cfg = GameConfig.from_dict({"packs": ["dungeon"], "players": PLAYERS, "options": {"winner_takes_all": True}})
+    cfg = api.game_config({"packs": ["dungeon"], "players": PLAYERS, "options": {"winner_takes_all": True}})
     assert cfg.option("winner_takes_all") is True
     with pytest.raises(ConfigError, match="winner_takes_all: one of False, True"):
-        GameConfig.from_dict({"packs": ["dungeon"], "players": PLAYERS, "options": {"winner_takes_all": "yes"}})
+        api.game_config({"packs": ["dungeon"], "players": PLAYERS, "options": {"winner_takes_all": "yes"}})
     with pytest.raises(ConfigError, match="needs the dungeon pack"):
-        GameConfig.from_dict({"players": PLAYERS, "options": {"winner_takes_all": True}})
+        api.game_config({"players": PLAYERS, "options": {"winner_takes_all": True}})
 
 
 def test_every_stand_in_is_marked_and_listed_in_the_rules_decisions():

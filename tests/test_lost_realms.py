@@ -11,7 +11,7 @@ from engine.config import ConfigError
 from engine.content import load
 from engine.invariants import violations
 from engine.ops import OPS
-from engine.rules.machine import Ctx, run
+from engine.rules.machine import run
 from pbem.bot import choose
 
 HEROES = [{"name": "alice", "character": "thief"}, {"name": "bob", "character": "troll"},
@@ -115,11 +115,11 @@ def sealed(players=HEROES[:2], **extra):
 
 def test_nobody_heals_or_gains_life_once_pandoras_box_is_open():
     state = sealed(setup={"bob": {"life": 3, "gold": 5}})
-    ctx = Ctx(state, [])
+    ctx = api.context(state)
     for o in ({"op": "heal", "n": "full"}, {"op": "gain", "what": "life", "n": 2}, {"op": "pay-heal", "price": 1}):
         state.prompt, state.stack = None, []
         OPS[o["op"]](ctx, 1, o, {})
-        run(state, ctx.events, ctx)
+        run(ctx)
         assert state.players[1].life == 3 and state.prompt is None  # no healer is even offered
     from engine.rules.machine import ANSWERS
     ANSWERS["spell-healing"](ctx, None, "bob", None, "alice")  # the Healing Spell cast on bob
@@ -129,7 +129,7 @@ def test_nobody_heals_or_gains_life_once_pandoras_box_is_open():
 def test_the_holders_death_ends_the_game_for_the_survivors():
     state = sealed(players=HEROES)
     from engine.rules.turn import kill
-    ctx = Ctx(state, [])
+    ctx = api.context(state)
     kill(ctx, 0)
     assert state.over and state.winners == ["bob", "carol"]
     assert "nether@crown-of-command" not in state.piles and not violations(state)
@@ -144,7 +144,7 @@ def test_a_traded_nether_trophy_goes_facedown_into_the_play_area_and_a_dead_char
     assert alice.area == ["nether-enemy-strength-8"] and "nether-enemy-strength-8" not in state.discards["nether"]
     assert alice.trophies == ["ogre"] and alice.strength == 4  # Strength 8 + 5: one counter; the Ogre stays
     from engine.rules.turn import kill
-    kill(Ctx(state, []), 0)
+    kill(api.context(state), 0)
     assert state.players[0].area == [] and state.discards["nether"] == ["nether-enemy-strength-8"]
     assert not violations(state)
 
@@ -201,7 +201,7 @@ def test_the_pandora_holders_death_is_decided_after_the_effect_that_killed_them(
     it survive (issue 13: simultaneous deaths)."""
     state = scenario.build(game("pandoras-box", players=HEROES,
                                 setup={"alice": {"space": "crown-of-command", "life": 1}, "bob": {"life": 1}}))
-    ctx = Ctx(state, [])
+    ctx = api.context(state)
     state.crown_reached = True
     state.counters["pandora-holder"] = 1  # alice holds the Box
     state.prompt, state.stack = None, []

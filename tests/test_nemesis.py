@@ -12,7 +12,7 @@ from engine import api, coverage, scenario
 from engine.config import ConfigError
 from engine.content import load
 from engine.invariants import violations
-from engine.rules.machine import Ctx, run
+from engine.rules.machine import run
 from pbem.bot import choose
 
 CONTENT = load("fifth", ("nemesis",))
@@ -77,7 +77,7 @@ def test_decks_at_setup_follow_the_rulebook():
 def test_replenish_collects_one_or_two():
     """Key Rules 2: collect 1 fate, or 2 if the pool is below its starting value."""
     s = companions(api.new_game(game(), "t"))
-    ctx = Ctx(s, [])
+    ctx = api.context(s)
     start = s.pools["shared_fate"]
     from engine.ops import OPS
     OPS["replenish"](ctx, 1, {}, {})
@@ -95,9 +95,9 @@ def boon_position():
     for c in ("boon-1", "boon-2"):
         s.decks["boon"].remove(c)
     s.decks["boon"] += ["boon-2", "boon-1"]
-    ctx = Ctx(s, [])
+    ctx = api.context(s)
     ctx.push("boon-draw", 0)
-    run(s, ctx.events, ctx)
+    run(ctx)
     return s
 
 
@@ -143,7 +143,7 @@ def test_additional_turn_halfway_round(heroes, actions):
 
 def test_trial_1_third_hero_death_wins_for_the_nemesis():
     s = companions(api.new_game(game(), "t"))
-    ctx = Ctx(s, [])
+    ctx = api.context(s)
     from engine.rules.turn import kill
     s.counters["hero-deaths"] = 2
     kill(ctx, 2)
@@ -155,7 +155,7 @@ def test_trial_2_only_the_x_token_hero_counts():
     x = s.counters["x-token"]
     assert api.summary(s)["nemesis"]["x_token"] == s.players[x].name
     other = 1 if x == 2 else 2
-    ctx = Ctx(s, [])
+    ctx = api.context(s)
     from engine.rules.turn import kill
     kill(ctx, other)
     assert not s.over

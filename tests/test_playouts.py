@@ -5,24 +5,11 @@ from itertools import combinations
 
 import pytest
 
-from engine import api, scenario
-from engine.config import PLAYABLE_PACKS, SOLE_PACKS
+from engine import api, registry, scenario
+from engine.config import ConfigError
 from engine.invariants import violations
+from engine.packs.base import Pack
 from pbem.bot import choose, playout
-
-# Every playable pack combination plays: the base game alone, and with every set of packs
-# (a pack played alone, such as Nemesis, with no other).
-# The City and the Dungeon (stand-in boards, issue 17) play alone and beside each other pack, and
-# in the mix of every pack that goes with them: not in every subset, which would double the run.
-# The Deep Realms need both (their `requires`): played with the two, beside the Cataclysm (Terrain
-# refused on Realm spaces) and The Lost Realms (their Nether endings), and in the mix of every pack.
-BESIDE_ONLY = ("city", "dungeon")
-DEEP = ["city", "dungeon", "deep-realms"]
-PACK_SETS = [list(c) for r in range(len(PLAYABLE_PACKS) + 1) for c in combinations(PLAYABLE_PACKS, r)
-             if (not (set(c) & set(SOLE_PACKS)) or len(c) == 1) and (not set(c) & set(BESIDE_ONLY) or len(c) <= 2)
-             and "deep-realms" not in c]
-PACK_SETS += [DEEP, ["cataclysm", *DEEP], ["lost-realms", *DEEP]]
-PACK_SETS.append([p for p in PLAYABLE_PACKS if p not in SOLE_PACKS])
 
 
 def game_config(packs: list[str], players: int, options: dict | None = None) -> dict:
@@ -32,6 +19,52 @@ def game_config(packs: list[str], players: int, options: dict | None = None) -> 
         config["edition"] = "fifth"
         config["players"][0]["role"] = "nemesis"
     return config
+
+
+def pack_mixes(extra: tuple[Pack, ...] = (), sample: int = 4) -> list[list[str]]:
+    """The mixes of packs the playouts play, read from the declarations (`extra`: packs handed
+    in beside the listed ones): the base game; every pack alone; every pair; the mix of every
+    pack that goes with the others; and `sample` more mixes of three or more, drawn with a fixed
+    seed. Each with what it `requires` (the Deep Realms: the City and the Dungeon), in the order
+    the packs are declared, and only mixes a config accepts (`sole`, `excludes`, editions). So one
+    more pack adds its own games and its pairs', not a doubling of every subset."""
+    declared = registry.declared(extra)
+    order = list(declared)
+
+    def closed(names) -> list[str]:
+        want, todo = set(), list(names)
+        while todo:
+            n = todo.pop()
+            if n not in want:
+                want.add(n)
+                todo += declared[n].requires
+        return [n for n in order if n in want]
+
+    def allowed(mix: list[str]) -> bool:
+        try:
+            api.game_config(game_config(mix, 3), extra)
+        except ConfigError:
+            return False
+        return True
+
+    playable = [n for n in order if declared[n].playable]
+    mixes: list[list[str]] = [[]]
+    for mix in [closed([n]) for n in playable] + [closed(pair) for pair in combinations(playable, 2)] \
+            + [closed(n for n in playable if not declared[n].sole)]:
+        if mix not in mixes and allowed(mix):
+            mixes.append(mix)
+    rnd = random.Random(32)  # drawn, not enumerated: the draws cost the same however many packs there are
+    for _ in range(50 * sample):
+        if not sample or len(playable) < 4:
+            break
+        mix = closed(rnd.sample(playable, rnd.randrange(3, len(playable))))
+        if mix not in mixes and allowed(mix):
+            mixes.append(mix)
+            sample -= 1
+    return mixes
+
+
+PACK_SETS = pack_mixes()
 # 100 games for the base game and each pack alone, 25 for each mix of packs (heavy: 2,000 more).
 CONFIGS = [(n, seed, packs) for packs in PACK_SETS for seed in range(20 if len(packs) < 2 else 5) for n in range(2, 7)]
 # Every rule option takes its turn: the option sets cycle with the seed.

@@ -57,7 +57,8 @@ def test_the_defender_is_told_who_attacks_and_with_what(svc):
     attacks, in battle or psychic combat, and each side's Strength with what adds to it."""
     import random
 
-    from engine.rules import machine, stats
+    from engine import api
+    from engine.rules import stats
     from pbem import bot
 
     rnd = random.Random(1)
@@ -73,7 +74,7 @@ def test_the_defender_is_told_who_attacks_and_with_what(svc):
         raise AssertionError("no attack in this game any more")
     defender = state.prompt.players[0]
     duel = next(t for t in reversed(state.stack) if t.op == "duel-roll")
-    ctx = machine.Ctx(state, [])
+    ctx = api.context(state)
     attacker = state.players[duel.p]
     text = [t for r, t in mails(svc, since) if r["player"] == defender][-1]
     flat = " ".join(text.split())

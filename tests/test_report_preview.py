@@ -103,14 +103,14 @@ def played_copying_every_task(state, player, key, faces=None):
     from engine.rules import machine
     s = clone(state)
     s.forced = list(faces or [])
-    i = machine.Ctx(s, []).index(player)
+    i = api.context(s).index(player)
     turn, marks, events, stop, cut, back = s.turn, _unknown_marks(s), [], "end", None, None
     before = clone(s)
-    machine.answer(s, api.Move(player, key, s.prompt.id), events, machine.Ctx(s, events))
+    machine.answer(api.context(s, events), api.Move(player, key, s.prompt.id))
     if _unknown_marks(s) != marks:
         s, stop, events = before, "unknown", []
     else:
-        ctx, ran = machine.Ctx(s, events), 0
+        ctx, ran = api.context(s, events), 0
         while s.prompt is None and s.stack and not s.over:
             seen, before, t, ran = len(events), clone(s), s.stack.pop(), ran + 1
             meets = {"op": t.op, **{k: t.a[k] for k in ("name", "strength", "craft") if k in t.a}}
@@ -133,6 +133,7 @@ def test_the_preview_stops_where_a_copy_before_every_task_would(packs):
     from engine import preview
     rnd = random.Random(11)
     state = api.new_game({"players": HEROES + [{"name": "carol"}], "packs": packs}, "preview-replay")
+    hooks = api.context(state).hooks
     compared = set()
     for _ in range(120):
         move = bot.choose(state, rnd)
@@ -142,12 +143,12 @@ def test_the_preview_stops_where_a_copy_before_every_task_would(packs):
         if len(asked) == 1 and asked[0] != api.MODERATOR:
             for o in state.prompt.options:
                 for faces in ([None] + [[f] for f in preview.FACES] if o.key == preview.REROLL else [None]):
-                    got = preview.play(state, asked[0], o.key, faces, deeper=False)
+                    got = preview.play(state, asked[0], o.key, hooks, faces, deeper=False)
                     want, back = played_copying_every_task(state, asked[0], o.key, faces)
                     assert {k: got[k] for k in want} == want, (packs, state.prompt.kind, o.key, faces)
                     if back:  # the game the preview read its outcome from is the one the copy kept
                         move = api.Move(asked[0], o.key, state.prompt.id)
-                        assert api.state_hash(preview._replayed(state, move, faces, back[0])) == back[1]
+                        assert api.state_hash(preview._replayed(state, move, faces, back[0], hooks)) == back[1]
                     compared.add((want["stop"], bool(want["events"]), back is not None))
         state, _ = api.apply(state, move)
     assert {("unknown", True, True), ("question", True, False), ("end", True, True)} <= compared  # each way met

@@ -7,10 +7,10 @@ import random
 import pytest
 
 from engine import api, coverage, scenario
-from engine.config import ConfigError, GameConfig
+from engine.config import ConfigError
 from engine.invariants import all_cards, expected_cards, violations
 from engine.packs import sea_voyage
-from engine.rules.machine import Ctx, run
+from engine.rules.machine import run
 from pbem.bot import choose
 
 ALICE_AT_SEA = {"fate": 0, "spells": [], "voyage": {"phase": "out", "ship": "kogge", "rations": 5, "cargo": 2}}
@@ -25,18 +25,19 @@ def game(packs=("sea-voyage",), **extra):
 
 def test_monsters_are_met_first_when_several_cards_are_drawn():
     state = game(setup={"alice": ALICE_AT_SEA})
-    ctx = Ctx(state, [])
+    ctx = api.context(state)
     state.prompt, state.stack = None, []
     for card in ("clear-skies", "sea-demons"):
         state.decks["captain"].remove(card)
     state.piles["captain"] = ["clear-skies", "sea-demons"]
     sea_voyage.resolve_cards(ctx, 0, ["clear-skies", "sea-demons"])
-    run(state, ctx.events, ctx)
+    run(ctx)
     assert state.prompt.players == ["moderator"] and "Sea-Demons" in state.prompt.question
     assert not any("Clear Skies" in e.text for e in ctx.events)
     state, events = api.apply(state, api.Move("moderator", "skip"))
     assert any("Clear Skies: nothing happens" in e.text for e in events)
-    assert state.piles.get("captain") is None and all_cards(state) == expected_cards(state)
+    content = api.context(state).content
+    assert state.piles.get("captain") is None and all_cards(state, content) == expected_cards(content)
 
 
 def test_the_captains_deck_is_hidden_and_voyages_are_public():
@@ -72,7 +73,7 @@ def test_moderator_words_are_checked():
 
 def test_dying_in_prison_leaves_the_belongings_at_the_harbour():
     state = game(setup={"alice": {"objects": ["sword"], "gold": 2, "voyage": {"phase": "prison", "prison": 3}}})
-    ctx = Ctx(state, [])
+    ctx = api.context(state)
     from engine.rules.turn import kill
     kill(ctx, 0)
     assert "sword" in state.spaces["city"] and state.space_gold["city"] == 2
@@ -91,9 +92,9 @@ def test_terrain_on_the_city_covers_the_harbour():
 
 
 def test_config():
-    GameConfig.from_dict({"packs": ["cataclysm", "sea-voyage"], "players": [{"name": "a"}]})
+    api.game_config({"packs": ["cataclysm", "sea-voyage"], "players": [{"name": "a"}]})
     with pytest.raises(ConfigError, match="played alone"):
-        GameConfig.from_dict({"edition": "fifth", "packs": ["nemesis", "sea-voyage"], "players": [{"name": "a"}]})
+        api.game_config({"edition": "fifth", "packs": ["nemesis", "sea-voyage"], "players": [{"name": "a"}]})
 
 
 def test_coverage_lists_the_placeholders():
@@ -129,14 +130,14 @@ def test_random_games_begun_at_sea_keep_the_invariants_and_replay(packs):
 
 def test_landing_counts_from_the_city_toward_the_chapel():
     for packs in (("sea-voyage",), ("cataclysm", "sea-voyage")):
-        ctx = Ctx(game(packs), [])
+        ctx = api.context(game(packs))
         assert [sea_voyage.landing_space(ctx, r) for r in range(1, 7)] == \
             ["city", "woods-2", "plains", "crags", "fields-2", "chapel"]
 
 
 def test_the_pirate_character_adds_one_to_the_ship(monkeypatch):
     state = game(setup={"alice": ALICE_AT_SEA, "bob": {"voyage": {"phase": "out", "ship": "kogge", "rations": 1}}})
-    ctx = Ctx(state, [])
+    ctx = api.context(state)
     assert sea_voyage.ship_strength(ctx, 1) == 1 + 1  # the troll's Strength 6: +1
     monkeypatch.setitem(sea_voyage.settings(), "pirate_characters", ["troll"])
     assert sea_voyage.ship_strength(ctx, 1) == 1 + 1 + 1

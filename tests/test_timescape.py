@@ -125,12 +125,10 @@ def test_a_choice_made_visiting_the_enchantress_denizen_is_offered_the_warp_gate
     `source`) gets the Warp Gate beside it. The Cataclysm's placeholder Enchantress is a bare
     roll, not a choice, so in play this is not reached until its data is one."""
     from engine.packs import timescape
-    from engine.rules.machine import Ctx
     state = scenario.build({"game": {**GAME, "packs": ["cataclysm", "timescape"]},
                             "setup": {"alice": {"space": "city", "fate": 0}}})
     choice = {"op": "choose", "options": [{"key": "roll", "then": []}]}
-    offered = timescape.PACK.choose_options(Ctx(state, []), 0, choice, {"source": "Enchantress", "card": "enchantress"})
+    offered = timescape.PACK.choose_options(api.context(state), 0, choice, {"source": "Enchantress", "card": "enchantress"})
     assert [o["key"] for o in offered or []] == ["warp-enchantress"]
     state.players[0].flags["warp-sent-enchantress"] = 1  # the Enchantress sends a character once
-    assert timescape.PACK.choose_options(Ctx(state, []), 0, choice, {"source": "Enchantress",
-                                                                     "card": "enchantress"}) is None
+    assert timescape.PACK.choose_options(api.context(state), 0, choice, {"source": "Enchantress", "card": "enchantress"}) is None

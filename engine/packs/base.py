@@ -2,58 +2,30 @@
 rules (hook methods with defaults), in the spirit of python-chess's `variant.py`.
 
 A pack is a subclass of `Pack` in engine/packs/<pack>.py, one instance of which is listed in
-`engine.registry.PACKS`: that entry and the pack's content folder are all it takes to add one
-(docs/contributing.md, "A pack"). The config checks (engine/config.py), the coverage report
-(engine/coverage.py), the summary's pack keys (engine/visibility.py) and the service read the
-packs from that list.
+`engine.registry.PACKS` (docs/contributing.md, "A pack"); a pack kept outside the engine is
+handed to the API instead (`api.new_game(config, seed, packs=(MyPack(),))`). The base game's
+own card hooks are a pack too (engine/packs/revised4.py), first in every game.
 
-The core asks a hook through `engine.packs.call(state, hook, ...)`. Several packs may be in one
-game, so each hook says how their answers combine (`COMBINE`, checked against the methods by
-tests/test_packs.py):
-
-  ALL    every pack's runs, in config order; lists they answer are joined. For work each pack
-         does for itself (setup, a death, the end of a turn) and options each may add.
-  FIRST  the packs are asked in config order and the first answer other than None is the
-         answer; the others are not asked. For a hook that takes something over (a turn played
-         its own way, an option key only its pack knows): at most one pack may claim it, and a
-         pack that has nothing to say answers None.
-  AGREE  every pack is asked (these hooks only read); those that answer must give the same
-         answer, else `PackConflict`: two packs that both decide who begins, or where a
-         character starts, cannot be played together.
-  EACH   every pack's answer is kept apart, under its name (`public`: a key of the summary).
-  OWNER  asked of the one pack a card belongs to (`ending_setup`).
+The core never asks a pack directly: the API's door resolves a game's packs once into a
+`Hooks` (engine/hooks.py), carried on the `Ctx`, with one typed method per hook that says how
+several packs' answers combine (ALL, FIRST, AGREE, EACH, OWNER: its docstring). Each hook's
+docstring here names its rule.
 """
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
+from engine.config import GameConfig, RuleOption
+from engine.content import Character, Content, Source
 from engine.rules.machine import Ctx
-from engine.state import Option
+from engine.state import Game, Option, Player
 
 try:
     from mypy_extensions import mypyc_attr
 except ImportError:  # installed without mypy: nothing was compiled, the decorator has nothing to say
     def mypyc_attr(*args: Any, **kwargs: Any) -> Any:  # type: ignore[misc]
         return lambda cls: cls
-
-ALL, FIRST, AGREE, EACH, OWNER = "all", "first", "agree", "each", "owner"
-
-
-class PackConflict(ValueError):
-    """Two packs of one game answer an AGREE hook differently."""
-
-
-class RuleOption:
-    """A rule option a pack brings: its name in [game.options], its default, what it does (for
-    the docs), the values it may take (empty: any) and what a config with another is told."""
-
-    def __init__(self, name: str, default: Any, doc: str, choices: tuple[Any, ...] = (), refused: str = "") -> None:
-        self.name = name
-        self.default = default
-        self.doc = doc
-        self.choices = choices
-        self.refused = refused
 
 
 # Compiled by mypyc, a class cannot be subclassed by interpreted code unless it allows it: a pack
@@ -67,7 +39,7 @@ class Pack:
 
     name: ClassVar[str] = ""  # as written in a game config's `packs`
     title: ClassVar[str] = ""  # as printed on its box, for players ("": its name)
-    content: ClassVar[str] = ""  # its folder in engine/content/ ("": its name)
+    content_root: ClassVar[str] = ""  # where its content folder <name>/ lies ("": engine/content/)
     editions: ClassVar[tuple[str, ...]] = ()  # the editions it is made for (empty: any)
     playable: ClassVar[bool] = True  # False: known, but its rules are not implemented yet
     sole: ClassVar[bool] = False  # played with no other pack (its own board and sides)
@@ -80,33 +52,40 @@ class Pack:
     card_hooks: ClassVar[frozenset[str]] = frozenset()  # card hooks its module implements (coverage)
     side_victory: ClassVar[bool] = False  # its heroes win as one side: one dead by then wins too (invariants)
 
-    def folder(self) -> str:
-        return self.content or self.name
+    def source(self) -> Source:
+        """Where its content lies (engine/content.py): the folder named as the pack."""
+        return Source(self.name, self.content_root)
+
+    def option(self, options: dict[str, Any], name: str) -> Any:
+        """One of this pack's rule options in a game's options: as set, else its default."""
+        if name in options:
+            return options[name]
+        return next(o.default for o in self.options if o.name == name)
 
     # -- setting up (engine/rules/setup.py, engine/config.py, engine/scenario.py) ---------------
-    def check_config(self, config: Any) -> None:
+    def check_config(self, config: GameConfig) -> None:
         """ALL. Refuse (ConfigError) a game config this pack cannot play; run only when it is in
         the game (an option of a pack not in the game is refused by engine/config.py)."""
 
-    def setup(self, ctx: Ctx, config: Any) -> None:
+    def setup(self, ctx: Ctx, config: GameConfig) -> None:
         """ALL. After the decks are dealt, before the characters: the pack's own cards and piles."""
 
     def first_player(self, ctx: Ctx) -> int | None:
         """AGREE. Who plays first (None: player 0)."""
         return None
 
-    def start_space(self, ctx: Ctx, character: Any) -> str | None:
+    def start_space(self, ctx: Ctx, character: Character) -> str | None:
         """AGREE. Where a new character starts (None: its printed start)."""
         return None
 
-    def seated(self, ctx: Ctx, config: Any) -> list[tuple]:
+    def seated(self, ctx: Ctx, config: GameConfig) -> list[tuple[str, int, dict[str, Any]]]:
         """ALL. Setup work after the characters are dealt, as (task, player, args)."""
         return []
 
     def ending_setup(self, ctx: Ctx, card: str) -> None:
         """OWNER. Setup of its own an Alternative Ending card of this pack needs when placed."""
 
-    def scenario_setup(self, state: Any, content: Any, p: Any, key: str, value: Any) -> bool | None:
+    def scenario_setup(self, state: Game, content: Content, p: Player, key: str, value: Any) -> bool | None:
         """FIRST. A key of a scenario's [setup.<player>] only this pack knows: True when set. Asked
         of `space` too, where being put on one of the pack's spaces means more (the Timescape)."""
         return None
@@ -126,6 +105,13 @@ class Pack:
 
     def move_choice(self, ctx: Ctx, i: int, key: str) -> bool | None:
         """FIRST. An answer to the movement question that is one of this pack's options: handled."""
+        return None
+
+    def crossed_river(self, ctx: Ctx, i: int) -> None:
+        """ALL. Player i has crossed the Storm River (the Poltergeist stays behind)."""
+
+    def portal_dice(self, ctx: Ctx, i: int, attr: str) -> int | None:
+        """FIRST. How many dice player i rolls to open the Portal of Power by `attr` (None: 2)."""
         return None
 
     def through_portal(self, ctx: Ctx, i: int) -> None:
@@ -156,16 +142,31 @@ class Pack:
         """FIRST. An answer to the question before a move that is one of this pack's options."""
         return None
 
-    def choose_options(self, ctx: Ctx, i: int, o: dict, meta: dict) -> list[dict] | None:
+    def choose_options(self, ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> list[dict[str, Any]] | None:
         """ALL. Further choices beside those of a `choose` op (as ops.choose's choices)."""
         return None
 
     def drawn(self, ctx: Ctx, i: int, cards: list[str]) -> None:
         """ALL. Adventure cards player i has just drawn by draw-to-N."""
 
+    def redraw_allowed(self, ctx: Ctx, i: int) -> bool | None:
+        """ALL (any True). Player i may discard one card just drawn and draw another."""
+        return None
+
     def draw_deck(self, ctx: Ctx, i: int) -> str | None:
         """FIRST. The deck player i draws from where the rules say "Adventure cards" (None: the
         Adventure deck; the Dungeon: its Dungeon deck in the Dungeon Region)."""
+        return None
+
+    def may_take(self, ctx: Ctx, i: int, card: str) -> bool | None:
+        """ALL (any False refuses). Whether player i may take the Object or Follower `card`."""
+        return None
+
+    def taken(self, ctx: Ctx, i: int, card: str) -> None:
+        """ALL. Player i has taken the Object or Follower `card` (the Hag, the Mercenary)."""
+
+    def shielded(self, ctx: Ctx, j: int) -> bool | None:
+        """ALL (any True). No Spell of another affects player j (the Amulet; apart players)."""
         return None
 
     def quest_possible(self, ctx: Ctx, i: int, goal: str) -> bool | None:
@@ -173,7 +174,16 @@ class Pack:
         return None
 
     # -- fights, trophies, deaths -------------------------------------------------------------------
-    def ask_helpers(self, ctx: Ctx, i: int, a: dict) -> bool | None:
+    def fight_options(self, ctx: Ctx, i: int, a: dict[str, Any]) -> list[Option] | None:
+        """ALL. Options beside `fight` and `evade` when a creature faces player i (`a`: the fight)."""
+        return None
+
+    def fight_choice(self, ctx: Ctx, i: int, key: str, a: dict[str, Any]) -> Literal["again", "over"] | None:
+        """FIRST. An answer to the fight question that is one of this pack's options: "again" when
+        it changed the fight (`a`) and the question is asked again, "over" when it ended it."""
+        return None
+
+    def ask_helpers(self, ctx: Ctx, i: int, a: dict[str, Any]) -> bool | None:
         """FIRST. True: the pack asks who joins player i's fight (the fight resumes after)."""
         return None
 
@@ -181,11 +191,14 @@ class Pack:
         """FIRST. True: the pack offers a reroll of the foe's die (the fight resumes after)."""
         return None
 
-    def trophy_value(self, ctx: Ctx, p: Any) -> Callable[[str, str], int] | None:
+    def life_taken(self, ctx: Ctx, winner: int, battle: bool) -> None:
+        """ALL. `winner` has taken a life from a character in an attack (the Runesword)."""
+
+    def trophy_value(self, ctx: Ctx, p: Player) -> Callable[[str, str], int] | None:
         """FIRST. How player p's trophies count: (card, "strength"/"craft") -> value."""
         return None
 
-    def trophy_spent(self, ctx: Ctx, p: Any, card: str, attr: str) -> None:
+    def trophy_spent(self, ctx: Ctx, p: Player, card: str, attr: str) -> None:
         """ALL. Player p has traded in trophy `card` for `attr`."""
 
     def dying(self, ctx: Ctx, i: int) -> None:
@@ -209,58 +222,11 @@ class Pack:
         return None
 
     # -- what everyone sees -------------------------------------------------------------------------
-    def public(self, state: Any, content: Any) -> dict[str, Any]:
-        """EACH. The pack's key in the public summary and in every view."""
+    def public(self, ctx: Ctx) -> dict[str, Any]:
+        """EACH. The pack's key in the public summary and in every view (`ctx` only to read)."""
         return {}
 
     # -- checks (engine/invariants.py, asserted by the playouts) ----------------------------------
-    def invariants(self, state: Any, content: Any) -> list[str]:
+    def invariants(self, state: Game, content: Content) -> list[str]:
         """ALL. What must hold of the pack's own state after every move: one line per breach."""
         return []
-
-
-# How several packs' answers to each hook combine (the module's docstring says what each means).
-COMBINE: dict[str, str] = {
-    "check_config": ALL, "setup": ALL, "first_player": AGREE, "start_space": AGREE, "seated": ALL,
-    "ending_setup": OWNER, "scenario_setup": FIRST,
-    "turn_start": FIRST, "between_turns": ALL,
-    "move_options": ALL, "move_choice": FIRST, "through_portal": ALL, "crown_closed": FIRST, "arrived": FIRST,
-    "encounter_options": FIRST, "encounter_choice": FIRST, "start_options": ALL, "start_choice": FIRST,
-    "choose_options": ALL, "drawn": ALL, "draw_deck": FIRST, "quest_possible": FIRST,
-    "ask_helpers": FIRST, "foe_reroll": FIRST, "trophy_value": FIRST, "trophy_spent": ALL, "dying": ALL,
-    "killed": ALL, "duel_won": ALL,
-    "set_companion_level": FIRST, "adjudicate": FIRST,
-    "public": EACH, "invariants": ALL,
-}
-
-
-def combine(packs: list[Pack], hook: str, args: tuple) -> Any:
-    """The answer of `packs` (a game's, in config order) to `hook`, combined as COMBINE says.
-    ALL gives the joined lists (an empty list when no pack adds one), FIRST and AGREE an answer
-    or None; EACH and OWNER hooks are asked of one pack at a time, not through here."""
-    mode = COMBINE[hook]
-    if mode == FIRST:
-        for pack in packs:
-            out = getattr(pack, hook)(*args)
-            if out is not None:
-                return out
-        return None
-    if mode == ALL:
-        joined: list = []
-        for pack in packs:
-            out = getattr(pack, hook)(*args)
-            if out:
-                joined.extend(out)
-        return joined
-    if mode == AGREE:
-        answer: Any = None
-        by: Pack | None = None
-        for pack in packs:
-            out = getattr(pack, hook)(*args)
-            if out is None:
-                continue
-            if by is not None and out != answer:
-                raise PackConflict(f"packs {by.name!r} and {pack.name!r} disagree on {hook}: {answer!r} and {out!r}")
-            answer, by = out, pack
-        return answer
-    raise ValueError(f"hook {hook!r} is asked of one pack ({mode}), not combined")

@@ -19,10 +19,6 @@ from engine.rules.spaces import beaten, must_face
 from engine.rules.turn import lose_life
 from engine.state import Option
 
-choose_ending = endings.choose  # the machinery moved to engine/rules/endings.py
-ending_shown = endings.shown
-
-
 # -- Inner Region ----------------------------------------------------------------
 
 @task("space:frozen-spire")
@@ -80,12 +76,13 @@ class Cataclysm(Pack):
                     s.piles.setdefault(f"remnant@{sid}", []).append(remnants.pop())
         endings.place(ctx, config)  # shared with other packs' endings (engine/rules/endings.py)
 
-    def public(self, state: Any, content: Any) -> dict[str, Any]:
+    def public(self, ctx: Ctx) -> dict[str, Any]:
         """The pack's public state (DESIGN.md: a key named after the pack). Facedown Remnants and
         a hidden ending show only as counts and "hidden"."""
+        state = ctx.s
         out: dict[str, Any] = {"ending": "hidden", "terrain": {}, "denizens": {}, "remnants": {}}
         ending = state.piles.get("ending")
-        if ending and ending_shown(state):
+        if ending and endings.shown(state, ctx.hooks.default_ending()):
             out["ending"] = ending[0]
         for key, cards in state.piles.items():
             kind, _, space = key.partition("@")

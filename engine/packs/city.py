@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine import packs, rng
+from engine import rng
 from engine.config import ConfigError
 from engine.content import die_row, pack_table
 from engine.packs import city_posters, city_shops
@@ -68,7 +68,7 @@ def city_move(ctx: Ctx, t) -> None:
     the Sewer Grate), asked beside the roll only when there is something."""
     p = ctx.player(t.p)
     p.flags.pop("moved", None)
-    others = packs.call(ctx.s, "move_options", ctx, t.p) or []
+    others = ctx.hooks.move_options(ctx, t.p)
     if others:
         ctx.ask(t.p, "city-move", "You are in the City. Roll and follow the streets, or something else?",
                 [Option("roll", "roll and follow the one-way streets")] + others)
@@ -83,7 +83,7 @@ def city_move_answer(ctx: Ctx, prompt, key, arg, who) -> None:
     if key == "roll":
         roll_and_walk(ctx, i)
     else:
-        packs.call(ctx.s, "move_choice", ctx, i, key)
+        ctx.hooks.move_choice(ctx, i, key)
 
 
 def roll_and_walk(ctx: Ctx, i: int) -> None:
@@ -226,9 +226,10 @@ class City(Pack):
         """The Wanted Posters: the first faceup at the City Gate (the shops' piles lie faceup)."""
         city_posters.refill(ctx)
 
-    def public(self, state: Any, content: Any) -> dict[str, Any]:
+    def public(self, ctx: Ctx) -> dict[str, Any]:
         """Who is in the City (and where), who is in the Jail, the Wanted Posters at the Gate and
         those each player keeps."""
+        state, content = ctx.s, ctx.content
         spaces = content.board.spaces
         there = {p.name: p.space for p in state.players if p.alive and p.space and spaces[p.space].ring == RING}
         jailed = sorted(p.name for p in state.players if p.alive and "city-jailed" in p.flags)

@@ -245,8 +245,8 @@ class DeepRealms(Pack):
     def setup(self, ctx: Ctx, config: Any) -> None:
         setup(ctx, config)
 
-    def public(self, state: Any, content: Any) -> dict[str, Any]:
-        return public(state, content)
+    def public(self, ctx: Ctx) -> dict[str, Any]:
+        return public(ctx.s, ctx.content)
 
     def scenario_setup(self, state: Any, content: Any, p: Any, key: str, value: Any) -> bool | None:
         return scenario_setup(state, content, p, key, value)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine import packs, rng
+from engine import rng
 from engine.content import die_row, die_rows
 from engine.packs.base import Pack, RuleOption
 from engine.rules import stats
@@ -72,7 +72,7 @@ def ask_way(ctx: Ctx, i: int, roll: int, rerolled: bool) -> None:
     opts.append(Option(AGAINST, f"move {roll} against the arrows, {back}"))
     if stats.fate(ctx, p) and not rerolled:
         opts.append(Option("reroll", "spend 1 fate to roll again"))
-    opts += packs.call(ctx.s, "move_options", ctx, i) or []
+    opts += ctx.hooks.move_options(ctx, i)
     ctx.ask(i, "dungeon-way", f"You rolled {roll} in the Dungeon. Which way do you move?", opts, roll=roll)
 
 
@@ -89,7 +89,7 @@ def way_answer(ctx: Ctx, prompt, key, arg, who) -> None:
         ask_way(ctx, i, rng.die(ctx.s), rerolled=True)
         return
     if key not in (WITH, AGAINST):
-        packs.call(ctx.s, "move_choice", ctx, i, key)
+        ctx.hooks.move_choice(ctx, i, key)
         return
     ring = path(ctx)
     at = ctx.content.space(p.space).index
@@ -215,8 +215,9 @@ class Dungeon(Pack):
         play (content/dungeon/treasure.toml `discard_to`), which is never shuffled back."""
         ctx.s.discards.setdefault(OUT_OF_PLAY, [])
 
-    def public(self, state: Any, content: Any) -> dict[str, Any]:
+    def public(self, ctx: Ctx) -> dict[str, Any]:
         """Who is in the Dungeon (and where), and the Treasure cards left and out of play."""
+        state, content = ctx.s, ctx.content
         spaces = content.board.spaces
         there = {p.name: p.space for p in state.players if p.alive and p.space and spaces[p.space].ring == RING}
         gone = [c for c in state.discards.get(OUT_OF_PLAY, []) if content.cards[c].deck == TREASURE]

@@ -362,12 +362,13 @@ class LostRealms(Pack):
                 if c:
                     pile(ctx, space).append(c)
 
-    def public(self, state: Any, content: Any) -> dict[str, Any]:
+    def public(self, ctx: Ctx) -> dict[str, Any]:
         """The pack's public state. Facedown Nether cards show only as counts."""
+        state, content = ctx.s, ctx.content
         out: dict[str, Any] = {}
         ending = endings.in_play(state)
         if "cataclysm" not in state.packs:  # with the Cataclysm its key shows the ending already
-            out["ending"] = (ending if endings.shown(state) else "hidden") if ending else None
+            out["ending"] = (ending if endings.shown(state, ctx.hooks.default_ending()) else "hidden") if ending else None
         if ending == GAUNTLET:
             spaces = {}
             for key, cards in state.piles.items():

@@ -6,8 +6,9 @@ fate (`pools["shared_fate"]`, read through engine/rules/stats.py), hold at most 
 (`hand`) and one companion (`area`). Board tokens are cards in `piles`: "site@<space>",
 "villain@<space>", "adversary@<space>"; the Trial card is the pile "trial" and cards
 returned to the box lie in "box". The pack is `Nemesis` at the end of this module: its hooks,
-which the core calls through `engine.packs.call`, are written in the topic modules, which
-register their tasks and answers on import; what content data says is in engine/content/nemesis/.
+which the core calls through the game's Hooks (engine/hooks.py), are written in the topic
+modules, which register their tasks and answers on import; what content data says is in
+engine/content/nemesis/.
 
   nemesis_board.py    who is who, the Trial card, tokens on the board
   nemesis_setup.py    Game Setup, companions: setup, first_player, start_space, seated
@@ -68,7 +69,7 @@ class Nemesis(Pack):
             raise ConfigError("the Nemesis player does not select a character")
 
     def setup(self, ctx: Ctx, config: Any) -> None:
-        nemesis_setup.setup(ctx, config)
+        nemesis_setup.setup(ctx, config, self.option(config.options, "trial"))
 
     def first_player(self, ctx: Ctx) -> int | None:
         return nemesis_setup.first_player(ctx)
@@ -137,8 +138,9 @@ class Nemesis(Pack):
     def killed(self, ctx: Ctx, i: int) -> None:
         nemesis_endings.killed(ctx, i)
 
-    def public(self, state: Any, content: Any) -> dict[str, Any]:
+    def public(self, ctx: Ctx) -> dict[str, Any]:
         """DESIGN.md: the Nemesis's hand as a count, life, fate, the board's tokens."""
+        state, content = ctx.s, ctx.content
         k = nemesis(state)
         nem = state.players[k]
         adv = adversary_space(state)

@@ -6,6 +6,7 @@ chosen after the characters (`seated`).
 from __future__ import annotations
 
 from engine import rng
+from engine.config import GameConfig
 from engine.packs.nemesis_board import LAIR, heroes, nemesis, to_box
 from engine.packs.nemesis_turn import draw_action
 from engine.rules.machine import Ctx, on_answer, task
@@ -22,7 +23,7 @@ ADVENTURE_REMOVALS = ["dragon", "wraith", "angel", "blizzard", "book-of-spells",
                       "holy-symbol", "talisman", "healer", "hermit", "mage"]
 
 
-def setup(ctx: Ctx, config) -> None:
+def setup(ctx: Ctx, config: GameConfig, trial: int) -> None:
     s, cards = ctx.s, ctx.content.cards
     box = lambda deck, card: to_box(s, s.decks[deck], card)
     for card in SPELL_REMOVALS:  # steps 5, 8 (the Nemesis Spells joined the deck in content)
@@ -44,7 +45,7 @@ def setup(ctx: Ctx, config) -> None:
     rng.shuffle(s, top)  # steps 9, 10: 10 cards, the Talisman and 5 Trial Rush, on top
     adv.extend(top)
     adv.insert(len(adv) // 2, "final-encounter")  # step 11: cut into the middle
-    t = f"trial-{config.option('trial')}"  # step 19: the Trial's cards; the rest go back in the box
+    t = f"trial-{trial}"  # step 19: the Trial's cards; the rest go back in the box
     s.piles["trial"] = [t]
     s.decks["trial"].remove(t)
     for c in list(s.decks["trial"]):

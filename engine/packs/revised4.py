@@ -1,152 +1,28 @@
-"""Revised 4th Edition cards whose text is more than data (`hook = "..."` in the content).
+"""Revised 4th Edition cards whose text is more than data (`hook = "..."` in the content): the
+base game's pack, `Revised4`, first in every game's hooks (engine/hooks.py), so the base game's
+cards and every expansion's change the core through the one hook system.
 
-Each function is one hook point the rules call; each names the cards it serves. Card data
-says which hook a card uses; `HOOKED` is the list `pbem rules coverage` counts as automated.
+Each hook names the cards it serves. Card data says which hook a card uses; `HOOKED` is the list
+`pbem rules coverage` counts as automated.
 """
 from __future__ import annotations
 
+from typing import Any, Literal
+
+from engine.packs.base import Pack
 from engine.rules import stats
-from engine.rules.items import discard
+from engine.rules.encounter import draw_adventure, wander
+from engine.rules.items import discard, gain_object
 from engine.rules.machine import Ctx, on_answer, task
-from engine.state import Option
+from engine.state import Option, Prompt, Task
 
 RAFT_SPACES = ("Woods", "Forest")  # base-cards.md §2: the Axe builds a Raft "in Woods or Forest"
 HOOKED = {"alchemist", "hag", "gnome", "mercenary", "poltergeist", "amulet", "cross", "orb-of-knowledge",
           "potion-of-strength", "runesword", "build-raft", "wanders"}
 
 
-def holds(ctx: Ctx, i: int, hook: str) -> str | None:
-    """The first card the character holds (and may use) with that hook."""
-    for c in stats.items(ctx, ctx.player(i)):
-        if c.hook == hook:
-            return c.slug
-    return None
-
-
-# -- fights ----------------------------------------------------------------------
-
-def fight_options(ctx: Ctx, i: int, a: dict) -> list[Option]:
-    p = ctx.player(i)
-    opts = []
-    battle = a.get("strength") is not None
-    if battle and holds(ctx, i, "potion-of-strength") and not a.get("potion"):
-        opts.append(Option("drink-potion", "drink the Potion of Strength (+2 Strength)"))
-    if battle and holds(ctx, i, "mercenary") and p.gold >= 1 and not a.get("mercenary"):
-        opts.append(Option("pay-mercenary", "pay the Mercenary 1 gold (+3 Strength)"))
-    cards = [ctx.content.cards[c] for c in a.get("cards", [])]
-    if cards and all(c.kind == "spirit" for c in cards) and (
-            holds(ctx, i, "cross") or stats.has_ability(ctx, p, "priest-destroy-spirits")):
-        opts.append(Option("banish", f"destroy {a['name']} without a fight (no trophy)"))
-    return opts
-
-
-def fight_choice(ctx: Ctx, i: int, key: str, a: dict) -> bool:
-    """Apply a hook's fight option to the pending roll's args; False if the key is not ours."""
-    p = ctx.player(i)
-    if key == "drink-potion":
-        card = holds(ctx, i, "potion-of-strength")
-        assert card is not None  # offered only to its holder
-        p.objects.remove(card)
-        discard(ctx, card)
-        a["bonus"] = a.get("bonus", 0) + 2
-        a["potion"] = True
-        ctx.emit("potion", f"{p.name} drinks the Potion of Strength.", player=p.name)
-    elif key == "pay-mercenary":
-        p.gold -= 1
-        a["bonus"] = a.get("bonus", 0) + 3
-        a["mercenary"] = True
-        ctx.emit("mercenary", f"{p.name} pays the Mercenary to fight alongside.", player=p.name)
-    else:
-        return False
-    return True
-
-
-def banish(ctx: Ctx, i: int, a: dict) -> None:
-    p = ctx.player(i)
-    for c in a.get("cards", []):
-        ctx.s.spaces[p.space].remove(c)
-        discard(ctx, c)
-    ctx.emit("banish", f"{p.name} destroys {a['name']}.", player=p.name)
-
-
-def life_taken(ctx: Ctx, winner: int, battle: bool) -> None:
-    """Runesword: a life taken in battle with it is gained."""
-    if battle and holds(ctx, winner, "runesword") and not stats.healing_barred(ctx):  # Pandora's Box
-        ctx.player(winner).life += 1
-        ctx.emit("runesword", f"{ctx.name(winner)}'s Runesword drinks the life taken.", player=ctx.name(winner))
-
-
-# -- taking and keeping cards ----------------------------------------------------
-
-def may_take(ctx: Ctx, i: int, slug: str) -> bool:
-    p = ctx.player(i)
-    card = ctx.content.cards[slug]
-    if card.type == "follower" and "hag" in p.followers and card.hook != "hag":
-        return False  # the Hag's curse: no new Followers
-    return not (card.hook == "mercenary" and p.gold < 1)  # he follows only those who hire him
-
-
-def taken(ctx: Ctx, i: int, slug: str) -> None:
-    p = ctx.player(i)
-    card = ctx.content.cards[slug]
-    if card.hook == "hag":
-        for f in [f for f in p.followers if f != slug]:
-            p.followers.remove(f)
-            discard(ctx, f)
-            ctx.emit("hag", f"The Hag drives {ctx.content.cards[f].name} away from {p.name}.", player=p.name)
-    elif card.hook == "mercenary":
-        p.gold -= 1
-        ctx.emit("mercenary", f"{p.name} hires the Mercenary for 1 gold.", player=p.name)
-
-
-def crossed_river(ctx: Ctx, i: int) -> None:
-    """The Poltergeist stays behind when its host crosses the Storm River."""
-    p = ctx.player(i)
-    if "poltergeist" in p.followers:
-        p.followers.remove("poltergeist")
-        discard(ctx, "poltergeist")
-        ctx.emit("poltergeist", f"The Poltergeist leaves {p.name} at the river.", player=p.name)
-
-
-def shielded(ctx: Ctx, j: int) -> bool:
-    """The Amulet: no Spell affects its bearer (the Command Spell is not a card)."""
-    return holds(ctx, j, "amulet") is not None or bool(ctx.player(j).flags.get("apart"))  # apart: the Timescape
-
-
-# -- start of turn ---------------------------------------------------------------
-
-def start_options(ctx: Ctx, i: int) -> list[Option]:
-    p = ctx.player(i)
-    opts = []
-    if p.objects and holds(ctx, i, "alchemist"):
-        opts.append(Option("use-alchemist", "have the Alchemist turn Objects into gold"))
-    if (p.space and ctx.space(p.space).name in RAFT_SPACES and holds(ctx, i, "build-raft")
-            and "raft" in ctx.s.decks["purchase"] and not stats.has_prop(ctx, p, "raft")):
-        opts.append(Option("build-raft", "build a Raft with your Axe (use it on a later move)"))
-    return opts
-
-
-def start_choice(ctx: Ctx, i: int, key: str) -> None:
-    p = ctx.player(i)
-    if key == "use-alchemist":
-        ctx.push("effect", i, ops=[{"op": "sell-objects", "price": 1}], source="Alchemist")
-    elif key == "build-raft":
-        ctx.s.decks["purchase"].remove("raft")
-        from engine.rules.items import gain_object
-        gain_object(ctx, i, "raft")
-        ctx.emit("raft", f"{p.name} builds a Raft.", player=p.name)
-
-
-# -- drawing ---------------------------------------------------------------------
-
-def redraw_allowed(ctx: Ctx, i: int) -> bool:
-    """Orb of Knowledge and the Prophetess: discard one drawn card and draw a replacement."""
-    p = ctx.player(i)
-    return holds(ctx, i, "orb-of-knowledge") is not None or stats.has_ability(ctx, p, "prophetess-redraw")
-
-
 @task("offer-redraw")
-def offer_redraw(ctx: Ctx, t) -> None:
+def offer_redraw(ctx: Ctx, t: Task) -> None:
     drawn = [c for c in t.a["drawn"] if c in ctx.s.spaces.get(ctx.player(t.p).space, [])]
     if drawn:
         ctx.ask(t.p, "redraw", "You may discard one card you drew and draw another.",
@@ -155,10 +31,9 @@ def offer_redraw(ctx: Ctx, t) -> None:
 
 
 @on_answer("redraw", "discard one card just drawn (its slug) and draw another, or `keep`", default=("keep",))
-def redraw(ctx: Ctx, prompt, key, arg, who) -> None:
+def redraw(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> None:
     if key == "keep":
         return
-    from engine.rules.encounter import draw_adventure
     i = ctx.index(who)
     space = ctx.player(i).space
     ctx.s.spaces[space].remove(key)
@@ -169,10 +44,129 @@ def redraw(ctx: Ctx, prompt, key, arg, who) -> None:
         ctx.emit("draw", f"{who} discards {ctx.content.cards[key].name} and draws {ctx.content.cards[new].name}.",
                  player=who)
         if ctx.content.cards[new].hook == "wanders":  # the Hermit moves off at once
-            from engine.rules.encounter import wander
             wander(ctx, i, new)
 
 
-def portal_dice(ctx: Ctx, i: int, attr: str) -> int:
-    """The Gnome opens the Portal by Craft with one die."""
-    return 1 if attr == "craft" and holds(ctx, i, "gnome") else 2
+
+class Revised4(Pack):
+    """The base game's cards: asked first, in every game, beside the game's packs."""
+    name = "revised4"
+    title = "Talisman"
+    card_hooks = frozenset(HOOKED)
+
+    # -- fights ------------------------------------------------------------------------------
+    def fight_options(self, ctx: Ctx, i: int, a: dict[str, Any]) -> list[Option] | None:
+        p = ctx.player(i)
+        opts = []
+        battle = a.get("strength") is not None
+        if battle and stats.holds(ctx, i, "potion-of-strength") and not a.get("potion"):
+            opts.append(Option("drink-potion", "drink the Potion of Strength (+2 Strength)"))
+        if battle and stats.holds(ctx, i, "mercenary") and p.gold >= 1 and not a.get("mercenary"):
+            opts.append(Option("pay-mercenary", "pay the Mercenary 1 gold (+3 Strength)"))
+        cards = [ctx.content.cards[c] for c in a.get("cards", [])]
+        if cards and all(c.kind == "spirit" for c in cards) and (
+                stats.holds(ctx, i, "cross") or stats.has_ability(ctx, p, "priest-destroy-spirits")):
+            opts.append(Option("banish", f"destroy {a['name']} without a fight (no trophy)"))
+        return opts
+
+    def fight_choice(self, ctx: Ctx, i: int, key: str, a: dict[str, Any]) -> Literal["again", "over"] | None:
+        """The Potion and the Mercenary add to the pending roll's args; the Cross (or the Priest)
+        destroys a Spirit without a fight."""
+        p = ctx.player(i)
+        if key == "drink-potion":
+            card = stats.holds(ctx, i, "potion-of-strength")
+            assert card is not None  # offered only to its holder
+            p.objects.remove(card)
+            discard(ctx, card)
+            a["bonus"] = a.get("bonus", 0) + 2
+            a["potion"] = True
+            ctx.emit("potion", f"{p.name} drinks the Potion of Strength.", player=p.name)
+            return "again"
+        if key == "pay-mercenary":
+            p.gold -= 1
+            a["bonus"] = a.get("bonus", 0) + 3
+            a["mercenary"] = True
+            ctx.emit("mercenary", f"{p.name} pays the Mercenary to fight alongside.", player=p.name)
+            return "again"
+        if key == "banish":
+            assert p.space is not None
+            for c in a.get("cards", []):
+                ctx.s.spaces[p.space].remove(c)
+                discard(ctx, c)
+            ctx.emit("banish", f"{p.name} destroys {a['name']}.", player=p.name)
+            return "over"
+        return None
+
+    def life_taken(self, ctx: Ctx, winner: int, battle: bool) -> None:
+        """Runesword: a life taken in battle with it is gained."""
+        if battle and stats.holds(ctx, winner, "runesword") and not stats.healing_barred(ctx):  # Pandora's Box
+            ctx.player(winner).life += 1
+            ctx.emit("runesword", f"{ctx.name(winner)}'s Runesword drinks the life taken.", player=ctx.name(winner))
+
+    # -- taking and keeping cards --------------------------------------------------------------
+    def may_take(self, ctx: Ctx, i: int, card: str) -> bool | None:
+        p = ctx.player(i)
+        c = ctx.content.cards[card]
+        if c.type == "follower" and "hag" in p.followers and c.hook != "hag":
+            return False  # the Hag's curse: no new Followers
+        return not (c.hook == "mercenary" and p.gold < 1)  # he follows only those who hire him
+
+    def taken(self, ctx: Ctx, i: int, card: str) -> None:
+        p = ctx.player(i)
+        hook = ctx.content.cards[card].hook
+        if hook == "hag":
+            for f in [f for f in p.followers if f != card]:
+                p.followers.remove(f)
+                discard(ctx, f)
+                ctx.emit("hag", f"The Hag drives {ctx.content.cards[f].name} away from {p.name}.", player=p.name)
+        elif hook == "mercenary":
+            p.gold -= 1
+            ctx.emit("mercenary", f"{p.name} hires the Mercenary for 1 gold.", player=p.name)
+
+    def crossed_river(self, ctx: Ctx, i: int) -> None:
+        """The Poltergeist stays behind when its host crosses the Storm River."""
+        p = ctx.player(i)
+        if "poltergeist" in p.followers:
+            p.followers.remove("poltergeist")
+            discard(ctx, "poltergeist")
+            ctx.emit("poltergeist", f"The Poltergeist leaves {p.name} at the river.", player=p.name)
+
+    def shielded(self, ctx: Ctx, j: int) -> bool | None:
+        """The Amulet: no Spell affects its bearer (the Command Spell is not a card)."""
+        return stats.holds(ctx, j, "amulet") is not None or bool(ctx.player(j).flags.get("apart"))  # apart: the Timescape
+
+    def portal_dice(self, ctx: Ctx, i: int, attr: str) -> int | None:
+        """The Gnome opens the Portal by Craft with one die."""
+        return 1 if attr == "craft" and stats.holds(ctx, i, "gnome") else None
+
+    # -- start of turn ---------------------------------------------------------------------------
+    def start_options(self, ctx: Ctx, i: int) -> list[Option] | None:
+        p = ctx.player(i)
+        opts = []
+        if p.objects and stats.holds(ctx, i, "alchemist"):
+            opts.append(Option("use-alchemist", "have the Alchemist turn Objects into gold"))
+        if (p.space and ctx.space(p.space).name in RAFT_SPACES and stats.holds(ctx, i, "build-raft")
+                and "raft" in ctx.s.decks["purchase"] and not stats.has_prop(ctx, p, "raft")):
+            opts.append(Option("build-raft", "build a Raft with your Axe (use it on a later move)"))
+        return opts
+
+    def start_choice(self, ctx: Ctx, i: int, key: str) -> bool | None:
+        p = ctx.player(i)
+        if key == "use-alchemist":
+            ctx.push("effect", i, ops=[{"op": "sell-objects", "price": 1}], source="Alchemist")
+        elif key == "build-raft":
+            ctx.s.decks["purchase"].remove("raft")
+            gain_object(ctx, i, "raft")
+            ctx.emit("raft", f"{p.name} builds a Raft.", player=p.name)
+        else:
+            return None
+        return True
+
+    # -- drawing -----------------------------------------------------------------------------------
+    def redraw_allowed(self, ctx: Ctx, i: int) -> bool | None:
+        """Orb of Knowledge and the Prophetess: discard one drawn card and draw a replacement."""
+        p = ctx.player(i)
+        return stats.holds(ctx, i, "orb-of-knowledge") is not None or stats.has_ability(ctx, p, "prophetess-redraw")
+
+
+PACK: Pack = Revised4()

@@ -183,9 +183,9 @@ class SeaVoyage(Pack):
         p.space = harbour(ctx)
         return
 
-    def public(self, state: Any, content: Any) -> dict[str, Any]:
+    def public(self, ctx: Ctx) -> dict[str, Any]:
         """Everything about a voyage is public: ship, Rations, Cargo, turns home, Wanted."""
-        ctx = Ctx(state, [])
+        state, content = ctx.s, ctx.content
         voyages: dict[str, Any] = {}
         for i, p in enumerate(state.players):
             where = phase(p)

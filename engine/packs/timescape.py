@@ -622,9 +622,10 @@ class Timescape(Pack):
     def setup(self, ctx: Ctx, config: Any) -> None:
         """Nothing to deal: the Timescape and its Purchase cards are decks like any other."""
 
-    def public(self, state: Any, content: Any) -> dict[str, Any]:
+    def public(self, ctx: Ctx) -> dict[str, Any]:
         """Who is in the Timescape (and where), who is Imprisoned (turns missed so far), and the
         Timescape Purchase cards left at the Rogue Trader."""
+        state, content = ctx.s, ctx.content
         spaces = content.board.spaces
         there = {p.name: p.space for p in state.players
                  if p.alive and p.space and spaces[p.space].ring == RING}

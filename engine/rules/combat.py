@@ -6,8 +6,7 @@ sits on top of the stack while the question is open.
 """
 from __future__ import annotations
 
-from engine import packs, rng
-from engine.packs import revised4 as hooks
+from engine import rng
 from engine.rules import items, spells, stats
 from engine.rules.machine import Ctx, fate_reroll, offer_reroll, on_answer, task
 from engine.rules.turn import lose_life
@@ -57,7 +56,7 @@ def fight(ctx: Ctx, t) -> None:
     if kind == "battle" and p.spells and a.get("spells", True) and spells.may_cast(ctx, i):
         opts += [Option(f"cast-{s}", f"cast {ctx.content.cards[s].name}") for s in dict.fromkeys(p.spells)
                  if ctx.content.cards[s].hook == "psionic-blast"]
-    opts += [o for o in hooks.fight_options(ctx, i, a) if not (trap and o.key == "banish")]  # no destroying it either
+    opts += [o for o in ctx.hooks.fight_options(ctx, i, a) if not (trap and o.key == "banish")]  # no destroying it either
     ctx.push("combat-roll", i, **a)
     ctx.ask(i, "fight", f"{a['name']} ({kind}, {value}) faces you.", opts)
 
@@ -70,11 +69,11 @@ def fight_answer(ctx: Ctx, prompt, key, arg, who) -> None:
     roll_task = ctx.s.stack[-1]
     if key == "fight":
         return
-    if key == "banish":
+    chosen = ctx.hooks.fight_choice(ctx, i, key, roll_task.a)  # a card's option (the Potion, the Cross...)
+    if chosen == "over":  # no fight: the roll goes
         ctx.s.stack.pop()
-        hooks.banish(ctx, i, roll_task.a)
         return
-    if hooks.fight_choice(ctx, i, key, roll_task.a):
+    if chosen == "again":  # a bonus added: asked again, more may be added
         refight(ctx, i)
         return
     if key.startswith("cast-"):
@@ -103,7 +102,7 @@ def combat_roll(ctx: Ctx, t) -> None:
     i, a = t.p, t.a
     p = ctx.player(i)
     battle = a.get("strength") is not None
-    if not a.get("helpers_asked") and packs.call(ctx.s, "ask_helpers", ctx, i, a):
+    if not a.get("helpers_asked") and ctx.hooks.ask_helpers(ctx, i, a):
         return  # the pack asked others to join the fight; this roll is pushed again
     mine = rng.dice(ctx.s, 2 if battle and stats.has_ability(ctx, p, "warrior-two-dice") else 1)
     theirs = rng.die(ctx.s)
@@ -113,7 +112,7 @@ def combat_roll(ctx: Ctx, t) -> None:
         foe = base  # the Snowbeast: as strong as its fighter, bonuses included
     resolve = {**a, "roll": max(mine), "dice": mine, "foe_roll": theirs, "base": base, "foe": foe}
     ctx.push("combat-resolve", i, **resolve)
-    packs.call(ctx.s, "foe_reroll", ctx, i)  # Nemesis: may reroll the creature's die, after the hero
+    ctx.hooks.foe_reroll(ctx, i)  # Nemesis: may reroll the creature's die, after the hero
     ctx.emit("combat", f"{p.name} rolls {max(mine)} (total {max(mine) + base}); "
              f"{a['name']} rolls {theirs} (total {theirs + foe}).", player=p.name)
     if stats.fate(ctx, p) and max(mine) + base <= theirs + foe:
@@ -237,7 +236,7 @@ def attack(ctx: Ctx, t) -> None:
     if stats.has_ability(ctx, p, "psychic-attacks-on-characters") and not t.a.get("battle_only"):
         opts.append(Option("psychic", f"attack {q.name} in psychic combat"))
     immobile = t.a.get("immobile", False)
-    if not immobile and "immobility" in p.spells and spells.may_cast(ctx, i) and not hooks.shielded(ctx, j):
+    if not immobile and "immobility" in p.spells and spells.may_cast(ctx, i) and not ctx.hooks.shielded(ctx, j):
         opts.append(Option("cast-immobility", f"first cast Immobility on {q.name}: no evading, no Spells, no die"))
     ctx.ask(i, "attack-kind", f"You attack {q.name}. Battle or psychic combat?", opts, target=j,
             life_only=t.a.get("life_only", False), battle_only=t.a.get("battle_only", False), immobile=immobile)
@@ -356,7 +355,7 @@ def duel_resolve(ctx: Ctx, t) -> None:
         return
     win, lose = (i, j) if att > dfn else (j, i)
     ctx.emit("duel", f"{ctx.name(win)} beats {ctx.name(lose)} ({max(att, dfn)} to {min(att, dfn)}).")
-    packs.call(ctx.s, "duel_won", ctx, win, lose)  # the City's alignment Wanted Posters
+    ctx.hooks.duel_won(ctx, win, lose)  # the City's alignment Wanted Posters
     loser = ctx.player(lose)
     opts = [Option("life", f"{loser.name} loses 1 life")]
     if not t.a.get("life_only"):  # the Cataclysm's Plain of Peril: the winner takes a life
@@ -399,7 +398,7 @@ def life_taken(ctx: Ctx, t) -> None:
     winner, loser = ctx.player(w), ctx.player(lose)
     if stats.has_ability(ctx, winner, "ghoul-life-drain") and not stats.healing_barred(ctx):  # Pandora's Box
         winner.life += 1
-    hooks.life_taken(ctx, w, not t.a["psychic"])
+    ctx.hooks.life_taken(ctx, w, not t.a["psychic"])
     winner.flags["took-life"] = 1
     if not loser.alive and not ctx.s.options.get("inherited_items"):  # inherited: nobody loots (§9)
         ctx.emit("loot", f"{winner.name} may take what {loser.name} left.", player=winner.name)

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import re
 
-from engine import packs, rng
+from engine import rng
 from engine.content import die_row
-from engine.packs import revised4 as hooks
 from engine.rules import items, spells, stats
 from engine.rules.items import discard, gain_object
 from engine.rules.machine import Ctx, on_answer, task
@@ -35,7 +34,7 @@ def encounter(ctx: Ctx, t) -> None:
         return  # no move, no encounter: you never meet the space you started on
     if ctx.s.piles:
         flip_remnants(ctx, i)  # before deciding what to encounter
-    if packs.call(ctx.s, "arrived", ctx, i):
+    if ctx.hooks.arrived(ctx, i):
         return  # the pack's rule replaced the encounter (Nemesis: the Lair of the Beast)
     if "destruction" in p.spells and after_move(ctx, i):
         return
@@ -93,7 +92,7 @@ def choose_encounter(ctx: Ctx, i: int) -> None:
     p = ctx.player(i)
     if not p.alive:
         return
-    special = packs.call(ctx.s, "encounter_options", ctx, i)  # Nemesis: villains, sites, no attacks on heroes
+    special = ctx.hooks.encounter_options(ctx, i)  # Nemesis: villains, sites, no attacks on heroes
     if special is not None:
         if special:
             ctx.ask(i, "encounter", "What do you encounter?", special + spells.ditch_option(ctx, i))
@@ -142,7 +141,7 @@ def encounter_answer(ctx: Ctx, prompt, key, arg, who) -> None:
         items.ditch_answer(ctx, prompt, arg, i)
         return
     verb, _, name = key.partition("-")
-    if packs.call(ctx.s, "encounter_choice", ctx, i, key):
+    if ctx.hooks.encounter_choice(ctx, i, key):
         return
     if key == "encounter-space":
         ctx.push("encounter-space", i)
@@ -195,7 +194,7 @@ def encounter_space(ctx: Ctx, t) -> None:
 def draw_adventure(ctx: Ctx, i: int | None = None) -> str | None:
     """An Adventure card drawn for player i (the current player by default), or the card of the
     deck a pack draws instead there (the Dungeon's): the one place Adventure cards are drawn."""
-    deck = packs.call(ctx.s, "draw_deck", ctx, ctx.s.current if i is None else i) if ctx.s.packs else None
+    deck = ctx.hooks.draw_deck(ctx, ctx.s.current if i is None else i) if ctx.s.packs else None
     return ctx.draw(deck or "adventure")
 
 
@@ -213,10 +212,10 @@ def draw_to(ctx: Ctx, t) -> None:
         ctx.emit("draw", f"{p.name} draws {ctx.content.cards[card].name}.", player=p.name, card=card)
         if ctx.content.cards[card].hook == "wanders":
             wander(ctx, t.p, card)
-    if drawn and hooks.redraw_allowed(ctx, t.p):
+    if drawn and ctx.hooks.redraw_allowed(ctx, t.p):
         ctx.push("offer-redraw", t.p, drawn=drawn)
     if drawn and ctx.s.packs:
-        packs.call(ctx.s, "drawn", ctx, t.p, drawn)  # The Lost Realms' Hunt: swap one for a Nether card
+        ctx.hooks.drawn(ctx, t.p, drawn)  # The Lost Realms' Hunt: swap one for a Nether card
 
 
 def wander(ctx: Ctx, i: int, card: str) -> None:
@@ -349,7 +348,7 @@ def take(ctx: Ctx, i: int, slug: str) -> None:
         discard(ctx, slug)
         ctx.emit("take", f"{p.name} takes {card.prop('gold')} gold ({card.name}).", player=p.name)
         return
-    if p.toad or not hooks.may_take(ctx, i, slug) or (card.type == "follower" and card.prop("forbid") == p.alignment):
+    if p.toad or not ctx.hooks.may_take(ctx, i, slug) or (card.type == "follower" and card.prop("forbid") == p.alignment):
         return  # a Toad takes nothing: it stays on the space
     if card.type != "follower" and (stats.full(ctx, p, slug) or card.prop("forbid") == p.alignment):
         ctx.emit("leave-object", f"{p.name} cannot take {card.name}; it stays on the space.", player=p.name)
@@ -363,7 +362,7 @@ def take(ctx: Ctx, i: int, slug: str) -> None:
     lying.remove(slug)
     gain_object(ctx, i, slug)
     ctx.emit("take", f"{p.name} takes {card.name}.", player=p.name, card=slug)
-    hooks.taken(ctx, i, slug)
+    ctx.hooks.taken(ctx, i, slug)
     if card.effect:
         ctx.push("effect", i, ops=card.effect, source=card.name, card=slug)
 

@@ -9,22 +9,23 @@ from its pack's `ending_setup(ctx, card)`.
 """
 from __future__ import annotations
 
-from engine import packs, rng
-from engine.config import ConfigError
+from engine import rng
+from engine.config import ConfigError, GameConfig
+from engine.rules.machine import Ctx
+from engine.state import Game
 
 ETERNAL_CROWN = "the-eternal-crown"
 
 
-def variant(state) -> str:
-    """The `alternative_ending` option in effect: as set, else the first pack's `default_ending`
-    (The Eternal Crown with the Cataclysm) and a random faceup ending without one."""
+def variant(state: Game, default: str) -> str:
+    """The `alternative_ending` option in effect: as set, else `default`: the first game pack's
+    `default_ending` (The Eternal Crown with the Cataclysm), else a random faceup ending
+    (`Hooks.default_ending`)."""
     v = state.options.get("alternative_ending")
-    if v:
-        return v
-    return next((d for d in (packs.get(p).default_ending for p in state.packs) if d), "revealed")
+    return v if v else default
 
 
-def choose(ctx, config) -> str:
+def choose(ctx: Ctx, config: GameConfig) -> str:
     """The ending named in the config; else by the variant: The Eternal Crown, or one of the
     other endings in play whose `variant` allows "revealed" / "hidden", drawn at random."""
     deck = ctx.s.decks["ending"]
@@ -32,7 +33,7 @@ def choose(ctx, config) -> str:
         if config.ending not in deck:
             raise ConfigError(f"unknown ending {config.ending!r}; known: {', '.join(sorted(set(deck)))}")
         return config.ending
-    v = variant(ctx.s)
+    v = variant(ctx.s, ctx.hooks.default_ending())
     if v == "eternal-crown":
         return ETERNAL_CROWN
     pool = sorted(c for c in set(deck) if c != ETERNAL_CROWN
@@ -43,7 +44,7 @@ def choose(ctx, config) -> str:
     return pool[0]
 
 
-def place(ctx, config) -> None:
+def place(ctx: Ctx, config: GameConfig) -> None:
     """Choose the game's ending and set it out (once, whichever pack asks first)."""
     s = ctx.s
     if "ending" in s.piles:
@@ -51,17 +52,16 @@ def place(ctx, config) -> None:
     card = choose(ctx, config)
     s.piles["ending"] = [card]
     s.decks["ending"].remove(card)
-    owner = ctx.content.cards[card].pack
-    if owner in s.packs:
-        packs.get(owner).ending_setup(ctx, card)
+    ctx.hooks.ending_setup(ctx, card)
 
 
-def in_play(state) -> str | None:
+def in_play(state: Game) -> str | None:
     """The slug of the ending in play, if any."""
     pile = state.piles.get("ending") if state.piles else None
     return pile[0] if pile else None
 
 
-def shown(state) -> bool:
-    """A hidden ending is turned faceup when a character reaches the Crown."""
-    return variant(state) != "hidden" or state.crown_reached
+def shown(state: Game, default: str) -> bool:
+    """A hidden ending is turned faceup when a character reaches the Crown (`default`: the
+    variant played unless set, as `variant` says)."""
+    return variant(state, default) != "hidden" or state.crown_reached

@@ -14,12 +14,12 @@ from engine.errors import MODERATOR, IllegalMove
 from engine.rules import stats, turn
 from engine.rules.items import discard
 from engine.rules.machine import Ctx, answer
+from engine.state import Move
 
 KEY = "leave-game"  # not "leave": the City asks "stay" or "leave"
 
 
-def leave(ctx: Ctx, move) -> None:
-    from engine.api import Move  # here: engine.api imports this module
+def leave(ctx: Ctx, move: Move) -> None:
     s = ctx.s
     if move.player != MODERATOR:  # a player resigns by a confirmed `resign`, which the service plays so
         raise IllegalMove("only the moderator plays `leave-game <player>`: to leave, write resign", [])
@@ -37,7 +37,7 @@ def leave(ctx: Ctx, move) -> None:
             s.prompt = None
             ctx.end_turn()
         else:  # asked in another's turn (to defend, to help): answered as it would be by default
-            answer(s, Move(who, q.options[0].key, q.id), ctx.events, ctx)
+            answer(ctx, Move(who, q.options[0].key, q.id))
     for card in p.objects + p.followers + p.spells + p.trophies + p.hand + \
             ([p.quest] if p.quest in ctx.content.cards else []):
         discard(ctx, card)

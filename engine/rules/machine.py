@@ -7,14 +7,17 @@ Work that continues after a decision is pushed on the stack before the question 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
 from engine import content as content_mod, questions, rng
 from engine.clone import copy_player
 from engine.errors import MODERATOR, IllegalMove
-from engine.state import Event, Game, Option, Prompt, Task
+from engine.state import Event, Game, Move, Option, Prompt, Task
+
+if TYPE_CHECKING:  # the Hooks' methods take a Ctx: the one name the two modules share both ways
+    from engine.hooks import Hooks
 
 TASKS: dict[str, Callable[[Ctx, Task], None]] = {}
 ANSWERS: dict[str, Callable[[Ctx, Prompt, str, str | None, str], None]] = {}
@@ -59,16 +62,19 @@ def could_change(ctx: Ctx, i: int, ops: list) -> bool:
 class Ctx:
     """What a handler works with while one move is applied; never stored.
 
+    `hooks`: the game's packs, resolved at the API's door (engine/hooks.py): the core asks a
+    pack only through them (`ctx.hooks.killed(ctx, i)`).
     `shared`: the players `clone(state, players=False)` left shared with the state `apply`
     must not change. Each is copied when a rule first asks for it (`player(i)`), read or
     write, so rules read and change players only through `player(i)`; reading
     `s.players` directly is fine (a shared player is as it was)."""
-    __slots__ = ("content", "decide_after", "deciding", "events", "s", "shared")
+    __slots__ = ("content", "decide_after", "deciding", "events", "hooks", "s", "shared")
 
-    def __init__(self, state: Game, events: list[Event], shared: bool = False):
+    def __init__(self, state: Game, events: list[Event], hooks: Hooks, shared: bool = False):
         self.s = state
         self.events = events
-        self.content = content_mod.load(state.edition, tuple(state.packs))
+        self.hooks = hooks
+        self.content = content_mod.load(state.edition, hooks.sources)
         self.shared = [shared] * len(state.players)
         self.deciding = 0  # > 0 while one effect strikes several characters: deaths decided after it
         self.decide_after: list[Callable[[], None]] = []  # what a death there decides, run after it
@@ -153,8 +159,9 @@ class Ctx:
             stack.pop()
 
 
-def run(state: Game, events: list[Event], ctx: Ctx | None = None) -> None:
-    ctx = ctx or Ctx(state, events)
+def run(ctx: Ctx) -> None:
+    """Run the game's tasks until a question is open (or none is left, or the game is over)."""
+    state = ctx.s
     stack, tasks = state.stack, TASKS  # the stack is emptied in place, never replaced
     for _ in range(1_000_000):  # a guard: turns may pass without a question, but not forever
         if state.prompt is not None or not stack or state.over:
@@ -164,20 +171,12 @@ def run(state: Game, events: list[Event], ctx: Ctx | None = None) -> None:
     raise RuntimeError(f"the engine ran a million steps without a question (at {t.op})")
 
 
-def answer(state: Game, move, events: list[Event], ctx: Ctx | None = None) -> None:
-    """Apply a player's (or the moderator's) answer to the open prompt."""
-    ctx = ctx or Ctx(state, events)
+def answer(ctx: Ctx, move: Move) -> None:
+    """Apply a player's (or the moderator's) answer to the open prompt (the moderator's
+    `adjudicate` and `leave-game` moves are engine/adjudicate.py's and engine/rules/leave.py's)."""
+    state = ctx.s
     p = state.prompt
-    if p is not None and p.kind == "adjudicate" and move.player not in (MODERATOR,):
-        raise IllegalMove("the game waits for the moderator to settle a card", [])
-    if move.key == "adjudicate":
-        from engine import adjudicate  # rare: imported when first used
-        if move.player != MODERATOR:
-            raise IllegalMove("only the moderator may adjudicate", [o.key for o in p.options] if p else [])
-        adjudicate.apply(ctx, move.arg or "")
-        if p is not None and p.kind == "adjudicate":
-            state.prompt = None
-        return
+    waits_for_moderator(p, move)
     if p is None:
         raise IllegalMove("no question is open", [])
     if move.prompt is not None and move.prompt != p.id:
@@ -199,6 +198,12 @@ def answer(state: Game, move, events: list[Event], ctx: Ctx | None = None) -> No
             return
     state.prompt = None
     ANSWERS[p.kind](ctx, p, move.key, move.arg, who)
+
+
+def waits_for_moderator(p: Prompt | None, move: Move) -> None:
+    """Only the moderator answers while a card waits for the moderator's ruling."""
+    if p is not None and p.kind == "adjudicate" and move.player != MODERATOR:
+        raise IllegalMove("the game waits for the moderator to settle a card", [])
 
 
 def fate_reroll(ctx: Ctx, key: str, who: str, dice: list[int], low_is_good: bool = False) -> bool:

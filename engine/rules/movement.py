@@ -2,8 +2,7 @@
 (base-game.md §3 step 2, §10)."""
 from __future__ import annotations
 
-from engine import packs, rng
-from engine.packs import revised4 as hooks
+from engine import rng
 from engine.rules import spells, stats
 from engine.rules.items import discard
 from engine.rules.machine import Ctx, offer_reroll, on_answer, task
@@ -84,7 +83,7 @@ def ask_direction(ctx: Ctx, i: int, roll: int, rerolled: bool) -> None:
         c = ctx.content.cards[card]
         if c.when == "move" and not p.toad:
             opts.append(Option(f"cast-{card}", f"cast {c.name} instead of moving"))
-    opts += packs.call(ctx.s, "move_options", ctx, i) or []  # Nemesis: move zero, move by fate
+    opts += ctx.hooks.move_options(ctx, i)  # Nemesis: move zero, move by fate
     ctx.ask(i, "direction", f"You rolled {roll}. Which way do you move?", opts, roll=roll)
 
 
@@ -109,12 +108,12 @@ def direction(ctx: Ctx, prompt, key, arg, who) -> None:
         discard(ctx, card)
         dest = ctx.content.board.opposite[p.space]
         ctx.emit("raft", f"{p.name} crosses the Storm River by raft to {ctx.space(dest).name}.", player=p.name)
-        hooks.crossed_river(ctx, i)
+        ctx.hooks.crossed_river(ctx, i)
         place(ctx, i, dest)
     elif key.startswith("cast-"):
         spells.cast(ctx, i, key[5:], target=None)
     elif key not in DIRS:
-        packs.call(ctx.s, "move_choice", ctx, i, key)
+        ctx.hooks.move_choice(ctx, i, key)
     else:
         ctx.push("walk", i, space=p.space, d=DIRS[key], steps=roll, start=p.space)
 
@@ -180,7 +179,7 @@ def crossing(ctx: Ctx, prompt, key, arg, who) -> None:
             ctx.emit("portal", f"{who} walks through to the Plain of Peril.", player=who)
             place(ctx, i, PLAIN)
             spells.finish_turn(ctx)
-            packs.call(ctx.s, "through_portal", ctx, i)  # The Lost Realms' Gauntlet: the Plain's Nether cards
+            ctx.hooks.through_portal(ctx, i)  # The Lost Realms' Gauntlet: the Plain's Nether cards
             return
         if space == SENTINEL and not ctx.covered(SENTINEL):
             # The Sentinel attacks those crossing inward; beaten or evaded, the move goes on.
@@ -198,7 +197,7 @@ def after_bridge(ctx: Ctx, t) -> None:
     i, dest, steps = t.p, t.a["dest"], t.a["steps"]
     p = ctx.player(i)
     ctx.emit("bridge", f"{p.name} crosses the bridge to {ctx.space(dest).name}.", player=p.name)
-    hooks.crossed_river(ctx, i)
+    ctx.hooks.crossed_river(ctx, i)
     if steps <= 0:
         place(ctx, i, dest)
         return
@@ -219,7 +218,7 @@ def portal(ctx: Ctx, t) -> None:
     p = ctx.player(i)
     attr = t.a["attr"]
     value = stats.strength(ctx, p) if attr == "strength" else stats.craft(ctx, p)
-    roll = rng.dice(ctx.s, hooks.portal_dice(ctx, i, attr))
+    roll = rng.dice(ctx.s, ctx.hooks.portal_dice(ctx, i, attr))
     if sum(roll) > value:  # failing: a fate reroll of the highest die may still open it
         offer_reroll(ctx, i, f"You roll {'+'.join(map(str, roll))} against {attr.title()} {value} at the Portal. "
                      "Spend 1 fate to reroll your highest die?", "portal-resolve",
@@ -246,7 +245,7 @@ def portal_resolve(ctx: Ctx, t) -> None:
         place(ctx, i, PORTAL)
     spells.finish_turn(ctx)
     if p.space == PLAIN:
-        packs.call(ctx.s, "through_portal", ctx, i)  # The Lost Realms' Gauntlet: the Plain's Nether cards
+        ctx.hooks.through_portal(ctx, i)  # The Lost Realms' Gauntlet: the Plain's Nether cards
 
 
 def inner_move(ctx: Ctx, i: int) -> None:
@@ -267,7 +266,7 @@ def inner_move(ctx: Ctx, i: int) -> None:
     # turning back out of the Portal: the way a character came in, walking or by a teleport
     if here == PLAIN and (not stay or p.flags.get("came-from") in (PORTAL, None)):
         opts.append(Option("portal", "go back out to the Portal of Power"))
-    if here == VALLEY and not stay and not packs.call(ctx.s, "crown_closed", ctx, i):
+    if here == VALLEY and not stay and not ctx.hooks.crown_closed(ctx, i):
         opts.append(Option("crown", "climb to the Crown of Command"))
     ctx.ask(i, "inner-move", "You are in the Inner Region: where do you move?", opts)
 

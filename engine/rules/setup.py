@@ -1,15 +1,19 @@
 """Setting up a game and a character (base-game.md §2)."""
 from __future__ import annotations
 
-from engine import packs, rng
+from typing import Any
+
+from engine import rng
 from engine.config import ConfigError, GameConfig
 from engine.content import load
+from engine.hooks import Hooks
 from engine.rules.machine import Ctx, on_answer, task
 from engine.state import Game, Option, Player
 
 
-def new_game(config: GameConfig, seed: str) -> Game:
-    content = load(config.edition, tuple(config.packs))
+def new_game(config: GameConfig, seed: str, hooks: Hooks) -> Ctx:
+    """A game dealt, its setup work on the stack (the API runs it): the context it was made in."""
+    content = load(config.edition, hooks.sources)
     options = {**config.options}
     state = Game(edition=config.edition, packs=list(config.packs), options=options, seed=seed)
     for deck in content.shuffled:
@@ -28,10 +32,10 @@ def new_game(config: GameConfig, seed: str) -> Game:
     rng.shuffle(state, pool)
     state.decks["character"] = pool
     state.players = [Player(name=pc.name, role=pc.role) for pc in config.players]
-    ctx = Ctx(state, [])
-    packs.call(state, "setup", ctx, config)
-    ctx.push("turn", packs.call(state, "first_player", ctx) or 0)
-    setup_work: list[tuple] = []
+    ctx = Ctx(state, [], hooks)
+    hooks.setup(ctx, config)
+    ctx.push("turn", hooks.first_player(ctx) or 0)
+    setup_work: list[tuple[str, int, dict[str, Any]]] = []
     for i, pc in enumerate(config.players):
         if pc.role != "hero":
             continue  # the Nemesis is a player, not a character
@@ -41,9 +45,9 @@ def new_game(config: GameConfig, seed: str) -> Game:
             setup_work.append(("choose-character", i, {}))
         if config.option("starting_bonus"):
             setup_work.append(("starting-bonus", i, {}))
-    setup_work += packs.call(state, "seated", ctx, config)  # a pack's steps after the characters' (companions)
+    setup_work += hooks.seated(ctx, config)  # a pack's steps after the characters' (companions)
     ctx.push_all(setup_work)
-    return state
+    return ctx
 
 
 def begin_character(ctx: Ctx, i: int, slug: str | None = None) -> None:
@@ -57,7 +61,7 @@ def begin_character(ctx: Ctx, i: int, slug: str | None = None) -> None:
     old = ctx.player(i)  # its own copy: the new character keeps its hand and area
     # A shared fate pool (Nemesis) holds the heroes' fate: a later character brings none.
     fate = 0 if "shared_fate" in s.pools else c.fate
-    start: str = packs.call(s, "start_space", ctx, c) or c.start
+    start = ctx.hooks.start_space(ctx, c) or c.start
     p = Player(name=old.name, role=old.role, character=slug, space=start,
                strength=c.strength, craft=c.craft, life=c.life, max_life=c.life, fate=fate, max_fate=c.fate,
                gold=1, alignment=c.alignment, hand=old.hand, area=old.area)

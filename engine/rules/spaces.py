@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from engine import rng
 from engine.content import die_row
-from engine.packs import revised4 as hooks
 from engine.rules import spells, stats
 from engine.rules.items import discard
 from engine.rules.machine import Ctx, fate_reroll, offer_reroll, on_answer, task
@@ -52,7 +51,7 @@ def thrown(ctx: Ctx, t) -> None:
     a = args(ctx, p.space)
     attr = a.get("subtract", "strength")
     n = a.get("dice", 3)
-    if attr == "craft" and (stats.has_ability(ctx, p, "dwarf-mines") or hooks.holds(ctx, i, "gnome")):
+    if attr == "craft" and (stats.has_ability(ctx, p, "dwarf-mines") or stats.holds(ctx, i, "gnome")):
         n = 2
     dice = rng.dice(ctx.s, n)
     value = stats.strength(ctx, p) if attr == "strength" else stats.craft(ctx, p)

@@ -13,8 +13,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from engine import packs
-from engine.packs import revised4 as hooks
 from engine.questions import OTHER, SELF
 from engine.rules import items, stats
 from engine.rules.machine import Ctx, could_change, on_answer, task
@@ -82,8 +80,7 @@ def start_spells(ctx: Ctx, t) -> None:
         return
     opts = [Option(f"cast-{s}", f"cast {ctx.content.cards[s].name}") for s in castable_at_start(ctx, t.p)]
     used = used_at_start(ctx, t.p)  # a card's use is offered once a turn (the Alchemist after `done`)
-    opts += [o for o in hooks.start_options(ctx, t.p) + (packs.call(ctx.s, "start_options", ctx, t.p) or [])
-             if o.key not in used]
+    opts += [o for o in ctx.hooks.start_options(ctx, t.p) if o.key not in used]
     if opts:
         ctx.ask(t.p, "start-spell", "Before you move: cast a Spell or use a card?",
                 opts + ditch_option(ctx, t.p) + [Option("done", "go on to move")])
@@ -120,8 +117,7 @@ def start_spell(ctx: Ctx, prompt, key, arg, who) -> None:
         cast(ctx, i, key[5:], arg)
         return
     ctx.player(i).flags["start-used"] = [ctx.s.turn, used_at_start(ctx, i) + [key]]  # a new list: flags are shallow
-    if not packs.call(ctx.s, "start_choice", ctx, i, key):
-        hooks.start_choice(ctx, i, key)
+    ctx.hooks.start_choice(ctx, i, key)
 
 
 def ditch_option(ctx: Ctx, i: int) -> list[Option]:
@@ -170,7 +166,7 @@ def resolve(ctx: Ctx, t) -> None:
     i = t.p
     card = ctx.content.cards[t.a["spell"]]
     if card.prop("target_effect") and card.hook not in HOOKS:
-        targets = [j for j in stats.alive_players(ctx) if not hooks.shielded(ctx, j)]
+        targets = [j for j in stats.alive_players(ctx) if not ctx.hooks.shielded(ctx, j)]
         if targets:
             ctx.ask(i, "spell-target", f"On whom do you cast {card.name}?",
                     [Option(ctx.name(j), ctx.name(j)) for j in targets],
@@ -190,7 +186,7 @@ def spell_target(ctx: Ctx, prompt, key, arg, who) -> None:
 
 
 def choose_character(ctx: Ctx, i: int, kind: str, question: str, include_self: bool = False) -> None:
-    targets = [j for j in stats.alive_players(ctx) if (include_self or j != i) and not hooks.shielded(ctx, j)]
+    targets = [j for j in stats.alive_players(ctx) if (include_self or j != i) and not ctx.hooks.shielded(ctx, j)]
     if targets:
         ctx.ask(i, kind, question, [Option(ctx.name(j), ctx.name(j)) for j in targets])
 
@@ -216,7 +212,7 @@ def destroy_magic(ctx: Ctx, i: int) -> None:
 @spell_hook("healing")
 def healing(ctx: Ctx, i: int, target: str | None = None) -> None:
     j = named_character(ctx, target)
-    if j is not None and not hooks.shielded(ctx, j):
+    if j is not None and not ctx.hooks.shielded(ctx, j):
         heal_full(ctx, j)
         return
     choose_character(ctx, i, "spell-healing", "Whom do you heal?", include_self=True)
@@ -270,7 +266,7 @@ def healing_window(ctx: Ctx, t) -> None:
     if not p.alive or "healing" not in p.spells or j == ctx.s.current or not may_cast(ctx, j):
         return
     hurt = [k for k in stats.alive_players(ctx)
-            if ctx.player(k).life < ctx.player(k).max_life and not hooks.shielded(ctx, k)]
+            if ctx.player(k).life < ctx.player(k).max_life and not ctx.hooks.shielded(ctx, k)]
     if not hurt:
         return
     opts = [Option(f"heal-{ctx.name(k)}", f"cast Healing on {'yourself' if k == j else ctx.name(k)}") for k in hurt]

@@ -24,6 +24,14 @@ def items(ctx: Ctx, p: Player):
     return [ctx.content.cards[c] for c in p.objects + p.followers]
 
 
+def holds(ctx: Ctx, i: int, hook: str) -> str | None:
+    """The first card the character holds (and may use) with that card hook."""
+    for c in items(ctx, ctx.player(i)):
+        if c.hook == hook:
+            return c.slug
+    return None
+
+
 def healing_barred(ctx: Ctx) -> bool:
     """Nobody heals or gains life (The Lost Realms' Pandora's Box, once the Crown is sealed)."""
     return bool(ctx.s.counters) and bool(ctx.s.counters.get("no-healing"))

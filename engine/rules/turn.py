@@ -4,7 +4,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-from engine import packs
 from engine.rules import spells, stats
 from engine.rules.items import discard
 from engine.rules.machine import Ctx, task
@@ -36,7 +35,7 @@ def turn(ctx: Ctx, t) -> None:
         p.miss -= 1
         ctx.emit("miss", f"{p.name} misses this turn.", player=p.name)
         return
-    if s.packs and packs.call(s, "turn_start", ctx, t.p):
+    if s.packs and ctx.hooks.turn_start(ctx, t.p):
         return  # the pack plays this turn its own way (the Timescape: no quest check, warp lines)
     ctx.push_all([("start-spells", t.p, {}), ("move", t.p, {}), ("encounter", t.p, {}), ("quest-check", t.p, {})])
 
@@ -76,7 +75,7 @@ def end_turn(ctx: Ctx, t) -> None:
             finish(ctx, [])
             return
     ctx.push("turn", nxt)
-    packs.call(s, "between_turns", ctx, t.p, nxt)  # e.g. the Nemesis's additional turn
+    ctx.hooks.between_turns(ctx, t.p, nxt)  # e.g. the Nemesis's additional turn
 
 
 def next_player(ctx: Ctx, i: int) -> int | None:
@@ -105,7 +104,7 @@ def trade_trophies(ctx: Ctx, i: int) -> None:
     if not p.trophies:
         return
     threshold = ctx.s.options.get("trophy_threshold", 7)
-    value = packs.call(ctx.s, "trophy_value", ctx, p) or (lambda c, attr: getattr(ctx.content.cards[c], attr))
+    value = ctx.hooks.trophy_value(ctx, p) or (lambda c, attr: getattr(ctx.content.cards[c], attr))
     for attr in ("strength", "craft"):
         cards = [c for c in p.trophies if value(c, attr)]
         total = sum(value(c, attr) for c in cards)
@@ -123,7 +122,7 @@ def trade_trophies(ctx: Ctx, i: int) -> None:
         for c in spent:
             p.trophies.remove(c)
             discard(ctx, c)
-            packs.call(ctx.s, "trophy_spent", ctx, p, c, attr)
+            ctx.hooks.trophy_spent(ctx, p, c, attr)
         setattr(p, attr, getattr(p, attr) + gain)
         ctx.emit("trophies", f"{p.name} trades trophies for +{gain} {attr.title()}.", player=p.name)
 
@@ -148,7 +147,7 @@ def lose_life(ctx: Ctx, i: int, n: int = 1, cause: str = "") -> None:
 
 def kill(ctx: Ctx, i: int) -> None:
     s, p = ctx.s, ctx.player(i)
-    packs.call(s, "dying", ctx, i)  # Sea Voyage: dying at sea, off the board
+    ctx.hooks.dying(ctx, i)  # Sea Voyage: dying at sea, off the board
     where = p.space
     pile = f"inherit:{p.name}" if s.options.get("inherited_items") else where
     s.spaces.setdefault(pile, []).extend(p.objects + p.followers)
@@ -170,7 +169,7 @@ def kill(ctx: Ctx, i: int) -> None:
              + (" and is out of the game." if p.out else "; a new character comes next turn."), player=p.name)
     if s.current == i:
         ctx.end_turn()
-    packs.call(s, "killed", ctx, i)  # a pack's objective may end the game (Nemesis)
+    ctx.hooks.killed(ctx, i)  # a pack's objective may end the game (Nemesis)
     check_last_standing(ctx)
 
 

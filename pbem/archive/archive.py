@@ -45,13 +45,8 @@ def no_progress(done: int, total: int) -> None:
 
 def content_files(packs=()) -> dict[str, str]:
     """The moderator's overlay files (docs/content.md) a game of these packs reads, by path."""
-    from engine import content, packs as declared
-    folders = {BASE_PACK}
-    for p in packs:
-        try:
-            folders.add(declared.get(p).folder())
-        except KeyError:
-            folders.add(p)
+    from engine import content
+    folders = {BASE_PACK, *packs}  # a pack's content folder is named as the pack
     return {k: v for k, v in sorted(content.overlay().items()) if k.split("/", 1)[0] in folders}
 
 

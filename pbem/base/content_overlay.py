@@ -171,7 +171,7 @@ def _load_problems(files: dict[str, str]) -> list[str]:
     """What the loader itself refuses, the overlay in place, for every pack the overlay touches."""
     from engine.registry import PACKS
     touched = {path.split("/", 1)[0] for path in files}
-    mixes: list[tuple[str, ...]] = [()] + [(p.name,) for p in PACKS if p.playable and p.folder() in touched]
+    mixes: list[tuple[str, ...]] = [()] + [(p.name,) for p in PACKS if p.playable and p.name in touched]
     previous = content.use_overlay(files)
     try:
         out = []

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from engine.config import PLAYABLE_PACKS, TITLES
+from engine.registry import PLAYABLE_PACKS, TITLES
 from pbem.base import boardmap
 from pbem.outbound import glossary, leads, links as web_links, outbox, render, turnmail
 
