@@ -66,7 +66,8 @@ def test_every_pack_module_is_listed_once_with_its_content():
     for path in (ENGINE / "packs").glob("*.py"):
         module = importlib.import_module(f"engine.packs.{path.stem}")
         declared = [c for c in vars(module).values()
-                    if isinstance(c, type) and issubclass(c, Pack) and c is not Pack and c.__module__ == module.__name__]
+                    if isinstance(c, type) and issubclass(c, Pack) and c is not Pack
+                    and c.__module__ == module.__name__]
         assert all(c in listed for c in declared), f"{path.name} declares a pack engine.registry.PACKS does not list"
 
 

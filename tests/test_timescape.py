@@ -128,7 +128,8 @@ def test_a_choice_made_visiting_the_enchantress_denizen_is_offered_the_warp_gate
     state = scenario.build({"game": {**GAME, "packs": ["cataclysm", "timescape"]},
                             "setup": {"alice": {"space": "city", "fate": 0}}})
     choice = {"op": "choose", "options": [{"key": "roll", "then": []}]}
-    offered = timescape.PACK.choose_options(api.context(state), 0, choice, {"source": "Enchantress", "card": "enchantress"})
+    meta = {"source": "Enchantress", "card": "enchantress"}
+    offered = timescape.PACK.choose_options(api.context(state), 0, choice, meta)
     assert [o["key"] for o in offered or []] == ["warp-enchantress"]
     state.players[0].flags["warp-sent-enchantress"] = 1  # the Enchantress sends a character once
-    assert timescape.PACK.choose_options(api.context(state), 0, choice, {"source": "Enchantress", "card": "enchantress"}) is None
+    assert timescape.PACK.choose_options(api.context(state), 0, choice, meta) is None

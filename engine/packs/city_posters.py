@@ -49,7 +49,8 @@ def target(ctx: Ctx, poster: str, hook: str) -> str | None:
 
 def _bounty(ctx: Ctx, i: int, kind: str) -> list[str]:
     """The claimant's trophies a creature poster of that Enemy kind pays for."""
-    return [c for c in ctx.player(i).trophies if ctx.content.cards[c].type == "enemy" and ctx.content.cards[c].kind == kind]
+    cards = ctx.content.cards
+    return [c for c in ctx.player(i).trophies if cards[c].type == "enemy" and cards[c].kind == kind]
 
 
 def _value(ctx: Ctx, trophies: list[str]) -> int:
@@ -108,7 +109,8 @@ def alignment_bounty(ctx: Ctx, winner: int, loser: int) -> None:
         w.area.remove(c)
         discard(ctx, c)
     w.gold += sum(dice)
-    ctx.emit("bounty", f"{w.name} defeats {ctx.name(loser)}, a wanted {align.title()} character, and claims the bounty: rolls "
+    ctx.emit("bounty", f"{w.name} defeats {ctx.name(loser)}, a wanted {align.title()} character, and claims the "
+             "bounty: rolls "
              f"{'+'.join(map(str, dice))}, {sum(dice)} gold ({len(used)} poster{'s' if len(used) > 1 else ''}, "
              "one bounty).", player=w.name, dice=dice)
 

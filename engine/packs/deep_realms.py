@@ -8,8 +8,9 @@ in a Realm: ESCAPE or PRESS ON before the movement roll), `arrived` (a Realm spa
 instead of the usual encounter: nobody meets another character there), `between_turns` (the Bridge
 cards go back, stacks off their space are discarded, discards are shuffled back), `dying`,
 `scenario_setup` (`tunnel_stack`, `realm_loot`), `public`, `invariants`. The spaces are in
-deep_realms_spaces.py; the tables and piles in deep_realms_state.py. The core reads a space's `enemy_bonus` (the Rat and Spirit +1,
-engine/rules/encounter.py) and a card's `trap` (engine/rules/combat.py).
+deep_realms_spaces.py; the tables and piles in deep_realms_state.py. The core reads a space's
+`enemy_bonus` (the Rat and Spirit +1, engine/rules/encounter.py) and a card's `trap`
+(engine/rules/combat.py).
 """
 from __future__ import annotations
 

@@ -368,7 +368,8 @@ class LostRealms(Pack):
         out: dict[str, Any] = {}
         ending = endings.in_play(state)
         if "cataclysm" not in state.packs:  # with the Cataclysm its key shows the ending already
-            out["ending"] = (ending if endings.shown(state, ctx.hooks.default_ending()) else "hidden") if ending else None
+            shown = endings.shown(state, ctx.hooks.default_ending())
+            out["ending"] = (ending if shown else "hidden") if ending else None
         if ending == GAUNTLET:
             spaces = {}
             for key, cards in state.piles.items():
@@ -411,7 +412,8 @@ class LostRealms(Pack):
         if pending is not None and pending != space:  # moved away instead of facing it again
             p.flags.pop("nether-card")
             p.flags["nether-back"] = 1
-            ctx.emit("gauntlet", f"{p.name} turns back and ignores the Nether cards on the way back to the Plain of Peril.",
+            ctx.emit("gauntlet",
+                     f"{p.name} turns back and ignores the Nether cards on the way back to the Plain of Peril.",
                      player=p.name)
         if p.flags.get("nether-back"):
             if depth(ctx, space) > depth(ctx, p.flags.get("came-from")):

@@ -133,7 +133,8 @@ class Revised4(Pack):
 
     def shielded(self, ctx: Ctx, j: int) -> bool | None:
         """The Amulet: no Spell affects its bearer (the Command Spell is not a card)."""
-        return stats.holds(ctx, j, "amulet") is not None or bool(ctx.player(j).flags.get("apart"))  # apart: the Timescape
+        apart = bool(ctx.player(j).flags.get("apart"))  # the Timescape: no Spell of another reaches it
+        return stats.holds(ctx, j, "amulet") is not None or apart
 
     def portal_dice(self, ctx: Ctx, i: int, attr: str) -> int | None:
         """The Gnome opens the Portal by Craft with one die."""

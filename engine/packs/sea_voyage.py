@@ -158,7 +158,8 @@ class SeaVoyage(Pack):
             return None
         if where == "prison":
             left = bump(p, "sea-prison", -1)
-            ctx.emit("sea-prison", f"{p.name} sits in prison ({left} more turn{'s' if left != 1 else ''}).", player=p.name)
+            ctx.emit("sea-prison", f"{p.name} sits in prison ({left} more turn{'s' if left != 1 else ''}).",
+                     player=p.name)
             if not left:
                 release(ctx, i)
         elif where == "wreck":
@@ -217,7 +218,8 @@ class SeaVoyage(Pack):
             return None
         names = {"rations": "sea-rations", "cargo": "sea-cargo", "home": "sea-home", "wizard": "sea-wizard",
                  "starving": "sea-starving", "starve": "sea-starve", "explore": "sea-explore",
-                 "prisoners": "sea-prisoners", "wreck_turn": "sea-wreck-turn", "rescued": "sea-rescued", "fed": "sea-fed",
+                 "prisoners": "sea-prisoners", "wreck_turn": "sea-wreck-turn", "rescued": "sea-rescued",
+                 "fed": "sea-fed",
                  "prison": "sea-prison", "attacks": "sea-attacks", "wanted": "sea-wanted"}
         for card in ([value["ship"]] if value.get("ship") else []) + list(value.get("naval", [])) + \
                 (["sea-raft"] if value.get("phase") == "wreck" else []):

@@ -664,7 +664,8 @@ class Timescape(Pack):
                 continue
             how = ("roll 2 dice against your starting Strength + Craft" if g["name"] != "warlock"
                    else "roll 1 die for his fee instead of a quest")
-            out.append({"key": f"warp-{g['name']}", "text": f"ask {g['who']} to open a Warp Gate to the Timescape ({how})",
+            out.append({"key": f"warp-{g['name']}",
+                        "text": f"ask {g['who']} to open a Warp Gate to the Timescape ({how})",
                         "then": [{"op": "hook", "name": f"ts-gate-{g['name']}"}]})
         return out or None
 

@@ -56,7 +56,8 @@ def fight(ctx: Ctx, t) -> None:
     if kind == "battle" and p.spells and a.get("spells", True) and spells.may_cast(ctx, i):
         opts += [Option(f"cast-{s}", f"cast {ctx.content.cards[s].name}") for s in dict.fromkeys(p.spells)
                  if ctx.content.cards[s].hook == "psionic-blast"]
-    opts += [o for o in ctx.hooks.fight_options(ctx, i, a) if not (trap and o.key == "banish")]  # no destroying it either
+    # a card's options (the Potion, the Mercenary, the Cross); a trap is not destroyed either
+    opts += [o for o in ctx.hooks.fight_options(ctx, i, a) if not (trap and o.key == "banish")]
     ctx.push("combat-roll", i, **a)
     ctx.ask(i, "fight", f"{a['name']} ({kind}, {value}) faces you.", opts)
 

@@ -348,7 +348,8 @@ def take(ctx: Ctx, i: int, slug: str) -> None:
         discard(ctx, slug)
         ctx.emit("take", f"{p.name} takes {card.prop('gold')} gold ({card.name}).", player=p.name)
         return
-    if p.toad or not ctx.hooks.may_take(ctx, i, slug) or (card.type == "follower" and card.prop("forbid") == p.alignment):
+    if p.toad or not ctx.hooks.may_take(ctx, i, slug) or (
+            card.type == "follower" and card.prop("forbid") == p.alignment):
         return  # a Toad takes nothing: it stays on the space
     if card.type != "follower" and (stats.full(ctx, p, slug) or card.prop("forbid") == p.alignment):
         ctx.emit("leave-object", f"{p.name} cannot take {card.name}; it stays on the space.", player=p.name)

@@ -1,8 +1,9 @@
 """A player who resigns: their character leaves play and the game goes on (issue 18).
 
 The move is `moderator: leave-game <player>` (a player resigns with a confirmed `resign`, which the
-service turns into it); it may come at any time, as the moderator's `adjudicate` does. The printed rules have no resigning, so what
-becomes of the character is this project's decision: it leaves play with everything it holds
+service turns into it); it may come at any time, as the moderator's `adjudicate` does. The printed
+rules have no resigning, so what becomes of the character is this project's decision: it leaves
+play with everything it holds
 (its cards go to their discard piles, its gold to the bank; a play area, the Nemesis's
 companion, stays where it is), it is out of the game for good,
 a question put to it is answered for it with its first option (in its own turn the rest of
