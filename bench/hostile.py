@@ -7,7 +7,8 @@ pbem/web/guard.py, in a process of its own; `--plain` starts uvicorn as it was b
 guard, for comparison). An attacker keeps `--slow` connections (1,100 by default) open, each
 having sent the start of a request and never its end, from `--addresses` client addresses
 (any 127.x address is this machine), opening a new one whenever the server closes one; a
-player meanwhile asks for the game's public page every 0.2 s from 127.0.0.1. Printed: the
+player meanwhile asks for the game's public page every 0.2 s from 127.0.0.1. The server may
+open `--files` files (1,024: what systemd gives a service unless told otherwise). Printed: the
 connections the server held at once (at most, and at the end), how many it answered 503 at
 once or closed at a deadline, the player's pages served and their median and p99 time, and
 the server's CPU and the bytes it logged during the attack.
@@ -19,7 +20,7 @@ then one just under the 1 MB a mail may be, from a seat: printed, the press mail
 as it can for `--seconds` through the seat's page: printed, the uploads stored and refused,
 and the bytes kept.
 
-    .venv/bin/python bench/hostile.py [--slow 1100] [--addresses 1] [--seconds 20] [--plain]
+    .venv/bin/python bench/hostile.py [--slow 1100] [--addresses 1] [--seconds 20] [--plain] [--files 1024]
 """
 from __future__ import annotations
 
@@ -109,12 +110,14 @@ def page(port: int, path: str) -> float | None:
     return time.perf_counter() - start if ok else None
 
 
-def slow_attack(home: Path, g: str, n: int, addresses: int, seconds: float, plain: bool) -> None:
+def slow_attack(home: Path, g: str, n: int, addresses: int, seconds: float, plain: bool, files: int) -> None:
+    import resource
     import selectors
     port = free_port()
     err = open(home / "server.log", "wb")
+    limit = lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (files, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))  # noqa: E731
     proc = subprocess.Popen([sys.executable, "-c", SERVER, str(home), str(port), "plain" if plain else "guarded"],
-                            stderr=err, stdout=subprocess.DEVNULL, cwd=REPO)
+                            stderr=err, stdout=subprocess.DEVNULL, cwd=REPO, preexec_fn=limit)
     try:
         while page(port, "/") is None:
             time.sleep(0.2)
@@ -174,8 +177,8 @@ def slow_attack(home: Path, g: str, n: int, addresses: int, seconds: float, plai
         err.close()
     served = len(latencies)
     lat = sorted(latencies)
-    print(f"slow requests ({'uvicorn as before, no guard' if plain else 'the guard'}): {n} kept open from "
-          f"{addresses} address(es) for {wall:.0f} s")
+    print(f"slow requests ({'uvicorn as before, no guard' if plain else 'the guard'}; the server may open {files} "
+          f"files): {n} kept open from {addresses} address(es) for {wall:.0f} s")
     print(f"  attack connections opened {opened}; answered 503 at once {refused}; closed at a deadline (408) "
           f"{timed_out}; held by the server (unanswered over 1 s) at most {held_max}, at the end {held}")
     if served:
@@ -244,13 +247,14 @@ def main() -> None:
     ap.add_argument("--addresses", type=int, default=1, help="client addresses they come from")
     ap.add_argument("--seconds", type=float, default=20)
     ap.add_argument("--plain", action="store_true", help="uvicorn as it was before the guard")
+    ap.add_argument("--files", type=int, default=1024, help="the server's limit on open files (systemd's default)")
     ap.add_argument("--only", choices=("slow", "fanout", "uploads"))
     args = ap.parse_args()
     log.configure("json", "error")
     with tempfile.TemporaryDirectory() as tmp:
         home, g = make_home(Path(tmp))
         if args.only in (None, "slow"):
-            slow_attack(home, g, args.slow, args.addresses, args.seconds, args.plain)
+            slow_attack(home, g, args.slow, args.addresses, args.seconds, args.plain, args.files)
         if args.only in (None, "fanout"):
             fan_out(home, g)
         if args.only in (None, "uploads"):

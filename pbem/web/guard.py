@@ -9,8 +9,10 @@ headers are complete, so it cannot count those either. ASGI middleware sees a re
 once its headers are read. So the guard is a subclass of uvicorn's h11 protocol (the class
 uvicorn takes as `http=`), which sees every connection from its first byte:
 
-- a connection over `[http] per_address` from one address, or over `connections` in all, is
-  answered 503 at once and closed (it never holds a slot while it waits);
+- a connection over `[http] per_address` from one address is answered 503 at once and closed
+  (it never holds a slot while it waits); over `connections` in all, the connection that has
+  waited longest for a request (the slow attack's, not a player's, whose request arrives whole
+  at once) is closed to make room, or the newcomer refused when none waits;
 - a request's headers must be complete `header_seconds` after its first byte (or after the
   connection opened), its body `body_seconds` after its headers; else 408 and closed;
 - what the app does with a request it has read in full is not timed (an answer's processing
@@ -47,8 +49,12 @@ class Counts:
     """The connections open now, shared by the protocol objects of one server (one thread)."""
     total: int = 0
     by_address: collections.Counter = field(default_factory=collections.Counter)
+    # the connections waiting for a request (none begun, or between two on a kept link), oldest
+    # first: when every slot is taken, the oldest of them makes room for a newcomer
+    waiting: collections.OrderedDict = field(default_factory=collections.OrderedDict)
     refused: int = 0  # since the server started: connections answered 503 at once
     timed_out: int = 0  # since the server started: requests closed at a deadline
+    evicted: int = 0  # since the server started: waiting connections closed to make room
 
 
 class RateLimit:
@@ -126,6 +132,8 @@ def protocol(limits: Limits, counts: Counts | None = None, said: RateLimit | Non
         def connection_made(self, transport) -> None:  # type: ignore[override]
             super().connection_made(transport)
             address = self.client[0] if self.client else "?"
+            if tally.total >= limits.connections and tally.waiting and tally.by_address[address] < limits.per_address:
+                next(iter(tally.waiting))._make_room()  # a slot taken by a connection that sends nothing
             if tally.total >= limits.connections or tally.by_address[address] >= limits.per_address:
                 tally.refused += 1
                 note("web connection refused: too many open", address=address, open=tally.by_address[address],
@@ -136,17 +144,33 @@ def protocol(limits: Limits, counts: Counts | None = None, said: RateLimit | Non
             self._address = address
             tally.total += 1
             tally.by_address[address] += 1
+            tally.waiting[self] = None
             self._arm("headers", limits.header_seconds)
 
         def connection_lost(self, exc: Exception | None) -> None:
             self._disarm()
+            self._uncount()
+            super().connection_lost(exc)
+
+        def _uncount(self) -> None:
+            tally.waiting.pop(self, None)
             if self._address is not None:
                 tally.total -= 1
                 tally.by_address[self._address] -= 1
                 if tally.by_address[self._address] <= 0:
                     del tally.by_address[self._address]
                 self._address = None
-            super().connection_lost(exc)
+
+        def _make_room(self) -> None:
+            """Closed (503) for a newcomer: every slot is taken and this one has waited longest
+            for a request. A player's request arrives whole in milliseconds; a slow attack's
+            connections are the ones still waiting, so they go first."""
+            tally.evicted += 1
+            note("web connection closed to make room: every slot taken", address=self._address)
+            self._disarm()
+            self._uncount()
+            self.transport.write(BUSY)
+            self.transport.close()
 
         def data_received(self, data: bytes) -> None:
             if self._deadline is None and self.conn.their_state is h11.IDLE:  # the next request on a kept link
@@ -162,10 +186,15 @@ def protocol(limits: Limits, counts: Counts | None = None, said: RateLimit | Non
             """The deadline that applies now: the body's once the headers are in, none once
             the request is read in full."""
             state = self.conn.their_state
+            if state is h11.IDLE:
+                if self._address is not None and self not in tally.waiting:
+                    tally.waiting[self] = None  # a kept link between two requests
+                return
+            tally.waiting.pop(self, None)
             if state is h11.SEND_BODY:
                 if self._phase != "body":
                     self._arm("body", limits.body_seconds)
-            elif state is not h11.IDLE:
+            else:
                 self._disarm()
 
         def _arm(self, phase: str, seconds: float) -> None:
