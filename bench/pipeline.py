@@ -3,7 +3,7 @@
 Each answer is a real mail (token by plus-address, the answer in the body) handed to
 `process.handle`, and the time is all of it: stored, parsed, authenticated, applied by the
 engine, logged, state and snapshot kept, every report it calls for queued
-(pbem/turnmail.py: the sender, the newly asked, everyone when a turn begins). When a game
+(pbem/outbound/turnmail.py: the sender, the newly asked, everyone when a turn begins). When a game
 ends, another starts. It prints the floor's cost per move and the pipeline's per mail and
 their ratio, how many mails a move queued on average, the cost of the moves that mailed
 every player (a turn began or the game ended: the worst case), and the cost of a mail after
@@ -11,12 +11,12 @@ move 10,000 against one at a game's first moves (which should be the same: no mo
 the game). It counts, too, the SQL statements a mail runs (SQLite's trace: a count decides
 where CPU time on a shared machine cannot).
 
-A queued mail is its context; it is rendered when it is sent (pbem/render.py), which is
+A queued mail is its context; it is rendered when it is sent (pbem/outbound/render.py), which is
 not in the pipeline's figures: that cost is printed on its own, per mail and per move, by
 rendering what the timed moves queued, in the order they would be sent.
 
 Mails are taken `--batch` at a time in one group commit, as `pbem serve` takes what waits in
-the Maildir, the IMAP mailbox or the MTA pipe's spool (pbem/store.py `group_commit`): the
+the Maildir, the IMAP mailbox or the MTA pipe's spool (pbem/store/ `group_commit`): the
 batch's one fsync is shared out over its mails. (The drop folder commits each file on its
 own: a file is moved to cur/ after its own durable commit.) Rounds of mails taken one by one,
 each paying its own fsync as `ingest` without a daemon does, are printed too.

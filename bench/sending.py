@@ -1,4 +1,4 @@
-"""Sending: per mail, the MIME build and serialisation (pbem/mime.py, written directly) against
+"""Sending: per mail, the MIME build and serialisation (pbem/outbound/mime.py, written directly) against
 the rendering of the templates it carries, and SMTP throughput to a real local server.
 
 A six-player game is played by mail until `--mails` reports wait in the outbox. Then, in
@@ -42,7 +42,7 @@ from pbem.outbound import outbox, sending
 
 
 def stdlib_bytes(svc, row: dict) -> bytes:
-    """The mail as it was built before pbem/mime.py: an EmailMessage, then bytes()."""
+    """The mail as it was built before pbem/outbound/mime.py: an EmailMessage, then bytes()."""
     msg = EmailMessage()
     for name, value in json.loads(row["headers"]).items():
         msg[name] = value
@@ -76,7 +76,7 @@ def per_mail(svc, rows: list[dict], per_round: int) -> None:
         old_ratios.append(med(s_round) / med(r_round))
     print(f"per mail, CPU, {len(rows)} mails in rounds of {per_round}:")
     print(f"  rendering (templates, fragment cache warm): {timing.spread(render, 1e6, ' us')}")
-    print(f"  MIME written directly (pbem/mime.py) and its bytes: {timing.spread(mime, 1e6, ' us')}")
+    print(f"  MIME written directly (pbem/outbound/mime.py) and its bytes: {timing.spread(mime, 1e6, ' us')}")
     print(f"  EmailMessage built and serialised (before): {timing.spread(stdlib, 1e6, ' us')}")
     verdict = "met" if max(ratios) <= 1 else "met at the median" if sorted(ratios)[len(ratios) // 2] <= 1 else "NOT met"
     print(f"  MIME / rendering: {timing.spread(ratios, 1, 'x', 2)}; target <= 1x: {verdict}")

@@ -16,7 +16,7 @@ PROPS = {"weapon", "armour", "strength", "craft", "carry", "raft", "gold", "tali
          "trap", "on_win"}  # the Deep Realms
 
 
-# Card fields that are not rules: checked against the rulebook, a line for the reports (pbem/glossary.py).
+# Card fields that are not rules: checked against the rulebook, a line for the reports (pbem/outbound/glossary.py).
 NOT_RULES = {"confirmed", "summary"}
 
 

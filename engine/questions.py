@@ -18,7 +18,7 @@ SELF, OTHER = "<self>", "<other>"
 FIRST_OPTION: tuple[str, ...] = ()
 NO_DEFAULT = None
 # what is declined, in order, where nothing better is said: the service's rule for a kind it
-# does not know (pbem/pace.py GENERIC) as well
+# does not know (pbem/pace/pace.py GENERIC) as well
 DECLINE: tuple[str, ...] = ("done", "no", "none", "keep", "let", "continue", "pass")
 
 

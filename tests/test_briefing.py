@@ -1,4 +1,4 @@
-"""The substitute's briefing (pbem/briefing.py): what happened lately, read from the events
+"""The substitute's briefing (pbem/pace/briefing.py): what happened lately, read from the events
 stored per move, as the seat may see them -- the current turn and a full round before it, or
 the seat's unreported backlog if that reaches further back -- with rollbacks noted, and
 replayed for the early moves of a game older than the stored events.

@@ -6,7 +6,7 @@ reader does not (unless what the reader may see names it: a Spell cast in the op
 space of the same name), hold neither the seed (until the game-over mail) nor any token
 but the reader's own, and that one only in the Reply-To (and the welcome).
 
-Players are mailed at turns, not at every move (pbem/turnmail.py): a report shows every event
+Players are mailed at turns, not at every move (pbem/outbound/turnmail.py): a report shows every event
 its reader may see of the moves since their last report, so what a reader may see is what
 tests/bymail.py gathered for them since then."""
 import re

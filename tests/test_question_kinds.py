@@ -1,7 +1,7 @@
 """Every kind of question the engine can ask is declared once, where it is asked
 (engine/questions.py): found in the sources, and in the prompts of short playouts of every pack
-mix. The service reads the declarations: its deadline defaults (pbem/pace.py) and its standing
-orders (pbem/standing.py) know every kind (issue 14)."""
+mix. The service reads the declarations: its deadline defaults (pbem/pace/pace.py) and its standing
+orders (pbem/pace/standing.py) know every kind (issue 14)."""
 import ast
 import random
 from pathlib import Path

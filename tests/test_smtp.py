@@ -152,7 +152,7 @@ LONG = "Turn 12: " + "the Storm River lies between you and the Chapel; " * 6  # 
      None),
 ])
 def test_a_mail_written_directly_reads_back_as_written_and_is_7_bit_clean(name, subject, text, html):
-    """pbem/mime.py writes headers and parts itself: the standard parser must read back the
+    """pbem/outbound/mime.py writes headers and parts itself: the standard parser must read back the
     same names, subject and texts, and every line is ASCII and within SMTP's limit."""
     from pbem.outbound import mime
     headers = {"From": outbox.mailbox("Talisman g", "talisman@example.org"),
@@ -181,7 +181,7 @@ def test_the_outbox_goes_out_by_smtp_with_a_keyed_return_path_of_the_game_addres
     send_until_done(svc, clock)
     rows = svc.store.outbox_rows()
     assert sorted(ids(handler.received)) == sorted(r["message_id"] for r in rows)
-    # VERP: the game address with a tag naming the row, keyed (pbem/bounces.py believes only these)
+    # VERP: the game address with a tag naming the row, keyed (pbem/outbound/bounces.py believes only these)
     by_id = {r["message_id"]: r for r in rows}
     assert [frm for frm, _ in handler.envelopes] == [
         sending.return_path(svc, svc.store.outbox_mail(by_id[m["Message-ID"]]["id"])) for m in handler.received]

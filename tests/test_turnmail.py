@@ -1,4 +1,4 @@
-"""Turn reports (pbem/turnmail.py): after an answer only the sender and the newly asked are
+"""Turn reports (pbem/outbound/turnmail.py): after an answer only the sender and the newly asked are
 mailed, everyone when a turn begins; each report shows exactly the events its reader may see
 of the moves since their last report, once each and in order."""
 import pytest
@@ -30,7 +30,7 @@ def shown(text: str) -> list[str]:
             lines[-1][0] += " " + line.strip()  # a long event wrapped
         else:
             lines.append([line.strip().removeprefix("- "), line.lstrip().startswith("- ")])
-    # a drawn card is explained beside its drawing (pbem/glossary.py): the event is before " — "
+    # a drawn card is explained beside its drawing (pbem/outbound/glossary.py): the event is before " — "
     return [text.split(" — ")[0] + "." if " — " in text else text for text, _ in lines]
 
 

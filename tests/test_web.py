@@ -141,7 +141,7 @@ def test_a_replaced_seat_loses_its_link(web):
 
 
 def test_direction_options_say_where_they_lead_as_the_report_does(web):
-    """The seat's page says what each answer leads to with the report's own lines (pbem/leads.py,
+    """The seat's page says what each answer leads to with the report's own lines (pbem/outbound/leads.py,
     from the engine's preview): the space each way ends on, the bridge it crosses, what a reroll
     could give."""
     svc, client = web

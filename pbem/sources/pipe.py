@@ -130,7 +130,7 @@ def _sweep_stale(cfg) -> None:
 
 def pipe_home(argv: list[str]) -> str | None:
     """The home of a `pbem [--home H] ingest` with no FILE (the MTA pipe), None for any other
-    command line, which the click CLI reads (pbem/cli.py)."""
+    command line, which the click CLI reads (pbem/cli/)."""
     home = None
     args = list(argv)
     while args and args[0].startswith("--home"):

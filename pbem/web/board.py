@@ -1,5 +1,5 @@
 """The board as an SVG picture for the pages: a tile per space, laid out as on the real board
-(pbem/boardmap.py: concentric square rings), each character's lettered marker where it
+(pbem/base/boardmap.py: concentric square rings), each character's lettered marker where it
 stands, and what lies on each space -- Adventure cards, gold, Terrain, and effects laid on a
 space such as the Hex.
 
@@ -43,7 +43,7 @@ def _places(view: dict) -> tuple[dict[str, tuple[str, int, int]], int, int]:
 
 def svg(view: dict, markers: dict[str, str], colours: dict[str, str]) -> str:
     """The board of `view` (docs/interfaces.md); `markers`: player -> letter, `colours`:
-    letter -> colour (pbem/boardmap.py picture)."""
+    letter -> colour (pbem/base/boardmap.py picture)."""
     e = escape
     names = view["space_names"]
     places, cols, rows = _places(view)

@@ -137,7 +137,7 @@ def upload(svc: Service, player: dict, filename: str, data: bytes) -> bytes:
 
 
 def send(svc: Service, player: dict, raw: bytes, filename: str, form_id: str) -> process.Result:
-    """Into the service's one path for messages (pbem/process.py). The upload id is the form's:
+    """Into the service's one path for messages (pbem/inbound/process.py). The upload id is the form's:
     the same form sent twice (a double click, a resent POST) is one message."""
     upload = f"web:{player['game']}/{player['name']}:{_safe(form_id)}"
     return process.handle(svc, raw, "turn", source="web", filename=filename, upload_id=upload)

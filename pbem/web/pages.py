@@ -1,6 +1,6 @@
 """What each page shows, as plain data for its template: built from the state kept on the
 game row (never a replay) and the stored move events, with the builders the mails use
-(pbem/reports.py: the shared frame from a spectator's view, a reader's own context).
+(pbem/outbound/reports.py: the shared frame from a spectator's view, a reader's own context).
 
 Public pages are made from the view of a spectator, a name no seat has, so they can hold only
 what every player may see; a seat's page adds that seat's own view.
@@ -118,7 +118,7 @@ def public(svc: Service, game: dict, state, upto: int | None = None, reader: str
 
 def private(svc: Service, game: dict, state, player: dict, upto: int | None = None) -> dict:
     """A seat's own page: its view, its question with what each option leads to (the lines its
-    report has: pbem/leads.py), its sheet, and the public page's parts (the log with what this
+    report has: pbem/outbound/leads.py), its sheet, and the public page's parts (the log with what this
     seat may see)."""
     name = player["name"]
     page = public(svc, game, state, upto, reader=name)

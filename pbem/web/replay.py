@@ -1,4 +1,4 @@
-"""A finished game's replay, served live: `pbem replay --html` (pbem/replay.py) written once
+"""A finished game's replay, served live: `pbem replay --html` (pbem/archive/replay.py) written once
 per game and move count into the home's web cache, then served as files.
 
 The pages are for anyone, so the archive is scoped to what every player may see: events
