@@ -211,3 +211,34 @@ def test_the_readmes_command_list_is_pbem_help():
         opts = {o for p in real[path].params for o in (*getattr(p, "opts", ()), *getattr(p, "secondary_opts", ()))}
         wrong = [o for o in re.findall(r"(?<![\w-])(--?[a-z][a-z-]*)", usage) if o not in opts | {"-h", "--help"}]
         assert not wrong, f"README: `pbem {' '.join(path)}` has no option {wrong}"
+
+
+def _settings_keys() -> set[str]:
+    import msgspec
+
+    from pbem.base import configkeys
+    from pbem.base.settings import Settings
+    keys = set()
+    for f in msgspec.structs.fields(Settings):
+        inner = configkeys.struct_of(f.type)
+        keys |= {f"{f.name}.{g.name}" for g in msgspec.structs.fields(inner)} if inner else {f.name}
+    return keys - {"home"}  # the folder the file is in, never a key
+
+
+def test_deploy_pbem_toml_and_the_readme_show_every_setting_and_no_other():
+    """deploy/pbem.toml shows every key (commented or not) and the README's Configuration table
+    names each: a key added or renamed in pbem/base/settings.py shows in both."""
+    keys, shown, table = _settings_keys(), set(), set()
+    section = ""
+    for line in (ROOT / "deploy" / "pbem.toml").read_text().splitlines():
+        head = re.match(r"#?\s*\[(\w+)\]\s*$", line)
+        if head:
+            section = "" if head.group(1) == "service" else head.group(1) + "."
+        elif key := re.match(r"#?\s*(\w+)\s*=", line):
+            shown.add(section + key.group(1))
+    assert shown == keys, f"deploy/pbem.toml: missing {sorted(keys - shown)}, unknown {sorted(shown - keys)}"
+    rows = _section((ROOT / "README.md").read_text(), "## Configuration")
+    for row in re.findall(r"^\| (.*?) \|", rows, re.M):
+        names = re.findall(r"`\[?([\w/]+)\]?`", row)
+        table |= {f"{names[0]}.{n}" for n in names[1:]} if row.startswith("`[") else set(names)
+    assert not keys - table, f"README's Configuration table does not name {sorted(keys - table)}"
