@@ -25,6 +25,7 @@ and the bytes kept.
 from __future__ import annotations
 
 import argparse
+import collections
 import http.client
 import os
 import re
@@ -173,8 +174,14 @@ def slow_attack(home: Path, g: str, n: int, addresses: int, seconds: float, plai
             s.close()
     finally:
         proc.terminate()
-        proc.wait(10)
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:  # uvicorn waits for its connections: the attacker's may hang it
+            proc.kill()
+            proc.wait()
         err.close()
+    text = (home / "server.log").read_bytes()[log0:].decode(errors="replace")
+    kinds = collections.Counter(ln[:100] for ln in text.splitlines() if ln and not ln.startswith((" ", "Traceback")))
     served = len(latencies)
     lat = sorted(latencies)
     print(f"slow requests ({'uvicorn as before, no guard' if plain else 'the guard'}; the server may open {files} "
@@ -186,7 +193,8 @@ def slow_attack(home: Path, g: str, n: int, addresses: int, seconds: float, plai
               f"p99 {lat[min(served - 1, int(served * 0.99))] * 1000:.0f} ms")
     else:
         print(f"  the player's pages: none served, {failed} failed")
-    print(f"  server: CPU {cpu:.1f} s over {wall:.0f} s wall; logged {logged / 1024:.1f} KB")
+    print(f"  server: CPU {cpu:.1f} s over {wall:.0f} s wall; logged {logged / 1024:.1f} KB"
+          + "".join(f"\n    {n} x {line}" for line, n in kinds.most_common(3)))
 
 
 # -- fan-out ---------------------------------------------------------------------------------------

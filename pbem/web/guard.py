@@ -226,9 +226,31 @@ def protocol(limits: Limits, counts: Counts | None = None, said: RateLimit | Non
     return Guarded
 
 
-def quiet_uvicorn(per_minute: int = 20) -> None:
-    """uvicorn's own log lines rate-limited (its access log is off: a seat's page is a secret)."""
-    for name in ("uvicorn.error", "uvicorn.access", "uvicorn.asgi"):
+# asyncio accepts up to the listen backlog's length of waiting connections in one go, each a file
+# before the guard sees any: uvicorn's 2,048 ran a server with systemd's 1,024 files out of them
+# under a burst (every accept then failed and logged a traceback, pages paused a second each).
+BACKLOG = 128
+FILES_KEPT = 128  # for the store, the daemon, the templates, logs
+
+
+def within_files(limits: Limits) -> Limits:
+    """`limits` with `connections` lowered to what the process's open files allow beside a full
+    listen queue (a warning says so)."""
+    import dataclasses
+    import resource
+    soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    room = soft - BACKLOG - FILES_KEPT if soft != resource.RLIM_INFINITY else limits.connections
+    if limits.connections <= room:
+        return limits
+    log.get().warning("web connections lowered to what open files allow", connections=limits.connections,
+                      allowed=max(room, 1), open_files=soft)
+    return dataclasses.replace(limits, connections=max(room, 1))
+
+
+def quiet_server(per_minute: int = 20) -> None:
+    """uvicorn's and asyncio's log lines rate-limited (uvicorn's access log is off: a seat's page
+    address is its secret)."""
+    for name in ("uvicorn.error", "uvicorn.access", "uvicorn.asgi", "asyncio"):
         logger = logging.getLogger(name)
         if not any(isinstance(f, RateLimitedLog) for f in logger.filters):
             logger.addFilter(RateLimitedLog(per_minute))

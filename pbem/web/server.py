@@ -54,14 +54,16 @@ def limits(svc: Service):
 
 
 def config(app, host: str, port: int, limits):
-    """uvicorn's settings for the pages: the guarded h11 protocol, no access log (a seat's page
-    address is its secret), uvicorn's own lines rate-limited."""
+    """uvicorn's settings for the pages: the guarded h11 protocol within the process's open
+    files, a short listen queue, no access log (a seat's page address is its secret), the
+    server's own lines rate-limited."""
     import uvicorn
 
     from pbem.web import guard
-    guard.quiet_uvicorn()
-    return uvicorn.Config(app, host=host, port=port, http=guard.protocol(limits), log_level="warning",
-                          access_log=False, server_header=False, proxy_headers=False, timeout_keep_alive=5)
+    guard.quiet_server()
+    return uvicorn.Config(app, host=host, port=port, http=guard.protocol(guard.within_files(limits)),
+                          backlog=guard.BACKLOG, log_level="warning", access_log=False, server_header=False,
+                          proxy_headers=False, timeout_keep_alive=5)
 
 
 def serve(svc: Service, given: str | None = None) -> None:
