@@ -25,9 +25,11 @@ $(COMPILED): $(STAMP) $(ENGINE) tools/compile_engine.py
 build: $(STAMP) $(COMPILED)
 
 # a wheel to install elsewhere (`pip install dist/talisman_pbem-*.whl`): the engine compiled in it
+# (pip -q hides the build's own lines: tools/progress.py says every 25 s that it goes on)
 wheel: $(STAMP)
 	@echo "make: building the wheel in dist/ (the engine compiles: a few minutes)..."
-	$(BIN)/python -m pip wheel -q --no-deps -w dist .
+	$(BIN)/python tools/progress.py "building the wheel" $(BIN)/python -m pip wheel -q --no-deps -w dist .
+	@ls dist/talisman_pbem-*.whl
 
 # the demo runs first (on the engine's Python sources if it is not compiled yet), the compile after:
 # the first command shows something within a minute, never waits silently on the compiler

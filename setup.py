@@ -7,10 +7,12 @@ wheel is pure Python instead (py3-none-any): the same results, slower. An editab
 in the tree.
 """
 import importlib.util
+import io
 import os
 import shutil
 import sys
 import sysconfig
+from contextlib import redirect_stdout
 from pathlib import Path
 
 from setuptools import find_packages, setup
@@ -32,20 +34,39 @@ def _have_compiler() -> bool:
     return bool(shutil.which(cc)) and (Path(sysconfig.get_paths()["include"]) / "Python.h").is_file()
 
 
+def _pure(why: str, result: str = "a pure wheel") -> list:
+    print(f"setup.py: the engine is not compiled ({why}): {result}, whose engine runs its Python sources",
+          file=sys.stderr, flush=True)
+    return []
+
+
+def _why(error: BaseException, said: str) -> str:
+    """One line for a failed compile: mypy's first error and how many there were, else the exception."""
+    errors = [line for line in said.splitlines() if ": error: " in line]
+    if errors:
+        return f"mypyc: {errors[0].strip()}" + (f" and {len(errors) - 1} more errors" if len(errors) > 1 else "")
+    return f"{type(error).__name__}: {error}".strip()
+
+
 def compiled_engine() -> list:
-    if not WHEEL or os.environ.get("PBEM_PURE_WHEEL"):
+    """The engine's extension modules, or [] for a pure wheel. Any failure -- no C compiler, no
+    mypy, a type error, mypyc's own sys.exit -- makes the pure wheel, saying why in one line."""
+    if not WHEEL:
         return []
+    if os.environ.get("PBEM_PURE_WHEEL"):
+        return _pure("PBEM_PURE_WHEEL is set")
     if not _have_compiler():
-        print("setup.py: no C compiler (or no Python headers): a pure wheel", file=sys.stderr)
-        return []
+        return _pure("no C compiler, or no Python headers")
     global RECORD
+    said = io.StringIO()  # mypy's messages: every type error, a line each; summed up below
     try:
-        print("setup.py: compiling the engine with mypyc (a minute or more)...", file=sys.stderr, flush=True)
-        RECORD = _tool().record()  # before mypyc reads them: a source edited meanwhile shows as changed
-        return _tool().extensions("build/mypyc-wheel")
-    except Exception as e:  # noqa: BLE001 -- no mypy, a type error: the pure wheel
-        print(f"setup.py: the engine is not compiled ({type(e).__name__}: {e}); a pure wheel", file=sys.stderr)
-        return []
+        print("setup.py: compiling the engine with mypyc (a few minutes)...", file=sys.stderr, flush=True)
+        tool = _tool()
+        RECORD = tool.record()  # before mypyc reads them: a source edited meanwhile shows as changed
+        with redirect_stdout(said):
+            return tool.extensions("build/mypyc-wheel")
+    except (Exception, SystemExit) as e:  # noqa: BLE001 -- whatever it was, the pure wheel
+        return _pure(_why(e, said.getvalue()))
 
 
 RECORD = ""
@@ -54,13 +75,18 @@ EXTENSIONS = compiled_engine()
 
 class BuildExt(build_ext):
     """Writes engine/compiled.json beside the compiled modules once they are built; if the
-    compiler fails after all, the wheel holds no record and its engine runs the sources."""
+    C compiler fails after all, the wheel holds no record and its engine runs the sources."""
+
+    def finalize_options(self):
+        super().finalize_options()
+        self.parallel = self.parallel or os.cpu_count() or 1  # mypyc writes a C file per module
 
     def run(self):
         try:
-            super().run()
-        except Exception as e:  # noqa: BLE001
-            print(f"setup.py: compiling failed ({e}); the engine in this wheel runs its sources", file=sys.stderr)
+            with _tool().heartbeat("compiling the engine's C code"):
+                super().run()
+        except (Exception, SystemExit) as e:  # noqa: BLE001
+            _pure(f"the C compiler failed: {type(e).__name__}: {e}", "a platform wheel")
             return
         if self.extensions:
             (Path(self.build_lib) / "engine" / "compiled.json").write_text(RECORD)

@@ -22,15 +22,17 @@ ROOT = Path(__file__).resolve().parent.parent
 ENGINE = ROOT / "engine"
 
 
-def _compiled_module():
-    """engine/compiled.py alone, not through the engine package (whose import picks a build)."""
-    spec = importlib.util.spec_from_file_location("_engine_compiled", ENGINE / "compiled.py")
+def _load(name: str, path: Path):
+    """A module by its file: engine/compiled.py alone, not through the engine package (whose
+    import picks a build); tools/progress.py also when setup.py loads this file by its path."""
+    spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
 
 
-compiled = _compiled_module()
+compiled = _load("_engine_compiled", ENGINE / "compiled.py")
+heartbeat = _load("_pbem_progress", ROOT / "tools" / "progress.py").heartbeat
 LIBRARY = compiled.LIBRARY
 # Modules left as Python, and why
 PURE = {
@@ -56,8 +58,9 @@ def extensions(target_dir: str) -> list:
     """The engine as mypyc extension modules (runs mypyc: slow), for setuptools' ext_modules.
     Paths are relative to the project's folder, which must be the current one."""
     from mypyc.build import mypycify
-    return mypycify(["--ignore-missing-imports", *(str(p.relative_to(ROOT)) for p in sources())], opt_level="3",
-                    multi_file=True, group_name=LIBRARY.removesuffix("__mypyc"), target_dir=target_dir)
+    with heartbeat("type-checking the engine and translating it to C (mypyc)"):
+        return mypycify(["--ignore-missing-imports", *(str(p.relative_to(ROOT)) for p in sources())], opt_level="3",
+                        multi_file=True, group_name=LIBRARY.removesuffix("__mypyc"), target_dir=target_dir)
 
 
 def clean() -> None:
@@ -71,8 +74,10 @@ def build() -> None:
 
     text = record()
     os.chdir(ROOT)
-    setup(name="talisman-engine-compiled", script_args=["-q", "build_ext", "--inplace", "-j", str(os.cpu_count() or 1)],
-          ext_modules=extensions("build/mypyc"))
+    modules = extensions("build/mypyc")
+    with heartbeat("compiling the C code"):
+        setup(name="talisman-engine-compiled", ext_modules=modules,
+              script_args=["-q", "build_ext", "--inplace", "-j", str(os.cpu_count() or 1)])
     (ENGINE / "compiled.json").write_text(text)
 
 
