@@ -82,6 +82,8 @@ class BuildExt(build_ext):
         self.parallel = self.parallel or os.cpu_count() or 1  # mypyc writes a C file per module
 
     def run(self):
+        if not self.extensions:
+            return super().run()
         try:
             with _tool().heartbeat("compiling the engine's C code"):
                 super().run()

@@ -27,6 +27,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+pytestmark = pytest.mark.timeout(3600)  # the first test waits for the builds (the compile: minutes, more under load)
 # the interpreter the project's .venv was made from (or this one, where it is no venv)
 BASE_PYTHON = Path(getattr(sys, "_base_executable", sys.executable))
 

@@ -34,6 +34,7 @@ POSTFIX = shutil.which("postfix") or "/usr/sbin/postfix"
 USER = "pbem"  # deploy/postfix-master.cf's user=
 pytestmark = [
     pytest.mark.postfix,
+    pytest.mark.timeout(1200),  # the first test waits for the venv and the service installed in it
     pytest.mark.skipif(os.geteuid() != 0, reason="a Postfix instance and the pbem user need root"),
     pytest.mark.skipif(not Path(POSTFIX).exists(), reason="Postfix is not installed (Debian's postfix; .ci/run)"),
 ]
