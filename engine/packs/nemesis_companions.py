@@ -87,7 +87,7 @@ def companion_turn(ctx: Ctx, t) -> None:
     heroes in turn order."""
     for i in reversed(living(ctx.s)):  # pushed last first: the first hero's runs first
         name = ctx.name(i)
-        for row in reversed(levels(ctx, i)):
+        for row in levels(ctx, i)[::-1]:  # not reversed(): mypyc 2.4.1 crashes on it over a list of dicts
             if row.get("when") == "nemesis-turn" and row.get("level", 1) <= level(ctx.s, name):
                 run(ctx, i, row.get("effect", []),
                     {"source": f"{ctx.content.cards[ctx.player(i).area[0]].name}, level {row['level']}"})
