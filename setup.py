@@ -9,10 +9,11 @@ in the tree.
 import importlib.util
 import io
 import os
+import re
 import shutil
 import sys
 import sysconfig
-from contextlib import redirect_stdout
+from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 from setuptools import find_packages, setup
@@ -41,10 +42,14 @@ def _pure(why: str, result: str = "a pure wheel") -> list:
 
 
 def _why(error: BaseException, said: str) -> str:
-    """One line for a failed compile: mypy's first error and how many there were, else the exception."""
-    errors = [line for line in said.splitlines() if ": error: " in line]
+    """One line for a failed compile: mypy's first error and how many there were, or where mypyc
+    itself broke, else the exception."""
+    errors = [line.strip() for line in said.splitlines() if ": error: " in line]
     if errors:
-        return f"mypyc: {errors[0].strip()}" + (f" and {len(errors) - 1} more errors" if len(errors) > 1 else "")
+        return f"mypyc: {errors[0]}" + (f" and {len(errors) - 1} more errors" if len(errors) > 1 else "")
+    crashed = [line.strip() for line in said.splitlines() if re.match(r"\S+\.py:\d+: (?!note:)", line)]
+    if crashed:
+        return f"mypyc: {crashed[0]}" + (" (an internal mypyc error)" if "internal mypyc error" in said else "")
     return f"{type(error).__name__}: {error}".strip()
 
 
@@ -58,12 +63,12 @@ def compiled_engine() -> list:
     if not _have_compiler():
         return _pure("no C compiler, or no Python headers")
     global RECORD
-    said = io.StringIO()  # mypy's messages: every type error, a line each; summed up below
+    said = io.StringIO()  # mypy's and mypyc's messages: every type error, a line each; summed up below
     try:
         print("setup.py: compiling the engine with mypyc (a few minutes)...", file=sys.stderr, flush=True)
         tool = _tool()
         RECORD = tool.record()  # before mypyc reads them: a source edited meanwhile shows as changed
-        with redirect_stdout(said):
+        with redirect_stdout(said), redirect_stderr(said):
             return tool.extensions("build/mypyc-wheel")
     except (Exception, SystemExit) as e:  # noqa: BLE001 -- whatever it was, the pure wheel
         return _pure(_why(e, said.getvalue()))

@@ -21,7 +21,7 @@ EVERY = 25.0  # seconds: under the 30 s a silent step may last
 
 @contextmanager
 def heartbeat(what: str, every: float = EVERY, stream: TextIO | None = None) -> Iterator[None]:
-    out = stream or sys.stderr  # bound now: a caller may redirect sys.stderr inside the block
+    out = stream or sys.__stderr__ or sys.stderr  # the process's own: setup.py captures sys.stderr meanwhile
     started, done = time.monotonic(), threading.Event()
 
     def beat() -> None:
