@@ -21,6 +21,7 @@ import re
 import shutil
 import subprocess
 import sys
+import sysconfig
 import tomllib
 from pathlib import Path
 
@@ -120,7 +121,16 @@ def installed(request, builder, tmp_path_factory):
         venv = fresh_venv(work / "venv")
         built = run(venv / "bin" / "pip", "install", "-v", ".", cwd=clone, env=clean_env(PBEM_PURE_WHEEL="1"))
     shutil.rmtree(clone)  # nothing may come from the clone once installed
-    return venv, wheel_tag(venv), said(built.stdout + built.stderr)
+    tag, lines = wheel_tag(venv), said(built.stdout + built.stderr)
+    if request.param == "compiled" and have_compiler():
+        assert tag != "py3-none-any", f"the compile fell back to the pure wheel: {lines}"
+    return venv, tag, lines
+
+
+def have_compiler() -> bool:
+    """A C compiler and Python's headers: where they are, the wheel must be compiled."""
+    include = Path(sysconfig.get_paths()["include"]) / "Python.h"
+    return bool(shutil.which(os.environ.get("CC", "cc"))) and include.is_file()
 
 
 def engine_imports() -> set[str]:
