@@ -181,9 +181,16 @@ async def serve(svc: Service, *, once: bool = False, stop: threading.Event | Non
     """Run until stopped (or one cycle with `once`); returns how many messages were handled.
     `failed` gathers the steps that failed (a source, the deadlines, the sending). Raises
     keys.KeyMismatch when the store no longer names this process's key."""
-    stop = stop or threading.Event()
+    umask = os.umask(PRIVATE_UMASK)  # first: the folders made below are private too
+    try:
+        return await _serve(svc, once, stop or threading.Event(), [] if failed is None else failed)
+    finally:
+        os.umask(umask)
+
+
+async def _serve(svc: Service, once: bool, stop: threading.Event, failed: list[str]) -> int:
     logger, handled = log.get(), 0
-    failed = [] if failed is None else failed
+    warn_exposed(svc)
     dropfolder.ensure(svc.settings.inbox_path)
     wake, mailbox = threading.Event(), None
     if svc.settings.imap is not None:
@@ -191,9 +198,7 @@ async def serve(svc: Service, *, once: bool = False, stop: threading.Event | Non
         if not once:
             mailbox.watch(wake.set)
     listening = None if once else svc.store.watch(wake.set)
-    warn_exposed(svc)
     heartbeat = health.Heartbeat(svc.settings)
-    umask = os.umask(PRIVATE_UMASK)
     with _stop_on_signals(stop), pipe.serving(svc.settings):
         logger.info("serving", home=str(svc.settings.home), once=once, key=svc.key_fingerprint)
         try:
@@ -214,7 +219,6 @@ async def serve(svc: Service, *, once: bool = False, stop: threading.Event | Non
             logger.error("the store no longer names this daemon's key: stopping", reason=str(e))
             raise
         finally:
-            os.umask(umask)
             if mailbox is not None:
                 mailbox.stop()
             if listening is not None:

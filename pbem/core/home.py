@@ -164,8 +164,8 @@ def _paths(cfg: settings_mod.Settings) -> Iterator[Path]:
         yield p
     home = Path(cfg.home)
     for folder, dirs, files in os.walk(home):
-        dirs.sort()
-        for name in [".", *sorted(files), *dirs]:
+        dirs.sort()  # each folder comes as the "." of its own walk (a linked one is not walked)
+        for name in [".", *sorted(files)]:
             p = Path(folder) if name == "." else Path(folder) / name
             if p not in seen:
                 yield p
