@@ -75,7 +75,10 @@ def test_a_second_home_on_one_postgresql_store_needs_the_first_ones_key(tmp_path
     assert refused.exit_code == 1 and "--key FILE" in refused.stderr
     assert svc.key_fingerprint in refused.stderr
     assert not (tmp_path / "second" / "secret.key").exists()
-    # with a wrong key: refused, naming both, nothing written
+    # a file that holds no key, and a wrong key: refused (naming both keys), nothing written
+    (tmp_path / "junk.key").write_text("not a key\n")
+    junk = cli(tmp_path / "second", "init", "--db", pg_url, "--key", tmp_path / "junk.key")
+    assert junk.exit_code == 1 and "holds no pbem key" in junk.stderr and "Traceback" not in junk.output
     (tmp_path / "other.key").write_text(tokens.new_key().hex())
     wrong = cli(tmp_path / "second", "init", "--db", pg_url, "--key", tmp_path / "other.key")
     assert wrong.exit_code == 1 and svc.key_fingerprint in wrong.stderr
