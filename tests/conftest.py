@@ -8,7 +8,7 @@ from email.message import EmailMessage
 
 import fake_engine
 import pytest
-from pgcluster import db_setting, pg_cluster, pg_url, pytest_terminal_summary  # noqa: F401 -- PostgreSQL
+from pgcluster import db_setting, either_store, pg_cluster, pg_url, pytest_terminal_summary  # noqa: F401 -- PostgreSQL
 
 from pbem.base import settings as settings_mod
 from pbem.core import games

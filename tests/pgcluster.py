@@ -138,3 +138,23 @@ def db_setting(request) -> dict:
     if request.param == "sqlite":
         return {}
     return {"db": request.getfixturevalue("pg_url")}
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+def either_store(request) -> dict:
+    """As db_setting, with the PostgreSQL half behind the `postgres` marker (`pytest -m
+    postgres`, which .ci/run runs): for whole modules of the pipeline's tests, run on both
+    stores without doubling the default run. A module opts in with
+    `make_service = functools.partial(make_service, **either_store)` (a fixture)."""
+    if request.param == "sqlite":
+        return {}
+    return {"db": request.getfixturevalue("pg_url")}
+
+
+def pg_database(request) -> str:
+    """A new database on the session's cluster for a fixture of a wider scope than pg_url's
+    (dropped when that fixture's scope ends)."""
+    cluster = request.getfixturevalue("pg_cluster")
+    url = cluster.database()
+    request.addfinalizer(lambda: cluster.drop(url))
+    return url

@@ -14,6 +14,7 @@ import fake_engine
 import pytest
 from conftest import Clock, game_config, token
 from hypothesis import HealthCheck, given, settings, strategies as st
+from pgcluster import pg_database
 
 from pbem.archive import archive
 from pbem.base import settings as settings_mod, tokens
@@ -165,11 +166,14 @@ def test_no_token_survives_masking_in_any_decoded_form(raw):
     assert TOKEN.encode() not in decoded_forms(tokens.mask_message(raw))
 
 
-@pytest.fixture(scope="module")
-def pipeline(tmp_path_factory):
+@pytest.fixture(scope="module", params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+def pipeline(tmp_path_factory, request):
+    """The service on SQLite, and on PostgreSQL behind the `postgres` marker (issue 26: the
+    odd inputs it refused, a NUL in a text, were found only on one store)."""
     home = tmp_path_factory.mktemp("fuzz")
-    svc = open_service(settings=settings_mod.Settings(home=str(home), stranger_replies=10**9), engine=fake_engine,
-                       clock=Clock())
+    db = {"db": pg_database(request)} if request.param == "postgresql" else {}
+    svc = open_service(settings=settings_mod.Settings(home=str(home), stranger_replies=10**9, **db),
+                       engine=fake_engine, clock=Clock())
     newgame.create(svc, game_config())
     yield svc
     svc.store.close()

@@ -8,7 +8,9 @@ but the reader's own, and that one only in the Reply-To (and the welcome).
 
 Players are mailed at turns, not at every move (pbem/outbound/turnmail.py): a report shows every event
 its reader may see of the moves since their last report, so what a reader may see is what
-tests/bymail.py gathered for them since then."""
+tests/bymail.py gathered for them since then.
+
+Each test has a PostgreSQL half (one playout each) behind the `postgres` marker."""
 import re
 
 import pytest
@@ -160,3 +162,10 @@ def test_no_mail_leaks_on_postgresql_either(make_service, pg_url):
 def test_player_scoped_exports_on_postgresql_either(make_service, pg_url, tmp_path):
     test_player_scoped_exports_and_replays_show_others_answers_only_as_public_events(make_service(db=pg_url),
                                                                                       tmp_path)
+
+
+@pytest.mark.postgres
+def test_a_nemesis_game_on_postgresql_either(make_service, pg_url):
+    """A game played to its end by mail on PostgreSQL: a hand private to one seat, the
+    game-over mail and its archive, all read back from the other store."""
+    test_a_nemesis_game_by_mail_never_shows_a_hero_the_nemesis_hand(make_service(db=pg_url), 1)

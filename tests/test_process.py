@@ -1,4 +1,7 @@
-"""Processing a message: apply, receipt, error reply, CHECK, strangers, duplicates, tokens."""
+"""Processing a message: apply, receipt, error reply, CHECK, strangers, duplicates, tokens,
+odd inputs (NUL and other control characters, bytes that are not UTF-8) -- on both stores:
+SQLite, and PostgreSQL behind the `postgres` marker (tests/pgcluster.py `either_store`)."""
+import functools
 import io
 import json
 import os
@@ -13,6 +16,13 @@ from pbem.inbound import process
 from pbem.inbound.process import handle
 from pbem.moderate import moderator, newgame
 from pbem.outbound import notices, outbox
+from pbem.sources import dropfolder, pipe
+from pbem.store.copy import TABLES
+
+
+@pytest.fixture
+def make_service(make_service, either_store):
+    return functools.partial(make_service, **either_store)
 
 
 def mails(svc, since=0):
@@ -168,10 +178,17 @@ def test_tokens_appear_only_in_welcomes_and_own_reply_to(svc, game):
                 assert tok not in text, (row, name)
     assert "alice" in stream.getvalue()  # there were logs...
     assert not any(t in stream.getvalue() for t in toks.values())  # ...without tokens
-    svc.store.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    db = (svc.settings.db_path).read_bytes() + b"".join(
-        p.read_bytes() for p in svc.settings.db_path.parent.glob("pbem.db-*"))
-    assert not any(t.encode() in db for t in toks.values())  # not stored in clear either
+    assert not any(t.encode() in stored_bytes(svc) for t in toks.values())  # not stored in clear either
+
+
+def stored_bytes(svc) -> bytes:
+    """Everything the store holds: SQLite's file as it is on disk (freed pages too), else
+    every row of every table."""
+    if svc.settings.db_url is None:
+        svc.store.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        return svc.settings.db_path.read_bytes() + b"".join(
+            p.read_bytes() for p in svc.settings.db_path.parent.glob("pbem.db-*"))
+    return "".join(repr(svc.store.query(f"SELECT * FROM {t}")) for t, _ in TABLES).encode()
 
 
 def test_the_seed_stays_secret(svc, game):
@@ -230,7 +247,7 @@ def test_long_games_snapshot_and_never_replay_from_the_start(fake_svc, monkeypat
         player, line = legal(fake_svc, g)
         message = mail([line], sender=f"{player}@example.org", tok=token(fake_svc, g, player))
         assert handle(fake_svc, message).status == "applied"
-    snaps = [r["seq"] for r in fake_svc.store.db.query("SELECT seq FROM snapshots WHERE game = ?", [g])]
+    snaps = [r["seq"] for r in fake_svc.store.query("SELECT seq FROM snapshots WHERE game = ? ORDER BY seq", [g])]
     assert snaps == [0, 10, 20]
     calls = []
     real_apply = fake_svc.engine.apply
@@ -306,3 +323,107 @@ def test_a_turn_file_ingested_again_after_a_kill_is_not_applied_twice(svc, game,
 ])
 def test_message_id_is_read_from_the_header_only(raw, want):
     assert process._message_id(raw) == want
+
+
+# -- odd inputs, on both stores (issue 26: PostgreSQL refuses a NUL in a text, SQLite takes it) --
+
+NUL_ID = "<n\x00ul@example.org>"
+
+
+def with_header(raw: bytes, name: bytes, value: bytes) -> bytes:
+    """`raw` with header `name` set to `value` as bytes (control characters and all)."""
+    head, sep, body = raw.partition(b"\n\n")
+    lines = [ln for ln in head.split(b"\n") if not ln.lower().startswith(name.lower() + b":")]
+    return b"\n".join([*lines, name + b": " + value]) + sep + body
+
+
+def test_a_nul_in_a_strangers_message_id_is_stored_answered_and_known_again(fake_svc, fake_game):
+    """One mail with a NUL in its Message-ID, from anyone, was "try again later" forever on
+    PostgreSQL (and blocked the drop folder and the pipe's spool behind it)."""
+    raw = with_header(mail(["left"], sender="eve@example.net"), b"Message-ID", NUL_ID.encode())
+    since = last_id(fake_svc)
+    result = handle(fake_svc, raw)
+    assert result.status == "refused"
+    row = fake_svc.store.inbox(result.inbox_id)
+    assert row["status"] == "processed" and row["message_id"] == "<n\u2400ul@example.org>"  # kept visible
+    [(reply, _)] = mails(fake_svc, since)
+    assert reply["kind"] == "stranger" and reply["to_addr"] == "eve@example.net"
+    assert handle(fake_svc, raw).status == "duplicate"  # found again by its content
+    assert handle(fake_svc, raw.replace(b"left", b"right")).status == "duplicate"  # and by its Message-ID
+    assert len(fake_svc.store.inbox_rows()) == 1
+
+
+def test_a_players_answer_with_a_nul_in_its_message_id_is_applied_and_chained(fake_svc, fake_game):
+    player, line = legal(fake_svc, fake_game)
+    raw = with_header(mail([line], sender=f"{player}@example.org", tok=token(fake_svc, fake_game, player)),
+                      b"Message-ID", b"<a\x00\x01\x1b@x>")
+    assert handle(fake_svc, raw).status == "applied"
+    [move] = fake_svc.store.moves(fake_game)
+    assert move["message_id"] == "<a\u2400\u2401\u241b@x>"
+    assert fake_svc.store.verify_chain(fake_game) == []  # hashed as stored
+
+
+@pytest.mark.parametrize("where", ["answer line", "bad line", "subject", "display name", "standing order", "press",
+                                   "not utf-8"])
+def test_control_characters_anywhere_in_a_players_mail_get_it_answered(fake_svc, fake_game, where):
+    """A NUL carried into a stored text (a quoted line, an outcome, a standing order, a
+    message to players) failed the message unanswered on PostgreSQL."""
+    player, line = legal(fake_svc, fake_game)
+    lines, raw_edit = [line], None
+    if where == "answer line":
+        lines = [line + "\x00"]
+    elif where == "bad line":
+        lines = [line, "xyz\x00zy\x1b[31m"]
+    elif where == "subject":
+        raw_edit = (b"Subject", b"Re: [autumn] Turn\x00 1 \x07report")
+    elif where == "display name":
+        raw_edit = (b"From", f"Al\x00ice\x1b <{player}@example.org>".encode())
+    elif where == "standing order":
+        lines = [line, "standing: when fight answer fi\x00ght"]
+    elif where == "press":
+        lines = [line, "to: all", "hello\x00 there\x0b"]
+    else:
+        raw_edit = (b"Subject", b"Re: [autumn] Turn 1 \xff\xfe report")
+    raw = mail(lines, sender=f"{player}@example.org", tok=token(fake_svc, fake_game, player))
+    if raw_edit:
+        raw = with_header(raw, *raw_edit)
+    since = last_id(fake_svc)
+    result = handle(fake_svc, raw)
+    assert result.status in ("applied", "partial", "rejected"), result
+    assert fake_svc.store.inbox(result.inbox_id)["status"] == "processed"
+    sent = mails(fake_svc, since)
+    assert any(r["player"] == player for r, _ in sent), [r["kind"] for r, _ in sent]  # the sender hears back
+    assert all("\x00" not in text for _, text in sent)
+
+
+@pytest.mark.parametrize("kind,data", [
+    ("toml", 'game = "autumn\\u0000"\nplayer = "alice"\ntoken = "{tok}"\nanswers = ["left"]\n'),
+    ("toml", 'game = "autumn"\nplayer = "al\\u0000ice"\ntoken = "{tok}"\nanswers = ["left"]\n'),
+    ("toml", 'game = "autumn"\nplayer = "alice"\ntoken = "{tok}\\u0000"\nanswers = ["left"]\n'),
+    ("toml", 'game = "autumn"\nplayer = "alice"\ntoken = "{tok}"\nanswers = ["le\\u0000ft", "\\u001b"]\n'),
+    ("json", '{{"game": "autumn\\u0000", "token": "{tok}", "answers": ["left\\u0000"]}}'),
+], ids=["game", "player", "token", "answers", "json"])
+def test_a_turn_file_with_nuls_in_its_fields_is_stored_and_answered_or_refused(fake_svc, fake_game, kind, data):
+    raw = data.format(tok=token(fake_svc, fake_game, "alice")).encode()
+    result = handle(fake_svc, raw, "turn", filename=f"t\x00\x01.{kind}", source="drop", upload_id="u\x00")
+    assert result.status in ("applied", "partial", "rejected", "refused"), result
+    row = fake_svc.store.inbox(result.inbox_id)
+    assert row["status"] == "processed" and row["filename"] == f"t\u2400\u2401.{kind}"
+
+
+def test_a_nul_mail_blocks_neither_the_drop_folder_nor_the_pipes_spool(fake_svc, fake_game):
+    nul = with_header(mail(["hello"], sender="eve@example.net"), b"Message-ID", NUL_ID.encode())
+    folder = dropfolder.ensure(fake_svc.settings.inbox_path)
+    player, line = legal(fake_svc, fake_game)
+    dropfolder.drop(folder, "a.eml", nul)
+    dropfolder.drop(folder, "b.eml", mail([line], sender=f"{player}@example.org",
+                                          tok=token(fake_svc, fake_game, player)))
+    assert [r.status for r in dropfolder.poll(fake_svc, folder)] == ["refused", "applied"]
+    assert dropfolder.waiting(folder) == []
+    player, line = legal(fake_svc, fake_game)
+    with pipe.serving(fake_svc.settings):
+        assert pipe.hand_over(fake_svc.settings.home, io.BytesIO(nul.replace(b"hello", b"again"))) == 0
+        assert pipe.hand_over(fake_svc.settings.home, io.BytesIO(mail(
+            [line], sender=f"{player}@example.org", tok=token(fake_svc, fake_game, player)))) == 0
+    assert [r.status for r in pipe.poll(fake_svc)] == ["duplicate", "applied"]  # the NUL id was known already
+    assert pipe.waiting(fake_svc.settings) == []

@@ -26,7 +26,7 @@ from pbem.inbound import orders
 from pbem.moderate import moderator
 from pbem.outbound import announce, bounces, notices, observers, outbox, press, reports
 from pbem.pace import moves, standing
-from pbem.store import StoreUnavailable, iso
+from pbem.store import StoreUnavailable, iso, storable_data
 
 if TYPE_CHECKING:
     from pbem.core.service import Service
@@ -217,13 +217,12 @@ def read_raw(raw: bytes, kind: str, filename: str | None) -> tuple[orders.Order 
     """The order in a message, or why it cannot be read: never raises (a reader's failure of
     any kind is a refusal with a reply, not a message that blocks its source)."""
     try:
-        if kind == "mail":
-            return orders.parse_mail(raw), None
-        return orders.parse_turn_file(raw, filename or ""), None
+        order = orders.parse_mail(raw) if kind == "mail" else orders.parse_turn_file(raw, filename or "")
     except orders.OrderError as e:
         return None, e
     except Exception:  # noqa: BLE001
         return None, orders.OrderError("The message could not be read.")
+    return storable_data(order), None  # the sender's text as it is quoted, stored and logged: no NUL
 
 
 def read(row: dict) -> tuple[orders.Order | None, orders.OrderError | None]:
@@ -279,14 +278,6 @@ def _is_automatic(raw: bytes) -> bool:
             or "List-Id" in h or str(h.get("Return-Path", "")).strip() == "<>")
 
 
-def _encodable(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
 def _reply_to(svc: Service, row: dict, order: orders.Order | None) -> str | None:
     """Whom a refusal may answer: the sender of a mail that is not automatic and not our own,
     at most `stranger_replies` times a day per address (From can be forged: no backscatter)."""
@@ -295,8 +286,8 @@ def _reply_to(svc: Service, row: dict, order: orders.Order | None) -> str | None
     sender = order.sender if order else _header_sender(row["raw"])
     if not sender or sender.lower() == svc.settings.address.lower() or _is_automatic(row["raw"]):
         return None
-    if not _encodable(sender):
-        return None  # undecodable bytes in the address (kept as surrogates): no one to answer
+    if not sender.isascii():
+        return None  # bytes that were not ASCII, or control characters (pbem/store/common.py): no one to answer
     since = iso(svc.now() - timedelta(days=1))
     if svc.store.count_mail_to(sender, ("stranger", "unprocessed"), since) >= svc.settings.stranger_replies:
         log.get(inbox=row["id"]).info("no reply: the daily limit of replies to this address is reached")

@@ -94,8 +94,7 @@ def _checked(config: dict, store, *, wait: bool = False) -> dict:
     """The config, checked; raises GameError saying what is wrong."""
     check_config(config)
     config = {"game": dict(config["game"]), "players": [dict(p) for p in config.get("players", [])],
-              **({"observers": [dict(o) for o in config["observers"]]} if isinstance(config.get("observers"), list)
-                 else {"observers": config["observers"]} if "observers" in config else {})}
+              **({"observers": observers.copied(config["observers"])} if "observers" in config else {})}
     g = config["game"]
     name = g.get("name") or f"game-{tokens.new_salt()[:6]}"
     if not _SLUG.match(name):

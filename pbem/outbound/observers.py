@@ -26,6 +26,12 @@ def of(game: dict) -> list[dict]:
     return list(game["config"].get("observers", []))
 
 
+def copied(table):
+    """A config's `observers` with each table copied; anything that is not a table is left
+    as it is, for check() to refuse with a message (not a traceback)."""
+    return [dict(o) if isinstance(o, dict) else o for o in table] if isinstance(table, list) else table
+
+
 def check(config: dict) -> None:
     """The `[[observers]]` tables: a name and an address each, neither a player's."""
     seats = {p.get("name") for p in config.get("players", [])}

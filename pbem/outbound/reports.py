@@ -25,7 +25,10 @@ if TYPE_CHECKING:
     from pbem.core.service import Service
 
 NAMES = ("welcome", "report", "receipt", "error", "gameover", "digest", "stranger")
-SPECTATOR = "\x00spectator"  # a name no seat has: its view is what every player may see
+# A name no seat can have (seats are lower-case slugs: engine/config.py), so its view is what
+# every player may see. Printable: it reaches the store as a reader's name (a query for its
+# standing orders), and PostgreSQL takes no control character in a text.
+SPECTATOR = "*spectator"
 
 
 # -- addresses and threading --------------------------------------------------------

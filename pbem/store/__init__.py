@@ -4,10 +4,21 @@ opens the one `target` names: a file path, or a `postgresql://` URL. Callers see
 and never write SQL; the schema is pbem/store/migrations.py, in both dialects.
 """
 from pbem.store.base import Store
-from pbem.store.common import _CHAINED, EPOCH, Clock, StoreUnavailable, chain_hash, is_url, iso, utcnow
+from pbem.store.common import (
+    _CHAINED,
+    EPOCH,
+    Clock,
+    StoreUnavailable,
+    chain_hash,
+    is_url,
+    iso,
+    storable,
+    storable_data,
+    utcnow,
+)
 
 __all__ = ["_CHAINED", "EPOCH", "Clock", "Store", "StoreUnavailable", "chain_hash", "is_url", "iso", "open_store",
-           "utcnow"]
+           "storable", "storable_data", "utcnow"]
 
 
 def open_store(target, **kwargs) -> Store:

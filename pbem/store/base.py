@@ -21,7 +21,7 @@ import msgspec
 
 from pbem.base import tokens
 from pbem.store import migrations
-from pbem.store.common import _CHAINED, Clock, chain_hash, iso
+from pbem.store.common import _CHAINED, Clock, chain_hash, iso, storable
 
 
 class Store:
@@ -243,7 +243,8 @@ class Store:
                       "FROM games WHERE id = ?", (game,))
         prev = g["last"] or g["seed_commitment"]  # the chain starts at the seed's commitment
         row = {"game": game, "seq": g["moves"] + 1, "kind": kind, "player": player, "actor": actor, "line": line,
-                   "prompt": prompt, "message_id": message_id, "inbox_id": inbox_id, "at": self.now()}
+               "prompt": prompt, "message_id": message_id, "inbox_id": inbox_id, "at": self.now()}
+        row = {k: storable(v) if isinstance(v, str) else v for k, v in row.items()}  # hashed as it is stored
         row.update(state_hash=state_hash, prev_hash=prev,
                    hash=chain_hash(prev, {k: row[k] for k in _CHAINED}, state_hash))
         self._insert("moves", row)

@@ -1,8 +1,11 @@
-"""What every store and its callers share: the clock, times as text, the chain's hash."""
+"""What every store and its callers share: the clock, times as text, the chain's hash, text
+made storable."""
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
+import re
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
@@ -39,3 +42,60 @@ _CHAINED = ("game", "seq", "kind", "player", "actor", "line", "prompt", "message
 def is_url(target) -> bool:
     """A PostgreSQL connection URL (pbem.toml `db = "postgresql://…"`), not a SQLite file."""
     return isinstance(target, str) and target.startswith(("postgresql://", "postgres://"))
+
+
+# Text from outside (a Message-ID, a file name, a line of a mail, a name on the command line)
+# may hold what a database cannot take: PostgreSQL refuses NUL in text, and neither store
+# takes a lone surrogate (a byte that was not UTF-8, as the email parser keeps it). Every
+# text a statement binds is made storable here, the same on both stores, so a value is
+# stored, found again and copied from one store to the other alike. Raw mail stays bytes.
+_C0 = "".join(chr(c) for c in range(32) if chr(c) not in "\t\n\r")
+_UNSTORABLE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff]")
+_SHORT = 200  # below this a regex is cheapest; above, a scan per control character
+
+
+def _visible(m: re.Match) -> str:
+    c = m.group()
+    return chr(0x2400 + ord(c)) if c < " " else "\ufffd"
+
+
+def _storable_already(text: str) -> bool:
+    if len(text) < _SHORT:
+        return _UNSTORABLE.search(text) is None
+    if any(c in text for c in _C0):
+        return False
+    if text.isascii():
+        return True
+    try:
+        text.encode()
+    except UnicodeEncodeError:  # a lone surrogate
+        return False
+    return True
+
+
+def storable(text: str) -> str:
+    """`text` as every store keeps it: a C0 control other than tab, newline and carriage
+    return as its visible picture (U+2400 plus its code: NUL is "␀"), a lone surrogate
+    as U+FFFD. What it returns it returns unchanged (so a value cleaned before it was hashed, as
+    a move's, is stored as hashed)."""
+    return text if _storable_already(text) else _UNSTORABLE.sub(_visible, text)
+
+
+def storable_params(params) -> list:
+    """A statement's parameters with every text storable (bytes and numbers as they are)."""
+    return [storable(p) if isinstance(p, str) else p for p in params]
+
+
+def storable_data(value):
+    """`value` with every text in it storable: a text, or lists, tuples, dicts and dataclasses
+    of texts (an order read from a mail: what it quotes back, stores and logs is then clean)."""
+    if isinstance(value, str):
+        return storable(value)
+    if isinstance(value, (list, tuple)):
+        return type(value)(storable_data(v) for v in value)
+    if isinstance(value, dict):
+        return {storable_data(k): storable_data(v) for k, v in value.items()}
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return dataclasses.replace(value, **{f.name: storable_data(getattr(value, f.name))
+                                             for f in dataclasses.fields(value) if f.init})
+    return value

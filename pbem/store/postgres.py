@@ -22,7 +22,7 @@ import psycopg_pool
 from psycopg.rows import DictRow, dict_row
 
 from pbem.store.base import Store
-from pbem.store.common import Clock, StoreUnavailable, utcnow
+from pbem.store.common import Clock, StoreUnavailable, storable_params, utcnow
 
 CHANNEL = "pbem"
 MIGRATION_LOCK = 0x7062656D  # "pbem": the advisory lock key held while migrating
@@ -116,12 +116,12 @@ class PostgresStore(Store):
 
     def _all(self, sql: str, params=()) -> list[dict]:
         with self._conn() as conn:
-            cur = conn.execute(_pg(sql), params)
+            cur = conn.execute(_pg(sql), storable_params(params))
             return cur.fetchall() if cur.description is not None else []
 
     def _run(self, sql: str, params=()) -> int:
         with self._conn() as conn:
-            return conn.execute(_pg(sql) if params else sql, params or None).rowcount
+            return conn.execute(_pg(sql) if params else sql, storable_params(params) if params else None).rowcount
 
     def _lock_game(self, game: str) -> None:
         # held until the transaction ends; two games may share a key (a hash): they then wait

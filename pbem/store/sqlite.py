@@ -16,7 +16,7 @@ from pathlib import Path
 import sqlite_utils
 
 from pbem.store.base import Store
-from pbem.store.common import Clock, StoreUnavailable, utcnow
+from pbem.store.common import Clock, StoreUnavailable, storable_params, utcnow
 
 
 class SqliteStore(Store):
@@ -147,11 +147,11 @@ class SqliteStore(Store):
 
     def _all(self, sql: str, params=()) -> list[dict]:
         # the connection itself: sqlite-utils' query() wraps every read in a SAVEPOINT
-        cur = self.db.conn.execute(sql, params)
+        cur = self.db.conn.execute(sql, storable_params(params))
         if cur.description is None:
             return []
         names = [d[0] for d in cur.description]
         return [dict(zip(names, row)) for row in cur.fetchall()]
 
     def _run(self, sql: str, params=()) -> int:
-        return self.db.conn.execute(sql, params).rowcount
+        return self.db.conn.execute(sql, storable_params(params)).rowcount
