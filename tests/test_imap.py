@@ -10,6 +10,7 @@ import subprocess
 import tempfile
 import threading
 import time
+from datetime import timedelta
 from pathlib import Path
 
 import fake_engine
@@ -174,7 +175,8 @@ def test_poll_stores_applies_moves_and_remembers(imap_svc, dovecot, user):
     results = source.poll(imap_svc)
     assert [r.status for r in results] == ["applied"] * 3
     assert folder_counts(dovecot, user) == (0, 3)
-    assert imap_svc.store.imap_position(source.key)["last_uid"] == 3
+    claims = imap_svc.store.query("SELECT uid, stored FROM imap_claims ORDER BY uid")
+    assert claims == [{"uid": u, "stored": 2} for u in (1, 2, 3)]  # moved: held a lease longer, then let go
     assert source.poll(imap_svc) == []  # nothing is fetched twice
     assert {r["source"] for r in imap_svc.store.inbox_rows()} == {"imap"}
     source.stop()
@@ -183,9 +185,30 @@ def test_poll_stores_applies_moves_and_remembers(imap_svc, dovecot, user):
 def test_a_new_uidvalidity_starts_again(imap_svc, dovecot, user):
     g = newgame.create(imap_svc, game_config())
     source = imap.ImapSource(imap_svc.settings.imap)
-    imap_svc.store.set_imap_position(source.key, 1, 99)  # from a folder since recreated
+    for uid in (1, 2):  # claims from a folder since recreated: UID 1 was another message
+        assert imap_svc.store.claim_imap(source.key, 1, uid, "another daemon", 3600) == 0
     deliver(dovecot, user, answers(imap_svc, g, 1))
     assert [r.status for r in source.poll(imap_svc)] == ["applied"]
+    assert all(r["uidvalidity"] != 1 for r in imap_svc.store.query("SELECT uidvalidity FROM imap_claims"))
+    source.stop()
+
+
+def test_a_message_another_daemon_claimed_is_passed_over_until_its_lease_runs_out(imap_svc, dovecot, user):
+    """Two daemons on one folder (the store decides who takes what): a message claimed by
+    another is not fetched; once that daemon's lease has run out (it died), it is."""
+    g = newgame.create(imap_svc, game_config())
+    deliver(dovecot, user, answers(imap_svc, g, 2))
+    source = imap.ImapSource(imap_svc.settings.imap)
+    with dovecot.box(user) as box:
+        validity = int(box.folder.status("INBOX", ["UIDVALIDITY"])["UIDVALIDITY"])
+    for uid in (1, 2):
+        assert imap_svc.store.claim_imap(source.key, validity, uid, "another daemon", 60) == 0
+    assert imap_svc.store.claim_imap(source.key, validity, 1, "a third", 60) is None  # held
+    assert source.poll(imap_svc) == []
+    assert folder_counts(dovecot, user) == (2, 0)
+    imap_svc.store.clock.t += timedelta(seconds=61)  # the other daemon died: its claim runs out
+    assert [r.status for r in source.poll(imap_svc)] == ["applied", "applied"]
+    assert folder_counts(dovecot, user) == (0, 2)
     source.stop()
 
 
@@ -276,3 +299,141 @@ def test_a_mail_over_the_limit_is_not_downloaded_whole_and_is_answered(imap_svc,
     assert len(stored) < 64 * 1024 and b"<big-imap@x>" in stored
     assert any(r["kind"] == "unprocessed" and r["to_addr"] == "alice@example.org" for r in imap_svc.store.outbox_rows())
     assert folder_counts(dovecot, user) == (0, 2)
+
+
+# -- several daemons on one folder (issue 26) ------------------------------------------------
+
+def daemon_homes(tmp_path, dovecot, user, daemons: int, db: str | None) -> list[Path]:
+    """`daemons` homes reading one Dovecot folder: on one PostgreSQL database (one home per
+    machine, one key), or one home (SQLite) served twice; GAMES games made in the first."""
+    from test_daemons import new_games, run
+    imap_cfg = (f'[imap]\nhost = "127.0.0.1"\nport = {dovecot.port}\nusername = "{user}"\npassword = "{PASSWORD}"\n'
+                f'tls = false\nstarttls = false\ntimeout = 5\nidle_seconds = 30\n')
+    config = ((f'db = "{db}"\n' if db else "") + 'poll_seconds = 0.5\nsend_lease_seconds = 3\nlog_format = "json"\n'
+              + imap_cfg)
+    homes = [tmp_path / f"machine{i}" for i in range(daemons if db else 1)]
+    for i, home in enumerate(homes):
+        home.mkdir(mode=0o700)
+        (home / "pbem.toml").write_text(config)
+        if i:
+            shutil.copy2(homes[0] / "secret.key", home / "secret.key")
+        run(home, "init")
+    new_games(homes[0], tmp_path, DAEMON_GAMES, "imap")
+    return homes if db else homes * daemons
+
+
+DAEMON_GAMES = 8
+
+
+def serve_logged(home: Path, log: Path) -> subprocess.Popen:
+    from test_daemons import PBEM
+    return subprocess.Popen([*PBEM, "--home", str(home), "serve"], stdout=subprocess.DEVNULL,
+                            stderr=log.open("wb"))
+
+
+def taken(logs: list[Path]) -> list[list[dict]]:
+    """Per daemon, its "imap: taken" log lines."""
+    import json
+    out = []
+    for path in logs:
+        lines = [json.loads(ln) for ln in path.read_text().splitlines() if ln.startswith("{")]
+        out.append([ln for ln in lines if ln.get("event") == "imap: taken"])
+    return out
+
+
+def a_round(svc, rng) -> list[bytes]:
+    """An answer for each game, each the one its open question waits for."""
+    from conftest import legal
+    out = []
+    for g in sorted(svc.store.game_ids()):
+        player, line = legal(svc, g)
+        out.append(mail([line], sender=f"{player}@example.org", tok=token(svc, g, player), game=g))
+    rng.shuffle(out)
+    return out
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+def shared_db(request) -> str | None:
+    """Two daemons on one SQLite home, or two homes on one PostgreSQL (behind the marker)."""
+    return request.getfixturevalue("pg_url") if request.param == "postgresql" else None
+
+
+def test_two_daemons_on_one_folder_take_each_message_once(tmp_path, dovecot, user, shared_db):
+    """Each message of the folder is claimed by its UID in the store before it is fetched:
+    one of the two `pbem serve` processes takes it, stores it, plays it and moves it; the
+    other passes it over. Without the claims both fetch and hand in every message."""
+    import random
+
+    from test_postgres import settled, wait_for
+
+    from pbem.core.service import open_service
+    homes = daemon_homes(tmp_path, dovecot, user, 2, shared_db)
+    svc = open_service(homes[0])
+    logs = [tmp_path / f"daemon{i}.log" for i in range(2)]
+    procs = [serve_logged(h, log) for h, log in zip(homes, logs)]
+    rng, rounds, sent = random.Random(26), 2, 0
+    try:
+        for _ in range(rounds):
+            before = {g: svc.store.game(g)["moves"] for g in svc.store.game_ids()}
+            batch = a_round(svc, rng)
+            deliver(dovecot, user, batch)
+            sent += len(batch)
+            wait_for(lambda: settled(svc, before, len(before)) and folder_counts(dovecot, user) == (0, sent),
+                     "the round's answers, stored and moved")
+    finally:
+        from test_daemons import stop
+        stop(procs)
+    try:
+        rows = svc.store.inbox_rows(limit=1000)
+        assert len(rows) == sent and all(r["status"] == "processed" and r["source"] == "imap" for r in rows)
+        for g in svc.store.game_ids():
+            assert svc.store.verify_chain(g) == [] and svc.store.game(g)["moves"] == rounds
+        by_daemon = taken(logs)
+        uids = [t["uid"] for mine in by_daemon for t in mine]
+        assert sorted(uids) == list(range(1, sent + 1)), uids  # each message taken once, by one daemon
+        assert {t["status"] for mine in by_daemon for t in mine} == {"applied"}
+        assert all(by_daemon), [len(mine) for mine in by_daemon]  # both took their share
+        assert folder_counts(dovecot, user) == (0, sent)
+    finally:
+        svc.store.close()
+
+
+@pytest.mark.postgres
+def test_a_daemon_killed_while_it_takes_the_folder_leaves_the_rest_to_the_other(tmp_path, dovecot, user, pg_url):
+    """Two daemons on one folder; the first to take a message is SIGKILLed in the middle of
+    its batch: its claims run out (send_lease_seconds) and the other takes what it had not
+    stored and moves what it had. Nothing lost, nothing applied twice, nothing moved twice."""
+    import random
+
+    from test_daemons import stop
+    from test_postgres import settled, wait_for
+
+    from pbem.core.service import open_service
+    homes = daemon_homes(tmp_path, dovecot, user, 2, pg_url)
+    svc = open_service(homes[0])
+    logs = [tmp_path / f"daemon{i}.log" for i in range(2)]
+    procs = [serve_logged(h, log) for h, log in zip(homes, logs)]
+    try:
+        time.sleep(3)  # both started, both IDLE
+        before = {g: svc.store.game(g)["moves"] for g in svc.store.game_ids()}
+        batch = a_round(svc, random.Random(7))
+        deliver(dovecot, user, batch)
+        first = lambda: next((i for i, mine in enumerate(taken(logs)) if mine), None)  # who took one first
+        wait_for(lambda: first() is not None, "a first message taken")
+        victim = first()
+        procs[victim].send_signal(signal.SIGKILL)
+        procs[victim].wait()
+        wait_for(lambda: settled(svc, before, len(before)) and folder_counts(dovecot, user) == (0, len(batch)),
+                 "every answer, stored and moved")
+    finally:
+        stop(procs)
+    try:
+        rows = svc.store.inbox_rows(limit=1000)
+        assert len(rows) == len(batch) and all(r["status"] == "processed" for r in rows)
+        for g in svc.store.game_ids():
+            assert svc.store.verify_chain(g) == [] and svc.store.game(g)["moves"] == 1  # applied once
+        survived = taken(logs)[1 - victim]
+        assert survived and {t["status"] for t in survived} <= {"applied", "duplicate"}  # one the victim held
+        assert folder_counts(dovecot, user) == (0, len(batch))
+    finally:
+        svc.store.close()

@@ -1,14 +1,18 @@
 """A hosted mailbox over IMAP (imap-tools), for games whose address is such a mailbox.
 
-`ImapSource.poll` runs in the daemon's cycle, like the other sources: it fetches by UID the
-mail that came after the last UID stored (kept per folder with its UIDVALIDITY), hands each
-to `process.handle` and, once stored, moves it to the processed folder. A worker thread keeps
-a second connection in IDLE and wakes the daemon when mail arrives (imap-tools is
-synchronous, and aioimaplib's IDLE can hang when the server drops the link).
+`ImapSource.poll` runs in the daemon's cycle, like the other sources: it lists the folder by
+UID, claims each message in the store (by its UID, under the folder's UIDVALIDITY) before it
+fetches it, hands it to `process.handle` and, once stored, moves it to the processed folder.
+So several daemons may read one folder (over one PostgreSQL, or on one home): each message is
+taken by one of them; the others pass it over while its claim holds (Store.claim_imap). A
+worker thread keeps a second connection in IDLE and wakes the daemon when mail arrives
+(imap-tools is synchronous, and aioimaplib's IDLE can hang when the server drops the link).
 
-A dropped link is reopened at the next poll. The position advances only after a message is
-stored, and `handle` deduplicates by Message-ID and content, so a drop at any point loses
-nothing and applies nothing twice: at worst one message is fetched again and found known.
+A dropped link is reopened at the next poll. A claim records when its message is stored, and
+`handle` deduplicates by Message-ID and content, so a drop, or a daemon killed, at any point
+loses nothing and applies nothing twice: a stored message left in the folder is only moved
+(by its daemon's next poll, or once the lease ran out by any), one not yet stored is fetched
+again.
 """
 from __future__ import annotations
 
@@ -24,6 +28,7 @@ from imap_tools.errors import MailboxLoginError, UnexpectedCommandStatusError
 from pbem.base import log
 from pbem.inbound import orders
 from pbem.inbound.process import Result, handle
+from pbem.outbound.sending import OWNER  # this process, as a claimer of rows
 
 ERRORS = (OSError, socket.timeout, imaplib.IMAP4.error, UnexpectedCommandStatusError, MailboxLoginError)
 
@@ -75,28 +80,26 @@ class ImapSource:
         box = self.box
         box.client.noop()  # the server shows mail that came since the last command only after one
         validity = int(box.folder.status(self.cfg.folder, ["UIDVALIDITY"])["UIDVALIDITY"])
-        pos = svc.store.imap_position(self.key)
-        last = pos["last_uid"] if pos and pos["uidvalidity"] == validity else 0
-        if last:  # stored before, but the link dropped before they were moved
-            stored = [u for u in box.uids(f"UID 1:{last}") if int(u) <= last]
-            if stored:
-                box.move(stored, self.cfg.processed)
-        stored = []
-        with svc.store.group_commit():  # one fsync for the batch, before any mail is moved
-            for uid in sorted(int(u) for u in box.uids(f"UID {last + 1}:*")):
-                if uid <= last:  # "n:*" always holds the highest UID, even below n
-                    continue
+        store, lease = svc.store, svc.settings.send_lease_seconds
+        done: list[int] = []  # stored (now, or before a link was lost): to move; gone: only let go
+        with store.group_commit():  # one fsync for the batch, before any mail is moved
+            for uid in sorted(int(u) for u in box.uids("ALL")):  # what is still in the folder
                 if stop is not None and stop.is_set():
                     break
-                fetched = fetch(box, uid)
+                taken = store.claim_imap(self.key, validity, uid, OWNER, lease)
+                if taken is None or taken == 2:  # another daemon is taking it; or it was moved meanwhile
+                    continue
+                fetched = fetch(box, uid) if taken == 0 else None
                 if fetched is not None:
-                    raw, size = fetched
-                    results.append(handle(svc, raw, "mail", source="imap", size=size))
-                    stored.append(str(uid))
-                with svc.store.transaction():
-                    svc.store.set_imap_position(self.key, validity, uid)
-        if stored:  # a link lost before this: the next poll moves them (they are at or below `last`)
-            box.move(stored, self.cfg.processed)
+                    result = handle(svc, fetched[0], "mail", source="imap", size=fetched[1])
+                    results.append(result)
+                    store.imap_stored(self.key, validity, uid)
+                    log.get(inbox=result.inbox_id).info("imap: taken", mailbox=self.key, uid=uid,
+                                                        status=result.status)
+                done.append(uid)
+        if done:  # a link lost before this: the next poll moves them (their claims say stored)
+            box.move([str(u) for u in done], self.cfg.processed)
+            store.imap_moved(self.key, validity, done, lease)
 
     def watch(self, wake: Callable[[], None]) -> None:
         """Start the IDLE worker: it calls `wake` when mail arrives."""

@@ -613,18 +613,45 @@ class Store:
         return {r["game"] for r in self._all("SELECT DISTINCT game FROM outbox WHERE status != 'sent' "
                                              "AND game IS NOT NULL")}
 
-    # -- delivery: bounces, IMAP positions ---------------------------------------------
+    # -- delivery: bounces, IMAP claims ------------------------------------------------
 
     def outbox_by_message_id(self, message_id: str) -> dict | None:
         return self._one("SELECT * FROM outbox WHERE message_id = ?", (message_id,))
 
-    def imap_position(self, mailbox: str) -> dict | None:
-        return self._one("SELECT uidvalidity, last_uid FROM imap_state WHERE mailbox = ?", (mailbox,))
+    # Several daemons may read one IMAP folder: a daemon claims a message by its UID (under the
+    # folder's UIDVALIDITY) before it fetches it, with a lease, as a mail is claimed before it is
+    # sent; another daemon passes it over while the lease holds. The claim stays a lease longer
+    # once the message is moved away (stored = 2), so a daemon that listed the folder before the
+    # move does not take it again; a daemon that dies leaves its claims to run out, and the next
+    # daemon takes the message again, or only moves it if it was stored (stored = 1).
+    def claim_imap(self, mailbox: str, uidvalidity: int, uid: int, owner: str, lease_seconds: float) -> int | None:
+        """Message `uid` claimed by `owner` for `lease_seconds`: what was done with it (0:
+        nothing yet, 1: stored, only its move is left, 2: moved), or None while another
+        daemon's claim holds it."""
+        with self.transaction():
+            now = self.clock()
+            row = self._one(
+                "INSERT INTO imap_claims (mailbox, uidvalidity, uid, claimed_by, claim_until, stored) "
+                "VALUES (?, ?, ?, ?, ?, 0) ON CONFLICT (mailbox, uidvalidity, uid) DO UPDATE "
+                "SET claimed_by = excluded.claimed_by, claim_until = excluded.claim_until "
+                "WHERE imap_claims.claimed_by = excluded.claimed_by OR imap_claims.claim_until <= ? RETURNING stored",
+                (mailbox, uidvalidity, uid, owner, iso(now + timedelta(seconds=lease_seconds)), iso(now)))
+        return None if row is None else row["stored"]
 
-    def set_imap_position(self, mailbox: str, uidvalidity: int, last_uid: int) -> None:
-        self._run("INSERT INTO imap_state (mailbox, uidvalidity, last_uid) VALUES (?, ?, ?) "
-                        "ON CONFLICT (mailbox) DO UPDATE SET uidvalidity = excluded.uidvalidity, "
-                        "last_uid = excluded.last_uid", (mailbox, uidvalidity, last_uid))
+    def imap_stored(self, mailbox: str, uidvalidity: int, uid: int) -> None:
+        self._run("UPDATE imap_claims SET stored = 1 WHERE mailbox = ? AND uidvalidity = ? AND uid = ?",
+                  (mailbox, uidvalidity, uid))
+
+    def imap_moved(self, mailbox: str, uidvalidity: int, uids: Sequence[int], lease_seconds: float) -> None:
+        """The messages `uids` left the folder (moved, or gone): their claims hold one lease
+        more, then go, with any of an older UIDVALIDITY (its UIDs name other messages now)."""
+        with self.transaction():
+            now = self.clock()
+            self._run("DELETE FROM imap_claims WHERE mailbox = ? AND (uidvalidity != ? "
+                      "OR (stored = 2 AND claim_until <= ?))", (mailbox, uidvalidity, iso(now)))
+            self._run(f"UPDATE imap_claims SET stored = 2, claim_until = ? WHERE mailbox = ? AND uidvalidity = ? "
+                      f"AND uid IN ({', '.join('?' * len(uids))})",
+                      (iso(now + timedelta(seconds=lease_seconds)), mailbox, uidvalidity, *uids))
 
     def seats_by_email(self, email: str) -> list[dict]:
         """Every seat of an address in every game, with its game's status, oldest game first."""

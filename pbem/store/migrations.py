@@ -202,6 +202,18 @@ CREATE TABLE service_meta (          -- pbem/core/keys.py, pbem/store/backup.py
     value TEXT NOT NULL
 );
 """),
+    (13, "IMAP messages claimed by the daemon that takes them", """
+CREATE TABLE imap_claims (           -- several daemons on one folder: each message taken by one (pbem/sources/imap.py)
+    mailbox TEXT NOT NULL,           -- user@host:port/folder
+    uidvalidity BIGINT NOT NULL,     -- the folder's (a new value: UIDs were reassigned)
+    uid BIGINT NOT NULL,
+    claimed_by TEXT NOT NULL,        -- the daemon taking it
+    claim_until TEXT NOT NULL,       -- the lease: past it (the daemon died) another may take it
+    stored INTEGER NOT NULL,         -- 1: in the inbox, only its move to the processed folder is left
+    PRIMARY KEY (mailbox, uidvalidity, uid)
+);
+DROP TABLE imap_state;               -- the claims say what is stored and not yet moved
+"""),
 ]
 
 # What each dialect adds on top: refuse to change the move log at all. Whole statements
