@@ -85,6 +85,9 @@ def test_observers_config_is_checked(svc):
         newgame.create(svc, {**game_config(), "observers": [{"name": "w", "mail": "w@example.org"}]})
     with pytest.raises(games.GameError, match="observers are tables"):
         newgame.create(svc, {**game_config(name="b"), "observers": {"name": "w"}})
+    for entries in (["wanda"], [1], [dict(WATCHER), "x"]):  # not tables: a message, not a traceback
+        with pytest.raises(games.GameError, match="observers are tables"):
+            newgame.create(svc, {**game_config(name="c"), "observers": entries})
 
 
 def test_pbem_observer_add(tmp_path):

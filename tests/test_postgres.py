@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import legal, mail, token
+from conftest import game_config, legal, mail, token, turn_file
 from test_daemons import new_games, run, serve, smtp, stop  # noqa: F401 -- smtp: the SMTP sink fixture
 
 from pbem.core import games
@@ -189,3 +189,64 @@ def test_store_copy_refuses_a_target_in_use_and_a_source_that_does_not_verify(sv
     out = run(svc.settings.home, "store", "copy", svc.settings.home, target, code=1)
     assert "does not verify" in out and "move 2: its record was changed" in out
     assert open_store(target).game_ids() == []  # nothing was written
+
+
+def test_store_copy_of_a_league_with_observers_and_odd_mail_there_and_back(svc, tmp_path, pg_url):
+    """Issue 26: a league with an observer could not be copied into PostgreSQL (the public
+    report's reader carried a NUL), nor a store holding a mail with a NUL in its Message-ID.
+    A league of two games, watched in both, played by mail with NULs and control characters
+    in Message-IDs, lines and turn files, copied SQLite -> PostgreSQL (and played on there,
+    an observer added, a NUL mail taken) -> SQLite, every chain verified at each step."""
+    from test_process import with_header
+
+    from pbem.inbound.process import handle
+    from pbem.moderate import newgame
+    from pbem.outbound import observers
+    from pbem.store import open_store
+    from pbem.store.copy import TABLES
+
+    config = game_config(name="league-a")
+    config["observers"] = [{"name": "olga", "email": "olga@example.org"}]
+    a, b = newgame.create(svc, config), newgame.create(svc, game_config(name="league-b"))
+    observers.add(svc, b, "oscar", "oscar@example.org")
+
+    def odd_mails(s, game, tag):
+        """A player's answer under a NUL Message-ID with a line of control characters, a
+        stranger's NUL mail, a turn file with a NUL in a line: each stored and answered."""
+        player, line = legal(s, game)
+        answer = mail([line, "xyzzy \x00\x1b"], sender=f"{player}@example.org", tok=token(s, game, player), game=game)
+        answer = with_header(answer, b"Message-ID", f"<{tag}\x00{game}@x>".encode())
+        statuses = [handle(s, answer).status]
+        stranger = with_header(mail(["left"], sender="eve@example.net", game=game), b"Message-ID",
+                               f"<eve\x00{tag}{game}@x>".encode())
+        statuses.append(handle(s, stranger).status)
+        player, line = legal(s, game)
+        turn = turn_file(game, player, token(s, game, player), [line, "xyzzy \\u0000"])
+        return statuses + [handle(s, turn, "turn", filename=f"t\x01{tag}.toml", upload_id=tag).status]
+
+    for g in (a, b):
+        assert odd_mails(svc, g, "sq") == ["partial", "refused", "partial"]
+        _play(svc, g, 6)
+    out = run(svc.settings.home, "store", "copy", svc.settings.home, pg_url)
+    assert "every chain verified" in out
+    pg = open_store(pg_url)
+    try:
+        assert _tables(pg) == _tables(svc.store)  # every row, byte for byte
+        assert any("\u2400" in (r["message_id"] or "") for r in pg.query("SELECT message_id FROM moves"))
+        svc2 = open_service(settings=svc.settings.__class__(home=svc.settings.home, db=pg_url), clock=svc.clock)
+        for g in (a, b):  # the league plays on in PostgreSQL
+            assert odd_mails(svc2, g, "pg") == ["partial", "refused", "partial"]
+            _play(svc2, g, 3, seed=2)
+        observers.add(svc2, a, "otto", "otto@example.org")
+        watchers = [r["to_addr"] for r in svc2.store.outbox_rows() if r["kind"] == "report" and r["player"] is None]
+        assert {"olga@example.org", "oscar@example.org", "otto@example.org"} <= set(watchers)
+        assert all(svc2.store.verify_chain(g) == [] for g in (a, b))
+        back = tmp_path / "back.db"
+        assert "every chain verified" in run(svc.settings.home, "store", "copy", pg_url, back)
+        copied = open_store(back)
+        assert _tables(copied) == _tables(pg) and {t for t, _ in TABLES} <= set(_tables(copied))
+        assert all(copied.verify_chain(g) == [] for g in (a, b))
+        copied.close()
+        svc2.store.close()
+    finally:
+        pg.close()

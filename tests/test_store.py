@@ -307,3 +307,15 @@ def test_a_stored_message_is_locked_for_the_transaction_that_processes_it(two_pg
         a.finish_inbox(i, "processed", "applied")
     t.join(5)
     assert out["value"] == "processed"
+
+
+def test_store_copy_names_every_table_of_the_schema(store):
+    """`pbem store copy` copies the tables it lists: a table a migration adds and the list
+    misses would be left behind in silence (the notices were, issue 26)."""
+    from pbem.store.copy import TABLES
+    if store.dialect == "sqlite":
+        names = {r["name"] for r in store.query("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    else:
+        names = {r["table_name"] for r in store.query("SELECT table_name FROM information_schema.tables "
+                                                      "WHERE table_schema = current_schema()")}
+    assert names - {"schema_migrations", "service_meta", "sqlite_sequence"} == {t for t, _ in TABLES}

@@ -77,7 +77,8 @@ class Settings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     stranger_replies: int = 3  # replies a day at most to one address whose mail opened no seat (backscatter)
     notice_every: str = "1h"  # the moderator's notices go out as one digest at most this often ("0": at once)
     content: str = ""  # a folder of the moderator's content files over the package's (docs/content.md); "": none
-    send_lease_seconds: float = 300.0  # a daemon's claim on a mail it sends; a dead daemon's claims pass after it
+    send_lease_seconds: float = 300.0  # a daemon's claim on a mail it sends or an IMAP message it takes; a dead
+    # daemon's claims pass after it
 
     def path(self, name: str) -> Path:
         return Path(self.home) / getattr(self, name)
