@@ -121,13 +121,27 @@ def restore(file: str | Path, cfg) -> dict:
                         f"tokens and seeds need that key. Put it back first (after `pbem key rotate` it is kept as "
                         f"{cfg.key_path.name}.{made_with}.old), then restore")
                 store.claim_meta(KEY_FINGERPRINT, ours)
-                store.set_meta(EPOCH, secrets.token_hex(4))
+                epoch = secrets.token_hex(4)
+                store.set_meta(EPOCH, epoch)
+                last_mail = store.query("SELECT COALESCE(MAX(id), 0) AS n FROM outbox")[0]["n"]
             finally:
                 store.close()
             _copy(tmp, db)
         finally:
             _remove(tmp)
+        _set_aside_sent_copies(cfg.outbox_path, last_mail, epoch)
     return _counts(db)
+
+
+def _set_aside_sent_copies(outbox: Path, last_mail: int, epoch: str) -> None:
+    """The outbox folder's copies of mails sent after the backup (the file sender names them by
+    their row, pbem/outbound/sending.py) moved into `before-restore-<epoch>/`: the restored store
+    hands those rows' numbers out again, and the new mails' copies would overwrite them."""
+    aside = outbox / f"before-restore-{epoch}"
+    for copy in sorted(outbox.glob("*.eml")) if outbox.is_dir() else []:
+        if copy.stem.isdigit() and int(copy.stem) > last_mail:
+            aside.mkdir(mode=0o700, exist_ok=True)
+            os.replace(copy, aside / copy.name)
 
 
 def _remove(db: Path) -> None:
