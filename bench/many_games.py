@@ -30,7 +30,7 @@ from pbem.moderate import newgame
 
 
 def home_with(root: Path, name: str, n_games: int) -> Games:
-    svc = open_service(settings=settings_mod.Settings(home=str(root / name)))
+    svc = open_service(settings=settings_mod.Settings(home=str(root / name), mails_per_hour=timing.UNLIMITED))
     first = Games(svc)  # game 1: the one that is played
     with svc.store.group_commit():
         for n in range(2, n_games + 1):

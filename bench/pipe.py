@@ -53,6 +53,8 @@ class Site:
     def __init__(self, root: Path, name: str):
         self.home = root / name
         home_mod.init(self.home)
+        with open(self.home / "pbem.toml", "a", encoding="utf-8") as f:  # each `ingest` reads it
+            f.write(f"mails_per_hour = {timing.UNLIMITED}\n")
         self.svc = open_service(settings=settings_mod.load(self.home))
         self.games = Games(self.svc)
 

@@ -131,7 +131,7 @@ def main() -> None:
     args = ap.parse_args()
     log.configure("json", "warning")
     with tempfile.TemporaryDirectory() as home:
-        svc = open_service(settings=settings_mod.Settings(home=home))
+        svc = open_service(settings=settings_mod.Settings(home=home, mails_per_hour=timing.UNLIMITED))
         rows = queue(svc, args.mails)
         per_mail(svc, rows, args.per_round)
         smtp(svc, rows, args.smtp_rounds)

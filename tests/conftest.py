@@ -43,6 +43,7 @@ def make_service(tmp_path):
     opened = []
 
     def make(engine=None, home=None, clock=None, **settings):
+        settings.setdefault("mails_per_hour", 100_000)  # the test clock plays a game in minutes; tests of it set it
         cfg = settings_mod.Settings(home=str(home or tmp_path / "var"), **settings)
         svc = open_service(settings=cfg, engine=engine, clock=clock or Clock())
         opened.append(svc)

@@ -5,7 +5,7 @@ import re
 from email import policy
 
 import msgspec
-from conftest import mail, token
+from conftest import game_config, mail, token
 
 from pbem.core import games
 from pbem.inbound.process import handle
@@ -153,12 +153,12 @@ def test_status_sends_the_report_again_at_once(svc, game):
 
 
 def test_resign_asks_for_a_code_and_the_code_takes_the_seat_out(svc, game):
-    from pbem.inbound import process
+    from pbem.inbound import commands
     player, n, key = asked(svc, game)
     since, moves = last_id(svc), games.get(svc, game)["moves"]
     assert send(svc, game, player, ["resign"]).status == "applied"
     (row, text), = mails(svc, since)
-    code = process.resign_code(svc, svc.store.player(game, player))
+    code = commands.resign_code(svc, svc.store.player(game, player))
     assert f"resign {code}" in text and row["to_addr"] == f"{player}@example.org"
     assert svc.store.player(game, player)["status"] == "active"  # nothing yet
     # a wrong code changes nothing and says so
@@ -190,12 +190,12 @@ def test_a_resigned_seat_leaves_play_by_an_engine_move_and_the_game_goes_on(svc)
     her character leaves play, the others hear it, the turns pass her by, she gets no more mail."""
     from test_reports import hero_config
 
-    from pbem.inbound import process
+    from pbem.inbound import commands
     g = newgame.create(svc, hero_config())
     assert asked(svc, g)[0] == "alice"
     send(svc, g, "alice", ["resign"])
     since = last_id(svc)
-    send(svc, g, "alice", [f"resign {process.resign_code(svc, svc.store.player(g, 'alice'))}"])
+    send(svc, g, "alice", [f"resign {commands.resign_code(svc, svc.store.player(g, 'alice'))}"])
     state = games.state(svc, games.get(svc, g))
     alice = next(p for p in state.players if p.name == "alice")
     assert alice.out and not alice.spells and alice.space is None
@@ -211,3 +211,30 @@ def test_a_resigned_seat_leaves_play_by_an_engine_move_and_the_game_goes_on(svc)
     for line in ("leave-game", "leave-game carol", "moderator: leave-game carol"):  # no player plays it, for anyone
         assert send(svc, g, "bob", [line]).status != "applied", line
     assert not any(p.out for p in games.state(svc, games.get(svc, g)).players if p.name != "alice")
+
+
+def test_a_mail_command_is_one_entry_in_the_table(make_service, monkeypatch):
+    """docs/contributing.md, "A mail command": one `Command` in `commands.TABLE` is read (its
+    name and aliases, in any case), carried out before the answers, and held to its limits;
+    nothing else changes. This is the recipe's own example."""
+    from pbem.inbound import commands
+    svc = make_service(press_per_mail=2)
+
+    def greet(svc, game, player, value, check):  # a settings line's function: a note for the reply
+        if value.lower() == "nobody":
+            raise ValueError("greet whom?")
+        return f"greet: {player} greets {value}"
+
+    entry = commands.Command("greet", commands.Form.SETTING, commands.Stage.BEFORE, commands.setting(greet),
+                             aliases=("grüße",), per_mail="press_per_mail", help="greet someone (a test)")
+    monkeypatch.setattr(commands, "TABLE", [*commands.TABLE, entry])
+    game = newgame.create(svc, game_config())
+    player, n, key = asked(svc, game)
+    since = last_id(svc)
+    result = send(svc, game, player, ["Greet: the Dragon", "grüße: nobody", "greet: the Witch", f"{n}: {key}"])
+    assert result.status == "applied", result.outcome
+    _, text = reply_to(svc, since, player)
+    assert f"greet: {player} greets the Dragon" in text and "greet: nobody: not done: greet whom?" in text
+    assert "1 more line was not done: at most 2 lines in one mail (press_per_mail)" in text
+    assert "greet: the Witch" not in text  # the third, over the limit
+    assert games.get(svc, game)["moves"] >= 1  # the answer after them was played

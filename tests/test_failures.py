@@ -33,7 +33,7 @@ class Crash(BaseException):
 
 STEPS = [
     (Store, "add_inbox"),  # the raw message stored (its transaction not yet committed)
-    (process, "read_raw"),  # parsed (before it is stored)
+    (process, "read_message"),  # read (before it is stored)
     (process, "authenticate"),
     (fake_engine, "apply"),
     (Store, "append_move"),

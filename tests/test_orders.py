@@ -137,9 +137,9 @@ def test_a_signed_name_on_the_last_line_is_marked(body, signature):
 
 
 def test_status_is_a_command_not_an_answer():
-    assert parse_mail(mail("status\n")).commands == ["status"]
+    assert [c.command for c in parse_mail(mail("status\n")).calls] == ["status"]
     order = parse_mail(mail("left\n", subject="Re: [autumn] status"))
-    assert order.commands == ["status"] and order.lines == ["left"]
+    assert [c.command for c in order.calls] == ["status"] and order.lines == ["left"]
 
 
 def test_references_newest_first():

@@ -12,7 +12,7 @@ from conftest import game_config, legal, mail, token, turn_file
 
 from pbem.base import log
 from pbem.core import games
-from pbem.inbound import process
+from pbem.inbound import mail as mail_mod
 from pbem.inbound.process import handle
 from pbem.moderate import moderator, newgame
 from pbem.outbound import notices, outbox
@@ -60,7 +60,7 @@ def test_a_legal_answer_is_applied_logged_and_reported(svc, game):
     assert kinds == {player: "receipt"}  # mid-turn: the other player is not asked (tests/test_turnmail.py)
     receipt = next(m for r, m in sent if r["kind"] == "receipt")
     assert f"Applied:\n  {player}: {line}" in receipt  # echoed in canonical form
-    assert "In-Reply-To: <m" in receipt and "Auto-Submitted: auto-generated" in receipt
+    assert "In-Reply-To: <m" in receipt and "Auto-Submitted: auto-replied" in receipt  # RFC 3834: a reply
     assert all("Subject: [autumn] Turn" in m for _, m in sent)
 
 
@@ -140,7 +140,7 @@ def test_strangers_get_nothing_applied_and_learn_nothing(svc, game, case):
 def test_automatic_mail_gets_no_reply(svc, game):
     since = last_id(svc)
     result = handle(svc, mail(["left"], sender="mailer-daemon@example.org", headers={"Auto-Submitted": "auto-replied"}))
-    assert result.status == "refused" and mails(svc, since) == []
+    assert result.status == "ignored" and mails(svc, since) == []
 
 
 def test_duplicates_are_not_applied_twice(svc, game):
@@ -322,7 +322,7 @@ def test_a_turn_file_ingested_again_after_a_kill_is_not_applied_twice(svc, game,
     (b"no header at all", None),
 ])
 def test_message_id_is_read_from_the_header_only(raw, want):
-    assert process._message_id(raw) == want
+    assert mail_mod.read(raw).id_header == want
 
 
 # -- odd inputs, on both stores (issue 26: PostgreSQL refuses a NUL in a text, SQLite takes it) --

@@ -9,7 +9,7 @@ import pytest
 from conftest import game_config, mail, token, turn_file
 
 from pbem.core import games
-from pbem.inbound import orders
+from pbem.inbound import commands, orders
 from pbem.inbound.process import handle
 from pbem.moderate import moderator, newgame
 from pbem.outbound import outbox
@@ -58,10 +58,10 @@ def test_standing_lines_are_kept_out_of_the_answer_lines():
                 "17: left", "timezone: Europe/Berlin"], tok="a" * 20)
     order = orders.parse_mail(raw)
     assert order.lines == ["17: left"]
-    assert order.directives == ["standing: when fight answer fight", "standing: reroll-if-losing", "vacation: 5d",
-                                "timezone: Europe/Berlin"]
+    assert [commands.normal(c) for c in order.calls] == [
+        "standing: when fight answer fight", "standing: reroll-if-losing", "vacation: 5d", "timezone: Europe/Berlin"]
     tf = orders.parse_turn_file(b'answers = ["standing: cancel all", "left"]', "t.toml")
-    assert tf.lines == ["left"] and tf.directives == ["standing: cancel all"]
+    assert tf.lines == ["left"] and [commands.normal(c) for c in tf.calls] == ["standing: cancel all"]
 
 
 @pytest.mark.parametrize("orders_, p, expected", [

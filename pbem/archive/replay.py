@@ -15,6 +15,7 @@ from pathlib import Path
 
 from pbem.archive import archive as archive_mod
 from pbem.base import boardmap
+from pbem.base.terminal import inert
 from pbem.core.games import GameError
 
 # -- where a replay comes from -----------------------------------------------------------------
@@ -67,10 +68,10 @@ def show(data: dict, as_player: str | None = None, upto: int | None = None, *, s
     console = None
     if tty:
         from rich.console import Console
-        console = Console(file=out, highlight=False)
-    head = f"{data['game']} ({data['status']}), {len(data['moves'])} moves"
+        console = Console(file=out, highlight=False, markup=False, emoji=False)
+    head = inert(f"{data['game']} ({data['status']}), {len(data['moves'])} moves")  # an archive is outside text
     if data.get("player"):
-        head += f", as {data['player']} saw it"
+        head += inert(f", as {data['player']} saw it")
     if console:
         console.print(head, style="bold", markup=False)
     else:
@@ -83,11 +84,11 @@ def show(data: dict, as_player: str | None = None, upto: int | None = None, *, s
         if console:
             _show_rich(console, data, m)
         else:
-            out.write(f"move {m['seq']} (turn {m['turn']}): {m['line']}  [{_who(m)}]\n")
+            out.write(inert(f"move {m['seq']} (turn {m['turn']}): {m['line']}  [{_who(m)}]") + "\n")
             for e in m["events"]:
-                out.write(f"  - {e['text']}\n")
+                out.write(f"  - {inert(e['text'])}\n")
             places = "; ".join(f"{n} {_where(data, p)}" for n, p in m["positions"].items())
-            out.write(f"  at: {places}\n")
+            out.write(f"  at: {inert(places)}\n")
         shown += 1
     return shown
 
@@ -96,13 +97,14 @@ def _show_rich(console, data: dict, m: dict) -> None:
     from rich.rule import Rule
     from rich.table import Table
     from rich.text import Text
-    console.print(Rule(f"move {m['seq']} · turn {m['turn']}"))
-    console.print(Text.assemble((m["line"], "bold"), "  ", (_who(m), "dim")))
+    console.print(Rule(inert(f"move {m['seq']} · turn {m['turn']}")))
+    console.print(Text.assemble((inert(m["line"]), "bold"), "  ", (inert(_who(m)), "dim")))
     for e in m["events"]:
-        console.print(Text(f"  • {e['text']}"))
+        console.print(Text(f"  • {inert(e['text'])}"))
     table = Table("player", "character", "where", "life", box=None, pad_edge=False)
     for name, pos in m["positions"].items():
-        table.add_row(name, pos["character"] or "-", _where(data, pos), str(pos["life"]) if pos["alive"] else "dead")
+        table.add_row(*(Text(inert(v)) for v in (name, pos["character"] or "-", _where(data, pos),
+                                                   str(pos["life"]) if pos["alive"] else "dead")))
     console.print(table)
 
 

@@ -2,7 +2,8 @@
 
 Redaction is a processor, so it holds for every logger in the service whatever a caller
 passes: anything shaped like a token (20 hex characters, or the token part of a
-`local+TOKEN@domain` address) and every secret registered with `forget()` is replaced.
+`local+TOKEN@domain` address) or a seat link's secret (32), and every secret registered with
+`forget()` is replaced.
 """
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import sys
 
 import structlog
 
-from pbem.base.tokens import TOKEN_RE, seed_weakness
+from pbem.base.tokens import mask_text, seed_weakness
 
 _PLUS = re.compile(r"\+[^@\s+]+@")
 _secrets: set[str] = set()
@@ -36,7 +37,7 @@ def scrub(text: str) -> str:
     for s in sorted(_secrets, key=len, reverse=True):  # longest first: no partial leaks
         text = text.replace(s, "[secret]")
     text = _PLUS.sub("+[token]@", text)
-    return TOKEN_RE.sub("[token]", text)
+    return mask_text(text)
 
 
 def _redact(value):

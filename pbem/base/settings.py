@@ -76,6 +76,12 @@ class Settings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     outbox_alert_hours: float = 4.0  # mail waiting longer raises one moderator notice
     stranger_replies: int = 3  # replies a day at most to one address whose mail opened no seat (backscatter)
     notice_every: str = "1h"  # the moderator's notices go out as one digest at most this often ("0": at once)
+    # What one sender may make the service do (pbem/outbound/limits.py): over it, a mail is kept
+    # and what is over refused, saying so once; the moderator is told once a day.
+    press_per_mail: int = 10  # messages to players (`to:`) one mail may send
+    press_per_day: int = 40  # messages to players one seat may send in 24 hours
+    observer_status_per_day: int = 6  # `status` reports one observer's address may ask for in 24 hours
+    mails_per_hour: int = 60  # mails one seat may send in an hour: later ones are kept, not played
     content: str = ""  # a folder of the moderator's content files over the package's (docs/content.md); "": none
     send_lease_seconds: float = 300.0  # a daemon's claim on a mail it sends or an IMAP message it takes; a dead
     # daemon's claims pass after it

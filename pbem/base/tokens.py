@@ -19,8 +19,6 @@ import secrets
 from collections.abc import Iterable
 from pathlib import Path
 
-TOKEN_RE = re.compile(r"\b[0-9a-f]{20}\b")
-
 
 class BadKey(ValueError):
     """A key file that holds no key."""
@@ -115,32 +113,43 @@ def commitment(seed: str) -> str:
 # are exactly 20 hex characters; Message-ID, In-Reply-To and References are left as they
 # are (ids may hold hex, and a reply must still find its thread). What authenticated the
 # message is kept as sha256(token) beside it (inbox.token_hash), like the players table.
+# A seat's page link plays the seat as well as its token does (pbem/outbound/links.py): its
+# secret, exactly 32 hex characters, is masked the same way wherever a token is.
 
 MASK = "[token]"
+LINK_MASK = "[link]"
 _TOKEN_TEXT = re.compile(r"(?<![0-9A-Fa-f])[0-9A-Fa-f]{20}(?![0-9A-Fa-f])")
-_TOKEN_BYTES = re.compile(rb"(?<![0-9A-Fa-f])[0-9A-Fa-f]{20}(?![0-9A-Fa-f])")
+_SECRET_TEXT = re.compile(r"(?<![0-9A-Fa-f])(?:[0-9A-Fa-f]{32}|[0-9A-Fa-f]{20})(?![0-9A-Fa-f])")
+_SECRET_BYTES = re.compile(_SECRET_TEXT.pattern.encode())
 _ID_HEADERS = {b"message-id", b"in-reply-to", b"references"}
 
 
+def _mask(run: str) -> str:
+    return MASK if len(run) == 20 else LINK_MASK
+
+
 def mask_text(text: str) -> str:
+    """`text` with every token and seat-link secret masked."""
+    return _SECRET_TEXT.sub(lambda m: _mask(m.group()), text)
+
+
+def mask_tokens(text: str) -> str:
+    """`text` with every token masked (an id header: a seat link is never in one, and masking
+    any 32-hex run there would break the threads of clients whose ids hold one)."""
     return _TOKEN_TEXT.sub(MASK, text)
 
 
 def mask_bytes(data: bytes) -> bytes:
-    return _TOKEN_BYTES.sub(MASK.encode(), data)
+    return _SECRET_BYTES.sub(lambda m: _mask(m.group().decode()).encode(), data)
 
 
-def id_header_runs(raw: bytes) -> set[str]:
-    """The token-shaped runs in a message's Message-ID, In-Reply-To and References: the
-    masking leaves those headers alone unless a run is known to be a token (`mask_message`)."""
-    end = re.search(rb"\r?\n\r?\n", raw)
-    runs, keep = set(), False
-    for line in (raw[:end.start()] if end else raw).split(b"\n"):
-        if line[:1] not in (b" ", b"\t"):
-            keep = line.partition(b":")[0].strip().lower() in _ID_HEADERS
-        if keep:
-            runs |= {m.decode().lower() for m in _TOKEN_BYTES.findall(line)}
-    return runs
+def holds_secret(data: bytes) -> bool:
+    return _SECRET_BYTES.search(data) is not None
+
+
+def token_runs(text: str) -> list[str]:
+    """The token-shaped runs in `text`."""
+    return _TOKEN_TEXT.findall(text)
 
 
 def _mask_headers(head: bytes, known: tuple[bytes, ...]) -> bytes:
@@ -158,26 +167,30 @@ def _mask_known(data: bytes, known: tuple[bytes, ...]) -> bytes:
     return data
 
 
-def mask_message(raw: bytes, known: Iterable[str] = ()) -> bytes:
-    """The message as it may be stored: no token in clear in any decoded form. `known`: runs
-    known to be tokens, masked in the id headers too. A message the MIME parser cannot take
-    is masked as plain bytes throughout."""
+def mask_message(raw: bytes, known: Iterable[str] = (), decoded: Iterable[bytes] | None = None) -> bytes:
+    """The message as it may be stored: no token or seat link in clear in any decoded form.
+    `known`: runs known to be tokens, masked in the id headers too. `decoded`: the message's
+    base64 and quoted-printable parts decoded, when the caller has read them (an inbound
+    `Mail`): only if one holds a secret is the message parsed again and rewritten. A message
+    the MIME parser cannot take is masked as plain bytes throughout."""
     known_b = tuple(t.encode() for t in known if t)
     end = re.search(rb"\r?\n\r?\n", raw)
     if end is None:
         return _mask_headers(raw, known_b)
     head, body = raw[:end.start()], raw[end.start():]
-    try:
-        masked = _mask_parts(raw, known_b)
-    except Exception:  # noqa: BLE001 -- any parser failure: the plain-bytes mask still holds
-        masked = None
+    masked = None
+    if decoded is None or any(holds_secret(part) for part in decoded):
+        try:
+            masked = _mask_parts(raw, known_b)
+        except Exception:  # noqa: BLE001 -- any parser failure: the plain-bytes mask still holds
+            masked = None
     if masked is None:  # nothing decoded needed masking: keep the bytes as they came
         return _mask_headers(head, known_b) + mask_bytes(body)
     return masked
 
 
 def _mask_parts(raw: bytes, known: tuple[bytes, ...] = ()) -> bytes | None:
-    """The message rewritten with its encoded parts masked, or None if none held a token."""
+    """The message rewritten with its encoded parts masked, or None if none held a secret."""
     import base64
     import email
     import io

@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 import click
 
 from pbem.base import settings as settings_mod, tokens
+from pbem.base.terminal import inert, inert_json
 from pbem.core import home as home_mod, keys
 from pbem.core.games import GameError
 from pbem.core.service import Service, open_service
@@ -79,22 +80,29 @@ def home_settings(ctx: click.Context) -> settings_mod.Settings:
 
 
 def echo_json(data) -> None:
-    click.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
+    """JSON, inert on a terminal (pbem/base/terminal.py): the values may come from outside."""
+    click.echo(inert_json(json.dumps(data, indent=2, ensure_ascii=False, default=str)))
+
+
+def terminal() -> bool:
+    return sys.stdout.isatty()
 
 
 def table(rows: list[dict], columns: list[str]) -> None:
-    """A rich table on a terminal, tab-separated lines otherwise."""
-    if sys.stdout.isatty():
+    """A rich table on a terminal, tab-separated lines otherwise; each value inert (a name or a
+    subject from outside is shown as written, never read as markup or escape sequences)."""
+    if terminal():
         from rich.console import Console
         from rich.table import Table
+        from rich.text import Text
         table = Table(*columns)
         for r in rows:
-            table.add_row(*(str(r.get(c, "")) for c in columns))
-        Console().print(table)
+            table.add_row(*(Text(inert(r.get(c, ""))) for c in columns))
+        Console(markup=False, emoji=False, highlight=False).print(table)
         return
     click.echo("\t".join(columns))
     for r in rows:
-        click.echo("\t".join(str(r.get(c, "")) for c in columns))
+        click.echo("\t".join(inert(r.get(c, "")) for c in columns))
 
 
 # -- shell completion (README): game ids and player names from the store, read-only ------
@@ -148,7 +156,7 @@ def duration(value: str, unit: str = "h"):
 
 def report_result(label: str, result) -> None:
     outcome = result.outcome.removeprefix(f"{result.status}: ")  # the outcome may start with its status
-    click.echo(f"{label}: {result.status}: {outcome}")
+    click.echo(f"{inert(label)}: {result.status}: {inert(outcome)}")  # it may quote the message (a file name)
 
 
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import click
 
+from pbem.base.terminal import inert
 from pbem.cli.common import (
     Group,
     duration,
@@ -60,16 +61,16 @@ def game_show(ctx, game_id, as_json, as_player):
         return echo_json(games.to_builtins(data))
     games.view_json(svc, g, as_player or svc.engine.MODERATOR)  # refuses a player not in the game
     click.echo(f"{g['id']} ({g['status']}), move {g['moves']}")
-    click.echo(reports.show_text(svc, g, as_player or svc.engine.MODERATOR), nl=False)
+    click.echo(inert(reports.show_text(svc, g, as_player or svc.engine.MODERATOR), lines=True), nl=False)
 
 
 def _played(played) -> None:
     for line in played.applied:
-        click.echo(f"applied: {line}")
+        click.echo(f"applied: {inert(line)}")
     if played.failed:
-        click.echo(f"refused: {played.failed['line']}: {played.failed['reason']}", err=True)
+        click.echo(inert(f"refused: {played.failed['line']}: {played.failed['reason']}"), err=True)
         if played.failed["options"]:
-            click.echo(f"open: {', '.join(played.failed['options'])}", err=True)
+            click.echo(inert(f"open: {', '.join(played.failed['options'])}"), err=True)
         raise click.exceptions.Exit(1)
 
 

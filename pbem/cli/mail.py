@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from pbem.base import settings as settings_mod
+from pbem.base.terminal import inert
 from pbem.cli.common import (
     EX_TEMPFAIL,
     Group,
@@ -83,7 +84,8 @@ def serve_cmd(ctx, once, now, http):
                   and tried.get(r["id"], 0) != r["attempts"]]
         for r in failed:
             what = "failed" if r["status"] == "failed" else "waits for a retry"
-            click.echo(f"error: mail {r['id']} ({r['kind']} to {r['to_addr']}) {what}: {r['last_error']}", err=True)
+            click.echo(inert(f"error: mail {r['id']} ({r['kind']} to {r['to_addr']}) {what}: {r['last_error']}"),
+                       err=True)
         for step in dict.fromkeys(failed_steps):  # a broken source, the store: the log has the trace
             click.echo(f"error: the {step} step failed; the log says why (the other steps ran)", err=True)
         if failed or failed_steps:
@@ -107,8 +109,8 @@ def outbox_list(ctx, as_json):
     table(rows, ["id", "status", "kind", "game", "to_addr", "subject", "attempts", "next_attempt_at", "last_error"])
     w = svc.store.outbox_waiting()
     if w["n"]:
-        click.echo(f"{w['n']} mail(s) waiting since {w['oldest']}; next try {w['next_try']}; "
-                   f"last error: {w['last_error'] or 'none (not tried yet)'}")
+        click.echo(inert(f"{w['n']} mail(s) waiting since {w['oldest']}; next try {w['next_try']}; "
+                         f"last error: {w['last_error'] or 'none (not tried yet)'}"))
 
 
 @outbox_group.command("retry")

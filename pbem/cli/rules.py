@@ -6,6 +6,7 @@ from pathlib import Path
 import click
 
 from pbem.base import settings as settings_mod
+from pbem.base.terminal import inert
 from pbem.cli.common import (
     GameError,
     Group,
@@ -72,7 +73,7 @@ def rules_check(ctx, folder):
     files = content_overlay.read(folder)
     wrong = content_overlay.problems(files)
     for line in wrong:
-        click.echo(f"{folder}/{line}", err=True)
+        click.echo(inert(f"{folder}/{line}"), err=True)  # it may quote the owner's files
     if wrong:
         ctx.exit(1)
     click.echo(f"{folder}: {content_overlay.summary(files)}")

@@ -77,9 +77,10 @@ def payload_bytes(part: Message) -> bytes:
     return payload or b""
 
 
-def part_text(part: Message) -> str:
-    """A text/plain or text/html part as plain text, newline-separated, without BOM."""
-    text = decode(payload_bytes(part), part.get_content_charset())
+def part_text(part: Message, payload: bytes | None = None) -> str:
+    """A text/plain or text/html part as plain text, newline-separated, without BOM
+    (`payload`: its bytes, when they were decoded already)."""
+    text = decode(payload_bytes(part) if payload is None else payload, part.get_content_charset())
     text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\ufeff", "")
     if part.get_content_subtype() == "html":
         return html_to_text(text)

@@ -1,32 +1,26 @@
-"""Orders: one inbound mail or turn file -> an `Order` (game, token, answer lines).
+"""Orders: one inbound mail or turn file -> an `Order` (game, token, answer lines, commands).
 
-Pure functions: no database, no engine. Whether the token, the sender and the answers are
-right is for the service to decide; this module only reads what the player sent.
+No database, no engine: whether the token, the sender and the answers are right is for the
+service to decide; this module only reads what the player sent, from the `Mail` read once
+(pbem/inbound/mail.py), with the mail commands' table (pbem/inbound/commands.py).
 """
 from __future__ import annotations
 
-import email
-import email.policy
-import hashlib
 import re
 import tomllib
 from dataclasses import dataclass, field
-from email.utils import getaddresses
 
 import msgspec
 
-from pbem.base import mailpolicy
-from pbem.inbound import mailtext
+from pbem.inbound import commands, mail as mail_mod, mailtext
+from pbem.inbound.commands import Call, Form
+from pbem.inbound.mail import MAX_BYTES, Mail, content_hash
 
-MAX_BYTES = 1024 * 1024
-TOKEN_HEADERS = ("To", "Cc", "Delivered-To", "X-Original-To")
-TRANSPORT_HEADERS = {"received", "delivered-to", "return-path", "x-original-to"}
+__all__ = ["MAX_BYTES", "Order", "OrderError", "content_hash", "parse_mail", "parse_turn_file", "read", "redact"]
 
 _TOKEN = re.compile(r"[0-9a-f]{20}")
 _HEX_RUN = re.compile(r"[0-9a-fA-F]{20,}")
 _TOKEN_LINE = re.compile(r"^token\b\s*:?\s*(\S*)\s*$", re.IGNORECASE)
-# Lines that set something rather than answer a question (pbem/pace/standing.py carries them out).
-_DIRECTIVE = re.compile(r"^(standing|vacation|timezone|reports|email)\s*:\s*(\S.*?)\s*$", re.IGNORECASE)
 _PLUS = re.compile(r"^([^+@\s]+)\+([0-9a-fA-F]{20})@(\S+)$")
 _GAME_TAG = re.compile(r"\[([A-Za-z0-9][\w.-]*)\]")
 # CHECK is the subject's first or last word once reply prefixes and the game tag are gone:
@@ -37,10 +31,6 @@ _ANSWER = re.compile(r"^(?:(\d+)\s*:\s*)?([A-Za-z][A-Za-z0-9-]*)(?:\s+(\S.*))?$"
 _NUMBERED = re.compile(r"^(?:q(?:uestion)?\s*|#|\()?(\d+)\)?\s*(?:[:.)=-]\s*|\s+)(?=[A-Za-z])", re.IGNORECASE)
 # A line that reads as a try at an answer (a number first, or one short word) but is not one.
 _ATTEMPT = re.compile(r"^(?:(?:q(?:uestion)?\s*|#)?\d+\b.*|[A-Za-z][\w-]*\W{0,3})$", re.IGNORECASE)
-_PRESS = re.compile(r"^to\s*:\s*([\w.-]+)\s*:?\s*(.*)$", re.IGNORECASE)  # "to: bob" (pbem/outbound/press.py)
-_COMMANDS = {"status", "resign"}  # a line or subject word that asks the service for something
-_SUBJECT_COMMAND = re.compile(r"\b(status|resign)\W*$", re.IGNORECASE)
-_RESIGN_CODE = re.compile(r"^resign\s*:?\s*([0-9a-f]{8})\W*$", re.IGNORECASE)  # the confirmation
 _MAX_WORDS = 6
 # Greetings and thanks fit the answer pattern ("Hi", "Thanks") but are never option keys.
 _CHAT = {"hi", "hello", "hey", "dear", "thanks", "thank", "thx", "cheers", "regards",
@@ -70,19 +60,18 @@ class Order:
     check: bool
     lines: list[str] = field(default_factory=list)
     ignored: list[str] = field(default_factory=list)
-    # "standing: ...", "vacation: ...", "timezone: ...", "reports: ..."
-    directives: list[str] = field(default_factory=list)
     attachments: list[str] = field(default_factory=list)
     # ignored lines that look like a try at an answer: the reply quotes them with the forms read
     attempts: list[str] = field(default_factory=list)
     # the last line when it reads like a signed name ("Carol", "Alice Smith"): played only if
     # it is an option key (the service knows; pbem/inbound/process.py)
     signature: str | None = None
-    commands: list[str] = field(default_factory=list)  # "status", "resign"
-    resign_code: str | None = None  # "resign CODE": the confirmation the first `resign` asked for
+    calls: list[Call] = field(default_factory=list)  # the mail commands it holds, in order (commands.TABLE)
     references: list[str] = field(default_factory=list)  # the ids the mail replies to, newest first
-    press: list[dict] = field(default_factory=list)  # {"to": name or "all", "text"}: messages to players
-    press_notes: list[str] = field(default_factory=list)  # what became of them (set by pbem/inbound/process.py)
+
+    def called(self, form: Form | None = None) -> list[Call]:
+        """Its calls of commands of `form` (all: None)."""
+        return [c for c in self.calls if form is None or commands.command(c.command).form is form]
 
 
 class TurnFile(msgspec.Struct, forbid_unknown_fields=True):
@@ -96,61 +85,46 @@ class TurnFile(msgspec.Struct, forbid_unknown_fields=True):
 # --- mail ----------------------------------------------------------------------------------
 
 def parse_mail(raw: bytes, game_address: str | None = None) -> Order:
-    """Read one inbound mail. Raises OrderError for a message that cannot be read."""
-    if len(raw) > MAX_BYTES:
+    """Read one inbound mail from its bytes (`read` takes a `Mail` already read)."""
+    return read(mail_mod.read(raw), game_address)
+
+
+def read(mail: Mail, game_address: str | None = None) -> Order:
+    """The order in one mail. Raises OrderError for a message that cannot be read."""
+    if len(mail.raw) > MAX_BYTES:
         raise OrderError("The message is larger than 1 MB; please send your answers as text.")
+    if mail.unreadable:
+        raise OrderError(mail.unreadable)
     try:
-        return _parse_mail(bytes(raw), game_address)
+        return _read(mail, game_address)
     except OrderError:
         raise
-    except Exception as exc:  # the stdlib email parser raises assorted errors on broken mail
+    except Exception as exc:  # noqa: BLE001 -- a reader's failure of any kind is a refusal with a reply
         raise OrderError("The message could not be read as an email.") from exc
 
 
-def _parse_mail(raw: bytes, game_address: str | None) -> Order:
-    msg = email.message_from_bytes(raw, policy=mailpolicy.POLICY)  # headers parsed once per process
-    subject = " ".join(_subject(msg).split())
+def _read(mail: Mail, game_address: str | None) -> Order:
+    subject = mail.subject
     tag = _GAME_TAG.search(subject)
-    order = Order(
-        source="mail",
-        game=tag.group(1) if tag else None,
-        player=None,
-        token=_plus_token(msg, game_address),
-        sender=_sender(msg),
-        message_id=_msg_id(_raw_headers(msg, "Message-ID")),
-        in_reply_to=_msg_id(_raw_headers(msg, "In-Reply-To")),
-        subject=subject,
-        check=bool(_CHECK.search(_GAME_TAG.sub(" ", subject))),
-    )
-    refs = [_msg_id([r]) for r in " ".join(_raw_headers(msg, "References")).split()]
-    order.references = list(dict.fromkeys(filter(None, [order.in_reply_to] + refs[::-1])))
-    command = _SUBJECT_COMMAND.search(_GAME_TAG.sub(" ", subject))
-    if command:
-        order.commands.append(command.group(1).lower())
+    order = Order(source="mail", game=tag.group(1) if tag else None, player=None,
+                  token=_plus_token(mail.recipients, game_address), sender=mail.sender, message_id=mail.message_id,
+                  in_reply_to=mail.in_reply_to, subject=subject,
+                  check=bool(_CHECK.search(_GAME_TAG.sub(" ", subject))), references=list(mail.references))
+    in_subject = commands.subject_word(_GAME_TAG.sub(" ", subject))
+    calls: list[Call] = [in_subject] if in_subject else []
 
     body_lines: list[tuple[str, str]] = []  # (line, answer) in the body: a note beside a turn file, if one is attached
-
-    body = msg.get_body(preferencelist=("plain", "html"))
-    if body is not None and not _turn_file_name(body):
-        own, press = _press(mailtext.own_lines(mailtext.part_text(body)))
-        order.press = press
+    if mail.body is not None:
+        own, messages = _messages(mailtext.own_lines(mail.body))
         for i, line in enumerate(own):
             token_line = _TOKEN_LINE.match(line)
             if token_line:  # the token line is never an answer, nor echoed back
                 if order.token is None and _TOKEN.fullmatch(token_line.group(1).lower()):
                     order.token = token_line.group(1).lower()
                 continue
-            directive = _directive(line)
-            if directive:
-                order.directives.append(directive)
-                continue
-            code = _RESIGN_CODE.match(line)
-            if code:
-                order.commands.append("resign")
-                order.resign_code = code.group(1).lower()
-                continue
-            if line.strip(" .!").lower() in _COMMANDS:
-                order.commands.append(line.strip(" .!").lower())
+            call = commands.setting_line(line) or commands.word(line)
+            if call:
+                calls.append(call)
                 continue
             answer = _answer(line)
             if answer is None:
@@ -161,13 +135,14 @@ def _parse_mail(raw: bytes, game_address: str | None) -> Order:
                 body_lines.append((line, answer))
                 if i == len(own) - 1 and mailtext.looks_like_name(line):
                     order.signature = answer
+        calls += messages
 
-    for part in msg.walk():
-        name = _turn_file_name(part)
-        if not name or part.is_multipart():
+    for attachment in mail.attachments:
+        if not attachment.turn_file:
             continue
+        name = attachment.name
         try:
-            tf = _read_turn_file(mailtext.payload_bytes(part), name)
+            tf = _read_turn_file(attachment.data, name)
         except OrderError as exc:
             raise OrderError(f"Attachment {name}: {exc}") from exc
         except Exception as exc:  # nested too deep, or anything else a reader raises
@@ -179,8 +154,9 @@ def _parse_mail(raw: bytes, game_address: str | None) -> Order:
         order.player = order.player or tf.player
         order.token = order.token or tf.token
         order.check = order.check or tf.check
-        order.directives.extend(a for a in tf.answers if _directive(a))
-        order.lines.extend(a for a in tf.answers if not _directive(a))
+        settings, answers = _settings(tf.answers)
+        calls += settings
+        order.lines.extend(answers)
         order.attachments.append(name)
 
     if order.attachments:  # beside a turn file, only a plain answer ("21: right", "evade") is one:
@@ -192,75 +168,44 @@ def _parse_mail(raw: bytes, game_address: str | None) -> Order:
         order.signature = None
     else:
         order.lines = [a for _, a in body_lines]
+    order.calls = [Call(c.command, redact(c.value, order.token), redact(c.text, order.token), i)
+                   for i, c in enumerate(calls)]
     if order.token:
-        for m in order.press:
-            m["text"] = redact(m["text"], order.token)
         order.ignored = [redact(line, order.token) for line in order.ignored]
         order.attempts = [redact(line, order.token) for line in order.attempts]
     return order
 
 
-def _press(lines: list[str]) -> tuple[list[str], list[dict]]:
+def _messages(lines: list[str]) -> tuple[list[str], list[Call]]:
     """Split off the messages to players: a `to: NAME` line (its rest, if any, starts the
     text) and every line after it up to the next `to:` line are one message."""
-    for i, line in enumerate(lines):  # noqa: B007 -- i is where the messages start, read after the loop
-        if _PRESS.match(line):
-            break
-    else:
+    starts = [(i, commands.message_start(line)) for i, line in enumerate(lines)]
+    first = next((i for i, call in starts if call), None)
+    if first is None:
         return lines, []
-    messages = []
-    for line in lines[i:]:
-        m = _PRESS.match(line)
-        if m:
-            messages.append({"to": m.group(1), "text": m.group(2)})
+    messages: list[Call] = []
+    for (_, call), line in zip(starts[first:], lines[first:], strict=True):
+        if call:
+            messages.append(call)
         else:
-            messages[-1]["text"] = (messages[-1]["text"] + "\n" + line).strip("\n")
-    return lines[:i], messages
+            messages[-1] = Call(messages[-1].command, messages[-1].value, (messages[-1].text + "\n" + line).strip("\n"))
+    return lines[:first], messages
 
 
-# Address and id headers are read raw: the stdlib's structured header parser raises on
-# some malformed values, and one broken Cc must not make a player's answers unreadable.
-def _raw_headers(msg, name: str) -> list[str]:
-    return [value for key, value in msg.raw_items() if key.lower() == name.lower()]
+def _settings(answers: list[str]) -> tuple[list[Call], list[str]]:
+    """A turn file's answers: (its settings lines, its answers)."""
+    calls = [(a, commands.setting_line(a)) for a in answers]
+    return [c for _, c in calls if c], [a for a, c in calls if not c]
 
 
-def _subject(msg) -> str:
-    try:
-        return str(msg.get("Subject", ""))  # decodes RFC 2047 encoded words
-    except Exception:  # noqa: BLE001 -- a malformed encoded word, whichever error it raises: use it undecoded
-        return " ".join(_raw_headers(msg, "Subject"))
-
-
-def _plus_token(msg, game_address: str | None) -> str | None:
-    """The token in a plus address (talisman+TOKEN@example.org) of the delivery headers."""
+def _plus_token(recipients: tuple[str, ...], game_address: str | None) -> str | None:
+    """The token in a plus address (talisman+TOKEN@example.org) among the mail's recipients."""
     base, _, domain = (game_address or "").lower().partition("@")
-    for header in TOKEN_HEADERS:
-        for _, addr in getaddresses(_raw_headers(msg, header)):
-            m = _PLUS.match(addr.strip().lower())
-            if m and (not game_address or (m.group(1), m.group(3)) == (base, domain)):
-                return m.group(2)
+    for addr in recipients:
+        m = _PLUS.match(addr)
+        if m and (not game_address or (m.group(1), m.group(3)) == (base, domain)):
+            return m.group(2)
     return None
-
-
-def _sender(msg) -> str | None:
-    for _, addr in getaddresses(_raw_headers(msg, "From")):
-        if "@" in addr:
-            return addr.strip().lower()
-    return None
-
-
-def _msg_id(values: list[str]) -> str | None:
-    if not values:
-        return None
-    # a byte that is not UTF-8 arrives as a surrogate escape, which cannot be stored or hashed
-    text = " ".join(values[0].encode("utf-8", "surrogateescape").decode("utf-8", "replace").split())
-    m = re.search(r"<[^<>\s]+>", text)
-    return m.group() if m else (text or None)
-
-
-def _turn_file_name(part) -> str | None:
-    name = part.get_filename()
-    return name if name and name.lower().endswith((".toml", ".json")) else None
 
 
 def _answer(line: str) -> str | None:
@@ -276,13 +221,6 @@ def _answer(line: str) -> str | None:
             or m.group(2).lower() in _CHAT):
         return None
     return _format(m)
-
-
-def _directive(line: str) -> str | None:
-    """A `standing:`, `vacation:`, `timezone:`, `reports:` or `email:` line, normalised ("Standing: X" ->
-    "standing: X")."""
-    m = _DIRECTIVE.match(line.strip())
-    return f"{m.group(1).lower()}: {m.group(2)}" if m else None
 
 
 def _format(m: re.Match) -> str:
@@ -307,10 +245,11 @@ def parse_turn_file(data: bytes, filename: str) -> Order:
         raise
     except Exception as exc:  # e.g. RecursionError from a table nested 3,000 deep
         raise OrderError("The turn file could not be read (it is nested too deep or malformed).") from exc
+    settings, answers = _settings(tf.answers)
     return Order(source="turnfile", game=tf.game, player=tf.player, token=tf.token,
                  sender=None, message_id=None, in_reply_to=None, subject="",
-                 check=tf.check, lines=[a for a in tf.answers if not _directive(a)],
-                 directives=[a for a in tf.answers if _directive(a)])
+                 check=tf.check, lines=answers,
+                 calls=[Call(c.command, c.value, index=i) for i, c in enumerate(settings)])
 
 
 def _read_turn_file(data: bytes, filename: str) -> TurnFile:
@@ -344,9 +283,9 @@ def _read_turn_file(data: bytes, filename: str) -> TurnFile:
                              "from your welcome mail.")
     answers: list[str] = []
     for i, text in enumerate(tf.answers):
-        directive = _directive(text)
-        if directive:
-            answers.append(directive)
+        setting = commands.setting_line(text)
+        if setting:
+            answers.append(commands.normal(setting))
             continue
         m = _ANSWER.match(text.strip())
         if not m:
@@ -392,23 +331,3 @@ def redact(text: str, token: str | None) -> str:
     if not token:
         return text
     return re.sub(re.escape(token), "[token]", text, flags=re.IGNORECASE)
-
-
-def content_hash(raw: bytes) -> str:
-    """sha256 of a message without the headers each delivery adds, and with LF line ends,
-    so the same mail delivered twice (or fetched once by pipe, once by IMAP) hashes the same."""
-    raw = raw.replace(b"\r\n", b"\n")
-    head, sep, body = raw.partition(b"\n\n")
-    kept, skipping = [], False
-    for i, line in enumerate(head.split(b"\n")):
-        if i == 0 and line.startswith(b"From "):  # mbox envelope line
-            continue
-        if line[:1] in (b" ", b"\t"):  # a folded continuation belongs to the header above
-            if not skipping:
-                kept.append(line)
-            continue
-        name = line.partition(b":")[0].strip().lower()
-        skipping = name.decode("latin-1") in TRANSPORT_HEADERS
-        if not skipping:
-            kept.append(line)
-    return hashlib.sha256(b"\n".join(kept) + sep + body).hexdigest()

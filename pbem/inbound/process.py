@@ -16,16 +16,15 @@ import re
 from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import timedelta
-from email.parser import BytesHeaderParser
-from email.utils import parseaddr
 from typing import TYPE_CHECKING
 
-from pbem.base import log, mailpolicy, tokens
+from pbem.base import log, tokens
 from pbem.core import games
-from pbem.inbound import orders
-from pbem.moderate import moderator
-from pbem.outbound import announce, bounces, notices, observers, outbox, press, reports
-from pbem.pace import moves, standing
+from pbem.inbound import commands, mail as mail_mod, orders
+from pbem.inbound.commands import Form, Stage
+from pbem.inbound.mail import Mail
+from pbem.outbound import announce, bounces, limits, notices, observers, outbox, reports
+from pbem.pace import moves
 from pbem.store import StoreUnavailable, iso, storable_data
 
 if TYPE_CHECKING:
@@ -37,7 +36,7 @@ REFUSED = ("refused", "rejected")
 
 @dataclass
 class Result:
-    status: str  # applied | partial | rejected | checked | refused | duplicate | error
+    status: str  # applied | partial | rejected | checked | refused | ignored | duplicate | bounce | error
     outcome: str  # one line for the moderator's log: never a token or a seed
     inbox_id: int | None = None
     game: str | None = None
@@ -46,6 +45,15 @@ class Result:
     @property
     def refused(self) -> bool:
         return self.status in REFUSED
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What was read of a message: the mail (None for a turn file), and its order or why it
+    has none. Made once, before the message is stored, and read by every step after."""
+    mail: Mail | None
+    order: orders.Order | None
+    error: orders.OrderError | None = None
 
 
 def handle(svc: Service, raw: bytes, kind: str = "mail", *, source: str = "stdin", filename: str | None = None,
@@ -63,60 +71,50 @@ def handle(svc: Service, raw: bytes, kind: str = "mail", *, source: str = "stdin
         raise ValueError("a turn file needs its filename (.toml or .json)")
     raw = bytes(raw)
     size = len(raw) if size is None else size
-    parsed = None if size > orders.MAX_BYTES else read_raw(raw, kind, filename)  # before the write lock
+    too_large = size > orders.MAX_BYTES
+    reading = read_message(raw, kind, filename, head_only=too_large)  # before the write lock
     try:
         with svc.store.transaction():  # one commit: the message and, in a savepoint, what it did
-            if parsed is None:
-                return _too_large(svc, raw, kind, source, filename, size)
+            if too_large:
+                return _too_large(svc, raw, reading, kind, source, filename, size)
             stored: dict = {}  # the new row, as stored: processing need not read it back
-            inbox_id, earlier = receive(svc, raw, kind, source, filename, upload_id, parsed[0], stored)
+            inbox_id, earlier = receive(svc, raw, kind, source, filename, upload_id, reading, stored)
             if earlier is not None and earlier["status"] != "received":
                 return Result("duplicate", f"duplicate of message {inbox_id} ({earlier['status']})", inbox_id,
                               earlier["game"], earlier["player"])
-            return process_inbox(svc, inbox_id, parsed if earlier is None else None, stored or None)
+            return process_inbox(svc, inbox_id, reading if earlier is None else None, stored or None)
     except svc.store.errors as e:  # the message could not be stored: the source keeps it
         raise StoreUnavailable(str(e)) from e
 
 
-_HEADER_END = re.compile(rb"\r?\n\r?\n")
-_MESSAGE_ID = re.compile(rb"^message-id:[ \t]*(.*(?:\r?\n[ \t].*)*)", re.IGNORECASE | re.MULTILINE)
 KEPT_HEAD = 64 * 1024  # of a message refused for its size, only this much of its headers is kept
 
 
-def _message_id(raw: bytes) -> str | None:
-    """The first Message-ID header as written (folded lines joined): read with a pattern, not
-    a mail parser, because nothing is parsed before the message is stored."""
-    end = _HEADER_END.search(raw)
-    m = _MESSAGE_ID.search(raw, 0, end.start() if end else len(raw))
-    if not m:
-        return None
-    return " ".join(m.group(1).decode("ascii", "replace").split()) or None
-
-
-def _dedupe_hash(svc: Service, raw: bytes, kind: str, upload_id: str | None, order: orders.Order | None) -> str:
+def _dedupe_hash(svc: Service, raw: bytes, reading: Reading, upload_id: str | None) -> str:
     """What makes two messages the same: a mail by its content (and, in find_inbox, its
     Message-ID); a turn file by its content and its upload id, never by when it came, so one
     read again after a crash is known again however far its game has got since. A caller
     that names no upload keeps the older rule: content and the game's move count."""
-    content_hash = orders.content_hash(raw)
-    if kind != "turn":
-        return content_hash
+    if reading.mail is not None:
+        return reading.mail.content_hash
+    content_hash, order = mail_mod.content_hash(raw), reading.order
     if upload_id is None:
         game = svc.store.game(order.game) if order is not None and order.game else None
         return f"{content_hash}@{game['moves']}" if game else content_hash
     return hashlib.sha256(f"turn\n{content_hash}\n{upload_id}".encode()).hexdigest()
 
 
-def known_tokens(svc: Service, raw: bytes, token: str | None) -> set[str]:
+def known_tokens(svc: Service, mail: Mail, token: str | None) -> set[str]:
     """The tokens the id headers may hold (which are masked only when known to be tokens):
     the message's own, and any run there that opens a seat."""
-    runs = {run for run in tokens.id_header_runs(raw) if svc.store.players_by_token_hash(tokens.hash_token(run))}
+    runs = {run for run in mail.id_runs if svc.store.players_by_token_hash(tokens.hash_token(run))}
     return runs | ({token} if token else set())
 
 
-def stored_form(raw: bytes, kind: str, known: Collection[str] = frozenset()) -> bytes:
-    """The message as kept: every token masked (pbem/base/tokens.py), decoded parts included."""
-    return tokens.mask_message(raw, known) if kind == "mail" else tokens.mask_bytes(raw)
+def stored_form(raw: bytes, mail: Mail | None, known: Collection[str] = frozenset()) -> bytes:
+    """The message as kept: every token and seat link masked (pbem/base/tokens.py), decoded
+    parts included (the mail's own decoding says whether any needs it)."""
+    return tokens.mask_message(raw, known, decoded=mail.decoded) if mail is not None else tokens.mask_bytes(raw)
 
 
 def _masked_id(message_id: str | None, known: set[str]) -> str | None:
@@ -128,50 +126,52 @@ def _masked_id(message_id: str | None, known: set[str]) -> str | None:
     return message_id
 
 
-def receive(svc: Service, raw: bytes, kind: str, source: str, filename: str | None, upload_id: str | None = None,
-            order: orders.Order | None = None, stored: dict | None = None) -> tuple[int, dict | None]:
+def receive(svc: Service, raw: bytes, kind: str, source: str, filename: str | None, upload_id: str | None,
+            reading: Reading, stored: dict | None = None) -> tuple[int, dict | None]:
     """Store the message unless it is known: (its inbox id, the earlier row or None). It is
-    stored masked; the token it carried (read already: `order`) is kept only as its hash.
+    stored masked; the token it carried (read already: `reading`) is kept only as its hash.
     `stored`, if given, is filled with the new row (Store.add_inbox). Inside the caller's
     transaction (`handle`'s, which turns a failure of the store into StoreUnavailable)."""
-    known = known_tokens(svc, raw, order.token if order else None) if kind == "mail" else set()
-    message_id = _masked_id(_message_id(raw), known) if kind == "mail" else None
-    content_hash = _dedupe_hash(svc, raw, kind, upload_id, order)
+    mail, order = reading.mail, reading.order
+    known = known_tokens(svc, mail, order.token if order else None) if mail is not None else set()
+    message_id = _masked_id(mail.id_header, known) if mail is not None else None
+    content_hash = _dedupe_hash(svc, raw, reading, upload_id)
     earlier = svc.store.find_inbox(message_id, content_hash)
     if earlier is not None:
         return earlier["id"], earlier
     token_hash = tokens.hash_token(order.token) if order is not None and order.token else None
-    return svc.store.add_inbox(stored_form(raw, kind, known), source=source, kind=kind, content_hash=content_hash,
+    return svc.store.add_inbox(stored_form(raw, mail, known), source=source, kind=kind, content_hash=content_hash,
                                message_id=message_id, filename=filename, token_hash=token_hash, stored=stored), None
 
 
-def _too_large(svc: Service, raw: bytes, kind: str, source: str, filename: str | None, size: int) -> Result:
+def _too_large(svc: Service, raw: bytes, reading: Reading, kind: str, source: str, filename: str | None,
+               size: int) -> Result:
     """A message over the limit: its headers are kept (to answer it and know it again), its
     body is never stored; the sender is told."""
-    end = _HEADER_END.search(raw)
-    head = raw[:min(end.start() if end else len(raw), KEPT_HEAD)] if kind == "mail" else b""
+    mail = reading.mail
+    head = mail.head.encode("latin-1")[:KEPT_HEAD] if mail is not None else b""
     note = f"\n\n[not stored: the message was {size} bytes, over the {orders.MAX_BYTES} byte limit]\n".encode()
-    known = known_tokens(svc, raw, None) if kind == "mail" else set()
-    message_id = _masked_id(_message_id(raw), known) if kind == "mail" else None
+    known = known_tokens(svc, mail, None) if mail is not None else set()
+    message_id = _masked_id(mail.id_header, known) if mail is not None else None
     content_hash = hashlib.sha256(b"too-large\n%d\n" % size + raw[:KEPT_HEAD]).hexdigest()
     earlier = svc.store.find_inbox(message_id, content_hash)
     if earlier is not None:
         return Result("duplicate", f"duplicate of message {earlier['id']} ({earlier['status']})", earlier["id"])
-    inbox_id = svc.store.add_inbox(stored_form(head, "mail", known) + note, source=source, kind=kind,
+    inbox_id = svc.store.add_inbox(tokens.mask_message(head, known) + note, source=source, kind=kind,
                                    content_hash=content_hash, message_id=message_id, filename=filename)
     row = svc.store.inbox(inbox_id)
     assert row is not None  # stored just above
     _reply_unprocessed(svc, row, f"It is larger than {orders.MAX_BYTES // (1024 * 1024)} MB: please send your "
-                                 "answers as text, without large attachments.", tell_moderator=False)
+                                 "answers as text, without large attachments.", tell_moderator=False, reading=reading)
     outcome = f"refused: the message is {size // 1024} KB, over the {orders.MAX_BYTES // 1024} KB limit"
     svc.store.finish_inbox(inbox_id, "processed", outcome)
     log.get(inbox=inbox_id).info("processed", status="refused", outcome=outcome)
     return Result("refused", outcome, inbox_id)
 
 
-def process_inbox(svc: Service, inbox_id: int, parsed: tuple | None = None, row: dict | None = None) -> Result:
-    """Process a stored message that is still `received`, all or nothing. `parsed`: what
-    `read_raw` made of it before it was stored (its token in clear, in memory only); `row`:
+def process_inbox(svc: Service, inbox_id: int, reading: Reading | None = None, row: dict | None = None) -> Result:
+    """Process a stored message that is still `received`, all or nothing. `reading`: what
+    `read_message` made of it before it was stored (its token in clear, in memory only); `row`:
     the message as this transaction just stored it (else it is read, and locked)."""
     logger = log.get(inbox=inbox_id)
     try:
@@ -181,8 +181,7 @@ def process_inbox(svc: Service, inbox_id: int, parsed: tuple | None = None, row:
             if row["status"] != "received":
                 return Result("duplicate", f"message {inbox_id} was {row['status']} already", inbox_id,
                               row["game"], row["player"])
-            order, error = parsed if parsed is not None else read(row)
-            result = _process(svc, row, order, error)
+            result = _process(svc, row, reading or read(row))
             svc.store.finish_inbox(inbox_id, "processed", result.outcome, result.game, result.player)
     except Exception as e:  # the message is kept; serve tries it again
         logger.exception("processing failed")
@@ -213,21 +212,25 @@ def retry_pending(svc: Service) -> list[Result]:
 
 # -- the steps ----------------------------------------------------------------------------
 
-def read_raw(raw: bytes, kind: str, filename: str | None) -> tuple[orders.Order | None, orders.OrderError | None]:
-    """The order in a message, or why it cannot be read: never raises (a reader's failure of
-    any kind is a refusal with a reply, not a message that blocks its source)."""
+def read_message(raw: bytes, kind: str, filename: str | None, *, head_only: bool = False) -> Reading:
+    """The message read once (pbem/inbound/mail.py) and the order in it, or why it has none:
+    never raises (a reader's failure of any kind is a refusal with a reply, not a message that
+    blocks its source). `head_only`: the start of a message over the size limit."""
+    mail = mail_mod.read(raw, head_only=head_only) if kind == "mail" else None
+    if head_only:
+        return Reading(mail, None, orders.OrderError("The message is larger than 1 MB."))
     try:
-        order = orders.parse_mail(raw) if kind == "mail" else orders.parse_turn_file(raw, filename or "")
+        order = orders.read(mail) if mail is not None else orders.parse_turn_file(raw, filename or "")
     except orders.OrderError as e:
-        return None, e
+        return Reading(mail, None, e)
     except Exception:  # noqa: BLE001
-        return None, orders.OrderError("The message could not be read.")
-    return storable_data(order), None  # the sender's text as it is quoted, stored and logged: no NUL
+        return Reading(mail, None, orders.OrderError("The message could not be read."))
+    return Reading(mail, storable_data(order))  # the sender's text as it is quoted, stored and logged: no NUL
 
 
-def read(row: dict) -> tuple[orders.Order | None, orders.OrderError | None]:
-    """The order in a stored message (its tokens masked: `row["token_hash"]` stands for them)."""
-    return read_raw(row["raw"], row["kind"], row["filename"])
+def read(row: dict) -> Reading:
+    """A stored message read (its tokens masked: `row["token_hash"]` stands for them)."""
+    return read_message(row["raw"], row["kind"], row["filename"])
 
 
 def authenticate(svc: Service, order: orders.Order, kind: str, token_hash: str | None = None) -> tuple[dict,
@@ -254,37 +257,14 @@ def authenticate(svc: Service, order: orders.Order, kind: str, token_hash: str |
     return games.get(svc, seat["game"]), seat
 
 
-def _headers(raw: bytes):
-    return BytesHeaderParser(policy=mailpolicy.POLICY).parsebytes(raw)
-
-
-def _header_sender(raw: bytes) -> str | None:
-    """The From address of a mail too broken to read as an order."""
-    try:
-        return parseaddr(str(_headers(raw).get("From", "")))[1].lower() or None
-    except Exception:  # noqa: BLE001 -- no reply then
-        return None
-
-
-def _is_automatic(raw: bytes) -> bool:
-    """Mail no one should answer: auto-replies, bounces, lists (no mail loops); and mail whose
-    headers cannot be read."""
-    try:
-        h = _headers(raw)
-    except Exception:  # noqa: BLE001
-        return True
-    auto = str(h.get("Auto-Submitted", "no")).strip().lower()
-    return (auto != "no" or str(h.get("Precedence", "")).strip().lower() in ("bulk", "junk", "list")
-            or "List-Id" in h or str(h.get("Return-Path", "")).strip() == "<>")
-
-
-def _reply_to(svc: Service, row: dict, order: orders.Order | None) -> str | None:
+def _reply_to(svc: Service, row: dict, reading: Reading) -> str | None:
     """Whom a refusal may answer: the sender of a mail that is not automatic and not our own,
     at most `stranger_replies` times a day per address (From can be forged: no backscatter)."""
-    if row["kind"] != "mail":
+    mail = reading.mail
+    if mail is None or mail.automatic:
         return None
-    sender = order.sender if order else _header_sender(row["raw"])
-    if not sender or sender.lower() == svc.settings.address.lower() or _is_automatic(row["raw"]):
+    sender = reading.order.sender if reading.order else mail.sender
+    if not sender or sender.lower() == svc.settings.address.lower():
         return None
     if not sender.isascii():
         return None  # bytes that were not ASCII, or control characters (pbem/store/common.py): no one to answer
@@ -295,29 +275,30 @@ def _reply_to(svc: Service, row: dict, order: orders.Order | None) -> str | None
     return sender
 
 
-def _refuse(svc: Service, row: dict, order: orders.Order | None, reason: str) -> Result:
+def _refuse(svc: Service, row: dict, reading: Reading, reason: str) -> Result:
     """Nothing is applied; a stranger learns nothing about any game (no names, no state). The
     moderator hears of it in the next digest (one line a day per address, counted)."""
-    who = (order.sender if order else None) or (_header_sender(row["raw"]) if row["kind"] == "mail" else None)
+    who = (reading.order.sender if reading.order else None) or (reading.mail.sender if reading.mail else None)
     notices.add(svc, "stranger", f"{who or 'a ' + row['kind'] + ' from ' + row['source']}: {reason}",
                 key=f"{(who or row['source']).lower()}.{svc.now():%Y-%m-%d}")
-    sender = _reply_to(svc, row, order)
+    sender = _reply_to(svc, row, reading)
     if sender:
-        reports.queue_stranger(svc, sender, inbox_id=row["id"],
-                               in_reply_to=order.message_id if order else _message_id(row["raw"]))
+        assert reading.mail is not None  # only a mail's sender is answered
+        reports.queue_stranger(svc, sender, inbox_id=row["id"], in_reply_to=reading.mail.message_id)
     return Result("refused", log.scrub(f"refused: {reason}"), row["id"])
 
 
 def _reply_unprocessed(svc: Service, row: dict, why: str, *, reason: str | None = None,
-                       tell_moderator: bool = True) -> None:
+                       tell_moderator: bool = True, reading: Reading | None = None) -> None:
     """Tell the sender we could not process their message (with `tell_moderator`: that the
     moderator knows, and tell the moderator `reason`). A turn file's sender is the seat its
     token opened, if any; a mail's, its From (rate-limited like any refusal)."""
-    order, _ = read(row)
+    reading = reading or read(row)
+    order = reading.order
     seat = authenticate(svc, order, row["kind"], row.get("token_hash")) if order is not None else "unread"
     game = seat[0] if not isinstance(seat, str) else None
-    to = seat[1]["email"] if not isinstance(seat, str) else _reply_to(svc, row, order)
-    in_reply_to = order.message_id if order else _message_id(row["raw"])
+    to = seat[1]["email"] if not isinstance(seat, str) else _reply_to(svc, row, reading)
+    in_reply_to = reading.mail.message_id if reading.mail is not None else None
     if to:
         ctx = {"address": svc.settings.address, "why": why, "moderator_told": tell_moderator}
         outbox.enqueue(svc, kind="unprocessed",
@@ -342,52 +323,85 @@ def _reply_error(svc: Service, game, player, row, order, reason: str) -> Result:
     return Result("rejected", f"rejected: {reason}", row["id"], game["id"], player["name"])
 
 
-def _process(svc: Service, row: dict, order: orders.Order | None, error: orders.OrderError | None) -> Result:
-    if row["kind"] == "mail" and bounces.is_report(row["raw"]):  # a bounce: mark whom it names, answer nothing
-        outcome, bounced_game, bounced_player = bounces.handle(svc, row["raw"])
+def _process(svc: Service, row: dict, reading: Reading) -> Result:
+    mail, order = reading.mail, reading.order
+    if mail is not None and mail.bounce:  # a bounce: mark whom it names, answer nothing
+        outcome, bounced_game, bounced_player = bounces.handle(svc, mail.message, mail.head)
         return Result("bounce", outcome, row["id"], bounced_game, bounced_player)
-    if error is not None:
-        return _refuse(svc, row, None, f"unreadable: {error}")
-    assert order is not None  # read_raw gives an order or an error
+    if mail is not None and mail.automatic:
+        return _automatic(svc, row, mail, order)
+    if order is None:
+        return _refuse(svc, row, reading, f"unreadable: {reading.error}")
     seat = authenticate(svc, order, row["kind"], row.get("token_hash"))
-    if seat == "no token" and row["kind"] == "mail" and order.game:
+    if seat == "no token" and mail is not None and order.game:
         watched = _observer(svc, row, order)
         if watched is not None:
             return watched
     if isinstance(seat, str):
-        return _refuse(svc, row, order, seat)
+        return _refuse(svc, row, reading, seat)
     game, player = seat
     bounces.heard_from(svc, player)
+    if mail is not None and not limits.take(svc, limits.MAILS_PER_HOUR, limits.seat(player)):
+        return _over_hourly(svc, game, player, row, order)
     if game["status"] != "active":
         return _reply_error(svc, game, player, row, order,
                             f"The game {game['id']} is {game['status']}: it takes no answers now.")
-    if "resign" in order.commands:
-        return _resign(svc, game, player, row, order)
-    if order.press:
-        order.press_notes = press.send(svc, game, player, order.press, row["id"])
-        if not order.lines and not order.directives and "status" not in order.commands:
-            reports.queue_report(svc, game, player, games.state(svc, game), kind="receipt",
-                                 mid_parts=(f"in{row['id']}",), extra={"press_notes": order.press_notes},
-                                 in_reply_to=order.message_id, inbox_id=row["id"], catch_up=False)
-            return Result("applied", log.scrub("press: " + " ".join(order.press_notes)), row["id"], game["id"],
-                          player["name"])
-    if not order.lines and not order.directives:
-        if "status" in order.commands:
-            return _status(svc, game, player, row, order)
-        return _reply_error(svc, game, player, row, order, "No answers were found in your message.")
-    return apply_order(svc, game, player, row, order)
+    return _carry_out(svc, game, player, row, order)
+
+
+def _automatic(svc: Service, row: dict, mail: Mail, order: orders.Order | None) -> Result:
+    """Mail no one may answer (RFC 3834: an auto-reply, a list, bulk, a machine): kept, never
+    answered, nothing in it applied (a vacation responder would otherwise start a loop). When
+    it comes from a seat, the player's next report says so, once."""
+    seat = authenticate(svc, order, "mail", row.get("token_hash")) if order is not None else "unread"
+    outcome = log.scrub(f"ignored: an automatic mail ({mail.automatic}): not answered, nothing applied")
+    if isinstance(seat, str):
+        return Result("ignored", outcome, row["id"])
+    game, player = seat
+    reports.tell_next(svc, player, f"An automatic mail ({mail.automatic}) came from your address on "
+                                   f"{svc.now():%Y-%m-%d %H:%M} UTC: it was kept, not answered, and nothing in it "
+                                   "was played. If it held your answers, send them again in a mail of your own.")
+    return Result("ignored", outcome, row["id"], game["id"], player["name"])
+
+
+def _over_hourly(svc: Service, game: dict, player: dict, row: dict, order: orders.Order) -> Result:
+    """A seat past its mails an hour: the mail is kept and nothing in it done; the player is
+    told the first time in the hour, the moderator once a day."""
+    limit = limits.MAILS_PER_HOUR
+    n = limit.allowed(svc)
+    if limits.over(svc, limit, limits.seat(player), game=game["id"]):
+        lines = [f"You have sent {n} mails in the last hour ({limit.key}), the most this game takes from one seat "
+                 "in an hour. This mail, and any more this hour, are kept but nothing in them is done.",
+                 "Send your answers again in an hour."]
+        _notice(svc, game, player, row, order, "Too many mails this hour: not played", lines)
+    return Result("refused", f"refused: over the limit of {n} mails an hour from this seat ({limit.key})",
+                  row["id"], game["id"], player["name"])
+
+
+def _notice(svc: Service, game: dict, player: dict, row: dict, order: orders.Order, subject: str,
+            lines: list[str]) -> None:
+    """A short notice to a seat, in reply to its mail."""
+    ctx = {"address": reports.game_address(svc, game), "subject": subject, "lines": lines}
+    outbox.enqueue(svc, kind="notice", message_id=reports.message_id(svc, game, f"in{row['id']}", player["name"],
+                                                                      "notice"),
+                   sender=reports.game_address(svc, game), to=player["email"], to_name=player["name"],
+                   subject=f"[{game['id']}] {subject}", context=ctx, game=game["id"], in_reply_to=order.message_id,
+                   references=[order.message_id], inbox_id=row["id"], reply=True)
 
 
 def _observer(svc: Service, row: dict, order: orders.Order) -> Result | None:
     """A mail from an observer of the game its subject names: `status` brings the public
-    report; anything else is answered that observers may send only that. None: no observer."""
+    report (so many a day); anything else is answered that observers may send only that.
+    None: no observer."""
     game = svc.store.game(order.game) if order.game else None
     observer = observers.find(game, order.sender) if game else None
-    if game is None or observer is None or _is_automatic(row["raw"]):
+    if game is None or observer is None:
         return None
-    if order.commands == ["status"] and not (order.lines or order.directives or order.press):
-        observers.status(svc, game, observer, row["id"], order.message_id)
-        return Result("applied", "status: the public report sent to an observer", row["id"], game["id"])
+    asks = [commands.command(c.command) for c in order.calls]
+    if asks and all(c.observers for c in asks) and not order.lines:
+        if observers.status(svc, game, observer, row["id"], order.message_id):
+            return Result("applied", "status: the public report sent to an observer", row["id"], game["id"])
+        return Result("refused", f"refused: an observer over {limits.OBSERVER_STATUS.key}", row["id"], game["id"])
     ctx = {"address": reports.game_address(svc, game), "subject": f"You watch the game {game['id']}",
            "lines": [(f"You watch the game {game['id']} as an observer, so your mail plays nothing and "
                      "reaches no one."), ("A mail with the word \"status\" (a line, or the subject) brings the "
@@ -395,70 +409,64 @@ def _observer(svc: Service, row: dict, order: orders.Order) -> Result | None:
     outbox.enqueue(svc, kind="notice", message_id=reports.message_id(svc, game, f"in{row['id']}", "observer"),
                    sender=reports.game_address(svc, game), to=observer["email"], to_name=observer["name"],
                    subject=f"[{game['id']}] Observers may send status only", context=ctx, game=game["id"],
-                   in_reply_to=order.message_id, references=[order.message_id], inbox_id=row["id"])
+                   in_reply_to=order.message_id, references=[order.message_id], inbox_id=row["id"], reply=True)
     return Result("rejected", "rejected: an observer may send status only", row["id"], game["id"])
 
 
-def resign_code(svc: Service, player: dict) -> str:
-    """The code that confirms a seat's `resign`: derived, never stored; a replaced seat (new
-    salt) has a new one."""
-    msg = f"resign\0{player['game']}\0{player['name']}\0{player['token_salt']}".encode()
-    return hmac.new(svc.key, msg, hashlib.sha256).hexdigest()[:8]
+# What a mail of ours is, when a reply to it cannot be an answer: it asked no question.
+ASKS_NOTHING = {"press": "a message from another player", "digest": "the moderator's digest",
+                "notice": "a notice from the service", "stranger": "a reply from the service",
+                "unprocessed": "a reply from the service"}
 
 
-def _resign(svc: Service, game: dict, player: dict, row: dict, order: orders.Order) -> Result:
-    """`resign` asks for a confirmation; `resign CODE` takes the seat out: it takes no orders and
-    gets no mail, and its character leaves play by the engine's `leave-game` move."""
-    code, name = resign_code(svc, player), player["name"]
-    confirmed = order.resign_code is not None and hmac.compare_digest(order.resign_code, code)
-    if confirmed:
-        svc.store.update_player(game["id"], name, status="removed")
-        left = _leave_play(svc, game, name)
-        lines = [(f"You have left the game {game['id']}. You get no more mail from it and it takes no more "
-                 "answers from you."), "Thank you for playing."]
-        subject, outcome = "You have left the game", "resigned"
-        notices.add(svc, "resigned", f"{name} resigned by mail (confirmed with the code sent to them). " + (
-            f"Their character has left play (the move `leave-game {name}` is in the log) and the game goes on."
-            if left else f"Their character could not leave play ({left.reason}): the seat stays in the game "
-            "and you answer for it (`pbem game answer`)."), key=name, game=game["id"])
-    else:
-        wrong = "That code is not the one we sent you. " if order.resign_code else ""
-        lines = [f"{wrong}To leave the game {game['id']} for good, reply with this line:", f"resign {code}",
-                 "Nothing changes until you do; your character then leaves play and the game goes on without it."]
-        subject, outcome = "Confirm that you resign", "resign: confirmation asked"
-    ctx = {"address": reports.game_address(svc, game), "subject": subject, "lines": lines}
-    outbox.enqueue(svc, kind="notice", message_id=reports.message_id(svc, game, f"in{row['id']}", name, "resign"),
-                   sender=reports.game_address(svc, game), to=player["email"], to_name=name,
-                   subject=f"[{game['id']}] {subject}", context=ctx, game=game["id"],
-                   player=None if confirmed else player, in_reply_to=order.message_id,
-                   references=[order.message_id], inbox_id=row["id"])
-    return Result("applied", outcome, row["id"], game["id"], name)
+def _astray(svc: Service, game: dict, order: orders.Order) -> str | None:
+    """Why the order's answers must not be played, as a note: the mail replies to one of ours
+    that asked no question (a press message, the digest, a notice), where a one-word reply
+    means something else. None: it may answer."""
+    for mid in order.references:  # newest first: the one it replies to
+        row = svc.store.outbox_by_message_id(mid)
+        if row is not None and row["game"] in (None, game["id"]):
+            what = ASKS_NOTHING.get(row["kind"])
+            if what is None:
+                return None
+            return (f"Your mail replies to {what}, not to a report, so nothing in it was played as an answer. "
+                    "Answers go in a reply to your latest report (or write them on the game's page).")
+    return None
 
 
-@dataclass
-class _Left:
-    reason: str | None = None
-
-    def __bool__(self) -> bool:
-        return self.reason is None
-
-
-def _leave_play(svc: Service, game: dict, name: str) -> _Left:
-    """A confirmed resign plays `moderator: leave-game NAME` (engine/rules/leave.py): the
-    character leaves play, everyone hears it, the turns pass it by."""
-    try:
-        played = moderator.answer(svc, game["id"], svc.engine.MODERATOR, f"leave-game {name}")
-    except games.GameError as e:  # the game cannot take it (over meanwhile): the moderator is told
-        return _Left(str(e))
-    return _Left(played.failed["reason"] if played.failed else None)
-
-
-def _status(svc: Service, game: dict, player: dict, row: dict, order: orders.Order) -> Result:
-    """`status`: the reader's report again, at once (with what happened since their last)."""
-    reports.queue_report(svc, game, player, games.state(svc, game), kind="report",
-                         mid_parts=(f"in{row['id']}", "status"), in_reply_to=order.message_id, inbox_id=row["id"],
-                         extra={"press_notes": order.press_notes})
-    return Result("applied", "status: the report sent again", row["id"], game["id"], player["name"])
+def _carry_out(svc: Service, game: dict, player: dict, row: dict, order: orders.Order) -> Result:
+    """An authenticated seat's mail, by the mail commands' table (pbem/inbound/commands.py): a
+    command that goes alone (resign); else the messages and settings, then the answers, or
+    the reply a mail that answers nothing asks for (status)."""
+    req = commands.Request(svc, game, player, row["id"], order.message_id, order.check)
+    alone = [c for c in order.calls if commands.command(c.command).stage is Stage.ALONE]
+    if alone:  # the one with a value (a code) first: a subject's word must not hide the body's
+        call = next((c for c in alone if c.value), alone[0])
+        return Result("applied", commands.command(call.command).run(req, call), row["id"], game["id"], player["name"])
+    press_notes, pace_notes = commands.before(req, order.calls)
+    lines = order.lines
+    astray = _astray(svc, game, order) if lines else None
+    if astray:
+        press_notes.append(astray)
+        lines = []
+    if not lines and not order.called(Form.SETTING):
+        reply = next((c for c in order.calls if commands.command(c.command).stage is Stage.REPLY), None)
+        if reply is not None:
+            req.notes = press_notes
+            return Result("applied", commands.command(reply.command).run(req, reply), row["id"], game["id"],
+                          player["name"])
+        if astray and press_notes == [astray]:
+            _notice(svc, game, player, row, order, "Your reply was not played", [astray])
+            return Result("rejected", "rejected: a reply to a mail that asks nothing", row["id"], game["id"],
+                          player["name"])
+        if press_notes:
+            reports.queue_report(svc, game, player, games.state(svc, game), kind="receipt",
+                                 mid_parts=(f"in{row['id']}",), extra={"press_notes": press_notes},
+                                 in_reply_to=order.message_id, inbox_id=row["id"], catch_up=False)
+            return Result("applied", log.scrub("press: " + " ".join(press_notes)), row["id"], game["id"],
+                          player["name"])
+        return _reply_error(svc, game, player, row, order, "No answers were found in your message.")
+    return apply_order(svc, game, player, row, order, lines, press_notes, pace_notes)
 
 
 _NUMBERED = re.compile(r"^\d+:")
@@ -481,16 +489,16 @@ def _stale(svc: Service, game: dict, player: dict, state, order: orders.Order, l
                       f"({mine['id'] if mine else 'N'}: key)."}
 
 
-def apply_order(svc: Service, game: dict, player: dict, row: dict, order: orders.Order) -> Result:
+def apply_order(svc: Service, game: dict, player: dict, row: dict, order: orders.Order, lines: list[str],
+                press_notes: list[str], notes: list[str]) -> Result:
+    """Play the order's answer `lines` (its settings lines were carried out first, `notes` says
+    how, so an order filed now answers this mail's questions; `press_notes`: its messages)."""
     blob, before = game["state"], games.state(svc, game)
-    lines = [orders.redact(line, order.token) for line in order.lines]  # a token is never logged nor echoed
-    # standing:, vacation:, timezone: lines first, so an order filed now answers this mail's questions
-    notes = standing.directives(svc, game, player["name"], [orders.redact(d, order.token) for d in order.directives],
-                                check=order.check)
+    lines = [orders.redact(line, order.token) for line in lines]  # a token is never logged nor echoed
     stale = _stale(svc, game, player, before, order, lines)
     if stale:
         extra = {"failed": stale, "unused": [ln for ln in lines if ln != stale["line"]], "check": order.check,
-                 "pace_notes": notes, "attempts": order.attempts}
+                 "pace_notes": notes, "attempts": order.attempts, "press_notes": press_notes}
         reports.queue_report(svc, game, player, before, kind="error", mid_parts=(f"in{row['id']}",), extra=extra,
                              in_reply_to=order.message_id, inbox_id=row["id"])
         return Result("rejected", f"rejected: replies to closed question; {len(lines)} line(s) not played",
@@ -504,7 +512,7 @@ def apply_order(svc: Service, game: dict, player: dict, row: dict, order: orders
             return _reply_error(svc, game, player, row, order, "No answers were found in your message "
                                 f"(the last line, {order.signature!r}, reads as your name).")
     extra = {"applied": played.applied, "failed": played.failed, "unused": played.unused, "check": order.check,
-             "pace_notes": notes, "attempts": order.attempts, "press_notes": order.press_notes}
+             "pace_notes": notes, "attempts": order.attempts, "press_notes": press_notes}
     kind = "error" if played.failed else "receipt"
     if order.check:  # the reply shows the state as it is: a trial's dice stay unseen
         reports.queue_report(svc, game, player, before, kind=kind, mid_parts=(f"in{row['id']}", "check"),

@@ -10,39 +10,21 @@ writes in or their seat gets a new address.
 """
 from __future__ import annotations
 
-import email
 import hmac
-import re
 from email.message import Message
 from email.utils import parseaddr
 from typing import TYPE_CHECKING
 
-from pbem.base import log, mailpolicy, tokens
+from pbem.base import log, tokens
 from pbem.outbound import notices
 
 if TYPE_CHECKING:
     from pbem.core.service import Service
 
-_HEADER_END = re.compile(rb"\r?\n\r?\n")
 
-
-def is_report(raw: bytes) -> bool:
-    """Is this mail a delivery-status notification? (Looks at its top header only; a header
-    that cannot be read is no report.)"""
-    head = _HEADER_END.split(raw[:65536], 1)[0].lower()
-    if b"multipart/report" not in head:  # cheap: most mail stops here
-        return False
-    try:
-        msg = email.message_from_bytes(_HEADER_END.split(raw, 1)[0] + b"\n\n", policy=mailpolicy.POLICY)
-        return msg.get_content_type() == "multipart/report" and \
-            str(msg.get_param("report-type", "")).lower() == "delivery-status"
-    except Exception:  # noqa: BLE001
-        return False
-
-
-def failures(raw: bytes) -> list[tuple[str, str]]:
-    """[(recipient, why)] of the recipients whose delivery failed."""
-    msg = email.message_from_bytes(raw, policy=mailpolicy.POLICY)
+def failures(msg: Message) -> list[tuple[str, str]]:
+    """[(recipient, why)] of the recipients whose delivery failed, in a report read already
+    (pbem/inbound/mail.py says whether a mail is one: multipart/report, delivery-status)."""
     failed = []
     for part in msg.walk():
         if part.get_content_type() == "message/delivery-status":
@@ -55,12 +37,11 @@ def failures(raw: bytes) -> list[tuple[str, str]]:
     return failed
 
 
-def sent_mail(svc: Service, raw: bytes) -> dict | None:
+def sent_mail(svc: Service, head: str) -> dict | None:
     """The outbox row a bounce came back for: named by the keyed tag of the envelope sender it
     was sent with (VERP, sending.return_path), which the receiving MTA writes into the
-    bounce's delivery headers. Anything else (a stranger's forged report naming a guessable
-    Message-ID, an address) names nothing."""
-    head = _HEADER_END.split(raw[:65536], 1)[0].decode("latin-1")
+    bounce's delivery headers (`head`: its header block). Anything else (a stranger's forged
+    report naming a guessable Message-ID, an address) names nothing."""
     for m in tokens.BOUNCE_TAG.finditer(head):
         row = svc.store.outbox_mail(int(m.group(1)))
         if row is not None and row["status"] == "sent" and hmac.compare_digest(
@@ -69,13 +50,14 @@ def sent_mail(svc: Service, raw: bytes) -> dict | None:
     return None
 
 
-def handle(svc: Service, raw: bytes) -> tuple[str, str | None, str | None]:
-    """A bounce received: mark whom it names. Returns (outcome, game, player)."""
-    row = sent_mail(svc, raw)
+def handle(svc: Service, msg: Message | None, head: str) -> tuple[str, str | None, str | None]:
+    """A bounce received (`msg` parsed, `head` its header block as written): mark whom it
+    names. Returns (outcome, game, player)."""
+    row = sent_mail(svc, head)
     if row is None:
         return "bounce not believed: it names no mail we sent (no valid return-path tag)", None, None
     try:
-        failed = [(addr, why) for addr, why in failures(raw) if addr == row["to_addr"].lower()]
+        failed = [(addr, why) for addr, why in failures(msg) if addr == row["to_addr"].lower()] if msg else []
     except Exception:  # noqa: BLE001 -- a report too broken to read names no failure
         failed = []
     if not failed:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from pbem.base import configkeys
 from pbem.core import games
-from pbem.outbound import links as web_links, outbox, reports, turnmail
+from pbem.outbound import limits, links as web_links, outbox, reports, turnmail
 
 if TYPE_CHECKING:
     from pbem.core.service import Service
@@ -71,9 +71,10 @@ def find(game: dict, email: str | None) -> dict | None:
     return next((o for o in of(game) if email and o["email"].lower() == email.lower()), None)
 
 
-def queue(svc: Service, game: dict, state, who: list[dict] | None = None, *, key, frame: dict | None = None) -> None:
+def queue(svc: Service, game: dict, state, who: list[dict] | None = None, *, key, frame: dict | None = None,
+          in_reply_to: str | None = None) -> None:
     """The public report to each observer (`who`: these only), with the public events since
-    the last one each had."""
+    the last one each had (`in_reply_to`: the observer's mail it answers)."""
     who = of(game) if who is None else who
     if not who:
         return
@@ -90,12 +91,29 @@ def queue(svc: Service, game: dict, state, who: list[dict] | None = None, *, key
         outbox.enqueue(svc, kind="report", message_id=reports.message_id(svc, game, key, "observer", o["name"]),
                        sender=reports.game_address(svc, game), to=o["email"], to_name=o["name"],
                        subject=reports.subject(game, ctx, "report"), context=ctx, game=game["id"],
-                       in_reply_to=root, references=[root])
+                       in_reply_to=in_reply_to or root, references=[root, in_reply_to], reply=in_reply_to is not None)
     config = dict(game["config"])
     config["observers"] = [{**o, "reported_seq": seq} if o["name"] in seen else o for o in of(game)]
     svc.store.update_game(game["id"], config=config)
     game["config"] = config
 
 
-def status(svc: Service, game: dict, observer: dict, inbox_id: int, message_id: str | None) -> None:
-    queue(svc, game, games.state(svc, game), [observer], key=f"in{inbox_id}")
+def status(svc: Service, game: dict, observer: dict, inbox_id: int, message_id: str | None) -> bool:
+    """`status` from an observer's address: the public report again, at most
+    `observer_status_per_day` times a day (a From is easily forged: each would be a full
+    report). False when over it: the observer is told so once, the moderator once a day."""
+    limit, who = limits.OBSERVER_STATUS, observer["email"].lower()
+    if limits.take(svc, limit, who):
+        queue(svc, game, games.state(svc, game), [observer], key=f"in{inbox_id}", in_reply_to=message_id)
+        return True
+    if limits.over(svc, limit, who, game=game["id"]):
+        n = limit.allowed(svc)
+        ctx = {"address": reports.game_address(svc, game), "subject": f"The game {game['id']}'s report",
+               "lines": [f"You have asked for the report of the game {game['id']} {n} times in the last 24 hours "
+                         f"({limit.key}), the most an observer may; this mail and any more today bring none.",
+                         "You still get the report each time a turn begins."]}
+        outbox.enqueue(svc, kind="notice", message_id=reports.message_id(svc, game, f"in{inbox_id}", "observer"),
+                       sender=reports.game_address(svc, game), to=observer["email"], to_name=observer["name"],
+                       subject=f"[{game['id']}] No more reports today", context=ctx, game=game["id"],
+                       in_reply_to=message_id, references=[message_id], inbox_id=inbox_id, reply=True)
+    return False

@@ -44,6 +44,11 @@ def domain_of(address: str) -> str:
     return address.rpartition("@")[2] or "localhost"
 
 
+# The kinds of mail that answer a mail that came in (Auto-Submitted: auto-replied); the others
+# report on their own (auto-generated).
+REPLIES = frozenset({"receipt", "error", "stranger", "unprocessed"})
+
+
 def new_marker() -> str:
     """Stands for a token in a queued mail; random, so no text a player wrote can hold it."""
     return "pbemtoken" + secrets.token_hex(8)
@@ -53,17 +58,19 @@ def enqueue(svc: Service, *, kind: str, message_id: str, sender: str, to: str, t
             context: dict | None = None, text: str = "", html: str | None = None, game: str | None = None,
             player: dict | None = None, marker: str | None = None, in_reply_to: str | None = None,
             references: Sequence[str | None] = (), inbox_id: int | None = None, since_seq: int | None = None,
-            extra_headers: dict | None = None) -> bool:
+            extra_headers: dict | None = None, reply: bool = False) -> bool:
     """Queue one mail: the `context` template `kind` is rendered from when it is sent, or a
     `text` and `html` already made (a resent mail). `player` (a players row) gets a Reply-To
-    carrying their token; `marker`, if given, is what the texts use in place of that token."""
+    carrying their token; `marker`, if given, is what the texts use in place of that token.
+    `reply`: it answers a mail that came in (as every mail of the REPLIES kinds does)."""
     headers = {
         "From": mailbox(f"Talisman {game}" if game else "Talisman", sender),
         "To": mailbox(to_name, to),
         "Subject": clean(subject),
         "Date": format_datetime(svc.now()),
         "Message-ID": message_id,
-        "Auto-Submitted": "auto-generated",
+        # RFC 3834: a well-behaved responder answers neither; ours tells a reply from a report
+        "Auto-Submitted": "auto-replied" if reply or kind in REPLIES else "auto-generated",
         **(extra_headers or {}),
     }
     if player is not None:
@@ -71,8 +78,8 @@ def enqueue(svc: Service, *, kind: str, message_id: str, sender: str, to: str, t
         headers["Reply-To"] = tokens.plus_address(sender, marker)
     # ids quoted from inbound mail are kept but for a token-shaped run in them: none is stored in clear
     if in_reply_to:
-        headers["In-Reply-To"] = tokens.mask_text(clean(in_reply_to))
-    refs = [tokens.mask_text(clean(r)) for r in references if r]
+        headers["In-Reply-To"] = tokens.mask_tokens(clean(in_reply_to))
+    refs = [tokens.mask_tokens(clean(r)) for r in references if r]
     if refs:
         headers["References"] = " ".join(refs)
     return svc.store.add_outbox(message_id=message_id, kind=kind, to_addr=clean(to), subject=headers["Subject"],

@@ -20,7 +20,8 @@ if TYPE_CHECKING:
 
 MODES = ("allowed", "public", "copied", "off")
 DEFAULT = "allowed"
-_ADDRESS = re.compile(r"[\w.+-]+@[\w-]+(\.[\w-]+)+")
+# An address as people write one: a dot in the domain or not (root@mailhost, alice@localhost).
+_ADDRESS = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)*")
 
 
 def mode(game: dict) -> str:
@@ -28,45 +29,39 @@ def mode(game: dict) -> str:
 
 
 def clean(text: str) -> str:
-    """The message as it is passed on: no token, no mail address."""
+    """The message as it is passed on: no token, no seat link, no mail address."""
     return _ADDRESS.sub("[address]", tokens.mask_text(text))
 
 
-def send(svc: Service, game: dict, sender: dict, messages: list[dict], inbox_id: int) -> list[str]:
-    """Pass on each {"to", "text"}; returns a line per message saying what became of it."""
+def send(svc: Service, game: dict, sender: dict, to: str, text: str, *, key: str) -> str:
+    """Pass on one message to a player (`to`: a name, or "all"); says what became of it. `key`
+    names it among the sender's messages (its mails' Message-IDs)."""
     how = mode(game)
     seats = {p["name"].lower(): p for p in svc.store.players(game["id"], active_only=True)}
-    notes = []
-    for i, m in enumerate(messages):
-        to, text = m["to"].strip().lower(), clean(m["text"])
-        if how == "off":
-            notes.append(f"Not sent to {m['to']}: this game has no messages between players.")
-            continue
-        if not text.strip():
-            notes.append(f"Not sent to {m['to']}: the message is empty (write it on the lines after \"to:\").")
-            continue
-        if to == "all":
-            readers = [p for n, p in seats.items() if n != sender["name"].lower()]
-        elif to in seats and to != sender["name"].lower():
-            if how == "public":
-                notes.append(f"Not sent to {m['to']}: in this game messages go to everyone (\"to: all\").")
-                continue
-            readers = [seats[to]]
-        else:
-            others = ", ".join(p["name"] for n, p in seats.items() if n != sender["name"].lower())
-            notes.append(f"Not sent: no other player is called {m['to']!r} (write \"to: all\" or one of: {others}).")
-            continue
-        public = to == "all"
-        for reader in readers:
-            _queue(svc, game, reader, sender["name"], text, public, key=f"in{inbox_id}.{i}")
-        if how == "copied":
-            mod = reports.moderator_address(svc, game)
-            if mod:
-                _queue(svc, game, {"name": svc.engine.MODERATOR, "email": mod}, sender["name"], text, public,
-                       key=f"in{inbox_id}.{i}", copy_of=", ".join(r["name"] for r in readers))
-        notes.append(f"Sent to {'everyone' if public else readers[0]['name']}"
-                     + (" (the moderator gets a copy)." if how == "copied" else "."))
-    return notes
+    name, text = to.strip().lower(), clean(text)
+    if how == "off":
+        return f"Not sent to {to}: this game has no messages between players."
+    if not text.strip():
+        return f"Not sent to {to}: the message is empty (write it on the lines after \"to:\")."
+    if name == "all":
+        readers = [p for n, p in seats.items() if n != sender["name"].lower()]
+    elif name in seats and name != sender["name"].lower():
+        if how == "public":
+            return f"Not sent to {to}: in this game messages go to everyone (\"to: all\")."
+        readers = [seats[name]]
+    else:
+        others = ", ".join(p["name"] for n, p in seats.items() if n != sender["name"].lower())
+        return f"Not sent: no other player is called {to!r} (write \"to: all\" or one of: {others})."
+    public = name == "all"
+    for reader in readers:
+        _queue(svc, game, reader, sender["name"], text, public, key=key)
+    if how == "copied":
+        mod = reports.moderator_address(svc, game)
+        if mod:
+            _queue(svc, game, {"name": svc.engine.MODERATOR, "email": mod}, sender["name"], text, public,
+                   key=key, copy_of=", ".join(r["name"] for r in readers))
+    return (f"Sent to {'everyone' if public else readers[0]['name']}"
+            + (" (the moderator gets a copy)." if how == "copied" else "."))
 
 
 def _queue(svc: Service, game: dict, reader: dict, sender: str, text: str, public: bool, *, key: str,

@@ -260,6 +260,7 @@ def queue_report(svc: Service, game: dict, player: dict, state, *, kind: str = "
         player["reported_seq"] = seq
     ctx = report_context(svc, game, name, svc.engine.view(state, name), events, frame or make_frame(svc, state), state)
     ctx.update(extra or {})
+    ctx["service_notes"] = _told(svc, player)
     if ctx.get("failed"):  # the engine says "prompt"; a mail says "question", as its reports do
         ctx["failed"] = {**ctx["failed"], "reason": _PROMPT_WORD.sub("question", ctx["failed"]["reason"])}
     if stored_frame is not None:  # several mails show this frame: it is stored once, not in each
@@ -272,7 +273,24 @@ def queue_report(svc: Service, game: dict, player: dict, state, *, kind: str = "
                    subject=subject(game, ctx, kind), context=ctx, game=game["id"],
                    player=player if "token_salt" in player else None, marker=marker,
                    in_reply_to=in_reply_to or root, references=[root, in_reply_to], inbox_id=inbox_id,
-                   since_seq=since, extra_headers={QUESTION_HEADER: str(ctx["asked"]["id"])} if ctx["asked"] else None)
+                   since_seq=since, extra_headers={QUESTION_HEADER: str(ctx["asked"]["id"])} if ctx["asked"] else None,
+                   reply=in_reply_to is not None)
+
+
+def tell_next(svc: Service, player: dict, note: str) -> None:
+    """A line the seat's next report carries, once (kept on the seat's row until then)."""
+    notes = msgspec.json.decode(player.get("notes") or "[]")
+    if note not in notes:
+        svc.store.update_player(player["game"], player["name"], notes=msgspec.json.encode([*notes, note]).decode())
+
+
+def _told(svc: Service, player: dict) -> list[str]:
+    """What `tell_next` kept for this seat's next report (now this one): said once."""
+    if not player.get("notes"):
+        return []
+    svc.store.update_player(player["game"], player["name"], notes=None)
+    notes, player["notes"] = msgspec.json.decode(player["notes"]), None
+    return notes
 
 
 def printed(name: str) -> str:

@@ -174,7 +174,8 @@ def _default(svc: Service, game: dict, row: dict, now: datetime) -> bool:
 # -- mails -------------------------------------------------------------------------------
 
 def _queue(svc: Service, game: dict, player: dict, kind: str, subject: str, mid_parts: tuple, extra: dict) -> None:
-    """A mail of our own kind with a player's report in it (their view, no events)."""
+    """A mail of our own kind with a player's report in it (their view, no events). Like a
+    report, it says which question it asks, so a reply to it answers that one only."""
     state = games.state(svc, game)
     ctx = reports.report_context(svc, game, player["name"], svc.engine.view(state, player["name"]), [], state=state)
     ctx.update(extra)
@@ -182,7 +183,8 @@ def _queue(svc: Service, game: dict, player: dict, kind: str, subject: str, mid_
     outbox.enqueue(svc, kind=kind, message_id=reports.message_id(svc, game, *mid_parts, player["name"], kind),
                    sender=reports.game_address(svc, game), to=player["email"], to_name=player["name"],
                    subject=subject, context=ctx, game=game["id"],
-                   player=player if "token_salt" in player else None, in_reply_to=root, references=[root])
+                   player=player if "token_salt" in player else None, in_reply_to=root, references=[root],
+                   extra_headers={reports.QUESTION_HEADER: str(ctx["asked"]["id"])} if ctx.get("asked") else None)
 
 
 def _queue_reminder(svc: Service, game: dict, row: dict, lead: timedelta, due: datetime, now: datetime) -> None:

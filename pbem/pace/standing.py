@@ -22,7 +22,7 @@ import re
 from typing import TYPE_CHECKING
 
 from pbem.base import clock
-from pbem.core.games import GameError, seat_config
+from pbem.core.games import seat_config
 from pbem.outbound.turnmail import EVERY, TURN
 from pbem.pace import addresses, answering, deadlines, moves, vacation
 from pbem.pace.pace import DEFAULTS, check_reports
@@ -82,63 +82,50 @@ def settle(svc: Service, game: dict, played) -> None:
         played.seq = moves.record(svc, game, move, st, events, actor=actor)["seq"]
 
 
-# -- a mail's other lines: standing, vacation, timezone, reports, email ---------------------------
+# -- a mail's settings lines: standing, vacation, timezone, reports (email: pace/addresses.py) ------
+# One function a line, each returning what became of it for the reply (a ValueError or GameError
+# says why it was not done). The mail commands' table (pbem/inbound/commands.py) names them.
 
-def directives(svc: Service, game: dict, player: str, lines: list[str], check: bool = False) -> list[str]:
-    """Carry out a mail's `standing:`, `vacation:`, `timezone:`, `reports:` and `email:` lines, in
-    order; returns a note on each for the reply (what was done, or why not)."""
-    notes = []
-    for line in lines:
-        word, _, rest = line.partition(":")
-        word, rest = word.strip().lower(), rest.strip()
-        try:
-            everywhere = _everywhere(svc, game, player, word, rest, check)
-            if everywhere is not None:
-                notes.append(everywhere)
-            elif word == "standing":
-                notes.append(carry_out(svc, game["id"], player, rest, check))
-            elif word == "vacation" and rest.lower() in ("end", "over", "0", "none", "back"):
-                if check:
-                    notes.append("vacation: would end now")
-                    continue
-                vacation.end(svc, game, player)
-                notes.append("vacation: ended; your deadlines run again")
-            elif word == "vacation":
-                length = clock.duration(rest, unit="d")
-                if check:
-                    notes.append(f"vacation: {rest}: would start now")
-                    continue
-                end = vacation.start(svc, game, player, length, by=player)
-                tz = seat_config(game, player).get("timezone")
-                notes.append(f"vacation: your deadlines wait until {clock.local(end, tz)}")
-            elif word == "timezone":
-                clock.zone(rest)
-                if not check:
-                    vacation.set_timezone(svc, game, player, rest)
-                notes.append(f"timezone: times are shown in {rest}")
-            elif word == "reports":
-                how = check_reports(rest.lower())
-                if not check:
-                    vacation.set_reports(svc, game, player, how)
-                notes.append(REPORTS_NOTES[how])
-        except (ValueError, GameError) as e:
-            notes.append(f"{word}: {rest}: not done: {e}")
-    return notes
+def standing_line(svc: Service, game: dict, player: str, value: str, check: bool = False) -> str:
+    """`standing: ORDER` (or `standing: cancel N|all`)."""
+    return carry_out(svc, game["id"], player, value, check)
 
 
-def _everywhere(svc: Service, game: dict, player: str, word: str, rest: str, check: bool) -> str | None:
-    """The lines about the person more than the seat: `email: NEW [CODE] [all]` (the address,
-    pbem/pace/addresses.py) and `vacation: 5d all` (every running game of the address); None
-    for any other line."""
-    if word == "email":
-        return addresses.mail_line(svc, game, player, rest, check)
-    head, _, last = rest.rpartition(" ")
-    if word == "vacation" and head and last.lower() == "all":
+def vacation_line(svc: Service, game: dict, player: str, value: str, check: bool = False) -> str:
+    """`vacation: 5d` pauses the seat's deadlines; `vacation: end` (back, over, 0, none) ends it;
+    `vacation: 5d all` pauses every running game of the seat's address."""
+    head, _, last = value.rpartition(" ")
+    if head and last.lower() == "all":
         seat = svc.store.player(game["id"], player)
         assert seat is not None  # the seat the mail authenticated
-        length = clock.duration(head, unit="d")
-        return "vacation: " + "; ".join(vacation.start_everywhere(svc, seat["email"], length, check=check))
-    return None
+        return "vacation: " + "; ".join(vacation.start_everywhere(svc, seat["email"], clock.duration(head, unit="d"),
+                                                                  check=check))
+    if value.lower() in ("end", "over", "0", "none", "back"):
+        if check:
+            return "vacation: would end now"
+        vacation.end(svc, game, player)
+        return "vacation: ended; your deadlines run again"
+    length = clock.duration(value, unit="d")
+    if check:
+        return f"vacation: {value}: would start now"
+    end = vacation.start(svc, game, player, length, by=player)
+    return f"vacation: your deadlines wait until {clock.local(end, seat_config(game, player).get('timezone'))}"
+
+
+def timezone_line(svc: Service, game: dict, player: str, value: str, check: bool = False) -> str:
+    """`timezone: Europe/Berlin`: the times the seat's mail shows."""
+    clock.zone(value)
+    if not check:
+        vacation.set_timezone(svc, game, player, value)
+    return f"timezone: times are shown in {value}"
+
+
+def reports_line(svc: Service, game: dict, player: str, value: str, check: bool = False) -> str:
+    """`reports: every` (a report after every move) or `reports: turn`."""
+    how = check_reports(value.lower())
+    if not check:
+        vacation.set_reports(svc, game, player, how)
+    return REPORTS_NOTES[how]
 
 
 def report_keys(svc: Service, game: dict, player: str, mine: dict | None, state) -> dict:

@@ -119,13 +119,14 @@ class Store:
                 self._run("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
                           (version, name, now))
                 applied.append(version)
-        if 9 in applied:
+        if {9, 14} & set(applied):  # 9 masked tokens, 14 seat links too
             self._mask_stored_messages()
         return applied
 
     def _mask_stored_messages(self) -> None:
-        """Once, with migration 9: messages stored before it may hold a token in clear (one
-        refused, or in an encoded part); mask them as new ones are (pbem/base/tokens.py)."""
+        """Once, with migration 9 (and 14): messages stored before it may hold a token (or a
+        seat link) in clear (one refused, or in an encoded part); mask them as new ones are
+        (pbem/base/tokens.py)."""
         ids = [r["id"] for r in self._all("SELECT id FROM inbox")]
         for id in ids:
             with self.transaction():
@@ -459,6 +460,16 @@ class Store:
             "MIN(CASE WHEN next_attempt_at <= ? THEN next_attempt_at END) AS oldest_due, "
             "(SELECT COUNT(*) FROM outbox WHERE status = 'failed') AS failed "
             "FROM outbox WHERE status = 'queued'", (now, now))
+
+    def uses(self, what: str, who: str, since: str) -> int:
+        """How many `what` `who` made the service do since `since` (pbem/outbound/limits.py)."""
+        return self._the_one("SELECT COALESCE(SUM(n), 0) AS n FROM uses WHERE what = ? AND who = ? AND at >= ?",
+                             (what, who, since))["n"]
+
+    def add_uses(self, what: str, who: str, n: int, forget_before: str) -> None:
+        """Count `n` more; what is older than `forget_before` no longer counts and goes."""
+        self._run("DELETE FROM uses WHERE what = ? AND who = ? AND at < ?", (what, who, forget_before))
+        self._insert("uses", {"what": what, "who": who, "at": self.now(), "n": n})
 
     def count_mail_to(self, to_addr: str, kinds: tuple[str, ...], since: str) -> int:
         """How many mails of `kinds` were queued to `to_addr` since `since`."""

@@ -22,7 +22,8 @@ from pbem.store.common import EPOCH, KEY_FINGERPRINT, is_url
 TABLES = [("games", "id"), ("players", "game, name"), ("moves", "game, seq"), ("snapshots", "game, seq"),
           ("move_events", "game, seq"), ("report_frames", "id"), ("inbox", "id"), ("outbox", "id"),
           ("imap_claims", "mailbox, uidvalidity, uid"), ("deadlines", "game, prompt, player"),
-          ("standing_orders", "game, player, n"), ("vacations", "id"), ("notices", "id")]
+          ("standing_orders", "game, player, n"), ("vacations", "id"), ("notices", "id"),
+          ("uses", "what, who, at")]
 PAGE = 500
 
 

@@ -214,6 +214,16 @@ CREATE TABLE imap_claims (           -- several daemons on one folder: each mess
 );
 DROP TABLE imap_state;               -- the claims say what is stored and not yet moved
 """),
+    (14, "limits counted; a line a seat's next report carries; seat links masked at rest", """
+CREATE TABLE uses (                  -- what a sender made the service do, counted against its limits (outbound/limits.py)
+    what TEXT NOT NULL,              -- the limit's setting (press_per_day...), or it with :over when refused
+    who TEXT NOT NULL,               -- GAME/PLAYER for a seat, else an address
+    at TEXT NOT NULL,
+    n INTEGER NOT NULL
+);
+CREATE INDEX uses_by ON uses(what, who, at);
+ALTER TABLE players ADD COLUMN notes TEXT;  -- JSON list: what the seat's next report tells once (an automatic mail kept)
+"""),
 ]
 
 # What each dialect adds on top: refuse to change the move log at all. Whole statements

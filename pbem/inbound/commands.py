@@ -1,0 +1,297 @@
+"""Mail commands: every word a mail may say to the service besides its answers, in one table.
+
+Each `Command` says how it is written (its name and aliases, its form, what may follow it),
+when it is carried out, what carries it out, and its limits. `orders.read` finds them in a
+mail's lines by this table, and `carry_out` does them by it; adding a command is one entry in
+`TABLE` (docs/contributing.md, "A mail command").
+
+    status                     a line of its own, or the subject's last word: the report again
+    resign [CODE]              leave the game (the code, sent in reply, confirms it)
+    to: NAME | all             a message to players, on the lines after it (pbem/outbound/press.py)
+    standing: | vacation: | timezone: | reports:   settings (pbem/pace/standing.py)
+    email: NEW [CODE] [all]    a new address for the seat (pbem/pace/addresses.py)
+"""
+from __future__ import annotations
+
+import enum
+import hashlib
+import hmac
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import TYPE_CHECKING
+
+from pbem.core import games
+from pbem.moderate import moderator
+from pbem.outbound import limits, notices, outbox, press, reports
+from pbem.pace import addresses, standing
+
+if TYPE_CHECKING:
+    from pbem.core.service import Service
+
+
+class Form(enum.Enum):
+    WORD = "word"  # a line of its own (or the subject's last word when `subject`): `status`, `resign CODE`
+    SETTING = "setting"  # a `name: value` line (from a turn file's answers too): `vacation: 5d`
+    MESSAGE = "message"  # `to: NAME`, its text on the lines after it, up to the next such line
+
+
+class Stage(enum.Enum):
+    ALONE = "alone"  # when a mail holds it, only it is done
+    BEFORE = "before"  # before the answers (a standing order filed now answers this mail's questions); a note each
+    REPLY = "reply"  # the reply to a mail that answers nothing
+
+
+@dataclass(frozen=True)
+class Call:
+    """A command as a mail wrote it."""
+    command: str  # its name in the table
+    value: str = ""  # what followed the word: a code, a duration, a recipient
+    text: str = ""  # a message's text (Form.MESSAGE)
+    index: int = 0  # its place among the mail's calls (a message's mails are named by it)
+
+
+@dataclass
+class Request:
+    """The mail a command comes in, from an authenticated seat."""
+    svc: Service
+    game: dict
+    player: dict
+    inbox_id: int
+    message_id: str | None
+    check: bool  # CHECK: settings say what they would do
+    notes: list[str] = field(default_factory=list)  # what the messages before became (a REPLY shows them)
+
+
+Handler = Callable[[Request, Call], str]  # carries a call out; returns a note for the reply (or the outcome)
+
+
+@dataclass(frozen=True)
+class Command:
+    name: str
+    form: Form
+    stage: Stage
+    run: Handler
+    help: str  # one line: docs/orders.md and the replies
+    aliases: tuple[str, ...] = ()  # other words for it (other languages)
+    takes: str = ""  # a pattern of what may follow a WORD ("": nothing)
+    subject: bool = False  # a WORD also read as the subject's last word
+    observers: bool = False  # an observer may send it (no seat)
+    per_mail: str | None = None  # the Settings key: at most so many in one mail
+    per_day: limits.Limit | None = None  # at most so many from one seat in 24 hours
+    noun: str = "lines"  # what its limits count, plural
+    done: str = "done"  # what the notes say of it: "sent"
+
+    @property
+    def words(self) -> tuple[str, ...]:
+        return (self.name, *self.aliases)
+
+
+def setting(line: Callable[[Service, dict, str, str, bool], str]) -> Handler:
+    """A settings line's function (svc, game, player name, value, check) -> note, as a Handler."""
+    return lambda req, call: line(req.svc, req.game, req.player["name"], call.value, req.check)
+
+
+# -- what the words do ------------------------------------------------------------------------
+
+def status(req: Request, call: Call) -> str:
+    """The reader's report again, at once (with what happened since their last)."""
+    svc, game = req.svc, req.game
+    reports.queue_report(svc, game, req.player, games.state(svc, game), kind="report",
+                         mid_parts=(f"in{req.inbox_id}", "status"), in_reply_to=req.message_id,
+                         inbox_id=req.inbox_id, extra={"press_notes": req.notes})
+    return "status: the report sent again"
+
+
+def resign_code(svc: Service, player: dict) -> str:
+    """The code that confirms a seat's `resign`: derived, never stored; a replaced seat (new
+    salt) has a new one."""
+    msg = f"resign\0{player['game']}\0{player['name']}\0{player['token_salt']}".encode()
+    return hmac.new(svc.key, msg, hashlib.sha256).hexdigest()[:8]
+
+
+def resign(req: Request, call: Call) -> str:
+    """`resign` asks for a confirmation; `resign CODE` takes the seat out: it takes no orders and
+    gets no mail, and its character leaves play by the engine's `leave-game` move."""
+    svc, game, player = req.svc, req.game, req.player
+    code, name = resign_code(svc, player), player["name"]
+    confirmed = bool(call.value) and hmac.compare_digest(call.value, code)
+    if confirmed:
+        svc.store.update_player(game["id"], name, status="removed")
+        left = _leave_play(svc, game, name)
+        lines = [(f"You have left the game {game['id']}. You get no more mail from it and it takes no more "
+                  "answers from you."), "Thank you for playing."]
+        subject, outcome = "You have left the game", "resigned"
+        notices.add(svc, "resigned", f"{name} resigned by mail (confirmed with the code sent to them). " + (
+            f"Their character has left play (the move `leave-game {name}` is in the log) and the game goes on."
+            if left is None else f"Their character could not leave play ({left}): the seat stays in the game "
+            "and you answer for it (`pbem game answer`)."), key=name, game=game["id"])
+    else:
+        wrong = "That code is not the one we sent you. " if call.value else ""
+        lines = [f"{wrong}To leave the game {game['id']} for good, reply with this line:", f"resign {code}",
+                 "Nothing changes until you do; your character then leaves play and the game goes on without it."]
+        subject, outcome = "Confirm that you resign", "resign: confirmation asked"
+    ctx = {"address": reports.game_address(svc, game), "subject": subject, "lines": lines}
+    outbox.enqueue(svc, kind="notice", message_id=reports.message_id(svc, game, f"in{req.inbox_id}", name, "resign"),
+                   sender=reports.game_address(svc, game), to=player["email"], to_name=name,
+                   subject=f"[{game['id']}] {subject}", context=ctx, game=game["id"],
+                   player=None if confirmed else player, in_reply_to=req.message_id,
+                   references=[req.message_id], inbox_id=req.inbox_id, reply=True)
+    return outcome
+
+
+def _leave_play(svc: Service, game: dict, name: str) -> str | None:
+    """A confirmed resign plays `moderator: leave-game NAME` (engine/rules/leave.py): the
+    character leaves play, everyone hears it, the turns pass it by. Why it could not, or None."""
+    try:
+        played = moderator.answer(svc, game["id"], svc.engine.MODERATOR, f"leave-game {name}")
+    except games.GameError as e:  # the game cannot take it (over meanwhile): the moderator is told
+        return str(e)
+    return played.failed["reason"] if played.failed else None
+
+
+def message(req: Request, call: Call) -> str:
+    return press.send(req.svc, req.game, req.player, call.value, call.text, key=f"in{req.inbox_id}.{call.index}")
+
+
+# -- the table ----------------------------------------------------------------------------------
+
+TABLE: list[Command] = [
+    Command("resign", Form.WORD, Stage.ALONE, resign, takes="[0-9a-f]{8}", subject=True,
+            help="leave the game; the service answers with a code, and `resign CODE` confirms"),
+    Command("to", Form.MESSAGE, Stage.BEFORE, message, per_mail="press_per_mail", per_day=limits.PRESS_PER_DAY,
+            noun="messages", done="sent",
+            help="a message to a player (or `to: all`): the lines after it, up to the next `to:` line"),
+    Command("standing", Form.SETTING, Stage.BEFORE, setting(standing.standing_line),
+            help="file a standing order, or `standing: cancel N|all` (docs/pace.md)"),
+    Command("vacation", Form.SETTING, Stage.BEFORE, setting(standing.vacation_line),
+            help="pause your deadlines, e.g. `vacation: 5d`; `vacation: end` ends it"),
+    Command("timezone", Form.SETTING, Stage.BEFORE, setting(standing.timezone_line),
+            help="the time zone your mail shows times in, e.g. `timezone: Europe/Berlin`"),
+    Command("reports", Form.SETTING, Stage.BEFORE, setting(standing.reports_line),
+            help="`reports: every` brings a report after every move; `reports: turn` goes back"),
+    Command("email", Form.SETTING, Stage.BEFORE, setting(addresses.mail_line),
+            help="move the seat to a new address (`email: NEW`, confirmed by the code mailed there; `all`: "
+                 "every seat of yours)"),
+    Command("status", Form.WORD, Stage.REPLY, status, subject=True, observers=True,
+            help="your report again, at once (a line of its own, or the subject's last word)"),
+]
+
+
+def command(name: str) -> Command:
+    return next(c for c in TABLE if c.name == name)
+
+
+# -- reading: what orders.read asks ------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class _Grammar:
+    words: tuple[tuple[re.Pattern, str], ...]  # (a WORD line, its command)
+    settings: re.Pattern  # `name: value`, the name in group "word"
+    messages: re.Pattern  # `to: NAME text`
+    subject: re.Pattern | None  # the subject's last word
+    names: dict[str, str]  # any word or alias (lower case) -> the command's name
+
+
+@lru_cache(maxsize=8)
+def _grammar(table: tuple[Command, ...]) -> _Grammar:
+    """The table's words as patterns (made once per table: a test may add an entry)."""
+    def alt(cs: Iterable[Command]) -> str:
+        return "|".join(re.escape(w) for c in cs for w in c.words) or "(?!)"
+    words = tuple((re.compile(rf"^(?:{alt([c])})(?:\s*:?\s*(?P<value>{c.takes}))?\W*$" if c.takes else
+                              rf"^(?:{alt([c])})\W*$", re.IGNORECASE), c.name) for c in table if c.form is Form.WORD)
+    subject = [c for c in table if c.form is Form.WORD and c.subject]
+    return _Grammar(
+        words=words,
+        settings=re.compile(rf"^(?P<word>{alt(c for c in table if c.form is Form.SETTING)})\s*:\s*(?P<value>\S.*?)\s*$",
+                            re.IGNORECASE),
+        messages=re.compile(rf"^(?:{alt(c for c in table if c.form is Form.MESSAGE)})\s*:\s*(?P<value>[\w.-]+)\s*:?"
+                            r"\s*(?P<text>.*)$", re.IGNORECASE),
+        subject=re.compile(rf"\b({alt(subject)})\W*$", re.IGNORECASE) if subject else None,
+        names={w.lower(): c.name for c in table for w in c.words})
+
+
+def grammar() -> _Grammar:
+    return _grammar(tuple(TABLE))
+
+
+def word(line: str) -> Call | None:
+    """A WORD command written on this line (`status`, `resign 0a1b2c3d`), or None."""
+    for pattern, name in grammar().words:
+        m = pattern.match(line.strip())
+        if m:
+            return Call(name, (m.groupdict().get("value") or "").lower())
+    return None
+
+
+def setting_line(line: str) -> Call | None:
+    """A SETTING line (`Vacation: 5d`), or None."""
+    g = grammar()
+    m = g.settings.match(line.strip())
+    return Call(g.names[m.group("word").lower()], m.group("value")) if m else None
+
+
+def message_start(line: str) -> Call | None:
+    """The first line of a MESSAGE (`to: bob` and maybe its first words), or None."""
+    g = grammar()
+    m = g.messages.match(line)
+    if not m:
+        return None
+    return Call(g.names[line.partition(":")[0].strip().lower()], m.group("value"), m.group("text"))
+
+
+def subject_word(subject: str) -> Call | None:
+    """A WORD command as the subject's last word (`Re: [g] status`), or None."""
+    pattern = grammar().subject
+    m = pattern.search(subject) if pattern else None
+    return Call(grammar().names[m.group(1).lower()]) if m else None
+
+
+def normal(call: Call) -> str:
+    """A SETTING call as the line it stands for, normalised ("Vacation:5d" -> "vacation: 5d")."""
+    return f"{call.command}: {call.value}"
+
+
+# -- carrying out -------------------------------------------------------------------------------------
+
+def before(req: Request, calls: list[Call]) -> tuple[list[str], list[str]]:
+    """Carry out the mail's BEFORE calls in their order, each within its limits: (the notes on
+    its messages, the notes on its settings)."""
+    messages: list[str] = []
+    settings: list[str] = []
+    done: dict[str, int] = {}
+    refused: dict[str, int] = {}
+    for call in calls:
+        cmd = command(call.command)
+        if cmd.stage is not Stage.BEFORE:
+            continue
+        notes = messages if cmd.form is Form.MESSAGE else settings
+        if cmd.per_mail and done.get(cmd.name, 0) >= getattr(req.svc.settings, cmd.per_mail):
+            refused[cmd.name] = refused.get(cmd.name, 0) + 1
+            continue
+        done[cmd.name] = done.get(cmd.name, 0) + 1
+        if cmd.per_day and not limits.take(req.svc, cmd.per_day, limits.seat(req.player)):
+            notes.append(_over_day(req, cmd, call))
+            continue
+        try:
+            notes.append(cmd.run(req, call))
+        except (ValueError, games.GameError) as e:
+            notes.append(f"{call.command}: {call.value}: not done: {e}")
+    for name, n in refused.items():
+        cmd = command(name)
+        notes = messages if cmd.form is Form.MESSAGE else settings
+        limit = getattr(req.svc.settings, cmd.per_mail or "")
+        what = cmd.noun.removesuffix("s") if n == 1 else cmd.noun
+        notes.append(f"{n} more {what} {'was' if n == 1 else 'were'} not {cmd.done}: at most {limit} "
+                     f"{cmd.noun} in one mail ({cmd.per_mail}).")
+    return messages, settings
+
+
+def _over_day(req: Request, cmd: Command, call: Call) -> str:
+    limit = cmd.per_day
+    assert limit is not None
+    limits.over(req.svc, limit, limits.seat(req.player), game=req.game["id"])
+    whom = f" to {call.value}" if cmd.form is Form.MESSAGE else ""
+    return (f"Not {cmd.done}{whom}: you have {cmd.done} {limit.allowed(req.svc)} {cmd.noun} in {limit.span} "
+            f"({limit.key}).")
