@@ -77,7 +77,7 @@ class Settings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     stranger_replies: int = 3  # replies a day at most to one address whose mail opened no seat (backscatter)
     notice_every: str = "1h"  # the moderator's notices go out as one digest at most this often ("0": at once)
     # What one sender may make the service do (pbem/outbound/limits.py): over it, a mail is kept
-    # and what is over refused, saying so once; the moderator is told once a day.
+    # and what is over refused, saying so once; the moderator is told in the digest.
     press_per_mail: int = 10  # messages to players (`to:`) one mail may send
     press_per_day: int = 40  # messages to players one seat may send in 24 hours
     observer_status_per_day: int = 6  # `status` reports one observer's address may ask for in 24 hours

@@ -366,7 +366,7 @@ def _automatic(svc: Service, row: dict, mail: Mail, order: orders.Order | None) 
 
 def _over_hourly(svc: Service, game: dict, player: dict, row: dict, order: orders.Order) -> Result:
     """A seat past its mails an hour: the mail is kept and nothing in it done; the player is
-    told the first time in the hour, the moderator once a day."""
+    told the first time in the hour, the moderator in the digest."""
     limit = limits.MAILS_PER_HOUR
     n = limit.allowed(svc)
     if limits.over(svc, limit, limits.seat(player), game=game["id"]):
