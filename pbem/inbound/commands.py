@@ -19,7 +19,6 @@ import hmac
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from pbem.core import games
@@ -194,9 +193,8 @@ class _Grammar:
     names: dict[str, str]  # any word or alias (lower case) -> the command's name
 
 
-@lru_cache(maxsize=8)
 def _grammar(table: tuple[Command, ...]) -> _Grammar:
-    """The table's words as patterns (made once per table: a test may add an entry)."""
+    """The table's words as patterns."""
     def alt(cs: Iterable[Command]) -> str:
         return "|".join(re.escape(w) for c in cs for w in c.words) or "(?!)"
     words = tuple((re.compile(rf"^(?:{alt([c])})(?:\s*:?\s*(?P<value>{c.takes}))?\W*$" if c.takes else
@@ -212,8 +210,14 @@ def _grammar(table: tuple[Command, ...]) -> _Grammar:
         names={w.lower(): c.name for c in table for w in c.words})
 
 
+_made: list[tuple[tuple[Command, ...], _Grammar]] = []  # the table they were made from (held), its patterns
+
+
 def grammar() -> _Grammar:
-    return _grammar(tuple(TABLE))
+    """The patterns of the table as it is now (made again when an entry changes: a test may add one)."""
+    if not _made or len(_made[0][0]) != len(TABLE) or any(a is not b for a, b in zip(_made[0][0], TABLE, strict=False)):
+        _made[:] = [(tuple(TABLE), _grammar(tuple(TABLE)))]
+    return _made[0][1]
 
 
 def word(line: str) -> Call | None:
