@@ -144,8 +144,7 @@ def test_key_rotate_gives_every_seat_a_new_token_by_mail_and_voids_the_old(tmp_p
     player, line = legal(svc, gid)
     waiting = mail([line], sender=f"{player}@example.org", tok=old_tokens[player], message_id="<before@x>")
     with svc.store.transaction():  # stored before the rotation, not processed yet (a daemon would have next)
-        order = process.read_raw(waiting, "mail", None)[0]
-        process.receive(svc, waiting, "mail", "stdin", None, order=order)
+        process.receive(svc, waiting, "mail", "stdin", None, None, process.read_message(waiting, "mail", None))
     svc.store.close()
     asked = cli(home, "key", "rotate")
     assert asked.exit_code == 1 and (home / "secret.key").read_bytes() == old_key  # asks first
