@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 from pbem.base import clock
 from pbem.core.games import seat_config
 from pbem.outbound.turnmail import EVERY, TURN
-from pbem.pace import addresses, answering, deadlines, moves, vacation
+from pbem.pace import answering, deadlines, moves, vacation
 from pbem.pace.pace import DEFAULTS, check_reports
 
 if TYPE_CHECKING:
