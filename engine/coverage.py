@@ -1,8 +1,10 @@
 """Which cards and spaces the engine settles itself, and which the moderator settles."""
 from __future__ import annotations
 
+from typing import Any
+
 from engine import ops
-from engine.content import load
+from engine.content import Card, Content, load
 from engine.registry import BASE, PACKS  # every rule and pack registered
 from engine.rules import machine, spells
 
@@ -24,7 +26,7 @@ NOT_RULES = {"confirmed", "summary"}
 REACTIONS = {"psionic-blast", "invisibility", "immobility", "counterspell", "preservation"}
 
 
-def _card_automated(card) -> tuple[bool, str]:
+def _card_automated(card: Card) -> tuple[bool, str]:
     for row in card.prop("levels", ()):  # a Nemesis companion: each level's cost and ability
         if not ops.automated(row.get("effect", []) + row.get("pay", [])):
             return False, f"level {row.get('level')} settled by the moderator"
@@ -72,7 +74,7 @@ def report(pack: str | None = None) -> list[dict]:
     return [r for r in rows if pack in (None, r["pack"])]
 
 
-def _rows(content) -> list[dict]:
+def _rows(content: Content) -> list[dict[str, Any]]:
     rows = []
     for ch in content.characters.values():
         missing = [a for a in ch.abilities if a not in ABILITIES]

@@ -7,24 +7,26 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import Any
 
 from engine import rng
 from engine.content import die_rows
 from engine.rules import spells, stats
 from engine.rules.items import check_alignment_items, discard, discard_spells_over_limit, drop_excess, gain_object
-from engine.rules.machine import TASKS, Ctx, fate_reroll, on_answer, task
+from engine.rules.machine import TASKS, Ctx, on_answer, registrar, task
+from engine.rules.movement import place
+from engine.rules.rerolls import fate_reroll
 from engine.rules.setup import draw_spell
-from engine.rules.turn import lose_life, one_effect
-from engine.state import Option
+from engine.rules.turn import kill, lose_life, one_effect
+from engine.state import Option, Prompt, Task
 
-OPS: dict[str, Callable[[Ctx, int, dict, dict], None]] = {}
+OpHandler = Callable[[Ctx, int, dict[str, Any], dict[str, Any]], None]  # (ctx, player, op, meta)
+OPS: dict[str, OpHandler] = {}
 
 
-def op(name: str):
-    def register(fn):
-        OPS[name] = fn
-        return fn
-    return register
+def op(name: str) -> Callable[[OpHandler], OpHandler]:
+    """Register the op `name` of the effect vocabulary (docs/effects.md); a name taken is an error."""
+    return registrar(OPS, "op", name)
 
 
 def automated(ops: list) -> bool:
@@ -47,13 +49,13 @@ def automated(ops: list) -> bool:
 
 
 @task("effect")
-def effect(ctx: Ctx, t) -> None:
+def effect(ctx: Ctx, t: Task) -> None:
     meta = {k: v for k, v in t.a.items() if k not in ("ops", "o")}
     ctx.push_all([("op", t.p, {**meta, "o": o}) for o in t.a["ops"]])
 
 
 @task("op")
-def run_op(ctx: Ctx, t) -> None:
+def run_op(ctx: Ctx, t: Task) -> None:
     o = t.a["o"]
     if not ctx.player(t.p).alive and o.get("who", "self") == "self":
         return
@@ -121,7 +123,7 @@ def change(ctx: Ctx, j: int, what: str, n: int) -> None:
 
 
 @op("gain")
-def gain(ctx, i, o, meta):
+def gain(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None:
     for j in targets(ctx, i, o.get("who", "self")):
         what = o["what"]
         if what == "spell":
@@ -134,7 +136,7 @@ def gain(ctx, i, o, meta):
 
 
 @op("lose")
-def lose(ctx, i, o, meta):
+def lose(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None:
     js = targets(ctx, i, o.get("who", "self"))
     with one_effect(ctx):
         for j in js:
@@ -144,7 +146,7 @@ def lose(ctx, i, o, meta):
 
 
 @op("heal")
-def heal(ctx, i, o, meta):
+def heal(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None:
     for j in targets(ctx, i, o.get("who", "self")):
         p = ctx.player(j)
         n = p.max_life - p.life if o.get("n", 1) == "full" else min(o.get("n", 1), p.max_life - p.life)
@@ -154,7 +156,7 @@ def heal(ctx, i, o, meta):
 
 
 @op("replenish")
-def replenish(ctx, i, o, meta):
+def replenish(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None:
     p = ctx.player(i)
     if stats.shared(ctx, p):  # Nemesis: collect 1, or 2 while the pool is below its start
         n = 2 if ctx.s.pools["shared_fate"] < ctx.s.counters.get("shared-fate-start", 0) else 1
@@ -166,7 +168,7 @@ def replenish(ctx, i, o, meta):
 
 
 @op("spell")
-def spell(ctx, i, o, meta):
+def spell(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None:
     p = ctx.player(i)
     for _ in range(o.get("n", 1)):
         if p.toad or len(p.spells) >= stats.spell_limit(ctx, p) or not draw_spell(ctx, i):
@@ -174,12 +176,12 @@ def spell(ctx, i, o, meta):
 
 
 @op("spells-to-limit")
-def spells_to_limit(ctx, i, o, meta):
+def spells_to_limit(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None:
     spell(ctx, i, {"n": 3}, meta)
 
 
 @op("discard-spells")
-def discard_spells(ctx, i, o, meta):
+def discard_spells(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None:
     for j in targets(ctx, i, o.get("who", "self")):
         p = ctx.player(j)
         if p.spells:
@@ -189,7 +191,7 @@ def discard_spells(ctx, i, o, meta):
 
 
 @op("talisman")
-def talisman(ctx, i, o, meta):
+def talisman(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None:
     p = ctx.player(i)
     card = ctx.draw("talisman")  # a faceup pile in the base game; a shuffled deck in the Cataclysm
     if card:
@@ -202,7 +204,7 @@ def talisman(ctx, i, o, meta):
 # -- dice and choices ------------------------------------------------------------
 
 @op("roll")
-def roll(ctx, i, o, meta):
+def roll(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None:
     """Roll for a table. The roller may spend 1 fate to reroll one die (the lowest: tables
     read higher as better) unless the roll is already the table's best."""
     p = ctx.player(i)
@@ -218,12 +220,12 @@ def roll(ctx, i, o, meta):
 
 
 @on_answer("table-reroll", "a roll on a card's table: `reroll` (1 fate, the lowest die) or `keep`", default=("keep",))
-def table_reroll(ctx: Ctx, prompt, key, arg, who) -> None:
+def table_reroll(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> None:
     fate_reroll(ctx, key, who, ctx.s.stack[-1].a["dice"])
 
 
 @task("roll-table")
-def roll_table(ctx: Ctx, t) -> None:
+def roll_table(ctx: Ctx, t: Task) -> None:
     meta = {k: v for k, v in t.a.items() if k not in ("dice", "o")}
     read_table(ctx, t.p, t.a["o"], meta, t.a["dice"])
 
@@ -288,7 +290,7 @@ def test(ctx: Ctx, i: int, expr: str) -> bool:
 
 
 @op("bonus")
-def bonus(ctx, i, o, meta):
+def bonus(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None:
     """+`n` Strength in battle (`what = "battle"`) or Craft in psychic combat (`"psychic"`) until
     the end of the character's turn: this one, or its next when given on another's turn."""
     what = o.get("what", "battle")
@@ -301,12 +303,12 @@ def bonus(ctx, i, o, meta):
 
 
 @op("if")
-def if_(ctx, i, o, meta):
+def if_(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None:
     run(ctx, i, o.get("then", []) if test(ctx, i, o["test"]) else o.get("else", []), meta)
 
 
 @op("choose")
-def choose(ctx, i, o, meta):
+def choose(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None:
     choices = [c for c in o["options"] if not c.get("test") or test(ctx, i, c["test"])]
     if ctx.s.packs:  # a pack's further choice beside these (the Timescape's Warp Gate at the Mystic)
         choices += ctx.hooks.choose_options(ctx, i, o, meta)
@@ -320,7 +322,7 @@ def choose(ctx, i, o, meta):
 
 
 @on_answer("choose", "a card's choice: its options' keys (engine/content), or `no` (do nothing)", default=("no",))
-def choose_answer(ctx: Ctx, prompt, key, arg, who) -> None:
+def choose_answer(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> None:
     if key != "no":
         run(ctx, ctx.index(who), prompt.data["choices"][key], prompt.data["meta"])
 
@@ -328,8 +330,7 @@ def choose_answer(ctx: Ctx, prompt, key, arg, who) -> None:
 # -- turns, toads, places ---------------------------------------------------------
 
 @op("kill")
-def kill_op(ctx, i, o, meta):
-    from engine.rules.turn import kill
+def kill_op(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None:
     with one_effect(ctx):
         for j in targets(ctx, i, o.get("who", "self")):
             if ctx.player(j).alive:
@@ -337,7 +338,7 @@ def kill_op(ctx, i, o, meta):
 
 
 @op("miss-turn")
-def miss_turn(ctx, i, o, meta):
+def miss_turn(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None:
     for j in targets(ctx, i, o.get("who", "self")):
         p = ctx.player(j)
         p.miss += o.get("n", 1)
@@ -351,13 +352,13 @@ def miss_turn(ctx, i, o, meta):
 
 
 @op("end-turn")
-def end_turn(ctx, i, o, meta):
+def end_turn(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None:
     if ctx.s.current == i:  # a card met on another's turn (Pandora's Box) ends nobody's turn
         spells.finish_turn(ctx)
 
 
 @op("toad")
-def toad(ctx, i, o, meta):
+def toad(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None:
     for j in targets(ctx, i, o.get("who", "self")):
         p = ctx.player(j)
         p.toad = o.get("turns", 3)
@@ -365,8 +366,7 @@ def toad(ctx, i, o, meta):
 
 
 @op("teleport")
-def teleport(ctx, i, o, meta):
-    from engine.rules.movement import place
+def teleport(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None:
     p = ctx.player(i)
     if o.get("to") and ctx.covered(o["to"]):
         return  # the space lies under a Terrain card: no longer on the board
@@ -387,7 +387,7 @@ def teleport(ctx, i, o, meta):
 
 
 @op("next-move")
-def next_move(ctx, i, o, meta):
+def next_move(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None:
     """The character's next move is decided already (the Tavern's wizard and boatman)."""
     p = ctx.player(i)
     p.flags["next-move"] = o["to"]
@@ -396,7 +396,7 @@ def next_move(ctx, i, o, meta):
 
 
 @op("align")
-def align(ctx, i, o, meta):
+def align(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None:
     p = ctx.player(i)
     if p.alignment == o["to"] or p.flags.get("alignment-changed"):
         return
@@ -407,7 +407,7 @@ def align(ctx, i, o, meta):
 
 
 @op("fight")
-def fight(ctx, i, o, meta):
+def fight(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None:
     args = {k: v for k, v in o.items() if k in ("name", "strength", "craft", "evadable", "pay")}
     if o.get("trophy") and meta.get("card"):
         args["cards"] = [meta["card"]]
@@ -452,7 +452,7 @@ def for_each(ctx: Ctx, i: int, o: dict, meta: dict) -> bool:
 
 
 @op("each")
-def each(ctx, i, o, meta):
+def each(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None:
     """Run `then` for every character of `who` that passes `test` (e.g. Evil Darkness)."""
     order = clockwise(ctx, i, targets(ctx, i, o.get("who", "all")), drawer_last=True)
     ctx.push_all([("effect", j, {**meta, "ops": o.get("then", [])}) for j in order
@@ -460,7 +460,7 @@ def each(ctx, i, o, meta):
 
 
 @op("hold")
-def hold(ctx, i, o, meta):
+def hold(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None:
     """Held on the space (the Temple's slavers) until a movement roll of `until` or more."""
     p = ctx.player(i)
     p.flags["held"] = o.get("until", 4)
@@ -468,7 +468,7 @@ def hold(ctx, i, o, meta):
 
 
 @op("shop")
-def shop(ctx, i, o, meta):
+def shop(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None:
     if for_each(ctx, i, o, meta):
         return
     opts = _buy_options(ctx, i, o)
@@ -477,7 +477,7 @@ def shop(ctx, i, o, meta):
 
 
 @on_answer("shop", "what to buy: a card slug, or `done`", default=("done",))
-def shop_answer(ctx: Ctx, prompt, key, arg, who) -> None:
+def shop_answer(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> None:
     if key == "done":
         return
     i = ctx.index(who)
@@ -502,7 +502,7 @@ def pay_for(ctx: Ctx, i: int, what: str, room: int, price: int) -> None:
 
 
 @on_answer("pay-for", "how much life or fate to buy: `heal-<n>` / `fate-<n>`, or `none`", default=("none",))
-def pay_for_answer(ctx, prompt, key, arg, who):
+def pay_for_answer(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> None:
     n = 0 if key == "none" else int(key.split("-")[1])
     if n:
         p = ctx.player(ctx.index(who))
@@ -516,14 +516,14 @@ def pay_for_answer(ctx, prompt, key, arg, who):
 
 
 @op("pay-heal")
-def pay_heal(ctx, i, o, meta):
+def pay_heal(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None:
     p = ctx.player(i)
     room = p.max_life - p.life if o.get("max", "full") == "full" else min(o["max"], p.max_life - p.life)
     pay_for(ctx, i, "life", room, o.get("price", 1))
 
 
 @op("pay-fate")
-def pay_fate(ctx, i, o, meta):
+def pay_fate(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None:
     p = ctx.player(i)
     if stats.shared(ctx, p):
         room = ctx.s.counters.get("shared-fate-start", 0) - ctx.s.pools["shared_fate"]
@@ -533,7 +533,7 @@ def pay_fate(ctx, i, o, meta):
 
 
 @op("sell-objects")
-def sell_objects(ctx, i, o, meta):
+def sell_objects(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None:
     p = ctx.player(i)
     opts = [Option(c, f"sell {ctx.content.cards[c].name} for {o.get('price', 1)} gold")
             for c in dict.fromkeys(p.objects)]
@@ -543,7 +543,7 @@ def sell_objects(ctx, i, o, meta):
 
 
 @on_answer("sell", "which Object to sell: a card slug, or `done`", default=("done",))
-def sell_answer(ctx, prompt, key, arg, who):
+def sell_answer(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> None:
     if key == "done":
         return
     i = ctx.index(who)
@@ -556,7 +556,7 @@ def sell_answer(ctx, prompt, key, arg, who):
 
 
 @op("lose-follower")
-def lose_follower(ctx, i, o, meta):
+def lose_follower(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None:
     p = ctx.player(i)
     if not p.followers:
         return
@@ -565,7 +565,7 @@ def lose_follower(ctx, i, o, meta):
 
 
 @on_answer("lose-follower", "which Follower is lost: a card slug", default=())
-def lose_follower_answer(ctx, prompt, key, arg, who):
+def lose_follower_answer(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> None:
     i = ctx.index(who)
     ctx.player(i).followers.remove(key)
     discard(ctx, key)
@@ -574,7 +574,7 @@ def lose_follower_answer(ctx, prompt, key, arg, who):
 
 
 @op("stash-gold")
-def stash_gold(ctx, i, o, meta):
+def stash_gold(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None:
     p = ctx.player(i)
     if p.gold and not ctx.covered(o["to"]):  # the space under Terrain: the effect is ignored
         ctx.s.space_gold[o["to"]] = ctx.s.space_gold.get(o["to"], 0) + p.gold
@@ -583,7 +583,7 @@ def stash_gold(ctx, i, o, meta):
 
 
 @op("lasting")
-def lasting(ctx, i, o, meta):
+def lasting(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None:
     e = {"name": o["name"], "rounds": o.get("rounds", 1), "by": ctx.name(i)}
     if o["name"] == "hex":
         e["space"] = ctx.player(i).space
@@ -603,7 +603,7 @@ def quest_possible(ctx: Ctx, i: int, goal: str | None) -> bool:
 
 
 @op("quest")
-def quest(ctx, i, o, meta):
+def quest(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None:
     """Take a Warlock quest: a card from a pack's deck, else a roll of the table. A quest this
     character cannot complete is not dealt: the card is discarded and the next drawn, the
     table rolled again (issue 13: an impossible quest would bar the Portal for good)."""
@@ -642,7 +642,7 @@ def quest(ctx, i, o, meta):
 
 
 @op("wish")
-def wish(ctx, i, o, meta):
+def wish(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None:
     p = ctx.player(i)
     region = stats.region(ctx, p.space)
     choices = [{"key": "spell", "text": "gain 1 Spell", "then": [{"op": "spell"}]},
@@ -660,7 +660,7 @@ def wish(ctx, i, o, meta):
 
 
 @op("take-counter")
-def take_counter(ctx, i, o, meta):
+def take_counter(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None:
     key = f"{meta.get('card')}@{ctx.player(i).space}"
     left = ctx.s.counters.get(key, o.get("start", 4))
     if left <= 0:
@@ -673,7 +673,7 @@ def take_counter(ctx, i, o, meta):
 
 
 @op("leave")
-def leave(ctx, i, o, meta):
+def leave(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None:
     """The card that caused this effect leaves the board."""
     card, space = meta.get("card"), ctx.player(i).space
     if card and card in ctx.s.spaces.get(space, []):
@@ -682,13 +682,13 @@ def leave(ctx, i, o, meta):
 
 
 @op("hook")
-def hook_op(ctx, i, o, meta):
+def hook_op(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None:
     """A pack's named rule (a task in engine/packs/<pack>.py), e.g. the Nemesis's To the Death."""
     ctx.push(o["name"], i)
 
 
 @op("moderator")
-def moderator(ctx, i, o, meta):
+def moderator(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None:
     """The engine cannot settle this: the moderator does, with an `adjudicate` move."""
     text = o.get("text") or f"settle {meta.get('source', 'this card')}"
     ctx.s.prompt = None

@@ -25,6 +25,7 @@ from engine.rules import (  # noqa: F401
     encounter,
     machine,
     movement,
+    rerolls,
     setup,
     spaces,
     spells,

@@ -8,12 +8,13 @@ Deck order and the seed are never shown to anyone.
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from typing import Any
 
 from engine.content import Content, Source, generation, load
 from engine.hooks import Hooks
 from engine.rules.machine import Ctx
-from engine.state import Event, Game
+from engine.state import Event, Game, Player
 
 MODERATOR = "moderator"
 
@@ -30,7 +31,7 @@ def _prompts(state: Game) -> list[dict]:
              "options": [o.key for o in p.options]}]
 
 
-def _space_name(state: Game, content, sid: str) -> str:
+def _space_name(state: Game, content: Content, sid: str) -> str:
     """A Terrain card on a space gives it its name (the Cataclysm)."""
     terrain = state.piles.get(f"terrain@{sid}") if state.piles else None
     return content.cards[terrain[0]].name if terrain else content.board.spaces[sid].name
@@ -51,17 +52,17 @@ def _space_names(state: Game, content: Content, hooks: Hooks) -> dict[str, str]:
     return names
 
 
-def _player(state: Game, content, p, spells) -> dict[str, Any]:
+def _player(state: Game, content: Content, p: Player, spells: list[str] | int) -> dict[str, Any]:
     space = content.board.spaces.get(p.space) if p.space else None
     return {"character": p.character, "space": p.space,
-            "space_name": _space_name(state, content, p.space) if space else None,
+            "space_name": _space_name(state, content, space.id) if space else None,
             "region": space.ring if space else None, "strength": p.strength, "craft": p.craft,
             "life": p.life, "fate": p.fate, "gold": p.gold, "alignment": p.alignment, "alive": p.alive,
             "objects": list(p.objects), "followers": list(p.followers), "spells": spells,
             "trophies": list(p.trophies), "toad": p.toad}
 
 
-def _facedown(content, card: str) -> bool:
+def _facedown(content: Content, card: str) -> bool:
     """A card kept facedown in a play area (its deck's `facedown_in_area`: The Hunt's Nether cards)."""
     return content.cards[card].deck in content.facedown_in_area
 
@@ -79,7 +80,7 @@ def summary(state: Game, hooks: Hooks) -> dict[str, Any]:
     return out
 
 
-def _space_cards(state: Game, content, name) -> dict[str, list[str]]:
+def _space_cards(state: Game, content: Content, name: Callable[[str], str]) -> dict[str, list[str]]:
     """The cards lying faceup on each space of the board (those on none: not listed)."""
     return {sid: [name(c) for c in cards] for sid, cards in state.spaces.items()
             if cards and sid in content.board.spaces}

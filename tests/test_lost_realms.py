@@ -122,7 +122,9 @@ def test_nobody_heals_or_gains_life_once_pandoras_box_is_open():
         run(ctx)
         assert state.players[1].life == 3 and state.prompt is None  # no healer is even offered
     from engine.rules.machine import ANSWERS
-    ANSWERS["spell-healing"](ctx, None, "bob", None, "alice")  # the Healing Spell cast on bob
+    from engine.state import Prompt
+    healing = Prompt(0, ["alice"], "spell-healing", "", [])
+    ANSWERS["spell-healing"](ctx, healing, "bob", None, "alice")  # the Healing Spell cast on bob
     assert state.players[1].life == 3
 
 

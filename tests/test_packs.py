@@ -11,10 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from engine import api, registry
+from engine import api, ops, registry
 from engine.config import ConfigError, RuleOption
 from engine.hooks import HOOKS, Hooks, PackConflict
 from engine.packs.base import Pack
+from engine.rules import machine, spells
 from engine.state import Option
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -91,7 +92,7 @@ class _Answers(Pack):
         return self.opts
 
     def turn_start(self, ctx, i):
-        return self.first
+        return True if self.first is not None else None
 
 
 class _Other(_Answers):
@@ -192,3 +193,20 @@ def test_the_registry_alone_imports_every_pack():
                     [a.name for a in node.names] if node.module == "engine.packs" else []
                 for stem in [n for n in named if n in packs]:
                     assert own is not None and stem.split("_")[0] == own, f"{path.relative_to(ROOT)} imports {stem}"
+
+
+@pytest.mark.parametrize("register,table,name", [
+    (machine.task, machine.TASKS, "walk"), (ops.op, ops.OPS, "gain"), (machine.on_answer, machine.ANSWERS, "choose"),
+    (machine.useful, machine.USEFUL, "terrain"), (spells.spell_hook, spells.HOOKS, "teleport")])
+def test_a_name_taken_is_an_error_not_a_replacement(register, table, name):
+    """A pack (or a test) that registers a task, op, answer handler or check under a name already
+    taken is told so, naming both; the first stays (they were silently replaced before)."""
+    first = table[name]
+    with pytest.raises(ValueError, match=f"{name!r} is registered twice: .* and test_packs"):
+        register(name)(lambda *args: None)
+    assert table[name] is first
+
+
+def test_a_question_kind_taken_is_an_error():
+    with pytest.raises(ValueError, match="question kind 'choose' is declared twice"):
+        machine.on_answer("choose", "again", default=("no",))

@@ -17,12 +17,12 @@ from engine.rules import endings, stats
 from engine.rules.machine import Ctx, on_answer, task
 from engine.rules.spaces import beaten, must_face
 from engine.rules.turn import lose_life
-from engine.state import Option
+from engine.state import Option, Prompt, Task
 
 # -- Inner Region ----------------------------------------------------------------
 
 @task("space:frozen-spire")
-def frozen_spire(ctx: Ctx, t) -> None:
+def frozen_spire(ctx: Ctx, t: Task) -> None:
     """Roll 1 die: lose that many lives, or stay and encounter the Spire again next turn."""
     p = ctx.player(t.p)
     p.flags.pop("frozen", None)
@@ -35,7 +35,7 @@ def frozen_spire(ctx: Ctx, t) -> None:
 
 
 @on_answer("frozen-spire", "the Frozen Spire: `lose-lives` or `stay` and face it again next turn", default=())
-def frozen_answer(ctx: Ctx, prompt, key, arg, who) -> None:
+def frozen_answer(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> None:
     i = ctx.index(who)
     if key == "stay":
         must_face(ctx, i, "frozen", 1)  # movement offers nothing but facing it again
@@ -46,7 +46,7 @@ def frozen_answer(ctx: Ctx, prompt, key, arg, who) -> None:
 
 
 @task("space:snowbeast")
-def snowbeast(ctx: Ctx, t) -> None:
+def snowbeast(ctx: Ctx, t: Task) -> None:
     """The Snowbeast's Strength is the fighter's, bonuses included (the fight mirrors it)."""
     p = ctx.player(t.p)
     must_face(ctx, t.p, "snowbeast", 1)
@@ -55,7 +55,7 @@ def snowbeast(ctx: Ctx, t) -> None:
 
 
 @task("snowbeast-dead")
-def snowbeast_dead(ctx: Ctx, t) -> None:
+def snowbeast_dead(ctx: Ctx, t: Task) -> None:
     beaten(ctx, t.p, "snowbeast")
 
 

@@ -28,9 +28,10 @@ from engine.content import die_row, pack_table
 from engine.packs import city_posters, city_shops
 from engine.packs.base import Pack
 from engine.rules.items import discard
-from engine.rules.machine import Ctx, offer_reroll, on_answer, task
+from engine.rules.machine import Ctx, on_answer, task
 from engine.rules.movement import one_space_only, place
-from engine.state import Option
+from engine.rules.rerolls import offer_reroll
+from engine.state import Option, Prompt, Task
 
 RING = "city"
 
@@ -63,7 +64,7 @@ def next_street(ctx: Ctx, street: str) -> str:
 # -- moving in the City ----------------------------------------------------------------
 
 @task("city-move")
-def city_move(ctx: Ctx, t) -> None:
+def city_move(ctx: Ctx, t: Task) -> None:
     """Before the roll: what other packs offer this character here (the Deep Realms' way down at
     the Sewer Grate), asked beside the roll only when there is something."""
     p = ctx.player(t.p)
@@ -78,7 +79,7 @@ def city_move(ctx: Ctx, t) -> None:
 
 @on_answer("city-move", "in the City, before the movement roll: `roll` (follow the one-way streets) or another "
            "pack's option there (the Deep Realms' way down)", default=("roll",))
-def city_move_answer(ctx: Ctx, prompt, key, arg, who) -> None:
+def city_move_answer(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> None:
     i = ctx.index(who)
     if key == "roll":
         roll_and_walk(ctx, i)
@@ -101,7 +102,7 @@ def roll_and_walk(ctx: Ctx, i: int) -> None:
 
 
 @task("city-roll")
-def city_roll(ctx: Ctx, t) -> None:
+def city_roll(ctx: Ctx, t: Task) -> None:
     """The whole roll along the arrows. From a shop the first point steps back onto its street,
     and that shop is barred for the rest of the turn."""
     i, roll = t.p, t.a["dice"][0]
@@ -116,7 +117,7 @@ def city_roll(ctx: Ctx, t) -> None:
 
 
 @task("city-walk")
-def city_walk(ctx: Ctx, t) -> None:
+def city_walk(ctx: Ctx, t: Task) -> None:
     """Walk the streets, asking at each street whose shop may be entered with a point left."""
     i, a = t.p, t.a
     p = ctx.player(i)
@@ -145,7 +146,7 @@ def city_walk(ctx: Ctx, t) -> None:
 
 @on_answer("city-shop-enter", "walking the City's streets past a shop: `go-on` along the streets, or "
            "`enter-<shop>` (1 point; the rest of the roll is lost)", default=("go-on",))
-def shop_enter(ctx: Ctx, prompt, key, arg, who) -> None:
+def shop_enter(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> None:
     if key == "go-on":
         return  # the walk pushed before asking goes on
     walk = ctx.s.stack.pop()
@@ -160,7 +161,7 @@ def shop_enter(ctx: Ctx, prompt, key, arg, who) -> None:
 # -- the Jail, the Gate, the Wharf ----------------------------------------------------------
 
 @task("city-jail-roll")
-def jail_roll(ctx: Ctx, t) -> None:
+def jail_roll(ctx: Ctx, t: Task) -> None:
     """Instead of moving, a die on the Jail chart (a stand-in chart, board.toml `[city]`)."""
     p = ctx.player(t.p)
     roll = rng.die(ctx.s)
@@ -174,7 +175,7 @@ def jail_roll(ctx: Ctx, t) -> None:
 
 
 @task("space:city-jail")
-def jail(ctx: Ctx, t) -> None:
+def jail(ctx: Ctx, t: Task) -> None:
     p = ctx.player(t.p)
     p.flags["city-jailed"] = 1
     ctx.emit("jail", f"{p.name} is locked up in the Jail; the turn ends.", player=p.name)
@@ -182,7 +183,7 @@ def jail(ctx: Ctx, t) -> None:
 
 
 @task("space:city-gate")
-def gate(ctx: Ctx, t) -> None:
+def gate(ctx: Ctx, t: Task) -> None:
     """The Wanted Posters lying here (claim a bounty, buy some), then stay or leave; asked again
     after each claim or purchase."""
     posters = ", ".join(ctx.content.cards[c].name for c in ctx.s.piles.get(city_posters.PILE, [])) or "none"
@@ -193,7 +194,7 @@ def gate(ctx: Ctx, t) -> None:
 
 @on_answer("city-gate", "at the City Gate: `stay` in the City, `leave` it, `claim-<target>` (a Wanted Poster's "
            "bounty) or `buy-<poster>` (1 gold)", default=("stay",))
-def gate_answer(ctx: Ctx, prompt, key, arg, who) -> None:
+def gate_answer(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> None:
     i = ctx.index(who)
     if key == "leave":
         leave(ctx, i, "by the City Gate")
@@ -203,7 +204,7 @@ def gate_answer(ctx: Ctx, prompt, key, arg, who) -> None:
 
 
 @task("space:city-wharf")
-def wharf(ctx: Ctx, t) -> None:
+def wharf(ctx: Ctx, t: Task) -> None:
     leave(ctx, t.p, "by boat from the Wharf")
 
 

@@ -12,7 +12,10 @@ character may claim a bounty or buy posters to keep (in its play area, `Player.a
 """
 from __future__ import annotations
 
+from typing import Any
+
 from engine import rng
+from engine.content import pack_table
 from engine.rules.items import discard
 from engine.rules.machine import Ctx
 from engine.state import Option
@@ -22,9 +25,9 @@ PILE = "wanted-poster@city-gate"
 CREATURE, ALIGNMENT = "city-creature-poster", "city-alignment-poster"  # the posters' card hooks
 
 
-def _tables() -> dict:
-    from engine.packs.city import tables  # the pack's module imports this one
-    return tables()
+def _tables() -> dict[str, Any]:
+    """The `[city]` table of the City's board.toml, as engine/packs/city.py `tables` reads it."""
+    return pack_table("city", "board.toml", "city")
 
 
 def refill(ctx: Ctx) -> None:

@@ -17,6 +17,7 @@ from engine import ops
 from engine.rules.encounter import ORDER
 from engine.rules.items import gain_object
 from engine.rules.machine import Ctx, task
+from engine.state import Task
 
 POTIONS = "potion"
 POTION = "city-potion"  # the Potions' card hook
@@ -33,7 +34,7 @@ def worth_entering(ctx: Ctx, i: int, shop: str) -> bool:
 
 
 @task("space:city-shop")
-def shop(ctx: Ctx, t) -> None:
+def shop(ctx: Ctx, t: Task) -> None:
     deck = ctx.space(ctx.player(t.p).space).hook_args["deck"]
     cards = ctx.content.cards
     prices = {c: cards[c].prop("price", 0) for c in dict.fromkeys(ctx.content.decks[deck])}
@@ -41,7 +42,7 @@ def shop(ctx: Ctx, t) -> None:
 
 
 @task("space:city-draw")
-def draw(ctx: Ctx, t) -> None:
+def draw(ctx: Ctx, t: Task) -> None:
     """City cards up to the street's number; those drawn are then met in their order."""
     p = ctx.player(t.p)
     lying = ctx.s.spaces.setdefault(p.space, [])
@@ -59,7 +60,7 @@ def draw(ctx: Ctx, t) -> None:
 
 
 @task("city-free-samples")
-def free_samples(ctx: Ctx, t) -> None:
+def free_samples(ctx: Ctx, t: Task) -> None:
     """Free Samples: 3 Potions from the Apothecary's pile (its top: the last laid there)."""
     p = ctx.player(t.p)
     pile = ctx.s.decks[POTIONS]

@@ -17,7 +17,8 @@ from __future__ import annotations
 from typing import Any
 
 from engine import rng
-from engine.config import ConfigError
+from engine.config import ConfigError, GameConfig
+from engine.content import Content
 from engine.packs import deep_realms_spaces as spaces
 from engine.packs.base import Pack
 from engine.packs.deep_realms_state import (
@@ -32,14 +33,15 @@ from engine.packs.deep_realms_state import (
     stack_deck,
     tables,
 )
-from engine.rules.machine import Ctx, offer_reroll, on_answer, task
+from engine.rules.machine import Ctx, on_answer, task
 from engine.rules.movement import one_space_only, place
-from engine.state import Option
+from engine.rules.rerolls import offer_reroll
+from engine.state import Game, Option, Player, Prompt, Task
 
 REALM_NAMES = {"rat-lair": "the Rat Queen's Lair", "wraith-domain": "the Wraith Lord's Domain"}
 
 
-def setup(ctx: Ctx, config) -> None:
+def setup(ctx: Ctx, config: GameConfig) -> None:
     """The loot piles, faceup: 3 random Treasure cards on the Throne Room; 2 random Armoury and 2
     random Magic Emporium cards on the Rat's Nest."""
     for space, specs in tables()["loot"].items():
@@ -50,7 +52,7 @@ def setup(ctx: Ctx, config) -> None:
                     ctx.s.spaces.setdefault(space, []).append(card)
 
 
-def public(state, content) -> dict[str, Any]:
+def public(state: Game, content: Content) -> dict[str, Any]:
     """Who is in which Realm, and each Tunnel stack: its size and the cards turned faceup on it
     (never the facedown ones)."""
     where = {p.name: content.board.spaces[p.space].ring for p in state.players
@@ -66,7 +68,7 @@ def public(state, content) -> dict[str, Any]:
     return {"characters": where, "stacks": stacks, "loot": loot, "decks": decks}
 
 
-def scenario_setup(state, content, p, key: str, value) -> bool | None:
+def scenario_setup(state: Game, content: Content, p: Player, key: str, value: Any) -> bool | None:
     """`tunnel_stack = [...]` in [setup.<player>]: the character's facedown stack, top first;
     `realm_loot = { rats-nest = [...] }`: a loot pile instead of the random one dealt."""
     if key == "realm_loot":
@@ -122,7 +124,7 @@ def turn_start(ctx: Ctx, i: int) -> bool | None:
 
 
 @task("dr-move")
-def realm_move(ctx: Ctx, t) -> None:
+def realm_move(ctx: Ctx, t: Task) -> None:
     p = ctx.player(t.p)
     p.flags.pop("moved", None)
     if not in_realm(ctx, p.space):  # a Spell took the character out before the move
@@ -148,7 +150,7 @@ def press_on_text(ctx: Ctx, i: int) -> str:
 
 @on_answer("realm-move", "in a Realm of the Deep Realms, before the movement roll: `escape` (roll and move out "
            "into the adjacent Region) or `press-on` (follow the space's instructions)", default=("escape",))
-def realm_answer(ctx: Ctx, prompt, key, arg, who) -> None:
+def realm_answer(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> None:
     i = ctx.index(who)
     p = ctx.player(i)
     hook = hook_of(ctx, p.space)
@@ -185,7 +187,7 @@ def escape(ctx: Ctx, i: int) -> None:
 
 
 @task("dr-escape")
-def escape_walk(ctx: Ctx, t) -> None:
+def escape_walk(ctx: Ctx, t: Task) -> None:
     """The escape roll kept: onto the Region's space next to the Realm, and on."""
     i, roll = t.p, t.a["dice"][0]
     p = ctx.player(i)
@@ -218,7 +220,7 @@ def dying(ctx: Ctx, i: int) -> None:
     drop_stack(ctx, i, "the character is dead")
 
 
-def invariants(state, content) -> list[str]:
+def invariants(state: Game, content: Content) -> list[str]:
     """A stack is a living character's, of Tunnel cards, no bigger than it was dealt, its faceup
     count within it; nobody holds a card turned from a stack once its turn is over."""
     out = []

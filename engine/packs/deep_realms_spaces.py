@@ -20,7 +20,7 @@ from engine.rules import items, spells
 from engine.rules.items import gain_object
 from engine.rules.machine import Ctx, on_answer, task
 from engine.rules.movement import place
-from engine.state import Option
+from engine.state import Option, Prompt, Task
 
 
 def arrive(ctx: Ctx, i: int) -> None:
@@ -32,7 +32,7 @@ def arrive(ctx: Ctx, i: int) -> None:
 # -- Rat Run and Skull Passage ----------------------------------------------------------------------
 
 @task("space:dr-bridge")
-def bridge(ctx: Ctx, t) -> None:
+def bridge(ctx: Ctx, t: Task) -> None:
     """Draw 2 Bridge cards faceup onto the space, then meet what lies there."""
     p = ctx.player(t.p)
     return_bridge_cards(ctx, p.space)
@@ -66,7 +66,7 @@ def return_bridge_cards(ctx: Ctx, space: str) -> None:
 # -- Old Sewers and Catacombs ---------------------------------------------------------------------
 
 @task("space:dr-tunnel")
-def tunnel(ctx: Ctx, t) -> None:
+def tunnel(ctx: Ctx, t: Task) -> None:
     """Entering: the top 3 Tunnel cards, facedown, in a stack in front of the character."""
     p = ctx.player(t.p)
     drop_stack(ctx, t.p, "a new stack replaces it")
@@ -104,7 +104,7 @@ def press_on_tunnel(ctx: Ctx, i: int) -> None:
 
 
 @task("dr-after-card")
-def after_card(ctx: Ctx, t) -> None:
+def after_card(ctx: Ctx, t: Task) -> None:
     """A turned card not done with (an Enemy evaded) goes back on top of the stack, faceup; once the
     stack is empty the character meets every card on the space before the turn ends."""
     restack(ctx, t.p)
@@ -140,7 +140,7 @@ def loot(ctx: Ctx, space: str) -> list[str]:
 
 @task("space:dr-rat-queen")
 @task("space:dr-wraith-lord")
-def ruler(ctx: Ctx, t) -> None:
+def ruler(ctx: Ctx, t: Task) -> None:
     """The Rat Queen in battle, the Wraith Lord in psychic combat: no evading; nothing taken first."""
     p = ctx.player(t.p)
     space = p.space
@@ -156,7 +156,7 @@ def ruler(ctx: Ctx, t) -> None:
 
 
 @task("dr-ruler-beaten")
-def ruler_beaten(ctx: Ctx, t) -> None:
+def ruler_beaten(ctx: Ctx, t: Task) -> None:
     """Take one card of the pile, then teleport to any Outer Region space (and meet it)."""
     space = t.a["space"]
     ctx.push("teleport-choose", t.p, choose="outer", encounter=True)
@@ -168,7 +168,7 @@ def ruler_beaten(ctx: Ctx, t) -> None:
 
 @on_answer("dr-loot", "the Deep Realms: the Rat Queen or the Wraith Lord beaten, which card of the pile to take "
            "(a card slug)", default=())
-def loot_answer(ctx: Ctx, prompt, key, arg, who) -> None:
+def loot_answer(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> None:
     i = ctx.index(who)
     ctx.s.spaces[prompt.data["space"]].remove(key)
     if gain_object(ctx, i, key):
@@ -176,7 +176,7 @@ def loot_answer(ctx: Ctx, prompt, key, arg, who) -> None:
 
 
 @task("dr-ruler-won")
-def ruler_won(ctx: Ctx, t) -> None:
+def ruler_won(ctx: Ctx, t: Task) -> None:
     """Beaten (and alive): the Rat Queen takes an Object at random onto her pile; the Wraith Lord
     takes 1 Craft and a random Treasure card goes onto his. Then as a stand-off."""
     space = t.a["space"]
@@ -192,7 +192,7 @@ def ruler_won(ctx: Ctx, t) -> None:
 
 
 @task("dr-ruler-standoff")
-def ruler_standoff(ctx: Ctx, t) -> None:
+def ruler_standoff(ctx: Ctx, t: Task) -> None:
     thrown_out(ctx, t.p, t.a["space"])
 
 
@@ -216,13 +216,13 @@ def ditch_random(ctx: Ctx, i: int) -> None:
 
 
 @task("dr-ditch-random")
-def ditch_random_task(ctx: Ctx, t) -> None:
+def ditch_random_task(ctx: Ctx, t: Task) -> None:
     """Turncoat (stand-in): an Object at random is ditched onto the space."""
     ditch_random(ctx, t.p)
 
 
 @task("dr-sneakthief")
-def sneakthief(ctx: Ctx, t) -> None:
+def sneakthief(ctx: Ctx, t: Task) -> None:
     """Sneakthief beaten (stand-in): take one Object from any player."""
     choices = {f"{o}-from-{q.name}": (j, o) for j, q in enumerate(ctx.s.players)
                if j != t.p and q.alive and q.character for o in dict.fromkeys(q.objects)}
@@ -234,7 +234,7 @@ def sneakthief(ctx: Ctx, t) -> None:
 
 @on_answer("dr-sneakthief", "the Deep Realms' Sneakthief beaten: which Object to take from whom "
            "(`<card>-from-<player>`)", default=())
-def sneakthief_answer(ctx: Ctx, prompt, key, arg, who) -> None:
+def sneakthief_answer(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> None:
     j, card = prompt.data["choices"][key]
     q = ctx.player(j)
     q.objects.remove(card)

@@ -12,6 +12,7 @@ from engine import rng
 from engine.content import pack_table
 from engine.rules.items import discard
 from engine.rules.machine import Ctx
+from engine.state import Game
 
 BRIDGE, TUNNEL = "bridge", "tunnel"
 REALMS = ("rat-lair", "wraith-domain")
@@ -34,7 +35,7 @@ def stack_deck(name: str) -> str:
     return f"tunnel-stack-{name}"
 
 
-def stack(s, name: str) -> list[str]:
+def stack(s: Game, name: str) -> list[str]:
     """A character's facedown Tunnel stack (top last); empty when it has none."""
     return s.decks.get(stack_deck(name), [])
 

@@ -25,7 +25,7 @@ from engine.rules.encounter import take
 from engine.rules.machine import Ctx, on_answer, task
 from engine.rules.movement import one_space_only, place
 from engine.rules.turn import finish
-from engine.state import Option
+from engine.state import Option, Prompt, Task
 
 RING = "dungeon"
 # names issue 17 fixes for the three packs (the Deep Realms rely on them): space ids and decks
@@ -48,7 +48,7 @@ def path(ctx: Ctx) -> list[str]:
 # -- moving in the Dungeon ----------------------------------------------------------------
 
 @task("dungeon-move")
-def dungeon_move(ctx: Ctx, t) -> None:
+def dungeon_move(ctx: Ctx, t: Task) -> None:
     """A die (1 space only for a Toad, in a Blizzard...), then with or against the arrows."""
     p = ctx.player(t.p)
     p.flags.pop("moved", None)
@@ -79,7 +79,7 @@ def ask_way(ctx: Ctx, i: int, roll: int, rerolled: bool) -> None:
 @on_answer("dungeon-way", "moving in the Dungeon: `with` the arrows (deeper, toward the Treasure Chamber) or "
            "`against` them (toward the Dungeon Entrance, past it out to the Ruins); `reroll` (fate), or a pack's own "
            "(the Deep Realms' entries)", default=(WITH, AGAINST))
-def way_answer(ctx: Ctx, prompt, key, arg, who) -> None:
+def way_answer(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> None:
     i = ctx.index(who)
     p = ctx.player(i)
     roll = prompt.data["roll"]
@@ -107,7 +107,7 @@ def way_answer(ctx: Ctx, prompt, key, arg, who) -> None:
 
 @on_answer("dungeon-enter", "arriving at the Ruins with the Dungeon in play: `stay` (meet the Ruins) or `enter` "
            "(go in to the Dungeon Entrance)", default=("stay",))
-def enter_answer(ctx: Ctx, prompt, key, arg, who) -> None:
+def enter_answer(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> None:
     i = ctx.index(who)
     p = ctx.player(i)
     if key == "enter":
@@ -127,7 +127,7 @@ def lord(ctx: Ctx) -> dict[str, Any]:
 
 
 @task("space:dungeon-treasure-chamber")
-def treasure_chamber(ctx: Ctx, t) -> None:
+def treasure_chamber(ctx: Ctx, t: Task) -> None:
     a = lord(ctx)
     ctx.ask(t.p, "dungeon-lord",
             f"The Lord of Darkness (Strength {a['strength']}, Craft {a['craft']}) awaits. He cannot be evaded and you "
@@ -138,7 +138,7 @@ def treasure_chamber(ctx: Ctx, t) -> None:
 
 @on_answer("dungeon-lord", "the Lord of Darkness in the Treasure Chamber: `battle` or `psychic` combat",
            default=("battle", "psychic"))
-def lord_answer(ctx: Ctx, prompt, key, arg, who) -> None:
+def lord_answer(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> None:
     """The engine's own dice and fate reroll (`combat-roll`), with nothing to ask first: no
     evasion, no Spell, nothing that helps or fights in the character's place (no Potion, no
     Mercenary, no Cross, no one joining); the turn goes on after the fight, to the emergence."""
@@ -150,7 +150,7 @@ def lord_answer(ctx: Ctx, prompt, key, arg, who) -> None:
 
 
 @task("dungeon-lord-killed")
-def lord_killed(ctx: Ctx, t) -> None:
+def lord_killed(ctx: Ctx, t: Task) -> None:
     """Choose 1 Treasure card if any remain (Winner Takes All: the first to kill him wins)."""
     p = ctx.player(t.p)
     ctx.emit("dungeon", f"{p.name} kills the Lord of Darkness!", player=p.name)
@@ -167,7 +167,7 @@ def lord_killed(ctx: Ctx, t) -> None:
 
 
 @on_answer("dungeon-treasure", "the Treasure card chosen after killing the Lord of Darkness (its slug)", default=())
-def treasure_answer(ctx: Ctx, prompt, key, arg, who) -> None:
+def treasure_answer(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> None:
     """Taken as a card found on the space is (gold, what it does when taken, the carrying limit)."""
     i = ctx.index(who)
     ctx.s.decks[TREASURE].remove(key)
@@ -176,7 +176,7 @@ def treasure_answer(ctx: Ctx, prompt, key, arg, who) -> None:
 
 
 @task("dungeon-emerge")
-def emerge(ctx: Ctx, t) -> None:
+def emerge(ctx: Ctx, t: Task) -> None:
     """Whatever the result, the character emerges: its attack score minus the Lord's, read on
     the chart (the "0" line if he scored higher; the highest line for that margin or more)."""
     p = ctx.player(t.p)
@@ -194,7 +194,7 @@ def emerge(ctx: Ctx, t) -> None:
 
 
 @task("dungeon-emerged")
-def emerged(ctx: Ctx, t) -> None:
+def emerged(ctx: Ctx, t: Task) -> None:
     """A line that moved nobody (the Ruins under a Terrain card ignore a teleport there, a
     moderator's chart may say only "gain"): the character still emerges, onto the Ruins."""
     p = ctx.player(t.p)

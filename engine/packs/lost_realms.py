@@ -31,7 +31,7 @@ from engine.rules.machine import Ctx, on_answer, task
 from engine.rules.movement import CROWN, PLAIN, PORTAL, VALLEY, place
 from engine.rules.spaces import beaten, must_face
 from engine.rules.turn import decide, finish, kill
-from engine.state import Option
+from engine.state import Game, Option, Player, Prompt, Task
 
 PANDORA, GAUNTLET, HUNT = "pandoras-box", "the-gauntlet", "the-hunt"
 NETHER = "nether"
@@ -43,7 +43,7 @@ def pile(ctx: Ctx, space: str) -> list[str]:
     return ctx.s.piles.setdefault(f"{NETHER}@{space}", [])
 
 
-def hunted(ctx: Ctx, p) -> int:
+def hunted(ctx: Ctx, p: Player) -> int:
     """Defeated Enemies from the Nether deck in the character's play area: trophies not yet
     traded and those placed facedown there (The Hunt)."""
     cards = ctx.content.cards
@@ -75,7 +75,7 @@ def meet(ctx: Ctx, i: int, card: str, inner: bool) -> None:
 
 # -- The Gauntlet --------------------------------------------------------------------------
 
-def gauntlet(state) -> bool:
+def gauntlet(state: Game) -> bool:
     return endings.in_play(state) == GAUNTLET
 
 
@@ -110,7 +110,7 @@ def tidy(ctx: Ctx, space: str) -> None:
 
 
 @task("nether-face")
-def nether_face(ctx: Ctx, t) -> None:
+def nether_face(ctx: Ctx, t: Task) -> None:
     """Meet the next of `n` Nether cards on the space, top first, turning it faceup."""
     i, space, n = t.p, t.a["space"], t.a["n"]
     s = ctx.s
@@ -139,7 +139,7 @@ def nether_face(ctx: Ctx, t) -> None:
 
 
 @task("nether-beaten")
-def nether_beaten(ctx: Ctx, t) -> None:
+def nether_beaten(ctx: Ctx, t: Task) -> None:
     """The card was met and the turn goes on. An Enemy still lying there (one that let the
     character pass) was not beaten: the turn ends. Otherwise what is left of it is discarded
     and a replacement is placed facedown for the next character to land there."""
@@ -164,7 +164,7 @@ def nether_beaten(ctx: Ctx, t) -> None:
 
 
 @task("the-gauntlet")
-def gauntlet_crown(ctx: Ctx, t) -> None:
+def gauntlet_crown(ctx: Ctx, t: Task) -> None:
     """On the Crown: its two Nether cards first; whoever beats them all wins."""
     i = t.p
     p = ctx.player(i)
@@ -178,7 +178,7 @@ def gauntlet_crown(ctx: Ctx, t) -> None:
 
 
 @on_answer("gauntlet-crown", "beaten by a Nether card on the Crown: `face` it again or turn `back`", default=())
-def gauntlet_crown_answer(ctx: Ctx, prompt, key, arg, who) -> None:
+def gauntlet_crown_answer(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> None:
     i = ctx.index(who)
     p = ctx.player(i)
     if key == "face":
@@ -196,7 +196,7 @@ def gauntlet_crown_answer(ctx: Ctx, prompt, key, arg, who) -> None:
 
 
 @task("gauntlet-won")
-def gauntlet_won(ctx: Ctx, t) -> None:
+def gauntlet_won(ctx: Ctx, t: Task) -> None:
     p = ctx.player(t.p)
     if p.alive and ctx.content.space(p.space).ring == "crown" and not p.flags.get("nether-card"):
         ctx.emit("gauntlet", f"{p.name} survives The Gauntlet and claims the Crown of Command!", player=p.name)
@@ -210,7 +210,7 @@ def holder(ctx: Ctx, i: int) -> bool:
 
 
 @task("pandoras-box")
-def pandoras_box(ctx: Ctx, t) -> None:
+def pandoras_box(ctx: Ctx, t: Task) -> None:
     i = t.p
     s = ctx.s
     p = ctx.player(i)
@@ -244,7 +244,7 @@ def pandoras_box(ctx: Ctx, t) -> None:
 
 
 @task("pandora-use")
-def pandora_use(ctx: Ctx, t) -> None:
+def pandora_use(ctx: Ctx, t: Task) -> None:
     """Use this turn's cards one at a time, each against another character of the holder's
     choice; `later` puts the card at the end of this turn's cards (at most once round)."""
     i, left = t.p, t.a["left"]
@@ -267,7 +267,7 @@ def pandora_use(ctx: Ctx, t) -> None:
 
 
 @on_answer("pandora", "Pandora's Box: `on-<player>` (use the card against them) or `later` this turn", default=())
-def pandora_answer(ctx: Ctx, prompt, key, arg, who) -> None:
+def pandora_answer(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> None:
     i, left = ctx.index(who), prompt.data["left"]
     if key == "later":
         ctx.push("pandora-use", i, left=left[1:] + left[:1], deferred=prompt.data["deferred"] + 1)
@@ -296,7 +296,7 @@ def exhausted(ctx: Ctx, i: int) -> None:
 # -- The Hunt ------------------------------------------------------------------------------
 
 @task("hunt-swap")
-def hunt_swap(ctx: Ctx, t) -> None:
+def hunt_swap(ctx: Ctx, t: Task) -> None:
     p = ctx.player(t.p)
     lying = ctx.s.spaces.get(p.space, [])
     drawn_here = [c for c in dict.fromkeys(t.a["drawn"]) if c in lying]
@@ -308,7 +308,7 @@ def hunt_swap(ctx: Ctx, t) -> None:
 
 
 @on_answer("hunt-swap", "The Hunt: `swap-<card>` (discard it, draw a Nether card) or `keep`", default=("keep",))
-def hunt_swap_answer(ctx: Ctx, prompt, key, arg, who) -> None:
+def hunt_swap_answer(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> None:
     if key == "keep":
         return
     i = ctx.index(who)
@@ -325,7 +325,7 @@ def hunt_swap_answer(ctx: Ctx, prompt, key, arg, who) -> None:
 
 
 @task("the-hunt")
-def hunt_crown(ctx: Ctx, t) -> None:
+def hunt_crown(ctx: Ctx, t: Task) -> None:
     p = ctx.player(t.p)
     n = hunted(ctx, p)
     if n >= HUNT_GOAL:
@@ -384,7 +384,7 @@ class LostRealms(Pack):
             out["pandora"] = {"holder": state.players[holder - 1].name if holder else None,
                               "pile": len(state.piles.get(PANDORA_PILE, []))}
         elif ending == HUNT:
-            def count(p):
+            def count(p: Player) -> int:
                 return sum(1 for c in p.trophies + p.area
                            if content.cards[c].deck == NETHER and content.cards[c].type == "enemy")
             out["hunt"] = {p.name: count(p) for p in state.players if p.role == "hero"}

@@ -3,7 +3,9 @@ and the tokens on the board (sacred sites, villains, the adversary) and how they
 """
 from __future__ import annotations
 
+from engine.content import Card
 from engine.rules.machine import Ctx
+from engine.state import Game
 
 LAIR = "lair-of-the-beast"
 # Where a token may step between regions: the Portal of Power continues onto the centre board
@@ -17,17 +19,17 @@ CROSSINGS = {"portal-of-power": "plain-of-peril", "plain-of-peril": "portal-of-p
 BONUSES = {"adversary": "nemesis-bonus@adversary", "villains": "nemesis-bonus@villains"}
 
 
-def nemesis(s) -> int:
+def nemesis(s: Game) -> int:
     return next(i for i, p in enumerate(s.players) if p.role == "nemesis")
 
 
-def heroes(s) -> list[int]:
+def heroes(s: Game) -> list[int]:
     """Hero seats in turn order, starting with the player to the Nemesis's left."""
     n, k = len(s.players), nemesis(s)
     return [(k + d) % n for d in range(1, n)]
 
 
-def living(s) -> list[int]:
+def living(s: Game) -> list[int]:
     return [i for i in heroes(s) if s.players[i].alive and s.players[i].character]
 
 
@@ -35,22 +37,22 @@ def trial(ctx: Ctx):
     return ctx.content.cards[ctx.s.piles["trial"][0]]
 
 
-def tokens(s, kind: str) -> dict[str, list[str]]:
+def tokens(s: Game, kind: str) -> dict[str, list[str]]:
     """Space -> the tokens of a kind there ("site", "villain", "adversary")."""
     pre = kind + "@"
     return {k[len(pre):]: v for k, v in s.piles.items() if k.startswith(pre) and v}
 
 
-def stat(card, attr: str) -> int:
+def stat(card: Card, attr: str) -> int:
     """A token's printed Strength or Craft (content keeps them as properties: not an Enemy card)."""
     return card.prop(attr, 0)
 
 
-def adversary_space(s) -> str | None:
+def adversary_space(s: Game) -> str | None:
     return next(iter(tokens(s, "adversary")), None)
 
 
-def to_box(s, deck: list[str], card: str) -> None:
+def to_box(s: Game, deck: list[str], card: str) -> None:
     deck.remove(card)
     s.piles.setdefault("box", []).append(card)
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 from engine.packs.nemesis_board import heroes, living
 from engine.rules.items import discard
 from engine.rules.machine import Ctx, on_answer, task
-from engine.state import Option
+from engine.state import Option, Prompt, Task
 
 
 @task("boon-draw")
-def boon_draw(ctx: Ctx, t) -> None:
+def boon_draw(ctx: Ctx, t: Task) -> None:
     drawn = [c for c in [ctx.draw("boon") for _ in range(len(heroes(ctx.s)) - 1)] if c]
     if drawn:  # they lie in the pile "boon" while the heroes share them out; the Nemesis sees a count
         ctx.s.piles["boon"] = drawn
@@ -21,7 +21,7 @@ def boon_draw(ctx: Ctx, t) -> None:
 
 
 @task("boon-share")
-def boon_share(ctx: Ctx, t) -> None:
+def boon_share(ctx: Ctx, t: Task) -> None:
     """Every hero without a Boon who has not passed is asked at once; answers are settled in
     turn order from the Nemesis's left, so the order they come in changes nothing."""
     boons, passed = ctx.s.piles.get("boon", []), t.a["passed"]
@@ -40,7 +40,7 @@ def boon_share(ctx: Ctx, t) -> None:
 
 
 @on_answer("boon", "Boons to share: a Boon's slug to take, or `pass`", default=("pass",))
-def boon_answer(ctx: Ctx, prompt, key, arg, who) -> None:
+def boon_answer(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> None:
     pending = ctx.s.stack[-1].a
     answers = prompt.answers or {who: key}
     for i in living(ctx.s):  # turn order decides clashes

@@ -5,12 +5,14 @@ Nemesis's reroll of a creature's die (`foe_reroll`).
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from engine import rng
 from engine.packs.nemesis_board import BONUSES, heroes, living, nemesis, stat, tokens
 from engine.rules.items import discard
 from engine.rules.machine import Ctx, on_answer, task
 from engine.rules.turn import finish
-from engine.state import Option
+from engine.state import Option, Player, Prompt, Task
 
 
 def fight_villain(ctx: Ctx, i: int, v: str, space: str) -> None:
@@ -31,7 +33,7 @@ def fight_adversary(ctx: Ctx, i: int, attr: str, space: str) -> None:
 
 
 @task("site-destroyed")
-def site_destroyed(ctx: Ctx, t) -> None:
+def site_destroyed(ctx: Ctx, t: Task) -> None:
     space = t.a["space"]
     for c in ctx.s.piles.pop(f"site@{space}", []):
         discard(ctx, c)
@@ -41,7 +43,7 @@ def site_destroyed(ctx: Ctx, t) -> None:
 
 
 @task("villain-beaten")
-def villain_beaten(ctx: Ctx, t) -> None:
+def villain_beaten(ctx: Ctx, t: Task) -> None:
     v, space = t.a["villain"], t.a["space"]
     pile = ctx.s.piles.get(f"villain@{space}", [])
     if v not in pile:
@@ -55,13 +57,13 @@ def villain_beaten(ctx: Ctx, t) -> None:
 
 
 @on_answer("villain-trophy", "a beaten villain as a trophy: `strength` or `craft`", default=())
-def villain_trophy(ctx: Ctx, prompt, key, arg, who) -> None:
+def villain_trophy(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> None:
     p = ctx.player(ctx.index(who))
     # A new list: `engine.clone` copies flags shallowly, and apply must not change its input.
     p.flags["villain-pools"] = p.flags.get("villain-pools", []) + [[prompt.data["villain"], key]]
 
 
-def trophy_value(ctx: Ctx, p):
+def trophy_value(ctx: Ctx, p: Player) -> Callable[[str, str], int]:
     """A villain counts at its printed value toward the pool its taker chose, never both."""
     pools = p.flags.get("villain-pools", [])
 
@@ -73,7 +75,7 @@ def trophy_value(ctx: Ctx, p):
     return value
 
 
-def trophy_spent(ctx: Ctx, p, c: str, attr: str) -> None:
+def trophy_spent(ctx: Ctx, p: Player, c: str, attr: str) -> None:
     pools = list(p.flags.get("villain-pools", []))
     if [c, attr] in pools:
         pools.remove([c, attr])
@@ -81,7 +83,7 @@ def trophy_spent(ctx: Ctx, p, c: str, attr: str) -> None:
 
 
 @task("adversary-hit")
-def adversary_hit(ctx: Ctx, t) -> None:
+def adversary_hit(ctx: Ctx, t: Task) -> None:
     s = ctx.s
     if tokens(s, "site"):
         ctx.emit("adversary", "No life can be taken from the adversary while a sacred site stands.")
@@ -112,7 +114,7 @@ def ask_helpers(ctx: Ctx, i: int, a: dict) -> bool | None:
 
 @on_answer("join-forces", "another hero fights on your space: `join` (add your Strength or Craft) or `no`",
            default=("no",))
-def join_forces(ctx: Ctx, prompt, key, arg, who) -> None:
+def join_forces(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> None:
     a = ctx.s.stack[-1].a
     battle = a.get("strength") is not None
     answers = prompt.answers or {who: key}
@@ -137,7 +139,7 @@ def foe_reroll(ctx: Ctx, i: int) -> bool | None:
 
 
 @task("foe-reroll")
-def foe_reroll_task(ctx: Ctx, t) -> None:
+def foe_reroll_task(ctx: Ctx, t: Task) -> None:
     a = ctx.s.stack[-1].a  # the combat-resolve task under this one
     if a["roll"] + a["base"] < a["foe_roll"] + a["foe"] or a["foe_roll"] == 6:
         return
@@ -146,7 +148,7 @@ def foe_reroll_task(ctx: Ctx, t) -> None:
 
 
 @on_answer("foe-reroll", "the Nemesis may reroll the foe's die: `reroll` (1 fate) or `keep`", default=("keep",))
-def foe_reroll_answer(ctx: Ctx, prompt, key, arg, who) -> None:
+def foe_reroll_answer(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> None:
     if key != "reroll":
         return
     s, p = ctx.s, ctx.player(ctx.index(who))

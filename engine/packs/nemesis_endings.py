@@ -8,7 +8,7 @@ from engine.packs.nemesis_combat import fight_adversary
 from engine.rules.machine import Ctx, on_answer, task
 from engine.rules.movement import place
 from engine.rules.turn import finish
-from engine.state import Option
+from engine.state import Option, Prompt, Task
 
 
 def killed(ctx: Ctx, i: int) -> None:
@@ -30,12 +30,12 @@ def objective_met(ctx: Ctx, dead: int) -> bool:
 
 
 @task("space:lair-of-the-beast")
-def lair(ctx: Ctx, t) -> None:
+def lair(ctx: Ctx, t: Task) -> None:
     ctx.push("to-the-death", t.p)
 
 
 @task("to-the-death")
-def to_the_death(ctx: Ctx, t) -> None:
+def to_the_death(ctx: Ctx, t: Task) -> None:
     """To the Death: with a sacred site left the Nemesis wins; else the adversary goes to the
     Lair and heroes fight it one after another until one side meets its objective."""
     s = ctx.s
@@ -53,7 +53,7 @@ def to_the_death(ctx: Ctx, t) -> None:
 
 
 @task("final-champion")
-def final_champion(ctx: Ctx, t) -> None:
+def final_champion(ctx: Ctx, t: Task) -> None:
     s = ctx.s
     alive = living(s)
     if not alive:
@@ -69,7 +69,7 @@ def final_champion(ctx: Ctx, t) -> None:
 
 
 @on_answer("champion", "To the Death: which hero fights the adversary: a player's name", default=())
-def champion(ctx: Ctx, prompt, key, arg, who) -> None:
+def champion(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> None:
     answers = prompt.answers or {who: key}
     votes = {i: list(answers.values()).count(ctx.name(i)) for i in living(ctx.s)}
     best = max(votes.values())
@@ -80,7 +80,7 @@ def champion(ctx: Ctx, prompt, key, arg, who) -> None:
 
 
 @task("final-attack")
-def final_attack(ctx: Ctx, t) -> None:
+def final_attack(ctx: Ctx, t: Task) -> None:
     if not ctx.player(t.p).alive:
         ctx.push("final-champion")
         return
@@ -89,7 +89,7 @@ def final_attack(ctx: Ctx, t) -> None:
 
 
 @on_answer("final-attack", "attacking the adversary: `battle` (Strength) or `psychic` (Craft)", default=())
-def final_attack_answer(ctx: Ctx, prompt, key, arg, who) -> None:
+def final_attack_answer(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> None:
     i = ctx.index(who)
     ctx.push("final-attack", i)  # continue attacking until one side is defeated
     fight_adversary(ctx, i, "strength" if key == "battle" else "craft", LAIR)

@@ -8,9 +8,10 @@ from __future__ import annotations
 from engine.packs.nemesis_board import LAIR, living, tokens
 from engine.packs.nemesis_combat import fight_adversary, fight_villain
 from engine.rules import stats
+from engine.rules.items import gain_object
 from engine.rules.machine import Ctx, on_answer, task
 from engine.rules.movement import DIRS, place
-from engine.state import Option
+from engine.state import Option, Prompt, Task
 
 
 def quest_possible(ctx: Ctx, i: int, goal: str) -> bool | None:
@@ -41,7 +42,7 @@ def move_choice(ctx: Ctx, i: int, key: str) -> bool:
 
 
 @on_answer("fate-move", "a move by fate: `<left|right>-<n>`, the way and the number of spaces", default=())
-def fate_move(ctx: Ctx, prompt, key, arg, who) -> None:
+def fate_move(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> None:
     i = ctx.index(who)
     stats.spend_fate(ctx, ctx.player(i))
     d, _, n = key.partition("-")
@@ -103,7 +104,7 @@ def encounter_choice(ctx: Ctx, i: int, key: str) -> bool | None:
 # -- exchanging ----------------------------------------------------------------------------
 
 @task("exchange")
-def exchange(ctx: Ctx, t) -> None:
+def exchange(ctx: Ctx, t: Task) -> None:
     p, other = ctx.player(t.p), t.a["other"]
     if not p.alive or not ctx.player(other).alive:
         return
@@ -115,10 +116,9 @@ def exchange(ctx: Ctx, t) -> None:
 
 
 @on_answer("exchange", "what to give the hero you exchange with: a card slug, or `done`", default=("done",))
-def exchange_answer(ctx: Ctx, prompt, key, arg, who) -> None:
+def exchange_answer(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> None:
     if key == "done":
         return
-    from engine.rules.items import gain_object
     i, j = ctx.index(who), prompt.data["other"]
     p, q = ctx.player(i), ctx.player(j)
     if key == "give-gold":

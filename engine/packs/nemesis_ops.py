@@ -6,24 +6,26 @@ Nemesis's, unless the op says `chooser = "self"` (a hero's Boon or Spell).
 """
 from __future__ import annotations
 
+from typing import Any
+
 from engine import rng
 from engine.ops import op, run
 from engine.packs.nemesis_board import BONUSES, adversary_space, living, nemesis, tokens
 from engine.packs.nemesis_turn import adversary_steps, ask_place_villain, ask_villain_move, draw_action, step_adversary
 from engine.rules.items import discard
 from engine.rules.machine import Ctx, on_answer, task, useful
-from engine.state import Option
+from engine.state import Option, Prompt, Task
 
 # -- the adversary ------------------------------------------------------------------------------
 
 @op("adversary-move")
-def adversary_move(ctx, i, o, meta):
+def adversary_move(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None:
     """The Nemesis moves the adversary up to `steps` spaces (default 1), one at a time."""
     ctx.push("adversary-steps", nemesis(ctx.s), left=o.get("steps", 1))
 
 
 @task("adversary-steps")
-def adversary_steps_task(ctx: Ctx, t) -> None:
+def adversary_steps_task(ctx: Ctx, t: Task) -> None:
     opts = adversary_steps(ctx)
     if t.a["left"] > 0 and opts:
         ctx.ask(t.p, "adversary-step", f"Move the adversary: up to {t.a['left']} more space(s).",
@@ -32,14 +34,14 @@ def adversary_steps_task(ctx: Ctx, t) -> None:
 
 @on_answer("adversary-step", "a card moves the adversary: `adversary-<left|right|cross>` (1 space), or `stop`",
            default=("stop",))
-def adversary_step(ctx: Ctx, prompt, key, arg, who) -> None:
+def adversary_step(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> None:
     if key != "stop":
         step_adversary(ctx, key[len("adversary-"):])
         ctx.push("adversary-steps", ctx.index(who), left=prompt.data["left"] - 1)
 
 
 @op("adversary-heal")
-def adversary_heal(ctx, i, o, meta):
+def adversary_heal(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None:
     """The adversary regains `n` lives (default 1), never above the lives printed on it."""
     s = ctx.s
     adv = adversary_space(s)
@@ -53,7 +55,7 @@ def adversary_heal(ctx, i, o, meta):
 
 
 @op("token-bonus")
-def token_bonus(ctx, i, o, meta):
+def token_bonus(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None:
     """`who` = "adversary" or "villains" fight with `n` more Strength or Craft until the Nemesis's
     next main turn (a villain's trophy value stays the printed one: Key Rules 5)."""
     key = BONUSES[o["who"]]
@@ -71,7 +73,7 @@ def _villain_sources(ctx: Ctx, here: str | None, moved: list[str]) -> list[str]:
 
 
 @op("villain-move")
-def villain_move_op(ctx, i, o, meta):
+def villain_move_op(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None:
     """Up to `n` villains (default 1; "all": every one) move up to `steps` spaces (default 3)
     along their ring. `from = "here"`: only a villain on the space of the one the op is for;
     `chooser = "self"`: that one chooses (a hero's Boon or Spell), else the Nemesis."""
@@ -82,12 +84,12 @@ def villain_move_op(ctx, i, o, meta):
 
 
 @useful("villain-move")
-def villain_move_useful(ctx: Ctx, i: int, o: dict) -> bool:
+def villain_move_useful(ctx: Ctx, i: int, o: dict[str, Any]) -> bool:
     return bool(_villain_sources(ctx, ctx.player(i).space if o.get("from") == "here" else None, []))
 
 
 @task("villain-steps")
-def villain_steps(ctx: Ctx, t) -> None:
+def villain_steps(ctx: Ctx, t: Task) -> None:
     sources = _villain_sources(ctx, t.a["here"], t.a["moved"])
     if t.a["n"] <= 0 or not sources:
         return
@@ -98,7 +100,7 @@ def villain_steps(ctx: Ctx, t) -> None:
 
 
 @on_answer("villain-pick", "a card moves villains: `villain-<space>` (the one there), or `stop`", default=("stop",))
-def villain_pick(ctx: Ctx, prompt, key, arg, who) -> None:
+def villain_pick(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> None:
     if key == "stop":
         ctx.s.stack.pop()  # the card's further villains with it
         return
@@ -106,7 +108,7 @@ def villain_pick(ctx: Ctx, prompt, key, arg, who) -> None:
 
 
 @op("place-villain")
-def place_villain_op(ctx, i, o, meta):
+def place_villain_op(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None:
     """The Nemesis places a villain from the supply as the action does (a sacred site; none
     left: the adversary's space), and the turn goes on."""
     ask_place_villain(ctx, nemesis(ctx.s))
@@ -132,7 +134,7 @@ def _picked(ctx: Ctx, pick: str) -> list[int]:
 
 
 @op("heroes")
-def heroes_op(ctx, i, o, meta):
+def heroes_op(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None:
     """Run `then` for heroes picked by `pick`: "choose" (one the Nemesis chooses), "all",
     "x-token" (the bearer of the X token), "with-adversary", "with-villain" (those on such a
     space), "fewest-lives"."""
@@ -149,12 +151,12 @@ def heroes_op(ctx, i, o, meta):
 
 
 @on_answer("nemesis-target", "which hero the Nemesis's card strikes: a player's name", default=())
-def nemesis_target(ctx: Ctx, prompt, key, arg, who) -> None:
+def nemesis_target(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> None:
     run(ctx, ctx.index(key), prompt.data["then"], prompt.data["meta"])
 
 
 @op("shared-fate")
-def shared_fate(ctx, i, o, meta):
+def shared_fate(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None:
     """The heroes' shared fate pool gains `n` (a negative `n`: loses; never below 0)."""
     pools = ctx.s.pools
     if "shared_fate" in pools:
@@ -167,14 +169,14 @@ def shared_fate(ctx, i, o, meta):
 # -- the Nemesis's hand -----------------------------------------------------------------------------
 
 @op("nemesis-draw")
-def nemesis_draw(ctx, i, o, meta):
+def nemesis_draw(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None:
     """The Nemesis draws `n` Action cards (default 1)."""
     for _ in range(o.get("n", 1)):
         draw_action(ctx, nemesis(ctx.s))
 
 
 @op("nemesis-discard")
-def nemesis_discard(ctx, i, o, meta):
+def nemesis_discard(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None:
     """The Nemesis discards `n` Action cards (default 1) at random from their hand."""
     k = nemesis(ctx.s)
     hand = ctx.player(k).hand
@@ -185,5 +187,5 @@ def nemesis_discard(ctx, i, o, meta):
 
 
 @useful("nemesis-discard")
-def nemesis_discard_useful(ctx: Ctx, i: int, o: dict) -> bool:
+def nemesis_discard_useful(ctx: Ctx, i: int, o: dict[str, Any]) -> bool:
     return bool(ctx.s.players[nemesis(ctx.s)].hand)

@@ -5,12 +5,15 @@ chosen after the characters (`seated`).
 """
 from __future__ import annotations
 
+from typing import Any
+
 from engine import rng
 from engine.config import GameConfig
+from engine.content import Character
 from engine.packs.nemesis_board import LAIR, heroes, nemesis, to_box
 from engine.packs.nemesis_turn import draw_action
 from engine.rules.machine import Ctx, on_answer, task
-from engine.state import Option
+from engine.state import Option, Prompt, Task
 
 # Setup 5 and 6: removed from the 5th Edition Spell and Adventure decks, by name. Names the
 # R4E stand-in content lacks (Calamity, Chalice of Life, Holy Symbol) are skipped.
@@ -78,11 +81,11 @@ def first_player(ctx: Ctx) -> int:
     return heroes(ctx.s)[0]
 
 
-def start_space(ctx: Ctx, character) -> str:
+def start_space(ctx: Ctx, character: Character) -> str:
     return "tavern"  # Setup 14: all hero characters begin on the Tavern
 
 
-def seated(ctx: Ctx, config) -> list[tuple]:
+def seated(ctx: Ctx, config: GameConfig) -> list[tuple[str, int, dict[str, Any]]]:
     """After the characters: the shared fate pool (14), the level token, and the companions
     (16, 17): the last hero to choose their character picks first, then to the right."""
     s = ctx.s
@@ -96,14 +99,14 @@ def seated(ctx: Ctx, config) -> list[tuple]:
 
 
 @task("choose-companion")
-def choose_companion(ctx: Ctx, t) -> None:
+def choose_companion(ctx: Ctx, t: Task) -> None:
     left = ctx.s.decks["companion"]
     ctx.ask(t.p, "companion", "Choose your companion.",
             [Option(c, ctx.content.cards[c].name) for c in dict.fromkeys(left)])
 
 
 @on_answer("companion", "which companion to take: a card slug", default=())
-def companion_chosen(ctx: Ctx, prompt, key, arg, who) -> None:
+def companion_chosen(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> None:
     p = ctx.player(ctx.index(who))
     ctx.s.decks["companion"].remove(key)
     p.area.append(key)

@@ -10,7 +10,7 @@ from engine.packs.nemesis_combat import fight_adversary, fight_villain
 from engine.rules.items import discard
 from engine.rules.machine import Ctx, on_answer, task
 from engine.rules.movement import DIRS, step
-from engine.state import Option
+from engine.state import Option, Prompt, Task
 
 
 def draw_action(ctx: Ctx, k: int) -> None:
@@ -30,7 +30,7 @@ def between_turns(ctx: Ctx, done: int, nxt: int) -> None:
 
 
 @task("nemesis-turn")
-def nemesis_turn(ctx: Ctx, t) -> None:
+def nemesis_turn(ctx: Ctx, t: Task) -> None:
     s = ctx.s
     s.current = t.p  # a death in this turn must not end a hero's turn still on the stack
     if not t.a["main"]:
@@ -69,7 +69,7 @@ def action_options(ctx: Ctx, k: int, first: bool) -> list[Option]:
 
 
 @task("nemesis-action")
-def nemesis_action(ctx: Ctx, t) -> None:
+def nemesis_action(ctx: Ctx, t: Task) -> None:
     if t.a["n"] <= 0 or ctx.s.over:
         return
     ctx.ask(t.p, "nemesis-action", f"Nemesis: {t.a['n']} action(s) left. What do you do?",
@@ -78,7 +78,7 @@ def nemesis_action(ctx: Ctx, t) -> None:
 
 @on_answer("nemesis-action", "the Nemesis's action: `play-<card>`, `adversary-<dir>`, `villain-<space>`, "
            "`attack-<player>-with-<who>`, `place-villain`, or `done` (end the turn)", default=("done",))
-def nemesis_action_answer(ctx: Ctx, prompt, key, arg, who) -> None:
+def nemesis_action_answer(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> None:
     k = ctx.index(who)
     more = prompt.data["n"] - 1
     if key == "done":
@@ -134,7 +134,7 @@ def ask_villain_move(ctx: Ctx, k: int, src: str, steps: int) -> None:
 
 
 @on_answer("villain-move", "where a villain moves: a space id", default=())
-def villain_move(ctx: Ctx, prompt, key, arg, who) -> None:
+def villain_move(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> None:
     src = prompt.data["src"]
     move_token(ctx, "villain", src, key, ctx.s.piles[f"villain@{src}"][0])
     pending = ctx.s.stack[-1] if ctx.s.stack else None
@@ -152,7 +152,7 @@ def ask_place_villain(ctx: Ctx, k: int) -> None:
 
 
 @on_answer("place-villain", "where the Nemesis places a villain: a space id", default=())
-def place_villain(ctx: Ctx, prompt, key, arg, who) -> None:
+def place_villain(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> None:
     card = ctx.s.decks["villain"].pop()
     ctx.s.piles.setdefault(f"villain@{key}", []).append(card)
     ctx.emit("token", f"The Nemesis places a {ctx.content.cards[card].name} on {ctx.space(key).name}.", card=card)
@@ -173,7 +173,7 @@ def attack(ctx: Ctx, j: int, w: str) -> None:
 
 
 @task("nemesis-end")
-def nemesis_end(ctx: Ctx, t) -> None:
+def nemesis_end(ctx: Ctx, t: Task) -> None:
     """End of a Nemesis turn: Action cards by the adversary's region (Inner 1, else 2); after
     the main turn, the Boons."""
     adv = adversary_space(ctx.s)

@@ -63,6 +63,7 @@ from engine.packs.sea_voyage_state import (  # noqa: F401
 from engine.packs.sea_voyage_turns import resolve_cards  # noqa: F401
 from engine.packs.sea_voyage_wreck_prison import landing_space, release, wreck  # noqa: F401
 from engine.rules import stats
+from engine.rules.encounter import others_here
 from engine.rules.items import discard
 from engine.rules.machine import Ctx
 from engine.state import Option
@@ -124,7 +125,6 @@ class SeaVoyage(Pack):
     def encounter_options(self, ctx: Ctx, i: int) -> list[Option] | None:
         """At the harbour, "go to the Harbour" joins the City's encounter choices (with any attacks
         on characters there, as the core offers them). None elsewhere: the core decides."""
-        from engine.rules.encounter import others_here
         p = ctx.player(i)
         if p.space != harbour(ctx) or ctx.covered(p.space) or p.toad or phase(p) or not fleet(ctx, p):
             return None

@@ -3,14 +3,19 @@ to reroll, Wanted after two ships attacked) and a normal combat at sea (the op `
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from engine import rng
 from engine.ops import op, run as run_ops
 from engine.packs.sea_voyage_state import at_sea, bump, flag, ship_strength
-from engine.rules.machine import Ctx, offer_reroll, task
+from engine.rules.machine import Ctx, task
+from engine.rules.rerolls import offer_reroll
+from engine.state import Task
 
 
 @op("ship-combat")
-def ship_combat(ctx, i, o, meta):
+def ship_combat(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None:
     """Each side rolls a die and adds its ship's Strength; the higher wins, a draw does
     nothing. No trophies, no Spells, no lives lost but by the card's own result."""
     p = ctx.player(i)
@@ -35,7 +40,7 @@ def ship_combat(ctx, i, o, meta):
 
 
 @task("ship-combat-resolve")
-def ship_combat_resolve(ctx: Ctx, t) -> None:
+def ship_combat_resolve(ctx: Ctx, t: Task) -> None:
     i, a = t.p, t.a
     p = ctx.player(i)
     mine, theirs = a["dice"][0] + a["base"], a["foe_roll"] + a["foe"]
@@ -61,7 +66,7 @@ def attacked(ctx: Ctx, i: int) -> None:
 # -- a normal combat at sea ----------------------------------------------------------------
 
 @op("sea-fight")
-def sea_fight(ctx, i, o, meta):
+def sea_fight(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None:
     """A normal combat at sea (battle): no evading, no trophy; the turn goes on."""
     outcome = {k: o.get(k, []) for k in ("win", "lose", "standoff")}
     ctx.push("fight", i, name=o["name"], strength=o["strength"], evadable=False, ends_turn=False,
@@ -69,8 +74,8 @@ def sea_fight(ctx, i, o, meta):
              on_loss_task="sea-fight-lose", on_win_args=outcome)
 
 
-def _outcome(key: str):
-    def handler(ctx: Ctx, t) -> None:
+def _outcome(key: str) -> Callable[[Ctx, Task], None]:
+    def handler(ctx: Ctx, t: Task) -> None:
         run_ops(ctx, t.p, t.a.get(key, []), {})
     return handler
 

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from engine.packs.sea_voyage_state import off_board, settings
 from engine.rules.machine import Ctx, on_answer
-from engine.state import Option
+from engine.state import Option, Player, Prompt
 
 
-def fleet(ctx: Ctx, p) -> list[str]:
+def fleet(ctx: Ctx, p: Player) -> list[str]:
     """Ship classes left in the Royal Fleet that the character can pay for."""
     cards = ctx.content.cards
     return [c for c in dict.fromkeys(ctx.s.decks.get("ship", [])) if cards[c].prop("price", 0) <= p.gold]
@@ -18,7 +18,7 @@ def fleet(ctx: Ctx, p) -> list[str]:
 
 @on_answer("sea-hire", "at the harbour: a ship's slug to hire, or `city` (encounter the City instead)",
            default=("city",))
-def hire(ctx: Ctx, prompt, key, arg, who) -> None:
+def hire(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> None:
     i = ctx.index(who)
     p = ctx.player(i)
     if key == "city":
@@ -47,7 +47,7 @@ def naval_shop(ctx: Ctx, i: int) -> None:
 
 
 @on_answer("sea-naval", "Naval Objects for the voyage: a card slug to buy, or `sail`", default=("sail",))
-def naval_bought(ctx: Ctx, prompt, key, arg, who) -> None:
+def naval_bought(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> None:
     i = ctx.index(who)
     p = ctx.player(i)
     if key == "sail":

@@ -11,6 +11,7 @@ from engine.content import pack_table
 from engine.rules import stats
 from engine.rules.items import discard
 from engine.rules.machine import Ctx
+from engine.state import Player
 
 PACK = "sea-voyage"
 TABLE = "captain"  # the pile of Captain's cards being resolved
@@ -28,28 +29,28 @@ def tables() -> dict:
 
 # -- reading the voyage ----------------------------------------------------------------
 
-def phase(p) -> str | None:
+def phase(p: Player) -> str | None:
     return p.flags.get("sea")
 
 
-def at_sea(p) -> bool:
+def at_sea(p: Player) -> bool:
     return phase(p) in ("out", "home")
 
 
-def flag(p, key: str) -> int:
+def flag(p: Player, key: str) -> int:
     return p.flags.get(key, 0)
 
 
-def bump(p, key: str, n: int) -> int:
+def bump(p: Player, key: str, n: int) -> int:
     p.flags[key] = max(0, p.flags.get(key, 0) + n)
     return p.flags[key]
 
 
-def ship_of(ctx: Ctx, p) -> str | None:
+def ship_of(ctx: Ctx, p: Player) -> str | None:
     return next((c for c in p.objects if ctx.content.cards[c].prop("ship")), None)
 
 
-def hold(ctx: Ctx, p) -> int:
+def hold(ctx: Ctx, p: Player) -> int:
     ship = ship_of(ctx, p)
     return ctx.content.cards[ship].prop("hold", 0) if ship else 0
 
@@ -88,14 +89,14 @@ def end_turn_if_current(ctx: Ctx, i: int) -> None:
 
 # -- leaving the board, ending a voyage, Rations -------------------------------------------
 
-def clear_voyage(p) -> None:
+def clear_voyage(p: Player) -> None:
     for key in VOYAGE_FLAGS:
         p.flags.pop(key, None)
     if str(p.flags.get("apart", "")).startswith("sea:"):
         del p.flags["apart"]
 
 
-def off_board(p) -> None:
+def off_board(p: Player) -> None:
     """At sea, adrift or in prison: off the board and apart (ops.targets, revised4.shielded):
     no effect of the board, no other character's Spell, not the Crown's command reaches it."""
     p.space = None

@@ -5,17 +5,19 @@ Combat is in sea_voyage_combat.py, trade in sea_voyage_trade.py.
 """
 from __future__ import annotations
 
+from typing import Any
+
 from engine import rng
 from engine.ops import OPS, op
 from engine.packs.sea_voyage_state import add_rations, at_sea, bump, flag, hold, phase, sell_prisoners, ship_of, tables
 from engine.packs.sea_voyage_wreck_prison import prison, wreck
 from engine.rules.items import discard
 from engine.rules.machine import Ctx, on_answer
-from engine.state import Option
+from engine.state import Option, Prompt
 
 
 @op("sea-table")
-def sea_table(ctx, i, o, meta):
+def sea_table(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None:
     name = o["name"]
     title = {"ship-a": "Ship Table A", "ship-b": "Ship Table B", "attack-a": "Ship Attack Table A",
              "attack-b": "Ship Attack Table B", "isle-a": "Isle Table A", "isle-b": "Isle Table B"}.get(name, name)
@@ -24,19 +26,19 @@ def sea_table(ctx, i, o, meta):
 
 
 @op("sea-wreck")
-def sea_wreck(ctx, i, o, meta):
+def sea_wreck(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None:
     if at_sea(ctx.player(i)):
         wreck(ctx, i, rolls=o.get("rolls", True), fed=o.get("fed", False))
 
 
 @op("sea-prison")
-def sea_prison(ctx, i, o, meta):
+def sea_prison(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None:
     if at_sea(ctx.player(i)):
         prison(ctx, i)
 
 
 @op("sea-lose-all")
-def lose_all(ctx, i, o, meta):
+def lose_all(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None:
     p = ctx.player(i)
     what = o["what"]
     n = p.gold if what == "gold" else flag(p, "sea-cargo")
@@ -50,21 +52,21 @@ def lose_all(ctx, i, o, meta):
 
 
 @op("sea-rations")
-def rations_op(ctx, i, o, meta):
+def rations_op(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None:
     """Take up to n Rations, never above the maximum of 15 (always as many as fit)."""
     if at_sea(ctx.player(i)):
         add_rations(ctx, i, o.get("n", 1))
 
 
 @op("sea-prisoner")
-def take_prisoner(ctx, i, o, meta):
+def take_prisoner(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None:
     p = ctx.player(i)
     bump(p, "sea-prisoners", 1)
     ctx.emit("sea-prisoner", f"{p.name} takes the Pirate prisoner, to sell at the next harbour.", player=p.name)
 
 
 @op("sea-swap-ship")
-def swap_ship(ctx, i, o, meta):
+def swap_ship(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None:
     p = ctx.player(i)
     ship, to = ship_of(ctx, p), o["to"]
     if not ship or ship == to or to not in ctx.s.decks.get("ship", []):
@@ -76,7 +78,7 @@ def swap_ship(ctx, i, o, meta):
 
 
 @on_answer("sea-swap", "the Pirate's ship: `swap` (take it) or `keep` your own", default=("keep",))
-def swapped(ctx: Ctx, prompt, key, arg, who) -> None:
+def swapped(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> None:
     if key != "swap":
         return
     i = ctx.index(who)
@@ -92,7 +94,7 @@ def swapped(ctx: Ctx, prompt, key, arg, who) -> None:
 
 
 @op("sea-explorer")
-def explorer(ctx, i, o, meta):
+def explorer(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None:
     p = ctx.player(i)
     p.flags["sea-explore"] = 1
     ctx.emit("sea-explore", f"{p.name} exchanges news with a Royal Exploration Vessel: "
@@ -100,7 +102,7 @@ def explorer(ctx, i, o, meta):
 
 
 @op("sea-plunder")
-def plunder(ctx, i, o, meta):
+def plunder(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None:
     p = ctx.player(i)
     r = rng.die(ctx.s)
     p.gold += r
@@ -108,7 +110,7 @@ def plunder(ctx, i, o, meta):
 
 
 @op("sea-wizard")
-def wizard(ctx, i, o, meta):
+def wizard(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None:
     """Teleported to unknown waters: 6 more to the homecoming roll (on the way home already:
     6 more turns)."""
     p = ctx.player(i)
@@ -119,5 +121,5 @@ def wizard(ctx, i, o, meta):
 
 
 @op("sea-harbour")
-def seaside_harbour(ctx, i, o, meta):
+def seaside_harbour(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None:
     sell_prisoners(ctx, i)

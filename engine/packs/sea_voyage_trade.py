@@ -4,16 +4,19 @@
 """
 from __future__ import annotations
 
+from typing import Any
+
 from engine import rng
 from engine.ops import op
 from engine.packs.sea_voyage_state import add_rations, at_sea, bump, flag, hold, settings
 from engine.rules import stats
 from engine.rules.machine import Ctx, on_answer
-from engine.state import Option
+from engine.rules.setup import draw_spell
+from engine.state import Option, Prompt
 
 
 @op("sea-cathay")
-def cathay(ctx, i, o, meta):
+def cathay(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None:
     """Each Cargo may buy one of: a Talisman, 4 gold, a Spell, a Hornet, a Foliant."""
     p = ctx.player(i)
     if not flag(p, "sea-cargo"):
@@ -35,7 +38,7 @@ def cathay(ctx, i, o, meta):
 
 @on_answer("sea-cathay", "the vessel from Cathay: what to take for one Cargo (the options' keys), or `done`",
            default=("done",))
-def cathay_answer(ctx: Ctx, prompt, key, arg, who) -> None:
+def cathay_answer(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> None:
     if key == "done":
         return
     i = ctx.index(who)
@@ -45,7 +48,6 @@ def cathay_answer(ctx: Ctx, prompt, key, arg, who) -> None:
         p.gold += prompt.data["gold"]
         got = f"{prompt.data['gold']} gold"
     elif key == "spell":
-        from engine.rules.setup import draw_spell
         draw_spell(ctx, i)
         got = "a Spell"
     else:
@@ -60,7 +62,7 @@ def cathay_answer(ctx: Ctx, prompt, key, arg, who) -> None:
 
 
 @op("sea-buy-cargo")
-def buy_cargo(ctx, i, o, meta):
+def buy_cargo(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None:
     p = ctx.player(i)
     price = o.get("price", 1)
     if not at_sea(p) or flag(p, "sea-cargo") >= hold(ctx, p) or p.gold < price:
@@ -70,7 +72,7 @@ def buy_cargo(ctx, i, o, meta):
 
 
 @on_answer("sea-buy-cargo", "a coastal trader's Cargo: `buy` or `no`", default=("no",))
-def cargo_bought(ctx: Ctx, prompt, key, arg, who) -> None:
+def cargo_bought(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> None:
     if key == "buy":
         p = ctx.player(ctx.index(who))
         p.gold -= prompt.data["price"]
@@ -79,7 +81,7 @@ def cargo_bought(ctx: Ctx, prompt, key, arg, who) -> None:
 
 
 @op("sea-sell")
-def sell_cargo(ctx, i, o, meta):
+def sell_cargo(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None:
     """Sell any number of Cargo at a price, or at a die roll less 1 ("die-1")."""
     p = ctx.player(i)
     n = flag(p, "sea-cargo")
@@ -99,7 +101,7 @@ def sell_cargo(ctx, i, o, meta):
 
 
 @on_answer("sea-sell", "selling Cargo: `sell-<n>` or `keep`", default=("keep",))
-def sold(ctx: Ctx, prompt, key, arg, who) -> None:
+def sold(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> None:
     if key == "keep":
         return
     p = ctx.player(ctx.index(who))
@@ -110,7 +112,7 @@ def sold(ctx: Ctx, prompt, key, arg, who) -> None:
 
 
 @op("sea-buy-rations")
-def buy_rations(ctx, i, o, meta):
+def buy_rations(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None:
     """At 1 gold a Ration, or (`bundle` = 3, the friendly tribe) up to 3 Rations for 1 gold."""
     p = ctx.player(i)
     price = o.get("price", 1)
@@ -127,12 +129,12 @@ def buy_rations(ctx, i, o, meta):
     most = min(room, p.gold // price)
     amounts = list(range(1, most + 1)) if most <= 10 else list(range(1, 10)) + [most]
     ctx.ask(i, "sea-rations", f"Buy Rations at {price} gold each? ({flag(p, 'sea-rations')} aboard, at most 15)",
-            [Option(f"buy-{k}", f"{k} for {k * price} gold") for k in reversed(amounts)] + [Option("none", "buy none")],
+            [Option(f"buy-{k}", f"{k} for {k * price} gold") for k in amounts[::-1]] + [Option("none", "buy none")],
             price=price, per=True)
 
 
 @on_answer("sea-rations", "buying Rations: `buy-<n>` or `none`", default=("none",))
-def rations_bought(ctx: Ctx, prompt, key, arg, who) -> None:
+def rations_bought(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> None:
     if key == "none":
         return
     i = ctx.index(who)

@@ -23,11 +23,11 @@ from engine.packs.sea_voyage_wreck_prison import wreck
 from engine.rules.items import discard, drop_excess
 from engine.rules.machine import Ctx, on_answer, task
 from engine.rules.movement import place
-from engine.state import Option
+from engine.state import Option, Prompt, Task
 
 
 @task("sea-turn")
-def sea_turn(ctx: Ctx, t) -> None:
+def sea_turn(ctx: Ctx, t: Task) -> None:
     i = t.p
     p = ctx.player(i)
     clear_table(ctx)
@@ -42,7 +42,7 @@ def sea_turn(ctx: Ctx, t) -> None:
 
 
 @on_answer("sea-course", "at sea: `sail-on` (draw from the Captain's Deck) or `turn-home`", default=("turn-home",))
-def course(ctx: Ctx, prompt, key, arg, who) -> None:
+def course(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> None:
     if key == "turn-home":
         turn_home(ctx, ctx.index(who))
 
@@ -62,7 +62,7 @@ def turn_home(ctx: Ctx, i: int) -> None:
 
 
 @task("sea-eat")
-def eat(ctx: Ctx, t) -> None:
+def eat(ctx: Ctx, t: Task) -> None:
     p = ctx.player(t.p)
     if flag(p, "sea-rations"):
         left = bump(p, "sea-rations", -1)
@@ -74,7 +74,7 @@ def eat(ctx: Ctx, t) -> None:
 
 
 @task("sea-cards")
-def sea_cards(ctx: Ctx, t) -> None:
+def sea_cards(ctx: Ctx, t: Task) -> None:
     """Draw from the Captain's Deck: one card, or three to choose one from after meeting the
     Royal Exploration Vessel. Several cards met in one turn: monsters first."""
     i = t.p
@@ -95,7 +95,7 @@ def sea_cards(ctx: Ctx, t) -> None:
 
 
 @on_answer("sea-choose", "which of the Captain's cards drawn to encounter: a card slug", default=())
-def chosen(ctx: Ctx, prompt, key, arg, who) -> None:
+def chosen(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> None:
     pile = ctx.s.piles[TABLE]
     others = list(pile)
     others.remove(key)
@@ -111,7 +111,7 @@ def resolve_cards(ctx: Ctx, i: int, cards: list[str]) -> None:
 
 
 @task("sea-resolve")
-def sea_resolve(ctx: Ctx, t) -> None:
+def sea_resolve(ctx: Ctx, t: Task) -> None:
     i, todo = t.p, list(t.a["todo"])
     p = ctx.player(i)
     while todo and todo[0] not in ctx.s.piles.get(TABLE, []):
@@ -131,7 +131,7 @@ def sea_resolve(ctx: Ctx, t) -> None:
 
 
 @task("sea-discard")
-def sea_discard(ctx: Ctx, t) -> None:
+def sea_discard(ctx: Ctx, t: Task) -> None:
     pile = ctx.s.piles.get(TABLE, [])
     if t.a["card"] in pile:
         pile.remove(t.a["card"])
@@ -141,7 +141,7 @@ def sea_discard(ctx: Ctx, t) -> None:
 
 
 @task("sea-end")
-def sea_end(ctx: Ctx, t) -> None:
+def sea_end(ctx: Ctx, t: Task) -> None:
     p = ctx.player(t.p)
     if phase(p) == "home" and not bump(p, "sea-home", -1):
         arrive(ctx, t.p)
@@ -192,7 +192,7 @@ def mutiny(ctx: Ctx, i: int) -> None:
 
 
 @task("sea-mutiny-won")
-def mutiny_won(ctx: Ctx, t) -> None:
+def mutiny_won(ctx: Ctx, t: Task) -> None:
     p = ctx.player(t.p)
     bump(p, "sea-home", 2)
     p.flags["sea-starving"] = 1
@@ -201,6 +201,6 @@ def mutiny_won(ctx: Ctx, t) -> None:
 
 
 @task("sea-mutiny-lost")
-def mutiny_lost(ctx: Ctx, t) -> None:
+def mutiny_lost(ctx: Ctx, t: Task) -> None:
     ctx.emit("sea-mutiny", f"The crew abandons {ctx.name(t.p)}.", player=ctx.name(t.p))
     wreck(ctx, t.p)

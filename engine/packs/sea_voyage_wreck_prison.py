@@ -18,6 +18,7 @@ from engine.rules.items import discard, drop_excess
 from engine.rules.machine import Ctx, task
 from engine.rules.movement import place
 from engine.rules.turn import lose_life
+from engine.state import Player, Task
 
 
 def wreck(ctx: Ctx, i: int, rolls: bool = True, fed: bool = False) -> None:
@@ -52,7 +53,7 @@ def wreck(ctx: Ctx, i: int, rolls: bool = True, fed: bool = False) -> None:
 
 
 @task("sea-wreck-turn")
-def wreck_turn(ctx: Ctx, t) -> None:
+def wreck_turn(ctx: Ctx, t: Task) -> None:
     """Adrift: a life lost each turn after the first (not once rescued, nor with food); a
     Captain's card drawn, all ignored but Ships and Isles, which rescue you."""
     i = t.p
@@ -110,7 +111,7 @@ def land(ctx: Ctx, i: int) -> None:
     ctx.push("encounter", i)  # the space's instructions apply
 
 
-def lose_ship(ctx: Ctx, p) -> None:
+def lose_ship(ctx: Ctx, p: Player) -> None:
     """The ship and every Naval Object go (a wreck, prison); the Captain's cards in play too."""
     cards = ctx.content.cards
     clear_table(ctx)

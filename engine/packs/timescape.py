@@ -19,16 +19,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine import rng
+from engine import ops, rng
 from engine.config import ConfigError
 from engine.content import die_row, pack_table
 from engine.packs.base import Pack
-from engine.rules import stats
+from engine.rules import encounter, stats
 from engine.rules.encounter import next_group, still_there
 from engine.rules.items import discard, drop_excess
-from engine.rules.machine import Ctx, offer_reroll, on_answer, task
+from engine.rules.machine import Ctx, on_answer, task
 from engine.rules.movement import place
-from engine.state import Option
+from engine.rules.rerolls import offer_reroll
+from engine.state import Option, Prompt, Task
 
 RING = "timescape"
 HOOKED = {"warp-belt"}  # card hooks this module reads (the pack's card_hooks: automated, engine/coverage.py)
@@ -95,17 +96,17 @@ def leave(ctx: Ctx, i: int, dest: str) -> None:
 
 
 @task("ts-enter-spell")
-def enter_spell(ctx: Ctx, t) -> None:
+def enter_spell(ctx: Ctx, t: Task) -> None:
     enter(ctx, t.p, "opens a Warp Gate")
 
 
 @task("ts-gate-mystic")
-def gate_mystic(ctx: Ctx, t) -> None:
+def gate_mystic(ctx: Ctx, t: Task) -> None:
     gate_roll(ctx, t.p, "Mystic")
 
 
 @task("ts-gate-enchantress")
-def gate_enchantress(ctx: Ctx, t) -> None:
+def gate_enchantress(ctx: Ctx, t: Task) -> None:
     gate_roll(ctx, t.p, "Enchantress")
 
 
@@ -127,7 +128,7 @@ def gate_roll(ctx: Ctx, i: int, who: str) -> None:
 
 
 @task("ts-gate-resolve")
-def gate_resolve(ctx: Ctx, t) -> None:
+def gate_resolve(ctx: Ctx, t: Task) -> None:
     i, dice, need, who = t.p, t.a["dice"], t.a["need"], t.a["who"]
     p = ctx.player(i)
     if sum(dice) <= need:
@@ -139,7 +140,7 @@ def gate_resolve(ctx: Ctx, t) -> None:
 
 
 @task("ts-gate-warlock")
-def gate_warlock(ctx: Ctx, t) -> None:
+def gate_warlock(ctx: Ctx, t: Task) -> None:
     """The Warlock's fee (1 die): 1-3 ignored; 4 a Follower; 5 a Magic Object; 6 2G. Had, it
     must be paid and the Gate opens; else ignored, the turn ends."""
     p = ctx.player(t.p)
@@ -166,7 +167,7 @@ def gate_warlock(ctx: Ctx, t) -> None:
 
 
 @on_answer("ts-fee", "the Warlock's fee: the slug of the card paid", default=())
-def fee_paid(ctx: Ctx, prompt, key, arg, who) -> None:
+def fee_paid(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> None:
     i = ctx.index(who)
     p = ctx.player(i)
     (p.followers if key in p.followers else p.objects).remove(key)
@@ -179,7 +180,7 @@ def fee_paid(ctx: Ctx, prompt, key, arg, who) -> None:
 # -- turns in the Timescape -----------------------------------------------------------
 
 @task("ts-prison")
-def prison_roll(ctx: Ctx, t) -> None:
+def prison_roll(ctx: Ctx, t: Task) -> None:
     """Rule 8: 2 dice at or below Craft, rolled at the start of the turn. A failed roll may be
     rerolled with 1 fate, the highest die (base-game.md §4: a roll a space asks for)."""
     i = t.p
@@ -197,7 +198,7 @@ def prison_roll(ctx: Ctx, t) -> None:
 
 
 @task("ts-prison-resolve")
-def prison_resolve(ctx: Ctx, t) -> None:
+def prison_resolve(ctx: Ctx, t: Task) -> None:
     """Free: the turn goes on. Else the turn is missed; after 3 missed turns the prisoner is
     released whatever the rolls."""
     p = ctx.player(t.p)
@@ -217,7 +218,7 @@ def prison_resolve(ctx: Ctx, t) -> None:
 
 
 @task("ts-abandoned")
-def abandoned(ctx: Ctx, t) -> None:
+def abandoned(ctx: Ctx, t: Task) -> None:
     """A card left on the space at the start of the turn (`ditch`) is discarded: cards
     abandoned in the Timescape are (§5 iii). The space was tidied before the window."""
     p = ctx.player(t.p)
@@ -228,7 +229,7 @@ def abandoned(ctx: Ctx, t) -> None:
 
 
 @task("ts-move")
-def ts_move(ctx: Ctx, t) -> None:
+def ts_move(ctx: Ctx, t: Task) -> None:
     """A die read on the warp lines; no control (§4): no fate, no Spell, no ability. The Warp
     Belt moves as a roll of 1-2. The Sentinels may have decided this move already."""
     p = ctx.player(t.p)
@@ -274,7 +275,7 @@ def warp_to(ctx: Ctx, i: int, dest: str, how: str) -> None:
 
 
 @on_answer("ts-warp", "in the Timescape: `roll` for the warp line or use the `warp-belt`", default=())
-def warp_answer(ctx: Ctx, prompt, key, arg, who) -> None:
+def warp_answer(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> None:
     i = ctx.index(who)
     if key == "roll":
         roll_line(ctx, i)
@@ -283,7 +284,7 @@ def warp_answer(ctx: Ctx, prompt, key, arg, who) -> None:
 
 
 @on_answer("ts-any", "judged innocent: the Timescape space to move to (a space id)", default=())
-def any_answer(ctx: Ctx, prompt, key, arg, who) -> None:
+def any_answer(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> None:
     warp_to(ctx, ctx.index(who), key, "as the Sentinels allow")
 
 
@@ -302,7 +303,7 @@ def tidy(ctx: Ctx, i: int) -> None:
 # -- the spaces -----------------------------------------------------------------------
 
 @task("space:ts-card")
-def timescape_card(ctx: Ctx, t) -> None:
+def timescape_card(ctx: Ctx, t: Task) -> None:
     p = ctx.player(t.p)
     card = ctx.draw("timescape")
     if card is None:
@@ -315,7 +316,7 @@ def timescape_card(ctx: Ctx, t) -> None:
 
 
 @task("space:ts-nexus")
-def nexus(ctx: Ctx, t) -> None:
+def nexus(ctx: Ctx, t: Task) -> None:
     """Draw five Adventure cards, encounter one of them, discard the others."""
     p = ctx.player(t.p)
     drawn = []
@@ -334,7 +335,7 @@ def nexus(ctx: Ctx, t) -> None:
 
 
 @on_answer("ts-nexus", "the Nexus: which card drawn to encounter (a card slug)", default=())
-def nexus_answer(ctx: Ctx, prompt, key, arg, who) -> None:
+def nexus_answer(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> None:
     i = ctx.index(who)
     lying = ctx.s.spaces.setdefault(ctx.player(i).space, [])
     rest = list(prompt.data["drawn"])
@@ -372,15 +373,13 @@ def adventure_card(ctx: Ctx, i: int, card: str) -> None:
         elif card in rules["talisman"]:
             discard(ctx, card)
             ctx.emit("timescape", f"{name} is discarded; {p.name} gains a Talisman instead.", player=p.name)
-            from engine.ops import talisman
-            talisman(ctx, i, {}, {})
+            ops.talisman(ctx, i, {}, {})
         elif card in rules["attribute"]:
             discard(ctx, card)
             what = next((o.get("what") for o in c.effect if isinstance(o, dict) and o.get("op") == "take-counter"),
                         None) or rules["attribute"][card]
             ctx.emit("timescape", f"{name} is discarded; {p.name} gains 1 {what}.", player=p.name)
-            from engine.ops import change
-            change(ctx, i, what, 1)
+            ops.change(ctx, i, what, 1)
         elif card in rules["raiders"]:
             discard(ctx, card)
             for o in p.objects:
@@ -406,17 +405,17 @@ def draw_adventure(ctx: Ctx, i: int, n: int) -> None:
 
 
 @task("ts-adventure-1")
-def adventure_1(ctx: Ctx, t) -> None:
+def adventure_1(ctx: Ctx, t: Task) -> None:
     draw_adventure(ctx, t.p, 1)
 
 
 @task("ts-adventure-2")
-def adventure_2(ctx: Ctx, t) -> None:
+def adventure_2(ctx: Ctx, t: Task) -> None:
     draw_adventure(ctx, t.p, 2)
 
 
 @task("ts-adventure-3")
-def adventure_3(ctx: Ctx, t) -> None:
+def adventure_3(ctx: Ctx, t: Task) -> None:
     draw_adventure(ctx, t.p, 3)
 
 
@@ -450,7 +449,7 @@ def strip(ops: list) -> list:
 def order(ctx: Ctx, space: str, deck: str) -> list[str]:
     cards = ctx.content.cards
 
-    def rank(c):
+    def rank(c: str) -> tuple[int, int] | int:
         card = cards[c]
         if deck == "timescape":
             return (1 if card.strength else 2) if card.type == "enemy" else TS_ORDER.get(card.type, 5)
@@ -459,7 +458,7 @@ def order(ctx: Ctx, space: str, deck: str) -> list[str]:
 
 
 @task("ts-resolve")
-def resolve(ctx: Ctx, t) -> None:
+def resolve(ctx: Ctx, t: Task) -> None:
     """Meet the cards drawn here, one at a time, in their deck's order. Against Adventure
     cards Spells and Magic Objects work (§7); against Timescape cards they do not."""
     i, deck = t.p, t.a["deck"]
@@ -496,8 +495,7 @@ def resolve(ctx: Ctx, t) -> None:
             ctx.push("effect", i, ops=strip(card.effect), source=card.name, card=card.slug)
         return
     if card.type in ("follower", "object", "magic-object"):
-        from engine.rules.encounter import take
-        take(ctx, i, card.slug)
+        encounter.take(ctx, i, card.slug)
         return
     if card.type == "event":
         lying.remove(card.slug)
@@ -507,7 +505,7 @@ def resolve(ctx: Ctx, t) -> None:
 
 
 @task("ts-alien-won")
-def alien_won(ctx: Ctx, t) -> None:
+def alien_won(ctx: Ctx, t: Task) -> None:
     """Only Aliens that fight with Strength may be kept for trading in (§6)."""
     p = ctx.player(t.p)
     for c in t.a["cards"]:
@@ -519,12 +517,12 @@ def alien_won(ctx: Ctx, t) -> None:
 
 
 @task("ts-cleanup")
-def cleanup(ctx: Ctx, t) -> None:
+def cleanup(ctx: Ctx, t: Task) -> None:
     tidy(ctx, t.p)
 
 
 @task("space:ts-vortex")
-def vortex(ctx: Ctx, t) -> None:
+def vortex(ctx: Ctx, t: Task) -> None:
     """Roll one die and teleport (no fate: no control over movement, §4). 1-5 lead back to the
     main board, where the space is encountered at once; 6 to the Warp Gate."""
     p = ctx.player(t.p)
@@ -543,7 +541,7 @@ def vortex(ctx: Ctx, t) -> None:
 
 
 @task("space:ts-warp-demon")
-def warp_demon(ctx: Ctx, t) -> None:
+def warp_demon(ctx: Ctx, t: Task) -> None:
     a = ctx.space(ctx.player(t.p).space).hook_args
     ctx.ask(t.p, "ts-demon",
             f"The Warp Demon (Strength {a['strength']}, Craft {a['craft']}) attacks. Which combat do you fight?",
@@ -552,7 +550,7 @@ def warp_demon(ctx: Ctx, t) -> None:
 
 
 @on_answer("ts-demon", "the Warp Demon attacks: `battle` or `psychic`", default=())
-def demon_answer(ctx: Ctx, prompt, key, arg, who) -> None:
+def demon_answer(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> None:
     i = ctx.index(who)
     a = ctx.space(ctx.player(i).space).hook_args
     attr = "strength" if key == "battle" else "craft"
@@ -567,17 +565,17 @@ def alien_fight(ctx: Ctx, i: int, attr: str) -> None:
 
 
 @task("ts-alien-craft")
-def alien_craft(ctx: Ctx, t) -> None:
+def alien_craft(ctx: Ctx, t: Task) -> None:
     alien_fight(ctx, t.p, "craft")
 
 
 @task("ts-alien-strength")
-def alien_strength(ctx: Ctx, t) -> None:
+def alien_strength(ctx: Ctx, t: Task) -> None:
     alien_fight(ctx, t.p, "strength")
 
 
 @task("ts-reward")
-def reward(ctx: Ctx, t) -> None:
+def reward(ctx: Ctx, t: Task) -> None:
     """+n of the attribute fought with, unless a Follower's bonus fought too (§9)."""
     p = ctx.player(t.p)
     attr, n = t.a["attr"], t.a["n"]
@@ -587,19 +585,18 @@ def reward(ctx: Ctx, t) -> None:
         ctx.emit("timescape", f"{', '.join(helpers)} fought beside {p.name}: no gain for beating {t.a['foe']}.",
                  player=p.name)
         return
-    from engine.ops import change
-    change(ctx, t.p, attr, n)
+    ops.change(ctx, t.p, attr, n)
 
 
 @task("ts-to-vortex")
-def to_vortex(ctx: Ctx, t) -> None:
+def to_vortex(ctx: Ctx, t: Task) -> None:
     p = ctx.player(t.p)
     p.flags["ts-next"] = tables()["exit"]
     ctx.emit("timescape", f"The Sentinels judge {p.name} a threat: to the Vortex next turn.", player=p.name)
 
 
 @task("ts-free-move")
-def free_move(ctx: Ctx, t) -> None:
+def free_move(ctx: Ctx, t: Task) -> None:
     p = ctx.player(t.p)
     p.flags["ts-next"] = "any"
     ctx.emit("timescape", f"The Sentinels judge {p.name} innocent: any space of the Timescape next turn.",
@@ -607,7 +604,7 @@ def free_move(ctx: Ctx, t) -> None:
 
 
 @task("ts-imprison")
-def imprison(ctx: Ctx, t) -> None:
+def imprison(ctx: Ctx, t: Task) -> None:
     p = ctx.player(t.p)
     p.flags["ts-prison"] = 0
     p.flags.pop("ts-next", None)

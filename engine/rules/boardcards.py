@@ -4,10 +4,12 @@ their space and Terrain covering a space. They sit in `Game.piles` ("denizen@cit
 below are in docs/effects.md."""
 from __future__ import annotations
 
+from typing import Any
+
 from engine.ops import op, run
 from engine.rules.items import discard
 from engine.rules.machine import Ctx, on_answer, useful
-from engine.state import Option
+from engine.state import Option, Prompt
 
 
 def pile(ctx: Ctx, kind: str, space: str) -> list[str]:
@@ -23,7 +25,7 @@ def on_board(ctx: Ctx, kind: str) -> dict[str, list[str]]:
 # -- Denizens ---------------------------------------------------------------------
 
 @op("denizen")
-def denizen(ctx, i, o, meta):
+def denizen(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None:
     """Draw 1 Denizen onto the space, then visit 1 Denizen there."""
     space = ctx.player(i).space
     card = ctx.draw("denizen")
@@ -35,7 +37,7 @@ def denizen(ctx, i, o, meta):
 
 
 @op("visit")
-def visit(ctx, i, o, meta):
+def visit(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None:
     """`name`: the Denizen of that name, wherever it is; `space`: a Denizen on that space
     (what "roll with the results of space X" becomes). Nothing there: nothing happens."""
     if o.get("name"):
@@ -58,7 +60,7 @@ def ask_visit(ctx: Ctx, i: int, space: str) -> None:
 
 
 @on_answer("visit", "which Denizen on the space to visit: a card slug", default=())
-def visit_answer(ctx: Ctx, prompt, key, arg, who) -> None:
+def visit_answer(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> None:
     start_visit(ctx, ctx.index(who), key, prompt.data["space"])
 
 
@@ -82,7 +84,7 @@ def discard_denizens(ctx: Ctx, space: str) -> None:
 # -- Terrain ----------------------------------------------------------------------
 
 @useful("terrain")
-def terrain_useful(ctx: Ctx, i: int, o: dict) -> bool:
+def terrain_useful(ctx: Ctx, i: int, o: dict[str, Any]) -> bool:
     """A Terrain can go there (not the Inner Region), not onto one of its own type, and one is
     left in the deck or lies elsewhere to be moved."""
     space, kind = o.get("space") or ctx.player(i).space, o["type"]
@@ -93,7 +95,7 @@ def terrain_useful(ctx: Ctx, i: int, o: dict) -> bool:
 
 
 @op("terrain")
-def terrain(ctx, i, o, meta):
+def terrain(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None:
     """Place a Terrain card of type `type` on the character's space (`space`: another)."""
     space, kind = o.get("space") or ctx.player(i).space, o["type"]
     if ctx.space(space).ring not in ("outer", "middle"):
@@ -110,14 +112,14 @@ def terrain(ctx, i, o, meta):
 
 
 @on_answer("terrain-move", "no Terrain of the kind is left: the space id of the one moved here", default=())
-def terrain_move(ctx: Ctx, prompt, key, arg, who) -> None:
+def terrain_move(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> None:
     card = lift_terrain(ctx, key)
     assert card is not None  # the options are the spaces a Terrain lies on
     put_terrain(ctx, card, prompt.data["space"])
 
 
 @op("remove-terrain")
-def remove_terrain(ctx, i, o, meta):
+def remove_terrain(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None:
     card = lift_terrain(ctx, o.get("space") or ctx.player(i).space)
     if card:
         ctx.s.decks["terrain"].append(card)

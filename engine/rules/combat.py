@@ -6,11 +6,16 @@ sits on top of the stack while the question is open.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 from engine import rng
 from engine.rules import items, spells, stats
-from engine.rules.machine import Ctx, fate_reroll, offer_reroll, on_answer, task
+from engine.rules.machine import Ctx, on_answer, task
+from engine.rules.movement import place
+from engine.rules.rerolls import fate_reroll, offer_reroll
 from engine.rules.turn import lose_life
-from engine.state import Option
+from engine.state import Option, Prompt, Task
 
 EVADE_ABILITIES = {"woods": "elf-evade-woods", "hills": "dwarf-evade-hills"}
 
@@ -34,7 +39,7 @@ def evade_spells(ctx: Ctx, i: int) -> list[str]:
 
 
 @task("fight")
-def fight(ctx: Ctx, t) -> None:
+def fight(ctx: Ctx, t: Task) -> None:
     i, a = t.p, t.a
     p = ctx.player(i)
     if not p.alive:
@@ -64,7 +69,7 @@ def fight(ctx: Ctx, t) -> None:
 
 @on_answer("fight", "a creature faces you: `fight`, `evade`, `cast-<spell>`, or a card's option (`use-<card>`...)",
            default=("fight",))
-def fight_answer(ctx: Ctx, prompt, key, arg, who) -> None:
+def fight_answer(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> None:
     i = ctx.index(who)
     p = ctx.player(i)
     roll_task = ctx.s.stack[-1]
@@ -99,7 +104,7 @@ def refight(ctx: Ctx, i: int) -> None:
 
 
 @task("combat-roll")
-def combat_roll(ctx: Ctx, t) -> None:
+def combat_roll(ctx: Ctx, t: Task) -> None:
     i, a = t.p, t.a
     p = ctx.player(i)
     battle = a.get("strength") is not None
@@ -123,7 +128,7 @@ def combat_roll(ctx: Ctx, t) -> None:
 
 
 @on_answer("combat-reroll", "a fight is being lost: `reroll` (1 fate, your die) or `keep`", default=("keep",))
-def combat_reroll(ctx: Ctx, prompt, key, arg, who) -> None:
+def combat_reroll(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> None:
     a = next(t for t in reversed(ctx.s.stack) if t.op == "combat-resolve").a
     die = [a["roll"]]
     if fate_reroll(ctx, key, who, die):
@@ -131,7 +136,7 @@ def combat_reroll(ctx: Ctx, prompt, key, arg, who) -> None:
 
 
 @task("combat-resolve")
-def combat_resolve(ctx: Ctx, t) -> None:
+def combat_resolve(ctx: Ctx, t: Task) -> None:
     i, a = t.p, t.a
     p = ctx.player(i)
     mine, theirs = a["roll"] + a["base"], a["foe_roll"] + a["foe"]
@@ -149,7 +154,6 @@ def combat_resolve(ctx: Ctx, t) -> None:
             ctx.push(a["on_win"], i, **a.get("on_win_args", {}))
         return
     if a.get("on_loss") == "stay" and a.get("where"):
-        from engine.rules.movement import place
         place(ctx, i, a["where"])
     if mine == theirs:
         ctx.emit("standoff", f"{p.name} and {a['name']} stand off.", player=p.name)
@@ -170,7 +174,7 @@ def combat_resolve(ctx: Ctx, t) -> None:
 
 
 @task("after-loss")
-def after_loss(ctx: Ctx, t) -> None:
+def after_loss(ctx: Ctx, t: Task) -> None:
     if ctx.player(t.p).alive:
         ctx.push(t.a["task"], t.p, **t.a["args"])
 
@@ -207,7 +211,7 @@ def hurt(ctx: Ctx, i: int, n: int, cause: str, battle: bool, then: tuple | None 
 
 
 @task("armour-resolve")
-def armour_resolve(ctx: Ctx, t) -> None:
+def armour_resolve(ctx: Ctx, t: Task) -> None:
     i, a = t.p, t.a
     p = ctx.player(i)
     roll = a["dice"][0]
@@ -218,7 +222,7 @@ def armour_resolve(ctx: Ctx, t) -> None:
         lose_lives(ctx, i, a["n"], a["cause"], a.get("after"))
 
 
-def lose_lives(ctx: Ctx, i: int, n: int, cause: str, then) -> None:
+def lose_lives(ctx: Ctx, i: int, n: int, cause: str, then: Sequence[Any] | None) -> None:
     lose_life(ctx, i, n, cause)
     if ctx.s.over:
         return  # the last character standing has won
@@ -230,7 +234,7 @@ def lose_lives(ctx: Ctx, i: int, n: int, cause: str, then) -> None:
 # -- character against character -------------------------------------------------
 
 @task("attack")
-def attack(ctx: Ctx, t) -> None:
+def attack(ctx: Ctx, t: Task) -> None:
     i, j = t.p, t.a["target"]
     p, q = ctx.player(i), ctx.player(j)
     opts = [Option("battle", f"attack {q.name} in battle")]
@@ -244,7 +248,7 @@ def attack(ctx: Ctx, t) -> None:
 
 
 @on_answer("attack-kind", "attacking a character: `battle`, `psychic` or `cast-immobility` first", default=("battle",))
-def attack_kind(ctx: Ctx, prompt, key, arg, who) -> None:
+def attack_kind(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> None:
     i, j = ctx.index(who), prompt.data["target"]
     if key == "cast-immobility":
         # Immobility on a character: "that character can do nothing this turn". In a duel
@@ -277,7 +281,7 @@ def attack_kind(ctx: Ctx, prompt, key, arg, who) -> None:
 
 
 @task("immobilise")
-def immobilise(ctx: Ctx, t) -> None:
+def immobilise(ctx: Ctx, t: Task) -> None:
     attack_task = ctx.s.stack[-1]  # the attack, asked again below this task
     attack_task.a["immobile"] = True
     ctx.emit("immobility", f"{ctx.name(t.a['target'])} is immobilised and can do nothing this turn.",
@@ -285,7 +289,7 @@ def immobilise(ctx: Ctx, t) -> None:
 
 
 @on_answer("defend", "attacked by a character: `defend`, `evade` or `cast-<spell>` to evade", default=("defend",))
-def defend(ctx: Ctx, prompt, key, arg, who) -> None:
+def defend(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> None:
     if key == "defend":
         return
     j = ctx.index(who)
@@ -307,7 +311,7 @@ def defenceless(ctx: Ctx, i: int, psychic: bool) -> bool:
 
 
 @task("duel-roll")
-def duel_roll(ctx: Ctx, t) -> None:
+def duel_roll(ctx: Ctx, t: Task) -> None:
     i, j, psychic = t.p, t.a["target"], t.a["psychic"]
     p = ctx.player(i)
     a_roll = max(rng.dice(ctx.s, 2 if not psychic and stats.has_ability(ctx, p, "warrior-two-dice") else 1))
@@ -325,7 +329,7 @@ def pending_duel(ctx: Ctx):
 
 
 @task("duel-fate")
-def duel_fate(ctx: Ctx, t) -> None:
+def duel_fate(ctx: Ctx, t: Task) -> None:
     duel = pending_duel(ctx)
     res = duel.a
     i, side = t.p, t.a["side"]
@@ -339,7 +343,7 @@ def duel_fate(ctx: Ctx, t) -> None:
 
 
 @on_answer("duel-reroll", "an attack on a character: `reroll` (1 fate, your die) or `keep`", default=("keep",))
-def duel_reroll(ctx: Ctx, prompt, key, arg, who) -> None:
+def duel_reroll(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> None:
     res, side = pending_duel(ctx).a, prompt.data["side"]
     die = [res[side]]
     if fate_reroll(ctx, key, who, die):
@@ -347,7 +351,7 @@ def duel_reroll(ctx: Ctx, prompt, key, arg, who) -> None:
 
 
 @task("duel-resolve")
-def duel_resolve(ctx: Ctx, t) -> None:
+def duel_resolve(ctx: Ctx, t: Task) -> None:
     i, j, psychic = t.p, t.a["target"], t.a["psychic"]
     att = duel_score(ctx, i, psychic, t.a["a"])
     dfn = duel_score(ctx, j, psychic, t.a["d"])
@@ -368,7 +372,7 @@ def duel_resolve(ctx: Ctx, t) -> None:
 
 @on_answer("reward", "the spoils of a won attack on a character: `life` (it loses 1 life), `gold`, or an Object's slug",
            default=())
-def reward(ctx: Ctx, prompt, key, arg, who) -> None:
+def reward(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> None:
     w, lose = ctx.index(who), prompt.data["loser"]
     winner, loser = ctx.player(w), ctx.player(lose)
     if key == "life":
@@ -385,15 +389,14 @@ def reward(ctx: Ctx, prompt, key, arg, who) -> None:
         ctx.emit("take", f"{winner.name} takes 1 gold from {loser.name}.")
     else:
         (loser.objects if key in loser.objects else loser.followers).remove(key)
-        from engine.rules.items import gain_object
-        gain_object(ctx, w, key)
+        items.gain_object(ctx, w, key)
         ctx.emit("take", f"{winner.name} takes {ctx.content.cards[key].name} from {loser.name}.")
     if ctx.s.current == lose:
         spells.finish_turn(ctx)
 
 
 @task("life-taken")
-def life_taken(ctx: Ctx, t) -> None:
+def life_taken(ctx: Ctx, t: Task) -> None:
     """The winner of a duel took a life (armour did not save it)."""
     w, lose = t.p, t.a["loser"]
     winner, loser = ctx.player(w), ctx.player(lose)
@@ -407,7 +410,7 @@ def life_taken(ctx: Ctx, t) -> None:
 
 
 @task("loot")
-def loot(ctx: Ctx, t) -> None:
+def loot(ctx: Ctx, t: Task) -> None:
     """The killer's first pick of what the dead character left on the space (base-game.md §9,
     docs/rules-decisions.md §16.8): its Objects and Followers one at a time, its gold, until
     `done`. Only what is still there and the killer may hold and carry is offered."""
@@ -428,7 +431,7 @@ def loot(ctx: Ctx, t) -> None:
 
 
 @on_answer("loot", "what to take of what a dead character left: a card slug, or `done`", default=("done",))
-def loot_answer(ctx: Ctx, prompt, key, arg, who) -> None:
+def loot_answer(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> None:
     i, a = ctx.index(who), ctx.s.stack[-1].a
     p = ctx.player(i)
     if key == "done":

@@ -9,7 +9,7 @@ from engine.content import die_row
 from engine.rules import items, spells, stats
 from engine.rules.items import discard, gain_object
 from engine.rules.machine import Ctx, on_answer, task
-from engine.state import Option
+from engine.state import Option, Prompt, Task
 
 MEETS_OTHERS_INNER = ("plain-of-peril", "valley-of-fire", "crown-of-command")
 ORDER = {"event": 0, "enemy": 1, "stranger": 2, "follower": 3, "object": 3, "magic-object": 3, "place": 4}
@@ -23,7 +23,7 @@ def others_here(ctx: Ctx, i: int) -> list[int]:
 
 
 @task("encounter")
-def encounter(ctx: Ctx, t) -> None:
+def encounter(ctx: Ctx, t: Task) -> None:
     i = t.p
     p = ctx.player(i)
     if p.alive and p.space == "crown-of-command":
@@ -60,7 +60,7 @@ def destruction_here(ctx: Ctx, i: int) -> bool:
 
 
 @task("after-move")
-def ask_again_after_move(ctx: Ctx, t) -> None:
+def ask_again_after_move(ctx: Ctx, t: Task) -> None:
     if destruction_here(ctx, t.p):  # after a ditch: asked anew (the Spell may have gone with the Craft)
         ask_after_move(ctx, t.p)
 
@@ -74,7 +74,7 @@ def ask_after_move(ctx: Ctx, i: int) -> None:
 
 @on_answer("after-move", "before the encounter: `cast-destruction`, `ditch` (leave an Object) or `no` (go on)",
            default=("no",))
-def after_move_answer(ctx: Ctx, prompt, key, arg, who) -> None:
+def after_move_answer(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> None:
     i = ctx.index(who)
     if key == "ditch":
         items.ditch_answer(ctx, prompt, arg, i, again="after-move")
@@ -83,7 +83,7 @@ def after_move_answer(ctx: Ctx, prompt, key, arg, who) -> None:
 
 
 @task("encounter-choose")
-def encounter_choose(ctx: Ctx, t) -> None:
+def encounter_choose(ctx: Ctx, t: Task) -> None:
     choose_encounter(ctx, t.p)
 
 
@@ -129,13 +129,13 @@ def flip_remnants(ctx: Ctx, i: int) -> None:
 
 
 @on_answer("must-attack", "others are on a space that makes you attack: `encounter-<player>`, whom", default=())
-def must_attack(ctx: Ctx, prompt, key, arg, who) -> None:
+def must_attack(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> None:
     ctx.push("attack", ctx.index(who), target=ctx.index(key[len("encounter-"):]), battle_only=True, life_only=True)
 
 
 @on_answer("encounter", "what to encounter: `encounter-space` (the space or its cards), `encounter-<player>` (attack), "
            "`steal-<player>` / `beguile-<player>`, a pack's own (`harbour`...), `ditch`", default=("encounter-space",))
-def encounter_answer(ctx: Ctx, prompt, key, arg, who) -> None:
+def encounter_answer(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> None:
     i = ctx.index(who)
     if key == "ditch":
         items.ditch_answer(ctx, prompt, arg, i)
@@ -168,7 +168,7 @@ def steal(ctx: Ctx, i: int, j: int, followers: bool) -> None:
 
 
 @task("encounter-space")
-def encounter_space(ctx: Ctx, t) -> None:
+def encounter_space(ctx: Ctx, t: Task) -> None:
     i = t.p
     p = ctx.player(i)
     space = ctx.space(p.space)
@@ -199,7 +199,7 @@ def draw_adventure(ctx: Ctx, i: int | None = None) -> str | None:
 
 
 @task("draw-to")
-def draw_to(ctx: Ctx, t) -> None:
+def draw_to(ctx: Ctx, t: Task) -> None:
     p = ctx.player(t.p)
     lying = ctx.s.spaces.setdefault(p.space, [])
     drawn = []
@@ -241,7 +241,7 @@ def in_order(ctx: Ctx, space: str) -> list[str]:
     in the order drawn (the sort is stable)."""
     cards = ctx.content.cards
 
-    def rank(c):
+    def rank(c: str) -> tuple[int, int]:
         card = cards[c]
         return (ORDER.get(card.type, 5), card.number if card.type == "enemy" else 0)
     return sorted(ctx.s.spaces.get(space, []), key=rank)
@@ -283,7 +283,7 @@ def still_there(ctx: Ctx, space: str, group: list[str]) -> list[str]:
 
 
 @task("resolve-cards")
-def resolve_cards(ctx: Ctx, t) -> None:
+def resolve_cards(ctx: Ctx, t: Task) -> None:
     i = t.p
     p = ctx.player(i)
     if not p.alive:
@@ -369,7 +369,7 @@ def take(ctx: Ctx, i: int, slug: str) -> None:
 
 
 @on_answer("swap", "carrying all you can: leave an Object (its slug) to take the new card, or `no`", default=("no",))
-def swap(ctx: Ctx, prompt, key, arg, who) -> None:
+def swap(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> None:
     i = ctx.index(who)
     p = ctx.player(i)
     card = prompt.data["card"]
@@ -380,7 +380,7 @@ def swap(ctx: Ctx, prompt, key, arg, who) -> None:
 
 
 @task("discard-from-space")  # no longer pushed; kept so games saved with it on the stack resume
-def discard_from_space(ctx: Ctx, t) -> None:
+def discard_from_space(ctx: Ctx, t: Task) -> None:
     lying = ctx.s.spaces.get(t.a["space"], [])
     if t.a["card"] in lying:
         lying.remove(t.a["card"])

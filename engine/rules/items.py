@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from engine.rules import stats
 from engine.rules.machine import Ctx, on_answer
-from engine.state import Option
+from engine.state import Option, Prompt
 
 FORCED = ("hag", "poltergeist")  # Followers that cannot be sent away at will (their hooks)
 
@@ -111,7 +111,7 @@ def card_named(ctx: Ctx, cards: list[str], text: str | None) -> str | None:
     return want if want in cards else None
 
 
-def ditch_answer(ctx: Ctx, prompt, arg: str | None, i: int, again: str | None = None) -> None:
+def ditch_answer(ctx: Ctx, prompt: Prompt, arg: str | None, i: int, again: str | None = None) -> None:
     """The answer `ditch` (or `ditch <card>`) to a question of the player's own turn: leave
     the card, then the question is asked again: by the task `again`, which builds it anew
     (where what the player holds decides its options), or else as it was. Without a card
@@ -138,7 +138,7 @@ def ask_ditch(ctx: Ctx, i: int, back: dict) -> None:
 
 
 @on_answer("ditch", "what to leave on your space: a card slug, or `done`", default=("done",))
-def ditch_which(ctx: Ctx, prompt, key, arg, who) -> None:
+def ditch_which(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> None:
     i = ctx.index(who)
     if key == "done":
         reopen(ctx, i, prompt.data["back"])

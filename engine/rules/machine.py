@@ -2,12 +2,15 @@
 
 Rules modules register handlers: `@task("name")` for a piece of work, `@on_answer("kind", ...)`
 for what an answer to a prompt of that kind does (and what the kind is: engine/questions.py).
-Work that continues after a decision is pushed on the stack before the question is asked, so a paused game is only data.
+Work that continues after a decision is pushed on the stack before the question is asked, so a
+paused game is only data. A name is registered once: a second handler under a name taken (by
+another module, a pack, a test) is an error, never a silent replacement. The decorators are
+typed, so mypy checks each handler's signature against its table.
 """
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import msgspec
 
@@ -19,42 +22,52 @@ from engine.state import Event, Game, Move, Option, Prompt, Task
 if TYPE_CHECKING:  # the Hooks' methods take a Ctx: the one name the two modules share both ways
     from engine.hooks import Hooks
 
-TASKS: dict[str, Callable[[Ctx, Task], None]] = {}
-ANSWERS: dict[str, Callable[[Ctx, Prompt, str, str | None, str], None]] = {}
+TaskHandler = Callable[["Ctx", Task], None]
+AnswerHandler = Callable[["Ctx", Prompt, str, "str | None", str], None]  # (ctx, prompt, key, arg, who)
+UsefulCheck = Callable[["Ctx", int, dict[str, Any]], bool]  # (ctx, player, op)
+H = TypeVar("H", bound=Callable[..., Any])
+
+TASKS: dict[str, TaskHandler] = {}
+ANSWERS: dict[str, AnswerHandler] = {}
 # Ops that can tell whether they would change anything (a Spell is offered only if its effect could)
-USEFUL: dict[str, Callable[[Ctx, int, dict], bool]] = {}
+USEFUL: dict[str, UsefulCheck] = {}
 
 
-def task(name: str):
-    def register(fn):
-        TASKS[name] = fn
+def registrar(table: dict[str, H], what: str, name: str) -> Callable[[H], H]:
+    """A decorator that files a handler in `table` under `name`, which must be free."""
+    def register(fn: H) -> H:
+        if name in table:
+            was = table[name]
+            raise ValueError(f"{what} {name!r} is registered twice: {was.__module__}.{was.__name__} and "
+                             f"{fn.__module__}.{fn.__name__} (choose another name)")
+        table[name] = fn
         return fn
     return register
 
 
-def on_answer(kind: str, means: str = "", default: tuple[str, ...] | None = questions.FIRST_OPTION):
+def task(name: str) -> Callable[[TaskHandler], TaskHandler]:
+    """Register the handler of the task `name` (`ctx.push(name, player, **args)` runs it)."""
+    return registrar(TASKS, "task", name)
+
+
+def on_answer(kind: str, means: str = "",
+              default: tuple[str, ...] | None = questions.FIRST_OPTION) -> Callable[[AnswerHandler], AnswerHandler]:
     """Register what an answer to a question of `kind` does, and declare the kind: what it asks
     and what its options mean (`means`), and the keys a missed deadline plays (`default`,
     engine/questions.py). Every kind the engine asks is declared here, once
     (tests/test_question_kinds.py)."""
+    add = registrar(ANSWERS, "answer handler", kind)
     if means:
         questions.declare(kind, means, default)
-
-    def register(fn):
-        ANSWERS[kind] = fn
-        return fn
-    return register
+    return add
 
 
-def useful(op_name: str):
+def useful(op_name: str) -> Callable[[UsefulCheck], UsefulCheck]:
     """Register whether an op could change anything for player i now (`could_change`)."""
-    def register(fn):
-        USEFUL[op_name] = fn
-        return fn
-    return register
+    return registrar(USEFUL, "useful check", op_name)
 
 
-def could_change(ctx: Ctx, i: int, ops: list) -> bool:
+def could_change(ctx: Ctx, i: int, ops: list[dict[str, Any]]) -> bool:
     """Whether running these ops could change anything: an op without a `useful` check might."""
     return any(USEFUL[o["op"]](ctx, i, o) if o.get("op") in USEFUL else True for o in ops)
 
@@ -206,39 +219,7 @@ def waits_for_moderator(p: Prompt | None, move: Move) -> None:
         raise IllegalMove("the game waits for the moderator to settle a card", [])
 
 
-def fate_reroll(ctx: Ctx, key: str, who: str, dice: list[int], low_is_good: bool = False) -> bool:
-    """A "reroll"/"keep" answer: spend 1 fate and reroll the worst of `dice` in place (the
-    lowest; the highest where a low total is good, as at the Portal): one die only, once
-    (base-game.md §4). False when the player keeps the roll."""
-    if key != "reroll":
-        return False
-    from engine.rules import stats
-    p = ctx.player(ctx.index(who))
-    stats.spend_fate(ctx, p)
-    worst = dice.index(max(dice) if low_is_good else min(dice))
-    dice[worst] = rng.die(ctx.s)
-    ctx.emit("fate", f"{p.name} spends 1 fate and rerolls: {'+'.join(map(str, dice))}.", player=p.name, dice=list(dice))
-    return True
-
-
-def offer_reroll(ctx: Ctx, i: int, question: str, then: str, **args) -> None:
-    """Push `then` (which reads args["dice"]) and, if the player has fate to spend, ask
-    first whether to reroll (answered by the `dice-reroll` handler below)."""
-    from engine.rules import stats
-    ctx.push(then, i, **args)
-    if stats.fate(ctx, ctx.player(i)) > 0:
-        ctx.ask(i, "dice-reroll", question,
-                [Option("reroll", "spend 1 fate and reroll one die"), Option("keep", "keep the roll")],
-                low_is_good=args.get("low_is_good", False))
-
-
-@on_answer("dice-reroll", "a roll that fails (armour, the Portal, the Crypt, the Mines...): `reroll` (1 fate) or "
-           "`keep`", default=("keep",))
-def dice_reroll(ctx: Ctx, prompt, key, arg, who) -> None:
-    fate_reroll(ctx, key, who, ctx.s.stack[-1].a["dice"], prompt.data["low_is_good"])
-
-
 @on_answer("adjudicate", "a card the engine cannot settle, asked of the moderator: `adjudicate <effects>` or `skip`",
            default=None)
-def adjudicate_skip(ctx: Ctx, prompt, key, arg, who) -> None:
+def adjudicate_skip(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> None:
     ctx.emit("adjudicate", "The moderator rules that it has no effect.")

@@ -5,8 +5,9 @@ from __future__ import annotations
 from engine import rng
 from engine.rules import spells, stats
 from engine.rules.items import discard
-from engine.rules.machine import Ctx, offer_reroll, on_answer, task
-from engine.state import Option
+from engine.rules.machine import Ctx, on_answer, task
+from engine.rules.rerolls import offer_reroll
+from engine.state import Option, Prompt, Task
 
 SENTINEL, SENTINEL_MIDDLE = "sentinel", "hills-3"
 PORTAL, PLAIN = "portal-of-power", "plain-of-peril"
@@ -35,7 +36,7 @@ def one_space_only(ctx: Ctx, i: int) -> bool:
 
 
 @task("move")
-def move(ctx: Ctx, t) -> None:
+def move(ctx: Ctx, t: Task) -> None:
     p = ctx.player(t.p)
     p.flags.pop("moved", None)
     nxt = p.flags.pop("next-move", None)
@@ -90,7 +91,7 @@ def ask_direction(ctx: Ctx, i: int, roll: int, rerolled: bool) -> None:
 @on_answer("direction", "which way to move with the roll: `left` (counter-clockwise) or `right` (clockwise); or "
            "`reroll` (fate), `regenerate` (the Troll), `raft`, `cast-<spell>`, and a pack's own (the City Gate, "
            "Nemesis moves)", default=("left",))
-def direction(ctx: Ctx, prompt, key, arg, who) -> None:
+def direction(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> None:
     i = ctx.index(who)
     p = ctx.player(i)
     roll = prompt.data["roll"]
@@ -119,7 +120,7 @@ def direction(ctx: Ctx, prompt, key, arg, who) -> None:
 
 
 @task("walk")
-def walk(ctx: Ctx, t) -> None:
+def walk(ctx: Ctx, t: Task) -> None:
     """Walk the remaining steps, stopping to ask at the river crossings and the Portal."""
     i, a = t.p, t.a
     p = ctx.player(i)
@@ -166,7 +167,7 @@ def crossing_at(ctx: Ctx, i: int, space: str):
 
 @on_answer("crossing", "a crossing on the way (the Sentinel, a bridge): `continue` on this side, or cross it",
            default=("continue",))
-def crossing(ctx: Ctx, prompt, key, arg, who) -> None:
+def crossing(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> None:
     i = ctx.index(who)
     if key == "continue":
         return  # the walk task pushed before asking goes on
@@ -193,7 +194,7 @@ def crossing(ctx: Ctx, prompt, key, arg, who) -> None:
 
 
 @task("after-bridge")
-def after_bridge(ctx: Ctx, t) -> None:
+def after_bridge(ctx: Ctx, t: Task) -> None:
     i, dest, steps = t.p, t.a["dest"], t.a["steps"]
     p = ctx.player(i)
     ctx.emit("bridge", f"{p.name} crosses the bridge to {ctx.space(dest).name}.", player=p.name)
@@ -207,12 +208,12 @@ def after_bridge(ctx: Ctx, t) -> None:
 
 
 @on_answer("bridge-direction", "which way to go on after crossing: `left` or `right`", default=("left",))
-def bridge_direction(ctx: Ctx, prompt, key, arg, who) -> None:
+def bridge_direction(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> None:
     ctx.push("walk", ctx.index(who), space=prompt.data["dest"], d=DIRS[key], steps=prompt.data["steps"], asked=True)
 
 
 @task("portal")
-def portal(ctx: Ctx, t) -> None:
+def portal(ctx: Ctx, t: Task) -> None:
     """[M] The Portal test: 2 dice against Strength or Craft; on failure lose 1 of it."""
     i = t.p
     p = ctx.player(i)
@@ -228,7 +229,7 @@ def portal(ctx: Ctx, t) -> None:
 
 
 @task("portal-resolve")
-def portal_resolve(ctx: Ctx, t) -> None:
+def portal_resolve(ctx: Ctx, t: Task) -> None:
     i, attr, roll = t.p, t.a["attr"], t.a["dice"]
     p = ctx.player(i)
     value = stats.strength(ctx, p) if attr == "strength" else stats.craft(ctx, p)
@@ -273,7 +274,7 @@ def inner_move(ctx: Ctx, i: int) -> None:
 
 @on_answer("inner-move", "where to move in the Inner Region: `left` / `right` (the next space), `stay` (face it "
            "again), `portal` (back out), `crown` (climb to the Crown)", default=("left", "right", "stay"))
-def inner_answer(ctx: Ctx, prompt, key, arg, who) -> None:
+def inner_answer(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> None:
     i = ctx.index(who)
     p = ctx.player(i)
     if key == "stay":
@@ -287,7 +288,7 @@ def inner_answer(ctx: Ctx, prompt, key, arg, who) -> None:
 
 
 @task("teleport-choose")
-def teleport_choose(ctx: Ctx, t) -> None:
+def teleport_choose(ctx: Ctx, t: Task) -> None:
     """Choose a space (a region's name, "any", or a list of space ids) and go there."""
     choose = t.a["choose"]
     if isinstance(choose, list):  # named spaces: those under Terrain are no longer on the board
@@ -303,7 +304,7 @@ def teleport_choose(ctx: Ctx, t) -> None:
 
 
 @on_answer("teleport", "where a Spell or card takes the character: a space id", default=())
-def teleport(ctx: Ctx, prompt, key, arg, who) -> None:
+def teleport(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> None:
     i = ctx.index(who)
     ctx.emit("teleport", f"{who} goes to {ctx.space(key).name}.", player=who, space=key)
     place(ctx, i, key)

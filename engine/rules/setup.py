@@ -8,7 +8,7 @@ from engine.config import ConfigError, GameConfig
 from engine.content import load
 from engine.hooks import Hooks
 from engine.rules.machine import Ctx, on_answer, task
-from engine.state import Game, Option, Player
+from engine.state import Game, Option, Player, Prompt, Task
 
 
 def new_game(config: GameConfig, seed: str, hooks: Hooks) -> Ctx:
@@ -89,7 +89,7 @@ def draw_spell(ctx: Ctx, i: int) -> bool:
 
 
 @task("choose-character")
-def choose_character(ctx: Ctx, t) -> None:
+def choose_character(ctx: Ctx, t: Task) -> None:
     """The optional deal: N characters dealt, the player keeps one, the rest go back."""
     pool = ctx.s.decks["character"]
     n = max(1, min(ctx.s.options.get("deal_choice", 1), len(pool)))
@@ -99,7 +99,7 @@ def choose_character(ctx: Ctx, t) -> None:
 
 
 @on_answer("character", "which character to play: a character slug (of those dealt)", default=())
-def character_chosen(ctx: Ctx, prompt, key, arg, who) -> None:
+def character_chosen(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> None:
     for c in prompt.data["dealt"]:
         if c != key:
             ctx.s.decks["character"].insert(0, c)
@@ -107,13 +107,13 @@ def character_chosen(ctx: Ctx, prompt, key, arg, who) -> None:
 
 
 @task("starting-bonus")
-def starting_bonus(ctx: Ctx, t) -> None:
+def starting_bonus(ctx: Ctx, t: Task) -> None:
     ctx.ask(t.p, "starting-bonus", "Starting bonus: which do you gain?",
             [Option("strength", "+1 Strength"), Option("craft", "+1 Craft")])
 
 
 @on_answer("starting-bonus", "the starting bonus: `strength` or `craft` (+1)", default=())
-def starting_bonus_chosen(ctx: Ctx, prompt, key, arg, who) -> None:
+def starting_bonus_chosen(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> None:
     p = ctx.player(ctx.index(who))
     setattr(p, key, getattr(p, key) + 1)
     ctx.emit("bonus", f"{who} starts with +1 {key.title()}.", player=who)

@@ -2,14 +2,17 @@
 (base-game.md §10, §11). Board data names these as `hook`s."""
 from __future__ import annotations
 
-from engine import rng
+from typing import Any
+
+from engine import ops, rng
 from engine.content import die_row
 from engine.rules import spells, stats
 from engine.rules.items import discard
-from engine.rules.machine import Ctx, fate_reroll, offer_reroll, on_answer, task
+from engine.rules.machine import Ctx, on_answer, task
 from engine.rules.movement import place
+from engine.rules.rerolls import fate_reroll, offer_reroll
 from engine.rules.turn import finish, lose_life, one_effect
-from engine.state import Option
+from engine.state import Option, Prompt, Task
 
 
 def args(ctx: Ctx, space: str) -> dict:
@@ -26,7 +29,7 @@ for _quiet in ("sentinel", "plain-of-peril", "valley-of-fire", "warlocks-cave"):
 
 
 @hook("portal")
-def portal_space(ctx: Ctx, t) -> None:
+def portal_space(ctx: Ctx, t: Task) -> None:
     """Landing exactly on the Portal: the character may try to open it (rules-decisions)."""
     if ctx.player(t.p).quest:
         return
@@ -37,14 +40,14 @@ def portal_space(ctx: Ctx, t) -> None:
 
 @on_answer("portal-try", "at the Portal of Power: `portal-strength` / `portal-craft` (try to open it) or `no`",
            default=("no",))
-def portal_try(ctx: Ctx, prompt, key, arg, who) -> None:
+def portal_try(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> None:
     if key != "no":
         ctx.push("portal", ctx.index(who), attr=key.split("-")[1])
 
 
 @hook("crypt")
 @hook("mines")
-def thrown(ctx: Ctx, t) -> None:
+def thrown(ctx: Ctx, t: Task) -> None:
     """Crypt and Mines: dice minus an attribute; the result may throw you out ([M] tables)."""
     i = t.p
     p = ctx.player(i)
@@ -64,7 +67,7 @@ def thrown(ctx: Ctx, t) -> None:
 
 
 @task("thrown-resolve")
-def thrown_resolve(ctx: Ctx, t) -> None:
+def thrown_resolve(ctx: Ctx, t: Task) -> None:
     i, dice = t.p, t.a["dice"]
     p = ctx.player(i)
     a = args(ctx, p.space)
@@ -81,7 +84,7 @@ def thrown_resolve(ctx: Ctx, t) -> None:
 
 
 @hook("vampires-tower")
-def vampires_tower(ctx: Ctx, t) -> None:
+def vampires_tower(ctx: Ctx, t: Task) -> None:
     """Roll for the lives the Vampire drinks; Followers may be given up instead, one a life.
     The Cataclysm's Lich is the same hook with its own table and name."""
     p = ctx.player(t.p)
@@ -93,7 +96,7 @@ def vampires_tower(ctx: Ctx, t) -> None:
 
 
 @task("vampire-drink")
-def vampire_drink(ctx: Ctx, t) -> None:
+def vampire_drink(ctx: Ctx, t: Task) -> None:
     p = ctx.player(t.p)
     n = t.a["n"]
     if n <= 0 or not p.alive:
@@ -109,7 +112,7 @@ def vampire_drink(ctx: Ctx, t) -> None:
 
 
 @on_answer("vampire", "the Vampire drinks: `life` (lose a life) or a Follower's slug (give it up)", default=())
-def vampire_answer(ctx: Ctx, prompt, key, arg, who) -> None:
+def vampire_answer(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> None:
     i = ctx.index(who)
     foe = prompt.data.get("foe", "the Vampire")
     if key == "life":
@@ -122,7 +125,7 @@ def vampire_answer(ctx: Ctx, prompt, key, arg, who) -> None:
         ctx.emit("vampire", f"{who} gives up {ctx.content.cards[key].name} to {foe}.", player=who)
 
 
-def must_face(ctx: Ctx, i: int, key: str, value) -> None:
+def must_face(ctx: Ctx, i: int, key: str, value: Any) -> None:
     p = ctx.player(i)
     p.flags[key] = value
     p.flags["must-face"] = 1
@@ -135,7 +138,7 @@ def beaten(ctx: Ctx, i: int, key: str) -> None:
 
 
 @hook("pits")
-def pits(ctx: Ctx, t) -> None:
+def pits(ctx: Ctx, t: Task) -> None:
     """Pit Fiends ([M] Strength 4), fought one at a time until one wins or all are dead."""
     p = ctx.player(t.p)
     left = p.flags.get("pit-fiends") or rng.die(ctx.s)
@@ -145,7 +148,7 @@ def pits(ctx: Ctx, t) -> None:
 
 
 @task("pit-fiend")
-def pit_fiend(ctx: Ctx, t) -> None:
+def pit_fiend(ctx: Ctx, t: Task) -> None:
     p = ctx.player(t.p)
     if p.flags.get("pit-fiends", 0) <= 0:
         beaten(ctx, t.p, "pit-fiends")
@@ -155,14 +158,14 @@ def pit_fiend(ctx: Ctx, t) -> None:
 
 
 @task("pit-fiend-dead")
-def pit_fiend_dead(ctx: Ctx, t) -> None:
+def pit_fiend_dead(ctx: Ctx, t: Task) -> None:
     p = ctx.player(t.p)
     p.flags["pit-fiends"] -= 1
     ctx.push("pit-fiend", t.p)
 
 
 @hook("werewolf-den")
-def werewolf_den(ctx: Ctx, t) -> None:
+def werewolf_den(ctx: Ctx, t: Task) -> None:
     """A creature of dice Strength; the Werewolf keeps its Strength, the Cataclysm's Mutant
     (`reroll`) has it rolled again at every encounter."""
     p = ctx.player(t.p)
@@ -174,12 +177,12 @@ def werewolf_den(ctx: Ctx, t) -> None:
 
 
 @task("werewolf-dead")
-def werewolf_dead(ctx: Ctx, t) -> None:
+def werewolf_dead(ctx: Ctx, t: Task) -> None:
     beaten(ctx, t.p, "werewolf")
 
 
 @hook("death")
-def death(ctx: Ctx, t) -> None:
+def death(ctx: Ctx, t: Task) -> None:
     """Dice with Death: 2 dice each; lower loses a life, equal faces Death again, higher passes."""
     p = ctx.player(t.p)
     mine, his = rng.dice(ctx.s, 2), rng.dice(ctx.s, 2)
@@ -191,12 +194,12 @@ def death(ctx: Ctx, t) -> None:
 
 
 @on_answer("death-reroll", "against Death: `reroll-low` (1 fate, your lower die) or `keep`", default=("keep",))
-def death_reroll(ctx: Ctx, prompt, key, arg, who) -> None:
+def death_reroll(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> None:
     fate_reroll(ctx, key, who, ctx.s.stack[-1].a["mine"])
 
 
 @task("death-resolve")
-def death_resolve(ctx: Ctx, t) -> None:
+def death_resolve(ctx: Ctx, t: Task) -> None:
     p = ctx.player(t.p)
     mine, his = sum(t.a["mine"]), sum(t.a["his"])
     ctx.emit("death", f"{p.name} rolls {mine} against Death's {his}.", player=p.name)
@@ -210,7 +213,7 @@ def death_resolve(ctx: Ctx, t) -> None:
 
 @task("space:crown")
 @task("crown")
-def crown(ctx: Ctx, t) -> None:
+def crown(ctx: Ctx, t: Task) -> None:
     s = ctx.s
     p = ctx.player(t.p)
     if not s.crown_reached:
@@ -241,12 +244,11 @@ def crown(ctx: Ctx, t) -> None:
         return
     ctx.emit("command", f"{p.name} casts the Command Spell.", player=p.name)
     ctx.push("command-spell", t.p, name="the Command Spell")
-    from engine.rules.spells import offer_counterspell
-    offer_counterspell(ctx, t.p, "the Command Spell")  # Counterspell can cancel it too
+    spells.offer_counterspell(ctx, t.p, "the Command Spell")  # Counterspell can cancel it too
 
 
 @task("command-spell")
-def command_spell(ctx: Ctx, t) -> None:
+def command_spell(ctx: Ctx, t: Task) -> None:
     r = rng.die(ctx.s)
     ctx.emit("command", f"{ctx.name(t.p)} rolls {r} for the Command Spell.", player=ctx.name(t.p), roll=r)
     if r >= command_spell_low(ctx):
@@ -267,12 +269,12 @@ def command_spell_low(ctx: Ctx) -> int:
 
 
 @on_answer("crown-attack", "others stand on the Crown: `encounter-<player>`, whom to attack", default=())
-def crown_attack(ctx: Ctx, prompt, key, arg, who) -> None:
+def crown_attack(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> None:
     ctx.push("attack", ctx.index(who), target=ctx.index(key[len("encounter-"):]))
 
 
 @task("quest-check")
-def quest_check(ctx: Ctx, t) -> None:
+def quest_check(ctx: Ctx, t: Task) -> None:
     """A Warlock quest done: teleport to the Cave and gain a Talisman if one remains."""
     p = ctx.player(t.p)
     spells.turn_ends(ctx, t.p)  # the last task of a whole turn: the end-of-turn Spell window
@@ -307,5 +309,4 @@ def quest_check(ctx: Ctx, t) -> None:
         if not ctx.covered("warlocks-cave"):
             place(ctx, t.p, "warlocks-cave")
         p.flags.pop("moved", None)
-        from engine.ops import talisman
-        talisman(ctx, t.p, {}, {})
+        ops.talisman(ctx, t.p, {}, {})

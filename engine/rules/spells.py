@@ -15,17 +15,15 @@ from typing import Any
 
 from engine.questions import OTHER, SELF
 from engine.rules import items, stats
-from engine.rules.machine import Ctx, could_change, on_answer, task
-from engine.state import Option
+from engine.rules.machine import Ctx, could_change, on_answer, registrar, task
+from engine.state import Option, Prompt, Task
 
 HOOKS: dict[str, Callable[..., Any]] = {}
 
 
-def spell_hook(name: str):
-    def register(fn):
-        HOOKS[name] = fn
-        return fn
-    return register
+def spell_hook(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Register what a Spell's hook does when cast (engine/content: `hook = "<name>"`)."""
+    return registrar(HOOKS, "Spell hook", name)
 
 
 def blocked(ctx: Ctx, j: int) -> bool:
@@ -71,7 +69,7 @@ def castable_at_start(ctx: Ctx, i: int) -> list[str]:
 
 
 @task("start-spells")
-def start_spells(ctx: Ctx, t) -> None:
+def start_spells(ctx: Ctx, t: Task) -> None:
     """Before moving: cast Spells, or use a card that acts at the start of the turn."""
     p = ctx.player(t.p)
     if ctx.s.effects:
@@ -96,7 +94,7 @@ def own_destroy_magic_ends(ctx: Ctx, i: int) -> None:
     """Destroy Magic lasts until the start of its caster's next turn (not the turn it was cast in)."""
     name, turn = ctx.name(i), ctx.s.turn
 
-    def ending(e):
+    def ending(e: dict[str, Any]) -> bool:
         return e["name"] == "destroy-magic" and e["by"] == name and e.get("turn") != turn
     if any(ending(e) for e in ctx.s.effects):
         ctx.s.effects = [e for e in ctx.s.effects if not ending(e)]
@@ -105,7 +103,7 @@ def own_destroy_magic_ends(ctx: Ctx, i: int) -> None:
 
 @on_answer("start-spell", "before moving: `cast-<spell>`, a card's use (`use-<card>`...), `ditch`, or `done`",
            default=("done",))
-def start_spell(ctx: Ctx, prompt, key, arg, who) -> None:
+def start_spell(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> None:
     if key == "done":
         return
     i = ctx.index(who)
@@ -153,7 +151,7 @@ def offer_counterspell(ctx: Ctx, i: int, name: str) -> None:
 
 
 @on_answer("counterspell", "another casts a Spell: `counter` (cast Counterspell on it) or `let`", default=("let",))
-def counterspell(ctx: Ctx, prompt, key, arg, who) -> None:
+def counterspell(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> None:
     if key == "let":
         return
     spend(ctx, ctx.index(who), "counterspell")
@@ -162,7 +160,7 @@ def counterspell(ctx: Ctx, prompt, key, arg, who) -> None:
 
 
 @task("spell-resolve")
-def resolve(ctx: Ctx, t) -> None:
+def resolve(ctx: Ctx, t: Task) -> None:
     i = t.p
     card = ctx.content.cards[t.a["spell"]]
     if card.prop("target_effect") and card.hook not in HOOKS:
@@ -181,7 +179,7 @@ def resolve(ctx: Ctx, t) -> None:
 
 
 @on_answer("spell-target", "on whom a Spell is cast: a player's name", default=(OTHER,))
-def spell_target(ctx: Ctx, prompt, key, arg, who) -> None:
+def spell_target(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> None:
     ctx.push("effect", ctx.index(key), ops=prompt.data["ops"], source=prompt.data["source"])
 
 
@@ -219,7 +217,7 @@ def healing(ctx: Ctx, i: int, target: str | None = None) -> None:
 
 
 @on_answer("spell-healing", "on whom Healing is cast: a player's name (oneself included)", default=(SELF,))
-def healing_target(ctx: Ctx, prompt, key, arg, who) -> None:
+def healing_target(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> None:
     heal_full(ctx, ctx.index(key))
 
 
@@ -260,7 +258,7 @@ def all_wounded(ctx: Ctx, js: list[int]) -> None:
 
 
 @task("healing-window")
-def healing_window(ctx: Ctx, t) -> None:
+def healing_window(ctx: Ctx, t: Task) -> None:
     j = t.p
     p = ctx.player(j)
     if not p.alive or "healing" not in p.spells or j == ctx.s.current or not may_cast(ctx, j):
@@ -275,7 +273,7 @@ def healing_window(ctx: Ctx, t) -> None:
 
 
 @on_answer("healing-window", "a life lost on another's turn: `cast-<healing>` now, or `no`", default=("no",))
-def healing_window_answer(ctx: Ctx, prompt, key, arg, who) -> None:
+def healing_window_answer(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> None:
     if key != "no":
         cast(ctx, ctx.index(who), "healing", key[len("heal-"):])
 
@@ -297,7 +295,7 @@ def finish_turn(ctx: Ctx) -> None:
 
 
 @task("end-spells")
-def end_spells(ctx: Ctx, t) -> None:
+def end_spells(ctx: Ctx, t: Task) -> None:
     p = ctx.player(t.p)
     if not p.alive or "destroy-magic" not in p.spells or blocked(ctx, t.p):
         return
@@ -306,7 +304,7 @@ def end_spells(ctx: Ctx, t) -> None:
 
 
 @on_answer("end-spell", "at the end of the turn: `cast-destroy-magic` or `done`", default=("done",))
-def end_spell(ctx: Ctx, prompt, key, arg, who) -> None:
+def end_spell(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> None:
     if key == "cast-destroy-magic":
         cast(ctx, ctx.index(who), "destroy-magic")
 
@@ -317,7 +315,7 @@ def nullify(ctx: Ctx, i: int) -> None:
 
 
 @on_answer("spell-nullify", "on whom Nullify is cast: a player's name", default=(OTHER,))
-def nullify_target(ctx: Ctx, prompt, key, arg, who) -> None:
+def nullify_target(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> None:
     q = ctx.player(ctx.index(key))
     ctx.s.discards["spell"].extend(q.spells)
     q.spells = []
@@ -330,13 +328,13 @@ def acquisition(ctx: Ctx, i: int) -> None:
 
 
 @on_answer("spell-acquisition", "from whom Acquisition takes: a player's name", default=(OTHER,))
-def acquisition_target(ctx: Ctx, prompt, key, arg, who) -> None:
+def acquisition_target(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> None:
     j = ctx.index(key)
     ctx.push("take-from", ctx.index(who), loser=j)
 
 
 @task("take-from")
-def take_from(ctx: Ctx, t) -> None:
+def take_from(ctx: Ctx, t: Task) -> None:
     loser = ctx.player(t.a["loser"])
     opts = ([Option("gold", f"take 1 gold from {loser.name}")] if loser.gold else []) + \
         [Option(o, f"take {ctx.content.cards[o].name}") for o in dict.fromkeys(loser.objects)]
@@ -362,7 +360,7 @@ def destruction(ctx: Ctx, i: int) -> None:
 
 
 @on_answer("spell-destruction", "which faceup card on the board Destruction destroys: a key of the options", default=())
-def destruction_target(ctx: Ctx, prompt, key, arg, who) -> None:
+def destruction_target(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> None:
     card, space = prompt.data["choices"][key]
     ctx.s.spaces[space].remove(card)
     items.discard(ctx, card)  # its own deck's pile (a Nether card counts as an Adventure card, not of that deck)
@@ -423,7 +421,7 @@ def hex_sides(ctx: Ctx) -> list[tuple[str, str, list[str]]]:
 
 
 @on_answer("hex-space", "where the Hex is laid: `side-<space>` (a side of a region), then a space id", default=())
-def hex_space(ctx: Ctx, prompt, key, arg, who) -> None:
+def hex_space(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> None:
     i = ctx.index(who)
     if key.startswith("side-"):
         spaces = prompt.data["sides"][key]

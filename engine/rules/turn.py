@@ -8,10 +8,11 @@ from engine.rules import spells, stats
 from engine.rules.items import discard
 from engine.rules.machine import Ctx, task
 from engine.rules.setup import begin_character
+from engine.state import Task
 
 
 @task("turn")
-def turn(ctx: Ctx, t) -> None:
+def turn(ctx: Ctx, t: Task) -> None:
     s, p = ctx.s, ctx.player(t.p)
     if not p.alive and not p.out and s.options.get("deal_choice", 1) > 1:
         ctx.push("turn", t.p)  # the turn starts once the new character is chosen
@@ -41,7 +42,7 @@ def turn(ctx: Ctx, t) -> None:
 
 
 @task("end-turn")
-def end_turn(ctx: Ctx, t) -> None:
+def end_turn(ctx: Ctx, t: Task) -> None:
     s = ctx.s
     p = ctx.player(t.p)
     if p.alive and p.character:
