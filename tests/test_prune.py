@@ -137,4 +137,6 @@ def test_pbem_prune_prints_its_figures_and_the_store_shrinks(tmp_path):
                      __import__("re").search(r"the store: ([\d.,]+) KB -> ([\d.,]+) KB", out).groups())
     assert after < before
     assert "neither a date" in CliRunner().invoke(main, ["--home", str(home), "prune", "--before", "soon"]).output
-    run("log", "autumn")  # the log reads as before
+    run("log", "autumn")  # the log reads as before, and the archive verifies
+    run("export", "autumn", "-o", tmp_path / "autumn.json")
+    assert "autumn.json: ok (26 moves, hash chain)" in run("verify", tmp_path / "autumn.json")
