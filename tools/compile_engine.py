@@ -79,7 +79,9 @@ def build() -> None:
     os.chdir(ROOT)
     modules = extensions("build/mypyc")
     with heartbeat("compiling the C code"):
-        setup(name="talisman-engine-compiled", ext_modules=modules,
+        # packages=[]: only the extensions; setuptools' discovery of packages in the checkout's folders (var/,
+        # templates/, bench/ ...) would refuse them as "multiple top-level packages"
+        setup(name="talisman-engine-compiled", ext_modules=modules, packages=[], py_modules=[],
               script_args=["-q", "build_ext", "--inplace", "-j", str(os.cpu_count() or 1)])
     (ENGINE / "compiled.json").write_text(text)
 
