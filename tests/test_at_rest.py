@@ -303,9 +303,7 @@ def test_a_home_with_three_running_games_holds_no_seed_token_or_link_nor_does_it
     assert (home / "pbem.db-wal").stat().st_size > 0  # the log is looked into as it is, the store still open
     assert any((home / "inbox" / "cur").iterdir())
     leaks = found_in([*files(home), kept], secrets)
-    assert [x for x in leaks if "page secret" not in x] == [], "\n".join(leaks)
-    if leaks:  # a link quoted in a reply: masked at rest by issue 27's mail side (point 2), not yet here
-        pytest.xfail("seat links quoted in replies are still stored in clear: " + "; ".join(leaks[:3]))
+    assert leaks == [], "\n".join(leaks)
 
 
 def test_the_seed_is_kept_sealed_and_states_without_it_yet_every_move_plays_from_it(svc):
