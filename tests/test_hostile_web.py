@@ -23,7 +23,7 @@ from starlette.testclient import TestClient
 from pbem.base import settings as settings_mod
 from pbem.core import games
 from pbem.core.service import open_service
-from pbem.inbound import process
+from pbem.inbound import commands, process
 from pbem.moderate import newgame
 from pbem.outbound import links
 from pbem.web import app as web_app, guard, server as web_server
@@ -32,11 +32,11 @@ BASE = "http://talisman.test"
 SECURITY = ("content-security-policy", "x-content-type-options", "referrer-policy", "x-frame-options")
 
 
-@pytest.fixture
-def web(tmp_path):
-    """(svc, client, game): the web app over a home with one game; the client sees a server
-    error as a 500 (as a browser would), not as the exception."""
-    cfg = settings_mod.Settings(home=str(tmp_path / "var"), http=settings_mod.HttpSettings(url=BASE))
+def open_web(tmp_path, **settings):
+    """(svc, client, game, services): the web app over a home with one game; the client sees a
+    server error as a 500 (as a browser would), not as the exception."""
+    http = settings_mod.HttpSettings(url=BASE, **settings.pop("http", {}))
+    cfg = settings_mod.Settings(home=str(tmp_path / "var"), http=http, **settings)
     svc = open_service(settings=cfg, clock=Clock())
     g = newgame.create(svc, game_config(characters={"alice": "wizard", "bob": "priest"}))
     opened = []
@@ -45,7 +45,14 @@ def web(tmp_path):
         opened.append(open_service(settings=cfg, clock=Clock()))
         return opened[-1]
 
-    with TestClient(web_app.create_app(opener), base_url=BASE, raise_server_exceptions=False) as client:
+    client = TestClient(web_app.create_app(opener), base_url=BASE, raise_server_exceptions=False)
+    return svc, client, g, opened
+
+
+@pytest.fixture
+def web(tmp_path):
+    svc, client, g, opened = open_web(tmp_path)
+    with client:
         yield svc, client, g
     for s in [svc, *opened]:
         s.store.close()
@@ -117,6 +124,43 @@ def test_a_server_error_still_carries_the_security_headers(web, monkeypatch):
     assert r.status_code == 500 and all(h in r.headers for h in SECURITY)
 
 
+# -- uploads from one seat -------------------------------------------------------------------------
+
+def test_uploads_from_one_seat_are_limited_per_hour_and_per_file(tmp_path):
+    """A browser sent 330 MB a minute, every file stored. Now a seat may send `upload_kb_per_hour`
+    from its page (every answer and file counted in KB) and a file at most `[http] upload_kb`: over
+    either, a clear refusal and nothing stored; the moderator hears of it once."""
+    svc, client, g, opened = open_web(tmp_path, upload_kb_per_hour=96, moderator="mod@example.org",
+                                      http={"upload_kb": 40})
+    with client:
+        name, q = asked(svc, g)
+        path = seat_path(svc, g, name)
+        junk = b'answers = ["no-such-answer"]\n# ' + b"x" * (31 * 1024) + b"\n"  # 32 KB with its token
+        statuses = []
+        for _ in range(4):
+            r = client.post(path, data={**page_form(client, path), "action": "upload"},
+                            files={"turnfile": ("turn.toml", junk)})
+            statuses.append(r.status_code)
+        assert statuses == [422, 422, 422, 429], statuses  # three of 32 KB fit in 96 KB, the fourth not
+        assert "upload_kb_per_hour" in r.text and "this was not sent" in r.text
+        assert all(h in r.headers for h in SECURITY)
+        assert len(svc.store.inbox_rows()) == 3  # the refused one was not stored
+        r = client.post(path, data={**page_form(client, path), "action": "lines", "lines": q["options"][0]["key"]})
+        assert r.status_code == 429 and q["options"][0]["key"] in r.text  # what was typed stays in the box
+        big = b'answers = ["x"]\n# ' + b"y" * (41 * 1024) + b"\n"
+        r = client.post(path, data={**page_form(client, path), "action": "upload"},
+                        files={"turnfile": ("turn.toml", big)})
+        assert r.status_code == 409 and "larger than 40 KB" in r.text
+        assert "at most 40 KB" in client.get(path).text
+        notes = svc.store.query("SELECT * FROM notices WHERE kind = 'limit'")
+        assert len(notes) == 1 and "upload_kb_per_hour" in notes[0]["text"] and notes[0]["count"] >= 2
+        other = seat_path(svc, g, "bob" if name == "alice" else "alice")  # another seat has its own hour
+        assert client.post(other, data={**page_form(client, other), "action": "lines", "lines": "x"}).status_code \
+            != 429
+    for s in [svc, *opened]:
+        s.store.close()
+
+
 # -- what held already ----------------------------------------------------------------------------
 
 def test_guessed_links_open_nothing_and_the_check_does_the_same_work_whatever_is_guessed(web, monkeypatch):
@@ -173,12 +217,12 @@ def test_markup_through_typed_lines_names_and_card_texts_is_shown_as_text(web):
 def test_another_seats_resign_code_resigns_nobody(web):
     svc, client, g = web
     alice, bob = (svc.store.player(g, n) for n in ("alice", "bob"))
-    code = process.resign_code(svc, alice)
+    code = commands.resign_code(svc, alice)
     result = process.handle(svc, mail([f"resign {code}"], sender="bob@example.org", tok=token(svc, g, "bob"),
                                       game=g))
     assert result.outcome.startswith("resign: confirmation asked")
     assert svc.store.player(g, "bob")["status"] == "active" and svc.store.player(g, "alice")["status"] == "active"
-    assert process.resign_code(svc, bob) != code
+    assert commands.resign_code(svc, bob) != code
 
 
 # -- slow and greedy clients: a real uvicorn with the guard ---------------------------------------

@@ -54,6 +54,7 @@ class HttpSettings(msgspec.Struct, forbid_unknown_fields=True):
     body_seconds: float = 30.0  # its body this long after its headers
     connections: int = 400  # open at once, in all
     per_address: int = 24  # open at once from one address (behind a reverse proxy: as many as `connections`)
+    upload_kb: int = 64  # the most one turn file uploaded from a seat's page may be (at most 1024: a mail's limit)
 
 
 class Settings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
@@ -82,6 +83,7 @@ class Settings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     press_per_day: int = 40  # messages to players one seat may send in 24 hours
     observer_status_per_day: int = 6  # `status` reports one observer's address may ask for in 24 hours
     mails_per_hour: int = 60  # mails one seat may send in an hour: later ones are kept, not played
+    upload_kb_per_hour: int = 2048  # what one seat may send from its page in an hour (answers, files): more is refused
     content: str = ""  # a folder of the moderator's content files over the package's (docs/content.md); "": none
     send_lease_seconds: float = 300.0  # a daemon's claim on a mail it sends or an IMAP message it takes; a dead
     # daemon's claims pass after it

@@ -61,7 +61,7 @@ def take(svc: Service, limit: Limit, who: str, n: int = 1) -> int:
     return fits
 
 
-def over(svc: Service, limit: Limit, who: str, *, game: str | None = None) -> bool:
+def over(svc: Service, limit: Limit, who: str, *, game: str | None = None, kept: bool = True) -> bool:
     """`who` went over `limit`: counted, logged, and the moderator told in the next digest
     (once a day per limit and sender, counted). True the first time in the limit's window:
     the sender is told then, not after."""
@@ -70,6 +70,7 @@ def over(svc: Service, limit: Limit, who: str, *, game: str | None = None) -> bo
     svc.store.add_uses(f"{limit.key}:over", who, 1, forget_before=iso(svc.now() - max(limit.window, DAY)))
     log.get(game=game).warning("limit reached", limit=limit.key, who=who)
     notices.add(svc, "limit", f"{who} reached the limit of {limit.allowed(svc)} {limit.noun} in {limit.span} "
-                f"({limit.key} in pbem.toml): what came over it was kept and refused, the sender told once.",
+                f"({limit.key} in pbem.toml): what came over it was {'kept and ' if kept else ''}refused, the "
+                f"sender told {'once' if kept else 'each time'}.",
                 key=f"{limit.key}.{who}.{svc.now():%Y-%m-%d}", game=game)
     return first

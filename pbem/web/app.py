@@ -32,7 +32,7 @@ CSP = ("default-src 'none'; img-src 'self' data:; style-src 'self'; script-src '
        "frame-ancestors 'none'; base-uri 'none'")
 HEADERS = {"x-content-type-options": "nosniff", "referrer-policy": "no-referrer",
            "x-frame-options": "DENY", "cross-origin-opener-policy": "same-origin"}
-MAX_BODY = forms.MAX_UPLOAD + 16 * 1024  # the upload and the form's other fields
+MAX_BODY = forms.MAX_BODY + 16 * 1024  # the largest upload `[http] upload_kb` allows, and the other fields
 
 
 class SecurityHeaders:
@@ -112,7 +112,7 @@ class Web:
         if notice is None and done:
             notice = _outcome(svc, seat, done)
         ctx.update(notice=notice, typed=typed, csrf=links.csrf_token(svc, seat, browser),
-                   form_id=forms.new_browser_id(), max_upload_kb=forms.MAX_UPLOAD // 1024)
+                   form_id=forms.new_browser_id(), max_upload_kb=forms.max_upload(svc) // 1024)
         response = self.html("seat", ctx, status, headers={"cache-control": "no-store"})
         if request.cookies.get(forms.COOKIE) != browser:
             response.set_cookie(forms.COOKIE, browser, max_age=365 * 86400, path="/", httponly=True,
@@ -133,7 +133,7 @@ class Web:
                 upload = form.get("turnfile")
                 if upload is None or not getattr(upload, "filename", None):
                     raise forms.Refused("Choose a turn file to upload first.")
-                data = upload.file.read(forms.MAX_UPLOAD + 1)
+                data = upload.file.read(forms.max_upload(svc) + 1)
                 name = forms.file_name(upload.filename)
                 result = forms.send(svc, seat, forms.upload(svc, seat, name, data), name, forms.field(form, "form"))
             elif action in ("lines", "button"):
@@ -215,7 +215,7 @@ def create_app(opener: Callable) -> ASGIApp:
     def sync(method):
         async def endpoint(request: Request):
             if request.method == "POST":
-                form = await request.form(max_files=1, max_fields=10, max_part_size=forms.MAX_UPLOAD + 1024)
+                form = await request.form(max_files=1, max_fields=10, max_part_size=forms.MAX_BODY + 1024)
                 try:
                     return await run_in_threadpool(method, request, form)
                 finally:

@@ -17,14 +17,16 @@ import re
 import secrets
 from typing import TYPE_CHECKING
 
+from pbem.base.settings import HttpSettings
 from pbem.inbound import orders, process
-from pbem.outbound import links
+from pbem.outbound import limits, links
 from pbem.sources import kind_of
 
 if TYPE_CHECKING:
     from pbem.core.service import Service
 
-MAX_UPLOAD = 64 * 1024  # a turn file is a few lines; the mail reader allows 1 MB
+MAX_BODY = 1024 * 1024  # the most `[http] upload_kb` may allow: the mail reader's own limit
+SENT = limits.Limit("upload_kb_per_hour", limits.HOUR, "KB sent from its page")
 MAX_LINES = 50
 COOKIE = "pbem_browser"
 _NUMBERED = re.compile(r"^\s*\d+\s*:")
@@ -39,6 +41,28 @@ class Refused(ValueError):
 
 class Forged(Refused):
     status = 403
+
+
+class TooMuch(Refused):
+    status = 429
+
+
+def max_upload(svc: Service) -> int:
+    """The most one uploaded turn file may be, in bytes (`[http] upload_kb`)."""
+    return min((svc.settings.http or HttpSettings()).upload_kb * 1024, MAX_BODY)
+
+
+def charge(svc: Service, player: dict, raw: bytes) -> None:
+    """What the seat sends from its page, counted against `upload_kb_per_hour` (in KB, at least 1
+    a message), or refused before anything is stored: the page says so and keeps what was
+    typed; the moderator hears of it in the digest, once a day. A browser sent 330 MB a minute."""
+    kb, who = max(1, -(-len(raw) // 1024)), limits.seat(player)
+    if limits.used(svc, SENT, who) + kb <= SENT.allowed(svc):
+        limits.take(svc, SENT, who, kb)
+        return
+    limits.over(svc, SENT, who, game=player["game"], kept=False)
+    raise TooMuch(f"This seat has sent {SENT.allowed(svc)} KB from its page in the last hour, the most it may "
+                  "(upload_kb_per_hour in pbem.toml): this was not sent. Try again later, or answer by mail.")
 
 
 def new_browser_id() -> str:
@@ -111,8 +135,8 @@ def upload(svc: Service, player: dict, filename: str, data: bytes) -> bytes:
     """An uploaded turn file as it is processed: the file itself, with the seat's token put in
     when it has none (the page's link authenticated it). A file for another game or seat, or
     with another token, is refused before anything is stored."""
-    if len(data) > MAX_UPLOAD:
-        raise Refused(f"The file is larger than {MAX_UPLOAD // 1024} KB; a turn file is a few lines.")
+    if len(data) > max_upload(svc):
+        raise Refused(f"The file is larger than {max_upload(svc) // 1024} KB; a turn file is a few lines.")
     if kind_of(filename or "") != "turn":
         raise Refused("A turn file is a .toml or .json file.")
     try:
@@ -140,6 +164,9 @@ def send(svc: Service, player: dict, raw: bytes, filename: str, form_id: str) ->
     """Into the service's one path for messages (pbem/inbound/process.py). The upload id is the form's:
     the same form sent twice (a double click, a resent POST) is one message."""
     upload = f"web:{player['game']}/{player['name']}:{_safe(form_id)}"
+    if len(raw) > max_upload(svc) + 1024:  # a text box as large as a file (the token put in, a little more)
+        raise Refused(f"That is more than {max_upload(svc) // 1024} KB; answers are a few lines.")
+    charge(svc, player, raw)
     return process.handle(svc, raw, "turn", source="web", filename=filename, upload_id=upload)
 
 
