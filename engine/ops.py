@@ -11,7 +11,7 @@ from typing import Any
 
 from engine import rng
 from engine.content import die_rows
-from engine.rules import spells, stats
+from engine.rules import reach, spells, stats
 from engine.rules.items import check_alignment_items, discard, discard_spells_over_limit, drop_excess, gain_object
 from engine.rules.machine import TASKS, Ctx, on_answer, registrar, task
 from engine.rules.movement import place
@@ -71,9 +71,7 @@ def targets(ctx: Ctx, i: int, who: str) -> list[int]:
     if who == "self":  # nearly every effect: answered without looking at anyone else
         return [i]
     p = ctx.player(i)
-    living = stats.alive_players(ctx)
-    if ctx.s.packs:  # a character apart (the Timescape: a reality of its own) shares effects with no one
-        living = [j for j in living if ctx.player(j).flags.get("apart") == p.flags.get("apart")]
+    living = reach.within(ctx, i, stats.alive_players(ctx))  # the Timescape: a reality of its own
     others = [j for j in living if j != i]
     if who == "all":
         return living

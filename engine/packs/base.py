@@ -199,7 +199,8 @@ class Pack:
         return None
 
     def trophy_spent(self, ctx: Ctx, p: Player, card: str, attr: str) -> None:
-        """ALL. Player p has traded in trophy `card` for `attr`."""
+        """ALL. Player p has spent trophy `card` (counted toward `attr`): traded in, or paid for a
+        bounty; it has gone to its discard pile (engine/rules/turn.py `spend_trophy`)."""
 
     def dying(self, ctx: Ctx, i: int) -> None:
         """ALL. Player i dies: before what its character held is dropped."""

@@ -263,13 +263,14 @@ class City(Pack):
         return True
 
     def turn_start(self, ctx: Ctx, i: int) -> bool | None:
-        """A turn in the City: a jailed character rolls on the Jail chart instead of moving; else
-        the start-of-turn window, the one-way move and the space."""
+        """A turn in the City: the start-of-turn window (Spells cast before moving, cards used then:
+        base-game.md §3), then the one-way move and the space; a jailed character rolls on the Jail
+        chart instead of moving (city-and-dungeon.md: "instead of moving"), after the same start."""
         p = ctx.player(i)
         if not inside(ctx, p.space):
             return None
         if "city-jailed" in p.flags:
-            ctx.push("city-jail-roll", i)
+            ctx.push_all([("start-spells", i, {}), ("city-jail-roll", i, {})])
         else:
             ctx.push_all([("start-spells", i, {}), ("city-move", i, {}), ("encounter", i, {})])
         return True

@@ -18,6 +18,7 @@ from engine import rng
 from engine.content import pack_table
 from engine.rules.items import discard
 from engine.rules.machine import Ctx
+from engine.rules.turn import spend_trophy
 from engine.state import Option
 
 DECK = "wanted-poster"
@@ -87,9 +88,8 @@ def gate_choice(ctx: Ctx, i: int, key: str) -> None:
     else:
         trophies = _bounty(ctx, i, what)
         gold = _value(ctx, trophies)
-        for c in trophies:
-            p.trophies.remove(c)
-            discard(ctx, c)
+        for c in trophies:  # spent as any trophy is (The Hunt keeps a Nether Enemy in the play area)
+            spend_trophy(ctx, p, c, "strength" if ctx.content.cards[c].strength else "craft")
         used = [c for c in pile + kept(ctx, i) if target(ctx, c, CREATURE) == what]
         for c in used:
             (pile if c in pile else p.area).remove(c)

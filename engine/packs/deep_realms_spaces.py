@@ -16,7 +16,7 @@ from engine.packs.deep_realms_state import (
     stack_deck,
     tables,
 )
-from engine.rules import items, spells
+from engine.rules import items, reach, spells
 from engine.rules.items import gain_object
 from engine.rules.machine import Ctx, on_answer, task
 from engine.rules.movement import place
@@ -224,8 +224,8 @@ def ditch_random_task(ctx: Ctx, t: Task) -> None:
 @task("dr-sneakthief")
 def sneakthief(ctx: Ctx, t: Task) -> None:
     """Sneakthief beaten (stand-in): take one Object from any player."""
-    choices = {f"{o}-from-{q.name}": (j, o) for j, q in enumerate(ctx.s.players)
-               if j != t.p and q.alive and q.character for o in dict.fromkeys(q.objects)}
+    choices = {f"{o}-from-{ctx.name(j)}": (j, o) for j in reach.others(ctx, t.p)
+               for o in dict.fromkeys(ctx.s.players[j].objects)}
     if choices:
         ctx.ask(t.p, "dr-sneakthief", "The Sneakthief is beaten: whose Object do you take?",
                 [Option(k, f"take {ctx.content.cards[o].name} from {ctx.name(j)}") for k, (j, o) in choices.items()],

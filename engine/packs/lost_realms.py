@@ -24,7 +24,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine.packs.base import Pack, RuleOption
-from engine.rules import endings, stats
+from engine.rules import endings, reach, stats
 from engine.rules.encounter import take
 from engine.rules.items import discard
 from engine.rules.machine import Ctx, on_answer, task
@@ -255,7 +255,7 @@ def pandora_use(ctx: Ctx, t: Task) -> None:
         if not s.piles.get(PANDORA_PILE):
             exhausted(ctx, i)
         return
-    targets = [j for j in stats.alive_players(ctx) if j != i]
+    targets = reach.others(ctx, i)  # not those in the Timescape (timescape.txt §9 names Pandora's Box)
     if not targets:
         return  # nobody to use them on this turn: the cards stay in the pile
     name = ctx.content.cards[left[0]].name
@@ -478,7 +478,8 @@ class LostRealms(Pack):
             ctx.push("hunt-swap", i, drawn=list(cards))
 
     def trophy_spent(self, ctx: Ctx, p: Any, card: str, attr: str) -> None:
-        """The Hunt: a Nether Enemy traded in goes facedown into the play area, not the discards."""
+        """The Hunt: a Nether Enemy exchanged or otherwise spent (traded in, paid for a City bounty)
+        goes facedown into the play area, not the discards."""
         if endings.in_play(ctx.s) == HUNT and ctx.content.cards[card].deck == NETHER:
             pile_ = ctx.s.discards[NETHER]
             if card in pile_:

@@ -132,9 +132,9 @@ class Revised4(Pack):
             ctx.emit("poltergeist", f"The Poltergeist leaves {p.name} at the river.", player=p.name)
 
     def shielded(self, ctx: Ctx, j: int) -> bool | None:
-        """The Amulet: no Spell affects its bearer (the Command Spell is not a card)."""
-        apart = bool(ctx.player(j).flags.get("apart"))  # the Timescape: no Spell of another reaches it
-        return stats.holds(ctx, j, "amulet") is not None or apart
+        """The Amulet: no Spell affects its bearer (the Command Spell is not a card). Who is out of
+        reach (the Timescape) is engine/rules/reach.py's to say."""
+        return stats.holds(ctx, j, "amulet") is not None
 
     def portal_dice(self, ctx: Ctx, i: int, attr: str) -> int | None:
         """The Gnome opens the Portal by Craft with one die."""

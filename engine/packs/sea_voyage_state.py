@@ -73,6 +73,15 @@ def ship_strength(ctx: Ctx, i: int) -> int:
 
 
 def harbour(ctx: Ctx) -> str:
+    """Where ships are hired and voyages end: "the Harbour Space in the City (or the City-Space on
+    the Mainboard if you are not using the City-Expansion)" -- the City's when its board is in play."""
+    t = settings()
+    return t["city_harbour"] if t["city_harbour"] in ctx.content.board.spaces else t["harbour"]
+
+
+def main_city(ctx: Ctx) -> str:
+    """The City space of the main board: where the Pirate Hunter's prison releases a character,
+    and where a shipwrecked one counts the spaces it washes ashore from."""
     return settings()["harbour"]
 
 
@@ -97,7 +106,7 @@ def clear_voyage(p: Player) -> None:
 
 
 def off_board(p: Player) -> None:
-    """At sea, adrift or in prison: off the board and apart (ops.targets, revised4.shielded):
+    """At sea, adrift or in prison: off the board and apart (engine/rules/reach.py):
     no effect of the board, no other character's Spell, not the Crown's command reaches it."""
     p.space = None
     p.flags["apart"] = "sea:" + p.name

@@ -1,5 +1,5 @@
 """Sea Voyage: losing the ship. A shipwreck (adrift on a Raft, then washed ashore) and prison
-(released at the harbour). Used by turns at sea (a mutiny lost), the tables' ops and the moderator.
+(released at the main board's City). Used by turns at sea (a mutiny lost), the tables' ops and the moderator.
 """
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from engine.packs.sea_voyage_state import (
     end_turn_if_current,
     flag,
     harbour,
+    main_city,
     off_board,
     settings,
 )
@@ -80,11 +81,11 @@ def wreck_turn(ctx: Ctx, t: Task) -> None:
 
 
 def landing_space(ctx: Ctx, roll: int) -> str:
-    """1: the harbour; otherwise `roll` spaces from the harbour toward the Chapel (the shorter
-    way round the harbour's ring)."""
-    home = harbour(ctx)
+    """1: "you land directly in the Harbour"; otherwise `roll` spaces "away from the City towards
+    the Chapel" on the main board (the shorter way round its ring)."""
     if roll == 1:
-        return home
+        return harbour(ctx)
+    home = main_city(ctx)
     board = ctx.content.board
     space = board.spaces[home]
     ring = board.rings[space.ring]
@@ -138,7 +139,7 @@ def prison(ctx: Ctx, i: int) -> None:
 def release(ctx: Ctx, i: int) -> None:
     p = ctx.player(i)
     clear_voyage(p)
-    place(ctx, i, harbour(ctx))
+    place(ctx, i, main_city(ctx))  # "released at the City-Space on the Mainboard"
     p.flags.pop("moved", None)
     drop_excess(ctx, i)
     ctx.emit("sea-prison", f"{p.name} is released at {ctx.space(p.space).name}.", player=p.name)

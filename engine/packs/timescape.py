@@ -1,9 +1,9 @@
 """Timescape (timescape.txt): a board beside the main board, what its data cannot say.
 
 A character in the Timescape is *apart* (`flags["apart"]` = its own name: each space is a
-reality of its own, §2): effects of cards reach only those who share its place, i.e. no one
-else (engine/ops.py `targets`), no Spell of another reaches it (revised4 `shielded`), the
-Command Spell does not (engine/rules/spaces.py). While there its Spells and Magic Objects do
+reality of its own, §2): nothing of another character reaches it, nor anything of its reaches
+another (engine/rules/reach.py decides it for every effect, Spell, attack and pack's target
+list). While there its Spells and Magic Objects do
 not work (`flags["no-magic"]`: engine/rules/spells.py `blocked`, engine/rules/stats.py
 `items`), except against Adventure cards it draws there (§7): the flag is lifted while they
 are met.

@@ -241,7 +241,7 @@ def attack(ctx: Ctx, t: Task) -> None:
     if stats.has_ability(ctx, p, "psychic-attacks-on-characters") and not t.a.get("battle_only"):
         opts.append(Option("psychic", f"attack {q.name} in psychic combat"))
     immobile = t.a.get("immobile", False)
-    if not immobile and "immobility" in p.spells and spells.may_cast(ctx, i) and not ctx.hooks.shielded(ctx, j):
+    if not immobile and "immobility" in p.spells and spells.may_cast(ctx, i) and not spells.shielded(ctx, i, j):
         opts.append(Option("cast-immobility", f"first cast Immobility on {q.name}: no evading, no Spells, no die"))
     ctx.ask(i, "attack-kind", f"You attack {q.name}. Battle or psychic combat?", opts, target=j,
             life_only=t.a.get("life_only", False), battle_only=t.a.get("battle_only", False), immobile=immobile)

@@ -6,7 +6,7 @@ import re
 
 from engine import rng
 from engine.content import die_row
-from engine.rules import items, spells, stats
+from engine.rules import items, reach, spells, stats
 from engine.rules.items import discard, gain_object
 from engine.rules.machine import Ctx, on_answer, task
 from engine.state import Option, Prompt, Task
@@ -19,7 +19,7 @@ def others_here(ctx: Ctx, i: int) -> list[int]:
     p = ctx.player(i)
     if stats.region(ctx, p.space) == "inner" and p.space not in MEETS_OTHERS_INNER:
         return []
-    return [j for j, q in enumerate(ctx.s.players) if j != i and q.alive and q.character and q.space == p.space]
+    return [j for j in reach.others(ctx, i) if ctx.s.players[j].space == p.space]
 
 
 @task("encounter")

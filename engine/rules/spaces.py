@@ -6,7 +6,7 @@ from typing import Any
 
 from engine import ops, rng
 from engine.content import die_row
-from engine.rules import spells, stats
+from engine.rules import reach, spells, stats
 from engine.rules.items import discard
 from engine.rules.machine import Ctx, on_answer, task
 from engine.rules.movement import place
@@ -225,7 +225,7 @@ def crown(ctx: Ctx, t: Task) -> None:
     # An Alternative Ending card on the Crown (the Cataclysm) is encountered instead of the
     # Command Spell, and instead of the others there unless it says so (`meet_others`).
     ending = ctx.content.cards[s.piles["ending"][0]] if s.piles.get("ending") else None
-    others = [j for j, q in enumerate(s.players) if j != t.p and q.alive and q.space == p.space]
+    others = [j for j in reach.others(ctx, t.p) if ctx.player(j).space == p.space]
     if others and (ending is None or ending.prop("meet_others")):
         ctx.ask(t.p, "crown-attack", "Others stand on the Crown with you: whom do you attack?",
                 [Option(f"encounter-{ctx.name(j)}", f"attack {ctx.name(j)}") for j in others])
@@ -252,8 +252,7 @@ def command_spell(ctx: Ctx, t: Task) -> None:
     r = rng.die(ctx.s)
     ctx.emit("command", f"{ctx.name(t.p)} rolls {r} for the Command Spell.", player=ctx.name(t.p), roll=r)
     if r >= command_spell_low(ctx):
-        # apart: the Timescape
-        hit = [j for j, q in enumerate(ctx.s.players) if j != t.p and q.alive and not q.flags.get("apart")]
+        hit = reach.others(ctx, t.p)  # not those in the Timescape (engine/rules/reach.py)
         with one_effect(ctx):
             for j in hit:
                 lose_life(ctx, j, 1, " to the Command Spell")

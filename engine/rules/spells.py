@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from engine.questions import OTHER, SELF
-from engine.rules import items, stats
+from engine.rules import items, reach, stats
 from engine.rules.machine import Ctx, could_change, on_answer, registrar, task
 from engine.state import Option, Prompt, Task
 
@@ -32,6 +32,12 @@ def blocked(ctx: Ctx, j: int) -> bool:
     if p.toad or (p.flags and p.flags.get("no-magic")):  # no-magic: a pack's rule (the Timescape)
         return True
     return bool(ctx.s.effects) and stats.magic_destroyed(ctx, p)
+
+
+def shielded(ctx: Ctx, i: int, j: int) -> bool:
+    """No Spell of character i's affects character j: j is out of i's reach (engine/rules/reach.py:
+    the Timescape), or a card shields it (a pack's `shielded`: the Amulet)."""
+    return not reach.reaches(ctx, i, j) or ctx.hooks.shielded(ctx, j)
 
 
 def may_cast(ctx: Ctx, j: int) -> bool:
@@ -144,7 +150,7 @@ def offer_counterspell(ctx: Ctx, i: int, name: str) -> None:
     n = len(ctx.s.players)
     for j in sorted(stats.alive_players(ctx), key=lambda j: (j - i) % n):
         q = ctx.player(j)
-        if j != i and "counterspell" in q.spells and may_cast(ctx, j):
+        if j != i and "counterspell" in q.spells and may_cast(ctx, j) and reach.reaches(ctx, j, i):
             ctx.ask(j, "counterspell", f"{ctx.name(i)} casts {name}. Cancel it with your Counterspell?",
                     [Option("counter", f"cast Counterspell on {name}"), Option("let", "let it happen")])
             return
@@ -164,7 +170,7 @@ def resolve(ctx: Ctx, t: Task) -> None:
     i = t.p
     card = ctx.content.cards[t.a["spell"]]
     if card.prop("target_effect") and card.hook not in HOOKS:
-        targets = [j for j in stats.alive_players(ctx) if not ctx.hooks.shielded(ctx, j)]
+        targets = [j for j in stats.alive_players(ctx) if not shielded(ctx, i, j)]
         if targets:
             ctx.ask(i, "spell-target", f"On whom do you cast {card.name}?",
                     [Option(ctx.name(j), ctx.name(j)) for j in targets],
@@ -184,7 +190,7 @@ def spell_target(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) 
 
 
 def choose_character(ctx: Ctx, i: int, kind: str, question: str, include_self: bool = False) -> None:
-    targets = [j for j in stats.alive_players(ctx) if (include_self or j != i) and not ctx.hooks.shielded(ctx, j)]
+    targets = [j for j in stats.alive_players(ctx) if (include_self or j != i) and not shielded(ctx, i, j)]
     if targets:
         ctx.ask(i, kind, question, [Option(ctx.name(j), ctx.name(j)) for j in targets])
 
@@ -210,7 +216,7 @@ def destroy_magic(ctx: Ctx, i: int) -> None:
 @spell_hook("healing")
 def healing(ctx: Ctx, i: int, target: str | None = None) -> None:
     j = named_character(ctx, target)
-    if j is not None and not ctx.hooks.shielded(ctx, j):
+    if j is not None and not shielded(ctx, i, j):
         heal_full(ctx, j)
         return
     choose_character(ctx, i, "spell-healing", "Whom do you heal?", include_self=True)
@@ -264,7 +270,7 @@ def healing_window(ctx: Ctx, t: Task) -> None:
     if not p.alive or "healing" not in p.spells or j == ctx.s.current or not may_cast(ctx, j):
         return
     hurt = [k for k in stats.alive_players(ctx)
-            if ctx.player(k).life < ctx.player(k).max_life and not ctx.hooks.shielded(ctx, k)]
+            if ctx.player(k).life < ctx.player(k).max_life and not shielded(ctx, j, k)]
     if not hurt:
         return
     opts = [Option(f"heal-{ctx.name(k)}", f"cast Healing on {'yourself' if k == j else ctx.name(k)}") for k in hurt]

@@ -8,7 +8,7 @@ from engine.rules import spells, stats
 from engine.rules.items import discard
 from engine.rules.machine import Ctx, task
 from engine.rules.setup import begin_character
-from engine.state import Task
+from engine.state import Player, Task
 
 
 @task("turn")
@@ -121,11 +121,19 @@ def trade_trophies(ctx: Ctx, i: int) -> None:
             spent.append(c)
             acc += value(c, attr)
         for c in spent:
-            p.trophies.remove(c)
-            discard(ctx, c)
-            ctx.hooks.trophy_spent(ctx, p, c, attr)
+            spend_trophy(ctx, p, c, attr)
         setattr(p, attr, getattr(p, attr) + gain)
         ctx.emit("trophies", f"{p.name} trades trophies for +{gain} {attr.title()}.", player=p.name)
+
+
+def spend_trophy(ctx: Ctx, p: Player, card: str, attr: str) -> None:
+    """The one place a trophy leaves its living character by being exchanged or spent (traded in
+    for Strength or Craft, paid for a City bounty): to its discard pile, unless a pack keeps it
+    elsewhere (The Hunt: a Nether Enemy "exchanged or otherwise discarded" goes facedown into the
+    character's play area). `attr`: the pool it counted in, "strength" or "craft"."""
+    p.trophies.remove(card)
+    discard(ctx, card)
+    ctx.hooks.trophy_spent(ctx, p, card, attr)
 
 
 def lose_life(ctx: Ctx, i: int, n: int = 1, cause: str = "") -> None:
