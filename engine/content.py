@@ -48,6 +48,7 @@ class Space(msgspec.Struct, frozen=True):
     corner: bool = False
     confirmed: bool = True
     remnants: int = 0  # Remnant symbols: facedown Remnant cards dealt here at setup (Cataclysm)
+    terrain: bool = True  # a Terrain card may be placed here (false: the City's Jail, a Realm space)
     pack: str = "revised4"  # the pack whose board.toml it comes from
 
 

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from engine import registry
 from engine.content import Content, load
 from engine.packs.base import Pack
+from engine.rules.boardcards import terrain_allowed
 from engine.state import Game
 
 
@@ -58,8 +59,7 @@ def violations(state: Game, packs: Sequence[Pack] = ()) -> list[str]:
         kind, _, space = key.partition("@")
         if space and space not in content.board.spaces:
             out.append(f"pile {key} on unknown space")
-        elif kind == "terrain" and (len(cards) > 1
-                                    or (cards and content.board.spaces[space].ring not in ("outer", "middle"))):
+        elif kind == "terrain" and (len(cards) > 1 or (cards and not terrain_allowed(content, space))):
             out.append(f"Terrain misplaced: {key} = {cards}")
         elif kind != "box" and any(content.cards[c].deck != kind for c in cards):
             out.append(f"pile {key} holds a card of another deck: {cards}")  # "box": cards out of play

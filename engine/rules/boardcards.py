@@ -83,29 +83,39 @@ def discard_denizens(ctx: Ctx, space: str) -> None:
 
 # -- Terrain ----------------------------------------------------------------------
 
+def terrain_allowed(content, space: str) -> bool:
+    """Whether a Terrain card may be placed on a space (cataclysm.txt, Terrain Cards): never in the
+    Inner Region (nor on the Crown); never where its board says `terrain = false` (the City's Jail
+    and Town Square: cataclysm.txt, Terrain Cards and Other Expansions; a Realm space:
+    lost-realms.txt). Any other space of an expansion board may take one, its last space too."""
+    s = content.space(space)
+    return s.ring not in ("inner", "crown") and s.terrain
+
+
 @useful("terrain")
 def terrain_useful(ctx: Ctx, i: int, o: dict[str, Any]) -> bool:
-    """A Terrain can go there (not the Inner Region), not onto one of its own type, and one is
-    left in the deck or lies elsewhere to be moved."""
+    """A Terrain can go there, and one of the type is left in the deck or lies on the board to be
+    moved (onto one of its own type too: the old one goes back to the deck, the Denizens there are
+    discarded, cataclysm.txt)."""
     space, kind = o.get("space") or ctx.player(i).space, o["type"]
-    if ctx.space(space).ring not in ("outer", "middle") or ctx.s.piles.get(f"terrain@{space}") == [kind]:
+    if not terrain_allowed(ctx.content, space):
         return False
-    return kind in ctx.s.decks["terrain"] or any(
-        cards == [kind] and s != space for s, cards in on_board(ctx, "terrain").items())
+    return kind in ctx.s.decks["terrain"] or any(cards == [kind] for cards in on_board(ctx, "terrain").values())
 
 
 @op("terrain")
 def terrain(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None:
     """Place a Terrain card of type `type` on the character's space (`space`: another)."""
     space, kind = o.get("space") or ctx.player(i).space, o["type"]
-    if ctx.space(space).ring not in ("outer", "middle"):
-        return  # never in the Inner Region: the effect is ignored
+    if not terrain_allowed(ctx.content, space):
+        return  # "If an effect instructs a player to place a Terrain card where he cannot, he ignores that effect"
     if kind in ctx.s.decks["terrain"]:
         ctx.s.decks["terrain"].remove(kind)
         put_terrain(ctx, kind, space)
         return
-    # None of that type left: one on the board is moved here (the player picks which).
-    sources = [s for s, cards in on_board(ctx, "terrain").items() if cards[0] == kind and s != space]
+    # None of that type left: one on the board is moved here (the player picks which), the one
+    # lying here too (it is placed again: the Denizens here are discarded).
+    sources = [s for s, cards in on_board(ctx, "terrain").items() if cards[0] == kind]
     if sources:
         ctx.ask(i, "terrain-move", f"No {ctx.content.cards[kind].name} is left: which one do you move here?",
                 [Option(s, f"the one on {ctx.content.space(s).name}") for s in sources], terrain=kind, space=space)
