@@ -281,6 +281,11 @@ class Hooks:
         """EACH: every game pack's, under its name."""
         return {p.name: p.public(ctx) for p in self.packs}
 
+    def public_text(self, ctx: Ctx) -> dict[str, list[str]]:
+        """EACH: every game pack's that has something to say, under its name."""
+        out = {p.name: p.public_text(ctx) for p in self._by["public_text"]}
+        return {name: lines for name, lines in out.items() if lines}
+
     def invariants(self, state: Game, content: Content) -> list[str]:
         """ALL, joined."""
         out: list[str] = []
@@ -297,4 +302,4 @@ HOOKS: tuple[str, ...] = (
     "arrived", "encounter_options", "encounter_choice", "start_options", "start_choice", "choose_options", "drawn",
     "redraw_allowed", "draw_deck", "may_take", "taken", "shielded", "quest_possible", "fight_options", "fight_choice",
     "ask_helpers", "foe_reroll", "life_taken", "trophy_value", "trophy_spent", "dying", "killed", "duel_won",
-    "set_companion_level", "adjudicate", "public", "invariants")
+    "set_companion_level", "adjudicate", "public", "public_text", "invariants")

@@ -153,6 +153,7 @@ class ViewFields(TypedDict):
     space_gold: dict[str, int]
     decks: dict[str, int]
     effects: list[dict[str, Any]]
+    pack_text: dict[str, list[str]]  # each pack's public state in its own words (Pack.public_text)
     prompt: list[PromptView]
     mine: PromptView | None
 

@@ -88,6 +88,7 @@ def _space_cards(state: Game, content: Content, name: Callable[[str], str]) -> d
 
 def view(state: Game, player: str | None, hooks: Hooks) -> dict[str, Any]:
     content = load(state.edition, hooks.sources)
+    ctx = Ctx(state, [], hooks)  # the packs' public state is read through it, never changed
     everything = player in (None, MODERATOR)
     players = {}
     for p in state.players:
@@ -125,9 +126,10 @@ def view(state: Game, player: str | None, hooks: Hooks) -> dict[str, Any]:
         "space_cards": _space_cards(state, content, lambda c: content.cards[c].name),
         "space_gold": dict(state.space_gold),
         "decks": {k: len(v) for k, v in state.decks.items() if k != "character"},
-        **hooks.public(Ctx(state, [], hooks)),
+        **hooks.public(ctx),
         **state.pools,
         "effects": [dict(e) for e in state.effects],
+        "pack_text": hooks.public_text(ctx),
         "prompt": prompt,
         "mine": mine,
     }

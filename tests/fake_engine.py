@@ -185,7 +185,7 @@ def view(state: Game, player: str | None) -> dict:
     return {"turn": state.turn, "round": state.turn, "over": state.over, "winners": state.winners, "me": me,
             "players": {p.name: _sheet(state, p, player) for p in state.players},
             "board": {"outer": SPACES}, "space_names": {s: s.replace("-", " ").title() for s in SPACES},
-            "space_cards": {}, "space_gold": {}, "decks": {"adventure": 10}, "effects": [],
+            "space_cards": {}, "space_gold": {}, "decks": {"adventure": 10}, "effects": [], "pack_text": {},
             "prompt": ps, "mine": next((p for p in ps if me in p["players"]), None)}
 
 

@@ -49,7 +49,7 @@ def test_a_lasting_effect_on_no_space_is_listed_as_in_force():
     from pbem.outbound import reports
     lines = reports.pack_lines({"effects": [{"name": "blizzard", "rounds": 2, "by": "alice"},
                                             {"name": "hex", "rounds": 3, "by": "bob", "space": "woods"}]})
-    assert lines == [{"pack": "In force", "what": "Blizzard", "value": "2 rounds"}]
+    assert lines == [{"pack": "In force", "lines": ["Blizzard: 2 rounds"]}]
 
 
 def test_the_defender_is_told_who_attacks_and_with_what(svc):

@@ -245,20 +245,32 @@ def test_a_cataclysm_report_shows_the_packs_public_state(make_service):
     state = engine_api.new_game({"packs": ["cataclysm"], "players": [{"name": "a"}, {"name": "b"}],
                                  "options": {"alternative_ending": "hidden"}}, "pack-report")
     frame = render.board(svc, reports.make_frame(svc, state))
-    assert "Cataclysm: Ending: Hidden" in frame.text and "Remnants: " in frame.text
-    assert "Ruins: 2" in frame.text and "Ruins: 2" in frame.html
+    assert "The Cataclysm:\n  The Alternative Ending lies facedown on the Crown of Command." in frame.text
+    assert "  Remnants facedown: Crags, Ruins (2), Hidden Valley" in frame.text
+    assert "<strong>The Cataclysm</strong><br>The Alternative Ending" in frame.html
+    assert "<br>Remnants facedown: Crags, Ruins (2)" in frame.html
+    assert "Ending: Hidden" not in frame.text and "hidden-valley" not in frame.text  # no key dumps, no slugs
 
 
-def test_a_character_at_sea_is_shown_at_sea_and_every_pack_has_its_lines():
-    """Sea Voyage: a character at sea is on no space; the sheet and the table say where."""
-    public = {"sea-voyage": {"at_sea": {"bob": {"phase": "home"}}, "wanted": ["bob"]},
-              "timescape": {"imprisoned": {"carol": 1}}}
-    assert reports.whereabouts(public, "bob", {"space": None}) == "at sea, sailing home"
-    assert reports.whereabouts(public, "alice", {"space": "city", "space_name": "City"}) == "City"
-    assert reports.whereabouts(public, "carol", {"space": None}) == "-"
-    lines = {(line["pack"], line["what"]): line["value"] for line in reports.pack_lines(public)}
-    assert lines[("Sea Voyage", "Wanted")] == "Bob"
-    assert lines[("Timescape", "Imprisoned")] == "Carol: 1"
+def test_a_character_at_sea_is_shown_at_sea_and_every_pack_has_its_lines(svc):
+    """Sea Voyage: a character at sea is on no space; the sheet and the table say where. Each pack
+    speaks in its own words (`public_text`), under its printed title."""
+    from engine import scenario
+    state = scenario.build({"game": {"packs": ["sea-voyage", "timescape"], "seed": "s",
+                                     "players": [{"name": "alice", "character": "elf"}, {"name": "bob", "character": "thief"},
+                                                 {"name": "carol", "character": "dwarf"}]},
+                            "setup": {"bob": {"voyage": {"phase": "home", "ship": "kogge", "rations": 3, "cargo": 1,
+                                                         "home": 2, "attacks": 2, "wanted": 1}},
+                                      "carol": {"space": "sentinel-outpost", "imprisoned": 1}}})
+    public = svc.engine.view(state, reports.SPECTATOR)
+    assert reports.whereabouts(public, "bob", public["players"]["bob"]) == "at sea, sailing home"
+    assert reports.whereabouts(public, "alice", public["players"]["alice"]) == public["players"]["alice"]["space_name"]
+    lines = [(g["pack"], text) for g in reports.pack_lines(public) for text in g["lines"]]
+    assert ("Sea Voyage (fan-made)", "bob sails home on the Kogge (ship Strength 1): 3 Rations, 1 of 2 Cargo, "
+            "2 turn(s) from home.") in lines
+    assert ("Sea Voyage (fan-made)", "Wanted as Pirates: bob.") in lines
+    assert ("Timescape", "Imprisoned by the Sentinels: carol (1 turn missed).") in lines
+    assert not any("Attacks: none" in text or "Fleet:" in text for _, text in lines)  # no key dumps
 
 
 def test_the_welcome_describes_the_character_and_names_the_rules_and_the_moderator(svc, heroes):
@@ -268,3 +280,36 @@ def test_the_welcome_describes_the_character_and_names_the_rules_and_the_moderat
     assert "Edition: Revised 4th Edition" in text and "revised4" not in text
     assert "Moderator: mod@example.org" in text
     assert "status" in text and "to: bob" in text and "resign" in text  # the commands
+
+
+NEMESIS_SEATS = [("nem", "nem@example.org"), ("hugo", "hugo@example.org"), ("ivy", "ivy@example.org")]
+
+
+def test_snapshots_a_nemesis_game(svc):
+    """Issue 31: the packs' public state in their own words. The Nemesis's report names what each
+    Action card in its hand does (its stand-in text, marked) and how many actions it has left; a
+    hero's says what the Nemesis may still do in the hero's turn; both read the Trial, where the
+    adversary and the villains stand, and each hero's companion and level, with no key dump."""
+    config = game_config(name="hunt", players=NEMESIS_SEATS, characters={"hugo": "elf", "ivy": "dwarf"},
+                         edition="fifth", packs=["nemesis"], moderator="mod@example.org")
+    config["players"][0]["role"] = "nemesis"
+    g = newgame.create(svc, config)
+    asked, hero = [], None
+    for _ in range(40):  # the companions are chosen, the heroes take their first turns
+        player, line = legal(svc, g)
+        handle(svc, mail([line], sender=f"{player}@example.org", tok=token(svc, g, player), game="hunt"))
+        last = rows(svc, kind="report", player="hugo")[-1]
+        if hero is None and "your move" in last["subject"] and "Before you move" in last["text"]:
+            hero = last  # hugo's own turn
+        asked = asked or [r for r in rows(svc, kind="report", player="nem") if "your move" in r["subject"]]
+        if asked and hero:
+            break
+    nem = asked[0]  # the Nemesis's first turn
+    assert "Standard Action" in nem["text"] and "(stand-in)" in nem["text"]
+    assert "This turn the Nemesis has 2 actions left." in nem["text"]
+    assert "This turn the Nemesis may still spend 1 fate" in hero["text"]
+    for mail_ in (nem, hero):
+        assert "Companions: hugo's Companion" in mail_["text"] and "(level 1)" in mail_["text"]
+        assert "X token: None" not in mail_["text"] and "Talisman: False" not in mail_["text"]
+    assert_snapshot("report-nemesis", nem)
+    assert_snapshot("report-nemesis-hero", hero)

@@ -227,6 +227,12 @@ class Pack:
         """EACH. The pack's key in the public summary and in every view (`ctx` only to read)."""
         return {}
 
+    def public_text(self, ctx: Ctx) -> list[str]:
+        """EACH. The pack's public state as players read it: a few short sentences (no more than
+        `public` shows), each part left out when there is nothing to say. The reports and pages
+        show them under the pack's title (`ctx` only to read)."""
+        return []
+
     # -- checks (engine/invariants.py, asserted by the playouts) ----------------------------------
     def invariants(self, state: Game, content: Content) -> list[str]:
         """ALL. What must hold of the pack's own state after every move: one line per breach."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine import rng
+from engine.packs import words
 from engine.packs.base import Pack
 from engine.rules import endings, stats
 from engine.rules.machine import Ctx, on_answer, task
@@ -93,6 +94,23 @@ class Cataclysm(Pack):
             elif cards and kind == "remnant":
                 out["remnants"][space] = len(cards)
         return out
+
+    def public_text(self, ctx: Ctx) -> list[str]:
+        pub, content = self.public(ctx), ctx.content
+        ending = pub["ending"]
+        lines = ["The Alternative Ending lies facedown on the Crown of Command." if ending == "hidden"
+                 else f"On the Crown of Command: {words.card(content, ending)}."]
+        if pub["terrain"]:
+            lines.append("Terrain: " + words.listing(f"{words.card(content, c)} on {words.space(content, sp)}"
+                                                    for sp, c in pub["terrain"].items()) + ".")
+        if pub["denizens"]:
+            lines.append("Denizens: " + "; ".join(
+                f"{words.listing(words.card(content, c) for c in cs)} at {words.space(content, sp)}"
+                for sp, cs in pub["denizens"].items()) + ".")
+        if pub["remnants"]:
+            lines.append("Remnants facedown: " + words.listing(
+                f"{words.space(content, sp)}{f' ({n})' if n > 1 else ''}" for sp, n in pub["remnants"].items()) + ".")
+        return lines
 
 
 PACK: Pack = Cataclysm()

@@ -25,7 +25,7 @@ from typing import Any
 from engine import rng
 from engine.config import ConfigError
 from engine.content import die_row, pack_table
-from engine.packs import city_posters, city_shops
+from engine.packs import city_posters, city_shops, words
 from engine.packs.base import Pack
 from engine.rules.items import discard
 from engine.rules.machine import Ctx, on_answer, task
@@ -237,6 +237,21 @@ class City(Pack):
         kept = {p.name: [c for c in p.area if content.cards[c].deck == city_posters.DECK] for p in state.players}
         return {"characters": there, "jailed": jailed, "posters": list(state.piles.get(city_posters.PILE, [])),
                 "kept_posters": {name: cards for name, cards in kept.items() if cards}}
+
+    def public_text(self, ctx: Ctx) -> list[str]:
+        pub, content = self.public(ctx), ctx.content
+        lines = []
+        if pub["characters"]:
+            lines.append("In the City: " + words.listing(
+                f"{name} ({words.space(content, sp)})" for name, sp in pub["characters"].items()) + ".")
+        if pub["jailed"]:
+            lines.append(f"Locked up in the Jail: {words.listing(pub['jailed'])}.")
+        if pub["posters"]:
+            posters = words.listing(words.card(content, c) for c in pub["posters"])
+            lines.append(f"Wanted Posters at the City Gate: {posters}.")
+        for name, cards in pub["kept_posters"].items():
+            lines.append(f"{name} keeps {words.listing(words.card(content, c) for c in cards)}.")
+        return lines
 
     def scenario_setup(self, state: Any, content: Any, p: Any, key: str, value: Any) -> bool | None:
         """A scenario's `jailed = true` in [setup.<player>] (after `space`): locked up in the Jail."""

@@ -68,6 +68,23 @@ def public(state: Game, content: Content) -> dict[str, Any]:
     return {"characters": where, "stacks": stacks, "loot": loot, "decks": decks}
 
 
+def public_text(state: Game, content: Content) -> list[str]:
+    pub = public(state, content)
+    lines = []
+    where = {p.name: p.space for p in state.players if p.name in pub["characters"]}
+    if where:
+        lines.append("In the Deep Realms: " + words.listing(
+            f"{name} ({words.space(content, sp)})" for name, sp in where.items()) + ".")
+    for name, st in pub["stacks"].items():
+        up = f", {words.listing(st['faceup'])} faceup on top" if st["faceup"] else ""
+        lines.append(f"{name}'s Tunnel stack: {st['cards']} card{'s' if st['cards'] != 1 else ''}{up}.")
+    for sp, cards in pub["loot"].items():
+        if sp in content.board.spaces:
+            lines.append(f"On {words.space(content, sp)}: {words.listing(cards) or 'nothing'}.")
+    lines.append(f"Bridge deck {pub['decks'][BRIDGE]}, Tunnel deck {pub['decks'][TUNNEL]}.")
+    return lines
+
+
 def scenario_setup(state: Game, content: Content, p: Player, key: str, value: Any) -> bool | None:
     """`tunnel_stack = [...]` in [setup.<player>]: the character's facedown stack, top first;
     `realm_loot = { rats-nest = [...] }`: a loot pile instead of the random one dealt."""
@@ -250,6 +267,9 @@ class DeepRealms(Pack):
 
     def public(self, ctx: Ctx) -> dict[str, Any]:
         return public(ctx.s, ctx.content)
+
+    def public_text(self, ctx: Ctx) -> list[str]:
+        return public_text(ctx.s, ctx.content)
 
     def scenario_setup(self, state: Any, content: Any, p: Any, key: str, value: Any) -> bool | None:
         return scenario_setup(state, content, p, key, value)

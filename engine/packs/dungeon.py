@@ -19,6 +19,7 @@ from typing import Any
 
 from engine import rng
 from engine.content import die_row, die_rows
+from engine.packs import words
 from engine.packs.base import Pack, RuleOption
 from engine.rules import stats
 from engine.rules.encounter import take
@@ -222,6 +223,18 @@ class Dungeon(Pack):
         there = {p.name: p.space for p in state.players if p.alive and p.space and spaces[p.space].ring == RING}
         gone = [c for c in state.discards.get(OUT_OF_PLAY, []) if content.cards[c].deck == TREASURE]
         return {"characters": there, "treasure": sorted(state.decks.get(TREASURE, [])), "treasure_gone": sorted(gone)}
+
+    def public_text(self, ctx: Ctx) -> list[str]:
+        pub, content = self.public(ctx), ctx.content
+        lines = []
+        if pub["characters"]:
+            lines.append("In the Dungeon: " + words.listing(
+                f"{name} ({words.space(content, sp)})" for name, sp in pub["characters"].items()) + ".")
+        lines.append(f"Treasures left: {words.counted(content, pub['treasure'])}." if pub["treasure"]
+                     else "No Treasure is left.")
+        if pub["treasure_gone"]:
+            lines.append(f"Treasures out of the game: {words.counted(content, pub['treasure_gone'])}.")
+        return lines
 
     def invariants(self, state: Any, content: Any) -> list[str]:
         """Whoever reaches the Treasure Chamber fights and emerges in that turn; only Treasures

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from engine.packs import words
 from engine.packs.base import Pack, RuleOption
 from engine.rules import endings, reach, stats
 from engine.rules.encounter import take
@@ -389,6 +390,26 @@ class LostRealms(Pack):
                            if content.cards[c].deck == NETHER and content.cards[c].type == "enemy")
             out["hunt"] = {p.name: count(p) for p in state.players if p.role == "hero"}
         return out
+
+    def public_text(self, ctx: Ctx) -> list[str]:
+        pub, content = self.public(ctx), ctx.content
+        lines = []
+        ending = pub.get("ending")
+        if ending:
+            lines.append("The Alternative Ending lies facedown on the Crown of Command." if ending == "hidden"
+                         else f"Alternative Ending: {words.card(content, ending)}.")
+        if pub.get("gauntlet"):
+            lines.append("The Gauntlet: " + "; ".join(
+                f"{words.space(content, sp)} {v['facedown']} facedown"
+                + (f", {words.listing(words.card(content, c) for c in v['faceup'])} faceup" if v["faceup"] else "")
+                for sp, v in pub["gauntlet"].items()) + ".")
+        if pub.get("pandora"):
+            lines.append(f"Pandora's Box: {pub['pandora']['holder']} holds the pile, {pub['pandora']['pile']} Nether "
+                         "cards left; nobody heals or gains life.")
+        if "hunt" in pub:
+            lines.append(f"The Hunt, defeated Nether Enemies (four on the Crown win): "
+                         f"{words.listing(f'{name} {n}' for name, n in pub['hunt'].items())}.")
+        return lines
 
     def arrived(self, ctx: Ctx, i: int) -> bool | None:
         """The Gauntlet: on an Inner Region space, its Nether cards are met before the space. True

@@ -39,6 +39,7 @@ from engine.packs import (
     nemesis_heroes,
     nemesis_ops,  # noqa: F401  (registers its ops)
     nemesis_setup,
+    nemesis_text,
     nemesis_turn,
 )
 from engine.packs.base import Pack, RuleOption
@@ -157,6 +158,9 @@ class Nemesis(Pack):
                                    "level": state.counters.get(f"companion@{state.players[i].name}", 1),
                                    "talisman": len(state.players[i].area) > 1}
                                for i in heroes(state) if state.players[i].area}}
+
+    def public_text(self, ctx: Ctx) -> list[str]:
+        return nemesis_text.text(ctx.s, ctx.content)
 
     def invariants(self, state: Any, content: Any) -> list[str]:
         """Private hands, companions, the shared pool, one adversary and one site a space."""

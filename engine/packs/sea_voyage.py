@@ -40,7 +40,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.packs import sea_voyage_combat, sea_voyage_tables, sea_voyage_trade  # noqa: F401  (register their ops)
+from engine.packs import sea_voyage_combat, sea_voyage_tables, sea_voyage_trade, words  # noqa: F401  (register their ops)
 from engine.packs.base import Pack
 from engine.packs.sea_voyage_harbour import fleet
 
@@ -211,6 +211,20 @@ class SeaVoyage(Pack):
                 "wanted": [p.name for p in state.players if p.flags.get("sea-wanted")],
                 "attacks": {p.name: p.flags["sea-attacks"] for p in state.players if p.flags.get("sea-attacks")}}
 
+    def public_text(self, ctx: Ctx) -> list[str]:
+        pub, content = self.public(ctx), ctx.content
+        lines = [_voyage(content, name, v) for name, v in pub["at_sea"].items()]
+        ships = [c for c, n in pub["fleet"].items() for _ in range(n)]
+        lines.append(f"The Royal Fleet lends: {words.counted(content, ships)}." if ships
+                     else "The Royal Fleet has no ship left to lend.")
+        if pub["wanted"]:
+            lines.append(f"Wanted as Pirates: {words.listing(pub['wanted'])}.")
+        if pub["attacks"]:
+            lines.append("Ships attacked: " + words.listing(f"{name} {n}" for name, n in pub["attacks"].items()) + ".")
+        if pub["out_of_play"]:
+            lines.append(f"Out of play: {words.counted(content, pub['out_of_play'])}.")
+        return lines
+
     def scenario_setup(self, state: Any, content: Any, p: Any, key: str, value: Any) -> bool | None:
         """A scenario's `voyage = { ship = "kogge", rations = 3, cargo = 1, phase = "home", home = 2,
         naval = [...], ... }` in [setup.<player>] (after `objects`): the character at sea."""
@@ -246,6 +260,18 @@ class SeaVoyage(Pack):
             return _adjudicate(ctx, i, what, value)
         except ValueError:
             return f"{what} takes a number such as +1 or -2, not {value!r}"
+
+
+def _voyage(content: Any, name: str, v: dict[str, Any]) -> str:
+    """One character's voyage, as the summary's `at_sea` holds it."""
+    if v["phase"] == "prison":
+        return f"{name} sits in prison, {v.get('prison', 0)} turn(s) to go."
+    if v["phase"] == "wreck":
+        return f"{name} is shipwrecked, adrift on a Raft, {v.get('turns_home', 0)} turn(s) from home."
+    way = "sails home" if v["phase"] == "home" else "sails out"
+    home = f", {v['turns_home']} turn(s) from home" if v["phase"] == "home" else ""
+    return (f"{name} {way} on the {words.card(content, v['ship'])} (ship Strength {v['ship_strength']}): "
+            f"{v['rations']} Rations, {v['cargo']} of {v['hold']} Cargo{home}.")
 
 
 PACK: Pack = SeaVoyage()

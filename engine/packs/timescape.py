@@ -22,6 +22,7 @@ from typing import Any
 from engine import ops, rng
 from engine.config import ConfigError
 from engine.content import die_row, pack_table
+from engine.packs import words
 from engine.packs.base import Pack
 from engine.rules import encounter, stats
 from engine.rules.encounter import next_group, still_there
@@ -631,6 +632,20 @@ class Timescape(Pack):
         for c in state.decks.get("timescape-purchase", []):
             left[c] = left.get(c, 0) + 1
         return {"characters": there, "imprisoned": prison, "purchase": dict(sorted(left.items()))}
+
+    def public_text(self, ctx: Ctx) -> list[str]:
+        pub, content = self.public(ctx), ctx.content
+        lines = []
+        if pub["characters"]:
+            lines.append("In the Timescape, out of everyone else's reach: " + words.listing(
+                f"{name} ({words.space(content, sp)})" for name, sp in pub["characters"].items()) + ".")
+        if pub["imprisoned"]:
+            lines.append("Imprisoned by the Sentinels: " + words.listing(
+                f"{name} ({n} turn{'s' if n != 1 else ''} missed)" for name, n in pub["imprisoned"].items()) + ".")
+        if pub["purchase"]:
+            lines.append("The Rogue Trader sells: " + words.counted(
+                content, [c for c, n in pub["purchase"].items() for _ in range(n)]) + ".")
+        return lines
 
     def scenario_setup(self, state: Any, content: Any, p: Any, key: str, value: Any) -> bool | None:
         """A scenario's `space` on the Timescape: the character is in the Timescape at once, apart

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from engine.registry import PLAYABLE_PACKS, TITLES
+from engine.registry import TITLES
 from pbem.base import boardmap
 from pbem.outbound import glossary, leads, links as web_links, outbox, render, turnmail
 
@@ -102,8 +102,7 @@ def make_frame(svc: Service, state) -> dict:
             "packs": pack_lines(public)}
 
 
-PACK_STATE = PLAYABLE_PACKS  # each pack's public state is in a view under the pack's name
-VOYAGE = {"out": "at sea", "home": "at sea, sailing home", "wreck": "shipwrecked, adrift"}
+VOYAGE = {"out": "at sea", "home": "at sea, sailing home", "wreck": "shipwrecked, adrift", "prison": "in prison"}
 
 
 def whereabouts(public: dict, name: str, p: dict) -> str:
@@ -111,31 +110,21 @@ def whereabouts(public: dict, name: str, p: dict) -> str:
     if p.get("space"):
         return p.get("space_name") or p["space"]
     voyage = ((public.get("sea-voyage") or {}).get("at_sea") or {}).get(name)
-    return VOYAGE.get(voyage["phase"], _words(voyage["phase"])) if voyage else "-"
-
-
-def _words(value) -> str:
-    """A pack's public value as words: slugs to titles, mappings as "key: value" lists."""
-    if isinstance(value, dict):
-        return "; ".join(f"{_words(k)}: {_words(v)}" for k, v in value.items()) or "none"
-    if isinstance(value, (list, tuple)):
-        return ", ".join(_words(v) for v in value) or "none"
-    return str(value).replace("-", " ").title() if isinstance(value, str) else str(value)
+    return VOYAGE.get(voyage["phase"], voyage["phase"]) if voyage else "-"
 
 
 def pack_lines(public: dict) -> list[dict]:
-    """What the packs in play show everyone (the Cataclysm's ending and Terrain, the
-    Nemesis's hand size...), as lines for the board part of every report."""
-    lines = []
-    for pack in PACK_STATE:
-        for key, value in (public.get(pack) or {}).items():
-            lines.append({"pack": pack.replace("-", " ").title(), "what": key.replace("_", " ").capitalize(),
-                          "value": _words(value)})
-    for name, detail in boardmap.in_force(public):  # a lasting effect on no space: a Blizzard
-        lines.append({"pack": "In force", "what": name, "value": detail or "yes"})
+    """What the packs in play show everyone, in their own words (each pack's `public_text`: the
+    Nemesis's Trial, adversary, villains and companions, the Cataclysm's ending and Terrain...),
+    under the pack's printed title, for the board part of every report: [{pack, lines}]."""
+    groups = [{"pack": TITLES.get(pack, pack), "lines": list(texts)}
+              for pack, texts in public.get("pack_text", {}).items()]
+    forces = [f"{name}: {detail or 'yes'}" for name, detail in boardmap.in_force(public)]
+    if forces:  # a lasting effect on no space: a Blizzard
+        groups.append({"pack": "In force", "lines": forces})
     if "shared_fate" in public:
-        lines.append({"pack": "Heroes", "what": "Shared fate", "value": str(public["shared_fate"])})
-    return lines
+        groups.append({"pack": "Heroes", "lines": [f"Shared fate: {public['shared_fate']}."]})
+    return groups
 
 
 # -- contexts ---------------------------------------------------------------------------
