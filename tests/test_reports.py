@@ -257,7 +257,8 @@ def test_a_character_at_sea_is_shown_at_sea_and_every_pack_has_its_lines(svc):
     speaks in its own words (`public_text`), under its printed title."""
     from engine import scenario
     state = scenario.build({"game": {"packs": ["sea-voyage", "timescape"], "seed": "s",
-                                     "players": [{"name": "alice", "character": "elf"}, {"name": "bob", "character": "thief"},
+                                     "players": [{"name": "alice", "character": "elf"},
+                                                 {"name": "bob", "character": "thief"},
                                                  {"name": "carol", "character": "dwarf"}]},
                             "setup": {"bob": {"voyage": {"phase": "home", "ship": "kogge", "rations": 3, "cargo": 1,
                                                          "home": 2, "attacks": 2, "wanted": 1}},

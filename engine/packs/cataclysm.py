@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine import rng
-from engine.packs import words
+from engine import rng, words
 from engine.packs.base import Pack
 from engine.rules import endings, stats
 from engine.rules.machine import Ctx, on_answer, task

@@ -22,10 +22,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine import rng
+from engine import rng, words
 from engine.config import ConfigError
 from engine.content import die_row, pack_table
-from engine.packs import city_posters, city_shops, words
+from engine.packs import city_posters, city_shops
 from engine.packs.base import Pack
 from engine.rules.items import discard
 from engine.rules.machine import Ctx, on_answer, task

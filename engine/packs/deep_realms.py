@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine import rng
+from engine import rng, words
 from engine.config import ConfigError, GameConfig
 from engine.content import Content
 from engine.packs import deep_realms_spaces as spaces

@@ -17,9 +17,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine import rng
+from engine import rng, words
 from engine.content import die_row, die_rows
-from engine.packs import words
 from engine.packs.base import Pack, RuleOption
 from engine.rules import stats
 from engine.rules.encounter import take

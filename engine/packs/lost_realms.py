@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.packs import words
+from engine import words
 from engine.packs.base import Pack, RuleOption
 from engine.rules import endings, reach, stats
 from engine.rules.encounter import take

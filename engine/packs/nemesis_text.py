@@ -5,7 +5,7 @@ still do this turn. Only what the public summary shows (engine/packs/nemesis.py 
 from __future__ import annotations
 
 from engine.packs.nemesis_board import BONUSES, adversary_space, heroes, nemesis, tokens
-from engine.packs.words import card, listing, space
+from engine.words import card, listing, space
 
 
 def text(state, content) -> list[str]:

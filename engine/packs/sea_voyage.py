@@ -40,7 +40,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.packs import sea_voyage_combat, sea_voyage_tables, sea_voyage_trade, words  # noqa: F401  (register their ops)
+from engine import words
+from engine.packs import sea_voyage_combat, sea_voyage_tables, sea_voyage_trade  # noqa: F401  (register their ops)
 from engine.packs.base import Pack
 from engine.packs.sea_voyage_harbour import fleet
 

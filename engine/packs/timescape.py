@@ -19,10 +19,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine import ops, rng
+from engine import ops, rng, words
 from engine.config import ConfigError
 from engine.content import die_row, pack_table
-from engine.packs import words
 from engine.packs.base import Pack
 from engine.rules import encounter, stats
 from engine.rules.encounter import next_group, still_there

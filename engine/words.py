@@ -1,5 +1,5 @@
-"""Words for the packs' public texts (`Pack.public_text`): the names players read for the slugs a
-pack's public state holds, and lists as a sentence says them."""
+"""Words for the packs' public texts (`Pack.public_text`, engine/packs/base.py): the names players
+read for the slugs a pack's public state holds, and lists as a sentence says them."""
 from __future__ import annotations
 
 from collections.abc import Iterable
