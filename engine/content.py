@@ -93,6 +93,9 @@ class Board(msgspec.Struct, frozen=True):
     spaces: dict[str, Space]
     rings: dict[str, list[str]]
     opposite: dict[str, str]  # across the Storm River, both ways
+    # A board beside the main one entered by a roll that carries past a main-board space: that
+    # space -> the first space of the other board (The City: the City space -> the City Gate)
+    gates: dict[str, str] = {}
 
 
 class Content(msgspec.Struct, frozen=True):
@@ -356,16 +359,20 @@ def _pack(source: Source, board: Board, cards: dict[str, Card], decks: dict[str,
 
 def _add_rings(source: Source, board: Board) -> Board:
     """A pack board with `[geometry] add_rings = true` (the Timescape) lies beside the board in
-    play: its rings are added to it, its space ids must be new."""
+    play: its rings are added to it, its space ids must be new. `gates = { space = "..." }`: a
+    roll carrying past that space of the board in play may step onto the pack's space instead."""
     pack = source.pack
     data = _read(source, "board.toml")
-    if not data.get("geometry", {}).get("add_rings"):
+    geometry = data.get("geometry", {})
+    if not geometry.get("add_rings"):
         return board
     extra = _board({"space": data["space"]}, pack)
     clash = set(extra.spaces) & set(board.spaces)
     if clash:
         raise ValueError(f"{pack}/board.toml: space ids already on the board: {', '.join(sorted(clash))}")
-    return Board({**board.spaces, **extra.spaces}, {**board.rings, **extra.rings}, board.opposite)
+    gates = {at: to for at, to in geometry.get("gates", {}).items() if at in board.spaces and to in extra.spaces}
+    return Board({**board.spaces, **extra.spaces}, {**board.rings, **extra.rings}, board.opposite,
+                 {**board.gates, **gates})
 
 
 def _deck_flags(packs: tuple[Source, ...]) -> dict[str, tuple[str, ...]]:

@@ -1,8 +1,9 @@
 """The City (city-and-dungeon.md, "The City"): a Region beside the main board, on a stand-in
 board (content/city/board.toml; docs/rules-decisions.md, "The City").
 
-Built here: entering from the main board's City space (`city-enter`, a stand-in for "a roll
-that carries it past"); the one-way streets (the ring "city" less its shops), followed in order
+Built here: entering from the main board's City space (`city-enter`, for one who starts there; a
+roll carrying past it is asked at the crossing, engine/rules/movement.py, the board's `gates`); the
+one-way streets (the ring "city" less its shops), followed in order
 and never against it; before the roll, other packs' `move_options` for the character (the Deep
 Realms at the Sewer Grate) asked beside `roll` in one question, only when there are any; the
 five shops, each entered from its street for 1 point of movement (the rest of the roll lost),
@@ -16,7 +17,7 @@ Elsewhere: buying in the shops, the City cards drawn on the plain streets, Free 
 The pack is `City` (at the end), its hooks written as its methods; the tasks and answers are the
 module's functions (`city-move`, `city-walk`, the Jail, the Gate, the Wharf).
 Not built: Trading Day and Grumpy Wizard are settled by the moderator; the City's characters,
-Neutral Alignment cards and Alternative Endings; entering by a roll that passes the City space.
+Neutral Alignment cards and Alternative Endings.
 """
 from __future__ import annotations
 

@@ -128,7 +128,7 @@ def walk(ctx: Ctx, t: Task) -> None:
     path = []
     while steps > 0:
         if not a.get("asked"):
-            crossing = crossing_at(ctx, i, space)
+            crossing = crossing_at(ctx, i, space, passing=space != a.get("start"))
             if crossing:
                 ctx.push("walk", i, **{**a, "space": space, "steps": steps, "asked": True})
                 ctx.ask(i, "crossing", crossing[0], crossing[1], space=space, steps=steps)
@@ -142,9 +142,16 @@ def walk(ctx: Ctx, t: Task) -> None:
     place(ctx, i, space)
 
 
-def crossing_at(ctx: Ctx, i: int, space: str):
-    """The question to ask when a move would carry the character past a crossing point."""
+def crossing_at(ctx: Ctx, i: int, space: str, passing: bool = True):
+    """The question to ask when a move would carry the character past a crossing point (`passing`:
+    the move goes through the space, not only starts from it)."""
     p = ctx.player(i)
+    gate = ctx.content.board.gates.get(space)
+    if gate and passing:  # a board beside this one, entered by a roll carrying past (The City)
+        name = ctx.content.space(gate).name
+        return (f"Your roll carries you past {ctx.content.space(space).name}. Step onto the {name} instead "
+                "(your move ends there)?",
+                [Option("gate", f"step onto the {name}"), Option("continue", "keep moving along this region")])
     if space in (SENTINEL, PORTAL) and ctx.covered(space):
         # Terrain on the Sentinel or the Portal: the crossing is free (cataclysm.txt).
         inward = "into the Middle Region" if space == SENTINEL else "into the Inner Region, to the Plain of Peril"
@@ -165,7 +172,8 @@ def crossing_at(ctx: Ctx, i: int, space: str):
     return None
 
 
-@on_answer("crossing", "a crossing on the way (the Sentinel, a bridge): `continue` on this side, or cross it",
+@on_answer("crossing", "a crossing on the way (the Sentinel, a bridge, the City Gate): `continue` on this side, "
+           "`cross` it, or `gate` (onto the board beside)",
            default=("continue",))
 def crossing(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> None:
     i = ctx.index(who)
@@ -173,6 +181,11 @@ def crossing(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> N
         return  # the walk task pushed before asking goes on
     walk_task = ctx.s.stack.pop()
     steps = walk_task.a["steps"]
+    if key == "gate":  # onto the other board's first space: the move ends there, which is met
+        dest = ctx.content.board.gates[prompt.data["space"]]
+        ctx.emit("move", f"{who} steps onto the {ctx.space(dest).name}.", player=who, space=dest)
+        place(ctx, i, dest)
+        return
     if key == "cross":
         space = prompt.data["space"]
         dest = SENTINEL_MIDDLE if space == SENTINEL else SENTINEL
