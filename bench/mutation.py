@@ -1,4 +1,4 @@
-"""Mutation testing of the rules (engine/rules/, engine/ops.py, engine/packs/) against the
+"""Mutation testing of the whole engine (engine/, the rules and the packs included) against the
 engine-facing tests of the default run, on a seeded random sample of mutants. Too slow for CI
 (tens of minutes on two cores); run by hand, see bench/README.md:
 
