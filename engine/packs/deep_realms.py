@@ -71,7 +71,7 @@ def public(state: Game, content: Content) -> dict[str, Any]:
 def public_text(state: Game, content: Content) -> list[str]:
     pub = public(state, content)
     lines = []
-    where = {p.name: p.space for p in state.players if p.name in pub["characters"]}
+    where = {p.name: p.space for p in state.players if p.name in pub["characters"] and p.space}
     if where:
         lines.append("In the Deep Realms: " + words.listing(
             f"{name} ({words.space(content, sp)})" for name, sp in where.items()) + ".")
