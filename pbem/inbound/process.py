@@ -378,13 +378,13 @@ def _over_hourly(svc: Service, game: dict, player: dict, row: dict, order: order
                   row["id"], game["id"], player["name"])
 
 
-def _notice(svc: Service, game: dict, player: dict, row: dict, order: orders.Order, subject: str,
+def _notice(svc: Service, game: dict, reader: dict, row: dict, order: orders.Order, subject: str,
             lines: list[str]) -> None:
-    """A short notice to a seat, in reply to its mail."""
+    """A short notice to a seat or an observer (`reader`: its name and email), in reply to its mail."""
     ctx = {"address": reports.game_address(svc, game), "subject": subject, "lines": lines}
-    outbox.enqueue(svc, kind="notice", message_id=reports.message_id(svc, game, f"in{row['id']}", player["name"],
+    outbox.enqueue(svc, kind="notice", message_id=reports.message_id(svc, game, f"in{row['id']}", reader["name"],
                                                                       "notice"),
-                   sender=reports.game_address(svc, game), to=player["email"], to_name=player["name"],
+                   sender=reports.game_address(svc, game), to=reader["email"], to_name=reader["name"],
                    subject=f"[{game['id']}] {subject}", context=ctx, game=game["id"], in_reply_to=order.message_id,
                    references=[order.message_id], inbox_id=row["id"], reply=True)
 
@@ -402,14 +402,9 @@ def _observer(svc: Service, row: dict, order: orders.Order) -> Result | None:
         if observers.status(svc, game, observer, row["id"], order.message_id):
             return Result("applied", "status: the public report sent to an observer", row["id"], game["id"])
         return Result("refused", f"refused: an observer over {limits.OBSERVER_STATUS.key}", row["id"], game["id"])
-    ctx = {"address": reports.game_address(svc, game), "subject": f"You watch the game {game['id']}",
-           "lines": [(f"You watch the game {game['id']} as an observer, so your mail plays nothing and "
-                     "reaches no one."), ("A mail with the word \"status\" (a line, or the subject) brings the "
-                     "report again at once.")]}
-    outbox.enqueue(svc, kind="notice", message_id=reports.message_id(svc, game, f"in{row['id']}", "observer"),
-                   sender=reports.game_address(svc, game), to=observer["email"], to_name=observer["name"],
-                   subject=f"[{game['id']}] Observers may send status only", context=ctx, game=game["id"],
-                   in_reply_to=order.message_id, references=[order.message_id], inbox_id=row["id"], reply=True)
+    _notice(svc, game, observer, row, order, "Observers may send status only",
+            [f"You watch the game {game['id']} as an observer, so your mail plays nothing and reaches no one.",
+             "A mail with the word \"status\" (a line, or the subject) brings the report again at once."])
     return Result("rejected", "rejected: an observer may send status only", row["id"], game["id"])
 
 
