@@ -88,6 +88,9 @@ def test_observers_config_is_checked(svc):
     for entries in (["wanda"], [1], [dict(WATCHER), "x"]):  # not tables: a message, not a traceback
         with pytest.raises(games.GameError, match="observers are tables"):
             newgame.create(svc, {**game_config(name="c"), "observers": entries})
+    for name in ("wan\x00da", "wanda\x1b[2J", " "):
+        with pytest.raises(games.GameError, match="one line of printable text"):
+            newgame.create(svc, {**game_config(name="d"), "observers": [{"name": name, "email": "w@example.org"}]})
 
 
 def test_pbem_observer_add(tmp_path):

@@ -45,6 +45,8 @@ def check(config: dict) -> None:
             raise games.GameError("; ".join(wrong))
         if not isinstance(o.get("name"), str) or not isinstance(o.get("email"), str):
             raise games.GameError(f"{where} needs a name and an email")
+        if not o["name"].strip() or not o["name"].isprintable():  # it heads their reports
+            raise games.GameError(f"[[observers]] {o['name']!r}: a name is one line of printable text")
         if o["name"] in seats:
             raise games.GameError(f"{where}: {o['name']!r} is a player's name")
         o["email"] = games._check_email(o["email"], where)

@@ -88,14 +88,35 @@ def storable_params(params):
 
 def storable_data(value):
     """`value` with every text in it storable: a text, or lists, tuples, dicts and dataclasses
-    of texts (an order read from a mail: what it quotes back, stores and logs is then clean)."""
+    of texts (an order read from a mail: what it quotes back, stores and logs is then clean).
+    `value` itself when nothing in it needs it, the usual case (its texts tested at once)."""
+    return value if _storable_already("".join(_texts(value, []))) else _cleaned(value)
+
+
+def _texts(value, out: list[str]) -> list[str]:
+    if isinstance(value, str):
+        out.append(value)
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            _texts(v, out)
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            _texts(k, out)
+            _texts(v, out)
+    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+        for f in dataclasses.fields(value):
+            _texts(getattr(value, f.name), out)
+    return out
+
+
+def _cleaned(value):
     if isinstance(value, str):
         return storable(value)
     if isinstance(value, (list, tuple)):
-        return type(value)(storable_data(v) for v in value)
+        return type(value)(_cleaned(v) for v in value)
     if isinstance(value, dict):
-        return {storable_data(k): storable_data(v) for k, v in value.items()}
+        return {_cleaned(k): _cleaned(v) for k, v in value.items()}
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return dataclasses.replace(value, **{f.name: storable_data(getattr(value, f.name))
+        return dataclasses.replace(value, **{f.name: _cleaned(getattr(value, f.name))
                                              for f in dataclasses.fields(value) if f.init})
     return value
