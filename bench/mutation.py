@@ -42,7 +42,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 WORK = ROOT / "bench" / ".mutation"
 SETTINGS = ROOT / "bench" / "mutmut.toml"
-SNAPSHOT = ["engine", "pbem", "tests", "tools", "pyproject.toml"]
+SNAPSHOT = ["engine", "pbem", "tests", "tools", "templates", "docs", "pyproject.toml"]
 MUTMUT = Path(sys.executable).parent / "mutmut"
 ENV = {**os.environ, "PBEM_PURE": "1"}  # the engine from its (mutated) Python sources
 NICE = ["nice", "-n", "19"]  # the machine's two cores are shared with the team
