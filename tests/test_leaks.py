@@ -110,6 +110,8 @@ def test_a_nemesis_game_by_mail_never_shows_a_hero_the_nemesis_hand(svc, seed):
     final = games.state(svc, games.get(svc, g))
     assert final.over and final.winners, "the game reached its end"
     assert hero_mails > 100 and hand_shown > 10, (hero_mails, hand_shown)
+    # issue 31: every Nemesis card plays by itself: the moderator was never asked to adjudicate
+    assert not [r["line"] for r in svc.store.moves(g) if r["player"] == eng.MODERATOR]
 
 
 def test_player_scoped_exports_and_replays_show_others_answers_only_as_public_events(svc, tmp_path):
