@@ -70,7 +70,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--per-round", type=int, default=3)
-    ap.add_argument("--floor", type=Path, default=REPO.parent / "shared" / "bench" / "floor.py")
+    ap.add_argument("--floor", type=Path, default=timing.floor_path())
     args = ap.parse_args()
     log.configure("json", "warning")
     with tempfile.TemporaryDirectory() as root:

@@ -161,7 +161,7 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--per-round", type=int, default=100, help="floor moves, and mails of each kind, a round")
     ap.add_argument("--long", type=int, default=10000, help="compare mails at this move with mails at the first")
-    ap.add_argument("--floor", type=Path, default=REPO.parent / "shared" / "bench" / "floor.py")
+    ap.add_argument("--floor", type=Path, default=timing.floor_path())
     ap.add_argument("--batch", type=int, default=10, help="mails per group commit (one fsync each batch)")
     args = ap.parse_args()
     log.configure("json", "warning")

@@ -14,6 +14,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 # A bench plays a game's mails in seconds, faster than any seat may write (mails_per_hour):
 # its homes lift the limit, and still pay for counting against it.
@@ -51,11 +52,19 @@ def process(cmd: list[str], stdin: bytes = b"", env: dict | None = None, cwd=Non
     return sample
 
 
+def floor_path() -> Path:
+    """../shared/bench/floor.py, seen from the checkout or from a worktree below it."""
+    here = Path(__file__).resolve().parent.parent
+    for up in here.parents:
+        if (up / "shared" / "bench" / "floor.py").is_file():
+            return up / "shared" / "bench" / "floor.py"
+    return here.parent / "shared" / "bench" / "floor.py"
+
+
 def floor_round(path, moves: int) -> Sample:
     """The floor (../shared/bench/floor.py) for `moves` moves in this process, per move: its
     own code, run with N = `moves` and cut before its summary, timed as a whole (its setup,
     a few milliseconds, is shared out over the moves)."""
-    from pathlib import Path
     src = Path(path).read_text()
     src = src.replace("N = 1 if ONCE else 2000", f"N = {int(moves)}").split("ts.sort()")[0]
     code = compile(src, str(path), "exec")

@@ -144,6 +144,17 @@ def test_a_weak_seed_is_warned_about_and_never_a_mask_pattern(fake_svc, capsys):
     assert log.scrub(f"x {strong} y") == "x [secret] y"
 
 
+def test_only_seeds_are_judged_weak_not_tokens(fake_svc, capsys, monkeypatch):
+    """Issue 28: the weak-seed check ran on every token made too, so a seat's token of under 8
+    different hex digits (about one game in 2,000) logged a "weak seed" at the game's creation."""
+    plain = iter(f"{i:x}" * 10 + "0" * 10 for i in range(1, 16))  # 20 hex digits, two different
+    monkeypatch.setattr(newgame.tokens, "token_for", lambda *args: next(plain))
+    capsys.readouterr()
+    newgame.create(fake_svc, game_config(name="plain-tokens", seed="9f8e7d6c5b4a39281706f5e4d3c2b1a0"))
+    assert "weak" not in capsys.readouterr().err
+    assert log.scrub("x 11111111110000000000 y") == "x [secret] y"  # the token is still never logged
+
+
 def test_the_masked_store_keeps_message_ids_for_threads(fake_svc, fake_game):
     hexy = "<0123456789abcdef0123@mail.example.org>"
     result = handle(fake_svc, mail(["hello"], sender="someone@example.net", message_id=hexy))

@@ -3,7 +3,7 @@
 Redaction is a processor, so it holds for every logger in the service whatever a caller
 passes: anything shaped like a token (20 hex characters, or the token part of a
 `local+TOKEN@domain` address) or a seat link's secret (32), and every secret registered with
-`forget()` is replaced.
+`forget()` (`forget_seed()`) is replaced.
 """
 from __future__ import annotations
 
@@ -20,17 +20,24 @@ _secrets: set[str] = set()
 
 
 def forget(secret: str) -> None:
-    """Register a secret (a game's seed, a token just made) that no log line may show. A weak
-    secret (a short seed a moderator chose) is never a mask pattern: "ab" would garble every
-    line holding those letters, and the masks would show where it is. It is warned about."""
-    if not secret:
-        return
-    weak = seed_weakness(secret)
+    """Register a secret the service made (a token: 20 random hex characters) that no log
+    line may show."""
+    if secret:
+        _secrets.add(secret)
+
+
+def forget_seed(seed: str) -> None:
+    """Register a game's seed, which a moderator may have chosen. A weak one (short, or of few
+    letters) is never a mask pattern: "ab" would garble every line holding those letters, and
+    the masks would show where it is. It is warned about. Only seeds are judged so: a token
+    is random, and one in about 2,000 games has a seat's token of under 8 different hex digits,
+    which is no weakness of a token."""
+    weak = seed_weakness(seed)
     if weak:
         get().warning("weak seed: anyone who guesses it can foresee the dice; leave the seed out to have one "
                       "generated", why=weak)
         return
-    _secrets.add(secret)
+    forget(seed)
 
 
 def scrub(text: str) -> str:

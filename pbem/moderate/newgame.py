@@ -129,7 +129,7 @@ def create(svc: Service, config: dict, *, wait: bool = False) -> str:
         config = _checked(config, svc.store, wait=wait)
         g = config["game"]
         seed = str(g.pop("seed", None) or tokens.new_seed())  # kept in its own column only
-        log.forget(seed)
+        log.forget_seed(seed)
         # what the game starts with, so an archive can say what made it (no column for content)
         config["versions"] = {"engine": eng.ENGINE_VERSION, "content": content_version(g.get("packs", []))}
         if content_files(g.get("packs", [])):  # the moderator's files it starts with (docs/content.md)

@@ -1,0 +1,165 @@
+"""Issue 28: the whole answer, not just its handling -- an answer mail processed and the
+replies it causes rendered and sent, against the floor's move.
+
+A six-player game (pipeline.py's bot picks each answer, untimed) is played by mail in one
+home, the daemon's way: mails sent to .eml files in the outbox folder (`FileSender`, the
+embedded default). Three kinds of work take turns with the floor in every round, each per
+answer mail:
+
+- **handle alone**: `process.handle` (stored, read, authenticated, applied, logged, its
+  replies queued), its own durable commit, as `ingest` without a daemon does;
+- **handle, group commit**: `--batch` mails in one `group_commit`, its closing fsync shared
+  out over them, as `serve` takes a Maildir, IMAP or the pipe's spool;
+- **answered**: `process.handle` (its own commit) and then `sending.send_due`, which claims,
+  renders, writes and marks sent every reply it queued (about 3 a mail): the whole answer.
+
+The floor (../shared/bench/floor.py: parse a mail, one durable commit, a six-player state
+msgpacked, six reports rendered) runs its own loop in this process for `--floor-moves` moves
+in every round, between the kinds of work. Every figure is CPU time (user + system of this
+process) beside wall time; a round's ratio is the kind's mean per mail over the floor's per
+move, printed as the median and spread over `--rounds` rounds (at least 7). Targets: answered
+<= 4x the floor; handle alone <= 1.5x. Replies the kinds queue but do not send themselves
+are sent between rounds, untimed, so every round starts with an empty queue.
+
+`--profile N` plays N answered mails under cProfile instead (after the same warm-up) and
+prints the functions with the most CPU time, cumulative and own.
+
+    .venv/bin/python bench/answer.py [--rounds 7] [--per-round 20] [--batch 10] [--profile 200]
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import cProfile
+import io
+import pstats
+import sys
+import time
+import tempfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+import timing
+from pipeline import Games, mean
+
+from pbem.base import log, settings as settings_mod
+from pbem.core.service import open_service
+from pbem.inbound.process import handle
+from pbem.outbound import sending
+
+
+class Bench:
+    def __init__(self, home: str):
+        self.svc = open_service(settings=settings_mod.Settings(home=home, mails_per_hour=timing.UNLIMITED))
+        self.g = Games(self.svc)
+        self.loop = asyncio.new_event_loop()  # one loop, as the daemon runs in one
+        self.sent = 0
+
+    def send(self) -> int:
+        n = self.loop.run_until_complete(sending.send_due(self.svc))
+        self.sent += n
+        return n
+
+    def _handle(self, raw: bytes) -> None:
+        result = handle(self.svc, raw)
+        assert result.status == "applied", (result.outcome, raw[-60:])
+
+    def alone(self, k: int) -> timing.Sample:
+        out = []
+        for _ in range(k):
+            raw = self.g.next_mail()
+            out.append(timing.timed(lambda raw=raw: self._handle(raw)))
+        self.send()  # untimed: the next work starts with nothing queued
+        return mean(out)
+
+    def grouped(self, k: int, batch: int) -> timing.Sample:
+        out = []
+        for start in range(0, k, batch):
+            group = self.svc.store.group_commit()
+            group.__enter__()
+            times = []
+            for _ in range(min(batch, k - start)):
+                raw = self.g.next_mail()
+                times.append(timing.timed(lambda raw=raw: self._handle(raw)))
+            closing = timing.timed(lambda group=group: group.__exit__(None, None, None))
+            out += [timing.Sample(t.cpu + closing.cpu / len(times), t.wall + closing.wall / len(times))
+                    for t in times]
+        self.send()
+        return mean(out)
+
+    def answered(self, k: int, replies: list[int] | None = None) -> timing.Sample:
+        out = []
+        for _ in range(k):
+            raw = self.g.next_mail()
+            got: dict = {}
+
+            def whole(raw=raw, got=got):
+                self._handle(raw)
+                got["n"] = self.send()
+            out.append(timing.timed(whole))
+            if replies is not None:
+                replies.append(got["n"])
+        return mean(out)
+
+
+def profile(b: Bench, n: int, top: int, dump: str | None = None) -> None:
+    prof = cProfile.Profile(time.process_time)  # CPU time, as every figure here
+    prof.enable()
+    b.answered(n)
+    prof.disable()
+    if dump:
+        prof.dump_stats(dump)
+    for order in ("cumulative", "tottime"):
+        s = io.StringIO()
+        pstats.Stats(prof, stream=s).strip_dirs().sort_stats(order).print_stats(top)
+        text = s.getvalue()
+        print(f"--- {n} answered mails, by {order} ---")
+        print(text[text.index("ncalls") - 2:] if "ncalls" in text else text)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--rounds", type=int, default=7)
+    ap.add_argument("--per-round", type=int, default=20, help="mails of each kind a round")
+    ap.add_argument("--batch", type=int, default=10, help="mails per group commit")
+    ap.add_argument("--floor-moves", type=int, default=100,
+                    help="the floor's moves a round (its set-up, a few ms, is shared out over them)")
+    ap.add_argument("--floor", type=Path, default=timing.floor_path())
+    ap.add_argument("--profile", type=int, default=0, metavar="N", help="profile N answered mails instead")
+    ap.add_argument("--top", type=int, default=30)
+    ap.add_argument("--dump", metavar="FILE", help="with --profile: the profile's stats written to FILE (pstats)")
+    args = ap.parse_args()
+    if args.rounds < 7 and not args.profile:
+        ap.error("at least 7 rounds")
+    log.configure("json", "warning")
+    k = args.per_round
+    with tempfile.TemporaryDirectory() as home:
+        b = Bench(home)
+        b.answered(20)  # warm: templates, caches, the store's pages
+        b.grouped(10, args.batch)
+        if args.profile:
+            profile(b, args.profile, args.top, args.dump)
+            return
+        replies: list[int] = []
+        got = timing.rounds({
+            "floor": lambda: timing.floor_round(args.floor, args.floor_moves),
+            "alone": lambda: b.alone(k),
+            "grouped": lambda: b.grouped(k, args.batch),
+            "answered": lambda: b.answered(k, replies),
+        }, args.rounds, 1)
+        print(f"{args.rounds} rounds of {k} mails of each kind ({b.g.n - b.g.first} game(s) of 6 players); "
+              f"per mail, the mean of a round; replies sent per answered mail: {sum(replies) / len(replies):.2f}")
+        print("  " + timing.report("floor's move (its own loop, in this process)", got["floor"], 1e6, " us"))
+        print("  " + timing.report("handle alone (its own durable commit)", got["alone"], 1e6, " us"))
+        print("  " + timing.report(f"handle, {args.batch} per group commit", got["grouped"], 1e6, " us"))
+        print("  " + timing.report("answered: handle + its replies rendered and sent (.eml)", got["answered"],
+                                   1e6, " us"))
+        print("  " + timing.ratio("handle alone / floor", got["alone"], got["floor"], target=1.5))
+        print("  " + timing.ratio("handle grouped / floor", got["grouped"], got["floor"]))
+        print("  " + timing.ratio("answered / floor", got["answered"], got["floor"], target=4.0))
+
+
+if __name__ == "__main__":
+    main()
