@@ -34,8 +34,8 @@ import cProfile
 import io
 import pstats
 import sys
-import time
 import tempfile
+import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -104,10 +104,11 @@ class Bench:
         return mean(out)
 
 
-def profile(b: Bench, n: int, top: int, dump: str | None = None) -> None:
+def profile(b: Bench, n: int, top: int, dump: str | None = None, kind: str = "answered") -> None:
     prof = cProfile.Profile(time.process_time)  # CPU time, as every figure here
+    work = {"answered": lambda: b.answered(n), "alone": lambda: b.alone(n)}[kind]
     prof.enable()
-    b.answered(n)
+    work()
     prof.disable()
     if dump:
         prof.dump_stats(dump)
@@ -115,7 +116,7 @@ def profile(b: Bench, n: int, top: int, dump: str | None = None) -> None:
         s = io.StringIO()
         pstats.Stats(prof, stream=s).strip_dirs().sort_stats(order).print_stats(top)
         text = s.getvalue()
-        print(f"--- {n} answered mails, by {order} ---")
+        print(f"--- {n} mails ({kind}), by {order} ---")
         print(text[text.index("ncalls") - 2:] if "ncalls" in text else text)
 
 
@@ -128,6 +129,7 @@ def main() -> None:
                     help="the floor's moves a round (its set-up, a few ms, is shared out over them)")
     ap.add_argument("--floor", type=Path, default=timing.floor_path())
     ap.add_argument("--profile", type=int, default=0, metavar="N", help="profile N answered mails instead")
+    ap.add_argument("--kind", choices=("answered", "alone"), default="answered", help="what --profile plays")
     ap.add_argument("--top", type=int, default=30)
     ap.add_argument("--dump", metavar="FILE", help="with --profile: the profile's stats written to FILE (pstats)")
     args = ap.parse_args()
@@ -140,7 +142,7 @@ def main() -> None:
         b.answered(20)  # warm: templates, caches, the store's pages
         b.grouped(10, args.batch)
         if args.profile:
-            profile(b, args.profile, args.top, args.dump)
+            profile(b, args.profile, args.top, args.dump, args.kind)
             return
         replies: list[int] = []
         got = timing.rounds({

@@ -57,10 +57,12 @@ def _stop_on_signals(stop: threading.Event):
 
 
 async def cycle(svc: Service, stop: threading.Event | None = None,
-                mailbox: imap.ImapSource | None = None, failed: list[str] | None = None) -> list[process.Result]:
+                mailbox: imap.ImapSource | None = None, failed: list[str] | None = None,
+                unsent: list[sending.Unsent] | None = None) -> list[process.Result]:
     """Process everything waiting, play the deadlines due, then send what is due.
     `mailbox`: the IMAP source `serve` keeps open (without it, one is opened for this cycle).
-    A step that fails is logged and the others go on; its name is added to `failed`."""
+    A step that fails is logged and the others go on; its name is added to `failed`; a mail
+    tried and not sent, to `unsent`."""
     stop = stop or threading.Event()
     logger, results = log.get(), []
     failed = [] if failed is None else failed
@@ -99,7 +101,7 @@ async def cycle(svc: Service, stop: threading.Event | None = None,
             failed.append("notices")
     if not stop.is_set():
         try:
-            await sending.send_due(svc, stop=stop)
+            await sending.send_due(svc, stop=stop, unsent=unsent)
         except Exception:
             logger.exception("sending failed")
             failed.append("sending")
@@ -177,18 +179,20 @@ PRIVATE_UMASK = 0o077  # what the daemon writes (outbox mails, copies, archives,
 
 
 async def serve(svc: Service, *, once: bool = False, stop: threading.Event | None = None,
-                failed: list[str] | None = None) -> int:
+                failed: list[str] | None = None, unsent: list[sending.Unsent] | None = None) -> int:
     """Run until stopped (or one cycle with `once`); returns how many messages were handled.
-    `failed` gathers the steps that failed (a source, the deadlines, the sending). Raises
-    keys.KeyMismatch when the store no longer names this process's key."""
+    `failed` gathers the steps that failed (a source, the deadlines, the sending), `unsent`
+    the mails tried and not sent. Raises keys.KeyMismatch when the store no longer names this
+    process's key."""
     umask = os.umask(PRIVATE_UMASK)  # first: the folders made below are private too
     try:
-        return await _serve(svc, once, stop or threading.Event(), [] if failed is None else failed)
+        return await _serve(svc, once, stop or threading.Event(), [] if failed is None else failed, unsent)
     finally:
         os.umask(umask)
 
 
-async def _serve(svc: Service, once: bool, stop: threading.Event, failed: list[str]) -> int:
+async def _serve(svc: Service, once: bool, stop: threading.Event, failed: list[str],
+                 unsent: list[sending.Unsent] | None) -> int:
     logger, handled = log.get(), 0
     warn_exposed(svc)
     dropfolder.ensure(svc.settings.inbox_path)
@@ -206,7 +210,7 @@ async def _serve(svc: Service, once: bool, stop: threading.Event, failed: list[s
                 wake.clear()
                 keys.still_current(svc.store, svc.settings.key_path)
                 polled, before = datetime.now(UTC), len(failed)
-                handled += len(await cycle(svc, stop, mailbox, failed))
+                handled += len(await cycle(svc, stop, mailbox, failed, unsent))
                 if once or stop.is_set():
                     heartbeat.beat(polled, 0.0, failed[before:], handled)
                     break

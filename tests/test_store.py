@@ -273,7 +273,7 @@ def test_a_claimed_mail_is_passed_over_not_waited_for(two_pg):
         a.add_outbox(message_id=f"<{i}@x>", kind="report", to_addr="a@x", subject="s", headers={}, text="t")
     with a.transaction():
         mine = a._all(a.CLAIM_SQL.format(skip="", lock=a.SKIP_LOCKED), ("a", "2099-01-01T00:00:00Z",
-                                                                         a.now(), a.now()))[0]
+                                                                         a.now(), a.now(), 1))[0]
         theirs = b.claim_outbox("b", 60)  # the first row is locked: b takes the next at once
     assert (mine["id"], theirs["id"]) == (1, 2)
 

@@ -72,20 +72,18 @@ def serve_cmd(ctx, once, now, http):
     from pbem import daemon
     t = parse_now(now)
     svc = service(ctx, clock=(lambda: t) if t else None)
-    tried = {r["id"]: r["attempts"] for r in svc.store.outbox_rows()}
     failed_steps: list[str] = []
+    unsent: list = []  # the mails this run tried and could not send (no other outbox row is read)
     if not once and (http is not None or svc.settings.http):
         from pbem.web import server
         server.serve(svc, http)  # the pages, and the daemon beside them
     else:
-        asyncio.run(daemon.serve(svc, once=once, failed=failed_steps))
+        asyncio.run(daemon.serve(svc, once=once, failed=failed_steps, unsent=unsent))
     if once:  # a mail that could not be rendered or sent in this run is the operator's to see
-        failed = [r for r in svc.store.outbox_rows() if r["status"] != "sent" and r["last_error"]
-                  and tried.get(r["id"], 0) != r["attempts"]]
-        for r in failed:
-            what = "failed" if r["status"] == "failed" else "waits for a retry"
-            click.echo(inert(f"error: mail {r['id']} ({r['kind']} to {r['to_addr']}) {what}: {r['last_error']}"),
-                       err=True)
+        failed = list({m.id: m for m in unsent}.values())  # a mail's last try
+        for m in failed:
+            what = "failed" if m.final else "waits for a retry"
+            click.echo(inert(f"error: mail {m.id} ({m.kind} to {m.to_addr}) {what}: {m.error}"), err=True)
         for step in dict.fromkeys(failed_steps):  # a broken source, the store: the log has the trace
             click.echo(f"error: the {step} step failed; the log says why (the other steps ran)", err=True)
         if failed or failed_steps:

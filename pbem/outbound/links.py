@@ -75,6 +75,7 @@ def mail_links(svc: Service, game: dict, marker: str | None) -> dict:
     return {"game_url": base + game_path(game["id"]), "seat_url": seat}
 
 
-def fill(svc: Service, text: str, marker: str, player: dict | None) -> str:
-    """A mail's text with the seat-link placeholders of `marker` made the seat's link."""
-    return text.replace(marker + SEAT_SUFFIX, seat_secret(svc, player) if player else "revoked")
+def seat_fill(svc: Service, marker: str, player: dict | None) -> tuple[str, str]:
+    """(the placeholder of `marker`'s seat link in a mail's texts, what it becomes: the seat's
+    secret), made once per mail for all its parts."""
+    return marker + SEAT_SUFFIX, seat_secret(svc, player) if player else "revoked"

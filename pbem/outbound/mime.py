@@ -6,8 +6,9 @@ pure-Python quoted-printable and folds on serialising: that cost three times the
 of the templates it carried. Our headers are made by us (pbem/outbound/outbox.py `enqueue`) and the
 parts are text we rendered, so they are written as they are: a header on one line unless it
 is long (folded at spaces) or not ASCII (RFC 2047, addresses by their display names), a part
-as it is when its lines are ASCII and short, else quoted-printable (binascii, in C), an
-attachment in base64. The result reads back with the standard library's parser unchanged
+as it is (7bit) when it is ASCII with lines within RFC 5322's 998 characters (the HTML part's
+lines are long: quoted-printable cost it three times its own writing), else quoted-printable
+(binascii, in C), an attachment in base64. The result reads back with the standard library's parser unchanged
 (tests/test_smtp.py checks it), which is how `outbox.build` gives tests a message object.
 """
 from __future__ import annotations
@@ -19,7 +20,8 @@ from email.header import Header
 from email.utils import formataddr, getaddresses
 from typing import NamedTuple
 
-MAX_LINE = 78  # RFC 5322's "should"; a part with longer lines is quoted-printable
+MAX_LINE = 78  # RFC 5322's "should": headers are folded to it
+MAX_7BIT = 998  # RFC 5322's "must" (and RFC 2045's 7bit): a part with longer lines is quoted-printable
 ADDRESS_HEADERS = frozenset({"from", "to", "cc", "reply-to", "sender"})
 
 
@@ -59,7 +61,7 @@ def _text(body: str, subtype: str) -> str:
     body = body.replace("\r\n", "\n").replace("\r", "\n")
     if not body.endswith("\n"):
         body += "\n"
-    if body.isascii() and max(map(len, body.split("\n"))) <= MAX_LINE:
+    if body.isascii() and "\x00" not in body and max(map(len, body.split("\n"))) <= MAX_7BIT:
         return f'Content-Type: text/{subtype}; charset="utf-8"\nContent-Transfer-Encoding: 7bit\n\n{body}'
     encoded = binascii.b2a_qp(body.encode("utf-8"), istext=True).decode("ascii")
     return f'Content-Type: text/{subtype}; charset="utf-8"\nContent-Transfer-Encoding: quoted-printable\n\n{encoded}'

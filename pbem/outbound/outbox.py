@@ -97,7 +97,7 @@ def rendered(svc: Service, row: dict) -> dict:
     context = msgspec.json.decode(row["context"])
     board = context.get("board")
     if isinstance(board, dict) and "stored" in board:  # the move's shared frame, stored once
-        context["board"] = msgspec.json.decode(svc.store.frame(board["stored"]))
+        context["board"] = render.StoredFrame(svc.store.frame(board["stored"]))
     text, html = render.render(svc, row["kind"], context)
     return {**row, "text": text, "html": html, "context": None}
 
@@ -123,11 +123,12 @@ def wire(svc: Service, row: dict) -> bytes:
     written directly (pbem/outbound/mime.py)."""
     row = rendered(svc, row)
     headers, text, html = json.loads(row["headers"]), row["text"], row["html"]
-    if row["token_marker"] and row["player"]:
+    marker = row["token_marker"]
+    if marker and row["player"]:
         player = svc.store.player(row["game"], row["player"])
         token = svc.token(player) if player else "revoked"
-        fill = lambda s: links.fill(svc, s, row["token_marker"], player).replace(row["token_marker"], token) \
-            if s else s
+        seat = links.seat_fill(svc, marker, player)
+        fill = lambda s: s.replace(*seat).replace(marker, token) if s and marker in s else s
         headers = {k: fill(v) for k, v in headers.items()}
         text, html = fill(text), fill(html)
     return mime.message(headers, text, html, attachments(svc, row))

@@ -11,12 +11,15 @@ is rendered for the first of them and found in the fragment cache by the others.
 """
 from __future__ import annotations
 
+import functools
 import importlib.resources
+from collections import OrderedDict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import jinja2
 import msgspec
+from jinja2.filters import do_wordwrap
 from markupsafe import Markup
 
 from pbem.base import boardmap
@@ -32,6 +35,21 @@ class _Environment(jinja2.Environment):
         if type(obj) is dict and attribute in obj:
             return obj[attribute]
         return super().getattr(obj, attribute)
+
+
+@functools.lru_cache(maxsize=8192)
+def _wrapped(env: jinja2.Environment, s: str, width: int, break_long_words: bool, wrapstring: str | None,
+             break_on_hyphens: bool) -> str:
+    return do_wordwrap(env, s, width, break_long_words, wrapstring, break_on_hyphens)
+
+
+@jinja2.pass_environment
+def wordwrap(env: jinja2.Environment, s: str, width: int = 79, break_long_words: bool = True,
+             wrapstring: str | None = None, break_on_hyphens: bool = True) -> str:
+    """Jinja's `wordwrap`, once per text: the same event, card line or ring of the map is
+    wrapped in the report of every reader and move that shows it (textwrap was a fifth of a
+    report's text part)."""
+    return _wrapped(env, str(s), width, break_long_words, wrapstring, break_on_hyphens)
 
 
 # The templates shipped with pbem: templates/ at the top of the checkout, the package pbem.templates
@@ -59,6 +77,8 @@ class Templates:
             loader=loader(overrides), autoescape=lambda name: (name or "").endswith(".html.j2"),
             undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
             auto_reload=False)
+        self.env.filters["wordwrap"] = wordwrap
+        self.env.globals["fitted"] = boardmap.fitted  # the map's cells (templates/_map.html.j2)
         self._pairs: dict[str, tuple[jinja2.Template, jinja2.Template]] = {}
 
     def pair(self, name: str) -> tuple[jinja2.Template, jinja2.Template]:
@@ -91,40 +111,50 @@ class Fragment(NamedTuple):
     html: Markup
 
 
-_fragments: dict[tuple, Fragment] = {}
+FRAGMENTS_KEPT = 512  # the latest used: a move's board, its map, its rows and sheets, and the moves' before
+_fragments: OrderedDict[tuple, Fragment] = OrderedDict()
 
 
 def fragment(svc: Service, name: str, ctx, key=None) -> Fragment:
     """Template `name` rendered for `ctx`, once for equal contexts: most of a report is as
     it was at the last move (the map, the players' table, each player's sheet). `key`
-    stands for ctx where ctx is not plain data; then ctx may be a function that makes it."""
+    stands for ctx where ctx is not plain data; then ctx may be a function that makes it.
+    The latest FRAGMENTS_KEPT are kept, so a daemon's memory does not grow with its games."""
     key = (id(templates(svc)), name, msgspec.json.encode(ctx) if key is None else key)
     done = _fragments.get(key)
     if done is None:
-        if len(_fragments) >= 2048:
-            _fragments.clear()
         text, html = templates(svc).render(name, ctx() if callable(ctx) else ctx)
         done = _fragments[key] = Fragment(text.rstrip("\n"), Markup(html))
+        if len(_fragments) > FRAGMENTS_KEPT:
+            _fragments.popitem(last=False)
+    else:
+        _fragments.move_to_end(key)
     return done
 
 
-def board(svc: Service, frame: dict) -> Fragment:
+class StoredFrame(str):
+    """A report frame as the JSON it is stored as (`report_frames`, shared by the mails of one
+    move): the board rendered for the first of them is found by its text, not decoded again."""
+
+
+def board(svc: Service, frame: dict | StoredFrame) -> Fragment:
     """The public part of a report (pbem/outbound/reports.py `frame`): the map, the players' table,
     the decks. The map changes only when someone moves, each row only with its player."""
     def context() -> dict:
-        drawn = fragment(svc, "_map", lambda: {"board": boardmap.draw(frame["map"])},
-                         key=msgspec.json.encode(frame["map"]))
-        return {"turn": frame["turn"], "decks": frame["decks"], "lying": frame["lying"], "packs": frame["packs"],
-                "rows": [fragment(svc, "_row", {"p": p, "colour": p["colour"]}) for p in frame["players"]],
+        f = msgspec.json.decode(str(frame)) if isinstance(frame, StoredFrame) else frame
+        drawn = fragment(svc, "_map", lambda: {"board": boardmap.draw(f["map"])}, key=msgspec.json.encode(f["map"]))
+        return {"turn": f["turn"], "decks": f["decks"], "lying": f["lying"], "packs": f["packs"],
+                "rows": [fragment(svc, "_row", {"p": p, "colour": p["colour"]}) for p in f["players"]],
                 "map_text": drawn.text, "map_html": drawn.html}
-    return fragment(svc, "_board", context, key=msgspec.json.encode(frame))
+    return fragment(svc, "_board", context,
+                    key=str(frame) if isinstance(frame, StoredFrame) else msgspec.json.encode(frame).decode())
 
 
 def _filled(svc: Service, ctx: dict) -> dict:
     """A stored context with its `board` (a frame) and `sheet` (a reader's own character)
     as their rendered fragments."""
     ctx = dict(ctx)
-    if isinstance(ctx.get("board"), dict):
+    if isinstance(ctx.get("board"), (dict, StoredFrame)):
         ctx["board"] = board(svc, ctx["board"])
     if isinstance(ctx.get("sheet"), dict):
         ctx["sheet"] = fragment(svc, "_sheet", ctx["sheet"])

@@ -8,6 +8,7 @@ reports write to, so that neither imports the other's importers.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import os
 import random
@@ -17,7 +18,8 @@ import threading
 from datetime import datetime, timedelta
 from email.utils import parseaddr
 from pathlib import Path
-from typing import TYPE_CHECKING
+from time import monotonic
+from typing import TYPE_CHECKING, NamedTuple
 
 import aiosmtplib
 
@@ -38,20 +40,60 @@ def eml_name(outbox_id: int) -> str:
 
 
 class FileSender:
-    """Writes each mail to <folder>/<id>.eml (write to a temporary name, then rename)."""
+    """Writes each mail to <folder>/<id>.eml, whole or not at all: the file has no name until
+    its bytes are written (Linux's O_TMPFILE, then linked under its name), so a reader of the
+    folder never sees half a mail, and no temporary file is written and renamed for each. The
+    same row sent again (a lease that ran out) replaces its file; where O_TMPFILE is not
+    supported, every mail takes that way: a temporary name, then a rename."""
 
     def __init__(self, folder: Path):
         self.folder = Path(folder)
+        self._dir: int | None = None  # the folder, opened once per sender
+
+    def _folder(self) -> int:
+        if self._dir is None:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            self._dir = os.open(self.folder, os.O_RDONLY | os.O_DIRECTORY)
+        return self._dir
 
     async def send(self, row: dict, raw: bytes) -> None:
-        self.folder.mkdir(parents=True, exist_ok=True)
-        final = self.folder / eml_name(row["id"])
-        tmp = self.folder / f".{row['id']:06d}.eml.tmp"
-        tmp.write_bytes(raw)
-        os.replace(tmp, final)  # the same row sent again overwrites: one file per mail
+        folder, name = self._folder(), eml_name(row["id"])
+        if _TMPFILE:
+            try:
+                fd = os.open(".", _TMPFILE | os.O_WRONLY, 0o600, dir_fd=folder)
+            except OSError:  # not on this file system
+                pass
+            else:
+                try:
+                    _write_all(fd, raw)
+                    # linkat(AT_SYMLINK_FOLLOW) of the open file: os.link without dir fds would not follow it
+                    os.link(f"/proc/self/fd/{fd}", name, src_dir_fd=folder, dst_dir_fd=folder)
+                    return
+                except OSError:  # sent before (FileExistsError: replaced below, whole), or no /proc
+                    pass
+                finally:
+                    os.close(fd)
+        tmp = f".{name}.tmp"
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600, dir_fd=folder)
+        try:
+            _write_all(fd, raw)
+        finally:
+            os.close(fd)
+        os.replace(tmp, name, src_dir_fd=folder, dst_dir_fd=folder)  # the same row sent again overwrites
 
     async def close(self) -> None:
-        pass
+        if self._dir is not None:
+            os.close(self._dir)
+            self._dir = None
+
+
+_TMPFILE = getattr(os, "O_TMPFILE", 0)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
 
 
 class SmtpSender:
@@ -121,84 +163,138 @@ SEND_ERRORS = (OSError, aiosmtplib.SMTPException, asyncio.TimeoutError)
 OWNER = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"  # this process, as a claimer of rows
 
 
+@functools.lru_cache(maxsize=256)
+def _address(header: str) -> str:
+    return parseaddr(header)[1]
+
+
 def return_path(svc: Service, row: dict) -> str:
     """The envelope sender of a mail (VERP): the game address with a tag naming the row,
     keyed so no one who has not seen the mail can make one. A bounce is believed only when it
     comes back to such an address (pbem/outbound/bounces.py)."""
-    sender = parseaddr(json.loads(row["headers"]).get("From", ""))[1] or svc.settings.address
+    sender = _address(json.loads(row["headers"]).get("From", "")) or svc.settings.address
     local, _, domain = sender.partition("@")
     return f"{local.split('+')[0]}+{tokens.bounce_tag(svc.key, row['id'], row['message_id'])}@{domain}"
 
 
-def lease_seconds(svc: Service) -> float:
-    """How long a claimed row is this sender's: longer than one send can take (a connection
-    and a mail, each within the SMTP timeout)."""
+def one_send_seconds(svc: Service) -> float:
+    """The longest one send can take: a connection and a mail, each within the SMTP timeout."""
     timeout = svc.settings.smtp.timeout if svc.settings.smtp else 0.0
-    return max(svc.settings.send_lease_seconds, 2 * timeout + 1.0)
+    return 2 * timeout + 1.0
 
 
-async def send_due(svc: Service, sender=None, stop: asyncio.Event | threading.Event | None = None) -> int:
-    """Send every due outbox row; returns how many went. Each row is claimed first (with a
-    lease: Store.claim_outbox), so any number of daemons send each mail once. A failure is
-    kept on the row and tried again later with backoff; a final one (a 5xx, or a mail that
-    waited `send_for_hours`) marks the row failed and, when it was about the recipient, the
-    player undeliverable. When the link or the server fails, the round ends. A fault of ours
-    with one mail (its template, building or handing it over, marking it sent) goes on its row,
-    which is due again at the next round, and the round goes on with the others.
+def lease_seconds(svc: Service) -> float:
+    """How long a claimed row is this sender's: longer than one send can take."""
+    return max(svc.settings.send_lease_seconds, one_send_seconds(svc))
+
+
+BATCH = 20  # rows claimed at once (one commit); another daemon takes the next ones meanwhile
+
+
+class Unsent(NamedTuple):
+    """A mail this round tried and could not send: failed for good, or waiting for a retry."""
+    id: int
+    kind: str
+    to_addr: str
+    final: bool
+    error: str
+
+
+async def send_due(svc: Service, sender=None, stop: asyncio.Event | threading.Event | None = None,
+                   unsent: list[Unsent] | None = None) -> int:
+    """Send every due outbox row; returns how many went; `unsent` gathers the mails it tried
+    and could not send (`serve --once` names them: it reads no other row). Rows are claimed first, a batch at
+    a time (with a lease: Store.claim_outbox_rows), so any number of daemons send each mail
+    once. A failure is kept on the row and tried again later with backoff; a final one (a
+    5xx, or a mail that waited `send_for_hours`) marks the row failed and, when it was about
+    the recipient, the player undeliverable. When the link or the server fails, the round
+    ends. A fault of ours with one mail (its template, building or handing it over, marking it
+    sent) goes on its row, which is due again at the next round, and the round goes on with
+    the others.
+
+    A batch is one durable commit: its claim and each mail's mark "sent" are commits of their
+    own (so a sender killed loses none of them), made durable by one fsync when the batch is
+    done (`Store.group_commit`), not one each. A batch claims no more rows than its lease
+    covers at one send's longest; a mail that could outlast the claim is given back unsent.
 
     At least once at the edge: a sender killed after the server took a mail and before the
     row is marked sent leaves the row claimed; once the lease runs out it is sent again, once,
-    under the same Message-ID, by which the receiving side can drop the second copy."""
+    under the same Message-ID, by which the receiving side can drop the second copy. (A power
+    cut may also undo the marks of the batch it cut: its mails go again, the same way.)"""
     sender = sender or sender_for(svc.settings)
     logger, sent = log.get(), 0
     skipped: list[int] = []  # rows claimed and put back this round
+    unsent = [] if unsent is None else unsent
+    lease, one = lease_seconds(svc), one_send_seconds(svc)
+    size = max(1, min(BATCH, int(lease // one)))
+    more = True
     try:
-        while not (stop is not None and stop.is_set()):
-            row = svc.store.claim_outbox(OWNER, lease_seconds(svc), skip=skipped)
-            if row is None:
-                break
-            try:
-                row = rendered(svc, row)
-            except Exception as e:  # noqa: BLE001  (logged by _put_back) a template fault: this mail waits
-                _put_back(svc, row, "rendering failed", e, skipped)
-                continue
-            try:
-                await sender.send({**row, "return_path": return_path(svc, row)}, wire(svc, row))
-            except Exception as e:  # noqa: BLE001  (logged by _put_back or _failed)
-                if not isinstance(e, SEND_ERRORS):  # a fault of ours with this mail, not the link's: as above
-                    await sender.close()  # the link may be in the middle of a mail
-                    _put_back(svc, row, "sending failed", e, skipped)
-                    continue
-                await sender.close()  # a broken link is not reused
-                _failed(svc, row, e)
-                if not verdict(e)[1]:  # the link or the server: the round ends, the rest fails with it, untried
-                    for other in svc.store.outbox_due():
-                        _failed(svc, other, e)
-                    break
-                continue
-            try:
-                with svc.store.transaction():
-                    svc.store.outbox_sent(row["id"], row["text"], row["html"])  # the rendered text stays
-            except Exception as e:  # noqa: BLE001  it went, unmarked: it goes again (the same Message-ID)
-                _put_back(svc, row, "sent, but not marked sent", e, skipped)
-                continue
-            sent += 1
-            logger.info("sent", outbox=row["id"], kind=row["kind"], game=row["game"], to=row["to_addr"])
+        while more and not _stopped(stop):
+            with svc.store.group_commit():
+                batch = svc.store.claim_outbox_rows(OWNER, lease, size, skip=skipped)
+                more = len(batch) == size  # fewer: none was left due and free (what comes later, the next round)
+                last_start = monotonic() + lease - one  # a send begun later might outlast the claim
+                for n, row in enumerate(batch):
+                    if n and (_stopped(stop) or monotonic() > last_start):
+                        with svc.store.transaction():
+                            svc.store.release_outbox(OWNER, [r["id"] for r in batch[n:]])
+                        break
+                    went = await _send(svc, sender, row, skipped, unsent, logger)
+                    if went is None:  # the link or the server failed: the round ends
+                        more = False
+                        break
+                    sent += went
     finally:
         await sender.close()
     waiting(svc)
     return sent
 
 
-def _put_back(svc: Service, row: dict, what: str, exc: Exception, skipped: list[int]) -> None:
+def _stopped(stop: asyncio.Event | threading.Event | None) -> bool:
+    return stop is not None and stop.is_set()
+
+
+async def _send(svc: Service, sender, row: dict, skipped: list[int], unsent: list[Unsent], logger) -> bool | None:
+    """One claimed row rendered, sent and marked sent: True if it went, False if it waits
+    (put back, or failed for now), None if the link failed (every due row failed with it)."""
+    try:
+        row = rendered(svc, row)
+    except Exception as e:  # noqa: BLE001  (logged by _put_back) a template fault: this mail waits
+        _put_back(svc, row, "rendering failed", e, skipped, unsent)
+        return False
+    try:
+        await sender.send({**row, "return_path": return_path(svc, row)}, wire(svc, row))
+    except Exception as e:  # noqa: BLE001  (logged by _put_back or _failed)
+        await sender.close()  # a link in the middle of a mail, or broken, is not reused
+        if not isinstance(e, SEND_ERRORS):  # a fault of ours with this mail, not the link's: as above
+            _put_back(svc, row, "sending failed", e, skipped, unsent)
+            return False
+        _failed(svc, row, e, unsent)
+        if not verdict(e)[1]:  # the link or the server: the rest fails with it, untried
+            for other in svc.store.outbox_due():
+                _failed(svc, other, e, unsent)
+            return None
+        return False
+    try:
+        with svc.store.transaction():
+            svc.store.outbox_sent(row["id"], row["text"], row["html"])  # the rendered text stays
+    except Exception as e:  # noqa: BLE001  it went, unmarked: it goes again (the same Message-ID)
+        _put_back(svc, row, "sent, but not marked sent", e, skipped, unsent)
+        return False
+    logger.info("sent", outbox=row["id"], kind=row["kind"], game=row["game"], to=row["to_addr"])
+    return True
+
+
+def _put_back(svc: Service, row: dict, what: str, exc: Exception, skipped: list[int], unsent: list[Unsent]) -> None:
     """A fault of ours with one mail (its template, its building, marking it sent): the reason
     goes on the row (so `serve --once` reports it), the row is released and due again at once,
     for the next round; this round goes on with the others."""
     log.get().exception(what, outbox=row["id"], kind=row["kind"])
     skipped.append(row["id"])
+    error = log.scrub(f"{what}: {type(exc).__name__}: {exc}")
     with svc.store.transaction():
-        svc.store.outbox_attempt_failed(row["id"], log.scrub(f"{what}: {type(exc).__name__}: {exc}"),
-                                        svc.store.now(), owner=OWNER)
+        if svc.store.outbox_attempt_failed(row["id"], error, svc.store.now(), owner=OWNER):
+            unsent.append(Unsent(row["id"], row["kind"], row["to_addr"], False, error))
 
 
 def waiting(svc: Service) -> dict:
@@ -219,7 +315,7 @@ def waiting(svc: Service) -> dict:
     return w
 
 
-def _failed(svc: Service, row: dict, exc: BaseException) -> None:
+def _failed(svc: Service, row: dict, exc: BaseException, unsent: list[Unsent]) -> None:
     permanent, recipient = verdict(exc)
     waited = svc.now() - parsedate(row["created_at"])
     final = permanent or (row["attempts"] + 1 >= svc.settings.send_attempts
@@ -229,6 +325,7 @@ def _failed(svc: Service, row: dict, exc: BaseException) -> None:
         if not svc.store.outbox_attempt_failed(row["id"], error, None if final else
                                                iso(svc.now() + backoff(row["attempts"])), OWNER):
             return  # another sender holds it now
+        unsent.append(Unsent(row["id"], row["kind"], row["to_addr"], final, error))
         if final and recipient and row["game"] and row["player"]:
             bounces.mark_undeliverable(svc, row["game"], row["player"], error)
         elif final and row["kind"] not in ("notice", "digest"):  # no notices about notices

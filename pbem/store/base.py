@@ -413,24 +413,26 @@ class Store:
                 return
             after = rows[-1]["id"]
 
-    # Exactly-once sending: a sender claims a row before it sends it, with a lease. Another
+    # Exactly-once sending: a sender claims rows before it sends them, with a lease. Another
     # sender (a second daemon, `serve --once`) skips a claimed row until its lease has run
     # out, which happens only if its sender died. The claim is one UPDATE ... RETURNING over
     # a subselect, inside BEGIN IMMEDIATE (SQLite's one writer); PostgreSQL takes the same
     # statement with FOR UPDATE SKIP LOCKED in the subselect (a row another daemon is
-    # claiming is passed over, not waited for).
-    CLAIM_SQL = ("UPDATE outbox SET claimed_by = ?, claim_until = ? WHERE id = ("
+    # claiming is passed over, not waited for). A sender claims a batch of rows in one
+    # statement and one commit (pbem/outbound/sending.py), not a commit per mail.
+    CLAIM_SQL = ("UPDATE outbox SET claimed_by = ?, claim_until = ? WHERE id IN ("
                  "SELECT id FROM outbox WHERE status = 'queued' AND next_attempt_at <= ? "
-                 "AND (claim_until IS NULL OR claim_until <= ?){skip} ORDER BY next_attempt_at, id LIMIT 1{lock}) "
-                 "RETURNING *")  # the index outbox_queue's order: the first free row, never a sort of the queue
+                 "AND (claim_until IS NULL OR claim_until <= ?){skip} ORDER BY next_attempt_at, id LIMIT ?{lock}) "
+                 "RETURNING *")  # the index outbox_queue's order: the first free rows, never a sort of the queue
     # A sender fills each mail's token in with its own key: one whose key is no longer the
     # service's (another machine ran `pbem key rotate`) claims nothing (pbem/core/keys.py).
     KEY_SQL = " AND EXISTS (SELECT 1 FROM service_meta WHERE name = 'key_fingerprint' AND value = ?)"
     key_fingerprint: str | None = None  # the key this process sends with, once checked (pbem/core/keys.py)
 
-    def claim_outbox(self, owner: str, lease_seconds: float, skip: Sequence[int] = ()) -> dict | None:
-        """The next due row (not one of `skip`), claimed by `owner` for `lease_seconds`; None
-        when none is free, or when the service's key is no longer `key_fingerprint`."""
+    def claim_outbox_rows(self, owner: str, lease_seconds: float, limit: int, skip: Sequence[int] = ()) -> list[dict]:
+        """The next `limit` due rows at most (none of `skip`), in the order they are due, claimed
+        by `owner` for `lease_seconds`; none when the service's key is no longer
+        `key_fingerprint`."""
         skip_sql = f" AND id NOT IN ({', '.join('?' * len(skip))})" if skip else ""
         key = (self.key_fingerprint,) if self.key_fingerprint else ()
         with self.transaction():
@@ -438,8 +440,22 @@ class Store:
             until = iso(now + timedelta(seconds=lease_seconds))
             rows = self._all(self.CLAIM_SQL.format(skip=(self.KEY_SQL if key else "") + skip_sql,
                                                    lock=self.SKIP_LOCKED),
-                             (owner, until, iso(now), iso(now), *key, *skip))
+                             (owner, until, iso(now), iso(now), *key, *skip, limit))
+        return sorted(rows, key=lambda r: (r["next_attempt_at"], r["id"]))  # RETURNING keeps no order
+
+    def claim_outbox(self, owner: str, lease_seconds: float, skip: Sequence[int] = ()) -> dict | None:
+        """The next due row (not one of `skip`), claimed by `owner` for `lease_seconds`; None
+        when none is free, or when the service's key is no longer `key_fingerprint`."""
+        rows = self.claim_outbox_rows(owner, lease_seconds, 1, skip)
         return rows[0] if rows else None
+
+    def release_outbox(self, owner: str, ids: Sequence[int]) -> int:
+        """`owner`'s claims on rows `ids` given up, unsent (a stop, or a batch whose lease would
+        not cover them): another sender may take them at once."""
+        if not ids:
+            return 0
+        return self._run(f"UPDATE outbox SET claimed_by = NULL, claim_until = NULL WHERE claimed_by = ? "
+                         f"AND status = 'queued' AND id IN ({', '.join('?' * len(ids))})", (owner, *ids))
 
     def outbox_waiting(self) -> dict:
         """What waits to be sent (the moderator's notices about it aside), for `serve` and

@@ -1,0 +1,76 @@
+"""Rendering once what is the same (issue 28): the map's cell fitting in Python, the wordwrap
+filter once per text, a move's stored frame rendered once for all its mails -- each giving
+exactly what the templates gave before."""
+import random
+
+import jinja2
+import msgspec
+from conftest import game_config
+from markupsafe import Markup
+
+from engine import content
+from engine.registry import PLAYABLE_PACKS
+from pbem.base import boardmap
+from pbem.core import games
+from pbem.moderate import newgame
+from pbem.outbound import render, reports
+
+# The fitting as templates/_map.html.j2 did it, letter by letter, before issue 28: the reference.
+JINJA_FITTED = """{% macro fitted(words) -%}
+{%- set widest = namespace(em=0) -%}
+{%- for word in words -%}
+{%- set w = namespace(em=0) -%}
+{%- for ch in word -%}
+{%- set w.em = w.em + (0.3 if ch in "'ijlIJ,.:;!|" else 0.4 if ch in "ftr-()" else 1.0 if ch in "mwMW" else 0.55 if ch in "szcL" else 0.75 if ch.isupper() else 0.63) -%}
+{%- endfor -%}
+{%- if w.em > widest.em %}{% set widest.em = w.em %}{% endif -%}
+{%- endfor -%}
+{%- set px = [11, ((38.5 / widest.em * 2)|round(0, "floor") / 2) if widest.em else 11]|min -%}
+{%- if px < 11 %}font-size:{{ "%g"|format(px) }}px;{% endif %}font-size:min(11px,{{ "%.2f"|format(px / 3.6) }}vw)
+{%- endmacro %}{{ fitted(words) }}"""  # noqa: E501 -- the template as it was
+
+
+def every_word() -> list[str]:
+    """The names a map cell can show (every pack's spaces and cards), and odd words beside."""
+    names: set[str] = set()
+    for packs in [(), *((p,) for p in PLAYABLE_PACKS)]:
+        try:
+            c = content.load("revised4", packs)
+        except (KeyError, ValueError):  # a pack that needs another (or another edition)
+            continue
+        names |= {s.name for s in c.board.spaces.values()} | {card.name for card in c.cards.values()}
+    rnd = random.Random(28)
+    odd = ["", "W", "WWWWWWWWWWWWWWWW", "iiii", "(stand-in)", "3 gold", "Hex (3 rounds) by alice",
+           "".join(rnd.choice("aAmMiIlL.,'-()szcWwé ") for _ in range(40))]
+    return sorted(names) + odd
+
+
+def test_the_cells_fit_as_the_template_fitted_them():
+    reference = jinja2.Environment().from_string(JINJA_FITTED)
+    words = every_word()
+    assert len(words) > 200
+    for name in words:
+        for cell in ([name], name.split(), name.split() + ["3", "gold"], [name, "(stand-in)"]):
+            assert boardmap.fitted(cell) == reference.render(words=cell), cell
+
+
+def test_wordwrap_once_per_text_wraps_as_jinja_does():
+    env = render.Templates().env
+    plain = jinja2.Environment(keep_trailing_newline=True)
+    texts = ["", "short", "a line\nwith\n\nparagraphs", "x" * 200, "é " * 60, "tab\there  two  spaces ",
+             "hyphen-ated-words-" * 8, Markup("<b>bold</b> & " * 10)]
+    for text in texts:
+        for args in ("", "(30)", '(40, wrapstring="\\n    ")', "(20, false)", "(25, break_on_hyphens=false)"):
+            source = "{{ t|wordwrap" + args + " }}"
+            assert env.from_string(source).render(t=text) == plain.from_string(source).render(t=text), (text, args)
+
+
+def test_a_stored_frame_renders_its_board_as_the_frame_itself_does(svc):
+    g = newgame.create(svc, game_config())
+    frame = reports.make_frame(svc, games.state(svc, games.get(svc, g)))
+    stored = render.StoredFrame(msgspec.json.encode(frame).decode())
+    render._fragments.clear()
+    from_text = render.board(svc, stored)
+    render._fragments.clear()
+    assert render.board(svc, frame) == from_text
+    assert "<table" in from_text.html and "The board, turn" in from_text.text
