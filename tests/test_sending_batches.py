@@ -8,6 +8,7 @@ import email
 import os
 import stat
 from email.policy import default as default_policy
+from html import unescape
 
 import pytest
 
@@ -132,16 +133,17 @@ def test_the_eml_is_written_whole_private_and_again_in_place(make_service, monke
 @pytest.mark.parametrize("html, encoding", [
     ("<td style='font-size:11px'>" + "x" * 400 + "</td>\n" * 3, "7bit"),  # long lines, ASCII: as written
     ("<p>" + "y" * 1200 + "</p>", "quoted-printable"),  # over RFC 5322's 998
-    ("<p>Müller</p>", "quoted-printable"),  # not ASCII
+    ("<p>Müller: left → Chapel</p>", "7bit"),  # beyond ASCII: character references
     ("<p>a\x00b</p>", "quoted-printable"),  # 7bit holds no NUL
 ])
 def test_a_part_goes_as_it_is_when_7bit_allows(html, encoding):
-    raw = mime.message({"Subject": "s", "Message-ID": "<m@x>"}, "text\n", html)
+    raw = mime.message({"Subject": "s", "Message-ID": "<m@x>"}, "text → Müller\n", html)
     assert raw.isascii() and max(len(line) for line in raw.split(b"\n")) <= 998
     msg = email.message_from_bytes(raw, policy=default_policy)
     part = msg.get_body(("html",))
     assert part["Content-Transfer-Encoding"] == encoding
-    assert part.get_content() == html + ("" if html.endswith("\n") else "\n")
+    assert unescape(part.get_content()) == html + ("" if html.endswith("\n") else "\n")
+    assert msg.get_body(("plain",)).get_content() == "text → Müller\n"  # the text part as written (quoted-printable)
 
 
 def test_serve_once_reads_the_outbox_only_by_page_and_due_time(make_service, monkeypatch):

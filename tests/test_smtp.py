@@ -6,6 +6,7 @@ import email
 import socket
 from datetime import timedelta
 from email.policy import default as default_policy
+from html import unescape
 
 import fake_engine
 import pytest
@@ -166,8 +167,8 @@ def test_a_mail_written_directly_reads_back_as_written_and_is_7_bit_clean(name, 
     assert msg["To"].addresses[0].display_name == name and msg["To"].addresses[0].addr_spec == "x@example.org"
     assert msg["Subject"] == subject and msg["References"].split() == headers["References"].split()
     assert msg.get_body(("plain",)).get_content() == text
-    if html:
-        assert msg.get_body(("html",)).get_content() == html + "\n"
+    if html:  # the same characters: beyond ASCII as character references, as an HTML reader shows them
+        assert unescape(msg.get_body(("html",)).get_content()) == unescape(html) + "\n"
     [part] = list(msg.iter_attachments())
     assert part.get_filename() == "talisman-g.json" and part.get_content() == attached[0].data
 

@@ -7,8 +7,9 @@ of the templates it carried. Our headers are made by us (pbem/outbound/outbox.py
 parts are text we rendered, so they are written as they are: a header on one line unless it
 is long (folded at spaces) or not ASCII (RFC 2047, addresses by their display names), a part
 as it is (7bit) when it is ASCII with lines within RFC 5322's 998 characters (the HTML part's
-lines are long: quoted-printable cost it three times its own writing), else quoted-printable
-(binascii, in C), an attachment in base64. The result reads back with the standard library's parser unchanged
+lines are long, and its characters beyond ASCII are character references: quoted-printable
+cost it three times its own writing), else quoted-printable (binascii, in C), an attachment in
+base64. The result reads back with the standard library's parser unchanged
 (tests/test_smtp.py checks it), which is how `outbox.build` gives tests a message object.
 """
 from __future__ import annotations
@@ -57,8 +58,12 @@ def header(name: str, value: str) -> str:
 
 
 def _text(body: str, subtype: str) -> str:
-    """A text part: its headers and body, the body as it is where it can be."""
+    """A text part: its headers and body, the body as it is where it can be. An HTML part's
+    characters beyond ASCII are written as character references (`&#8594;`), which every HTML
+    reader shows as the characters: its arrows and accents cost it quoted-printable before."""
     body = body.replace("\r\n", "\n").replace("\r", "\n")
+    if subtype == "html" and not body.isascii():
+        body = body.encode("ascii", "xmlcharrefreplace").decode("ascii")
     if not body.endswith("\n"):
         body += "\n"
     if body.isascii() and "\x00" not in body and max(map(len, body.split("\n"))) <= MAX_7BIT:
