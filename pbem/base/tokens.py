@@ -154,17 +154,35 @@ def token_runs(text: str) -> list[str]:
 
 def _mask_headers(head: bytes, known: tuple[bytes, ...]) -> bytes:
     lines, keep = [], False
-    for line in head.split(b"\n"):
+    for line in _LINE.findall(head):  # split as the parser splits (a bare CR ends a line too)
         if line[:1] not in (b" ", b"\t"):
             keep = line.partition(b":")[0].strip().lower() in _ID_HEADERS
         lines.append(_mask_known(line, known) if keep else mask_bytes(line))
-    return b"\n".join(lines)
+    return b"".join(lines)
 
 
 def _mask_known(data: bytes, known: tuple[bytes, ...]) -> bytes:
     for tok in known:
         data = re.sub(re.escape(tok), MASK.encode(), data, flags=re.IGNORECASE)
     return data
+
+
+# The headers end where the email parser ends them (email.feedparser): at the first line that
+# is neither a header, a continuation nor "From " -- the empty line, or any other line (the
+# body then starts with it). Split by any other rule, a "Message-ID:" line of the body would be
+# kept as an id header, whose tokens are masked only when the parsed headers name them.
+_LINE = re.compile(rb"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
+_HEADER_LINE = re.compile(rb"From |[\041-\071\073-\176]*:|[\t ]")
+
+
+def _split_head(raw: bytes) -> tuple[bytes, bytes]:
+    """(the headers, the rest: the empty line if there is one, and the body)."""
+    end = 0
+    for line in _LINE.finditer(raw):
+        if not _HEADER_LINE.match(line.group()):
+            break
+        end = line.end()
+    return raw[:end], raw[end:]
 
 
 def mask_message(raw: bytes, known: Iterable[str] = (), decoded: Iterable[bytes] | None = None) -> bytes:
@@ -174,10 +192,7 @@ def mask_message(raw: bytes, known: Iterable[str] = (), decoded: Iterable[bytes]
     `Mail`): only if one holds a secret is the message parsed again and rewritten. A message
     the MIME parser cannot take is masked as plain bytes throughout."""
     known_b = tuple(t.encode() for t in known if t)
-    end = re.search(rb"\r?\n\r?\n", raw)
-    if end is None:
-        return _mask_headers(raw, known_b)
-    head, body = raw[:end.start()], raw[end.start():]
+    head, body = _split_head(raw)
     masked = None
     if decoded is None or any(holds_secret(part) for part in decoded):
         try:
@@ -217,11 +232,8 @@ def _mask_parts(raw: bytes, known: tuple[bytes, ...] = ()) -> bytes | None:
         return None
     out = io.BytesIO()
     BytesGenerator(out, mangle_from_=False, maxheaderlen=0).flatten(msg)
-    data = out.getvalue()
-    end = re.search(rb"\r?\n\r?\n", data)
-    if end is None:
-        return mask_bytes(data)
-    return _mask_headers(data[:end.start()], known) + mask_bytes(data[end.start():])
+    head, body = _split_head(out.getvalue())
+    return _mask_headers(head, known) + mask_bytes(body)
 
 
 # -- seeds ---------------------------------------------------------------------------------
