@@ -10,7 +10,7 @@ STAMP  := $(VENV)/.installed
 COMPILED := engine/compiled.json
 ENGINE   := $(shell find engine -name '*.py')
 
-.PHONY: demo test build wheel
+.PHONY: demo test build wheel locale
 
 $(STAMP): pyproject.toml
 	@echo "make: creating $(VENV) and installing the project with its dependencies (about a minute)..."
@@ -41,3 +41,15 @@ demo: $(STAMP)
 test: $(STAMP) $(COMPILED)
 	rm -f $(VENV)/.pytest-status
 	$(BIN)/python -m pytest -q; status=$$?; echo $$status > $(VENV)/.pytest-status; exit $$status
+
+# the message catalogues (docs/translating.md): every text of the templates and the code extracted
+# into pbem/locale/pbem.pot, each language's .po brought up to date with it, then compiled to the
+# .mo files the service reads (and the wheel ships); tests/test_languages.py fails on a text a
+# language lacks
+LOCALE := pbem/locale
+locale: $(STAMP)
+	$(BIN)/pybabel extract -F babel.cfg -k N_ -k _ -k ngettext:1,2 --add-location=file --sort-by-file \
+		--no-wrap --omit-header -o $(LOCALE)/pbem.pot .
+	$(BIN)/pybabel update -i $(LOCALE)/pbem.pot -d $(LOCALE) -D pbem --no-wrap --no-fuzzy-matching \
+		--ignore-obsolete --omit-header
+	$(BIN)/pybabel compile -d $(LOCALE) -D pbem --statistics

@@ -10,6 +10,11 @@ mail's lines by this table, and `carry_out` does them by it; adding a command is
     to: NAME | all             a message to players, on the lines after it (pbem/outbound/press.py)
     standing: | vacation: | timezone: | reports:   settings (pbem/pace/standing.py)
     email: NEW [CODE] [all]    a new address for the seat (pbem/pace/addresses.py)
+    language: de | mail: digest   the address's own settings, in every game (pbem/core/people.py)
+    help                       a short guide by mail
+
+Every word has its German alias (`aufgeben`, `an:`, `urlaub:`, `sprache:`, `hilfe`...): any
+player of any game may write either.
 """
 from __future__ import annotations
 
@@ -21,7 +26,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from pbem.core import games
+from pbem.base import i18n
+from pbem.base.i18n import _
+from pbem.core import games, people
 from pbem.moderate import moderator
 from pbem.outbound import limits, notices, outbox, press, reports
 from pbem.pace import addresses, standing
@@ -151,30 +158,78 @@ def _leave_play(svc: Service, game: dict, name: str) -> str | None:
 
 
 def message(req: Request, call: Call) -> str:
-    return press.send(req.svc, req.game, req.player, call.value, call.text, key=f"in{req.inbox_id}.{call.index}")
+    to = "all" if call.value.lower() in ALL_WORDS else call.value
+    return press.send(req.svc, req.game, req.player, to, call.text, key=f"in{req.inbox_id}.{call.index}")
+
+
+ALL_WORDS = ("all", "alle")  # `to: all`, `an: alle`
+
+
+def language(req: Request, call: Call) -> str:
+    """`language: de`: every mail and page of the seat's address in that language, in every game."""
+    lang = i18n.language(call.value)
+    if req.check:
+        return _("language: would be %(lang)s", lang=lang)
+    people.set_language(req.svc, req.player["email"], lang)
+    i18n.switch(lang)  # the rest of this mail's replies are in it already
+    return _("language: your mails are in %(name)s now, in every game", name=i18n.name(lang))
+
+
+def mail(req: Request, call: Call) -> str:
+    """`mail: each | digest | both` (and a digest's hour: `mail: digest 18`), for the address."""
+    if req.check:
+        return _("mail: %(value)s: would be set", value=call.value)
+    word, hour = people.set_mail(req.svc, req.player["email"], call.value)
+    return {people.EACH: _("mail: a mail for each report, in every game"),
+            people.DIGEST: _("mail: one digest a day of the games waiting for you, instead of each report"),
+            people.BOTH: _("mail: each report, and a digest a day")}[word] + (
+        " " + _("(at %(hour)s:00 your time)", hour=hour) if hour is not None else "")
+
+
+def guide(req: Request, call: Call) -> str:
+    """`help`: a short guide by mail, in the reader's language."""
+    svc, game, player = req.svc, req.game, req.player
+    ctx = {"address": reports.game_address(svc, game), "me": player["name"], "game": {"id": game["id"]},
+           "commands": [{"words": c.words, "help": _(c.help)} for c in TABLE]}
+    outbox.enqueue(svc, kind="help", message_id=reports.message_id(svc, game, f"in{req.inbox_id}", player["name"],
+                                                                   "help"),
+                   sender=reports.game_address(svc, game), to=player["email"], to_name=player["name"],
+                   subject=f"[{game['id']}] " + _("How to play by mail"), context=ctx, game=game["id"],
+                   player=player, in_reply_to=req.message_id, references=[req.message_id], inbox_id=req.inbox_id,
+                   reply=True)
+    return "help: the guide sent"
 
 
 # -- the table ----------------------------------------------------------------------------------
 
+# `help` is the English text; the guide and docs/orders.md show it translated (i18n.N_ marks it).
+N_ = i18n.N_
 TABLE: list[Command] = [
-    Command("resign", Form.WORD, Stage.ALONE, resign, takes="[0-9a-f]{8}", subject=True,
-            help="leave the game; the service answers with a code, and `resign CODE` confirms"),
+    Command("resign", Form.WORD, Stage.ALONE, resign, takes="[0-9a-f]{8}", subject=True, aliases=("aufgeben",),
+            help=N_("leave the game; the service answers with a code, and `resign CODE` confirms")),
     Command("to", Form.MESSAGE, Stage.BEFORE, message, per_mail="press_per_mail", per_day=limits.PRESS_PER_DAY,
-            noun="messages", done="sent",
-            help="a message to a player (or `to: all`): the lines after it, up to the next `to:` line"),
-    Command("standing", Form.SETTING, Stage.BEFORE, setting(standing.standing_line),
-            help="file a standing order, or `standing: cancel N|all` (docs/pace.md)"),
-    Command("vacation", Form.SETTING, Stage.BEFORE, setting(standing.vacation_line),
-            help="pause your deadlines, e.g. `vacation: 5d`; `vacation: end` ends it"),
-    Command("timezone", Form.SETTING, Stage.BEFORE, setting(standing.timezone_line),
-            help="the time zone your mail shows times in, e.g. `timezone: Europe/Berlin`"),
-    Command("reports", Form.SETTING, Stage.BEFORE, setting(standing.reports_line),
-            help="`reports: every` brings a report after every move; `reports: turn` goes back"),
-    Command("email", Form.SETTING, Stage.BEFORE, setting(addresses.mail_line),
-            help="move the seat to a new address (`email: NEW`, confirmed by the code mailed there; `all`: "
-                 "every seat of yours)"),
+            noun="messages", done="sent", aliases=("an",),
+            help=N_("a message to a player (or `to: all`): the lines after it, up to the next `to:` line")),
+    Command("standing", Form.SETTING, Stage.BEFORE, setting(standing.standing_line), aliases=("dauerauftrag",),
+            help=N_("file a standing order, or `standing: cancel N|all` (docs/pace.md)")),
+    Command("vacation", Form.SETTING, Stage.BEFORE, setting(standing.vacation_line), aliases=("urlaub",),
+            help=N_("pause your deadlines, e.g. `vacation: 5d`; `vacation: end` ends it")),
+    Command("timezone", Form.SETTING, Stage.BEFORE, setting(standing.timezone_line), aliases=("zeitzone",),
+            help=N_("the time zone your mail shows times in, e.g. `timezone: Europe/Berlin`")),
+    Command("reports", Form.SETTING, Stage.BEFORE, setting(standing.reports_line), aliases=("berichte",),
+            help=N_("`reports: every` brings a report after every move; `reports: turn` goes back")),
+    Command("email", Form.SETTING, Stage.BEFORE, setting(addresses.mail_line), aliases=("e-mail",),
+            help=N_("move the seat to a new address (`email: NEW`, confirmed by the code mailed there; `all`: "
+                    "every seat of yours)")),
+    Command("language", Form.SETTING, Stage.BEFORE, language, aliases=("sprache",),
+            help=N_("the language of your mails and pages, in every game: `language: de` or `language: en`")),
+    Command("mail", Form.SETTING, Stage.BEFORE, mail, aliases=("post",),
+            help=N_("`mail: digest` (one mail a day listing every game waiting for you), `mail: each` (a mail "
+                    "for each report) or `mail: both`, in every game; `mail: digest 18` at 18:00 your time")),
     Command("status", Form.WORD, Stage.REPLY, status, subject=True, observers=True,
-            help="your report again, at once (a line of its own, or the subject's last word)"),
+            help=N_("your report again, at once (a line of its own, or the subject's last word)")),
+    Command("help", Form.WORD, Stage.REPLY, guide, subject=True, aliases=("hilfe",),
+            help=N_("this guide, by mail")),
 ]
 
 

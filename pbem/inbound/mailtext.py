@@ -28,17 +28,24 @@ _END = re.compile(
     r"|_{10,}"                                           # Outlook separator before "From:"
     r"|-{5,}\s*(original|forwarded) message\s*-{5,}"
     r"|begin forwarded message:"
-    r"|sent from (my|outlook|mail for|yahoo mail)\b.*|get outlook for\b.*)$",  # phones' lines
+    r"|sent from (my|outlook|mail for|yahoo mail)\b.*|get outlook for\b.*"  # phones' lines
+    r"|-{5,}\s*(urspr(ü|ue)ngliche nachricht|weitergeleitete nachricht)\s*-{5,}"  # German mail programs
+    r"|anfang der weitergeleiteten (e-mail|nachricht):"
+    r"|gesendet (von|mit) (meinem|outlook|der|mail)\b.*|von meinem \S+ gesendet\b.*"
+    r"|outlook f(ü|ue)r (ios|android) (herunterladen|beziehen)\b.*)$",
     re.IGNORECASE,
 )
 # A short closing line ("Cheers,", "Best regards") followed by a name on the last line.
 _SIGN_OFF = re.compile(
     r"^(thanks|thank you|many thanks|cheers|regards|best|best regards|kind regards|"
-    r"best wishes|all the best|yours|ciao|bye|take care|greetings)\W*$",
+    r"best wishes|all the best|yours|ciao|bye|take care|greetings"
+    r"|(viele|liebe|beste|herzliche|sch(ö|oe)ne|freundliche) gr(ü|ue)(ß|ss)e|mit freundlichen gr(ü|ue)(ß|ss)en"
+    r"|gr(ü|ue)(ß|ss)e|gru(ß|ss)|lg|vg|mfg|danke|vielen dank|danke sch(ö|oe)n|tsch(ü|ue)ss|bis bald)\W*$",
     re.IGNORECASE,
 )
 _NAME = re.compile(r"^[A-Z][\w.'-]*( [A-Z][\w.'-]*)?$")
-_COMMON_KEYS = {"left", "right", "reroll", "keep", "fight", "evade", "yes", "no", "done"}
+_COMMON_KEYS = {"left", "right", "reroll", "keep", "fight", "evade", "yes", "no", "done",
+                "links", "rechts", "ja", "nein", "fertig", "kampf", "kaempfen", "behalten"}
 
 
 def _has_class(name: str) -> str:

@@ -26,15 +26,17 @@ _GAME_TAG = re.compile(r"\[([A-Za-z0-9][\w.-]*)\]")
 # CHECK is the subject's first or last word once reply prefixes and the game tag are gone:
 # "Re: [g] CHECK" and "Re: [g] Turn 4 report - check" check; "... check the dice" plays.
 _CHECK = re.compile(r"^\s*(?:(?:re|aw|sv|fwd?|wg)\s*:\s*)*check\b|\bcheck\W*$", re.IGNORECASE)
-_ANSWER = re.compile(r"^(?:(\d+)\s*:\s*)?([A-Za-z][A-Za-z0-9-]*)(?:\s+(\S.*))?$")
+_ANSWER = re.compile(r"^(?:(\d+)\s*:\s*)?([A-Za-zÄÖÜäöüß][A-Za-zÄÖÜäöüß0-9-]*)(?:\s+(\S.*))?$")
 # How people number an answer: "8: left", "8 left", "8. left", "Q8: left", "#8 - left", "(8) left".
-_NUMBERED = re.compile(r"^(?:q(?:uestion)?\s*|#|\()?(\d+)\)?\s*(?:[:.)=-]\s*|\s+)(?=[A-Za-z])", re.IGNORECASE)
+_NUMBERED = re.compile(r"^(?:q(?:uestion)?\s*|f(?:rage)?\s*|#|\()?(\d+)\)?\s*(?:[:.)=-]\s*|\s+)(?=[A-Za-zÄÖÜäöü])",
+                       re.IGNORECASE)
 # A line that reads as a try at an answer (a number first, or one short word) but is not one.
 _ATTEMPT = re.compile(r"^(?:(?:q(?:uestion)?\s*|#)?\d+\b.*|[A-Za-z][\w-]*\W{0,3})$", re.IGNORECASE)
 _MAX_WORDS = 6
 # Greetings and thanks fit the answer pattern ("Hi", "Thanks") but are never option keys.
 _CHAT = {"hi", "hello", "hey", "dear", "thanks", "thank", "thx", "cheers", "regards",
-         "best", "greetings", "bye", "ciao", "ok", "okay", "sorry", "please"}
+         "best", "greetings", "bye", "ciao", "ok", "okay", "sorry", "please",
+         "hallo", "moin", "servus", "danke", "gruß", "grüße", "gruss", "gruesse", "lg", "vg", "bitte", "tschüss"}
 
 
 class OrderError(ValueError):
@@ -223,9 +225,23 @@ def _answer(line: str) -> str | None:
     return _format(m)
 
 
+# Option keys stay the engine's (language-free); a German player may write these words for the
+# commonest. No engine key is a German word, so the words never shadow a key of their own.
+KEY_ALIASES = {
+    "links": "left", "rechts": "right", "behalten": "keep", "fertig": "done", "neu-wuerfeln": "reroll",
+    "neu-würfeln": "reroll", "nochmal": "reroll", "nein": "no", "ja": "yes", "gold": "gold", "bleiben": "stay",
+    "psychisch": "psychic", "weiter": "continue", "kampf": "battle", "kaempfen": "battle", "kämpfen": "battle",
+    "nichts": "none", "ausweichen": "evade", "feld-begegnen": "encounter-space", "begegnung": "encounter-space",
+    "ueberqueren": "cross", "überqueren": "cross", "staerke": "strength", "stärke": "strength", "anhalten": "stop",
+    "wuerfeln": "roll", "würfeln": "roll", "leben": "life", "list": "craft", "aussetzen": "skip", "passen": "pass",
+    "verlassen": "leave", "spaeter": "later", "später": "later",
+}
+
+
 def _format(m: re.Match) -> str:
     prompt, key, arg = m.groups()
-    return (f"{prompt}: " if prompt else "") + key.lower() + (f" {arg}" if arg else "")
+    key = key.lower()
+    return (f"{prompt}: " if prompt else "") + KEY_ALIASES.get(key, key) + (f" {arg}" if arg else "")
 
 
 def _numbered(answer: str) -> bool:

@@ -18,8 +18,9 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import TYPE_CHECKING
 
-from pbem.base import log, tokens
-from pbem.core import games
+from pbem.base import i18n, log, tokens
+from pbem.base.i18n import _
+from pbem.core import games, people
 from pbem.inbound import commands, mail as mail_mod, orders
 from pbem.inbound.commands import Form, Stage
 from pbem.inbound.mail import Mail
@@ -343,10 +344,12 @@ def _process(svc: Service, row: dict, reading: Reading) -> Result:
     bounces.heard_from(svc, player)
     if mail is not None and not limits.take(svc, limits.MAILS_PER_HOUR, limits.seat(player)):
         return _over_hourly(svc, game, player, row, order)
-    if game["status"] != "active":
-        return _reply_error(svc, game, player, row, order,
-                            f"The game {game['id']} is {game['status']}: it takes no answers now.")
-    return _carry_out(svc, game, player, row, order)
+    with i18n.using(people.language(svc, game, player["name"], player["email"])):  # the notes of its replies
+        if game["status"] != "active":
+            why = _("The game %(game)s is %(status)s: it takes no answers now.", game=game["id"],
+                    status=_(game["status"]))
+            return _reply_error(svc, game, player, row, order, why)
+        return _carry_out(svc, game, player, row, order)
 
 
 def _automatic(svc: Service, row: dict, mail: Mail, order: orders.Order | None) -> Result:
@@ -460,7 +463,7 @@ def _carry_out(svc: Service, game: dict, player: dict, row: dict, order: orders.
                                  in_reply_to=order.message_id, inbox_id=row["id"], catch_up=False)
             return Result("applied", log.scrub("press: " + " ".join(press_notes)), row["id"], game["id"],
                           player["name"])
-        return _reply_error(svc, game, player, row, order, "No answers were found in your message.")
+        return _reply_error(svc, game, player, row, order, _("No answers were found in your message."))
     return apply_order(svc, game, player, row, order, lines, press_notes, pace_notes)
 
 

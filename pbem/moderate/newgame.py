@@ -6,7 +6,7 @@ import re
 from typing import TYPE_CHECKING
 
 from pbem.archive.archive import content_files, content_version
-from pbem.base import configkeys, log, sealed, tokens
+from pbem.base import configkeys, i18n, log, sealed, tokens
 from pbem.base.content_overlay import fingerprint
 from pbem.core import games
 from pbem.core.games import GameError, _check_email, engine_config, get
@@ -23,12 +23,13 @@ _SLUG = re.compile(r"^[a-z0-9][a-z0-9-]{0,62}$")
 # with the nearest known key. [game.pace]'s own keys are pbem/pace/pace.py's.
 TOP_KEYS = ("game", "players", "observers")  # observers: pbem/outbound/observers.py
 GAME_KEYS = ("name", "edition", "packs", "options", "ending", "seed", "address", "moderator", "pace",
-             "unlisted", "press")  # unlisted: not in the web index (pbem/web/pages.py); press: pbem/outbound/press.py
-PLAYER_KEYS = ("name", "email", "character", "role", "timezone", "reports", "vacation_days")
+             "unlisted", "press", "language")  # unlisted: not in the web index (pbem/web/pages.py); press:
+# pbem/outbound/press.py; language: the mails' language where the reader chose none (pbem/core/people.py)
+PLAYER_KEYS = ("name", "email", "character", "role", "timezone", "reports", "vacation_days", "language")
 _TYPES: dict[str, type | tuple[type, ...]] = {"name": str, "edition": str, "ending": str, "address": str,
                                               "moderator": str, "email": str,
           "character": str, "role": str, "timezone": str, "reports": str, "packs": list, "options": dict,
-          "pace": dict, "seed": (str, int), "vacation_days": int, "press": str}
+          "pace": dict, "seed": (str, int), "vacation_days": int, "press": str, "language": str}
 MIN_PLAYERS = 2  # Talisman is played by 2 to 6 (a Nemesis game: the Nemesis and 1 to 5 heroes)
 
 
@@ -88,6 +89,12 @@ def check_config(config) -> None:
     _typed(g, "[game]")
     for i, p in enumerate(players):
         _typed(p, f"[[players]] {p.get('name') or i + 1}")
+    for where, table in [("[game]", g), *((f"[[players]] {p.get('name') or i + 1}", p) for i, p in enumerate(players))]:
+        if "language" in table:
+            try:
+                i18n.language(table["language"])
+            except ValueError as e:
+                raise GameError(f"{where}: `language`: {e}") from None
 
 
 def _checked(config: dict, store, *, wait: bool = False) -> dict:

@@ -19,6 +19,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, NamedTuple
 
 from pbem.base import clock, log
+from pbem.base.i18n import N_
 from pbem.core import games
 from pbem.outbound import outbox, reports
 
@@ -33,15 +34,15 @@ class Kind(NamedTuple):
 
 # The kinds there are, in the order the digest tells them. A caller names one of these.
 KINDS: dict[str, Kind] = {
-    "ruling": Kind("Cards waiting for your ruling", "cards to rule on"),
-    "stuck": Kind("Games that cannot go on by themselves", "stuck games"),
-    "undeliverable": Kind("Players whose mail does not arrive", "undeliverable seats"),
-    "resigned": Kind("Players who resigned", "resignations"),
-    "unprocessed": Kind("Messages that could not be processed", "unprocessed messages"),
-    "gave-up": Kind("Mail given up", "mails given up"),
-    "waiting": Kind("Mail waiting to be sent", "outbox alerts"),
-    "limit": Kind("Limits reached", "limits reached"),
-    "stranger": Kind("Mail from addresses that opened no seat", "strangers' mails"),
+    "ruling": Kind(N_("Cards waiting for your ruling"), "cards to rule on"),
+    "stuck": Kind(N_("Games that cannot go on by themselves"), "stuck games"),
+    "undeliverable": Kind(N_("Players whose mail does not arrive"), "undeliverable seats"),
+    "resigned": Kind(N_("Players who resigned"), "resignations"),
+    "unprocessed": Kind(N_("Messages that could not be processed"), "unprocessed messages"),
+    "gave-up": Kind(N_("Mail given up"), "mails given up"),
+    "waiting": Kind(N_("Mail waiting to be sent"), "outbox alerts"),
+    "limit": Kind(N_("Limits reached"), "limits reached"),
+    "stranger": Kind(N_("Mail from addresses that opened no seat"), "strangers' mails"),
 }
 SHOWN = 20  # notices of one kind a digest lists; the rest are counted
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")

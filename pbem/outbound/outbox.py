@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 import msgspec
 
 from pbem.archive import archive
-from pbem.base import log, tokens
+from pbem.base import i18n, log, tokens
 from pbem.outbound import links, mime, render
 
 if TYPE_CHECKING:
@@ -62,7 +62,12 @@ def enqueue(svc: Service, *, kind: str, message_id: str, sender: str, to: str, t
     """Queue one mail: the `context` template `kind` is rendered from when it is sent, or a
     `text` and `html` already made (a resent mail). `player` (a players row) gets a Reply-To
     carrying their token; `marker`, if given, is what the texts use in place of that token.
-    `reply`: it answers a mail that came in (as every mail of the REPLIES kinds does)."""
+    `reply`: it answers a mail that came in (as every mail of the REPLIES kinds does). The mail is
+    in the language texts are made in now (pbem/base/i18n.py `using`): it says so in
+    `Content-Language`, and its context renders in it."""
+    lang = i18n.current()
+    if context is not None and "lang" not in context:
+        context = {**context, "lang": lang}
     headers = {
         "From": mailbox(f"Talisman {game}" if game else "Talisman", sender),
         "To": mailbox(to_name, to),
@@ -71,6 +76,7 @@ def enqueue(svc: Service, *, kind: str, message_id: str, sender: str, to: str, t
         "Message-ID": message_id,
         # RFC 3834: a well-behaved responder answers neither; ours tells a reply from a report
         "Auto-Submitted": "auto-replied" if reply or kind in REPLIES else "auto-generated",
+        "Content-Language": (context or {}).get("lang") or lang,
         **(extra_headers or {}),
     }
     if player is not None:

@@ -22,7 +22,7 @@ import msgspec
 from jinja2.filters import do_wordwrap
 from markupsafe import Markup
 
-from pbem.base import boardmap
+from pbem.base import boardmap, i18n
 
 if TYPE_CHECKING:
     from pbem.core.service import Service
@@ -68,23 +68,40 @@ def loader(overrides: Path | None = None) -> jinja2.BaseLoader:
 
 
 class Templates:
-    """One Environment, each template compiled once; HTML templates autoescape by name
-    (select_autoescape does not match `*.html.j2`)."""
+    """One Environment per language, each template compiled once in it; HTML templates
+    autoescape by name (select_autoescape does not match `*.html.j2`). The language is the
+    one texts are made in now (pbem/base/i18n.py `using`): a mail's context names its reader's."""
 
     def __init__(self, overrides: Path | None = None):
         self.overrides = overrides
-        self.env = _Environment(
-            loader=loader(overrides), autoescape=lambda name: (name or "").endswith(".html.j2"),
-            undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
-            auto_reload=False)
-        self.env.filters["wordwrap"] = wordwrap
-        self.env.globals["fitted"] = boardmap.fitted  # the map's cells (templates/_map.html.j2)
-        self._pairs: dict[str, tuple[jinja2.Template, jinja2.Template]] = {}
+        self._envs: dict[str, _Environment] = {}
+        self._pairs: dict[tuple[str, str], tuple[jinja2.Template, jinja2.Template]] = {}
+
+    @property
+    def env(self) -> _Environment:
+        """The Environment of the current language."""
+        return self.environment(i18n.current())
+
+    def environment(self, lang: str) -> _Environment:
+        env = self._envs.get(lang)
+        if env is None:
+            env = _Environment(
+                loader=loader(self.overrides), autoescape=lambda name: (name or "").endswith(".html.j2"),
+                undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
+                auto_reload=False, extensions=["jinja2.ext.i18n"])
+            # `_("... %(n)s", n=...)` in a template: its values autoescaped in HTML (newstyle gettext)
+            env.install_gettext_translations(i18n.translations(lang), newstyle=True)  # type: ignore[attr-defined]
+            env.filters["wordwrap"] = wordwrap
+            env.globals["fitted"] = boardmap.fitted  # the map's cells (templates/_map.html.j2)
+            self._envs[lang] = env
+        return env
 
     def pair(self, name: str) -> tuple[jinja2.Template, jinja2.Template]:
-        if name not in self._pairs:
-            self._pairs[name] = (self.env.get_template(f"{name}.txt.j2"), self.env.get_template(f"{name}.html.j2"))
-        return self._pairs[name]
+        key = (i18n.current(), name)
+        if key not in self._pairs:
+            env = self.env
+            self._pairs[key] = (env.get_template(f"{name}.txt.j2"), env.get_template(f"{name}.html.j2"))
+        return self._pairs[key]
 
     def render(self, name: str, context: dict[str, Any]) -> tuple[str, str]:
         text, html = self.pair(name)
@@ -120,7 +137,7 @@ def fragment(svc: Service, name: str, ctx, key=None) -> Fragment:
     it was at the last move (the map, the players' table, each player's sheet). `key`
     stands for ctx where ctx is not plain data; then ctx may be a function that makes it.
     The latest FRAGMENTS_KEPT are kept, so a daemon's memory does not grow with its games."""
-    key = (id(templates(svc)), name, msgspec.json.encode(ctx) if key is None else key)
+    key = (id(templates(svc)), i18n.current(), name, msgspec.json.encode(ctx) if key is None else key)
     done = _fragments.get(key)
     if done is None:
         text, html = templates(svc).render(name, ctx() if callable(ctx) else ctx)
@@ -162,10 +179,12 @@ def _filled(svc: Service, ctx: dict) -> dict:
 
 
 def render(svc: Service, name: str, ctx: dict) -> tuple[str, str]:
-    """A mail's text and HTML from its stored context."""
-    return templates(svc).render(name, _filled(svc, ctx))
+    """A mail's text and HTML from its stored context, in its reader's language (`lang`)."""
+    with i18n.using(ctx.get("lang")):
+        return templates(svc).render(name, _filled(svc, ctx))
 
 
 def text(svc: Service, name: str, ctx: dict) -> str:
     """Only the text part of template `name` (e.g. `_report` for `pbem game show`)."""
-    return templates(svc).pair(name)[0].render(_filled(svc, ctx))
+    with i18n.using(ctx.get("lang")):
+        return templates(svc).pair(name)[0].render(_filled(svc, ctx))

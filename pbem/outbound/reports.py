@@ -18,7 +18,9 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from engine.registry import TITLES
-from pbem.base import boardmap
+from pbem.base import boardmap, i18n
+from pbem.base.i18n import _
+from pbem.core import people
 from pbem.outbound import glossary, leads, links as web_links, outbox, render, turnmail
 
 if TYPE_CHECKING:
@@ -102,7 +104,8 @@ def make_frame(svc: Service, state) -> dict:
             "packs": pack_lines(public)}
 
 
-VOYAGE = {"out": "at sea", "home": "at sea, sailing home", "wreck": "shipwrecked, adrift", "prison": "in prison"}
+VOYAGE = {"out": i18n.N_("at sea"), "home": i18n.N_("at sea, sailing home"),  # translated where shown
+          "wreck": i18n.N_("shipwrecked, adrift"), "prison": i18n.N_("in prison")}
 
 
 def whereabouts(public: dict, name: str, p: dict) -> str:
@@ -121,9 +124,9 @@ def pack_lines(public: dict) -> list[dict]:
               for pack, texts in public.get("pack_text", {}).items()]
     forces = [f"{name}: {detail or 'yes'}" for name, detail in boardmap.in_force(public)]
     if forces:  # a lasting effect on no space: a Blizzard
-        groups.append({"pack": "In force", "lines": forces})
+        groups.append({"pack": i18n.N_("In force"), "lines": forces})
     if "shared_fate" in public:
-        groups.append({"pack": "Heroes", "lines": [f"Shared fate: {public['shared_fate']}."]})
+        groups.append({"pack": i18n.N_("Heroes"), "lines": [f"Shared fate: {public['shared_fate']}."]})
     return groups
 
 
@@ -136,11 +139,11 @@ def sheet(p: dict | None, where: str = "-", marked: glossary.StandIns | None = N
         return None
     notes = []
     if p.get("toad"):
-        notes.append(f"You are a Toad for {p['toad']} more turn(s).")
+        notes.append(_("You are a Toad for %(n)s more turn(s).", n=p["toad"]))
     if p.get("miss"):
-        notes.append(f"You miss {p['miss']} turn(s).")
+        notes.append(_("You miss %(n)s turn(s).", n=p["miss"]))
     if p.get("quest"):
-        notes.append(f"Quest: {p['quest']}.")
+        notes.append(_("Quest: %(quest)s.", quest=p["quest"]))
     spells = p.get("spells", [])
     return {
         "character": p.get("character_name") or p.get("character") or "?",
@@ -217,14 +220,15 @@ def show_text(svc: Service, game: dict, player: str) -> str:
 
 
 def subject(game: dict, ctx: dict, kind: str) -> str:
+    tag = f"[{game['id']}] "
     if kind == "gameover":
-        won = f": {' and '.join(ctx['winners'])} won" if ctx["winners"] else ""
-        return f"[{game['id']}] Game over{won}"
+        return tag + (_("Game over: %(names)s won", names=_(" and ").join(ctx["winners"])) if ctx["winners"]
+                      else _("Game over"))
     if ctx["asked"]:
-        return f"[{game['id']}] Turn {ctx['turn']}: your move"
+        return tag + _("Turn %(turn)s: your move", turn=ctx["turn"])
     if ctx["waiting"]:
-        return f"[{game['id']}] Turn {ctx['turn']}: waiting for {', '.join(ctx['waiting'])}"
-    return f"[{game['id']}] Turn {ctx['turn']} report"
+        return tag + _("Turn %(turn)s: waiting for %(names)s", turn=ctx["turn"], names=", ".join(ctx["waiting"]))
+    return tag + _("Turn %(turn)s report", turn=ctx["turn"])
 
 
 # -- what to send -----------------------------------------------------------------------
@@ -237,7 +241,17 @@ def queue_report(svc: Service, game: dict, player: dict, state, *, kind: str = "
     `state`, the game as it is now. It shows the events the player may see of the moves since
     their last report, which it now is (`catch_up` False: no events, e.g. a briefing that
     tells the story its own way); `backlog` holds them when several reports share it. Either
-    way the mail keeps where its reader was (`since_seq`): a bounce rewinds them there."""
+    way the mail keeps where its reader was (`since_seq`): a bounce rewinds them there. It is
+    made in its reader's language (pbem/core/people.py)."""
+    with i18n.using(people.language(svc, game, player["name"], player.get("email"))):
+        _queue_report(svc, game, player, state, kind=kind, mid_parts=mid_parts, extra=extra, in_reply_to=in_reply_to,
+                      inbox_id=inbox_id, frame=frame, backlog=backlog, catch_up=catch_up, stored_frame=stored_frame,
+                      reported=reported)
+
+
+def _queue_report(svc: Service, game: dict, player: dict, state, *, kind: str, mid_parts, extra: dict | None,
+                  in_reply_to: str | None, inbox_id: int | None, frame: dict | None, backlog: turnmail.Backlog | None,
+                  catch_up: bool, stored_frame: int | None, reported: bool) -> None:
     name, seq = player["name"], game["moves"]
     events, since = [], player.get("reported_seq")
     if catch_up:
@@ -305,6 +319,11 @@ def question_replied_to(svc: Service, game: dict, player: str, references: list[
 
 def queue_welcome(svc: Service, game: dict, player: dict, state) -> None:
     """The only mail whose text holds the token (as the outbox marker until it is sent)."""
+    with i18n.using(people.language(svc, game, player["name"], player.get("email"))):
+        _queue_welcome(svc, game, player, state)
+
+
+def _queue_welcome(svc: Service, game: dict, player: dict, state) -> None:
     marker = outbox.new_marker()
     view = svc.engine.view(state, player["name"])
     me = view["players"].get(player["name"], {})
@@ -328,8 +347,8 @@ def queue_welcome(svc: Service, game: dict, player: dict, state) -> None:
     outbox.enqueue(svc, kind="welcome",
                    message_id=message_id(svc, game, player["name"], player["token_salt"], "welcome"),
                    sender=game_address(svc, game), to=player["email"], to_name=player["name"],
-                   subject=f"[{game['id']}] Welcome, {player['name']}", context=ctx, game=game["id"],
-                   player=player, marker=marker, in_reply_to=root, references=[root])
+                   subject=f"[{game['id']}] {_('Welcome, %(name)s', name=player['name'])}", context=ctx,
+                   game=game["id"], player=player, marker=marker, in_reply_to=root, references=[root])
 
 
 def _character(g: dict, slug: str | None) -> dict | None:
@@ -339,8 +358,9 @@ def _character(g: dict, slug: str | None) -> dict | None:
     ch = content.load(g.get("edition", "revised4"), tuple(g.get("packs", []))).characters.get(slug) if slug else None
     if ch is None:
         return None
-    return {"stats": f"Strength {ch.strength}, Craft {ch.craft}, Life {ch.life}, Fate {ch.fate}, {ch.alignment}, "
-                     f"starts at the {ch.start.replace('-', ' ').title()}",
+    return {"stats": _("Strength %(strength)s, Craft %(craft)s, Life %(life)s, Fate %(fate)s, %(alignment)s, "
+                       "starts at the %(start)s", strength=ch.strength, craft=ch.craft, life=ch.life, fate=ch.fate,
+                       alignment=_(ch.alignment), start=_(ch.start.replace('-', ' ').title())),
             "abilities": [glossary.plain(t) for t in ch.ability_texts]}
 
 

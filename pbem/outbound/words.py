@@ -1,0 +1,15 @@
+"""Words the reports show that come from data, not from a template: region names, deck names,
+alignments, a game's status. Listed here so the catalogue has them (`make locale`); the
+templates translate them where they are shown (`_(d.name)`), since a report's board part is
+made once for readers of every language. Card, space and character names are not here: they
+stay as printed (docs/translating.md)."""
+from __future__ import annotations
+
+from pbem.base.i18n import N_
+
+REGIONS = (N_("Outer Region"), N_("Middle Region"), N_("Inner Region"), N_("Crown"), N_("clockwise"))
+DECKS = (N_("Adventure"), N_("Spell"), N_("Purchase"), N_("Talisman"), N_("Denizen"), N_("Terrain"), N_("Remnant"),
+         N_("Ending"), N_("Nether"), N_("City"), N_("Dungeon"), N_("Treasure"), N_("Action"))
+ALIGNMENTS = (N_("good"), N_("evil"), N_("neutral"))
+STATUSES = (N_("active"), N_("ended"), N_("waiting"))
+PLAYERS = (N_("Nemesis"), N_("-"))

@@ -1,0 +1,196 @@
+"""Languages (issue 29): each reader's mail in their language, said in Content-Language; the
+language chosen in [[players]] or by a mail line for every game of the address; German
+replies read as English ones; and every template rendered in every language with no text left
+untranslated (a pseudo-language marks each translated text: what is left unmarked is a text
+the catalogue does not hold)."""
+from __future__ import annotations
+
+import re
+
+import pytest
+from babel.messages.mofile import read_mo
+from babel.messages.pofile import read_po
+from conftest import game_config, legal, mail, token
+
+from pbem.base import i18n
+from pbem.core import games, people
+from pbem.inbound import mailtext, orders
+from pbem.inbound.process import handle
+from pbem.moderate import newgame
+from pbem.outbound import outbox, render
+
+PLAYERS = [("anna", "anna@example.de"), ("bob", "bob@example.org")]
+
+
+def mixed(svc, **game):
+    cfg = game_config(players=PLAYERS, **game)
+    cfg["players"][0]["language"] = "de"
+    return newgame.create(svc, cfg)
+
+
+def mails(svc, to: str, kind: str | None = None) -> list[dict]:
+    return [outbox.mail(svc, r["id"]) for r in svc.store.outbox_rows()
+            if r["to_addr"] == to and (kind is None or r["kind"] == kind)]
+
+
+def test_each_reader_in_their_language(svc):
+    mixed(svc)
+    anna, bob = mails(svc, "anna@example.de", "welcome")[0], mails(svc, "bob@example.org", "welcome")[0]
+    a, b = outbox.build(svc, anna), outbox.build(svc, bob)
+    assert a["Content-Language"] == "de" and b["Content-Language"] == "en"
+    assert "Willkommen im Talisman-Spiel autumn, anna!" in anna["text"]
+    assert "Welcome to the Talisman game autumn, bob!" in bob["text"]
+    assert a["Subject"] == "[autumn] Willkommen, anna" and '<html lang="de">' in anna["html"]
+    report = mails(svc, "anna@example.de", "report")[0]
+    assert "Das Spielbrett, Runde" in report["text"] and "Stärke" in report["text"]
+
+
+def test_language_line_holds_for_every_game_of_the_address(svc):
+    mixed(svc)
+    g2 = game_config(name="winter", players=[("bob", "bob@example.org"), ("carl", "carl@example.org")])
+    newgame.create(svc, g2)
+    handle(svc, mail(["sprache: Deutsch"], sender="bob@example.org", tok=token(svc, "autumn", "bob")))
+    assert people.language(svc, games.get(svc, "winter"), "bob", "bob@example.org") == "de"
+    note = mails(svc, "bob@example.org", "receipt")[-1]
+    assert "Sprache: Ihre Mails sind jetzt auf Deutsch, in jedem Spiel" in note["text"]
+    assert outbox.build(svc, note)["Content-Language"] == "de"
+
+
+def test_bad_language_is_refused_with_the_known_ones(svc):
+    cfg = game_config(players=PLAYERS)
+    cfg["players"][0]["language"] = "klingon"
+    with pytest.raises(games.GameError, match="en, de"):
+        newgame.create(svc, cfg)
+
+
+def test_german_answers_and_commands_read(svc):
+    mixed(svc)
+    player, line = legal(svc, "autumn")
+    number, key = line.split(": ")
+    german = {v: k for k, v in orders.KEY_ALIASES.items()}.get(key, key)
+    order = orders.parse_mail(mail([f"{number}: {german}", "", "Viele Grüße", "Anna", "",
+                                    "Gesendet von meinem iPhone", "",
+                                    "Am 03.12.2026 um 10:00 schrieb Talisman <talisman@example.org>:",
+                                    "> Ihre Frage"], sender="anna@example.de"))
+    assert order.lines == [line] and not order.ignored and not order.attempts
+    calls = orders.parse_mail(mail(["urlaub: 3d", "aufgeben", "an: alle", "Hallo zusammen"])).calls
+    assert [c.command for c in calls] == ["vacation", "resign", "to"]
+
+
+@pytest.mark.parametrize("text", [
+    "links\n\nVon: Talisman <talisman@example.org>\nGesendet: Donnerstag, 3. Dezember 2026 10:00\n"
+    "An: anna@example.de\nBetreff: [autumn] Runde 4\n\nSie sind am Zug\nrechts\n",
+    "links\n\n-----Ursprüngliche Nachricht-----\nrechts\n",
+    "links\nMit freundlichen Grüßen\nAnna Schmidt\n",
+    "links\n\nVon meinem iPhone gesendet\n",
+])
+def test_german_quotes_and_sign_offs_are_not_answers(text):
+    assert mailtext.own_lines(text) == ["links"]
+
+
+# -- every template, every language ----------------------------------------------------------------
+
+def test_catalogues_are_complete_and_compiled():
+    """Every text of the templates and the code (pbem/locale/pbem.pot, `make locale`) has its
+    translation in each language, none fuzzy, the same placeholders, and the .mo is the .po."""
+    template = read_po(open(i18n.LOCALE_DIR / "pbem.pot", "rb"))
+    ids = {m.id if isinstance(m.id, str) else m.id[0] for m in template if m.id}
+    assert len(ids) > 250
+    for lang in i18n.languages()[1:]:
+        po = read_po(open(i18n.LOCALE_DIR / lang / "LC_MESSAGES" / "pbem.po", "rb"))
+        have = {m.id if isinstance(m.id, str) else m.id[0]: m for m in po if m.id}
+        assert ids <= set(have), f"{lang}: not in the catalogue: {sorted(ids - set(have))[:5]} (make locale)"
+        for mid in ids:
+            m = have[mid]
+            strings = [m.string] if isinstance(m.string, str) else list(m.string)
+            assert all(strings) and not m.fuzzy, f"{lang}: {mid!r} is not translated"
+            want = set(re.findall(r"%\(\w+\)", mid))
+            assert all(set(re.findall(r"%\(\w+\)", s)) == want for s in strings), f"{lang}: placeholders of {mid!r}"
+        compiled = read_mo(open(i18n.LOCALE_DIR / lang / "LC_MESSAGES" / "pbem.mo", "rb"))
+        one = lambda v: v if isinstance(v, str) else tuple(v)[0]  # a plural by its singular
+        pairs = lambda cat: {one(m.id): one(m.string) for m in cat if m.id and m.string}
+        assert pairs(compiled) == pairs(po), \
+            f"{lang}: pbem.mo is older than pbem.po (make locale)"
+
+
+NUMBERS = {"uses", "count", "more"}  # fields that are counts (a plural's number)
+
+
+class Anything(str):
+    """A value a template may use in any way (a key, an attribute, a list, a call), shown as
+    ⟪⟫: every template renders with it, whatever its context holds."""
+
+    def __new__(cls):
+        return super().__new__(cls, "⟪⟫")
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return 2 if name in NUMBERS else Anything()
+
+    def __gt__(self, other):
+        return True
+
+    __lt__ = __ge__ = __le__ = __gt__
+
+    def __getitem__(self, key):
+        return Anything()
+
+    def __call__(self, *args, **kwargs):
+        return Anything()
+
+    def __iter__(self):
+        yield Anything()
+
+    def keys(self):
+        return []
+
+    # str's own methods a template names as fields (`group.title`, `d.count`): values here
+    title = count = index = property(lambda self: Anything())
+
+
+class Pseudo(i18n.NullTranslations):
+    """A language in which every text the catalogue holds is marked ⟦...⟧."""
+
+    def gettext(self, message):
+        return f"⟦{message}⟧"
+
+    def ngettext(self, singular, plural, n):
+        return f"⟦{singular if n == 1 else plural}⟧"
+
+    ugettext, ungettext = gettext, ngettext  # what Jinja's i18n extension calls, where they are
+
+
+def _names() -> list[str]:
+    return sorted(str(p.relative_to(render.PACKAGED)) for p in render.PACKAGED.glob("*.j2"))
+
+
+# Language-free words a template may write as they are: option keys and commands in examples,
+# the name of the game.
+FREE = {"left", "Q", "token", "pbem", "inbox", "outbox", "list", "game", "show", "Talisman", "status"}
+
+
+@pytest.mark.parametrize("name", _names())
+def test_every_template_in_every_language_has_no_untranslated_text(name, monkeypatch):
+    real = i18n.translations
+    monkeypatch.setattr(i18n, "translations", lambda lang: Pseudo() if lang == "xx" else real(lang))
+    templates = render.Templates()
+    ctx = {"count": 2} | {k: Anything() for k in ("game", "me", "turn", "observer", "events", "over", "winners", "asked", "about",
+                                   "leads", "reply_lines", "waiting", "waiting_question", "service_notes", "deadline",
+                                   "standing_orders", "pace_notes", "sheet", "around", "cards", "board", "links",
+                                   "applied", "failed", "unused", "check", "attempts", "press_notes", "seed",
+                                   "commitment", "ended_by_moderator", "reminder", "defaulted", "recent",
+                                   "predecessors", "since", "sections", "games", "subject", "lines",
+                                   "address", "sender", "copy_of", "public", "text", "why", "moderator_told",
+                                   "character", "others", "token", "stand_ins", "commands", "turn", "decks", "lying",
+                                   "packs", "rows", "map_text", "map_html", "p", "colour", "own", "hidden", "lang")}
+    for lang in i18n.languages():  # renders in every real language
+        with i18n.using(lang):
+            templates.env.get_template(name).render(ctx)
+    with i18n.using("xx"):
+        out = templates.env.get_template(name).render(ctx)
+    while re.search(r"⟦[^⟦⟧]*⟧", out):
+        out = re.sub(r"⟦[^⟦⟧]*⟧", "", out)
+    out = re.sub(r"<[^>]*>|&\w+;|⟪⟫", " ", out)  # markup, entities, the context's values
+    left = [w for w in re.findall(r"[A-Za-z][A-Za-z'-]*", out) if w not in FREE]
+    assert not left, f"{name}: text outside the catalogue: {' '.join(left[:12])}"
