@@ -51,5 +51,5 @@ locale: $(STAMP)
 	$(BIN)/pybabel extract -F babel.cfg -k N_ -k _ -k ngettext:1,2 --add-location=file --sort-by-file \
 		--no-wrap --omit-header -o $(LOCALE)/pbem.pot .
 	$(BIN)/pybabel update -i $(LOCALE)/pbem.pot -d $(LOCALE) -D pbem --no-wrap --no-fuzzy-matching \
-		--ignore-obsolete --omit-header
+		--ignore-obsolete
 	$(BIN)/pybabel compile -d $(LOCALE) -D pbem --statistics

@@ -194,3 +194,13 @@ def test_every_template_in_every_language_has_no_untranslated_text(name, monkeyp
     out = re.sub(r"<[^>]*>|&\w+;|⟪⟫", " ", out)  # markup, entities, the context's values
     left = [w for w in re.findall(r"[A-Za-z][A-Za-z'-]*", out) if w not in FREE]
     assert not left, f"{name}: text outside the catalogue: {' '.join(left[:12])}"
+
+
+def test_help_by_mail_brings_a_short_guide_in_the_readers_language(svc):
+    mixed(svc)
+    handle(svc, mail(["hilfe"], sender="anna@example.de", tok=token(svc, "autumn", "anna")))
+    guide = mails(svc, "anna@example.de", "help")[-1]
+    assert "So spielen Sie per Mail" in outbox.build(svc, guide)["Subject"]
+    assert "aufgeben" in guide["text"] and "Nichts im Textteil ist ein Bild." in guide["text"]
+    handle(svc, mail(["help"], sender="bob@example.org", tok=token(svc, "autumn", "bob")))
+    assert "Nothing in the text part is a picture." in mails(svc, "bob@example.org", "help")[-1]["text"]

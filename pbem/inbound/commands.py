@@ -10,7 +10,7 @@ mail's lines by this table, and `carry_out` does them by it; adding a command is
     to: NAME | all             a message to players, on the lines after it (pbem/outbound/press.py)
     standing: | vacation: | timezone: | reports:   settings (pbem/pace/standing.py)
     email: NEW [CODE] [all]    a new address for the seat (pbem/pace/addresses.py)
-    language: de | mail: digest   the address's own settings, in every game (pbem/core/people.py)
+    language: de               the address's own language, in every game (pbem/core/people.py)
     help                       a short guide by mail
 
 Every word has its German alias (`aufgeben`, `an:`, `urlaub:`, `sprache:`, `hilfe`...): any
@@ -175,17 +175,6 @@ def language(req: Request, call: Call) -> str:
     return _("language: your mails are in %(name)s now, in every game", name=i18n.name(lang))
 
 
-def mail(req: Request, call: Call) -> str:
-    """`mail: each | digest | both` (and a digest's hour: `mail: digest 18`), for the address."""
-    if req.check:
-        return _("mail: %(value)s: would be set", value=call.value)
-    word, hour = people.set_mail(req.svc, req.player["email"], call.value)
-    return {people.EACH: _("mail: a mail for each report, in every game"),
-            people.DIGEST: _("mail: one digest a day of the games waiting for you, instead of each report"),
-            people.BOTH: _("mail: each report, and a digest a day")}[word] + (
-        " " + _("(at %(hour)s:00 your time)", hour=hour) if hour is not None else "")
-
-
 def guide(req: Request, call: Call) -> str:
     """`help`: a short guide by mail, in the reader's language."""
     svc, game, player = req.svc, req.game, req.player
@@ -223,9 +212,6 @@ TABLE: list[Command] = [
                     "every seat of yours)")),
     Command("language", Form.SETTING, Stage.BEFORE, language, aliases=("sprache",),
             help=N_("the language of your mails and pages, in every game: `language: de` or `language: en`")),
-    Command("mail", Form.SETTING, Stage.BEFORE, mail, aliases=("post",),
-            help=N_("`mail: digest` (one mail a day listing every game waiting for you), `mail: each` (a mail "
-                    "for each report) or `mail: both`, in every game; `mail: digest 18` at 18:00 your time")),
     Command("status", Form.WORD, Stage.REPLY, status, subject=True, observers=True,
             help=N_("your report again, at once (a line of its own, or the subject's last word)")),
     Command("help", Form.WORD, Stage.REPLY, guide, subject=True, aliases=("hilfe",),

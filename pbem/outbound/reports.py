@@ -344,10 +344,11 @@ def _queue_welcome(svc: Service, game: dict, player: dict, state) -> None:
         "links": web_links.mail_links(svc, game, marker),
     }
     root = thread_root(svc, game, player["name"])
+    welcome = _("Welcome, %(name)s", name=player["name"])
     outbox.enqueue(svc, kind="welcome",
                    message_id=message_id(svc, game, player["name"], player["token_salt"], "welcome"),
                    sender=game_address(svc, game), to=player["email"], to_name=player["name"],
-                   subject=f"[{game['id']}] {_('Welcome, %(name)s', name=player['name'])}", context=ctx,
+                   subject=f"[{game['id']}] {welcome}", context=ctx,
                    game=game["id"], player=player, marker=marker, in_reply_to=root, references=[root])
 
 

@@ -230,7 +230,7 @@ class Store:
 
     # -- a person's settings across games (pbem/core/people.py) ------------------------
 
-    ADDRESS_FIELDS = ("language", "timezone", "mail", "digest_hour", "digest_on")
+    ADDRESS_FIELDS = ("language",)
 
     def address_settings(self, address: str) -> dict | None:
         return self._one("SELECT * FROM address_settings WHERE address = ?", (address.lower(),))
@@ -243,16 +243,6 @@ class Store:
                   f"{', '.join('?' * len(fields))}, ?) ON CONFLICT (address) DO UPDATE SET "
                   + ", ".join(f"{k} = excluded.{k}" for k in fields) + ", updated_at = excluded.updated_at",
                   (address.lower(), *fields.values(), self.now()))
-
-    def addresses_choosing(self, mail: tuple[str, ...]) -> list[dict]:
-        """The addresses whose `mail` setting is one of these (a digest's readers)."""
-        return self._all(f"SELECT * FROM address_settings WHERE mail IN ({', '.join('?' * len(mail))}) "
-                         "ORDER BY address", mail)
-
-    def seats_of(self, address: str) -> list[dict]:
-        """Every active seat of an address in a running game, with its game's status."""
-        return self._all("SELECT p.* FROM players p JOIN games g ON g.id = p.game WHERE lower(p.email) = ? "
-                         "AND p.status = 'active' AND g.status = 'active' ORDER BY p.game", (address.lower(),))
 
     def delete_player(self, game: str, name: str) -> None:
         """Only for a game that has not started: a started game keeps its seats."""

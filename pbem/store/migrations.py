@@ -228,10 +228,6 @@ ALTER TABLE players ADD COLUMN notes TEXT;  -- JSON list: what the seat's next r
 CREATE TABLE address_settings (      -- what one address chose once, for every game it plays (pbem/core/people.py)
     address TEXT PRIMARY KEY,        -- lower case
     language TEXT,                   -- en, de: its mails and pages (NULL: the seat's, the game's, the service's)
-    timezone TEXT,                   -- the times its mails show (NULL: the seat's [[players]] timezone)
-    mail TEXT,                       -- each | digest | both (NULL: each)
-    digest_hour INTEGER,             -- the hour of the day, in its zone, its digest is made (NULL: 7)
-    digest_on TEXT,                  -- the local date of the last digest queued
     updated_at TEXT NOT NULL
 );
 ALTER TABLE deadlines ADD COLUMN sequence INTEGER NOT NULL DEFAULT 0;  -- the calendar event's SEQUENCE: +1 each time due_at moves
