@@ -175,7 +175,8 @@ def test_every_template_in_every_language_has_no_untranslated_text(name, monkeyp
     real = i18n.translations
     monkeypatch.setattr(i18n, "translations", lambda lang: Pseudo() if lang == "xx" else real(lang))
     templates = render.Templates()
-    ctx = {"count": 2} | {k: Anything() for k in ("game", "me", "turn", "observer", "events", "over", "winners", "asked", "about",
+    ctx = {"count": 2} | {k: Anything() for k in (
+        "game", "me", "turn", "observer", "events", "over", "winners", "asked", "about",
                                    "leads", "reply_lines", "waiting", "waiting_question", "service_notes", "deadline",
                                    "standing_orders", "pace_notes", "sheet", "around", "cards", "board", "links",
                                    "applied", "failed", "unused", "check", "attempts", "press_notes", "seed",
