@@ -224,13 +224,12 @@ CREATE TABLE uses (                  -- what a sender made the service do, count
 CREATE INDEX uses_by ON uses(what, who, at);
 ALTER TABLE players ADD COLUMN notes TEXT;  -- JSON list: what the seat's next report tells once (an automatic mail kept)
 """),
-    (15, "a person's settings across games; a deadline's calendar event moves", """
+    (15, "a person's settings across games", """
 CREATE TABLE address_settings (      -- what one address chose once, for every game it plays (pbem/core/people.py)
     address TEXT PRIMARY KEY,        -- lower case
     language TEXT,                   -- en, de: its mails and pages (NULL: the seat's, the game's, the service's)
     updated_at TEXT NOT NULL
 );
-ALTER TABLE deadlines ADD COLUMN sequence INTEGER NOT NULL DEFAULT 0;  -- the calendar event's SEQUENCE: +1 each time due_at moves
 """),
 ]
 
