@@ -152,8 +152,8 @@ def sheet(p: dict | None, where: str = "-", marked: glossary.StandIns | None = N
         "space_stand_in": marked is not None and p.get("space") in marked.spaces,
         "alignment": p.get("alignment", "?"), "alive": p.get("alive", True),
         "strength": p["strength"], "craft": p["craft"], "gold": p["gold"],
-        "life": f"{p['life']} of {p['max_life']}" if p.get("max_life") else p["life"],
-        "fate": f"{p['fate']} of {p['max_fate']}" if p.get("max_fate") else p["fate"],
+        "life": _("%(n)s of %(max)s", n=p["life"], max=p["max_life"]) if p.get("max_life") else p["life"],
+        "fate": _("%(n)s of %(max)s", n=p["fate"], max=p["max_fate"]) if p.get("max_fate") else p["fate"],
         "spells": spells if isinstance(spells, list) else [], "objects": _names(p.get("objects")),
         "followers": _names(p.get("followers")), "trophies": _names(p.get("trophies")), "notes": notes,
         # a pack's private cards: the Nemesis's Action hand, a hero's Boon and companion
