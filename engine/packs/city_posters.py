@@ -23,7 +23,10 @@ from engine.state import Option
 
 DECK = "wanted-poster"
 PILE = "wanted-poster@city-gate"
-CREATURE, ALIGNMENT = "city-creature-poster", "city-alignment-poster"  # the posters' card hooks
+# the posters' card hooks; one annotated name a line: mypyc, reading city.py in an import cycle with this
+# module, cannot infer a tuple-unpacked constant ("Cannot determine type", the wheel falls back to pure)
+CREATURE: str = "city-creature-poster"
+ALIGNMENT: str = "city-alignment-poster"
 
 
 def _tables() -> dict[str, Any]:
