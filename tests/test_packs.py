@@ -22,8 +22,9 @@ ROOT = Path(__file__).resolve().parent.parent
 ENGINE = ROOT / "engine"
 # The declaration's methods that are not hooks: asked by the config check and the content loader
 DECLARATION = {"check_config", "option", "source"}
-# the methods (compiled by mypyc they are not Python functions: callable attributes of the class)
-METHODS = {n for n in dir(Pack) if not n.startswith("_") and callable(getattr(Pack, n))}
+# the methods (compiled by mypyc they are not Python functions: callable attributes of the class);
+# not mutmut's copies of a method it mutates (bench/mutation.py), named "xǁPackǁ<method>__mutmut_<n>"
+METHODS = {n for n in dir(Pack) if not n.startswith("_") and "ǁ" not in n and callable(getattr(Pack, n))}
 
 
 def _names(fn) -> list[str] | None:
