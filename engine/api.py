@@ -17,6 +17,7 @@ from engine.clone import clone
 from engine.config import ConfigError, GameConfig, PlayerConfig  # noqa: F401  (re-exported)
 from engine.errors import MODERATOR, IllegalMove  # noqa: F401  (re-exported)
 from engine.packs.base import Pack
+from engine.questions import DECLINE  # noqa: F401  (re-exported)
 from engine.rules import leave, machine, setup
 from engine.state import Event, Game, Move, Prompt
 
@@ -148,6 +149,12 @@ def parse_move(text: str, player: str | None = None) -> Move:
 def view(state: Game, player: str | None, *, packs: Sequence[Pack] = ()) -> dict[str, Any]:
     """What `player` may see (None or "moderator": everything but the seed)."""
     return visibility.view(state, player, registry.hooks(state.packs, packs))
+
+
+def redeal(state: Game, player: str, seed: str, *, packs: Sequence[Pack] = ()) -> Game:
+    """A game `player` cannot tell from `state`: a new seed, and every card they may not see dealt
+    again at random (engine/visibility.py): what a bot plays ahead on (engine/bots/)."""
+    return visibility.redeal(state, player, seed, registry.hooks(state.packs, packs))
 
 
 def summary(state: Game, *, packs: Sequence[Pack] = ()) -> dict[str, Any]:

@@ -46,6 +46,7 @@ class Hooks:
         self.packs: tuple[Pack, ...] = tuple(packs)  # the game's, in config order
         self.chain: tuple[Pack, ...] = (base, *self.packs)
         self.sources: tuple[Source, ...] = tuple(p.source() for p in self.packs)  # their content (engine/content.py)
+        self.facedown_piles: frozenset[str] = frozenset(k for p in self.packs for k in p.facedown_piles)
         self._by: dict[str, tuple[Pack, ...]] = {
             hook: tuple(p for p in self.chain if _overrides(p, hook)) for hook in HOOKS}
 

@@ -4,15 +4,22 @@ Spells are held facedown: their owner (and the moderator) sees them, others see 
 A player's hand (the Nemesis's Action cards, a hero's Boon) likewise; their area (a
 companion) is public.
 Deck order and the seed are never shown to anyone.
+
+`redeal` is the other side of the same line: a game a player cannot tell from the real one,
+everything they may not see dealt again at random (what a bot that plans reasons about,
+engine/bots/).
 """
 from __future__ import annotations
 
 import functools
+import random
 from collections.abc import Callable
 from typing import Any
 
+from engine.clone import clone
 from engine.content import Content, Source, generation, load
 from engine.hooks import Hooks
+from engine.rules import endings
 from engine.rules.machine import Ctx
 from engine.state import Event, Game, Player
 
@@ -133,3 +140,57 @@ def view(state: Game, player: str | None, hooks: Hooks) -> dict[str, Any]:
         "prompt": prompt,
         "mine": mine,
     }
+
+
+def _hidden_places(state: Game, player: str, content: Content, hooks: Hooks) -> list[tuple[list[str], list[int]]]:
+    """Every list of cards in `state` with the positions in it `player` may not see: every deck
+    (its order, and which of its cards are still in it), another player's Spells and hand, the
+    facedown cards of their play area, the facedown part of a pile a pack keeps facedown (the
+    bottom of it: a count of faceup cards on top is kept in `counters["<kind>-up@<space>"]`), and
+    an Alternative Ending not yet turned faceup."""
+    out: list[tuple[list[str], list[int]]] = [(cards, list(range(len(cards)))) for cards in state.decks.values()]
+    for p in state.players:
+        if p.name == player:
+            continue
+        out += [(p.spells, list(range(len(p.spells)))), (p.hand, list(range(len(p.hand))))]
+        out.append((p.area, [k for k, c in enumerate(p.area) if _facedown(content, c)]))
+    for key, cards in state.piles.items():
+        kind, _, space = key.partition("@")
+        if kind in hooks.facedown_piles:
+            up = state.counters.get(f"{kind}-up@{space}", 0)
+            out.append((cards, list(range(max(0, len(cards) - up)))))
+        elif key == "ending" and not endings.shown(state, hooks.default_ending()):
+            out.append((cards, list(range(len(cards)))))
+    return [(cards, at) for cards, at in out if at]
+
+
+def _deck_of(content: Content, card: str) -> str:
+    """The deck a card comes from (the characters not dealt, which are not cards: "character")."""
+    known = content.cards.get(card)
+    return known.deck if known is not None else "character"
+
+
+def redeal(state: Game, player: str, seed: str, hooks: Hooks) -> Game:
+    """A copy of `state` that `player` cannot tell from it: a new seed (so new dice), no forced
+    dice, and every card they may not see (`_hidden_places`) dealt again at random from all the
+    cards they have not seen of the same deck, each place keeping its size. Deterministic from
+    `seed`, and a function of what `player` sees only: two games `player` cannot tell apart
+    (hidden cards swapped, another seed) give the same copy for the same `seed`
+    (tests/test_bots.py), so a bot planning on it never reads what it may not see."""
+    content = load(state.edition, hooks.sources)
+    s = clone(state)
+    s.seed, s.forced = seed, []
+    places = _hidden_places(s, player, content, hooks)
+    unseen: dict[str, list[str]] = {}
+    for cards, at in places:
+        for k in at:
+            unseen.setdefault(_deck_of(content, cards[k]), []).append(cards[k])
+    rnd = random.Random(seed)
+    for deck in sorted(unseen):  # sorted first: which place held which card says nothing
+        unseen[deck].sort()
+        rnd.shuffle(unseen[deck])
+    for cards, at in places:
+        decks = [_deck_of(content, cards[k]) for k in at]
+        for k, deck in zip(at, decks):
+            cards[k] = unseen[deck].pop()
+    return s

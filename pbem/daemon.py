@@ -35,7 +35,7 @@ from pbem.base import clock, log
 from pbem.core import health, home as home_mod, keys
 from pbem.inbound import process
 from pbem.outbound import notices, sending
-from pbem.pace import deadlines
+from pbem.pace import deadlines, seats
 from pbem.sources import dropfolder, imap, maildir, pipe
 
 if TYPE_CHECKING:
@@ -93,6 +93,12 @@ async def cycle(svc: Service, stop: threading.Event | None = None,
         except Exception:
             logger.exception("deadlines failed")
             failed.append("deadlines")
+    if not stop.is_set():  # what bots still have to answer (a batch per mail was played with it)
+        try:
+            seats.play_due(svc)
+        except Exception:
+            logger.exception("seat bots failed")
+            failed.append("bots")
     if not stop.is_set():  # before sending: a digest queued now goes in this cycle
         try:
             notices.send_due(svc)

@@ -51,6 +51,9 @@ class Pack:
     default_ending: ClassVar[str] = ""  # the `alternative_ending` variant it plays unless told ("": none)
     card_hooks: ClassVar[frozenset[str]] = frozenset()  # card hooks its module implements (coverage)
     side_victory: ClassVar[bool] = False  # its heroes win as one side: one dead by then wins too (invariants)
+    # kinds of pile ("<kind>@<space>") whose cards lie facedown: a bot's redealt game deals them
+    # again (engine/visibility.py `redeal`); a count of faceup ones on top: counters["<kind>-up@<space>"]
+    facedown_piles: ClassVar[tuple[str, ...]] = ()
 
     def source(self) -> Source:
         """Where its content lies (engine/content.py): the folder named as the pack."""

@@ -65,6 +65,7 @@ class Cataclysm(Pack):
     editions = ("revised4",)
     endings = True
     default_ending = "eternal-crown"  # The Eternal Crown, its own ending card
+    facedown_piles = ("remnant",)  # Remnants dealt facedown on their spaces
 
     def setup(self, ctx: Ctx, config: Any) -> None:
         s, content = ctx.s, ctx.content

@@ -343,6 +343,7 @@ class LostRealms(Pack):
     title = "The Lost Realms"
     editions = ("revised4",)
     endings = True
+    facedown_piles = (NETHER,)  # Nether cards on the Gauntlet's spaces; those met lie faceup on top
     options = (RuleOption("hunt_crown", "open", "The Hunt: \"open\" (as printed: anyone may climb to the Crown; "
                           "without four Nether Enemies nothing happens there) or \"four\" (the climb is offered "
                           "only with four)", choices=("open", "four"),

@@ -15,6 +15,7 @@ from pbem.cli.common import (
 )
 from pbem.core import games
 from pbem.moderate import moderator
+from pbem.pace import seats
 
 # -- players ---------------------------------------------------------------------------------
 
@@ -32,9 +33,20 @@ def player_list(ctx, game_id, as_json):
     rows = moderator.roster(service(ctx), game_id)
     if as_json:
         return echo_json(rows)
-    table([{**r, "standing_orders": len(r["standing_orders"]), "undeliverable": r["undeliverable"] or ""}
-            for r in rows], ["name", "email", "status", "undeliverable", "vacation_left_days", "on_vacation_until",
-                             "standing_orders", "last_mail_in", "last_mail_out"])
+    table([_shown(r) for r in rows], ["name", "email", "status", "bot", "undeliverable", "missed", "finished",
+                                      "misses_per_100", "vacation_left_days", "on_vacation_until",
+                                      "standing_orders", "last_mail_in", "last_mail_out"])
+
+
+def _shown(r: dict) -> dict:
+    """A seat's row as a table shows it: counts for lists, the bot with why it plays, misses in
+    this game charged + excused."""
+    charged = sum(m["charged"] for m in r["misses"])
+    return {**r, "standing_orders": len(r["standing_orders"]), "undeliverable": r["undeliverable"] or "",
+            "bot": f"{r['bot']} ({r['bot_by']})" if r["bot"] else "",
+            "missed": f"{charged}+{len(r['misses']) - charged}" if r["misses"] else "",
+            "finished": "" if r["finished"] is None else r["finished"],
+            "misses_per_100": "" if r["misses_per_100"] is None else r["misses_per_100"]}
 
 
 @player.command("show", short_help="One person across all games, by address.")
@@ -50,24 +62,42 @@ def player_show(ctx, email, as_json):
         return echo_json(found)
     if not found["seats"] and not found["observing"]:
         raise GameError(f"no seat and no observer has the address {email!r}")
-    table([{**r, "standing_orders": len(r["standing_orders"]), "undeliverable": r["undeliverable"] or ""}
-           for r in found["seats"]], ["game", "game_status", "turn", "name", "email", "status", "undeliverable",
-                                      "vacation_left_days", "on_vacation_until", "standing_orders", "last_mail_in",
-                                      "last_mail_out"])
+    table([_shown(r) for r in found["seats"]], ["game", "game_status", "turn", "name", "email", "status", "bot",
+                                                "undeliverable", "missed", "vacation_left_days", "on_vacation_until",
+                                                "standing_orders", "last_mail_in", "last_mail_out"])
+    r = found["reliability"]
+    per = "no question yet" if r["misses_per_100"] is None else f"{r['misses_per_100']} misses per 100 questions"
+    click.echo(f"reliability: {r['finished']} game(s) finished of {r['games']}; {r['questions']} question(s), "
+               f"{r['charged']} missed (charged), {r['excused']} excused; {per} (weighed by age)")
     for o in found["observing"]:
         click.echo(f"watches {o['game']} ({o['game_status']}) as {o['name']}")
 
 
-@player.command("add", short_help="Add a player before the game starts.")
+@player.command("add", short_help="Add a player (or a bot) before the game starts.")
 @game_arg()
 @player_arg()
-@click.argument("email")
+@click.argument("email", required=False)
 @click.option("--character", help="The character to play (dealt at random when absent).")
 @click.option("--role", default="hero", show_default=True)
+@click.option("--bot", "level", type=click.Choice(seats.LEVELS), help="A seat a bot of this level plays (no EMAIL).")
 @click.pass_context
-def player_add(ctx, game_id, name, email, character, role):
-    """Add a player to a game that has not started; they get a welcome mail."""
-    moderator.add_player(service(ctx), game_id, name, email, character, role)
+def player_add(ctx, game_id, name, email, character, role, level):
+    """Add a player to a game that has not started; they get a welcome mail. Refused, saying
+    why, when the person's record is below the game's minimum (max_misses, min_finished).
+    --bot LEVEL: a seat a bot plays (a short table filled up)."""
+    moderator.add_player(service(ctx), game_id, name, email, character, role, bot=level)
+
+
+@player.command("bot", short_help="A bot plays a seat (or `off`: its person again).")
+@game_arg()
+@player_arg()
+@click.argument("level", type=click.Choice([*seats.LEVELS, seats.OFF]))
+@click.pass_context
+def player_bot(ctx, game_id, name, level):
+    """A bot of LEVEL (random, greedy, planner) plays NAME's seat from now on, answering at once;
+    `off` gives the seat back to its person. The person keeps the seat's reports."""
+    seats.moderator_bot(service(ctx), game_id, name, level)
+    click.echo(f"{game_id}: {name} is played by {'its person' if level == seats.OFF else f'a {level} bot'}")
 
 
 @player.command("replace", short_help="Give a seat to someone else: a new token.")

@@ -12,6 +12,7 @@ mail's lines by this table, and `carry_out` does them by it; adding a command is
     email: NEW [CODE] [all]    a new address for the seat (pbem/pace/addresses.py)
     language: de               the address's own language, in every game (pbem/core/people.py)
     help                       a short guide by mail
+    back                       a seat in civil disorder taken back from its bot (pbem/pace/seats.py)
 
 Every word has its German alias (`aufgeben`, `an:`, `urlaub:`, `sprache:`, `hilfe`...): any
 player of any game may write either.
@@ -30,8 +31,8 @@ from pbem.base import i18n
 from pbem.base.i18n import _
 from pbem.core import games, people
 from pbem.moderate import moderator
-from pbem.outbound import limits, notices, outbox, press, reports
-from pbem.pace import addresses, standing
+from pbem.outbound import announce, limits, notices, outbox, press, reports
+from pbem.pace import addresses, moves, seats, standing
 
 if TYPE_CHECKING:
     from pbem.core.service import Service
@@ -157,6 +158,29 @@ def _leave_play(svc: Service, game: dict, name: str) -> str | None:
     return played.failed["reason"] if played.failed else None
 
 
+def back(req: Request, call: Call) -> str:
+    """`back`: a seat a bot plays since civil disorder is its person's again; the reply is their
+    report, the question open for them in it. From a seat its person plays, where `back` is an
+    answer open to it (The Gauntlet's "turn back"), it is played as that answer."""
+    svc, game, name = req.svc, req.game, req.player["name"]
+    seat = svc.store.player(game["id"], name)
+    if seat is not None and not seat["bot"] and not req.check and any(
+            name in p.players and any(o.key == call.command for o in p.options)
+            for p in svc.engine.prompts(games.state(svc, game))):
+        played = moves.play(svc, game, name, [call.command], message_id=req.message_id, inbox_id=req.inbox_id)
+        extra = {"applied": played.applied, "failed": played.failed, "unused": [], "check": False,
+                 "pace_notes": [], "press_notes": []}
+        announce.queue_reports(svc, game, played, sender=name, sender_kind="error" if played.failed else "receipt",
+                               sender_extra=extra, in_reply_to=req.message_id, inbox_id=req.inbox_id)
+        return f"{played.status}: `{call.command}` played as an answer"
+    note = seats.take_back(svc, game, name)
+    extra = {"applied": [], "failed": None, "unused": [], "check": False, "pace_notes": [note], "press_notes": []}
+    reports.queue_report(svc, game, req.player, games.state(svc, game), kind="receipt",
+                         mid_parts=(f"in{req.inbox_id}", "back"), extra=extra, in_reply_to=req.message_id,
+                         inbox_id=req.inbox_id)
+    return note
+
+
 def message(req: Request, call: Call) -> str:
     to = "all" if call.value.lower() in ALL_WORDS else call.value
     return press.send(req.svc, req.game, req.player, to, call.text, key=f"in{req.inbox_id}.{call.index}")
@@ -212,6 +236,8 @@ TABLE: list[Command] = [
                     "every seat of yours)")),
     Command("language", Form.SETTING, Stage.BEFORE, language, aliases=("sprache",),
             help=N_("the language of your mails and pages, in every game: `language: de` or `language: en`")),
+    Command("back", Form.WORD, Stage.ALONE, back, aliases=("zurück",),
+            help=N_("take back your seat from the bot that plays it since you missed deadlines (civil disorder)")),
     Command("status", Form.WORD, Stage.REPLY, status, subject=True, observers=True,
             help=N_("your report again, at once (a line of its own, or the subject's last word)")),
     Command("help", Form.WORD, Stage.REPLY, guide, subject=True, aliases=("hilfe",),

@@ -516,7 +516,7 @@ def apply_order(svc: Service, game: dict, player: dict, row: dict, order: orders
         reports.queue_report(svc, game, player, before, kind=kind, mid_parts=(f"in{row['id']}", "check"),
                              extra=extra, in_reply_to=order.message_id, inbox_id=row["id"])
         status = "checked"
-    elif played.applied or played.standing:
+    elif played.applied or played.standing or played.bots:
         announce.queue_reports(svc, game, played, sender=player["name"],
                               sender_kind=kind, sender_extra=extra, in_reply_to=order.message_id, inbox_id=row["id"])
         status = played.status
@@ -528,6 +528,8 @@ def apply_order(svc: Service, game: dict, player: dict, row: dict, order: orders
     outcome = f"{status}: {len(played.applied)} of {len(lines)} line(s)"
     if played.standing:
         outcome += f", {len(played.standing)} by standing orders"
+    if played.bots:
+        outcome += f", {len(played.bots)} by bots"
     if notes:
         outcome += f", {len(notes)} setting line(s)"
     if played.failed:

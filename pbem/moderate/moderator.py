@@ -13,8 +13,11 @@ from pbem.moderate import newgame
 from pbem.outbound import announce, outbox, reports, turnmail
 from pbem.pace import (
     briefing,  # substitutes
+    misses,  # reliability: who may join
     moves,
     pace,
+    schedule,
+    seats,  # seat bots
     standing,  # standing orders (docs/pace.md)
     vacation,
 )
@@ -32,7 +35,7 @@ def _active(svc: Service, game_id: str) -> dict:
 
 
 def _after(svc: Service, game: dict, played: Played, *, also=()) -> None:
-    if played.applied or played.standing:
+    if played.applied or played.standing or played.bots:
         announce.queue_reports(svc, game, played, also=also)
 
 
@@ -118,26 +121,35 @@ def _rebuild(svc: Service, game: dict, config: dict) -> None:
     svc.store.save_snapshot(game["id"], 0, blob, replace=True)
 
 
-def add_player(svc: Service, game_id: str, name: str, email: str, character: str | None = None,
-               role: str = "hero") -> None:
+def add_player(svc: Service, game_id: str, name: str, email: str | None, character: str | None = None,
+               role: str = "hero", bot: str | None = None) -> None:
+    """A seat before the game starts: a person at `email` (refused, saying why, when their
+    record is below the game's minimum: pbem/pace/misses.py), or a bot of level `bot`."""
     with svc.store.transaction():
         game = games.get(svc, game_id)
         if game["status"] != "waiting":
             raise GameError("players can join only before the game starts (game new --wait)")
         if svc.store.player(game_id, name):
             raise GameError(f"{game_id}: {name!r} plays already")
-        email = games._check_email(email, f"player {name!r}")
+        if (email is None) == (bot is None):
+            raise GameError(f"give {name!r} an address, or make it a bot seat (--bot LEVEL), not both")
         config = game["config"]
-        newgame.check_addresses([*config["players"], {"name": name, "email": email}])
+        if bot is None:
+            email = games._check_email(email or "", f"player {name!r}")
+            newgame.check_addresses([*config["players"], {"name": name, "email": email}])
+            misses.check_minimum(svc, config["game"], email)
+        else:
+            seats.check_level(bot)
         config["players"].append({k: v for k, v in {"name": name, "email": email, "character": character,
-                                                    "role": role}.items()
+                                                    "role": role, "bot": bot}.items()
                                   if v})
         try:
             _rebuild(svc, game, config)
         except (ValueError, KeyError) as e:
             raise GameError(str(e)) from None
-        player = newgame._seat(svc, game_id, name, len(config["players"]) - 1, email, role, character)
-        reports.queue_welcome(svc, games.get(svc, game_id), player, games.state(svc, games.get(svc, game_id)))
+        player = newgame._seat(svc, game_id, name, len(config["players"]) - 1, email or "", role, character, bot)
+        if bot is None:
+            reports.queue_welcome(svc, games.get(svc, game_id), player, games.state(svc, games.get(svc, game_id)))
 
 
 def replace_player(svc: Service, game_id: str, name: str, email: str) -> None:
@@ -153,13 +165,15 @@ def replace_player(svc: Service, game_id: str, name: str, email: str) -> None:
         token = tokens.token_for(svc.key, game_id, name, salt)
         log.forget(token)
         svc.store.update_player(game_id, name, email=email, token_salt=salt, token_hash=tokens.hash_token(token),
-                                status="active", undeliverable=None)
+                                status="active", undeliverable=None, bot=None, bot_by=None)  # a bot's seat too
         briefing.note_predecessor(svc, game, name, email)  # the history keeps both
         for p in game["config"]["players"]:
             if p["name"] == name:
                 p["email"] = email
+                p.pop("bot", None)
         svc.store.update_game(game_id, config=game["config"])
         state = games.state(svc, game)
+        schedule.sync(svc, game, state)  # a seat a bot played has deadlines again
         player = svc.store.player(game_id, name)
         assert player is not None  # the seat updated above
         reports.queue_welcome(svc, game, player, state)
@@ -219,8 +233,13 @@ def seat_summary(svc: Service, game: dict, p: dict) -> dict:
     name, now = p["name"], svc.now()
     away = vacation.on_vacation(svc, game["id"], name, now)
     last_in, last_out = svc.store.last_mail(game["id"], name)
+    record = misses.reliability(svc, p["email"]) if p["email"] else None
     return {"name": name, "email": p["email"], "role": p["role"], "character": p["character"],
-            "status": p["status"], "undeliverable": p["undeliverable"],
+            "status": p["status"], "undeliverable": p["undeliverable"], "bot": p["bot"], "bot_by": p["bot_by"],
+            "misses": [{"prompt": m["prompt"], "due_at": m["due_at"], "charged": bool(m["charged"]),
+                        "reason": m["reason"]} for m in svc.store.misses(game["id"], name)],
+            "finished": record["finished"] if record else None,
+            "misses_per_100": record["misses_per_100"] if record else None,
             "vacation_left_days": round(vacation.left(svc, game, name, now).total_seconds() / 86400, 1)
             if pace.pace_of(game) is not None else None,
             "on_vacation_until": away["ends_at"] if away else None,

@@ -11,7 +11,7 @@ from pbem.base.content_overlay import fingerprint
 from pbem.core import games
 from pbem.core.games import GameError, _check_email, engine_config, get
 from pbem.outbound import observers, press, reports
-from pbem.pace import pace, schedule
+from pbem.pace import misses, pace, schedule, seats
 
 if TYPE_CHECKING:
     from pbem.core.service import Service
@@ -23,18 +23,22 @@ _SLUG = re.compile(r"^[a-z0-9][a-z0-9-]{0,62}$")
 # with the nearest known key. [game.pace]'s own keys are pbem/pace/pace.py's.
 TOP_KEYS = ("game", "players", "observers")  # observers: pbem/outbound/observers.py
 GAME_KEYS = ("name", "edition", "packs", "options", "ending", "seed", "address", "moderator", "pace",
-             "unlisted", "press", "language")  # unlisted: not in the web index (pbem/web/pages.py); press:
-# pbem/outbound/press.py; language: the mails' language where the reader chose none (pbem/core/people.py)
-PLAYER_KEYS = ("name", "email", "character", "role", "timezone", "reports", "vacation_days", "language")
+             "unlisted", "press", "language",  # unlisted: not in the web index (pbem/web/pages.py); press:
+             # pbem/outbound/press.py; language: the mails' language where the reader chose none (pbem/core/people.py)
+             "max_misses", "min_finished")  # who may join: pbem/pace/misses.py
+PLAYER_KEYS = ("name", "email", "character", "role", "timezone", "reports", "vacation_days", "language",
+               "bot")  # bot: a seat a bot plays, no person (pbem/pace/seats.py)
 _TYPES: dict[str, type | tuple[type, ...]] = {"name": str, "edition": str, "ending": str, "address": str,
                                               "moderator": str, "email": str,
           "character": str, "role": str, "timezone": str, "reports": str, "packs": list, "options": dict,
-          "pace": dict, "seed": (str, int), "vacation_days": int, "press": str, "language": str}
+          "pace": dict, "seed": (str, int), "vacation_days": int, "press": str, "language": str, "bot": str,
+          "max_misses": (int, float), "min_finished": int}
 MIN_PLAYERS = 2  # Talisman is played by 2 to 6 (a Nemesis game: the Nemesis and 1 to 5 heroes)
 
 
 _TYPE_NAMES: dict[type | tuple[type, ...], str] = {str: "a string", list: "a list", dict: "a table",
-                                                   int: "a whole number", (str, int): "a string"}
+                                                   int: "a whole number", (str, int): "a string",
+                                                   (int, float): "a number"}
 
 
 def _typed(table: dict, where: str) -> None:
@@ -49,6 +53,8 @@ def check_addresses(players: list[dict]) -> None:
     """Refuse two seats with one address: replies could not tell the seats apart by sender."""
     seen: dict[str, str] = {}
     for p in players:
+        if p.get("bot"):
+            continue  # a bot seat has no address
         addr = str(p.get("email", "")).lower()
         if addr in seen:
             raise GameError(f"players {seen[addr]!r} and {p.get('name')!r} have the same address {p['email']!r}: "
@@ -118,8 +124,15 @@ def _checked(config: dict, store, *, wait: bool = False) -> dict:
     if not config["players"]:
         raise GameError("the config needs one [[players]] table per player")
     for i, p in enumerate(config["players"]):
-        if "name" not in p or "email" not in p:
-            raise GameError(f"players[{i}] needs a name and an email")
+        if "name" not in p:
+            raise GameError(f"players[{i}] needs a name")
+        if p.get("bot"):
+            seats.check_level(p["bot"])
+            if "email" in p:
+                raise GameError(f"player {p['name']!r} is a bot seat (bot = {p['bot']!r}): a bot has no email")
+            continue
+        if "email" not in p:
+            raise GameError(f"players[{i}] needs an email (or `bot = \"greedy\"`: a seat a bot plays)")
         p["email"] = _check_email(p["email"], f"player {p['name']!r}")
     check_addresses(config["players"])
     if not wait:
@@ -135,6 +148,9 @@ def create(svc: Service, config: dict, *, wait: bool = False) -> str:
     with svc.store.transaction():
         config = _checked(config, svc.store, wait=wait)
         g = config["game"]
+        for p in config["players"]:
+            if not p.get("bot"):
+                misses.check_minimum(svc, g, p["email"])  # max_misses, min_finished
         seed = str(g.pop("seed", None) or tokens.new_seed())  # kept in its own column only
         log.forget_seed(seed)
         # what the game starts with, so an archive can say what made it (no column for content)
@@ -150,9 +166,10 @@ def create(svc: Service, config: dict, *, wait: bool = False) -> str:
                            eng.ENGINE_VERSION, "waiting" if wait else "active")
         svc.store.save_snapshot(g["name"], 0, blob)
         for seat, p in enumerate(config["players"]):
-            _seat(svc, g["name"], p["name"], seat, p["email"], p.get("role", "hero"), p.get("character"))
+            _seat(svc, g["name"], p["name"], seat, p.get("email", ""), p.get("role", "hero"), p.get("character"),
+                  p.get("bot"))
         game = get(svc, g["name"])
-        for player in svc.store.players(game["id"]):
+        for player in svc.store.players(game["id"], active_only=True):  # a bot seat has no one to welcome
             reports.queue_welcome(svc, game, player, first)
         if not wait:
             _first_reports(svc, game, first)
@@ -160,11 +177,11 @@ def create(svc: Service, config: dict, *, wait: bool = False) -> str:
     return game["id"]
 
 
-def _seat(svc: Service, game_id, name, seat, email, role, character) -> dict:
+def _seat(svc: Service, game_id, name, seat, email, role, character, bot: str | None = None) -> dict:
     salt = tokens.new_salt()
     token = tokens.token_for(svc.key, game_id, name, salt)
     log.forget(token)
-    svc.store.add_player(game_id, name, seat, email, tokens.hash_token(token), salt, role, character)
+    svc.store.add_player(game_id, name, seat, email, tokens.hash_token(token), salt, role, character, bot)
     row = svc.store.player(game_id, name)
     assert row is not None  # just added
     return row
@@ -175,5 +192,6 @@ def _first_reports(svc: Service, game: dict, first) -> None:
     for player in svc.store.players(game["id"], active_only=True):
         reports.queue_report(svc, game, player, first, mid_parts=(0,))
     observers.queue(svc, game, first, key=0)
+    seats.play_now(svc, game)  # a bot asked first answers now (the players hear it in another report)
 
 

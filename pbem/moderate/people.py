@@ -9,15 +9,15 @@ from pbem.core import games
 from pbem.core.games import GameError
 from pbem.moderate import moderator
 from pbem.outbound import observers
-from pbem.pace import addresses
+from pbem.pace import addresses, misses
 
 if TYPE_CHECKING:
     from pbem.core.service import Service
 
 
 def person(svc: Service, email: str) -> dict:
-    """Every seat `email` holds or held, in every game (with the game's status and turn), and
-    the games it watches."""
+    """Every seat `email` holds or held, in every game (with the game's status and turn), the
+    games it watches, and its reliability over them all (pbem/pace/misses.py)."""
     seats = []
     for p in svc.store.seats_by_email(email):
         game = games.get(svc, p["game"])
@@ -27,7 +27,7 @@ def person(svc: Service, email: str) -> dict:
     watching = [{"game": row["id"], "game_status": row["status"], "name": o["name"]}
                 for row in svc.store.games() for o in observers.of(games.get(svc, row["id"]))
                 if o["email"].lower() == email.strip().lower()]
-    return {"email": email, "seats": seats, "observing": watching}
+    return {"email": email, "seats": seats, "observing": watching, "reliability": misses.reliability(svc, email)}
 
 
 def change_email(svc: Service, game_id: str | None, who: str, new: str) -> list[tuple[str, str, str]]:

@@ -38,6 +38,7 @@ KINDS: dict[str, Kind] = {
     "stuck": Kind(N_("Games that cannot go on by themselves"), "stuck games"),
     "undeliverable": Kind(N_("Players whose mail does not arrive"), "undeliverable seats"),
     "resigned": Kind(N_("Players who resigned"), "resignations"),
+    "disorder": Kind(N_("Seats in civil disorder: a bot plays them"), "seats in civil disorder"),
     "unprocessed": Kind(N_("Messages that could not be processed"), "unprocessed messages"),
     "gave-up": Kind(N_("Mail given up"), "mails given up"),
     "waiting": Kind(N_("Mail waiting to be sent"), "outbox alerts"),

@@ -1,17 +1,23 @@
-"""Answering open questions from standing orders: an order's text read as a `Rule`
-(`parse`), matched against a question (`match`), and the `Answerer` that `moves.play` asks
-after each move. What players file and cancel, by mail or the CLI, is pbem/pace/standing.py.
+"""Answering open questions without waiting for people: standing orders (an order's text read
+as a `Rule` by `parse`, matched against a question by `match`) and seat bots (engine/bots/),
+both played by the `Answerer` that `moves.play` asks after each move. What players file and
+cancel, by mail or the CLI, is pbem/pace/standing.py; where a bot sits, pbem/pace/seats.py.
 """
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 
+from engine import bots
 from pbem.base import log
 from pbem.pace.pace import default_key
 
 ACTOR = "standing"
+BOT = "bot"  # the log's actor for a bot's answer
 MAX_MOVES = 500  # standing orders answer at most this many questions in a row; then people are asked
+# Bots answer at most this many questions per mail or daemon round (a table of bots would
+# otherwise play a whole game in one transaction); the daemon's next round goes on (seats.play_due).
+BOT_BATCH = 60
 # asked only when the roll loses, ties or fails (dice-reroll: armour, the Portal, the Crypt, the
 # Mines, a Warp Gate, Sea Voyage's ship-combat)
 REROLLS = ("combat-reroll", "duel-reroll", "death-reroll", "dice-reroll")
@@ -66,11 +72,19 @@ def match(rules: list[tuple[int, Rule]], prompt, player: str) -> tuple[str, int]
 
 
 class Answerer:
-    """Answers the open questions from the standing orders of those they ask (read once)."""
+    """Answers the open questions from the standing orders of those they ask, and for the seats
+    a bot plays (both read once)."""
 
     def __init__(self, svc, game: dict):
-        self.svc, self.game, self.left = svc, game, MAX_MOVES
+        self.svc, self.game, self.left, self.bots_left = svc, game, MAX_MOVES, BOT_BATCH
         self._rules: dict[str, list[tuple[int, Rule]]] | None = None
+        self._bots: dict[str, str] | None = None
+
+    def bots(self) -> dict[str, str]:
+        """seat -> the level of the bot that plays it."""
+        if self._bots is None:
+            self._bots = {p["name"]: p["bot"] for p in self.svc.store.players(self.game["id"]) if p["bot"]}
+        return self._bots
 
     def rules(self) -> dict[str, list[tuple[int, Rule]]]:
         if self._rules is None:
@@ -83,9 +97,33 @@ class Answerer:
         return self._rules
 
     def step(self, out, moves: list) -> bool:
-        """Play one answer from a standing order on `out` (a moves.Played); False: none fits."""
+        """Play one answer from a standing order, else a bot's, on `out` (a moves.Played);
+        False: none answers."""
+        if getattr(out.state, "over", False):
+            return False
+        return self._standing(out, moves) or self._bot(out, moves)
+
+    def _bot(self, out, moves: list) -> bool:
+        """A bot answers for a seat it plays: its level's choice, from what the seat may see."""
+        eng, seats = self.svc.engine, self.bots()
+        if self.bots_left <= 0 or not seats:
+            return False
+        for name in eng.waiting_for(out.state):
+            if name in seats:
+                move = bots.choose(out.state, name, seats[name])
+                if move is None:
+                    continue
+                new, events = eng.apply(out.state, move)
+                moves.append((move, new, BOT, events))
+                out.bots.append(str(move))
+                out.state, self.bots_left = new, self.bots_left - 1
+                out.events += events
+                return True
+        return False
+
+    def _standing(self, out, moves: list) -> bool:
         eng = self.svc.engine
-        if self.left <= 0 or getattr(out.state, "over", False):
+        if self.left <= 0:
             return False
         rules = self.rules()
         if not rules:

@@ -20,7 +20,7 @@ from pbem.base import clock, log
 from pbem.core import games
 from pbem.core.games import GameError, seat_config
 from pbem.outbound import announce, notices, outbox, reports
-from pbem.pace import moves, schedule, vacation
+from pbem.pace import misses, moves, schedule, seats, vacation
 from pbem.pace.pace import Pace, default_key, pace_of
 from pbem.store import iso
 
@@ -66,6 +66,8 @@ def tick(svc: Service) -> dict[str, int]:
     """Send the reminders due and play the defaults of deadlines that passed: only the rows
     whose next time has come are read."""
     now = svc.now()
+    with svc.store.transaction():
+        misses.ticked(svc, now)  # a long gap since the last look: the service was down
     rows = svc.store.deadlines_to_look_at(iso(now))
     done = {"reminders": _remind(svc, [r for r in rows if r["due_at"] > iso(now)], now), "defaults": 0, "held": 0}
     for game_id in sorted({r["game"] for r in rows if r["due_at"] <= iso(now)}):
@@ -154,6 +156,7 @@ def _default(svc: Service, game: dict, row: dict, now: datetime) -> bool:
     svc.store.update_deadline(game["id"], row["prompt"], row["player"], status="defaulted", closed_at=iso(now),
                               closed_by=ACTOR)
     played = moves.play(svc, game, row["player"], [f"{prompt.id}: {key}"], actor=ACTOR)
+    disorder = not played.failed and misses.record(svc, game, row, now)  # charged or excused
     if played.failed:  # the engine's own option refused: never guess further, ask the moderator
         svc.store.update_deadline(game["id"], row["prompt"], row["player"], status="open", guard="held",
                                   closed_at=None, closed_by=None)
@@ -168,6 +171,8 @@ def _default(svc: Service, game: dict, row: dict, now: datetime) -> bool:
     announce.queue_reports(svc, game, played, sender=row["player"],
                           sender_kind="default", sender_extra=extra)
     log.get(game=game["id"]).info("default played", player=row["player"], prompt=prompt.id, key=key)
+    if disorder:  # civil disorder: the seat's bot answers what is open now
+        seats.play_now(svc, game)
     return True
 
 

@@ -29,6 +29,7 @@ class Played:
     failed: dict | None = None  # {"line", "reason", "options"} of the line that stopped it
     unused: list[str] = field(default_factory=list)  # lines after the one that failed
     standing: list[str] = field(default_factory=list)  # lines played by standing orders (pbem/pace/answering.py)
+    bots: list[str] = field(default_factory=list)  # lines played by seat bots (pbem/pace/answering.py)
     events: list = field(default_factory=list)
     state: Any = None
     seq: int = 0  # the last move's seq

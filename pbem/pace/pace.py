@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 from datetime import timedelta
 
-from engine import api, questions
+from engine import api, bots, questions
 from pbem.base import clock
 from pbem.core.games import GameError
 from pbem.outbound.turnmail import EVERY, TURN
@@ -21,9 +21,11 @@ class Pace:
     vacation_days: int
     guard_share: float  # the guard holds defaults when more than this share of those waited on miss...
     guard_min: int  # ...and at least this many do
+    civil_disorder: int = 0  # a bot takes a seat after so many charged misses in a row (0: never)
+    disorder_bot: str = "greedy"  # ...of this level (engine/bots/)
 
 
-_PACE_KEYS = {"deadline", "reminders", "vacation_days", "guard_share", "guard_min"}
+_PACE_KEYS = {"deadline", "reminders", "vacation_days", "guard_share", "guard_min", "civil_disorder", "disorder_bot"}
 
 
 def parse_pace(raw: dict) -> Pace:
@@ -41,7 +43,13 @@ def parse_pace(raw: dict) -> Pace:
     if not (isinstance(share, (int, float)) and 0 <= share <= 1 and isinstance(least, int) and least >= 1
             and isinstance(days, int) and days >= 0):
         raise ValueError("[game.pace]: guard_share is 0..1, guard_min a whole number >= 1, vacation_days >= 0")
-    return Pace(deadline, reminders, days, float(share), least)
+    disorder, level = raw.get("civil_disorder", 0), raw.get("disorder_bot", "greedy")
+    if not isinstance(disorder, int) or isinstance(disorder, bool) or disorder < 0:
+        raise ValueError("[game.pace]: civil_disorder is the misses in a row that hand a seat to a bot "
+                         "(a whole number; 0: never)")
+    if level not in bots.LEVELS:
+        raise ValueError(f"[game.pace]: disorder_bot {level!r}: one of {', '.join(bots.LEVELS)}")
+    return Pace(deadline, reminders, days, float(share), least, disorder, level)
 
 
 def pace_of(game: dict) -> Pace | None:

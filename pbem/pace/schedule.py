@@ -37,25 +37,35 @@ def next_at(pace: Pace | None, due: datetime, reminded: str) -> str:
     return iso(min([due - r for r in (pace.reminders if pace else ()) if secs(r) not in done] + [due]))
 
 
+BOT = "bot"  # a deadline row closed because a bot plays the seat (status and closed_by)
+
+
 def sync(svc: Service, game: dict, state, actor: str | None = None) -> None:
     """Open a deadline for each player a question now waits for, and close those no longer
-    waited for (answered by `actor`). Called after every recorded move."""
+    waited for (answered by `actor`). Called after every recorded move. A seat a bot plays has
+    no deadline: the bot answers at once (pbem/pace/answering.py)."""
     pace = pace_of(game)
     if pace is None or game.get("status") == "waiting":
         return
     eng, now = svc.engine, svc.now()
     asked = {} if state.over else {(p.id, name): p for p in eng.prompts(state) for name in p.players
                                    if name != eng.MODERATOR}
+    seats = {p["name"]: p for p in svc.store.players(game["id"])} if asked else {}
     for row in open_rows(svc, game["id"]):
-        if asked.pop((row["prompt"], row["player"]), None) is None:
-            svc.store.update_deadline(game["id"], row["prompt"], row["player"], closed_at=iso(now), closed_by=actor,
-                                      status="closed" if state.over else "answered")
+        bot = seats.get(row["player"], {}).get("bot")
+        if asked.pop((row["prompt"], row["player"]), None) is None or bot:
+            svc.store.update_deadline(game["id"], row["prompt"], row["player"], closed_at=iso(now),
+                                      closed_by=BOT if bot else actor,
+                                      status="closed" if state.over else BOT if bot else "answered")
     for (prompt_id, name), p in asked.items():
+        seat = seats.get(name)
+        if seat is not None and seat["bot"]:
+            continue
         due = paused_until(svc, game["id"], name, now, pace.deadline)
         reminded = _reached(pace, now, due)
         svc.store.open_deadline(game["id"], prompt_id, name, kind=p.kind, default_key=default_key(p, name),
                                 opened_at=iso(now), due_at=iso(due), reminded=reminded,
-                                next_at=next_at(pace, due, reminded))
+                                next_at=next_at(pace, due, reminded), email=seat["email"] if seat else None)
 
 
 def move_due(svc: Service, row: dict, due: datetime, now: datetime, pace: Pace) -> None:

@@ -211,9 +211,11 @@ class Store:
         (SQLite: its pages are zeroed as freed, `secure_delete`; the write-ahead log is emptied)."""
 
     def add_player(self, game: str, name: str, seat: int, email: str, token_hash: str, token_salt: str,
-                   role: str = "hero", character: str | None = None) -> None:
+                   role: str = "hero", character: str | None = None, bot: str | None = None) -> None:
+        """A seat; a bot seat (`bot`: its level) has no person: status `bot`, no address."""
         self._insert("players", {"game": game, "name": name, "seat": seat, "email": email, "token_hash": token_hash,
-                                 "token_salt": token_salt, "role": role, "character": character, "status": "active"})
+                                 "token_salt": token_salt, "role": role, "character": character,
+                                 "status": "bot" if bot else "active", "bot": bot, "bot_by": "seat" if bot else None})
 
     def player(self, game: str, name: str) -> dict | None:
         return self._one("SELECT * FROM players WHERE game = ? AND name = ?", (game, name))
@@ -724,16 +726,16 @@ class Store:
         return self._all(f"{sql} ORDER BY {order}", params)
 
     def open_deadline(self, game: str, prompt: int, player: str, *, kind: str, default_key: str, opened_at: str,
-                      due_at: str, reminded: str, next_at: str) -> None:
-        """A deadline for a question now asked; a rollback can reopen a question: its row
-        comes back to life with a new deadline."""
+                      due_at: str, reminded: str, next_at: str, email: str | None = None) -> None:
+        """A deadline for a question now asked (of the seat's person at `email`); a rollback can
+        reopen a question: its row comes back to life with a new deadline."""
         self._run("INSERT INTO deadlines (game, prompt, player, kind, default_key, opened_at, due_at, reminded, "
-                  "next_at, status, guard) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', '') "
+                  "next_at, status, guard, email) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', '', ?) "
                   "ON CONFLICT (game, prompt, player) DO UPDATE SET "
                   "kind = excluded.kind, default_key = excluded.default_key, opened_at = excluded.opened_at, "
                   "due_at = excluded.due_at, reminded = excluded.reminded, next_at = excluded.next_at, "
-                  "status = 'open', guard = '', closed_at = NULL, closed_by = NULL",
-                  (game, prompt, player, kind, default_key, opened_at, due_at, reminded, next_at))
+                  "status = 'open', guard = '', closed_at = NULL, closed_by = NULL, email = excluded.email",
+                  (game, prompt, player, kind, default_key, opened_at, due_at, reminded, next_at, email))
         self.notify("deadline")
 
     def update_deadline(self, game: str, prompt: int, player: str, **fields) -> int:
@@ -795,6 +797,58 @@ class Store:
                         (now, now, now))
         times = [t for t in (row["d"], row["o"], row["c"]) if t]
         return min(times) if times else None
+
+    # -- pace: seat bots, misses, reliability (pbem/pace/misses.py, pbem/pace/answering.py) --------
+
+    def set_bot(self, game: str, name: str, level: str | None, by: str | None) -> None:
+        """A bot of `level` plays the seat from now (None: its person plays again)."""
+        self._update("players", "game = ? AND name = ?", (game, name), {"bot": level, "bot_by": by})
+
+    def games_with_bots(self) -> list[str]:
+        """Active games where a bot plays a seat."""
+        return [r["game"] for r in self._all(
+            "SELECT DISTINCT p.game FROM players p JOIN games g ON g.id = p.game "
+            "WHERE p.bot IS NOT NULL AND g.status = 'active' ORDER BY p.game")]
+
+    def add_miss(self, game: str, prompt: int, player: str, *, email: str, due_at: str, missed_at: str,
+                 charged: bool, reason: str) -> None:
+        self._run("INSERT INTO misses (game, prompt, player, email, due_at, missed_at, charged, reason) "
+                  "VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (game, prompt, player) DO NOTHING",
+                  (game, prompt, player, email, due_at, missed_at, int(charged), reason))
+
+    def misses(self, game: str | None = None, player: str | None = None, email: str | None = None) -> list[dict]:
+        """Missed deadlines, oldest first: of a game (and seat), or of a person."""
+        where, params = [], []
+        for column, value in (("game", game), ("player", player)):
+            if value is not None:
+                where.append(f"{column} = ?")
+                params.append(value)
+        if email is not None:
+            where.append("lower(email) = lower(?)")
+            params.append(email)
+        sql = "SELECT * FROM misses" + (" WHERE " + " AND ".join(where) if where else "")
+        return self._all(sql + " ORDER BY due_at, game, prompt, player", params)
+
+    def closed_deadlines(self, game: str, player: str) -> list[dict]:
+        """A seat's questions no longer open, the latest first (how its misses run)."""
+        return self._all("SELECT * FROM deadlines WHERE game = ? AND player = ? AND status != 'open' "
+                         "ORDER BY closed_at DESC, prompt DESC", (game, player))
+
+    def questions_of(self, email: str) -> list[dict]:
+        """When each question put to a person (by the address that held the seat) opened."""
+        return self._all("SELECT game, prompt, opened_at FROM deadlines WHERE lower(email) = lower(?)", (email,))
+
+    def mail_to_seat(self, game: str, player: str, since: str, until: str) -> list[dict]:
+        """The mails queued for a seat between two times: their status and when they were sent."""
+        return self._all("SELECT id, kind, status, created_at, sent_at FROM outbox WHERE game = ? AND player = ? "
+                         "AND created_at >= ? AND created_at <= ? ORDER BY id", (game, player, since, until))
+
+    def add_downtime(self, since: str, until: str) -> None:
+        self._run("INSERT INTO downtime (since, until) VALUES (?, ?) ON CONFLICT (since) DO NOTHING", (since, until))
+
+    def downtime(self, since: str, until: str) -> list[dict]:
+        """The spans no daemon ran that overlap [since, until]."""
+        return self._all("SELECT * FROM downtime WHERE until > ? AND since < ? ORDER BY since", (since, until))
 
     # -- pace: standing orders (pbem/pace/standing.py), vacations (pbem/pace/vacation.py) ---------
 

@@ -23,7 +23,8 @@ TABLES = [("games", "id"), ("players", "game, name"), ("moves", "game, seq"), ("
           ("move_events", "game, seq"), ("report_frames", "id"), ("inbox", "id"), ("outbox", "id"),
           ("imap_claims", "mailbox, uidvalidity, uid"), ("deadlines", "game, prompt, player"),
           ("standing_orders", "game, player, n"), ("vacations", "id"), ("notices", "id"),
-          ("uses", "what, who, at"), ("address_settings", "address")]
+          ("uses", "what, who, at"), ("address_settings", "address"), ("misses", "game, prompt, player"),
+          ("downtime", "since")]
 PAGE = 500
 
 

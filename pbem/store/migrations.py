@@ -231,6 +231,28 @@ CREATE TABLE address_settings (      -- what one address chose once, for every g
     updated_at TEXT NOT NULL
 );
 """),
+    (16, "seat bots; every missed deadline charged or excused; the service's own downtime", """
+ALTER TABLE players ADD COLUMN bot TEXT;     -- the bot level that plays the seat (NULL: its person plays)
+ALTER TABLE players ADD COLUMN bot_by TEXT;  -- why: seat (made a bot seat) | moderator | disorder (civil disorder)
+ALTER TABLE deadlines ADD COLUMN email TEXT; -- who held the seat when the question opened: reliability is of a person
+CREATE TABLE misses (                -- a deadline missed: its default played (pbem/pace/misses.py)
+    game TEXT NOT NULL REFERENCES games(id),
+    prompt INTEGER NOT NULL,
+    player TEXT NOT NULL,
+    email TEXT NOT NULL,             -- who held the seat
+    due_at TEXT NOT NULL,
+    missed_at TEXT NOT NULL,         -- when the default was played
+    charged INTEGER NOT NULL,        -- 1: counts against the person, 0: excused
+    reason TEXT NOT NULL,            -- why excused (the service's own failure), or why charged
+    PRIMARY KEY (game, prompt, player)
+);
+CREATE INDEX misses_email ON misses(email);
+CREATE TABLE downtime (              -- a span no daemon looked at the deadlines (pbem/pace/misses.py)
+    since TEXT NOT NULL,
+    until TEXT NOT NULL,
+    PRIMARY KEY (since)
+);
+"""),
 ]
 
 # What each dialect adds on top: refuse to change the move log at all. Whole statements

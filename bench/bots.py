@@ -1,0 +1,164 @@
+"""How strong the seat bots are, and what a move of each costs (issue 30): seeded base games
+played by bots alone, each to its end or to a cap of 400 turns, and a table of win rates.
+
+    nice -n 19 .venv/bin/python bench/bots.py [--games 200] [--jobs 2] [--cap 400] [--only greedy-random ...]
+    nice -n 19 .venv/bin/python bench/bots.py --mixes [--games 1]     # every pack mix, bots only
+
+Pairings (the first level is the one measured; it sits at each seat in turn):
+  greedy-random    two players: greedy against random        (target: greedy wins >= 70 %)
+  planner-greedy   two players: planner against greedy       (target: planner wins >= 60 %)
+  greedy-3random   four players: one greedy, three random    (target: greedy wins >= 45 %; chance 25 %)
+
+At the cap a game has no winner of its own: the character nearest to winning wins, by this
+measure (engine/bots/table.py `nearest_key`), compared in order: the region reached (the Crown,
+the Inner, the Middle, the Outer Region; a dead character last), a Talisman held, spaces from
+the Valley of Fire in the Inner Region, then Strength + Craft + lives. A tie is no one's win.
+A win rate is shown with its 95 % Wilson interval.
+
+Each answer a bot chooses is timed in CPU (time.process_time) in the worker that plays it: the
+median, the 90th percentile and the worst per level. Only questions with two or more answers
+are counted (a single option is answered without thinking). The CPU of all the games and the
+wall time are printed beside them.
+
+--mixes plays every pack mix the playouts play (tests/test_playouts.py `pack_mixes`), three
+or four seats (a Nemesis game seats the Nemesis) at each level, to the end (no cap; at most
+100,000 answers): no game may raise or stall.
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import multiprocessing
+import statistics
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+sys.path.append(str(REPO / "tests"))  # test_playouts.pack_mixes
+
+from engine import api, bots  # noqa: E402
+from engine.bots import table  # noqa: E402
+
+PAIRINGS = {
+    "greedy-random": (["greedy", "random"], 0.70),
+    "planner-greedy": (["planner", "greedy"], 0.60),
+    "greedy-3random": (["greedy", "random", "random", "random"], 0.45),
+}
+
+
+def _timed_choose(costs: dict[str, list[float]]):
+    def chooser(state, seat, level, packs):
+        many = len(next(p for p in api.prompts(state) if seat in p.players).options) > 1
+        started = time.process_time()
+        move = bots.choose(state, seat, level, packs=packs)
+        if many:
+            costs.setdefault(level, []).append(time.process_time() - started)
+        return move
+    return chooser
+
+
+def one_game(job: tuple[str, int, int]) -> dict:
+    """Game `n` of a pairing: the measured bot at seat n % players."""
+    name, n, cap = job
+    levels, _ = PAIRINGS[name]
+    k = n % len(levels)
+    seats = levels[1:k + 1] + [levels[0]] + levels[k + 1:]  # the measured bot at seat k
+    names = [f"p{i}" for i in range(len(seats))]
+    costs: dict[str, list[float]] = {}
+    started = time.process_time()
+    result = table.play({"packs": [], "players": [{"name": s} for s in names]}, f"bench-{name}-{n}",
+                        dict(zip(names, seats)), cap=cap, chooser=_timed_choose(costs))
+    win = len(result.winners) == 1 and result.winners[0] == names[k]
+    return {"pairing": name, "win": win, "capped": result.capped, "turns": result.state.turn,
+            "moves": result.moves, "costs": costs, "cpu": time.process_time() - started}
+
+
+def wilson(wins: int, n: int) -> tuple[float, float]:
+    if n == 0:
+        return 0.0, 1.0
+    z, p = 1.96, wins / n
+    scale = 1 + z * z / n
+    mid = (p + z * z / (2 * n)) / scale
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / scale
+    return mid - half, mid + half
+
+
+def ms(x: float) -> str:
+    return f"{x * 1000:.1f}"
+
+
+def strength(args) -> None:
+    jobs = [(name, n, args.cap) for name in args.only for n in range(args.games)]
+    wall = time.perf_counter()
+    with multiprocessing.Pool(args.jobs) as pool:
+        done = list(pool.imap_unordered(one_game, jobs, chunksize=1))
+    wall = time.perf_counter() - wall
+    print(f"{len(done)} games, cap {args.cap} turns, {args.jobs} workers: CPU {sum(d['cpu'] for d in done):.0f} s, "
+          f"wall {wall:.0f} s\n")
+    print(f"{'pairing':16} {'games':>5} {'won':>5} {'rate':>6} {'95% interval':>14} {'target':>6} {'capped':>6} "
+          f"{'turns (median)':>14}")
+    costs: dict[str, list[float]] = {}
+    for name in args.only:
+        got = [d for d in done if d["pairing"] == name]
+        won = sum(d["win"] for d in got)
+        lo, hi = wilson(won, len(got))
+        target = PAIRINGS[name][1]
+        print(f"{name:16} {len(got):5} {won:5} {won / len(got):6.1%} {f'{lo:.0%}-{hi:.0%}':>14} {target:6.0%} "
+              f"{sum(d['capped'] for d in got):6} {statistics.median(d['turns'] for d in got):14.0f}")
+        for d in got:
+            for level, c in d["costs"].items():
+                costs.setdefault(level, []).extend(c)
+    print(f"\n{'level':8} {'answers':>8} {'median ms':>10} {'p90 ms':>8} {'worst ms':>9}"
+          "   (CPU per answer with a choice)")
+    for level in bots.LEVELS:
+        c = sorted(costs.get(level, []))
+        if c:
+            print(f"{level:8} {len(c):8} {ms(statistics.median(c)):>10} {ms(c[int(0.9 * (len(c) - 1))]):>8} "
+                  f"{ms(c[-1]):>9}")
+
+
+def one_mix(job: tuple[list[str], str, int]) -> dict:
+    from test_playouts import game_config
+    mix, level, n = job
+    config = game_config(mix, 3 if n % 2 else 4)
+    names = [p["name"] for p in config["players"]]
+    started = time.process_time()
+    try:
+        result = table.play(config, f"mix-{'-'.join(mix) or 'base'}-{level}-{n}", dict.fromkeys(names, level),
+                            cap=10**9, max_moves=100_000)
+        out = {"ended": not result.capped, "turns": result.state.turn, "error": None}
+    except Exception as e:  # noqa: BLE001 -- the table says which mix failed and how
+        out = {"ended": False, "turns": None, "error": f"{type(e).__name__}: {e}"}
+    return {"mix": mix, "level": level, "cpu": time.process_time() - started, **out}
+
+
+def mixes(args) -> None:
+    from test_playouts import pack_mixes
+    jobs = [(mix, level, n) for mix in pack_mixes() for level in bots.LEVELS for n in range(args.games)]
+    with multiprocessing.Pool(args.jobs) as pool:
+        done = list(pool.imap_unordered(one_mix, jobs, chunksize=1))
+    bad = [d for d in done if not d["ended"]]
+    print(f"{'mix':44} {'level':8} {'ended':>5} {'turns':>6} {'CPU s':>6}")
+    for d in sorted(done, key=lambda d: (d["mix"], d["level"])):
+        print(f"{'+'.join(d['mix']) or 'base':44} {d['level']:8} {str(d['ended']):>5} {d['turns'] or '-':>6} "
+              f"{d['cpu']:6.1f}" + (f"  {d['error']}" if d["error"] else ""))
+    print(f"\n{len(done) - len(bad)} of {len(done)} games ended by the rules")
+    if bad:
+        raise SystemExit(1)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--games", type=int, default=200, help="games per pairing (per mix and level with --mixes)")
+    ap.add_argument("--jobs", type=int, default=2, help="worker processes")
+    ap.add_argument("--cap", type=int, default=400, help="turns before a game is judged by the measure")
+    ap.add_argument("--only", nargs="+", choices=list(PAIRINGS), default=list(PAIRINGS))
+    ap.add_argument("--mixes", action="store_true", help="every pack mix played to its end by bots only")
+    args = ap.parse_args()
+    mixes(args) if args.mixes else strength(args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,57 @@
+"""The seat bots of engine/bots/ on the engine alone: a bot reads only what its seat may see
+(`api.redeal` is a function of the seat's view: two games the seat cannot tell apart give the
+same redealt game), and each level answers legally and the same way twice from the same game
+(deterministic from the game's seed and its move count, so `verify` replays it)."""
+from __future__ import annotations
+
+import pytest
+
+from engine import api, bots
+from engine.bots import table
+
+CONFIG = {"packs": [], "players": [{"name": "alice", "character": "wizard"}, {"name": "bob", "character": "sorceress"}]}
+
+
+def _swapped(state: api.Game) -> api.Game:
+    """The same game as alice sees it, with what she cannot see changed: bob's Spell swapped
+    for one in the Spell deck, the Adventure deck's order turned over, another seed."""
+    other = api.clone(state)
+    bob = next(p for p in other.players if p.name == "bob")
+    deck = other.decks["spell"]
+    bob.spells[0], deck[0] = deck[0], bob.spells[0]
+    other.decks["adventure"].reverse()
+    other.seed = "another-seed-alice-never-saw"
+    return other
+
+
+def test_a_redealt_game_depends_on_what_the_seat_sees_only():
+    state = api.new_game(CONFIG, "redeal-seed-1")
+    other = _swapped(state)
+    assert api.view(other, "alice") == api.view(state, "alice")  # alice cannot tell them apart
+    assert api.encode(other) != api.encode(state)
+    one, two = api.redeal(state, "alice", "bot-seed"), api.redeal(other, "alice", "bot-seed")
+    assert api.encode(one) == api.encode(two)
+    assert api.view(one, "alice") == api.view(state, "alice")  # what she sees is kept
+    bob = next(p for p in one.players if p.name == "bob")
+    assert len(bob.spells) == 1 and sorted(bob.spells + one.decks["spell"]) == sorted(
+        next(p for p in state.players if p.name == "bob").spells + state.decks["spell"])  # dealt from the unseen
+    assert api.encode(api.redeal(state, "alice", "another-bot-seed")) != api.encode(one)
+
+
+@pytest.mark.parametrize("level", bots.LEVELS)
+def test_each_level_answers_legally_and_the_same_way_twice(level):
+    state = api.new_game(CONFIG, "bots-answer-seed")
+    for _ in range(6 if level == "planner" else 30):  # into the game a little, each level answering
+        prompt = api.prompts(state)[0]
+        who = prompt.players[0]
+        move = bots.choose(state, who, level)
+        assert move is not None and move.key in {o.key for o in prompt.options}
+        assert bots.choose(state, who, level) == move
+        state, _ = api.apply(state, move)
+    assert bots.choose(state, "nobody", level) is None  # a seat not asked gets no answer
+
+
+def test_a_game_of_bots_alone_ends_by_the_rules():
+    result = table.play(CONFIG, "bots-alone-seed-3", {"alice": "greedy", "bob": "random"}, cap=400)
+    assert result.winners and result.moves > 50
+    assert result.capped or result.state.over

@@ -1,0 +1,318 @@
+"""Seat bots through the real pipeline (issue 30): a solo game by mail against two greedy bots
+played to its end (bots' answers logged with actor `bot` and re-run by `verify`, no mail to a bot
+seat); a bot seat's hidden cards never in another player's mail, page or export; a seat put in
+civil disorder after two charged misses and taken back with `back`; an outage during which no
+miss is charged."""
+from __future__ import annotations
+
+import asyncio
+import html
+import re
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from conftest import ADDRESS, mail, token
+from starlette.testclient import TestClient
+from test_web import BASE, seat_url
+
+from engine import bots
+from pbem import daemon
+from pbem.archive import archive
+from pbem.base import settings as settings_mod
+from pbem.core import games
+from pbem.core.games import GameError
+from pbem.core.service import open_service
+from pbem.inbound.process import handle
+from pbem.moderate import moderator, newgame, people
+from pbem.outbound import outbox
+from pbem.pace import deadlines, misses, seats
+
+T0 = datetime(2026, 10, 23, 9, 0, tzinfo=UTC)
+
+
+class Clock:
+    """Time stands still until a test moves it."""
+
+    def __init__(self, t=T0):
+        self.t = t
+
+    def __call__(self):
+        return self.t
+
+
+def solo_config(name="solo", seed="solo-seed-for-bots-1", characters=("wizard", "sorceress", "prophetess"),
+                **game) -> dict:
+    """alice against two greedy bots (characters that start with Spells: their hidden cards)."""
+    return {"game": {"name": name, "edition": "revised4", "address": ADDRESS, "seed": seed, **game},
+            "players": [{"name": "alice", "email": "alice@example.org", "character": characters[0]},
+                        {"name": "gort", "bot": "greedy", "character": characters[1]},
+                        {"name": "robby", "bot": "greedy", "character": characters[2]}]}
+
+
+def named(name: str, text: str) -> bool:
+    return re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text) is not None
+
+
+def readable(svc, row: dict) -> str:
+    msg = outbox.build(svc, outbox.mail(svc, row["id"]))
+    return "\n".join([*(f"{k}: {v}" for k, v in msg.items()),
+                      *(p.get_content() for p in msg.walk() if p.get_content_maintype() == "text")])
+
+
+class Seen:
+    """What alice may have seen so far: every event shown to her, worked out from the log and the
+    engine alone (not from what the service stored), and the questions put to her."""
+
+    def __init__(self, svc, g):
+        self.svc, self.g, self.text = svc, g, []
+        self.state, self.logged = games.state(svc, games.get(svc, g)), 0
+
+    def update(self) -> str:
+        eng = self.svc.engine
+        for row in self.svc.store.moves(self.g, after=self.logged):
+            self.state, events = eng.apply(self.state, eng.parse_move(row["line"]))
+            self.text += [e.text for e in eng.filter_events(events, "alice")]
+            self.logged = row["seq"]
+        asked = [p["question"] + " " + " ".join(o["text"] for o in p["options"])
+                 for p in eng.view(self.state, "alice")["prompt"]]
+        return "\n".join(self.text + asked)
+
+
+def canaries(svc, state, seen: str) -> set[str]:
+    """Spells the bots hold now that alice neither holds nor may have seen named."""
+    view = svc.engine.view(state, None)["players"]
+    theirs = set(view["gort"]["spells"]) | set(view["robby"]["spells"])
+    return {s for s in theirs - set(view["alice"]["spells"]) if not named(s, seen)}
+
+
+def play_alice(svc, g, *, limit=4000, each=None):
+    """alice answers what she is asked by mail (any legal answer), the daemon's rounds letting
+    the bots go on, until the game ends; `each(new outbox rows)` after every step."""
+    tok, seen_row = token(svc, g, "alice"), max([0] + [r["id"] for r in svc.store.outbox_rows()])
+    if each:
+        each([r for r in svc.store.outbox_rows()])
+    for _ in range(limit):
+        state = games.state(svc, games.get(svc, g))
+        if state.over:
+            return state
+        if "alice" in svc.engine.waiting_for(state):
+            move = bots.choose(state, "alice", "random")
+            result = handle(svc, mail([f"{move.prompt}: {move.key}"], tok=tok, game=g))
+            assert result.status == "applied", result.outcome
+        elif svc.engine.MODERATOR in svc.engine.waiting_for(state):
+            moderator.answer(svc, g, svc.engine.MODERATOR, "skip")
+        else:
+            asyncio.run(daemon.cycle(svc))  # a bot batch left over
+        new = [r for r in svc.store.outbox_rows() if r["id"] > seen_row]
+        seen_row = max([seen_row] + [r["id"] for r in new])
+        if each:
+            each(new)
+    raise AssertionError("the game did not end")
+
+
+def test_solo_game_by_mail_against_two_greedy_bots_to_the_end(svc):
+    g = newgame.create(svc, solo_config())
+    assert [(p["status"], p["bot"]) for p in svc.store.players(g)] == [("active", None), ("bot", "greedy"),
+                                                                       ("bot", "greedy")]
+    state = play_alice(svc, g)
+    assert state.over and games.get(svc, g)["status"] == "ended"
+    log = svc.store.moves(g)
+    assert {r["actor"] for r in log if r["player"] in ("gort", "robby")} == {"bot"}
+    assert all(r["actor"] != "bot" for r in log if r["player"] == "alice")
+    mails = svc.store.outbox_rows()
+    assert not [r for r in mails if r["player"] in ("gort", "robby") or not r["to_addr"]]  # a bot gets no mail
+    assert {r["kind"] for r in mails if r["player"] == "alice"} >= {"welcome", "receipt", "gameover"}
+    verdict = archive.verify(archive.export(svc, g))  # the bots' moves re-run like any other
+    assert verdict.ok and verdict.rerun, verdict.problem
+    assert verdict.moves == len(log) > 50
+
+
+@pytest.fixture
+def web(tmp_path):
+    """(svc, client) as tests/test_web.py makes them, the mails an hour not limited (alice
+    plays a game in minutes of the test's clock)."""
+    from conftest import Clock as Ticking
+
+    from pbem.web.app import create_app
+    cfg = settings_mod.Settings(home=str(tmp_path / "var"), http=settings_mod.HttpSettings(url=BASE),
+                                mails_per_hour=100_000)
+    svc = open_service(settings=cfg, clock=Ticking())
+    with TestClient(create_app(lambda: open_service(settings=cfg, clock=Ticking())), base_url=BASE) as client:
+        yield svc, client
+    svc.store.close()
+
+
+def test_a_bot_seats_hidden_cards_reach_no_other_players_mail_page_or_export(web):
+    svc, client = web
+    g = newgame.create(svc, solo_config(name="leak", seed="bot-leak-seed-2"))
+    seen = Seen(svc, g)
+    checked, tested = [0], [0]
+
+    def each(new):
+        visible = seen.update()
+        state = seen.state
+        canary = canaries(svc, state, visible)
+        texts = [readable(svc, r) for r in new if r["player"] == "alice"]
+        if checked[0] % 5 == 0:  # the pages every few steps: alice's and the public one
+            texts += [html.unescape(client.get(seat_url(svc, g, "alice")).text),
+                      html.unescape(client.get(f"/g/{g}").text)]
+        for text in texts:
+            leaked = sorted(s for s in canary if named(s, text))
+            assert not leaked, (leaked, [ln for ln in text.splitlines() if any(named(s, ln) for s in leaked)])
+        checked[0] += 1
+        tested[0] += bool(canary) and bool(texts)
+
+    play_alice(svc, g, each=each)
+    assert checked[0] > 30 and tested[0] > 20, (checked, tested)
+    mine = archive.dumps(archive.export(svc, g, as_player="alice"))
+    final = canaries(svc, seen.state, seen.update())
+    assert not [s for s in final if named(s, mine)]
+
+
+# -- misses, civil disorder, the outage guard ------------------------------------------------------
+
+PACE = {"deadline": "1h", "reminders": ["30m"], "civil_disorder": 2}
+
+
+def _cycle(svc, clk, minutes=0):
+    clk.t += timedelta(minutes=minutes)
+    asyncio.run(daemon.cycle(svc))
+
+
+def _bob_answers(svc, g):
+    """bob answers at once whatever he is asked."""
+    state = games.state(svc, games.get(svc, g))
+    if "bob" in svc.engine.waiting_for(state):
+        move = bots.choose(state, "bob", "random")
+        handle(svc, mail([f"{move.prompt}: {move.key}"], sender="bob@example.org", tok=token(svc, g, "bob"), game=g))
+        return True
+    return False
+
+
+def duo(svc, name="duo", seed="disorder-seed-1", **pace):
+    config = {"game": {"name": name, "edition": "revised4", "address": ADDRESS, "seed": seed,
+                       "moderator": "mod@example.org", "pace": {**PACE, **pace}},
+              "players": [{"name": "alice", "email": "alice@example.org"},
+                          {"name": "bob", "email": "bob@example.org"}]}
+    return newgame.create(svc, config)
+
+
+def test_two_missed_deadlines_put_a_seat_in_civil_disorder_and_back_takes_it_back(make_service):
+    clk = Clock()
+    svc = make_service(clock=clk)
+    g = duo(svc)
+    asyncio.run(daemon.cycle(svc))  # the first reports go at once
+    for _ in range(200):  # alice never answers; bob always does; the daemon looks every 20 minutes
+        if svc.store.player(g, "alice")["bot"]:
+            break
+        if not _bob_answers(svc, g):
+            _cycle(svc, clk, 20)
+        else:
+            _cycle(svc, clk)
+    alice = svc.store.player(g, "alice")
+    assert (alice["bot"], alice["bot_by"], alice["status"]) == ("greedy", "disorder", "active")
+    missed = svc.store.misses(g, "alice")
+    assert [m["charged"] for m in missed] == [1, 1] and missed[0]["reason"] == misses.CHARGED
+    assert svc.store.misses(g, "bob") == []
+    told = [r for r in svc.store.outbox_rows() if r["player"] == "alice" and r["kind"] == "notice"]
+    assert "\nback\n" in readable(svc, told[-1]) and "A bot plays your seat" in told[-1]["subject"]
+    notes = [r for r in svc.store.db.query("SELECT * FROM notices") if r["kind"] == "disorder"]
+    assert len(notes) == 1 and f"pbem player replace {g} alice" in notes[0]["text"]
+    # the bot plays alice's seat now: her questions are answered at once, by `bot`, and she has no deadline
+    for _ in range(10):
+        if not _bob_answers(svc, g):
+            _cycle(svc, clk, 20)
+    bot_moves = [r for r in svc.store.moves(g) if r["player"] == "alice" and r["actor"] == "bot"]
+    assert bot_moves and not deadlines_open(svc, g, "alice")
+    assert len(svc.store.misses(g, "alice")) == 2  # a bot does not miss
+    # `back`: the seat is hers again, her report comes back with it
+    before = max(r["id"] for r in svc.store.outbox_rows())
+    result = handle(svc, mail(["back"], tok=token(svc, g, "alice"), game=g))
+    assert result.status == "applied" and "yours again" in result.outcome
+    assert svc.store.player(g, "alice")["bot"] is None
+    [receipt] = [r for r in svc.store.outbox_rows() if r["id"] > before and r["player"] == "alice"]
+    assert "yours again" in readable(svc, receipt)
+    while "alice" not in svc.engine.waiting_for(games.state(svc, games.get(svc, g))):
+        if not _bob_answers(svc, g):
+            _cycle(svc, clk, 20)
+    assert deadlines_open(svc, g, "alice")  # her deadlines run again
+    assert "yours already" in handle(svc, mail(["zurück"], tok=token(svc, g, "alice"), game=g)).outcome  # German
+    shown = people.person(svc, "alice@example.org")
+    assert shown["reliability"]["charged"] == 2 and shown["reliability"]["misses_per_100"] > 0
+
+
+def deadlines_open(svc, g, player):
+    return svc.store.deadlines(g, player)
+
+
+def test_no_miss_is_charged_during_an_outage_the_guard_detected(make_service):
+    """Three games whose players all go silent: the guard holds the defaults; the moderator
+    plays them with `game resume`, and every one of those misses is excused, none counting
+    toward civil disorder."""
+    clk = Clock()
+    svc = make_service(clock=clk)
+    ids = [duo(svc, name=n, seed=f"outage-{n}-seed") for n in ("one", "two", "three")]
+    asyncio.run(daemon.cycle(svc))
+    _cycle(svc, clk, 61)
+    held = {g: [r for r in svc.store.deadlines(g) if r["guard"] == "held"] for g in ids}
+    assert all(held.values()) and all(svc.store.moves(g) == [] for g in ids)
+    for g in ids:
+        assert deadlines.resume(svc, g) == 1
+    _cycle(svc, clk, 1)
+    missed = [m for g in ids for m in svc.store.misses(g)]
+    assert len(missed) == 3 and all(not m["charged"] and "outage guard" in m["reason"] for m in missed)
+    for g in ids:
+        assert not svc.store.player(g, svc.store.misses(g)[0]["player"])["bot"]
+    assert misses.reliability(svc, missed[0]["email"])["charged"] == 0
+
+
+def test_a_miss_is_excused_when_the_service_was_down_or_its_mail_did_not_arrive(make_service):
+    clk = Clock()
+    svc = make_service(clock=clk)
+    g = duo(svc, civil_disorder=1)
+    asyncio.run(daemon.cycle(svc))
+    _cycle(svc, clk, 45)  # a daemon round, then none for two hours: the deadline passes meanwhile
+    _cycle(svc, clk, 120)
+    [miss] = svc.store.misses(g)
+    assert not miss["charged"] and "service was down" in miss["reason"]
+    assert not svc.store.player(g, miss["player"])["bot"]  # excused: no civil disorder even at 1
+    who = "alice" if miss["player"] == "bob" else "bob"
+    svc.store.update_player(g, who, undeliverable="bounced: 550 no such user (since then)")
+    for _ in range(12):
+        if svc.store.misses(g, who):
+            break
+        _cycle(svc, clk, 20)
+    [bounced] = svc.store.misses(g, who)
+    assert not bounced["charged"] and "did not arrive" in bounced["reason"]
+
+
+def test_bot_seats_by_config_the_moderator_and_a_minimum_to_join(make_service):
+    svc = make_service()
+    with pytest.raises(GameError, match="no bot level"):
+        newgame.create(svc, solo_config(name="bad", characters=("wizard", "dwarf", "elf")) | {
+            "players": [{"name": "alice", "email": "alice@example.org"}, {"name": "hal", "bot": "genius"}]})
+    with pytest.raises(GameError, match="a bot has no email"):
+        newgame.create(svc, {"game": {"name": "bad2", "address": ADDRESS},
+                             "players": [{"name": "alice", "email": "a@example.org"},
+                                         {"name": "hal", "bot": "greedy", "email": "h@example.org"}]})
+    g = newgame.create(svc, {"game": {"name": "short", "address": ADDRESS, "seed": "short-table-seed-1"},
+                             "players": [{"name": "alice", "email": "alice@example.org"},
+                                         {"name": "bob", "email": "bob@example.org"}]})
+    seats.moderator_bot(svc, g, "bob", "planner")
+    assert (svc.store.player(g, "bob")["bot"], svc.store.player(g, "bob")["bot_by"]) == ("planner", "moderator")
+    assert "moderator put a bot" in handle(svc, mail(["back"], sender="bob@example.org", tok=token(svc, g, "bob"),
+                                                     game=g)).outcome
+    seats.moderator_bot(svc, g, "bob", seats.OFF)
+    assert svc.store.player(g, "bob")["bot"] is None
+    # a game that takes at most 10 misses per 100 questions: someone with a worse record is refused, saying why
+    svc.store.add_miss(g, 99, "bob", email="bob@example.org", due_at=svc.store.now(), missed_at=svc.store.now(),
+                       charged=True, reason=misses.CHARGED)
+    svc.store.open_deadline(g, 99, "bob", kind="direction", default_key="left", opened_at=svc.store.now(),
+                            due_at=svc.store.now(), reminded="", next_at=svc.store.now(), email="bob@example.org")
+    w = newgame.create(svc, {"game": {"name": "picky", "address": ADDRESS, "max_misses": 10},
+                             "players": [{"name": "carol", "email": "carol@example.org"}]}, wait=True)
+    with pytest.raises(GameError, match=r"misses 100.0 deadlines per 100 questions .*at most 10 \(max_misses\)"):
+        moderator.add_player(svc, w, "bob", "bob@example.org")
+    moderator.add_player(svc, w, "dave", "dave@example.org")  # no record yet: welcome
+    moderator.add_player(svc, w, "hal", None, bot="random")  # a short table filled up
+    assert [p["status"] for p in svc.store.players(w)] == ["active", "active", "bot"]
