@@ -50,7 +50,8 @@ def make_home(root: Path, n: int, db: str | None, old: int = 0) -> Path:
     with store.transaction():
         for i in range(old):  # sent long ago: rows with their bodies, and their files
             store.add_outbox(message_id=f"<old{i}@example.org>", kind="notice", to_addr=f"p{i % 50}@example.org",
-                             subject=f"notice {i}", headers={"Subject": f"notice {i}"}, text=BODY, html=f"<p>{BODY}</p>")
+                             subject=f"notice {i}", headers={"Subject": f"notice {i}"}, text=BODY,
+                             html=f"<p>{BODY}</p>")
         store.query("UPDATE outbox SET status = 'sent', attempts = 1, sent_at = created_at")
         for i in range(n):
             store.add_outbox(message_id=f"<burst{i}@example.org>", kind="notice", to_addr=f"p{i % 50}@example.org",
@@ -116,7 +117,8 @@ def main() -> None:
         for name, (n, old) in runs.items():
             rss, cpu, wall, sent = zip(*got[name])
             assert set(sent) == {n + old}, sent
-            print(f"  {n} mails{f' after {old} sent before' if old else ''}: peak RSS {timing.spread(rss, 1, '', 1)} MiB, "
+            before = f" after {old} sent before" if old else ""
+            print(f"  {n} mails{before}: peak RSS {timing.spread(rss, 1, '', 1)} MiB, "
                   f"CPU {timing.spread(cpu, 1, '', 2)} s, wall {timing.spread(wall, 1, '', 2)} s, "
                   f"CPU per mail {timing.spread([c / n * 1e3 for c in cpu], 1, '', 2)} ms")
 

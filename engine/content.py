@@ -7,6 +7,7 @@ from __future__ import annotations
 import functools
 import re
 import tomllib
+from collections.abc import Callable
 from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
@@ -222,12 +223,23 @@ def pack_table(pack: str | Source, name: str, table: str) -> dict[str, Any]:
     return dict(_read(_source(pack), name)[table])
 
 
+_PARSE: Callable[[str], dict[str, Any]] = tomllib.loads
+
+
+def use_parser(parse: Callable[[str], dict[str, Any]]) -> Callable[[str], dict[str, Any]]:
+    """Parse content files' texts with `parse` from now on (what tomllib.loads gives, from the
+    service's cache of parsed texts: pbem/base/content_cache.py); returns the one it replaces."""
+    global _PARSE
+    previous, _PARSE = _PARSE, parse
+    return previous
+
+
 def _read(source: Source, name: str) -> dict[str, Any]:
     """A content file of a pack's folder with the overlay's file of that path over it."""
     path = _dir(source).joinpath(name)
-    data = tomllib.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    data = _PARSE(path.read_text(encoding="utf-8")) if path.is_file() else {}
     over = _OVERLAY.get(f"{source.pack}/{name}")
-    return merge(data, tomllib.loads(over)) if over is not None else data
+    return merge(data, _PARSE(over)) if over is not None else data
 
 
 def _card(raw: dict, deck: str, default_type: str, pack: str = "revised4") -> Card:

@@ -10,10 +10,28 @@ from __future__ import annotations
 import logging
 import re
 import sys
-
-import structlog
+from types import ModuleType
 
 from pbem.base.tokens import mask_text, seed_weakness
+
+
+def _structlog() -> ModuleType:
+    """structlog, without rich unless stderr is a terminal: structlog imports rich (and rich
+    pygments) when it is installed, for pretty tracebacks at a terminal, which cost a process
+    about a tenth of a second to import -- a daemon's, a pipe's or cron's, whose logs are JSON
+    lines, pays for nothing then. rich stays importable for what shows tables at a terminal."""
+    if "structlog" in sys.modules or sys.stderr is None or sys.stderr.isatty() or "rich" in sys.modules:
+        import structlog
+        return structlog
+    sys.modules["rich"] = None  # type: ignore[assignment]  # structlog's `import rich` fails: plain tracebacks
+    try:
+        import structlog
+    finally:
+        del sys.modules["rich"]
+    return structlog
+
+
+structlog = _structlog()
 
 _PLUS = re.compile(r"\+[^@\s+]+@")
 _secrets: set[str] = set()

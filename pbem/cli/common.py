@@ -155,8 +155,7 @@ def duration(value: str, unit: str = "h"):
 
 
 def report_result(label: str, result) -> None:
-    outcome = result.outcome.removeprefix(f"{result.status}: ")  # the outcome may start with its status
-    click.echo(f"{inert(label)}: {result.status}: {inert(outcome)}")  # it may quote the message (a file name)
+    click.echo(stdin_source.result_line(label, result))
 
 
 

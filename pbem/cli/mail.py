@@ -6,10 +6,8 @@ from pathlib import Path
 
 import click
 
-from pbem.base import settings as settings_mod
 from pbem.base.terminal import inert
 from pbem.cli.common import (
-    EX_TEMPFAIL,
     Group,
     echo_json,
     parse_now,
@@ -17,9 +15,7 @@ from pbem.cli.common import (
     service,
     table,
 )
-from pbem.core import home as home_mod
 from pbem.sources import files as file_source, pipe as pipe_source, stdin as stdin_source
-from pbem.store import StoreUnavailable
 
 
 @click.command("ingest", short_help="Process mails or turn files; no FILE: stdin.")
@@ -30,15 +26,7 @@ def ingest_cmd(ctx, paths):
     (an MTA pipe: exit 75 asks it to retry later)."""
     if not paths:  # an MTA's pipe: 0 once stored, whatever became of it; 75 when it cannot be
         code = pipe_source.hand_over(ctx.obj.home)  # a daemon runs: spooled for it
-        if code is not None:
-            ctx.exit(code)
-        try:
-            result = stdin_source.ingest(service(ctx))
-        except (StoreUnavailable, home_mod.NotAHome, settings_mod.SettingsError) as e:
-            click.echo(f"error: {e}; the mail was not stored: try again later", err=True)
-            ctx.exit(EX_TEMPFAIL)
-        report_result("stdin", result)
-        ctx.exit(stdin_source.exit_code(result))
+        ctx.exit(stdin_source.run(ctx.obj.home) if code is None else code)
     svc, refused = service(ctx), False
     for path in paths:
         result = file_source.ingest(svc, path)

@@ -52,7 +52,11 @@ def open_service(home=None, *, settings: settings_mod.Settings | None = None, en
     compared, for `pbem status`, which reports it)."""
     cfg = settings or settings_mod.load(home)
     if engine is None:  # the real engine reads the home's content folder (a test's engine has none)
-        from pbem.base import content_overlay  # here: it imports the engine, which the pipe's path never needs
+        from pbem.base import (  # here: they import the engine, which the pipe's path never needs
+            content_cache,
+            content_overlay,
+        )
+        content_cache.use(cfg)  # its files parsed once per text, kept in the home
         content_overlay.use(cfg)
     store = open_store(cfg.store_target, clock=clock or utcnow)
     try:

@@ -8,9 +8,6 @@ from __future__ import annotations
 import re
 from email.message import Message
 
-import lxml.html
-from inscriptis.html_engine import Inscriptis
-from lxml import etree
 from mailparser_reply import EmailMessage as _ReplyParser
 
 # Reply headers ("On ... wrote:", "Am ... schrieb ...:", Outlook "From:/Sent:" blocks,
@@ -116,6 +113,9 @@ def unflow(text: str, delsp: bool = False) -> str:
 
 def html_to_text(html: str) -> str:
     """HTML body to text, with quoted replies, attributions and signatures removed first."""
+    import lxml.html  # an HTML-only mail's: lxml and inscriptis cost every other process 60 ms to import
+    from inscriptis.html_engine import Inscriptis
+    from lxml import etree
     html = _CONTROL.sub("", html)
     if not html.strip():
         return ""

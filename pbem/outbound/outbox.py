@@ -22,7 +22,7 @@ import msgspec
 
 from pbem.archive import archive
 from pbem.base import i18n, log, tokens
-from pbem.outbound import links, mime, render
+from pbem.outbound import links, mime
 
 if TYPE_CHECKING:
     from pbem.core.service import Service
@@ -100,6 +100,7 @@ def rendered(svc: Service, row: dict) -> dict:
     """The row with its text and HTML: rendered from its context if it has not been yet."""
     if row.get("context") is None:
         return row
+    from pbem.outbound import render  # Jinja only where a mail is rendered: not in a process that only queues
     context = msgspec.json.decode(row["context"])
     board = context.get("board")
     if isinstance(board, dict) and "stored" in board:  # the move's shared frame, stored once

@@ -21,7 +21,7 @@ from engine.registry import TITLES
 from pbem.base import boardmap, i18n
 from pbem.base.i18n import _
 from pbem.core import people
-from pbem.outbound import glossary, leads, links as web_links, outbox, render, turnmail
+from pbem.outbound import glossary, leads, links as web_links, outbox, turnmail
 
 if TYPE_CHECKING:
     from pbem.core.service import Service
@@ -214,6 +214,7 @@ def _pace(svc: Service, game: dict, player: str, mine: dict | None, state) -> di
 
 def show_text(svc: Service, game: dict, player: str) -> str:
     """`pbem game show`: the report's text as `player` (or the moderator) would read it now."""
+    from pbem.outbound import render  # Jinja only where a mail is rendered: not in a process that only queues
     state = svc.engine.decode(game["state"])
     view = svc.engine.view(state, player)
     return render.text(svc, "_report", report_context(svc, game, player, view, [], state=state))

@@ -146,13 +146,6 @@ def pipe_home(argv: list[str]) -> str | None:
     return home or os.environ.get("PBEM_HOME") or "var"
 
 
-def main(argv: list[str]) -> int | None:
-    """The console script's fast path: `hand_over` for the pipe's command line, None for any
-    other, which the CLI reads."""
-    home = pipe_home(argv)
-    return None if home is None else hand_over(home)
-
-
 def hand_over(home: str, stream: BinaryIO | None = None) -> int | None:
     """The exit code once the mail is spooled for a running daemon (75 if it could not be
     written), None when `ingest` must store and process it itself (no daemon runs, or the

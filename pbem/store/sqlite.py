@@ -8,15 +8,18 @@ locks PostgreSQL needs (base.py) are nothing here.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
-
-import sqlite_utils
+from typing import TYPE_CHECKING
 
 from pbem.store.base import Store
 from pbem.store.common import Clock, StoreUnavailable, storable_params, utcnow
+
+if TYPE_CHECKING:
+    import sqlite_utils
 
 
 class SqliteStore(Store):
@@ -30,8 +33,8 @@ class SqliteStore(Store):
         self._grouped = 0  # depth of group_commit(): commits skip their fsync, sync() does it
         try:
             Path(path).parent.mkdir(parents=True, exist_ok=True)
-            conn = sqlite3.connect(str(path), isolation_level=None, timeout=timeout, check_same_thread=False)
-            self.db = sqlite_utils.Database(conn)  # for tests and tools; the store's own SQL goes to the connection
+            self.conn = conn = sqlite3.connect(str(path), isolation_level=None, timeout=timeout,
+                                               check_same_thread=False)
             conn.execute("PRAGMA journal_mode=WAL")
             # FULL: a mail acknowledged to the MTA survives a power cut, not only a crash
             conn.execute("PRAGMA synchronous=FULL")
@@ -44,12 +47,20 @@ class SqliteStore(Store):
         except (sqlite3.Error, OSError) as e:
             raise StoreUnavailable(str(e)) from e
 
+    @functools.cached_property
+    def db(self) -> sqlite_utils.Database:
+        """The connection as sqlite-utils' Database, for tests and tools; the store's own SQL goes
+        to the connection. Made on first use: sqlite-utils (with pluggy and dateutil) cost a
+        process that never needs it about a tenth of a second to import."""
+        import sqlite_utils
+        return sqlite_utils.Database(self.conn)
+
     def close(self) -> None:
-        self.db.close()
+        self.conn.close()
 
     @property
     def in_transaction(self) -> bool:
-        return self.db.conn.in_transaction
+        return self.conn.in_transaction
 
     @contextlib.contextmanager
     def transaction(self, redoable: bool = False, savepoint: bool = False) -> Iterator[SqliteStore]:
@@ -59,7 +70,7 @@ class SqliteStore(Store):
         `redoable`: work that can be done again from what is already stored durably (the
         processing of a stored message). Its commit skips the fsync (WAL, synchronous=NORMAL):
         a power cut may lose it, never corrupt it, and the message is then processed again."""
-        conn = self.db.conn
+        conn = self.conn
         if conn.in_transaction:
             if savepoint:
                 conn.execute("SAVEPOINT nested")
@@ -92,7 +103,7 @@ class SqliteStore(Store):
     @contextlib.contextmanager
     def snapshot(self) -> Iterator[SqliteStore]:
         """Reads that see one state: a read transaction (WAL: writers go on meanwhile)."""
-        conn = self.db.conn
+        conn = self.conn
         conn.execute("BEGIN")
         try:
             yield self
@@ -107,14 +118,14 @@ class SqliteStore(Store):
         files, flags the mail) only after this block, so a power cut inside it loses nothing:
         the unacknowledged messages are read again and known again by their hashes."""
         if not self._grouped:
-            self.db.conn.execute("PRAGMA synchronous=NORMAL")
+            self.conn.execute("PRAGMA synchronous=NORMAL")
         self._grouped += 1
         try:
             yield self
         finally:
             self._grouped -= 1
             if not self._grouped:
-                self.db.conn.execute("PRAGMA synchronous=FULL")
+                self.conn.execute("PRAGMA synchronous=FULL")
                 self.sync()
 
     def sync(self) -> None:
@@ -134,8 +145,8 @@ class SqliteStore(Store):
         """VACUUM, then a checkpoint that empties the write-ahead log (which VACUUM filled with
         a copy of the database); False when another connection's transaction prevents it."""
         try:
-            self.db.conn.execute("VACUUM")
-            self.db.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            self.conn.execute("VACUUM")
+            self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         except sqlite3.OperationalError:  # busy: the space is reused by later rows meanwhile
             return False
         return True
@@ -143,15 +154,15 @@ class SqliteStore(Store):
     def scrub(self) -> None:
         """The write-ahead log copied into the database and emptied: the pages it held with
         overwritten secrets are gone (the database's own were zeroed as freed: secure_delete)."""
-        self.db.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
     def _all(self, sql: str, params=()) -> list[dict]:
         # the connection itself: sqlite-utils' query() wraps every read in a SAVEPOINT
-        cur = self.db.conn.execute(sql, storable_params(params))
+        cur = self.conn.execute(sql, storable_params(params))
         if cur.description is None:
             return []
         names = [d[0] for d in cur.description]
         return [dict(zip(names, row)) for row in cur.fetchall()]
 
     def _run(self, sql: str, params=()) -> int:
-        return self.db.conn.execute(sql, storable_params(params)).rowcount
+        return self.conn.execute(sql, storable_params(params)).rowcount
