@@ -26,7 +26,9 @@ import importlib.util
 import json
 import os
 import sys
+import types
 import warnings
+from collections.abc import Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
@@ -48,7 +50,8 @@ def changed(record: Path = RECORD) -> list[str]:
 class SourcesOnly(importlib.abc.MetaPathFinder):
     """Finds engine modules among their Python sources only, passing over extension modules."""
 
-    def find_spec(self, name, path=None, target=None):
+    def find_spec(self, name: str, path: Sequence[str] | None = None,
+                  target: types.ModuleType | None = None) -> importlib.machinery.ModuleSpec | None:
         if not name.startswith("engine.") or not path:
             return None
         loader = (importlib.machinery.SourceFileLoader, importlib.machinery.SOURCE_SUFFIXES)

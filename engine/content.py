@@ -140,7 +140,7 @@ def die_row(table: dict, total: int, default: Any = None) -> Any:
     return next((v for lo, hi, v in die_rows(table) if lo <= total <= hi), default)
 
 
-_CARD_FIELDS = {"name", "type", "kind", "count", "number", "strength", "craft", "effect", "when",
+CARD_FIELDS = {"name", "type", "kind", "count", "number", "strength", "craft", "effect", "when",
                 "hook", "text", "confirmed", "slug"}
 
 
@@ -243,9 +243,9 @@ def _read(source: Source, name: str) -> dict[str, Any]:
 
 
 def _card(raw: dict, deck: str, default_type: str, pack: str = "revised4") -> Card:
-    props = {k: v for k, v in raw.items() if k not in _CARD_FIELDS and k != "properties"}
+    props = {k: v for k, v in raw.items() if k not in CARD_FIELDS and k != "properties"}
     props.update(raw.get("properties", {}))
-    fields = {k: v for k, v in raw.items() if k in _CARD_FIELDS and k != "slug"}
+    fields = {k: v for k, v in raw.items() if k in CARD_FIELDS and k != "slug"}
     fields.setdefault("type", default_type)
     if fields["type"] != "enemy":  # on an Object or Follower, Strength and Craft are bonuses
         for attr in ("strength", "craft"):

@@ -1,44 +1,34 @@
 """Which cards and spaces the engine settles itself, and which the moderator settles."""
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-from engine import ops
+from engine import ops, registry  # the registry: every rule and pack registered
 from engine.content import Card, Content, load
-from engine.registry import BASE, PACKS  # every rule and pack registered
+from engine.packs.base import Pack
 from engine.rules import machine, spells
-
-# Object and Follower properties the rules read (engine/rules/stats.py, items.py, combat.py).
-PROPS = {"weapon", "armour", "strength", "craft", "carry", "raft", "gold", "talisman", "forbid", "price",
-         "market_price", "protects", "one_use", "evade", "target_effect",
-         "trinket", "trait", "variant", "meet_others", "at_turn_start", "goal", "n", "draw",  # the Cataclysm's
-         "trial", "adversary", "villain", "objective", "life", "fate", "sites", "value", "levels",  # Nemesis
-         "ship", "ship_strength", "hold", "naval", "homecoming", "rescue", "sea_raft",
-         "loyal", "from_card", "stand_in",  # Sea Voyage
-         "trap", "on_win"}  # the Deep Realms
-
-
-# Card fields that are not rules: checked against the rulebook, a line for the reports (pbem/outbound/glossary.py).
-NOT_RULES = {"confirmed", "summary"}
-
+from engine.schema import NOT_RULES, card_props
 
 # Spells the rules resolve where they apply (combat.py, spells.py, turn.lose_life).
 REACTIONS = {"psionic-blast", "invisibility", "immobility", "counterspell", "preservation"}
 
 
-def _card_automated(card: Card) -> tuple[bool, str]:
+def _card_automated(card: Card, packs: Sequence[Pack] = ()) -> tuple[bool, str]:
+    """Whether the engine settles a card itself, and why not (`packs`: packs handed in beside the
+    listed ones: their card hooks and the properties their rules read are theirs to declare)."""
     for row in card.prop("levels", ()):  # a Nemesis companion: each level's cost and ability
         if not ops.automated(row.get("effect", []) + row.get("pay", [])):
             return False, f"level {row.get('level')} settled by the moderator"
     if card.hook:
         if card.type == "spell" and card.hook in spells.HOOKS:
             return True, ""
-        if card.hook in REACTIONS or card.hook in _hooked(card.pack) or card.prop("target_effect"):
+        if card.hook in REACTIONS or card.hook in _hooked(card.pack, packs) or card.prop("target_effect"):
             return True, ""
         return False, f"hook {card.hook!r} not implemented"
     if card.effect and not ops.automated(card.effect):
         return False, "effect settled by the moderator"
-    unknown = set(card.props) - PROPS - NOT_RULES
+    unknown = set(card.props) - card_props(_declared(packs)) - NOT_RULES
     if unknown:
         return False, "properties not read by the rules: " + ", ".join(sorted(unknown))
     if card.type in ("event", "stranger", "place", "spell", "denizen", "ending") and not card.effect:
@@ -54,27 +44,34 @@ ABILITIES = {"assassin-no-defence", "druid-forest", "druid-refill-woods", "dwarf
              "thief-steal", "troll-regenerate", "two-weapons", "warrior-two-dice"}
 
 
-def _hooked(pack: str) -> frozenset[str]:
+def _declared(packs: Sequence[Pack]) -> list[Pack]:
+    """The base game's declaration, then every pack's: the listed ones and those handed in."""
+    return [registry.BASE, *registry.declared(packs).values()]
+
+
+def _hooked(pack: str, packs: Sequence[Pack] = ()) -> frozenset[str]:
     """The card hooks implemented for a pack's cards: the base game's, and the pack's own `card_hooks`."""
-    own = next((p.card_hooks for p in PACKS if p.name == pack and p.playable), frozenset())
-    return BASE.card_hooks | own
+    own = next((p.card_hooks for p in _declared(packs) if p.name == pack and p.playable), frozenset())
+    return registry.BASE.card_hooks | own
 
 
-def report(pack: str | None = None) -> list[dict]:
+def report(pack: str | None = None, packs: Sequence[Pack] = ()) -> list[dict[str, Any]]:
     """One row per character, card and space; `pack` keeps only that pack's. A pack's rows are
     read with the pack loaded over the base (its board, its decks) and its module imported
-    (what registers its space hooks and ops)."""
+    (what registers its space hooks and ops). `packs`: packs handed in beside the listed ones."""
+    declared = registry.declared(packs)
     if pack in (None, "revised4"):
-        rows = _rows(load("revised4", ()))
+        rows = _rows(load("revised4", ()), packs)
         if pack is None:
-            for p in (p.name for p in PACKS if p.playable):
-                rows += [r for r in _rows(load("revised4", (p,))) if r["pack"] == p]
+            for p in (p for p in declared.values() if p.playable):
+                rows += [r for r in _rows(load("revised4", (p.source(),)), packs) if r["pack"] == p.name]
     else:
-        rows = _rows(load("revised4", (pack,)))
+        assert pack is not None
+        rows = _rows(load("revised4", (declared[pack].source(),)), packs)
     return [r for r in rows if pack in (None, r["pack"])]
 
 
-def _rows(content: Content) -> list[dict[str, Any]]:
+def _rows(content: Content, packs: Sequence[Pack]) -> list[dict[str, Any]]:
     rows = []
     for ch in content.characters.values():
         missing = [a for a in ch.abilities if a not in ABILITIES]
@@ -83,7 +80,7 @@ def _rows(content: Content) -> list[dict[str, Any]]:
                      "note": "abilities settled by the moderator: " + ", ".join(missing) if missing else "",
                      "confirmed": ch.confirmed})
     for card in content.cards.values():
-        ok, why = _card_automated(card)
+        ok, why = _card_automated(card, packs)
         rows.append({"pack": card.pack, "kind": card.deck, "slug": card.slug, "name": card.name,
                      "automated": ok, "note": why, "confirmed": card.confirmed})
     for space in content.board.spaces.values():

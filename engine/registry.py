@@ -35,9 +35,11 @@ from engine.rules import (  # noqa: F401
 BASE: Pack = revised4.PACK  # the base game's card hooks: first in every game
 PACKS: tuple[Pack, ...] = (cataclysm.PACK, lost_realms.PACK, nemesis.PACK, sea_voyage.PACK, timescape.PACK, city.PACK,
                           dungeon.PACK, deep_realms.PACK)
-# What the service reads of the list: the packs a game may name, and every box's printed name
+# What the service reads of the list: the packs a game may name, every box's printed name, and
+# every board's regions by their printed names (a pack's `regions`)
 PLAYABLE_PACKS: tuple[str, ...] = tuple(p.name for p in PACKS if p.playable)
 TITLES: dict[str, str] = {**EDITION_TITLES, **{p.name: p.title or p.name for p in PACKS}}
+REGIONS: dict[str, str] = {ring: name for p in (BASE, *PACKS) for ring, name in p.regions.items()}
 
 
 def declared(extra: Sequence[Pack] = ()) -> dict[str, Pack]:

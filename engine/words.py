@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from engine.content import Content
+
 
 def listing(items: Iterable[str]) -> str:
     """"a", "a and b", "a, b and c"."""
@@ -11,15 +13,15 @@ def listing(items: Iterable[str]) -> str:
     return out[0] if len(out) == 1 else ", ".join(out[:-1]) + " and " + out[-1] if out else ""
 
 
-def card(content, slug: str) -> str:
+def card(content: Content, slug: str) -> str:
     return content.cards[slug].name
 
 
-def space(content, sid: str) -> str:
+def space(content: Content, sid: str) -> str:
     return content.board.spaces[sid].name
 
 
-def counted(content, slugs: Iterable[str]) -> str:
+def counted(content: Content, slugs: Iterable[str]) -> str:
     """Card names with how many of each: "Kogge (2), Karavelle"."""
     seen: dict[str, int] = {}
     for s in slugs:

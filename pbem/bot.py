@@ -2,9 +2,11 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 
 from engine import api
 from engine.invariants import violations
+from engine.packs.base import Pack
 
 
 def choose(state, rnd: random.Random) -> api.Move | None:
@@ -19,24 +21,26 @@ def choose(state, rnd: random.Random) -> api.Move | None:
     return api.Move(player, rnd.choice(prompt.options).key, prompt.id)
 
 
-def playout(config: dict, seed: str, bot_seed: int = 0, max_moves: int = 20000, check: bool = False):
+def playout(config: dict, seed: str, bot_seed: int = 0, max_moves: int = 20000, check: bool = False,
+            packs: Sequence[Pack] = ()):
     """Play a whole game; returns (final state, moves). With check, asserts the invariants
-    after every move, and that `apply` left the state before it unchanged."""
+    after every move, and that `apply` left the state before it unchanged. `packs`: packs
+    handed to the engine beside its listed ones (a house rules pack)."""
     rnd = random.Random(bot_seed)
-    state = api.new_game(config, seed)
+    state = api.new_game(config, seed, packs=packs)
     moves: list[api.Move] = []
     while not state.over and len(moves) < max_moves:
         move = choose(state, rnd)
         if move is None:
             raise AssertionError(f"game stuck with no prompt after {len(moves)} moves")
         before = api.encode(state) if check else b""
-        new, _ = api.apply(state, move)
+        new, _ = api.apply(state, move, packs=packs)
         moves.append(move)
         if check and api.encode(state) != before:
             raise AssertionError(f"move {len(moves)} ({move}) changed the state it was applied to")
         state = new
         if check:
-            bad = violations(state)
+            bad = violations(state, packs)
             if bad:
                 raise AssertionError(f"after move {len(moves)} ({move}): {'; '.join(bad)}")
     return state, moves

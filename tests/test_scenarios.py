@@ -23,17 +23,22 @@ def dig(data, path):
 
 @pytest.mark.parametrize("path", FILES, ids=[f.stem for f in FILES])
 def test_scenario(path):
+    check(path)
+
+
+def check(path: Path, packs=()) -> None:
+    """Play one scenario file and check what it expects (`packs`: packs handed in, a house's)."""
     data = tomllib.loads(path.read_text())
     assert data.get("rule"), f"{path.name} must cite the rule it checks"
     if "error" in data:
         *good, bad = data["moves"]
-        state, _ = scenario.run({**data, "moves": good})
+        state, _ = scenario.run({**data, "moves": good}, packs)
         with pytest.raises(api.IllegalMove) as err:
-            api.apply(state, api.parse_move(bad))
+            api.apply(state, api.parse_move(bad), packs=packs)
         assert data["error"] in str(err.value)
         return
-    state, events = scenario.run(data)
-    summary = api.summary(state)
+    state, events = scenario.run(data, packs)
+    summary = api.summary(state, packs=packs)
     for key, want in data.get("expect", {}).items():
         assert dig(summary, key) == want, f"{key}: {dig(summary, key)!r} != {want!r}"
     texts = "\n".join(e.text for e in events)

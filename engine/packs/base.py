@@ -54,6 +54,10 @@ class Pack:
     # kinds of pile ("<kind>@<space>") whose cards lie facedown: a bot's redealt game deals them
     # again (engine/visibility.py `redeal`); a count of faceup ones on top: counters["<kind>-up@<space>"]
     facedown_piles: ClassVar[tuple[str, ...]] = ()
+    # What else reads the declaration, so that adding a pack touches nothing outside it:
+    props: ClassVar[frozenset[str]] = frozenset()  # card properties its rules read (coverage, content schema)
+    tables: ClassVar[frozenset[tuple[str, str]]] = frozenset()  # its own (file, table)s: content.pack_table
+    regions: ClassVar[dict[str, str]] = {}  # its board's rings by their printed names (the reports' map)
 
     def source(self) -> Source:
         """Where its content lies (engine/content.py): the folder named as the pack."""

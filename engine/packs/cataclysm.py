@@ -66,6 +66,7 @@ class Cataclysm(Pack):
     endings = True
     default_ending = "eternal-crown"  # The Eternal Crown, its own ending card
     facedown_piles = ("remnant",)  # Remnants dealt facedown on their spaces
+    props = frozenset({"trinket", "trait", "variant", "meet_others", "at_turn_start", "goal", "n", "draw"})
 
     def setup(self, ctx: Ctx, config: Any) -> None:
         s, content = ctx.s, ctx.content

@@ -223,6 +223,8 @@ class City(Pack):
     title = "The City"
     editions = ("revised4",)
     card_hooks = frozenset({city_shops.POTION, city_posters.CREATURE, city_posters.ALIGNMENT})
+    tables = frozenset({("board.toml", "city")})
+    regions = {RING: "The City"}
 
     def setup(self, ctx: Ctx, config: Any) -> None:
         """The Wanted Posters: the first faceup at the City Gate (the shops' piles lie faceup)."""

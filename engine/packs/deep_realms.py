@@ -261,6 +261,9 @@ class DeepRealms(Pack):
     title = "The Deep Realms (The Lost Realms)"
     editions = ("revised4",)
     requires = ("city", "dungeon")
+    props = frozenset({"trap", "on_win"})
+    tables = frozenset({("board.toml", "deep-realms")})
+    regions = {"rat-lair": "Rat Queen's Lair", "wraith-domain": "Wraith Lord's Domain"}
 
     def setup(self, ctx: Ctx, config: Any) -> None:
         setup(ctx, config)

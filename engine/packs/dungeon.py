@@ -207,6 +207,7 @@ class Dungeon(Pack):
     name = "dungeon"
     title = "The Dungeon"
     editions = ("revised4",)
+    regions = {RING: "The Dungeon"}
     options = (RuleOption(WINNER_TAKES_ALL, False, "The Dungeon's Winner Takes All: the first character to kill the "
                           "Lord of Darkness wins the game.", (False, True)),)
 

@@ -56,6 +56,7 @@ class Nemesis(Pack):
     roles = ("nemesis",)
     card_hooks = frozenset({"companion"})  # a companion's levels (nemesis_companions.py)
     side_victory = True  # the heroes win together, those who died on the way too
+    props = frozenset({"trial", "adversary", "villain", "objective", "life", "fate", "sites", "value", "levels"})
     options = (RuleOption("trial", 1, "the Trial played: 1 or 2 (the third Trial's box is not known)", choices=(1, 2),
                           refused="trial: 1 or 2 (the content knows Trials 1 and 2)"),)
 

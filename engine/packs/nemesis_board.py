@@ -33,7 +33,7 @@ def living(s: Game) -> list[int]:
     return [i for i in heroes(s) if s.players[i].alive and s.players[i].character]
 
 
-def trial(ctx: Ctx):
+def trial(ctx: Ctx) -> Card:
     return ctx.content.cards[ctx.s.piles["trial"][0]]
 
 

@@ -13,10 +13,10 @@ from engine.ops import run, test
 from engine.packs.nemesis_board import living
 from engine.rules import stats
 from engine.rules.machine import Ctx, task
-from engine.state import Option
+from engine.state import Game, Option, Task
 
 
-def level(s, name: str) -> int:
+def level(s: Game, name: str) -> int:
     return s.counters.get(f"companion@{name}", 1)
 
 
@@ -76,13 +76,13 @@ def start_choice(ctx: Ctx, i: int, key: str) -> bool | None:
 
 
 @task("companion-level")
-def companion_level(ctx: Ctx, t) -> None:
+def companion_level(ctx: Ctx, t: Task) -> None:
     """The cost paid: the companion is at its new level (level 3: its Talisman moves onto it)."""
     set_companion_level(ctx, t.p, t.a["level"])
 
 
 @task("companion-turn")
-def companion_turn(ctx: Ctx, t) -> None:
+def companion_turn(ctx: Ctx, t: Task) -> None:
     """After the Nemesis's main turn: each living hero's companion acts, for every level it has,
     heroes in turn order."""
     for i in reversed(living(ctx.s)):  # pushed last first: the first hero's runs first

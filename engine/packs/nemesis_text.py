@@ -4,11 +4,13 @@ each hero's companion and level, the Nemesis's hand, lives and fate, and what th
 still do this turn. Only what the public summary shows (engine/packs/nemesis.py `public`)."""
 from __future__ import annotations
 
+from engine.content import Card, Content
 from engine.packs.nemesis_board import BONUSES, adversary_space, heroes, nemesis, tokens
+from engine.state import Game, Player
 from engine.words import card, listing, space
 
 
-def text(state, content) -> list[str]:
+def text(state: Game, content: Content) -> list[str]:
     k = nemesis(state)
     nem = state.players[k]
     trial = content.cards[state.piles["trial"][0]]
@@ -34,7 +36,7 @@ def text(state, content) -> list[str]:
     return lines
 
 
-def _trial(state, trial) -> str:
+def _trial(state: Game, trial: Card) -> str:
     deaths = state.counters.get("hero-deaths", 0)
     if trial.prop("objective") == "kill-three":
         return f"{trial.name}: the Nemesis wins by killing three heroes ({deaths} killed so far)."
@@ -43,18 +45,18 @@ def _trial(state, trial) -> str:
     return f"{trial.name}: the Nemesis wins by killing the hero with the X token{bearer}."
 
 
-def _bonus(state, who: str) -> str:
+def _bonus(state: Game, who: str) -> str:
     n = state.counters.get(BONUSES[who], 0)
     return f", fighting with +{n} until the Nemesis's next turn" if n else ""
 
 
-def _companion(state, content, p) -> str:
+def _companion(state: Game, content: Content, p: Player) -> str:
     level = state.counters.get(f"companion@{p.name}", 1)
     talisman = " with its Talisman" if len(p.area) > 1 else ""
     return f"{p.name}'s {card(content, p.area[0])} (level {level}{talisman})"
 
 
-def _this_turn(state, k: int) -> list[str]:
+def _this_turn(state: Game, k: int) -> list[str]:
     """What the Nemesis may still do this turn: its actions left on its own turn; on a hero's,
     the one reroll of a creature's die its fate allows."""
     if state.over:

@@ -53,6 +53,11 @@ class Revised4(Pack):
     name = "revised4"
     title = "Talisman"
     card_hooks = frozenset(HOOKED)
+    # Object and Follower properties the rules read (engine/rules/stats.py, items.py, combat.py,
+    # encounter.py: the Hermit's wander table)
+    props = frozenset({"weapon", "armour", "strength", "craft", "carry", "raft", "gold", "talisman", "forbid",
+                       "price", "market_price", "protects", "one_use", "evade", "target_effect", "wander"})
+    regions = {"outer": "Outer Region", "middle": "Middle Region", "inner": "Inner Region", "crown": "Crown"}
 
     # -- fights ------------------------------------------------------------------------------
     def fight_options(self, ctx: Ctx, i: int, a: dict[str, Any]) -> list[Option] | None:

@@ -118,6 +118,9 @@ def leave_play(ctx: Ctx, card: str | None) -> None:
 class SeaVoyage(Pack):
     name = "sea-voyage"
     title = "Sea Voyage (fan-made)"
+    props = frozenset({"ship", "ship_strength", "hold", "naval", "homecoming", "rescue", "sea_raft", "loyal",
+                       "from_card", "stand_in"})
+    tables = frozenset({("ships.toml", "voyage"), ("captain.toml", "table")})
 
     def setup(self, ctx: Ctx, config: Any) -> None:
         """Nothing to deal: the Royal Fleet, the Naval Objects, the Rafts and the two set-aside

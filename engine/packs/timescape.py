@@ -615,6 +615,8 @@ class Timescape(Pack):
     name = "timescape"
     title = "Timescape"
     card_hooks = frozenset(HOOKED)
+    tables = frozenset({("board.toml", "timescape")})
+    regions = {RING: "The Timescape"}
 
     def setup(self, ctx: Ctx, config: Any) -> None:
         """Nothing to deal: the Timescape and its Purchase cards are decks like any other."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from engine.content import Content
 from engine.ops import op, run
 from engine.rules.items import discard
 from engine.rules.machine import Ctx, on_answer, useful
@@ -83,7 +84,7 @@ def discard_denizens(ctx: Ctx, space: str) -> None:
 
 # -- Terrain ----------------------------------------------------------------------
 
-def terrain_allowed(content, space: str) -> bool:
+def terrain_allowed(content: Content, space: str) -> bool:
     """Whether a Terrain card may be placed on a space (cataclysm.txt, Terrain Cards): never in the
     Inner Region (nor on the Crown); never where its board says `terrain = false` (the City's Jail
     and Town Square: cataclysm.txt, Terrain Cards and Other Expansions; a Realm space:

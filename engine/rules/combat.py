@@ -324,7 +324,7 @@ def duel_roll(ctx: Ctx, t: Task) -> None:
     ctx.push("duel-fate", i, side="a")
 
 
-def pending_duel(ctx: Ctx):
+def pending_duel(ctx: Ctx) -> Task:
     return next(t for t in reversed(ctx.s.stack) if t.op == "duel-resolve")
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from engine import rng
 from engine.content import die_row
@@ -176,7 +177,7 @@ def encounter_space(ctx: Ctx, t: Task) -> None:
     hexed = [e for e in ctx.s.effects if e["name"] == "hex" and e.get("space") == space.id]
     # base-game.md §3.1: draw up to N; the Hex (no encounter number); the cards on the space in
     # their order (a Wolf left there, a faceup Remnant); then the space's own text.
-    work = []
+    work: list[tuple[str, int, dict[str, Any]]] = []
     if hexed:
         work.append(("effect", i, {"ops": [{"op": "lose", "what": "life"}], "source": "Hex"}))
     if space.draw:

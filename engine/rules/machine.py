@@ -93,7 +93,7 @@ class Ctx:
         self.decide_after: list[Callable[[], None]] = []  # what a death there decides, run after it
 
     # -- players -------------------------------------------------------
-    def player(self, i: int):
+    def player(self, i: int) -> Any:  # a Player: typed so, ~120 reads of its `space` as set would need asserts first
         if self.shared[i]:
             self.shared[i] = False
             self.s.players[i] = copy_player(self.s.players[i])
@@ -109,7 +109,7 @@ class Ctx:
         raise KeyError(name)
 
     # -- the board -----------------------------------------------------
-    def space(self, space_id: str):
+    def space(self, space_id: str) -> content_mod.Space:
         """A space as it stands now: a Terrain card on it gives it the Terrain's name, text,
         effect and draw (the one place the engine reads what a space does)."""
         terrain = self.s.piles.get("terrain@" + space_id) if self.s.piles else None

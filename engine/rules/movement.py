@@ -142,7 +142,7 @@ def walk(ctx: Ctx, t: Task) -> None:
     place(ctx, i, space)
 
 
-def crossing_at(ctx: Ctx, i: int, space: str, passing: bool = True):
+def crossing_at(ctx: Ctx, i: int, space: str, passing: bool = True) -> tuple[str, list[Option]] | None:
     """The question to ask when a move would carry the character past a crossing point (`passing`:
     the move goes through the space, not only starts from it)."""
     p = ctx.player(i)

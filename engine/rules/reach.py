@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from engine.rules import stats
 from engine.rules.machine import Ctx
+from engine.state import Player
 
 
-def apart(p) -> str | None:
+def apart(p: Player) -> str | None:
     """The reality a character is in, when it is not the board's (None: on the board)."""
     return p.flags.get("apart") if p.flags else None
 

@@ -2,13 +2,14 @@
 (base-game.md §10, §11). Board data names these as `hook`s."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from engine import ops, rng
 from engine.content import die_row
 from engine.rules import reach, spells, stats
 from engine.rules.items import discard
-from engine.rules.machine import Ctx, on_answer, task
+from engine.rules.machine import Ctx, TaskHandler, on_answer, task
 from engine.rules.movement import place
 from engine.rules.rerolls import fate_reroll, offer_reroll
 from engine.rules.turn import finish, lose_life, one_effect
@@ -20,7 +21,8 @@ def args(ctx: Ctx, space: str) -> dict:
     return ctx.space(space).hook_args
 
 
-def hook(name: str):
+def hook(name: str) -> Callable[[TaskHandler], TaskHandler]:
+    """Register what a space with `hook = "<name>"` does when encountered: the task `space:<name>`."""
     return task(f"space:{name}")
 
 

@@ -1,11 +1,12 @@
 """Derived numbers: attributes with what a character carries, limits, regions."""
 from __future__ import annotations
 
+from engine.content import Card, Character
 from engine.rules.machine import Ctx
 from engine.state import Player
 
 
-def character(ctx: Ctx, p: Player):
+def character(ctx: Ctx, p: Player) -> Character:
     assert p.character is not None  # asked only of a hero in play
     return ctx.content.characters[p.character]
 
@@ -14,7 +15,7 @@ def has_ability(ctx: Ctx, p: Player, key: str) -> bool:
     return p.toad == 0 and p.character is not None and key in character(ctx, p).abilities
 
 
-def items(ctx: Ctx, p: Player):
+def items(ctx: Ctx, p: Player) -> list[Card]:
     """Objects and Followers that work for the character (a Toad's do not)."""
     if p.toad or not (p.objects or p.followers):
         return []

@@ -13,13 +13,13 @@ import math
 import textwrap
 from functools import lru_cache
 
+from engine.registry import REGIONS
+
 CELL = 10  # characters per cell in the text map: 7 cells + borders = 78 columns
 COLOURS = ("#1f4e79", "#a3392b", "#2e7d32", "#7b3fa0", "#9a6700", "#00796b", "#c2185b", "#455a64")
-# The regions by their printed names (the engine's content knows a ring only by its id); the boards
-# beside the main one: the City, the Dungeon, the Deep Realms' two Realms, the Timescape.
-RING_NAMES = {"outer": "Outer Region", "middle": "Middle Region", "inner": "Inner Region", "crown": "Crown",
-              "city": "The City", "dungeon": "The Dungeon", "rat-lair": "Rat Queen's Lair",
-              "wraith-domain": "Wraith Lord's Domain", "timescape": "The Timescape"}
+# The regions by their printed names (the engine's content knows a ring only by its id): each pack
+# declares its own (`Pack.regions`: the City, the Dungeon, the Deep Realms' two Realms, the Timescape)
+RING_NAMES = REGIONS
 
 
 def ring_name(ring: str) -> str:

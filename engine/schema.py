@@ -1,0 +1,128 @@
+"""The content schema: which files a pack's folder holds, which keys each file and row may have
+(each key is read by the loader, engine/content.py, or by the rules), and the types the rules rely
+on. The package's own content is checked against it (tests/test_content_schema.py), and so is a
+moderator's content folder laid over it (pbem/base/content_overlay.py, `pbem rules check`).
+
+What a pack adds is read from its declaration (engine/packs/base.py): the card properties its
+rules read (`props`) and its own tables (`tables`, read with `content.pack_table`). A key no code
+reads is refused, so that data never seems to decide a rule the code decides.
+"""
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Collection, Iterable
+
+from engine import content
+from engine.packs.base import Pack
+
+# The base game's files the loader reads (engine/content.py `load`); a pack folder's every file.
+BASE = "revised4"
+BASE_FILES = {"board.toml", "characters.toml", "adventure.toml", "spells.toml", "purchase.toml", "warlock.toml"}
+ROW_TABLES = {"card", "spell", "item", "space", "character", "quest"}
+# Top-level keys the loader reads; a pack's own tables besides (its `tables`).
+LOADER_KEYS = ROW_TABLES | {"deck", "type", "shuffle", "replace", "discard_to", "adventure", "facedown_in_area",
+                            "geometry", "talisman"}
+# Card fields that are not rules: checked against the rulebook, a line for the reports (pbem/outbound/glossary.py).
+NOT_RULES = {"confirmed", "summary"}
+SPACE_KEYS = set(content.Space.__struct_fields__) - {"id", "index", "pack"}
+CHARACTER_KEYS = set(content.Character.__struct_fields__) - {"slug", "ability_texts"}
+QUEST_KEYS = {"roll", "name", "goal", "n", "text", "confirmed"}  # a Warlock quest (engine/rules/spaces.py)
+PRICES = {"price", "market_price"}  # a Purchase card's (engine/content.py)
+# Fields whose type the rules rely on: a wrong type fails at play, so it fails here.
+TYPES: dict[str, type] = {
+    "name": str, "text": str, "type": str, "kind": str, "deck": str, "hook": str, "when": str,
+    "confirmed": bool, "count": int, "number": int, "strength": int, "craft": int, "life": int,
+    "fate": int, "draw": int, "effect": list, "abilities": list, "corner": bool, "ring": str}
+_TYPE_NAMES = {int: "whole number", str: "string in quotes", bool: "true or false", list: "list [...]"}
+
+
+def card_props(packs: Iterable[Pack]) -> frozenset[str]:
+    """The card properties the rules of these packs read (the base game's pack among them)."""
+    return frozenset().union(*(p.props for p in packs))
+
+
+def card_keys(packs: Iterable[Pack]) -> set[str]:
+    """Every key a card row may have."""
+    return content.CARD_FIELDS | card_props(packs) | NOT_RULES | PRICES | {"properties"}
+
+
+def _line(text: str, table: str, index: int, key: str | None = None) -> int:
+    """The line of the index-th `[[table]]` (of `key = ` in it when given), 1-based; 0 if unknown."""
+    lines = text.splitlines()
+    heads = [i for i, ln in enumerate(lines) if re.match(rf"\s*\[\[\s*{re.escape(table)}\s*\]\]", ln)]
+    if index >= len(heads):
+        return 0
+    start = heads[index]
+    if key is None:
+        return start + 1
+    for i in range(start + 1, len(lines)):
+        if re.match(r"\s*\[", lines[i]):
+            break
+        if re.match(rf"\s*{re.escape(key)}\s*=", lines[i]):
+            return i + 1
+    return start + 1
+
+
+def _at(path: str, text: str, table: str, index: int, key: str | None = None) -> str:
+    """`path:line`, or the path alone where the line is not found (rows as inline tables)."""
+    line = _line(text, table, index, key)
+    return f"{path}:{line}" if line else path
+
+
+def rows_problems(path: str, text: str, data: dict[str, object], cards: set[str]) -> list[str]:
+    """The rows of one file: arrays of tables, named, with known fields of the right types."""
+    out = []
+    known_by = {"space": SPACE_KEYS, "character": CHARACTER_KEYS, "quest": QUEST_KEYS,
+                "card": cards, "spell": cards, "item": cards}
+    for table in sorted(ROW_TABLES & set(data)):
+        rows = data[table]
+        if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
+            out.append(f"{path}: `{table}` must be an array of tables ([[{table}]])")
+            continue
+        known = known_by[table]
+        for i, row in enumerate(rows):
+            if "name" not in row and "slug" not in row and table != "quest":
+                out.append(f"{_at(path, text, table, i)}: [[{table}]] row {i + 1} has no `name`"
+                           " (a row is matched to the package's by its name)")
+            for key, value in row.items():
+                where = f"{_at(path, text, table, i, key)}: [[{table}]] {row.get('name', i + 1)!r}"
+                if key not in known:
+                    out.append(f"{where}: unknown field `{key}`; allowed: {', '.join(sorted(known))}")
+                elif key in TYPES and (not isinstance(value, TYPES[key])
+                                       or (TYPES[key] is int and isinstance(value, bool))):
+                    want = TYPES[key]
+                    out.append(f"{where}: field `{key}` must be a {_TYPE_NAMES.get(want, str(want))}, not {value!r}")
+    return out
+
+
+def problems(files: dict[str, str], packs: Iterable[Pack], packaged: Collection[str] = ()) -> list[str]:
+    """Every problem of these content files ({"<pack>/<file>.toml": text}), one message each:
+    where (file:line), which field, what is allowed. `packs`: every pack a file may belong to,
+    the base game's first; `packaged`: the paths the package has (an overlay's other files of a
+    pack add decks)."""
+    packs = list(packs)
+    by_name = {p.name: p for p in packs}
+    cards, out = card_keys(packs), []
+    for path, text in sorted(files.items()):
+        folder, _, name = path.partition("/")
+        if not name or "/" in name or folder not in by_name:
+            out.append(f"{path}: not a content file: files lie in <pack>/<file>.toml, pack one of "
+                       + ", ".join(sorted(by_name)))
+            continue
+        if folder == BASE and name not in BASE_FILES:
+            out.append(f"{path}: the base game reads only " + ", ".join(sorted(BASE_FILES)))
+            continue
+        try:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as e:
+            out.append(f"{path}: not TOML: {e}")
+            continue
+        if folder != BASE and path not in packaged and name != "board.toml" and "deck" not in data:
+            out.append(f"{path}: a new file of a pack is a deck: it needs `deck = \"name\"` at its top")
+        own = {table for file, table in by_name[folder].tables if file == name}
+        for key in sorted(set(data) - LOADER_KEYS - own):
+            out.append(f"{path}: `{key}` is not read from this file; it may hold: "
+                       f"{', '.join(sorted(LOADER_KEYS | own))}")
+        out += rows_problems(path, text, data, cards)
+    return out
