@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, Literal, TypeVar
 
+from engine import content as content_mod
 from engine.config import GameConfig
 from engine.content import Character, Content, Source
 from engine.packs.base import Pack
@@ -47,6 +48,7 @@ class Hooks:
         self.chain: tuple[Pack, ...] = (base, *self.packs)
         self.sources: tuple[Source, ...] = tuple(p.source() for p in self.packs)  # their content (engine/content.py)
         self.facedown_piles: frozenset[str] = frozenset(k for p in self.packs for k in p.facedown_piles)
+        self._content: tuple[str, int, Content] | None = None  # (edition, overlay generation, content)
         self._by: dict[str, tuple[Pack, ...]] = {
             hook: tuple(p for p in self.chain if _overrides(p, hook)) for hook in HOOKS}
 
@@ -68,6 +70,14 @@ class Hooks:
                 raise PackConflict(f"packs {by.name!r} and {pack.name!r} disagree on {hook}: {answer!r} and {out!r}")
             answer, by = out, pack
         return answer
+
+    def content(self, edition: str) -> Content:
+        """The game's content (engine/content.py `load`), kept until the overlay changes: a Ctx
+        is made for every move."""
+        kept, generation = self._content, content_mod.generation()
+        if kept is None or kept[0] != edition or kept[1] != generation:
+            kept = self._content = (edition, generation, content_mod.load(edition, self.sources))
+        return kept[2]
 
     # -- declarations read -------------------------------------------------------------------------
     def names(self) -> list[str]:
@@ -194,7 +204,10 @@ class Hooks:
 
     def redraw_allowed(self, ctx: Ctx, i: int) -> bool:
         """ALL: any True allows it."""
-        return any(p.redraw_allowed(ctx, i) for p in self._by["redraw_allowed"])
+        for p in self._by["redraw_allowed"]:  # a loop, not any(): no generator on a hot path
+            if p.redraw_allowed(ctx, i):
+                return True
+        return False
 
     def draw_deck(self, ctx: Ctx, i: int) -> str | None:
         """FIRST (None: the Adventure deck)."""
@@ -202,7 +215,10 @@ class Hooks:
 
     def may_take(self, ctx: Ctx, i: int, card: str) -> bool:
         """ALL: any False refuses."""
-        return all(p.may_take(ctx, i, card) is not False for p in self._by["may_take"])
+        for p in self._by["may_take"]:
+            if p.may_take(ctx, i, card) is False:
+                return False
+        return True
 
     def taken(self, ctx: Ctx, i: int, card: str) -> None:
         """ALL."""
@@ -211,7 +227,10 @@ class Hooks:
 
     def shielded(self, ctx: Ctx, j: int) -> bool:
         """ALL: any True shields."""
-        return any(p.shielded(ctx, j) for p in self._by["shielded"])
+        for p in self._by["shielded"]:
+            if p.shielded(ctx, j):
+                return True
+        return False
 
     def quest_possible(self, ctx: Ctx, i: int, goal: str) -> bool:
         """FIRST: only False refuses."""

@@ -5,7 +5,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from engine import registry
-from engine.content import Content, load
+from engine.content import Content
 from engine.packs.base import Pack
 from engine.rules.boardcards import terrain_allowed
 from engine.state import Game
@@ -37,7 +37,7 @@ def violations(state: Game, packs: Sequence[Pack] = ()) -> list[str]:
     """Every breach, one line each (`packs`: the game's packs declared outside the engine's list)."""
     out = []
     hooks = registry.hooks(state.packs, packs)
-    content = load(state.edition, hooks.sources)
+    content = hooks.content(state.edition)
     side_victory = hooks.side_victory()  # Nemesis: the heroes win as a side
     for p in state.players:
         for attr in ("life", "fate", "gold", "toad", "miss"):

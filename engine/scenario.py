@@ -7,7 +7,7 @@ from typing import Any
 
 from engine import api, registry
 from engine.config import ConfigError, GameConfig
-from engine.content import Content, load
+from engine.content import Content
 from engine.packs.base import Pack
 from engine.rules import machine, setup
 from engine.state import Event, Game
@@ -23,7 +23,7 @@ def build(data: dict[str, Any], packs: Sequence[Pack] = ()) -> Game:
     config = api.game_config({k: v for k, v in game.items() if k in GameConfig.__struct_fields__}, packs)
     hooks = registry.hooks(config.packs, packs)
     state = setup.new_game(config, seed, hooks).s
-    content = load(config.edition, hooks.sources)
+    content = hooks.content(config.edition)
     for name, edits in data.get("setup", {}).items():
         p = next((p for p in state.players if p.name == name), None)
         if p is None:

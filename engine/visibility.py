@@ -75,7 +75,7 @@ def _facedown(content: Content, card: str) -> bool:
 
 
 def summary(state: Game, hooks: Hooks) -> dict[str, Any]:
-    content = load(state.edition, hooks.sources)
+    content = hooks.content(state.edition)
     players = {p.name: _player(state, content, p, len(p.spells)) for p in state.players}
     out = {"turn": state.turn, "over": state.over, "winners": list(state.winners), "prompt": _prompts(state),
            "players": players, "board": {k: list(v) for k, v in content.board.rings.items()},
@@ -94,7 +94,7 @@ def _space_cards(state: Game, content: Content, name: Callable[[str], str]) -> d
 
 
 def view(state: Game, player: str | None, hooks: Hooks) -> dict[str, Any]:
-    content = load(state.edition, hooks.sources)
+    content = hooks.content(state.edition)
     ctx = Ctx(state, [], hooks)  # the packs' public state is read through it, never changed
     everything = player in (None, MODERATOR)
     players = {}

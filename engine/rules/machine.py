@@ -87,7 +87,7 @@ class Ctx:
         self.s = state
         self.events = events
         self.hooks = hooks
-        self.content = content_mod.load(state.edition, hooks.sources)
+        self.content = hooks.content(state.edition)
         self.shared = [shared] * len(state.players)
         self.deciding = 0  # > 0 while one effect strikes several characters: deaths decided after it
         self.decide_after: list[Callable[[], None]] = []  # what a death there decides, run after it

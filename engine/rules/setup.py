@@ -5,7 +5,6 @@ from typing import Any
 
 from engine import rng
 from engine.config import ConfigError, GameConfig
-from engine.content import load
 from engine.hooks import Hooks
 from engine.rules.machine import Ctx, on_answer, task
 from engine.state import Game, Option, Player, Prompt, Task
@@ -13,7 +12,7 @@ from engine.state import Game, Option, Player, Prompt, Task
 
 def new_game(config: GameConfig, seed: str, hooks: Hooks) -> Ctx:
     """A game dealt, its setup work on the stack (the API runs it): the context it was made in."""
-    content = load(config.edition, hooks.sources)
+    content = hooks.content(config.edition)
     options = {**config.options}
     state = Game(edition=config.edition, packs=list(config.packs), options=options, seed=seed)
     for deck in content.shuffled:
