@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import importlib.resources
 from collections import OrderedDict
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -52,6 +53,31 @@ def wordwrap(env: jinja2.Environment, s: str, width: int = 79, break_long_words:
     return _wrapped(env, str(s), width, break_long_words, wrapstring, break_on_hyphens)
 
 
+def _gettext(catalogue) -> Callable[..., str]:
+    """Jinja's newstyle `gettext` (and `_`, its alias) for one language's Environment, with its
+    result kept per text: the same translation, a Markup in an autoescaped template, then
+    `% variables` (always: `%%` is a percent sign). Jinja's own passes each `_()` through three
+    context calls and looks the text up every time: a report makes a hundred of them."""
+    lookup = getattr(catalogue, "ugettext", None) or catalogue.gettext  # as Jinja's i18n extension
+
+    @functools.lru_cache(maxsize=2048)
+    def translated(text: str, autoescape: bool) -> str:
+        out = lookup(text)
+        return Markup(out) if autoescape else out
+
+    @functools.lru_cache(maxsize=2048)
+    def plain(text: str, autoescape: bool) -> str:
+        return translated(text, autoescape) % {}
+
+    @jinja2.pass_eval_context
+    def gettext(eval_ctx, __string: str, **variables) -> str:
+        if not variables:
+            return plain(__string, eval_ctx.autoescape)
+        return translated(__string, eval_ctx.autoescape) % variables
+
+    return gettext
+
+
 # The templates shipped with pbem: templates/ at the top of the checkout, the package pbem.templates
 # once installed (setup.py maps one to the other).
 PACKAGED = Path(str(importlib.resources.files("pbem.templates")))
@@ -76,6 +102,7 @@ class Templates:
         self.overrides = overrides
         self._envs: dict[str, _Environment] = {}
         self._pairs: dict[tuple[str, str], tuple[jinja2.Template, jinja2.Template]] = {}
+        self._ones: dict[tuple[str, str], jinja2.Template] = {}
 
     @property
     def env(self) -> _Environment:
@@ -90,7 +117,9 @@ class Templates:
                 undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
                 auto_reload=False, extensions=["jinja2.ext.i18n"])
             # `_("... %(n)s", n=...)` in a template: its values autoescaped in HTML (newstyle gettext)
-            env.install_gettext_translations(i18n.translations(lang), newstyle=True)  # type: ignore[attr-defined]
+            catalogue = i18n.translations(lang)
+            env.install_gettext_translations(catalogue, newstyle=True)  # type: ignore[attr-defined]
+            env.globals["_"] = env.globals["gettext"] = _gettext(catalogue)
             env.filters["wordwrap"] = wordwrap
             env.globals["fitted"] = boardmap.fitted  # the map's cells (templates/_map.html.j2)
             self._envs[lang] = env
@@ -106,6 +135,13 @@ class Templates:
     def render(self, name: str, context: dict[str, Any]) -> tuple[str, str]:
         text, html = self.pair(name)
         return text.render(context), html.render(context)
+
+    def one(self, filename: str) -> jinja2.Template:
+        """One template (a part that has no text and HTML pair), compiled once per language."""
+        key = (i18n.current(), filename)
+        if key not in self._ones:
+            self._ones[key] = self.env.get_template(filename)
+        return self._ones[key]
 
 
 _shared: dict[Path | None, Templates] = {}
@@ -149,6 +185,32 @@ def fragment(svc: Service, name: str, ctx, key=None) -> Fragment:
     return done
 
 
+CELLS_KEPT = 2048  # a board's 49 cells as they last were, for the games a daemon serves
+_cells: OrderedDict[tuple, Markup] = OrderedDict()
+
+
+def map_cells(svc: Service, board: dict) -> dict:
+    """A drawn map (boardmap.draw) with each grid cell's HTML (templates/_map_cell.html.j2)
+    rendered once per content and kept: a move changes two or three of the 49 cells, and
+    rendering every cell was most of what a map cost."""
+    if not board.get("grid"):
+        return board
+    template, colours = templates(svc).one("_map_cell.html.j2"), board["colours"]
+    prefix = (id(templates(svc)), i18n.current())
+
+    def html(c: dict) -> Markup:
+        key = (*prefix, msgspec.json.encode((c, [colours[m] for m in c["who"]])))
+        done = _cells.get(key)
+        if done is None:
+            done = _cells[key] = Markup(template.render(c=c, colours=colours).rstrip("\n"))
+            if len(_cells) > CELLS_KEPT:
+                _cells.popitem(last=False)
+        else:
+            _cells.move_to_end(key)
+        return done
+    return {**board, "grid": [[{**c, "html": html(c)} for c in row] for row in board["grid"]]}
+
+
 class StoredFrame(str):
     """A report frame as the JSON it is stored as (`report_frames`, shared by the mails of one
     move): the board rendered for the first of them is found by its text, not decoded again."""
@@ -159,7 +221,7 @@ def board(svc: Service, frame: dict | StoredFrame) -> Fragment:
     the decks. The map changes only when someone moves, each row only with its player."""
     def context() -> dict:
         f = msgspec.json.decode(str(frame)) if isinstance(frame, StoredFrame) else frame
-        drawn = fragment(svc, "_map", lambda: {"board": boardmap.draw(f["map"])}, key=msgspec.json.encode(f["map"]))
+        drawn = fragment(svc, "_map", lambda: {"board": map_cells(svc, boardmap.draw(f["map"]))}, key=msgspec.json.encode(f["map"]))
         return {"turn": f["turn"], "decks": f["decks"], "lying": f["lying"], "packs": f["packs"],
                 "rows": [fragment(svc, "_row", {"p": p, "colour": p["colour"]}) for p in f["players"]],
                 "map_text": drawn.text, "map_html": drawn.html}
