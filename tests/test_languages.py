@@ -184,7 +184,8 @@ def test_every_template_in_every_language_has_no_untranslated_text(name, monkeyp
                                    "predecessors", "since", "sections", "games", "subject", "lines",
                                    "address", "sender", "copy_of", "public", "text", "why", "moderator_told",
                                    "character", "others", "token", "stand_ins", "commands", "turn", "decks", "lying",
-                                   "packs", "rows", "map_text", "map_html", "p", "colour", "c", "colours", "own", "hidden", "lang")}
+                                   "packs", "rows", "map_text", "map_html", "p", "colour", "c", "colours", "own",
+                                   "hidden", "lang")}
     for lang in i18n.languages():  # renders in every real language
         with i18n.using(lang):
             templates.env.get_template(name).render(ctx)

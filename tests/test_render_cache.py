@@ -1,0 +1,57 @@
+"""What rendering keeps between mails (issue 28) changes no mail: the templates' gettext as
+Jinja's own, and the map's cells rendered once per content."""
+import jinja2
+import pytest
+from test_commands import asked, last_id, send
+from test_reports import hero_config
+
+from pbem.base import i18n
+from pbem.moderate import newgame
+from pbem.outbound import outbox, render
+
+SOURCE = ('{{ _("Plain") }}|{{ _("100%% of %(who)s", who=who) }}|{{ _("<b>%(n)s</b> left", n=n) }}|'
+          '{{ gettext("Again %(who)s", who=who) }}|{% trans %}Block{% endtrans %}|'
+          '{% trans who=who %}By {{ who }}{% endtrans %}')
+
+
+@pytest.mark.parametrize("lang", i18n.languages())
+@pytest.mark.parametrize("autoescape", [True, False])
+def test_the_templates_gettext_gives_what_jinjas_own_gives(lang, autoescape):
+    values = {"who": "<Anna & Bob>", "n": 3}
+    out = []
+    for fast in (True, False):
+        env = jinja2.Environment(autoescape=autoescape, extensions=["jinja2.ext.i18n"])
+        env.install_gettext_translations(i18n.translations(lang), newstyle=True)  # type: ignore[attr-defined]
+        if fast:
+            env.globals["_"] = env.globals["gettext"] = render._gettext(i18n.translations(lang))
+        template = env.from_string(SOURCE)
+        out.append([template.render(values) for _ in range(2)])  # the second from what was kept
+    assert out[0] == out[1]
+    assert ("&lt;Anna &amp; Bob&gt;" in out[0][0]) == autoescape and "100% of" in out[0][0]
+
+
+def _map_html(html: str) -> str:
+    return html[html.index('<table width="100%"'):].split("</table>", 1)[0]
+
+
+def test_a_move_renders_only_the_map_cells_it_changed(svc, monkeypatch):
+    g = newgame.create(svc, hero_config())
+    made = []
+    one = render.Templates.one
+
+    def counted(self, filename):
+        template = one(self, filename)
+        return type("Counted", (), {"render": lambda _, **ctx: made.append(1) or template.render(**ctx)})()
+    monkeypatch.setattr(render.Templates, "one", counted)
+    render._cells.clear()
+    maps = []
+    for n in range(6):
+        player, q, key = asked(svc, g)
+        since = last_id(svc)
+        send(svc, g, player, [f"{q}: {key}"])
+        made.clear()
+        rows = [r for r in svc.store.outbox_rows() if r["id"] > since and r["kind"] in ("report", "receipt")]
+        html = [outbox.mail(svc, r["id"])["html"] for r in rows]
+        maps.append(_map_html(html[0]))
+        assert all(_map_html(h) == maps[-1] for h in html)  # the reports of one state share their map
+        assert len(made) <= (49 if n == 0 else 4), n  # the first map whole; then the cells a move changed
