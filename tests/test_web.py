@@ -14,6 +14,7 @@ from pbem.core import games
 from pbem.core.service import open_service
 from pbem.moderate import moderator, newgame
 from pbem.outbound import links, outbox, reports
+from pbem.pace import reported
 from pbem.web.app import create_app
 
 BASE = "http://talisman.test"
@@ -164,7 +165,8 @@ def test_direction_options_say_where_they_lead_as_the_report_does(web):
     assert leads["right"][0].startswith("→ on the way: You reach the Sentinel's bridge."), leads
     assert "continue → Fields (Outer Region)" in leads["right"][0]
     assert leads["reroll"][0].startswith("→ a new roll: left: 1 Graveyard, 2 Fields"), leads
-    report = " ".join(reports.show_text(svc, games.get(svc, g), name).split())  # its wrapped lines joined
+    text = reports.show_text(svc, games.get(svc, g), name, pace=reported.part)
+    report = " ".join(text.split())  # its wrapped lines joined
     assert all(" ".join(line.split()) in report for lines in leads.values() for line in lines)  # the mail's words
 
 

@@ -61,7 +61,9 @@ def game_show(ctx, game_id, as_json, as_player):
         return echo_json(games.to_builtins(data))
     games.view_json(svc, g, as_player or svc.engine.MODERATOR)  # refuses a player not in the game
     click.echo(f"{g['id']} ({g['status']}), move {g['moves']}")
-    click.echo(inert(reports.show_text(svc, g, as_player or svc.engine.MODERATOR), lines=True), nl=False)
+    from pbem.pace import reported
+    text = reports.show_text(svc, g, as_player or svc.engine.MODERATOR, pace=reported.part)
+    click.echo(inert(text, lines=True), nl=False)
 
 
 def _played(played) -> None:

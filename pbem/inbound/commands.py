@@ -32,7 +32,7 @@ from pbem.base.i18n import _
 from pbem.core import games, people
 from pbem.moderate import moderator
 from pbem.outbound import announce, limits, notices, outbox, press, reports
-from pbem.pace import addresses, moves, seats, standing
+from pbem.pace import addresses, moves, reported, seats, standing
 
 if TYPE_CHECKING:
     from pbem.core.service import Service
@@ -107,7 +107,7 @@ def status(req: Request, call: Call) -> str:
     svc, game = req.svc, req.game
     reports.queue_report(svc, game, req.player, games.state(svc, game), kind="report",
                          mid_parts=(f"in{req.inbox_id}", "status"), in_reply_to=req.message_id,
-                         inbox_id=req.inbox_id, extra={"press_notes": req.notes})
+                         inbox_id=req.inbox_id, extra={"press_notes": req.notes}, pace=reported.part)
     return "status: the report sent again"
 
 
@@ -171,13 +171,14 @@ def back(req: Request, call: Call) -> str:
         extra = {"applied": played.applied, "failed": played.failed, "unused": [], "check": False,
                  "pace_notes": [], "press_notes": []}
         announce.queue_reports(svc, game, played, sender=name, sender_kind="error" if played.failed else "receipt",
-                               sender_extra=extra, in_reply_to=req.message_id, inbox_id=req.inbox_id)
+                               sender_extra=extra, in_reply_to=req.message_id, inbox_id=req.inbox_id,
+                               pace=reported.part)
         return f"{played.status}: `{call.command}` played as an answer"
     note = seats.take_back(svc, game, name)
     extra = {"applied": [], "failed": None, "unused": [], "check": False, "pace_notes": [note], "press_notes": []}
     reports.queue_report(svc, game, req.player, games.state(svc, game), kind="receipt",
                          mid_parts=(f"in{req.inbox_id}", "back"), extra=extra, in_reply_to=req.message_id,
-                         inbox_id=req.inbox_id)
+                         inbox_id=req.inbox_id, pace=reported.part)
     return note
 
 

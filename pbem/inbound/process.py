@@ -25,7 +25,7 @@ from pbem.inbound import commands, mail as mail_mod, orders
 from pbem.inbound.commands import Form, Stage
 from pbem.inbound.mail import Mail
 from pbem.outbound import announce, bounces, limits, notices, observers, outbox, reports
-from pbem.pace import moves
+from pbem.pace import moves, reported
 from pbem.store import StoreUnavailable, iso, storable_data
 
 if TYPE_CHECKING:
@@ -320,7 +320,8 @@ def _reply_error(svc: Service, game, player, row, order, reason: str) -> Result:
     extra = {"failed": {"line": None, "reason": reason, "options": []}, "check": order.check,
              "attempts": order.attempts}
     reports.queue_report(svc, game, player, games.state(svc, game), kind="error",
-                         mid_parts=(f"in{row['id']}",), extra=extra, in_reply_to=order.message_id, inbox_id=row["id"])
+                         mid_parts=(f"in{row['id']}",), extra=extra, in_reply_to=order.message_id, inbox_id=row["id"],
+                         pace=reported.part)
     return Result("rejected", f"rejected: {reason}", row["id"], game["id"], player["name"])
 
 
@@ -460,7 +461,7 @@ def _carry_out(svc: Service, game: dict, player: dict, row: dict, order: orders.
         if press_notes:
             reports.queue_report(svc, game, player, games.state(svc, game), kind="receipt",
                                  mid_parts=(f"in{row['id']}",), extra={"press_notes": press_notes},
-                                 in_reply_to=order.message_id, inbox_id=row["id"], catch_up=False)
+                                 in_reply_to=order.message_id, inbox_id=row["id"], catch_up=False, pace=reported.part)
             return Result("applied", log.scrub("press: " + " ".join(press_notes)), row["id"], game["id"],
                           player["name"])
         return _reply_error(svc, game, player, row, order, _("No answers were found in your message."))
@@ -498,7 +499,7 @@ def apply_order(svc: Service, game: dict, player: dict, row: dict, order: orders
         extra = {"failed": stale, "unused": [ln for ln in lines if ln != stale["line"]], "check": order.check,
                  "pace_notes": notes, "attempts": order.attempts, "press_notes": press_notes}
         reports.queue_report(svc, game, player, before, kind="error", mid_parts=(f"in{row['id']}",), extra=extra,
-                             in_reply_to=order.message_id, inbox_id=row["id"])
+                             in_reply_to=order.message_id, inbox_id=row["id"], pace=reported.part)
         return Result("rejected", f"rejected: replies to closed question; {len(lines)} line(s) not played",
                       row["id"], game["id"], player["name"])
     played = moves.play(svc, game, player["name"], lines, check=order.check, message_id=order.message_id,
@@ -514,16 +515,17 @@ def apply_order(svc: Service, game: dict, player: dict, row: dict, order: orders
     kind = "error" if played.failed else "receipt"
     if order.check:  # the reply shows the state as it is: a trial's dice stay unseen
         reports.queue_report(svc, game, player, before, kind=kind, mid_parts=(f"in{row['id']}", "check"),
-                             extra=extra, in_reply_to=order.message_id, inbox_id=row["id"])
+                             extra=extra, in_reply_to=order.message_id, inbox_id=row["id"], pace=reported.part)
         status = "checked"
     elif played.applied or played.standing or played.bots:
         announce.queue_reports(svc, game, played, sender=player["name"],
-                              sender_kind=kind, sender_extra=extra, in_reply_to=order.message_id, inbox_id=row["id"])
+                               sender_kind=kind, sender_extra=extra, in_reply_to=order.message_id, inbox_id=row["id"],
+                               pace=reported.part)
         status = played.status
     else:  # nothing played: only the sender hears (a receipt for settings, else an error)
         reports.queue_report(svc, game, player, before, kind=kind if notes else "error",
                              mid_parts=(f"in{row['id']}",), extra=extra, in_reply_to=order.message_id,
-                             inbox_id=row["id"])
+                             inbox_id=row["id"], pace=reported.part)
         status = played.status if lines else "applied"
     outcome = f"{status}: {len(played.applied)} of {len(lines)} line(s)"
     if played.standing:

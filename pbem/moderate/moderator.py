@@ -16,6 +16,7 @@ from pbem.pace import (
     misses,  # reliability: who may join
     moves,
     pace,
+    reported,
     schedule,
     seats,  # seat bots
     standing,  # standing orders (docs/pace.md)
@@ -36,7 +37,7 @@ def _active(svc: Service, game_id: str) -> dict:
 
 def _after(svc: Service, game: dict, played: Played, *, also=()) -> None:
     if played.applied or played.standing or played.bots:
-        announce.queue_reports(svc, game, played, also=also)
+        announce.queue_reports(svc, game, played, also=also, pace=reported.part)
 
 
 def start(svc: Service, game_id: str) -> None:
@@ -58,7 +59,7 @@ def end(svc: Service, game_id: str) -> None:
             raise GameError(f"{game_id} has ended already")
         svc.store.update_game(game_id, status="ended")
         if game["status"] == "active":  # the players learn the end and the seed
-            announce.queue_game_over(svc, game, games.state(svc, game), ended_by_moderator=True)
+            announce.queue_game_over(svc, game, games.state(svc, game), ended_by_moderator=True, pace=reported.part)
     log.get(game=game_id).info("game ended by the moderator")
 
 
@@ -209,7 +210,7 @@ def resend(svc: Service, game_id: str, name: str) -> None:
         last = svc.store.last_outbox(game_id, name, svc.store.RESENT)
         if last is None:
             reports.queue_report(svc, game, player, games.state(svc, game), kind="report",
-                                 mid_parts=(game["moves"], "r1"))
+                                 mid_parts=(game["moves"], "r1"), pace=reported.part)
             return
         last = outbox.rendered(svc, last)  # a report not sent yet is rendered now
         n = svc.store.count_outbox(game_id, name, "resend") + 1

@@ -11,7 +11,7 @@ from pbem.base.content_overlay import fingerprint
 from pbem.core import games
 from pbem.core.games import GameError, _check_email, engine_config, get
 from pbem.outbound import observers, press, reports
-from pbem.pace import misses, pace, schedule, seats
+from pbem.pace import misses, pace, reported, schedule, seats
 
 if TYPE_CHECKING:
     from pbem.core.service import Service
@@ -190,7 +190,7 @@ def _seat(svc: Service, game_id, name, seat, email, role, character, bot: str | 
 def _first_reports(svc: Service, game: dict, first) -> None:
     schedule.sync(svc, game, first)  # the first question's deadline
     for player in svc.store.players(game["id"], active_only=True):
-        reports.queue_report(svc, game, player, first, mid_parts=(0,))
+        reports.queue_report(svc, game, player, first, mid_parts=(0,), pace=reported.part)
     observers.queue(svc, game, first, key=0)
     seats.play_now(svc, game)  # a bot asked first answers now (the players hear it in another report)
 

@@ -18,10 +18,11 @@ if TYPE_CHECKING:
 
 def queue_reports(svc: Service, game: dict, played, *, sender: str | None = None, sender_kind: str = "receipt",
                   sender_extra: dict | None = None, also=(), in_reply_to: str | None = None,
-                  inbox_id: int | None = None) -> None:
+                  inbox_id: int | None = None, pace: reports.PacePart) -> None:
     """After moves (`played`, a moves.Played): a report to those pbem/outbound/turnmail.py names -- the
     sender (their receipt or error), `also`, the newly asked, everyone when a turn began;
-    when the game is over, the game-over mail to everyone, with the seed."""
+    when the game is over, the game-over mail to everyone, with the seed. `pace`: the reports'
+    deadline and standing orders (reports.PacePart)."""
     state, seq = played.state, played.seq
     over = bool(getattr(state, "over", False))
     extra = {"seed": games.seed(svc, game), "commitment": game["seed_commitment"]} if over else {}
@@ -36,14 +37,15 @@ def queue_reports(svc: Service, game: dict, played, *, sender: str | None = None
         reports.queue_report(svc, game, player, state, kind=kind, mid_parts=("over",) if over else (seq,),
                              extra={**extra, **(sender_extra or {})} if mine else extra, frame=frame,
                              backlog=backlog, in_reply_to=in_reply_to if mine else None, inbox_id=inbox_id,
-                             stored_frame=stored, reported=True)
+                             stored_frame=stored, reported=True, pace=pace)
     if turnmail.everyone(svc.engine, played):
         observers.queue(svc, game, state, key="over" if over else seq, frame=frame)
     if svc.engine.MODERATOR in svc.engine.waiting_for(state):
         notices.add(svc, "ruling", "The game waits for you: a card needs your ruling.", key=seq, game=game["id"])
 
 
-def queue_game_over(svc: Service, game: dict, state, *, ended_by_moderator: bool = False) -> None:
+def queue_game_over(svc: Service, game: dict, state, *, ended_by_moderator: bool = False,
+                    pace: reports.PacePart) -> None:
     """The last mail of a game to every player: the final report and the seed revealed."""
     frame = reports.make_frame(svc, state)
     game = {**game, "status": "ended"}
@@ -51,5 +53,5 @@ def queue_game_over(svc: Service, game: dict, state, *, ended_by_moderator: bool
              "ended_by_moderator": ended_by_moderator}
     for player in svc.store.players(game["id"], active_only=True):
         reports.queue_report(svc, game, player, state, kind="gameover", mid_parts=("over",), extra=extra,
-                             frame=frame)
+                             frame=frame, pace=pace)
     observers.queue(svc, game, state, key="over", frame=frame)

@@ -87,7 +87,7 @@ def queue(svc: Service, game: dict, state, who: list[dict] | None = None, *, key
     backlog = turnmail.Backlog(svc, game["id"], min(seen.values()), seq)
     for o in who:
         events = backlog.since(seen[o["name"]], reports.SPECTATOR)
-        ctx = reports.report_context(svc, game, reports.SPECTATOR, view, events, frame, state)
+        ctx = reports.report_context(svc, game, reports.SPECTATOR, view, events, frame, state, pace=reports.no_seat)
         ctx.update(me=o["name"], observer=True, links=web_links.mail_links(svc, game, None))
         root = reports.thread_root(svc, game, f"observer.{o['name']}")
         outbox.enqueue(svc, kind="report", message_id=reports.message_id(svc, game, key, "observer", o["name"]),

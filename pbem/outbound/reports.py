@@ -160,10 +160,22 @@ def sheet(p: dict | None, where: str = "-", marked: glossary.StandIns | None = N
         "nemesis": p.get("role") == "nemesis", "hand": _names(p.get("hand")), "area": _names(p.get("area"))}
 
 
+# A report's `deadline` and `standing_orders` are the pace layer's, which is above this one: whoever
+# makes a report hands in the function that gives them (pbem/pace/deadlines.py `report_part`), with
+# (svc, game, reader, the question the reader is asked or None, the state the report shows).
+PacePart = Callable[["Service", dict, str, "dict | None", Any], dict]
+
+
+def no_seat(svc: Service, game: dict, player: str, mine: dict | None, state) -> dict:
+    """The pace part of a reader with no seat (an observer): no deadline, no standing orders."""
+    return {"deadline": None, "standing_orders": {"active": [], "kind": None}}
+
+
 def report_context(svc: Service, game: dict, player: str, view: dict, events: list, frame: dict | None = None,
-                   state=None) -> dict:
+                   state=None, *, pace: PacePart) -> dict:
     """What one reader's report shows, as data; `events`: those they may see since their last
-    report; `frame` is the state's shared part (made if absent, from `state`, else the game row)."""
+    report; `frame` is the state's shared part (made if absent, from `state`, else the game row);
+    `pace` gives its deadline and standing orders."""
     if state is None:
         state = svc.engine.decode(game["state"])
     if frame is None:
@@ -196,28 +208,16 @@ def report_context(svc: Service, game: dict, player: str, view: dict, events: li
         "applied": [], "failed": None, "unused": [], "check": False, "attempts": [], "press_notes": [],
         "observer": False,
         "seed": None, "commitment": game.get("seed_commitment"), "ended_by_moderator": False,
-        **_pace(svc, game, player, mine, state),  # deadline, standing_orders
+        **pace(svc, game, player, mine, state),  # deadline, standing_orders
     }
 
 
-# A report's `deadline` and `standing_orders` are the pace layer's (pbem/pace/standing.py
-# `report_keys`), which is above this one: pbem/pace/__init__.py sets this when pace is imported,
-# as anything that queues a report has (a report never goes out without them).
-pace_keys: Callable[[Service, dict, str, dict | None, Any], dict] | None = None
-
-
-def _pace(svc: Service, game: dict, player: str, mine: dict | None, state) -> dict:
-    if pace_keys is None:
-        raise RuntimeError("a report needs pbem.pace (its deadlines and standing orders): import it first")
-    return pace_keys(svc, game, player, mine, state)
-
-
-def show_text(svc: Service, game: dict, player: str) -> str:
+def show_text(svc: Service, game: dict, player: str, *, pace: PacePart) -> str:
     """`pbem game show`: the report's text as `player` (or the moderator) would read it now."""
     from pbem.outbound import render  # Jinja only where a mail is rendered: not in a process that only queues
     state = svc.engine.decode(game["state"])
     view = svc.engine.view(state, player)
-    return render.text(svc, "_report", report_context(svc, game, player, view, [], state=state))
+    return render.text(svc, "_report", report_context(svc, game, player, view, [], state=state, pace=pace))
 
 
 def subject(game: dict, ctx: dict, kind: str) -> str:
@@ -237,22 +237,22 @@ def subject(game: dict, ctx: dict, kind: str) -> str:
 def queue_report(svc: Service, game: dict, player: dict, state, *, kind: str = "report", mid_parts=(),
                  extra: dict | None = None, in_reply_to: str | None = None, inbox_id: int | None = None,
                  frame: dict | None = None, backlog: turnmail.Backlog | None = None, catch_up: bool = True,
-                 stored_frame: int | None = None, reported: bool = False) -> None:
+                 stored_frame: int | None = None, reported: bool = False, pace: PacePart) -> None:
     """Queue one player's report (or receipt, error, game over: a report with more in it) of
     `state`, the game as it is now. It shows the events the player may see of the moves since
     their last report, which it now is (`catch_up` False: no events, e.g. a briefing that
     tells the story its own way); `backlog` holds them when several reports share it. Either
     way the mail keeps where its reader was (`since_seq`): a bounce rewinds them there. It is
-    made in its reader's language (pbem/core/people.py)."""
+    made in its reader's language (pbem/core/people.py). `pace`: as `report_context`'s."""
     with i18n.using(people.language(svc, game, player["name"], player.get("email"))):
         _queue_report(svc, game, player, state, kind=kind, mid_parts=mid_parts, extra=extra, in_reply_to=in_reply_to,
                       inbox_id=inbox_id, frame=frame, backlog=backlog, catch_up=catch_up, stored_frame=stored_frame,
-                      reported=reported)
+                      reported=reported, pace=pace)
 
 
 def _queue_report(svc: Service, game: dict, player: dict, state, *, kind: str, mid_parts, extra: dict | None,
                   in_reply_to: str | None, inbox_id: int | None, frame: dict | None, backlog: turnmail.Backlog | None,
-                  catch_up: bool, stored_frame: int | None, reported: bool) -> None:
+                  catch_up: bool, stored_frame: int | None, reported: bool, pace: PacePart) -> None:
     name, seq = player["name"], game["moves"]
     events, since = [], player.get("reported_seq")
     if catch_up:
@@ -262,7 +262,8 @@ def _queue_report(svc: Service, game: dict, player: dict, state, *, kind: str, m
         if not reported:  # `reported`: the caller has stored it, for several readers at once
             svc.store.set_reported(game["id"], name, seq)
         player["reported_seq"] = seq
-    ctx = report_context(svc, game, name, svc.engine.view(state, name), events, frame or make_frame(svc, state), state)
+    ctx = report_context(svc, game, name, svc.engine.view(state, name), events, frame or make_frame(svc, state), state,
+                         pace=pace)
     ctx.update(extra or {})
     ctx["service_notes"] = _told(svc, player)
     if ctx.get("failed"):  # the engine says "prompt"; a mail says "question", as its reports do

@@ -1,6 +1,3 @@
-"""Pace: what goes on between mails. Its report keys are handed down to pbem/outbound/reports.py
-here, so that the layer below never imports this one."""
-from pbem.outbound import reports
-from pbem.pace import standing
-
-reports.pace_keys = standing.report_keys
+"""Pace: what goes on between mails (deadlines, standing orders, vacations, and the playing of
+moves they follow). A report's deadline and standing-order lines are pace's: whoever queues a
+report hands in `reported.part` (pbem/outbound/reports.py `PacePart`), not a callback set on import."""

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 from pbem.base import clock
 from pbem.core import games
 from pbem.outbound import reports, turnmail
-from pbem.pace import schedule, standing, vacation
+from pbem.pace import reported, schedule, standing, vacation
 from pbem.pace.pace import pace_of
 
 if TYPE_CHECKING:
@@ -95,4 +95,5 @@ def hand_over(svc: Service, game: dict, player: dict, state, *, mid_parts: tuple
     extra = {"recent": recent, "predecessors": [
         r["until"] for p in game["config"].get("players", []) if p.get("name") == name for r in p.get("replaced", [])]}
     # "recent" holds the seat's backlog and more: the report's own list would repeat it
-    reports.queue_report(svc, game, player, state, kind="briefing", mid_parts=mid_parts, extra=extra, catch_up=False)
+    reports.queue_report(svc, game, player, state, kind="briefing", mid_parts=mid_parts, extra=extra, catch_up=False,
+                         pace=reported.part)

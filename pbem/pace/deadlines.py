@@ -20,7 +20,7 @@ from pbem.base import clock, log
 from pbem.core import games
 from pbem.core.games import GameError, seat_config
 from pbem.outbound import announce, notices, outbox, reports
-from pbem.pace import misses, moves, schedule, seats, vacation
+from pbem.pace import misses, moves, reported, schedule, seats, vacation
 from pbem.pace.pace import Pace, default_key, pace_of
 from pbem.store import iso
 
@@ -168,8 +168,8 @@ def _default(svc: Service, game: dict, row: dict, now: datetime) -> bool:
     extra = {"applied": played.applied, "failed": None, "unused": [], "check": False,
              "defaulted": {"prompt": prompt.id, "question": prompt.question, "key": key,
                            "due": clock.local(clock.parse(row["due_at"]), tz)}}
-    announce.queue_reports(svc, game, played, sender=row["player"],
-                          sender_kind="default", sender_extra=extra)
+    announce.queue_reports(svc, game, played, sender=row["player"], sender_kind="default", sender_extra=extra,
+                           pace=reported.part)
     log.get(game=game["id"]).info("default played", player=row["player"], prompt=prompt.id, key=key)
     if disorder:  # civil disorder: the seat's bot answers what is open now
         seats.play_now(svc, game)
@@ -182,7 +182,8 @@ def _queue(svc: Service, game: dict, player: dict, kind: str, subject: str, mid_
     """A mail of our own kind with a player's report in it (their view, no events). Like a
     report, it says which question it asks, so a reply to it answers that one only."""
     state = games.state(svc, game)
-    ctx = reports.report_context(svc, game, player["name"], svc.engine.view(state, player["name"]), [], state=state)
+    ctx = reports.report_context(svc, game, player["name"], svc.engine.view(state, player["name"]), [], state=state,
+                                 pace=reported.part)
     ctx.update(extra)
     root = reports.thread_root(svc, game, player["name"])
     outbox.enqueue(svc, kind=kind, message_id=reports.message_id(svc, game, *mid_parts, player["name"], kind),
@@ -209,24 +210,3 @@ def _queue_alert(svc: Service, game: dict, now: datetime) -> None:
     reason = (f"Defaults held, mail may be down: {who} missed the deadline. `pbem game resume {game['id']}` "
               f"plays the defaults, `pbem game extend {game['id']} 24h` gives time.")
     notices.add(svc, "stuck", reason, key=f"guard{int(now.timestamp())}", game=game["id"])
-
-
-# -- what reports show -------------------------------------------------------------------
-
-def context(svc: Service, game: dict, player: str) -> dict | None:
-    """The `deadline` of a report's context: the player's open deadlines in their time zone,
-    their vacation; None for a game without pace (or for the moderator)."""
-    pace = pace_of(game)
-    if pace is None or svc.store.player(game["id"], player) is None:
-        return None
-    now, tz = svc.now(), seat_config(game, player).get("timezone")
-    away = vacation.on_vacation(svc, game["id"], player, now)
-    return {
-        "open": [{"prompt": r["prompt"], "due": clock.local(clock.parse(r["due_at"]), tz),
-                  "left": clock.span(clock.parse(r["due_at"]) - now), "default": r["default_key"], "kind": r["kind"]}
-                 for r in schedule.open_rows(svc, game["id"], player)],
-        "length": clock.words(pace.deadline),
-        "timezone": tz or "UTC",
-        "vacation_until": clock.local(clock.parse(away["ends_at"]), tz) if away else None,
-        "vacation_left": clock.words(vacation.left(svc, game, player, now)),
-    }

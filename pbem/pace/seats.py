@@ -19,7 +19,7 @@ from pbem.base import log
 from pbem.core import games
 from pbem.core.games import GameError
 from pbem.outbound import announce
-from pbem.pace import moves, schedule
+from pbem.pace import moves, reported, schedule
 
 if TYPE_CHECKING:
     from pbem.core.service import Service
@@ -41,7 +41,7 @@ def play_now(svc: Service, game: dict) -> moves.Played | None:
     played = moves.play(svc, game, svc.engine.MODERATOR, [])
     if not (played.bots or played.standing):
         return None
-    announce.queue_reports(svc, game, played)
+    announce.queue_reports(svc, game, played, pace=reported.part)
     return played
 
 

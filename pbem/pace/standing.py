@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 from pbem.base import clock
 from pbem.core.games import seat_config
 from pbem.outbound.turnmail import EVERY, TURN
-from pbem.pace import answering, deadlines, moves, vacation
+from pbem.pace import answering, moves, vacation
 from pbem.pace.pace import DEFAULTS, check_reports
 
 if TYPE_CHECKING:
@@ -126,17 +126,3 @@ def reports_line(svc: Service, game: dict, player: str, value: str, check: bool 
     if not check:
         vacation.set_reports(svc, game, player, how)
     return REPORTS_NOTES[how]
-
-
-def report_keys(svc: Service, game: dict, player: str, mine: dict | None, state) -> dict:
-    """The report context's `deadline` (deadlines.context) and `standing_orders`: the player's
-    active orders, and the kind of the question they are asked (what `when <kind>` names;
-    `state`, the game as the report shows it, has it)."""
-    deadline = deadlines.context(svc, game, player)
-    orders = listing(svc, game["id"], player) if player != svc.engine.MODERATOR else []
-    kind = None
-    if mine:
-        kind = next((d["kind"] for d in (deadline or {}).get("open", []) if d["prompt"] == mine["id"]), None)
-        if kind is None:  # the view does not carry it (see docs/pace.md): from the game's state
-            kind = next((p.kind for p in svc.engine.prompts(state) if p.id == mine["id"]), None)
-    return {"deadline": deadline, "standing_orders": {"active": orders, "kind": kind}}

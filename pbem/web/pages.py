@@ -16,7 +16,7 @@ from markupsafe import Markup
 from pbem.base import boardmap, clock
 from pbem.core import games
 from pbem.outbound import links, reports, turnmail
-from pbem.pace import schedule
+from pbem.pace import reported, schedule
 from pbem.web import board
 
 if TYPE_CHECKING:
@@ -123,7 +123,7 @@ def private(svc: Service, game: dict, state, player: dict, upto: int | None = No
     name = player["name"]
     page = public(svc, game, state, upto, reader=name)
     view = svc.engine.view(state, name)
-    ctx = reports.report_context(svc, game, name, view, [], page["frame"], state)
+    ctx = reports.report_context(svc, game, name, view, [], page["frame"], state, pace=reported.part)
     asked = ctx["asked"]
     options = [{"key": o["key"], "text": o["text"], "line": line, "leads": ctx["leads"].get(o["key"], [])}
                for o, line in zip(asked["options"], ctx["reply_lines"])] if asked else []

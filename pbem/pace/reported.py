@@ -1,0 +1,48 @@
+"""What a report shows of pace: the reader's open deadlines and vacation, their standing orders
+and the kind of the question they are asked. The reports are a layer below (pbem/outbound/reports.py),
+so whoever queues one hands `part` in (`pace=reported.part`): no callback is installed for them."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from pbem.base import clock
+from pbem.core.games import seat_config
+from pbem.pace import schedule, vacation
+from pbem.pace.pace import pace_of
+
+if TYPE_CHECKING:
+    from pbem.core.service import Service
+
+
+def deadline(svc: Service, game: dict, player: str) -> dict | None:
+    """The `deadline` of a report's context: the player's open deadlines in their time zone,
+    their vacation; None for a game without pace (or for the moderator)."""
+    pace = pace_of(game)
+    if pace is None or svc.store.player(game["id"], player) is None:
+        return None
+    now, tz = svc.now(), seat_config(game, player).get("timezone")
+    away = vacation.on_vacation(svc, game["id"], player, now)
+    return {
+        "open": [{"prompt": r["prompt"], "due": clock.local(clock.parse(r["due_at"]), tz),
+                  "left": clock.span(clock.parse(r["due_at"]) - now), "default": r["default_key"], "kind": r["kind"]}
+                 for r in schedule.open_rows(svc, game["id"], player)],
+        "length": clock.words(pace.deadline),
+        "timezone": tz or "UTC",
+        "vacation_until": clock.local(clock.parse(away["ends_at"]), tz) if away else None,
+        "vacation_left": clock.words(vacation.left(svc, game, player, now)),
+    }
+
+
+def part(svc: Service, game: dict, player: str, mine: dict | None, state) -> dict:
+    """A report's pace part (pbem/outbound/reports.py `PacePart`): its `deadline` (above) and
+    `standing_orders`: the player's active orders (pbem/pace/standing.py), and the kind of the
+    question they are asked (what `when <kind>` names; `state`, the game as the report shows it,
+    has it)."""
+    due = deadline(svc, game, player)
+    orders = svc.store.standing_orders(game["id"], player) if player != svc.engine.MODERATOR else []
+    kind = None
+    if mine:
+        kind = next((d["kind"] for d in (due or {}).get("open", []) if d["prompt"] == mine["id"]), None)
+        if kind is None:  # the view does not carry it (see docs/pace.md): from the game's state
+            kind = next((p.kind for p in svc.engine.prompts(state) if p.id == mine["id"]), None)
+    return {"deadline": due, "standing_orders": {"active": orders, "kind": kind}}
