@@ -23,6 +23,7 @@ from pbem.pace import (
     vacation,
 )
 from pbem.pace.moves import Played
+from pbem.store import storable
 
 if TYPE_CHECKING:
     from pbem.core.service import Service
@@ -80,7 +81,7 @@ def adjudicate(svc: Service, game_id: str, text: str) -> Played:
     eng = svc.engine
     with svc.store.transaction():
         game = _active(svc, game_id)
-        move = eng.Move(eng.MODERATOR, "adjudicate", None, text)
+        move = eng.Move(eng.MODERATOR, "adjudicate", None, storable(text))  # played as the log keeps it
         played = Played(state=games.state(svc, game))
         played.start = played.state
         try:

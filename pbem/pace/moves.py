@@ -17,6 +17,7 @@ from pbem.core import games
 from pbem.core.games import state
 from pbem.outbound import turnmail
 from pbem.pace import answering, schedule
+from pbem.store import storable
 
 if TYPE_CHECKING:
     from pbem.core.service import Service
@@ -52,8 +53,11 @@ def play(svc: Service, game: dict, player: str, lines: list[str], *, actor: str 
     Applied moves are logged and the game row updated; `check`: on a copy, nothing kept.
     Standing orders answer a question a line does not fit, then the line is tried again, and
     the questions left open at the end (never in a check). `start`: the game's state, when
-    the caller has decoded it already (the engine never changes a state it is given)."""
+    the caller has decoded it already (the engine never changes a state it is given). Each
+    line is read as a store keeps it (`storable`: a mail's are already, the moderator's not), so
+    what is played is what the log holds and a replay reads."""
     eng = svc.engine
+    lines = [storable(line) for line in lines]
     out = Played(state=state(svc, game) if start is None else start, seq=game["moves"])
     out.start = out.state
     moves: list[tuple[Any, Any, str, Sequence]] = []  # (move, state after it, who played it, its events)
