@@ -21,7 +21,7 @@ from engine.content import load
 from pbem import bot
 from pbem.archive import archive, replay
 from pbem.moderate import moderator, newgame
-from pbem.outbound import outbox
+from pbem.outbound import outbox, reports
 
 HEROES = [("alice", "troll"), ("bob", "warrior"), ("carol", "dwarf")]
 DEEP = ["city", "dungeon", "deep-realms"]
@@ -107,7 +107,7 @@ def test_no_report_page_view_or_archive_shows_a_facedown_tunnel_card(web, monkey
 
         canaries = functools.partial(canaries_for, eng, seen, bare, hidden, just_turned)
         for reader in seen:  # this move's events first: none names a card still facedown
-            texts = [e.text for e in eng.filter_events(step.events, reader or "\x00spectator")]
+            texts = [e.text for e in eng.filter_events(step.events, reader or reports.SPECTATOR)]
             leaked = [c for c in canaries(reader) if any(named(c, t) for t in texts)]
             assert not leaked, (reader, "events", leaked, texts)
             seen[reader] += texts

@@ -13,7 +13,7 @@ from pbem.base import settings as settings_mod
 from pbem.core import games
 from pbem.core.service import open_service
 from pbem.moderate import moderator, newgame
-from pbem.outbound import links, outbox, reports
+from pbem.outbound import links, outbox, reports, turnmail
 from pbem.pace import reported
 from pbem.web.app import create_app
 
@@ -72,8 +72,8 @@ def test_public_page_shows_the_board_sheets_log_and_whom_it_waits_for(web):
     for name in ("alice", "bob", "Wizard", "Priest", "Crown of Command", "Strength"):
         assert name in page
     assert re.search(rf"The game waits for <strong>{asked(svc, g)[0]}</strong>", page)
-    public = [e.text for r in svc.store.move_events(g, 0, 99) for e in svc.engine.filter_events(
-        __import__("pbem.outbound.turnmail").outbound.turnmail.decode(svc.engine, r["events"]), "\x00spectator")]
+    public = [e.text for r in svc.store.move_events(g, 0, 99)
+              for e in svc.engine.filter_events(turnmail.decode(svc.engine, r["events"]), reports.SPECTATOR)]
     assert public and all(html.escape(t, quote=False) in page for t in public)
     csp = r.headers["content-security-policy"]
     assert "default-src 'none'" in csp and "script-src 'self'" in csp and "unsafe-inline" not in csp

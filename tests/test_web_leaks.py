@@ -14,7 +14,7 @@ from test_web import seat_url, web  # noqa: F401 -- the fixture
 
 from pbem.core import games
 from pbem.moderate import newgame
-from pbem.outbound import links
+from pbem.outbound import links, reports
 
 HEROES = [("alice", "wizard"), ("bob", "priest"), ("carol", "sorceress"), ("dave", "prophetess")]
 EVERY = 3  # moves between looks at the pages
@@ -76,7 +76,7 @@ def play_and_look(svc, client, g, names, seed, moves):
     read = canaries = 0
     for i, step in enumerate(play_by_mail(svc, g, seed, moves)):
         for reader in seen:
-            seen[reader] += [e.text for e in eng.filter_events(step.events, reader or "\x00spectator")]
+            seen[reader] += [e.text for e in eng.filter_events(step.events, reader or reports.SPECTATOR)]
         if i % EVERY == 0:
             r, c = check_pages(svc, client, g, step.state, names, seen)
             read, canaries = read + r, canaries + c
