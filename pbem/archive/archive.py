@@ -218,7 +218,7 @@ def export(svc: Service, game_id: str, as_player: str | None = None, progress: P
     return out
 
 
-def setup_hash(svc, game_id: str) -> str:
+def setup_hash(svc: Service, game_id: str) -> str:
     """The hash of the game as set up, before its first move: its snapshot 0 with its seed
     (stored without it)."""
     try:

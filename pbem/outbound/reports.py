@@ -24,6 +24,9 @@ from pbem.core import people
 from pbem.outbound import glossary, leads, links as web_links, outbox, turnmail
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from engine.interface import EventLike
     from pbem.core.service import Service
 
 NAMES = ("welcome", "report", "receipt", "error", "gameover", "digest", "stranger")
@@ -171,8 +174,8 @@ def no_seat(svc: Service, game: dict, player: str, mine: dict | None, state) -> 
     return {"deadline": None, "standing_orders": {"active": [], "kind": None}}
 
 
-def report_context(svc: Service, game: dict, player: str, view: dict, events: list, frame: dict | None = None,
-                   state=None, *, pace: PacePart) -> dict:
+def report_context(svc: Service, game: dict, player: str, view: dict, events: Sequence[EventLike],
+                   frame: dict | None = None, state=None, *, pace: PacePart) -> dict:
     """What one reader's report shows, as data; `events`: those they may see since their last
     report; `frame` is the state's shared part (made if absent, from `state`, else the game row);
     `pace` gives its deadline and standing orders."""
@@ -254,7 +257,8 @@ def _queue_report(svc: Service, game: dict, player: dict, state, *, kind: str, m
                   in_reply_to: str | None, inbox_id: int | None, frame: dict | None, backlog: turnmail.Backlog | None,
                   catch_up: bool, stored_frame: int | None, reported: bool, pace: PacePart) -> None:
     name, seq = player["name"], game["moves"]
-    events, since = [], player.get("reported_seq")
+    events: Sequence[EventLike] = []
+    since = player.get("reported_seq")
     if catch_up:
         assert since is not None, "a seat's row has its reported_seq"
         events = (backlog or turnmail.Backlog(svc, game["id"], since, seq)).since(since, name)

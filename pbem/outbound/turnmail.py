@@ -25,6 +25,9 @@ import msgspec
 from pbem.core.games import seat_config
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from engine.interface import EventLike
     from pbem.core.service import Service
 
 EVERY, TURN = "every", "turn"  # a seat's `reports` setting; TURN is the default
@@ -93,12 +96,12 @@ class Backlog:
     """The stored events of a game's moves after `after` up to `upto`, read and decoded once
     for all the reports of one occasion."""
 
-    def __init__(self, svc, game_id: str, after: int, upto: int):
+    def __init__(self, svc: Service, game_id: str, after: int, upto: int):
         self.eng = svc.engine
         self.after = after
         self.moves = [(r["seq"], decode(self.eng, r["events"])) for r in svc.store.move_events(game_id, after, upto)]
 
-    def since(self, seq: int, player: str) -> list:
+    def since(self, seq: int, player: str) -> Sequence[EventLike]:
         """The events `player` may see of the moves after `seq` (which is not before `after`)."""
         assert seq >= self.after, (seq, self.after)
         return self.eng.filter_events([e for s, events in self.moves if s > seq for e in events], player)

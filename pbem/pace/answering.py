@@ -7,10 +7,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from engine import bots
 from pbem.base import log
 from pbem.pace.pace import default_key
+
+if TYPE_CHECKING:
+    from pbem.core.service import Service
 
 ACTOR = "standing"
 BOT = "bot"  # the log's actor for a bot's answer
@@ -75,7 +79,7 @@ class Answerer:
     """Answers the open questions from the standing orders of those they ask, and for the seats
     a bot plays (both read once)."""
 
-    def __init__(self, svc, game: dict):
+    def __init__(self, svc: Service, game: dict):
         self.svc, self.game, self.left, self.bots_left = svc, game, MAX_MOVES, BOT_BATCH
         self._rules: dict[str, list[tuple[int, Rule]]] | None = None
         self._bots: dict[str, str] | None = None

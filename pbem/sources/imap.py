@@ -21,6 +21,7 @@ import re
 import socket
 import threading
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from imap_tools import BaseMailBox, MailBox, MailBoxStartTls, MailBoxUnencrypted
 from imap_tools.errors import MailboxLoginError, UnexpectedCommandStatusError
@@ -29,6 +30,9 @@ from pbem.base import log
 from pbem.inbound import orders
 from pbem.inbound.process import Result, handle
 from pbem.outbound.sending import OWNER  # this process, as a claimer of rows
+
+if TYPE_CHECKING:
+    from pbem.core.service import Service
 
 ERRORS = (OSError, socket.timeout, imaplib.IMAP4.error, UnexpectedCommandStatusError, MailboxLoginError)
 
@@ -62,7 +66,7 @@ class ImapSource:
         self.box: BaseMailBox | None = None
         self.watcher: Watcher | None = None
 
-    def poll(self, svc, stop: threading.Event | None = None) -> list[Result]:
+    def poll(self, svc: Service, stop: threading.Event | None = None) -> list[Result]:
         """Store and process what arrived; a lost link ends this poll (the next reconnects)."""
         results: list[Result] = []
         try:
@@ -72,7 +76,7 @@ class ImapSource:
             self.close()
         return results
 
-    def _poll(self, svc, stop, results: list[Result]) -> None:
+    def _poll(self, svc: Service, stop: threading.Event | None, results: list[Result]) -> None:
         if self.box is None:
             self.box = connect(self.cfg)
             if not self.box.folder.exists(self.cfg.processed):
