@@ -10,6 +10,9 @@ it). Nothing replays the game to make a page: the state is kept on the game row,
 is read from the last moves' stored events; the game at move 10 is the reference, asked in
 rounds taking turns with the game at move N: CPU per request (this process: client and
 server) beside the median wall time, medians and spread over the rounds, and their ratio.
+The page at move 10 shows ten moves of the log where a longer game's shows a page of them
+(pages.LOG_MOVES, 150), so a game just past one page of log is measured too: the game's length
+alone is move N against that one (target 1.2x, as for move N against move 10).
 
     .venv/bin/python bench/web.py [--moves 10000] [--seconds 5] [--rounds 5]
 """
@@ -39,6 +42,7 @@ from pbem.core.service import open_service  # noqa: E402
 from pbem.moderate import moderator, newgame
 from pbem.outbound import links  # noqa: E402
 from pbem.pace import moves as pace_moves
+from pbem.web import pages
 from pbem.web.app import create_app  # noqa: E402
 
 PLAYERS = [(f"p{i}", f"p{i}@example.org") for i in range(4)]
@@ -107,36 +111,41 @@ def main() -> None:
         svc = open_service(settings=cfg)
         t = time.perf_counter()
         short, long_ = long_game(svc, "short", 10), long_game(svc, "long", args.moves)
+        full = long_game(svc, "full", pages.LOG_MOVES + 10)  # the first game length whose log fills a page
+        made = {"short": short, "full": full, "long": long_}
         print(f"games made in {time.perf_counter() - t:.0f} s: {svc.store.game(long_)['moves']} moves")
         port, server = serve(cfg)
         paths = {}
-        for g in (short, long_):
+        for g in made.values():
             state = games.state(svc, games.get(svc, g))
             seat = svc.store.player(g, svc.engine.waiting_for(state)[0] if not state.over else PLAYERS[0][0])
             paths[g] = {"public page": links.game_path(g), "private page": links.seat_path(svc, seat)}
             print(f"game {g}: move {svc.store.game(g)['moves']}, turn {state.turn}")
         slot = args.seconds / args.rounds
         for label in ("public page", "private page"):
-            pages, counts = {}, {short: 0, long_: 0}
-            for g in (short, long_):
+            shown, counts = {}, dict.fromkeys(made.values(), 0)
+            for g in made.values():
                 hammer(port, paths[g][label], 0.5)  # warm: templates compiled, the thread's store opened
 
             def piece(g):
                 def run() -> timing.Sample:
-                    sample, n, pages[g] = hammer(port, paths[g][label], slot)
+                    sample, n, shown[g] = hammer(port, paths[g][label], slot)
                     counts[g] += n
                     return sample
                 return run
 
-            got = timing.rounds({"short": piece(short), "long": piece(long_)}, args.rounds, 1)
+            got = timing.rounds({key: piece(g) for key, g in made.items()}, args.rounds, 1)
             print(f"{label} ({args.rounds} rounds of {slot:.1f} s per game, taking turns):")
-            for g, key in ((short, "short"), (long_, "long")):
-                body = pages[g]
+            for key, g in made.items():
+                body = shown[g]
                 print(f"  move {svc.store.game(g)['moves']:>6}: {counts[g] / args.seconds:7.1f} req/s; per request "
                       f"{timing.report('', got[key], 1e3, ' ms').removeprefix(': ')}; page {len(body) / 1024:.1f} KB "
                       f"({len(gzip.compress(body)) / 1024:.1f} KB gzipped)")
-            print("  " + timing.ratio(f"move {svc.store.game(long_)['moves']} / move 10 (whose page shows fewer moves)",
-                                      got["long"], got["short"]))
+            moves = svc.store.game(long_)["moves"]
+            print("  " + timing.ratio(f"move {moves} / move 10 (whose page shows fewer moves)",
+                                      got["long"], got["short"], target=1.2))
+            print("  " + timing.ratio(f"move {moves} / move {pages.LOG_MOVES + 10} (both pages show "
+                                      f"{pages.LOG_MOVES} moves of the log)", got["long"], got["full"], target=1.2))
         server.should_exit = True
 
 
