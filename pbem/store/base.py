@@ -547,11 +547,12 @@ class Store:
         self._run("UPDATE outbox SET text = ?, html = ?, context = NULL WHERE id = ?", (text, html, id))
 
     def outbox_sent(self, id: int, text: str | None = None, html: str | None = None) -> None:
-        """Sent; `text` and `html`, when given, as rendered for it (outbox_rendered)."""
-        if text is not None:
-            self.outbox_rendered(id, text, html)
-        self._run("UPDATE outbox SET status = 'sent', attempts = attempts + 1, sent_at = ?, last_error = NULL, "
-                        "claimed_by = NULL, claim_until = NULL WHERE id = ?", (self.now(), id))
+        """Sent; `text` and `html`, when given, as rendered for it (as outbox_rendered: the
+        context goes), in the same statement."""
+        rendered = "text = ?, html = ?, context = NULL, " if text is not None else ""
+        self._run(f"UPDATE outbox SET {rendered}status = 'sent', attempts = attempts + 1, sent_at = ?, "
+                  "last_error = NULL, claimed_by = NULL, claim_until = NULL WHERE id = ?",
+                  ((text, html) if text is not None else ()) + (self.now(), id))
 
     def outbox_attempt_failed(self, id: int, error: str, retry_at: str | None, owner: str | None = None) -> bool:
         """A send failed: try again at `retry_at`, or give up (None). Only for a row `owner`
