@@ -208,6 +208,9 @@ async def _serve(svc: Service, once: bool, stop: threading.Event, failed: list[s
         if not once:
             mailbox.watch(wake.set)
     listening = None if once else svc.store.watch(wake.set)
+    if not once:  # a daemon compiles its templates before its first claim, outside any lease
+        from pbem.outbound import render
+        render.warm(svc)
     heartbeat = health.Heartbeat(svc.settings)
     with _stop_on_signals(stop), pipe.serving(svc.settings):
         logger.info("serving", home=str(svc.settings.home), once=once, key=svc.key_fingerprint)

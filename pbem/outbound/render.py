@@ -159,6 +159,17 @@ def templates(svc: Service) -> Templates:
     return svc.templates
 
 
+WARMED = ("report", "receipt", "welcome", "_board", "_map", "_row", "_sheet")  # what most sends render
+
+
+def warm(svc: Service) -> None:
+    """The templates most mails are made of compiled now, not within the first sends' leases
+    (a daemon's start-up: compiling them and importing Jinja take a few hundred ms)."""
+    for name in WARMED:
+        templates(svc).pair(name)
+    templates(svc).one("_map_cell.html.j2")
+
+
 class Fragment(NamedTuple):
     text: str
     html: Markup
