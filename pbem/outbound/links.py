@@ -44,11 +44,22 @@ def seat_path(svc: Service, player: dict) -> str:
     return f"/g/{quote(player['game'])}/s/{seat_secret(svc, player)}"
 
 
-def find_seat(svc: Service, game_id: str, secret: str) -> dict | None:
-    """The active seat of `game_id` whose page `secret` opens, or None (compared in constant time)."""
+def calendar_secret(svc: Service, player: dict) -> str:
+    """The secret of a seat's calendar feed: a secret of its own, so a feed link a calendar
+    service keeps (or a shared calendar shows) reads the seat's deadlines and plays nothing."""
+    return _mac(svc, "web-calendar", svc.token(player))[:SECRET_CHARS]
+
+
+def calendar_path(svc: Service, player: dict) -> str:
+    return f"/g/{quote(player['game'])}/c/{calendar_secret(svc, player)}.ics"
+
+
+def find_seat(svc: Service, game_id: str, secret: str, of=seat_secret) -> dict | None:
+    """The active seat of `game_id` whose page `secret` opens (`of`: calendar_secret, whose
+    feed), or None (compared in constant time)."""
     found = None
     for p in svc.store.players(game_id, active_only=True):
-        if hmac.compare_digest(seat_secret(svc, p), secret):
+        if hmac.compare_digest(of(svc, p), secret):
             found = p
     return found
 

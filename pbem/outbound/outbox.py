@@ -22,7 +22,7 @@ import msgspec
 
 from pbem.archive import archive
 from pbem.base import i18n, log, tokens
-from pbem.outbound import links, mime
+from pbem.outbound import calendar, links, mime
 
 if TYPE_CHECKING:
     from pbem.core.service import Service
@@ -58,11 +58,12 @@ def enqueue(svc: Service, *, kind: str, message_id: str, sender: str, to: str, t
             context: dict | None = None, text: str = "", html: str | None = None, game: str | None = None,
             player: dict | None = None, marker: str | None = None, in_reply_to: str | None = None,
             references: Sequence[str | None] = (), inbox_id: int | None = None, since_seq: int | None = None,
-            extra_headers: dict | None = None, reply: bool = False) -> bool:
+            extra_headers: dict | None = None, reply: bool = False, calendar: str | None = None) -> bool:
     """Queue one mail: the `context` template `kind` is rendered from when it is sent, or a
     `text` and `html` already made (a resent mail). `player` (a players row) gets a Reply-To
     carrying their token; `marker`, if given, is what the texts use in place of that token.
-    `reply`: it answers a mail that came in (as every mail of the REPLIES kinds does). The mail is
+    `reply`: it answers a mail that came in (as every mail of the REPLIES kinds does); `calendar`:
+    the reader's deadlines as a text/calendar part (pbem/outbound/calendar.py). The mail is
     in the language texts are made in now (pbem/base/i18n.py `using`): it says so in
     `Content-Language`, and its context renders in it."""
     lang = i18n.current()
@@ -93,7 +94,7 @@ def enqueue(svc: Service, *, kind: str, message_id: str, sender: str, to: str, t
                                 context=None if context is None else msgspec.json.encode(context).decode(),
                                 player=player["name"] if player else None,
                                 token_marker=marker if player is not None else None, inbox_id=inbox_id,
-                                since_seq=since_seq)
+                                since_seq=since_seq, calendar=calendar)
 
 
 def rendered(svc: Service, row: dict) -> dict:
@@ -142,14 +143,16 @@ def wire(svc: Service, row: dict) -> bytes:
 
 
 def attachments(svc: Service, row: dict) -> list[mime.Attachment]:
-    """The game-over mail carries the game's archive, which it tells its reader to verify
-    (the file `pbem export` writes: the seed, every move, what each showed). A game whose
-    archive cannot be made (its log no longer replays) sends the mail without it, logged."""
+    """A report's calendar part (the reader's deadlines); the game-over mail carries the game's
+    archive, which it tells its reader to verify (the file `pbem export` writes: the seed, every
+    move, what each showed). A game whose archive cannot be made (its log no longer replays)
+    sends the mail without it, logged."""
+    parts = [calendar.attachment(row["calendar"])] if row.get("calendar") else []
     if row["kind"] != "gameover" or not row["game"]:
-        return []
+        return parts
     try:
         name, data = archive.attachment(svc, row["game"])
     except Exception:  # noqa: BLE001 -- the mail still goes: its text holds the seed
         log.get(outbox=row["id"], game=row["game"]).exception("the game's archive could not be made")
-        return []
-    return [mime.Attachment(name, "application/json", data)]
+        return parts
+    return [*parts, mime.Attachment(name, "application/json", data)]

@@ -21,7 +21,7 @@ from engine.registry import TITLES
 from pbem.base import boardmap, i18n
 from pbem.base.i18n import _
 from pbem.core import people
-from pbem.outbound import glossary, leads, links as web_links, outbox, turnmail
+from pbem.outbound import calendar, glossary, leads, links as web_links, outbox, turnmail
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -283,7 +283,17 @@ def _queue_report(svc: Service, game: dict, player: dict, state, *, kind: str, m
                    player=player if "token_salt" in player else None, marker=marker,
                    in_reply_to=in_reply_to or root, references=[root, in_reply_to], inbox_id=inbox_id,
                    since_seq=since, extra_headers={QUESTION_HEADER: str(ctx["asked"]["id"])} if ctx["asked"] else None,
-                   reply=in_reply_to is not None)
+                   reply=in_reply_to is not None, calendar=calendar_part(svc, game, player, ctx))
+
+
+def calendar_part(svc: Service, game: dict, player: dict, ctx: dict) -> str | None:
+    """The reader's deadlines in `game` as the calendar part of their mail (a seat's: an
+    observer has none), with the question `ctx` asks them (pbem/outbound/calendar.py)."""
+    if "token_salt" not in player:
+        return None
+    asked = ctx.get("asked")
+    return calendar.for_mail(svc, game, player["name"], game_address(svc, game),
+                             {asked["id"]: asked["question"]} if asked else {})
 
 
 def tell_next(svc: Service, player: dict, note: str) -> None:

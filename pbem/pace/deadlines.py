@@ -149,17 +149,18 @@ def _default(svc: Service, game: dict, row: dict, now: datetime) -> bool:
     st = games.state(svc, game)
     prompt = next((p for p in eng.prompts(st) if p.id == row["prompt"] and row["player"] in p.players), None)
     if prompt is None:  # answered after all (the row was not closed): nothing to play
-        svc.store.update_deadline(game["id"], row["prompt"], row["player"], status="answered", closed_at=iso(now))
+        svc.store.update_deadline(game["id"], row["prompt"], row["player"], status="answered", closed_at=iso(now),
+                                  moved=True)
         return False
     keys = [o.key for o in prompt.options]
     key = row["default_key"] if row["default_key"] in keys else default_key(prompt, row["player"])
     svc.store.update_deadline(game["id"], row["prompt"], row["player"], status="defaulted", closed_at=iso(now),
-                              closed_by=ACTOR)
+                              closed_by=ACTOR, moved=True)
     played = moves.play(svc, game, row["player"], [f"{prompt.id}: {key}"], actor=ACTOR)
     disorder = not played.failed and misses.record(svc, game, row, now)  # charged or excused
     if played.failed:  # the engine's own option refused: never guess further, ask the moderator
         svc.store.update_deadline(game["id"], row["prompt"], row["player"], status="open", guard="held",
-                                  closed_at=None, closed_by=None)
+                                  closed_at=None, closed_by=None, moved=True)
         notices.add(svc, "stuck", f"The default {key!r} for {row['player']} (question {prompt.id}) "
                     f"was refused: {played.failed['reason']}. Answer with `pbem game answer`.",
                     key=f"refused{prompt.id}", game=game["id"])
@@ -190,7 +191,8 @@ def _queue(svc: Service, game: dict, player: dict, kind: str, subject: str, mid_
                    sender=reports.game_address(svc, game), to=player["email"], to_name=player["name"],
                    subject=subject, context=ctx, game=game["id"],
                    player=player if "token_salt" in player else None, in_reply_to=root, references=[root],
-                   extra_headers={reports.QUESTION_HEADER: str(ctx["asked"]["id"])} if ctx.get("asked") else None)
+                   extra_headers={reports.QUESTION_HEADER: str(ctx["asked"]["id"])} if ctx.get("asked") else None,
+                   calendar=reports.calendar_part(svc, game, player, ctx))
 
 
 def _queue_reminder(svc: Service, game: dict, row: dict, lead: timedelta, due: datetime, now: datetime) -> None:

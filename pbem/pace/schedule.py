@@ -56,7 +56,7 @@ def sync(svc: Service, game: dict, state, actor: str | None = None) -> None:
         if asked.pop((row["prompt"], row["player"]), None) is None or bot:
             svc.store.update_deadline(game["id"], row["prompt"], row["player"], closed_at=iso(now),
                                       closed_by=BOT if bot else actor,
-                                      status="closed" if state.over else BOT if bot else "answered")
+                                      status="closed" if state.over else BOT if bot else "answered", moved=True)
     for (prompt_id, name), p in asked.items():
         seat = seats.get(name)
         if seat is not None and seat["bot"]:
@@ -69,10 +69,11 @@ def sync(svc: Service, game: dict, state, actor: str | None = None) -> None:
 
 
 def move_due(svc: Service, row: dict, due: datetime, now: datetime, pace: Pace) -> None:
-    """A new due time: the reminders not yet reached are armed again, the others stay done."""
+    """A new due time: the reminders not yet reached are armed again, the others stay done; its
+    calendar event moves (pbem/outbound/calendar.py)."""
     reminded = _reached(pace, now, due)
     svc.store.update_deadline(row["game"], row["prompt"], row["player"], due_at=iso(due), reminded=reminded,
-                              guard="", next_at=next_at(pace, due, reminded))
+                              guard="", next_at=next_at(pace, due, reminded), moved=True)
 
 
 # -- vacations pause it ---------------------------------------------------------------

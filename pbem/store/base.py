@@ -399,16 +399,17 @@ class Store:
     def add_outbox(self, *, message_id: str, kind: str, to_addr: str, subject: str, headers: dict,
                    text: str, html: str | None = None, game: str | None = None, player: str | None = None,
                    token_marker: str | None = None, inbox_id: int | None = None, context: str | None = None,
-                   since_seq: int | None = None) -> bool:
-        """Queue a mail (`context`: JSON it is rendered from when sent, pbem/outbound/outbox.py); a second
-        row with the same Message-ID is the same mail and is dropped."""
+                   since_seq: int | None = None, calendar: str | None = None) -> bool:
+        """Queue a mail (`context`: JSON it is rendered from when sent, pbem/outbound/outbox.py;
+        `calendar`: its text/calendar part); a second row with the same Message-ID is the same
+        mail and is dropped."""
         now = self.now()
         n = self._run(
             "INSERT INTO outbox (message_id, game, player, kind, to_addr, subject, headers, text, html, token_marker, "
-            "inbox_id, context, since_seq, status, attempts, created_at, next_attempt_at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued', 0, ?, ?) ON CONFLICT (message_id) DO NOTHING",
+            "inbox_id, context, since_seq, calendar, status, attempts, created_at, next_attempt_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued', 0, ?, ?) ON CONFLICT (message_id) DO NOTHING",
             (message_id, game, player, kind, to_addr, subject, msgspec.json.encode(headers).decode(), text, html,
-             token_marker, inbox_id, context, since_seq, now, now))
+             token_marker, inbox_id, context, since_seq, calendar, now, now))
         if n:
             self.notify("outbox")
         return n == 1
@@ -640,7 +641,7 @@ class Store:
         params = [before, *self.RESENT, *params]
         found = self._all(f"SELECT id, length(text) + COALESCE(length(html), 0) + COALESCE(length(context), 0) AS n "
                           f"FROM outbox WHERE {where}", params)
-        self._run(f"UPDATE outbox SET text = '', html = NULL, context = NULL WHERE {where}", params)
+        self._run(f"UPDATE outbox SET text = '', html = NULL, context = NULL, calendar = NULL WHERE {where}", params)
         return {"rows": len(found), "bytes": sum(r["n"] for r in found), "ids": [r["id"] for r in found]}
 
     def prune_frames(self) -> int:
@@ -735,17 +736,23 @@ class Store:
                   "ON CONFLICT (game, prompt, player) DO UPDATE SET "
                   "kind = excluded.kind, default_key = excluded.default_key, opened_at = excluded.opened_at, "
                   "due_at = excluded.due_at, reminded = excluded.reminded, next_at = excluded.next_at, "
-                  "status = 'open', guard = '', closed_at = NULL, closed_by = NULL, email = excluded.email",
+                  "status = 'open', guard = '', closed_at = NULL, closed_by = NULL, email = excluded.email, "
+                  "sequence = deadlines.sequence + 1",
                   (game, prompt, player, kind, default_key, opened_at, due_at, reminded, next_at, email))
         self.notify("deadline")
 
-    def update_deadline(self, game: str, prompt: int, player: str, **fields) -> int:
-        return self._update("deadlines", "game = ? AND prompt = ? AND player = ?", (game, prompt, player), fields)
+    def update_deadline(self, game: str, prompt: int, player: str, *, moved: bool = False, **fields) -> int:
+        """`moved`: its calendar event changes (its time or whether it stands): its SEQUENCE
+        rises, so a calendar moves the event it has rather than adding one."""
+        sets = [*(f"{k} = ?" for k in fields), *(["sequence = sequence + 1"] if moved else [])]
+        return self._run(f"UPDATE deadlines SET {', '.join(sets)} WHERE game = ? AND prompt = ? AND player = ?",
+                         [*fields.values(), game, prompt, player])
 
     def set_guard(self, game: str, new: str, old: str, due_by: str | None = None) -> int:
-        """The open deadlines of `game` whose guard is `old` (and due by `due_by`) get `new`."""
-        sql, params = "UPDATE deadlines SET guard = ? WHERE game = ? AND status = 'open' AND guard = ?", [new, game,
-                                                                                                          old]
+        """The open deadlines of `game` whose guard is `old` (and due by `due_by`) get `new`
+        (their calendar events change: held, or let go)."""
+        sql, params = ("UPDATE deadlines SET guard = ?, sequence = sequence + 1 WHERE game = ? AND status = 'open' "
+                       "AND guard = ?"), [new, game, old]
         if due_by:
             sql += " AND due_at <= ?"
             params.append(due_by)
@@ -769,6 +776,23 @@ class Store:
         return self._one("SELECT * FROM deadlines WHERE game = ? AND prompt = ? AND player = ? AND due_at = ? "
                          "AND reminded = ? AND status = 'open'" + self.SKIP_LOCKED,
                          (row["game"], row["prompt"], row["player"], row["due_at"], row["reminded"]))
+
+    def calendar_owed(self, game: str, player: str) -> list[dict]:
+        """The player's deadlines in `game` whose calendar event a mail has carried and that are
+        closed since: their cancellation is owed (the partial index deadlines_mailed)."""
+        return self._all("SELECT * FROM deadlines WHERE game = ? AND player = ? AND mailed IS NOT NULL "
+                         "AND status != 'open' ORDER BY due_at, prompt", (game, player))
+
+    def deadlines_closed_since(self, game: str, player: str, since: str) -> list[dict]:
+        """The player's deadlines in `game` closed since `since` (a calendar feed's cancellations)."""
+        return self._all("SELECT * FROM deadlines WHERE game = ? AND player = ? AND status != 'open' "
+                         "AND closed_at >= ? ORDER BY due_at, prompt", (game, player, since))
+
+    def calendar_mailed(self, game: str, player: str, told: Sequence[tuple[int, int | None]]) -> None:
+        """What a mail's calendar part told: (prompt, SEQUENCE) of each event, None once cancelled."""
+        for prompt, seq in told:
+            self._run("UPDATE deadlines SET mailed = ? WHERE game = ? AND prompt = ? AND player = ?",
+                      (seq, game, prompt, player))
 
     def deadlines_passed(self, game: str, now: str) -> list[dict]:
         return self._all("SELECT * FROM deadlines WHERE game = ? AND status = 'open' AND guard != 'held' "

@@ -253,6 +253,12 @@ CREATE TABLE downtime (              -- a span no daemon looked at the deadlines
     PRIMARY KEY (since)
 );
 """),
+    (17, "a deadline is a calendar event", """
+ALTER TABLE deadlines ADD COLUMN sequence INTEGER NOT NULL DEFAULT 0;  -- its event's SEQUENCE: +1 at each change
+ALTER TABLE deadlines ADD COLUMN mailed INTEGER;  -- the SEQUENCE its player's mail last carried (NULL: none owed)
+CREATE INDEX deadlines_mailed ON deadlines(game, player) WHERE mailed IS NOT NULL;
+ALTER TABLE outbox ADD COLUMN calendar TEXT;  -- the text/calendar part the mail carries (pbem/outbound/calendar.py)
+"""),
 ]
 
 # What each dialect adds on top: refuse to change the move log at all. Whole statements

@@ -20,8 +20,9 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp
 
-from pbem.core import health
-from pbem.outbound import links, render
+from pbem.base import i18n
+from pbem.core import health, people
+from pbem.outbound import calendar, links, render, reports
 from pbem.web import forms, pages, replay as web_replay
 
 if TYPE_CHECKING:
@@ -83,10 +84,10 @@ class Web:
             raise HTTPException(404, "There is no such game.")
         return game
 
-    def _seat(self, game: dict, secret: str) -> dict:
+    def _seat(self, game: dict, secret: str, of=links.seat_secret) -> dict:
         seat = None
         if _plain(secret, links.SECRET_CHARS):  # a link's shape says nothing of any seat's secret
-            seat = links.find_seat(self.svc(), game["id"], secret)
+            seat = links.find_seat(self.svc(), game["id"], secret, of)
         if seat is None:
             raise HTTPException(404, "This link opens no seat: it is wrong, or the seat was given to "
                                      "someone else (their mails carry the new link).")
@@ -147,6 +148,17 @@ class Web:
         if result.status in ("refused", "rejected", "error"):  # the page shows why, and keeps the text
             return self.seat_page(request, _notice(result.status, result.outcome), typed, status=422)
         return RedirectResponse(f"{links.seat_path(svc, seat)}?done={result.inbox_id}", status_code=303)
+
+    def calendar_feed(self, request: Request) -> Response:
+        """A seat's deadlines as a calendar to subscribe to (pbem/outbound/calendar.py), at a
+        secret of its own (pbem/outbound/links.py `calendar_secret`)."""
+        svc = self.svc()
+        game = self._game(request.path_params["game"])
+        seat = self._seat(game, request.path_params["secret"], links.calendar_secret)
+        with i18n.using(people.language(svc, game, seat["name"], seat["email"])):
+            text = calendar.feed(svc, game, seat["name"], reports.game_address(svc, game),
+                                 svc.engine.decode(game["state"]))
+        return Response(text, media_type="text/calendar; charset=utf-8", headers={"cache-control": "no-store"})
 
     def healthz(self, request: Request) -> Response:
         """For monitoring (README, Deployment): 200 when all is well, 503 when not; counts only
@@ -234,6 +246,7 @@ def create_app(opener: Callable) -> ASGIApp:
         Route("/g/{game}", sync(web.game_page)),
         Route("/g/{game}/s/{secret}", sync(web.seat_page), methods=["GET"]),
         Route("/g/{game}/s/{secret}", sync(web.seat_post), methods=["POST"], max_body_size=MAX_BODY),
+        Route("/g/{game}/c/{secret}.ics", sync(web.calendar_feed)),
         Route("/g/{game}/replay/", sync(web.replay_file)),
         Route("/g/{game}/replay/{page}", sync(web.replay_file)),
         Route("/healthz", sync(web.healthz)),

@@ -130,5 +130,6 @@ def private(svc: Service, game: dict, state, player: dict, upto: int | None = No
     page.update(
         me=name, seat_url=links.seat_path(svc, player), asked=asked, options=options, about=ctx["about"],
         sheet=ctx["sheet"], deadline=ctx["deadline"], standing_orders=ctx["standing_orders"],
-        timezone=games.seat_config(game, name).get("timezone") or "UTC")
+        timezone=games.seat_config(game, name).get("timezone") or "UTC",
+        calendar_url=links.calendar_path(svc, player) if ctx["deadline"] is not None else None)
     return page

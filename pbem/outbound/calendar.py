@@ -1,0 +1,114 @@
+"""A seat's deadlines as calendar events (RFC 5545, with icalendar): the part each report and
+reminder carries, and the seat's feed on the web face (pbem/web/app.py).
+
+One event per deadline (a `deadlines` row: a question and the player it asks). Its UID is made
+of what it is, so every mail and every reading of the feed name the same event; its SEQUENCE
+(the row's `sequence`, migration 17) rises whenever it changes -- `game extend`, a vacation, the
+outage guard holding it, the question answered or defaulted -- so a calendar moves the event it
+has rather than adding one. A closed question's event is cancelled (STATUS:CANCELLED; a mail
+that carries only cancellations is METHOD:CANCEL, else METHOD:PUBLISH). A mail carries the
+reader's open deadlines in the game and the cancellations it owes them: of the events an earlier
+mail carried (`mailed`). The feed holds the open ones and those closed in the last FEED_DAYS.
+Texts are in the language texts are made in now (pbem/base/i18n.py), the reader's.
+"""
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import TYPE_CHECKING
+
+from icalendar import Calendar, Event, vCalAddress
+
+from pbem.base import clock
+from pbem.base.i18n import _
+from pbem.outbound import mime
+from pbem.store import iso
+
+if TYPE_CHECKING:
+    from pbem.core.service import Service
+
+PRODID = "-//Talisman by mail//pbem//EN"
+FEED_DAYS = 14  # a closed deadline stays in the feed this long, cancelled, so a calendar that polls sees it go
+FILENAME = "deadline.ics"
+
+
+def uid(row: dict, address: str) -> str:
+    """The event of one deadline: the same in every mail and feed (a rollback that reopens the
+    question reopens the event, with a higher SEQUENCE)."""
+    return f"deadline.{row['game']}.{row['prompt']}.{row['player']}@{address.rpartition('@')[2]}"
+
+
+def _description(row: dict, question: str | None) -> str:
+    if row["status"] == "open":
+        lines = [question or _("A question of kind %(kind)s.", kind=row["kind"]),
+                 _('If no answer has come by then, "%(key)s" is played for you.', key=row["default_key"])]
+        if row["guard"] == "held":
+            lines.append(_("The deadline has passed, and its default waits: the service suspects that mail is "
+                           "down, and the moderator decides."))
+        return "\n".join(lines)
+    if row["status"] == "defaulted":
+        return _('The deadline passed: "%(key)s" was played for you.', key=row["default_key"])
+    if row["status"] == "closed":
+        return _("The game is over.")
+    return _("The question is answered.")
+
+
+def event(svc: Service, game_id: str, row: dict, address: str, question: str | None = None) -> Event:
+    """One deadline as an event: at its due time (UTC), free time in the reader's calendar."""
+    e = Event()
+    due = clock.parse(row["due_at"])
+    e.add("uid", uid(row, address))
+    e.add("sequence", row["sequence"])
+    e.add("dtstamp", svc.now())
+    e.add("dtstart", due)
+    e.add("dtend", due)
+    e.add("summary", _("Talisman %(game)s: answer question %(id)s", game=game_id, id=row["prompt"]))
+    e.add("description", _description(row, question))
+    e.add("status", "CONFIRMED" if row["status"] == "open" and row["guard"] != "held" else
+          "TENTATIVE" if row["status"] == "open" else "CANCELLED")
+    e.add("transp", "TRANSPARENT")
+    organizer = vCalAddress(f"mailto:{address}")
+    organizer.params["cn"] = f"Talisman {game_id}"
+    e.add("organizer", organizer)
+    return e
+
+
+def ics(events: list[Event], method: str | None) -> str:
+    """A calendar of `events`; `method` (iTIP, RFC 5546) for a mail's part, None for a feed."""
+    cal = Calendar()
+    cal.add("prodid", PRODID)
+    cal.add("version", "2.0")
+    if method:
+        cal.add("method", method)
+    for e in events:
+        cal.add_component(e)
+    return cal.to_ical().decode("utf-8")
+
+
+def for_mail(svc: Service, game: dict, player: str, address: str, questions: dict[int, str]) -> str | None:
+    """The calendar part of a mail to `player`: their open deadlines in `game` and the
+    cancellations owed (None: nothing to carry, a game without deadlines). What it carries is
+    recorded (`mailed`), so a cancellation goes once. `questions`: question texts by id (the
+    report's own question)."""
+    open_rows = svc.store.deadlines(game["id"], player)
+    owed = svc.store.calendar_owed(game["id"], player)
+    if not open_rows and not owed:
+        return None
+    events = [event(svc, game["id"], r, address, questions.get(r["prompt"])) for r in [*open_rows, *owed]]
+    svc.store.calendar_mailed(game["id"], player, [(r["prompt"], r["sequence"]) for r in open_rows]
+                              + [(r["prompt"], None) for r in owed])
+    return ics(events, "PUBLISH" if open_rows else "CANCEL")
+
+
+def feed(svc: Service, game: dict, player: str, address: str, state) -> str:
+    """A seat's deadlines as a calendar to subscribe to: the open ones, and those closed in the
+    last FEED_DAYS (cancelled)."""
+    questions = {p.id: p.question for p in svc.engine.prompts(state)} if not state.over else {}
+    rows = [*svc.store.deadlines(game["id"], player),
+            *svc.store.deadlines_closed_since(game["id"], player, iso(svc.now() - timedelta(days=FEED_DAYS)))]
+    return ics([event(svc, game["id"], r, address, questions.get(r["prompt"])) for r in rows], None)
+
+
+def attachment(text: str) -> mime.Attachment:
+    """A mail's calendar part, as iMIP sends it (RFC 6047): text/calendar with its method."""
+    method = "CANCEL" if "\r\nMETHOD:CANCEL\r\n" in text else "PUBLISH"
+    return mime.Attachment(FILENAME, f'text/calendar; charset="utf-8"; method={method}', text.encode("utf-8"))
