@@ -319,3 +319,16 @@ def test_store_copy_names_every_table_of_the_schema(store):
         names = {r["table_name"] for r in store.query("SELECT table_name FROM information_schema.tables "
                                                       "WHERE table_schema = current_schema()")}
     assert names - {"schema_migrations", "service_meta", "sqlite_sequence"} == {t for t, _ in TABLES}
+
+
+def test_the_queued_contexts_checked_are_the_newest_few_of_each_kind(store):
+    """`pbem templates check` renders the newest `per_kind` queued mails of each kind: read as
+    those, not as the whole queue (issue 28)."""
+    with store.transaction():
+        for i in range(7):
+            for kind in ("report", "receipt"):
+                store.add_outbox(message_id=f"<{kind}{i}@x>", kind=kind, to_addr="a@x", subject="s", headers={},
+                                 text="", context="{}" if i != 6 else None)  # the newest one rendered already
+    rows = store.outbox_queued_contexts(3)
+    assert [r["message_id"] for r in rows] == [f"<{k}{i}@x>" for i in (5, 4, 3) for k in ("receipt", "report")]
+    assert set(rows[0]) == set(store.outbox_mail(rows[0]["id"]))  # the rows as they are, nothing added

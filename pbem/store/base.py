@@ -522,14 +522,12 @@ class Store:
     def outbox_queued_contexts(self, per_kind: int) -> list[dict]:
         """The newest queued mails still held as their context, at most `per_kind` of each kind
         (pbem/outbound/overrides.py renders them with a home's templates)."""
-        rows = self._all("SELECT * FROM outbox WHERE context IS NOT NULL ORDER BY id DESC")
-        counts: dict[str, int] = {}
-        kept = []
+        rows = self._all("SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY kind ORDER BY id DESC) AS nth "
+                         "FROM outbox WHERE context IS NOT NULL) AS queued WHERE nth <= ? ORDER BY id DESC",
+                         (per_kind,))  # only those: a queue of thousands is not read whole
         for row in rows:
-            counts[row["kind"]] = counts.get(row["kind"], 0) + 1
-            if counts[row["kind"]] <= per_kind:
-                kept.append(row)
-        return kept
+            del row["nth"]
+        return rows
 
     def outbox_mail(self, id: int) -> dict | None:
         return self._one("SELECT * FROM outbox WHERE id = ?", (id,))
