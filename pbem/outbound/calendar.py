@@ -16,14 +16,14 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import TYPE_CHECKING
 
-from icalendar import Calendar, Event, vCalAddress
-
 from pbem.base import clock
 from pbem.base.i18n import _
 from pbem.outbound import mime
 from pbem.store import iso
 
 if TYPE_CHECKING:
+    from icalendar import Event
+
     from pbem.core.service import Service
 
 PRODID = "-//Talisman by mail//pbem//EN"
@@ -54,6 +54,7 @@ def _description(row: dict, question: str | None) -> str:
 
 def event(svc: Service, game_id: str, row: dict, address: str, question: str | None = None) -> Event:
     """One deadline as an event: at its due time (UTC), free time in the reader's calendar."""
+    from icalendar import Event, vCalAddress  # here: importing it is a fifth of a process's start (issue 28)
     e = Event()
     due = clock.parse(row["due_at"])
     e.add("uid", uid(row, address))
@@ -74,6 +75,7 @@ def event(svc: Service, game_id: str, row: dict, address: str, question: str | N
 
 def ics(events: list[Event], method: str | None) -> str:
     """A calendar of `events`; `method` (iTIP, RFC 5546) for a mail's part, None for a feed."""
+    from icalendar import Calendar
     cal = Calendar()
     cal.add("prodid", PRODID)
     cal.add("version", "2.0")
