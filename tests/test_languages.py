@@ -42,7 +42,7 @@ def test_each_reader_in_their_language(svc):
     assert "Welcome to the Talisman game autumn, bob!" in bob["text"]
     assert a["Subject"] == "[autumn] Willkommen, anna" and '<html lang="de">' in anna["html"]
     report = mails(svc, "anna@example.de", "report")[0]
-    assert "Das Spielbrett, Runde" in report["text"] and "Stärke" in report["text"]
+    assert "Wo alle stehen, Runde" in report["text"] and "Stärke" in report["text"]
 
 
 def test_language_line_holds_for_every_game_of_the_address(svc):
@@ -185,7 +185,7 @@ def test_every_template_in_every_language_has_no_untranslated_text(name, monkeyp
                                    "address", "sender", "copy_of", "public", "text", "why", "moderator_told",
                                    "character", "others", "token", "stand_ins", "commands", "turn", "decks", "lying",
                                    "packs", "rows", "map_text", "map_html", "p", "colour", "c", "colours", "own",
-                                   "hidden", "lang")}
+                                   "hidden", "lang", "who")}
     for lang in i18n.languages():  # renders in every real language
         with i18n.using(lang):
             templates.env.get_template(name).render(ctx)

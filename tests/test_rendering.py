@@ -73,4 +73,4 @@ def test_a_stored_frame_renders_its_board_as_the_frame_itself_does(svc):
     from_text = render.board(svc, stored)
     render._fragments.clear()
     assert render.board(svc, frame) == from_text
-    assert "<table" in from_text.html and "The board, turn" in from_text.text
+    assert "<table" in from_text.html and "Where everyone is, turn" in from_text.text

@@ -1,6 +1,7 @@
 """The text part's compact board (issue 18): the reader's surroundings and where everyone is,
-in a few lines, so a reply quotes little; the HTML part keeps the whole board. Through the
-service: mail in, mails out."""
+in a few lines, so a reply quotes little, in words a screen reader reads as they stand (issue 29:
+names, not letters; tests/test_report_read_aloud.py); the HTML part keeps the whole board.
+Through the service: mail in, mails out."""
 import re
 
 from test_commands import asked, last_id, mails, send
@@ -12,7 +13,7 @@ from pbem.outbound import outbox
 
 
 def board_part(text: str) -> str:
-    return text.split("\nThe board, turn", 1)[1].split("\nDecks (cards left", 1)[0]
+    return text.split("\nWhere everyone is, turn", 1)[1].split("\nThe players:", 1)[0]
 
 
 def test_every_report_says_where_everyone_is_and_what_is_around_its_reader(svc):
@@ -25,15 +26,17 @@ def test_every_report_says_where_everyone_is_and_what_is_around_its_reader(svc):
         for row, text in mails(svc, since):
             view = svc.engine.view(state, row["player"])
             me = view["players"][row["player"]]
-            around = re.search(r"^Around you \((?P<region>[^;]+);.*\n  (?P<line>.*(?:\n  \S.*)*)", text, re.MULTILINE)
+            around = re.search(r"^Around you \((?P<region>[^)]+)\),.*\n.*\n  (?P<line>.*(?:\n  \S.*)*)", text,
+                               re.MULTILINE)
             assert around, text
             assert around["region"] == "Outer Region" or me["region"] != "outer"
-            assert f"[{me['space_name']} {row['player'][0].upper()}" in around["line"]
-            assert len(around["line"].split(" - ")) == 7  # three spaces each way
+            assert f"{me['space_name']} (you are here" in around["line"]
+            assert len(re.split(r",\s+", around["line"])) >= 7  # three spaces each way
             board = board_part(text)
-            for name, p in view["players"].items():  # everyone, with their letter, where they are
+            for name, p in view["players"].items():  # everyone, by name, where they are
                 if p["alive"] and p["space"]:
-                    assert re.search(rf"{re.escape(p['space_name'])} (\w )*{name[0].upper()}\b", board), (name, board)
+                    space = re.escape(p["space_name"])
+                    assert re.search(rf"^    {space}( \(stand-in\))?: (\w+, )*{name}\b", board, re.M), (name, board)
             assert len(board.splitlines()) < 16  # compact: the 7x7 grid was 31 lines
             assert "+----------+" not in text
             assert outbox.mail(svc, row["id"])["html"].count("<tr>") >= 7  # the HTML keeps the whole map

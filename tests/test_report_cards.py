@@ -111,9 +111,10 @@ def test_stand_in_spaces_and_characters_say_so_in_reports_and_pages(web):  # noq
     assert "Your character: Wizard (stand-in) at Market Street (stand-in), The City, evil" in text
     assert "Your character: Wizard <em" in html and "Market Street</strong> <em>(stand-in)</em>, The City" in html
     flat = " ".join(text.split())
-    assert "The City (stand-in), clockwise: City Gate, Town Square, Market Street [A]," in flat  # once, a ring of them
-    assert "Rat Queen's Lair, clockwise: Rat Run [B]," in flat  # a confirmed space is not marked
-    assert "Outer Region: Crags C (stand-in)" in flat  # a stand-in space of the main board, where carol is
+    assert "The City (stand-in): Its spaces, clockwise: City Gate, Town Square, Market Street," in flat  # once
+    assert " Market Street: alice." in flat  # ... for a ring of them
+    assert "Rat Queen's Lair: Its spaces, clockwise: Rat Run," in flat and " Rat Run: bob." in flat  # confirmed
+    assert re.search(r"Outer Region: (\w+: \w+\. )*Crags \(stand-in\): carol\.", flat)  # a stand-in of the main board
     assert "<strong>The City</strong> <em>(stand-in)</em>, clockwise" in html
     bob = got["bob"][0]
     assert "Your character: Warrior at Rat Run (Rat Queen's Lair), neutral" in bob  # confirmed: no mark

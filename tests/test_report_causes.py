@@ -24,11 +24,10 @@ def cast_hex(svc):
     return g, "Woods", since
 
 
-def marked_cells(text: str) -> list[str]:
-    """The spaces the text part's compact board marks * (something lies there)."""
-    part = text.split("\nThe board, turn", 1)[1].split("\n\n", 1)[0]
-    listed = " ".join(line.strip() for line in part.splitlines()[2:])
-    return [m.group(1) for m in re.finditer(r"(?:: |, )([A-Z][\w' ]*?) (?:[A-Z] )*\*", listed)]
+def lying_cells(text: str) -> list[str]:
+    """The spaces the text part's board says something lies on."""
+    part = text.split("\nWhere everyone is, turn", 1)[1].split("\nThe players:", 1)[0]
+    return re.findall(r"^    ([A-Z][\w' ]*?)(?: \(stand-in\))?: .*; lying there: ", part, re.MULTILINE)
 
 
 def test_the_hex_is_on_every_board_of_every_report(svc):
@@ -38,8 +37,8 @@ def test_the_hex_is_on_every_board_of_every_report(svc):
     sent = [(r, t) for r, t in mails(svc, since) if r["kind"] != "press"]
     assert {r["player"] for r, _ in sent} == {"alice", "bob", "carol"}
     for row, text in sent:
-        assert f"  {where}: Hex (3 rounds) by alice" in text  # the lying list
-        assert marked_cells(text) == [where]  # the map marks the space, and only it
+        assert lying_cells(text) == [where]  # the board says the Hex lies there, and only there
+        assert re.search(rf"^    {where}: .*; lying there: Hex \(3 rounds\) by alice", text, re.MULTILINE)
         html = next(m for m in rows(svc, id=row["id"]))["html"]
         assert f"{where}: Hex (3 rounds) by alice" in html
         assert re.search(rf">{re.escape(where)}<(?:(?!</td>).)*Hex \(3 rounds\) by alice", html)

@@ -119,7 +119,7 @@ def test_own_spells_by_name_others_as_counts_and_the_board(svc, heroes):
         assert f"Spells others hold facedown: {counts}." in row["text"]
         assert "Decks (cards left, facedown): Adventure" in row["text"]
         for n, p in views[name]["players"].items():  # everyone on the map and in the table
-            assert re.search(rf"^ {n[0].upper()} {n} +{p['character_name']} +{p['space_name']}", row["text"], re.M)
+            assert re.search(rf"^  {n}: {p['character_name']}( \(stand-in\))? at {p['space_name']}", row["text"], re.M)
         assert "<table" in row["html"] and "<script" not in row["html"]
 
 

@@ -192,16 +192,18 @@ def fitted(words) -> str:
 REACH = 3  # spaces each way that "around you" shows
 
 
-def around(board: dict, space: str | None) -> dict | None:
+def around(board: dict, space: str | None, who: dict[str, str] | None = None) -> dict | None:
     """The reader's surroundings for the text part: their region and the spaces REACH each way
-    along it, counter-clockwise first, each with its players' letters and a * where something
-    lies. None off the board."""
+    along it, counter-clockwise first, each with who stands there (`who`: the players' names by
+    their letters) and what lies there, in words. None off the board."""
+    who = who or {}
     for ring, spaces in board["rings"]:
         if space in spaces:
             k, n = spaces.index(space), len(spaces)
             reach = min(REACH, (n - 1) // 2)
             near = [spaces[(k + d) % n] for d in range(-reach, reach + 1)]
             return {"region": ring_name(ring),
-                    "cells": [{"name": board["names"].get(s, s), "marks": " ".join(board["here"].get(s, [])),
-                               "things": s in board["things"], "mine": s == space} for s in near]}
+                    "cells": [{"name": board["names"].get(s, s),
+                               "who": [who.get(m, m) for m in board["here"].get(s, [])],
+                               "lying": board["things"].get(s, []), "mine": s == space} for s in near]}
     return None

@@ -232,8 +232,9 @@ def board(svc: Service, frame: dict | StoredFrame) -> Fragment:
     the decks. The map changes only when someone moves, each row only with its player."""
     def context() -> dict:
         f = msgspec.json.decode(str(frame)) if isinstance(frame, StoredFrame) else frame
-        drawn = fragment(svc, "_map", lambda: {"board": map_cells(svc, boardmap.draw(f["map"]))},
-                         key=msgspec.json.encode(f["map"]))
+        who = {p["mark"]: p["name"] for p in f["players"]}  # the text part names the players the map marks
+        drawn = fragment(svc, "_map", lambda: {"board": map_cells(svc, boardmap.draw(f["map"])), "who": who},
+                         key=msgspec.json.encode([f["map"], who]))
         return {"turn": f["turn"], "decks": f["decks"], "lying": f["lying"], "packs": f["packs"],
                 "rows": [fragment(svc, "_row", {"p": p, "colour": p["colour"]}) for p in f["players"]],
                 "map_text": drawn.text, "map_html": drawn.html}

@@ -200,7 +200,8 @@ def report_context(svc: Service, game: dict, player: str, view: dict, events: Se
         if own else None,
         "events": turnmail.grouped(events, cards.drawn),
         "cards": cards.entries(),  # what each card the report names does, in a line
-        "around": boardmap.around(frame["map"], own.get("space")) if own else None,
+        "around": boardmap.around(frame["map"], own.get("space"), {p["mark"]: p["name"] for p in frame["players"]})
+        if own else None,
         "asked": mine,
         "leads": leads.leads(svc, state, player, mine),  # per option: where it goes, what it does
         "about": leads.attack(svc, state, player, mine),  # lines under the question: an attack's sides
