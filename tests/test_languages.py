@@ -11,6 +11,7 @@ import pytest
 from babel.messages.mofile import read_mo
 from babel.messages.pofile import read_po
 from conftest import game_config, legal, mail, token
+from test_web import hidden, seat_url, web  # noqa: F401 -- the fixture
 
 from pbem.base import i18n
 from pbem.core import games, people
@@ -162,7 +163,7 @@ class Pseudo(i18n.NullTranslations):
 
 
 def _names() -> list[str]:
-    return sorted(str(p.relative_to(render.PACKAGED)) for p in render.PACKAGED.glob("*.j2"))
+    return sorted(str(p.relative_to(render.PACKAGED)) for p in render.PACKAGED.rglob("*.j2"))  # the web's too
 
 
 # Language-free words a template may write as they are: option keys and commands in examples,
@@ -185,7 +186,9 @@ def test_every_template_in_every_language_has_no_untranslated_text(name, monkeyp
                                    "address", "sender", "copy_of", "public", "text", "why", "moderator_told",
                                    "character", "others", "token", "stand_ins", "commands", "turn", "decks", "lying",
                                    "packs", "rows", "map_text", "map_html", "p", "colour", "c", "colours", "own",
-                                   "hidden", "lang", "who")}
+                                   "hidden", "lang", "who", "frame", "board_svg", "log", "show_hands", "options",
+                                   "notice", "typed", "seat_url", "calendar_url", "languages", "csrf", "form_id",
+                                   "max_upload_kb", "replay", "status", "detail", "timezone", "round")}
     for lang in i18n.languages():  # renders in every real language
         with i18n.using(lang):
             templates.env.get_template(name).render(ctx)
@@ -206,3 +209,38 @@ def test_help_by_mail_brings_a_short_guide_in_the_readers_language(svc):
     assert "aufgeben" in guide["text"] and "Nichts im Textteil ist ein Bild." in guide["text"]
     handle(svc, mail(["help"], sender="bob@example.org", tok=token(svc, "autumn", "bob")))
     assert "Nothing in the text part is a picture." in mails(svc, "bob@example.org", "help")[-1]["text"]
+
+
+def test_the_web_pages_in_the_readers_language(web):  # noqa: F811
+    """A seat's page is in its reader's language (the one their mails are in), and says so in
+    <html lang>; the page changes it for every game of the address (`language:` as in a mail);
+    a public page is in the language the browser asks for (Accept-Language)."""
+    svc, client = web
+    g = mixed(svc)
+    anna, bob = client.get(seat_url(svc, g, "anna")).text, client.get(seat_url(svc, g, "bob")).text
+    assert '<html lang="de">' in anna and "Diese Seite gehört nur Ihnen" in anna and "Figuren" in anna
+    assert "Stärke" in anna and "This page is yours alone" not in anna
+    assert '<html lang="en">' in bob and "This page is yours alone" in bob and "Diese Seite" not in bob
+    assert '<option value="language: de" selected>Deutsch</option>' in anna
+    # bob chooses German on his page: his page and his mails from now on
+    url = seat_url(svc, g, "bob")
+    done = client.post(url, data={"action": "lines", "lines": "language: de", "csrf": hidden(bob, "csrf"),
+                                  "prompt": hidden(bob, "prompt"), "form": hidden(bob, "form")})
+    assert done.status_code == 200 and '<html lang="de">' in done.text, done.text[:300]
+    assert "Ihre Antworten wurden angewendet." in done.text
+    assert people.language(svc, games.get(svc, g), "bob", "bob@example.org") == "de"
+    assert outbox.build(svc, mails(svc, "bob@example.org", "receipt")[-1])["Content-Language"] == "de"
+    public = client.get(f"/g/{g}", headers={"accept-language": "de-DE,de;q=0.9,en;q=0.8"}).text
+    assert '<html lang="de">' in public and "Was geschah" in public
+    english = client.get(f"/g/{g}", headers={"accept-language": "fr-FR,fr;q=0.9,en;q=0.5"}).text
+    assert '<html lang="en">' in english and "What happened" in english
+    assert "Dieses Spiel gibt es nicht." in client.get("/g/nosuch", headers={"accept-language": "de"}).text
+    wrong = client.get(url.replace(url[-6:], "000000"), headers={"accept-language": "de"})
+    assert wrong.status_code == 404 and "Dieser Link öffnet keinen Platz" in wrong.text
+
+
+def test_a_browser_language_is_read_by_preference():
+    assert i18n.preferred("fr;q=0.9, de;q=0.8, en;q=0.1") == "de"
+    assert i18n.preferred("en-GB, de;q=0.5") == "en"
+    assert i18n.preferred("*, x;q=nonsense") == "en" and i18n.preferred(None) == "en"
+

@@ -40,11 +40,13 @@ def named(name: str, text: str) -> bool:
     return re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text) is not None
 
 
-@pytest.mark.parametrize("seed,packs", [(1, []), (2, []), (3, []), (4, ["cataclysm", "lost-realms"]),
-                                        (5, ["timescape"]), (6, ["sea-voyage"])])
-def test_no_mail_leaks_another_players_spells_the_seed_or_a_token(svc, seed, packs):
-    """Every pack's part of the reports (pack_lines) passes through here too."""
-    config = game_config(name=f"leaks-{seed}", seed=f"leak-seed-{seed}",
+@pytest.mark.parametrize("seed,packs,lang", [(1, [], "en"), (2, [], "de"), (3, [], "en"),
+                                             (4, ["cataclysm", "lost-realms"], "de"), (5, ["timescape"], "en"),
+                                             (6, ["sea-voyage"], "en")])
+def test_no_mail_leaks_another_players_spells_the_seed_or_a_token(svc, seed, packs, lang):
+    """Every pack's part of the reports (pack_lines) passes through here too; in English and in
+    German (issue 29: a mail in its reader's language is made by the same code)."""
+    config = game_config(name=f"leaks-{seed}", seed=f"leak-seed-{seed}", language=lang,
                          players=[(n, f"{n}@example.org") for n, _ in HEROES], characters=dict(HEROES), packs=packs)
     g = newgame.create(svc, config)
     eng = svc.engine
@@ -60,6 +62,7 @@ def test_no_mail_leaks_another_players_spells_the_seed_or_a_token(svc, seed, pac
             if reader is None:  # the moderator's notices: the moderator sees everything
                 continue
             text = readable(svc, outbox.mail(svc, r["id"]))
+            assert f"Content-Language: {lang}" in text
             asked = [p["question"] + " " + " ".join(o["text"] for o in p["options"])
                      for p in eng.view(state, reader)["prompt"]]  # e.g. the roll for a Spell one cast
             visible = "\n".join([public, *asked, *step.since[reader]])

@@ -18,7 +18,7 @@ from pbem.outbound import links, reports
 
 HEROES = [("alice", "wizard"), ("bob", "priest"), ("carol", "sorceress"), ("dave", "prophetess")]
 EVERY = 3  # moves between looks at the pages
-DECKS = re.compile(r"^.*\(cards left, facedown\).*$", re.MULTILINE)
+DECKS = re.compile(r"^.*\((cards left, facedown|verbleibende Karten, verdeckt)\).*$", re.MULTILINE)
 
 
 def named(name: str, text: str) -> bool:
@@ -83,15 +83,19 @@ def play_and_look(svc, client, g, names, seed, moves):
     return read, canaries
 
 
-@pytest.mark.parametrize("seed,packs", [(1, []), (2, ["cataclysm"]), (3, ["sea-voyage"])])
-def test_no_page_shows_another_players_spells(web, seed, packs):
+@pytest.mark.parametrize("seed,packs,lang", [(1, [], "de"), (2, ["cataclysm"], "en"), (3, ["sea-voyage"], "en")])
+def test_no_page_shows_another_players_spells(web, seed, packs, lang):
+    """In English and in German (issue 29): the seats' pages in the game's language, the public
+    page in the one the browser asks for."""
     svc, client = web
+    client.headers["accept-language"] = lang
     names = [n for n, _ in HEROES]
-    g = newgame.create(svc, game_config(name=f"web-leaks-{seed}", seed=f"web-leak-seed-{seed}",
+    g = newgame.create(svc, game_config(name=f"web-leaks-{seed}", seed=f"web-leak-seed-{seed}", language=lang,
                                       players=[(n, f"{n}@example.org") for n in names], characters=dict(HEROES),
                                       packs=packs))
     read, canaries = play_and_look(svc, client, g, names, seed, 150)
     assert read > 200 and canaries > 50, (read, canaries)
+    assert all(f'<html lang="{lang}">' in page_text(client, url) for url in [f"/g/{g}", seat_url(svc, g, "alice")])
 
 
 def test_no_page_shows_the_nemesis_hand_to_a_hero(web):

@@ -28,6 +28,24 @@ _NAMES = {"en": ("en", "english", "englisch"), "de": ("de", "german", "deutsch")
 _current: contextvars.ContextVar[str] = contextvars.ContextVar("language", default=DEFAULT)
 
 
+def preferred(accept: str | None) -> str:
+    """The language a browser asks for first (its Accept-Language header, "de-DE,de;q=0.9,en;q=0.8")
+    among those the service writes; English when it asks for none of them."""
+    asked = []
+    for part in (accept or "").split(","):
+        tag, _, q = part.strip().partition(";q=")
+        try:
+            asked.append((-float(q or 1), tag.strip()))
+        except ValueError:
+            continue
+    for _weight, tag in sorted(asked, key=lambda a: a[0]):
+        try:
+            return language(tag)
+        except ValueError:
+            continue
+    return DEFAULT
+
+
 def languages() -> tuple[str, ...]:
     """The languages the service writes: English and each language with a compiled catalogue."""
     found = sorted(p.parent.parent.name for p in LOCALE_DIR.glob(f"*/LC_MESSAGES/{DOMAIN}.mo"))

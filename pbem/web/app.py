@@ -21,6 +21,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp
 
 from pbem.base import i18n
+from pbem.base.i18n import N_, _
 from pbem.core import health, people
 from pbem.outbound import calendar, links, render, reports
 from pbem.web import forms, pages, replay as web_replay
@@ -73,7 +74,9 @@ class Web:
         return svc
 
     def html(self, name: str, ctx: dict, status: int = 200, headers: dict | None = None) -> HTMLResponse:
-        text = render.templates(self.svc()).env.get_template(f"web/{name}.html.j2").render(ctx)
+        """Page `name` in the language of this request (`create_app`'s `sync`; a seat's own, `_seat`)."""
+        text = render.templates(self.svc()).env.get_template(f"web/{name}.html.j2").render({**ctx,
+                                                                                            "lang": i18n.current()})
         return HTMLResponse(text, status_code=status, headers=headers)
 
     # -- pages ---------------------------------------------------------------------------
@@ -81,7 +84,7 @@ class Web:
     def _game(self, game_id: str) -> dict:
         game = self.svc().store.game(game_id) if _plain(game_id, 100) else None
         if game is None:
-            raise HTTPException(404, "There is no such game.")
+            raise HTTPException(404, _("There is no such game."))
         return game
 
     def _seat(self, game: dict, secret: str, of=links.seat_secret) -> dict:
@@ -89,8 +92,9 @@ class Web:
         if _plain(secret, links.SECRET_CHARS):  # a link's shape says nothing of any seat's secret
             seat = links.find_seat(self.svc(), game["id"], secret, of)
         if seat is None:
-            raise HTTPException(404, "This link opens no seat: it is wrong, or the seat was given to "
-                                     "someone else (their mails carry the new link).")
+            raise HTTPException(404, _("This link opens no seat: it is wrong, or the seat was given to someone else "
+                                       "(their mails carry the new link)."))
+        i18n.switch(people.language(self.svc(), game, seat["name"], seat["email"]))  # the seat's page: its language
         return seat
 
     def index_page(self, request: Request) -> Response:
@@ -133,7 +137,7 @@ class Web:
             if action == "upload":
                 upload = form.get("turnfile")
                 if upload is None or not getattr(upload, "filename", None):
-                    raise forms.Refused("Choose a turn file to upload first.")
+                    raise forms.Refused(_("Choose a turn file to upload first."))
                 data = upload.file.read(forms.max_upload(svc) + 1)
                 name = forms.file_name(upload.filename)
                 result = forms.send(svc, seat, forms.upload(svc, seat, name, data), name, forms.field(form, "form"))
@@ -142,7 +146,7 @@ class Web:
                          else forms.button_lines(asked, forms.field(form, "key")))
                 result = forms.answer(svc, seat, lines, forms.field(form, "form"))
             else:
-                raise forms.Refused("The form sent nothing this page knows.")
+                raise forms.Refused(_("The form sent nothing this page knows."))
         except forms.Refused as e:
             return self.seat_page(request, {"ok": False, "text": str(e), "detail": None}, typed, status=e.status)
         if result.status in ("refused", "rejected", "error"):  # the page shows why, and keeps the text
@@ -155,9 +159,7 @@ class Web:
         svc = self.svc()
         game = self._game(request.path_params["game"])
         seat = self._seat(game, request.path_params["secret"], links.calendar_secret)
-        with i18n.using(people.language(svc, game, seat["name"], seat["email"])):
-            text = calendar.feed(svc, game, seat["name"], reports.game_address(svc, game),
-                                 svc.engine.decode(game["state"]))
+        text = calendar.feed(svc, game, seat["name"], reports.game_address(svc, game), svc.engine.decode(game["state"]))
         return Response(text, media_type="text/calendar; charset=utf-8", headers={"cache-control": "no-store"})
 
     def healthz(self, request: Request) -> Response:
@@ -171,13 +173,13 @@ class Web:
         svc = self.svc()
         game = self._game(request.path_params["game"])
         if game["status"] != "ended":
-            raise HTTPException(404, "The replay opens when the game is over.")
+            raise HTTPException(404, _("The replay opens when the game is over."))
         name = request.path_params.get("page") or "index.html"
         folder = web_replay.folder(svc, game)
         path = folder / name
         media = web_replay.media_type(name)
         if "/" in name or media is None or not path.is_file():
-            raise HTTPException(404, "There is no such page of the replay.")
+            raise HTTPException(404, _("There is no such page of the replay."))
         return FileResponse(path, media_type=media, headers={"content-security-policy": web_replay.CSP})
 
 
@@ -201,14 +203,15 @@ def _number(request: Request, name: str) -> int | None:
     return int(value)
 
 
-WORDS = {"applied": "Your answers were applied.", "partial": "Some of your answers were applied.",
-         "checked": "Checked: nothing was applied.", "duplicate": "This was sent already: it was not applied twice."}
+WORDS = {"applied": N_("Your answers were applied."), "partial": N_("Some of your answers were applied."),
+         "checked": N_("Checked: nothing was applied."),
+         "duplicate": N_("This was sent already: it was not applied twice.")}
 
 
 def _notice(status: str, outcome: str) -> dict:
     """What the page says about a message it sent (a process.Result's status and outcome)."""
-    return {"ok": status in ("applied", "checked", "duplicate"), "text": WORDS.get(status, "Nothing was applied."),
-            "detail": outcome}
+    return {"ok": status in ("applied", "checked", "duplicate"),
+            "text": _(WORDS.get(status, N_("Nothing was applied."))), "detail": outcome}
 
 
 def _outcome(svc: Service, seat: dict, inbox_id: int) -> dict | None:
@@ -225,20 +228,28 @@ def create_app(opener: Callable) -> ASGIApp:
     web = Web(opener)
 
     def sync(method):
+        def in_language(request: Request, *form):
+            """In the language the browser asks for (a seat's page: the seat's, `Web._seat`)."""
+            with i18n.using(i18n.preferred(request.headers.get("accept-language"))):
+                return method(request, *form)
+
         async def endpoint(request: Request):
             if request.method == "POST":
                 form = await request.form(max_files=1, max_fields=10, max_part_size=forms.MAX_BODY + 1024)
                 try:
-                    return await run_in_threadpool(method, request, form)
+                    return await run_in_threadpool(in_language, request, form)
                 finally:
                     await form.close()
-            return await run_in_threadpool(method, request)
+            return await run_in_threadpool(in_language, request)
         return endpoint
 
     async def not_found(request: Request, exc: Exception) -> HTMLResponse:
         assert isinstance(exc, HTTPException)  # registered for it alone; Starlette types handlers wider
-        text = await run_in_threadpool(lambda: render.templates(web.svc()).env.get_template(
-            "web/error.html.j2").render({"status": exc.status_code, "detail": exc.detail}))
+        def page() -> str:
+            with i18n.using(i18n.preferred(request.headers.get("accept-language"))):
+                return render.templates(web.svc()).env.get_template("web/error.html.j2").render(
+                    {"status": exc.status_code, "detail": exc.detail, "lang": i18n.current()})
+        text = await run_in_threadpool(page)
         return HTMLResponse(text, status_code=exc.status_code)
 
     routes = [

@@ -17,8 +17,9 @@ import re
 import secrets
 from typing import TYPE_CHECKING
 
+from pbem.base.i18n import _
 from pbem.base.settings import HttpSettings
-from pbem.inbound import orders, process
+from pbem.inbound import commands, orders, process
 from pbem.outbound import limits, links
 from pbem.sources import kind_of
 
@@ -30,7 +31,6 @@ SENT = limits.Limit("upload_kb_per_hour", limits.HOUR, "KB sent from its page")
 MAX_LINES = 50
 COOKIE = "pbem_browser"
 _NUMBERED = re.compile(r"^\s*\d+\s*:")
-_DIRECTIVE = re.compile(r"^\s*(standing|vacation|timezone|reports)\s*:", re.IGNORECASE)
 
 
 class Refused(ValueError):
@@ -61,8 +61,9 @@ def charge(svc: Service, player: dict, raw: bytes) -> None:
         limits.take(svc, SENT, who, kb)
         return
     limits.over(svc, SENT, who, game=player["game"], kept=False)
-    raise TooMuch(f"This seat has sent {SENT.allowed(svc)} KB from its page in the last hour, the most it may "
-                  "(upload_kb_per_hour in pbem.toml): this was not sent. Try again later, or answer by mail.")
+    raise TooMuch(_("This seat has sent %(kb)s KB from its page in the last hour, the most it may "
+                    "(upload_kb_per_hour in pbem.toml): this was not sent. Try again later, or answer by mail.",
+                    kb=SENT.allowed(svc)))
 
 
 def new_browser_id() -> str:
@@ -84,8 +85,8 @@ def file_name(name: str) -> str:
 def check_csrf(svc: Service, player: dict, browser: str | None, token: str | None) -> None:
     if not browser or not token or not hmac.compare_digest(links.csrf_token(svc, player, browser).encode(),
                                                            token.encode()):
-        raise Forged("This form did not come from your page (its security token does not match). "
-                      "Reload the page and try again.")
+        raise Forged(_("This form did not come from your page (its security token does not match). Reload the page "
+                       "and try again."))
 
 
 def open_question(svc: Service, state, name: str) -> int | None:
@@ -98,15 +99,15 @@ def check_fresh(asked_now: int | None, form_prompt: str | None) -> None:
     made_for = int(form_prompt) if form_prompt and form_prompt.isascii() and form_prompt.isdigit() \
         and len(form_prompt) < 10 else None
     if made_for != asked_now:
-        was = f"question {made_for}" if made_for else "no question"
-        now = f"question {asked_now} is open now" if asked_now else "no question of yours is open now"
-        raise Refused(f"This page was made for {was}, but {now}: nothing was sent. "
-                      "Look at the page as it is now, then answer again.")
+        was = _("question %(id)s", id=made_for) if made_for else _("no question")
+        now = _("question %(id)s is open now", id=asked_now) if asked_now else _("no question of yours is open now")
+        raise Refused(_("This page was made for %(was)s, but %(now)s: nothing was sent. Look at the page as it is "
+                        "now, then answer again.", was=was, now=now))
 
 
 def button_lines(prompt: int | None, key: str) -> list[str]:
     if prompt is None or not re.fullmatch(r"[A-Za-z][A-Za-z0-9-]*", key or ""):
-        raise Refused("That button answers nothing open now.")
+        raise Refused(_("That button answers nothing open now."))
     return [f"{prompt}: {key}"]
 
 
@@ -115,11 +116,11 @@ def text_lines(prompt: int | None, text: str) -> list[str]:
     the question the page showed, so it cannot answer a later one."""
     lines = [ln.strip() for ln in (text or "").splitlines() if ln.strip()]
     if not lines:
-        raise Refused("The text box was empty: nothing was sent.")
+        raise Refused(_("The text box was empty: nothing was sent."))
     if len(lines) > MAX_LINES:
-        raise Refused(f"At most {MAX_LINES} lines at once.")
+        raise Refused(_("At most %(n)s lines at once.", n=MAX_LINES))
     for i, line in enumerate(lines):
-        if prompt is not None and not _DIRECTIVE.match(line):
+        if prompt is not None and commands.setting_line(line) is None:  # a settings line answers nothing
             if not _NUMBERED.match(line):
                 lines[i] = f"{prompt}: {line}"
             break
@@ -136,21 +137,23 @@ def upload(svc: Service, player: dict, filename: str, data: bytes) -> bytes:
     when it has none (the page's link authenticated it). A file for another game or seat, or
     with another token, is refused before anything is stored."""
     if len(data) > max_upload(svc):
-        raise Refused(f"The file is larger than {max_upload(svc) // 1024} KB; a turn file is a few lines.")
+        raise Refused(_("The file is larger than %(kb)s KB; a turn file is a few lines.", kb=max_upload(svc) // 1024))
     if kind_of(filename or "") != "turn":
-        raise Refused("A turn file is a .toml or .json file.")
+        raise Refused(_("A turn file is a .toml or .json file."))
     try:
         order = orders.parse_turn_file(data, filename)
     except orders.OrderError as e:
         raise Refused(f"{filename}: {e}") from None
     if order.game not in (None, player["game"]):
-        raise Refused(f"{filename} is for game {order.game!r}, not {player['game']!r}.")
+        raise Refused(_("%(file)s is for game %(was)r, not %(game)r.", file=filename, was=order.game,
+                        game=player["game"]))
     if order.player not in (None, player["name"]):
-        raise Refused(f"{filename} is for player {order.player!r}, not {player['name']!r}.")
+        raise Refused(_("%(file)s is for player %(was)r, not %(name)r.", file=filename, was=order.player,
+                        name=player["name"]))
     token = svc.token(player)
     if order.token is not None:
         if order.token != token:
-            raise Refused(f"{filename}: its token is not this seat's token.")
+            raise Refused(_("%(file)s: its token is not this seat's token.", file=filename))
         return data
     text = data.removeprefix(b"\xef\xbb\xbf").decode("utf-8")
     if filename.lower().endswith(".toml"):  # top-level keys only: a line in front is one more key
@@ -165,7 +168,7 @@ def send(svc: Service, player: dict, raw: bytes, filename: str, form_id: str) ->
     the same form sent twice (a double click, a resent POST) is one message."""
     upload = f"web:{player['game']}/{player['name']}:{_safe(form_id)}"
     if len(raw) > max_upload(svc) + 1024:  # a text box as large as a file (the token put in, a little more)
-        raise Refused(f"That is more than {max_upload(svc) // 1024} KB; answers are a few lines.")
+        raise Refused(_("That is more than %(kb)s KB; answers are a few lines.", kb=max_upload(svc) // 1024))
     charge(svc, player, raw)
     return process.handle(svc, raw, "turn", source="web", filename=filename, upload_id=upload)
 

@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING
 
 from markupsafe import Markup
 
-from pbem.base import boardmap, clock
+from pbem.base import boardmap, clock, i18n
+from pbem.base.i18n import _
 from pbem.core import games
 from pbem.outbound import links, reports, turnmail
 from pbem.pace import reported, schedule
@@ -68,7 +69,8 @@ def log(svc: Service, game: dict, reader: str, upto: int | None = None) -> dict:
     events = [e for r in svc.store.move_events(game["id"], after, upto) for e in turnmail.decode(eng, r["events"])]
     groups = turnmail.grouped(eng.filter_events(events, reader))
     if groups and groups[0]["title"] is None:  # the events before the first turn heading shown
-        groups[0]["title"] = "The start of the game" if after == 0 else f"Earlier in that turn (from move {after + 1})"
+        groups[0]["title"] = _("The start of the game") if after == 0 else \
+            _("Earlier in that turn (from move %(n)s)", n=after + 1)
     return {"groups": groups, "after": after, "upto": upto, "total": game["moves"]}
 
 
@@ -131,5 +133,6 @@ def private(svc: Service, game: dict, state, player: dict, upto: int | None = No
         me=name, seat_url=links.seat_path(svc, player), asked=asked, options=options, about=ctx["about"],
         sheet=ctx["sheet"], deadline=ctx["deadline"], standing_orders=ctx["standing_orders"],
         timezone=games.seat_config(game, name).get("timezone") or "UTC",
-        calendar_url=links.calendar_path(svc, player) if ctx["deadline"] is not None else None)
+        calendar_url=links.calendar_path(svc, player) if ctx["deadline"] is not None else None,
+        languages=[(code, i18n.name(code)) for code in i18n.languages()])
     return page
