@@ -244,3 +244,43 @@ def test_a_browser_language_is_read_by_preference():
     assert i18n.preferred("en-GB, de;q=0.5") == "en"
     assert i18n.preferred("*, x;q=nonsense") == "en" and i18n.preferred(None) == "en"
 
+
+GERMAN_WORDS = {english: german for german, english in orders.KEY_ALIASES.items() if german.isascii()}
+
+
+def test_a_german_and_an_english_player_play_one_game_by_mail_to_its_end(svc):
+    """anna reads German and writes German (the option words and a sign-off), bob English, in
+    one game played by mail from the welcome to the game-over mail: every mail each gets is in
+    their own language, and every answer of either is applied."""
+    import random
+
+    from pbem import bot
+
+    g = mixed(svc, options={"turn_cap": 4})
+    toks, rnd, answered = {n: token(svc, g, n) for n, _ in PLAYERS}, random.Random(29), {"anna": 0, "bob": 0}
+    german = 0
+    for _ in range(2000):
+        state = games.state(svc, games.get(svc, g))
+        if state.over:
+            break
+        move = bot.choose(state, rnd)
+        if move.player == "anna":  # in her words, as a German player writes them
+            lines = [f"{move.prompt}: {GERMAN_WORDS.get(move.key, move.key)}", "", "Viele Grüße", "Anna"]
+            german += move.key in GERMAN_WORDS
+        else:
+            lines = [f"{move.prompt}: {move.key}", "", "Cheers,", "Bob"]
+        result = handle(svc, mail(lines, sender=dict(PLAYERS)[move.player], tok=toks[move.player]))
+        assert result.status == "applied", (move.player, lines, result.outcome)
+        answered[move.player] += 1
+    assert games.state(svc, games.get(svc, g)).over and min(answered.values()) > 5 and german > 3, (answered, german)
+    for name, address, lang, over, other in (
+            ("anna", "anna@example.de", "de", "Das Spiel ist aus.", "The game is over"),
+            ("bob", "bob@example.org", "en", "The game is over.", "Das Spiel ist aus")):
+        got = mails(svc, address)
+        assert {m["kind"] for m in got} >= {"welcome", "report", "receipt", "gameover"}, {m["kind"] for m in got}
+        for m in got:
+            assert outbox.build(svc, m)["Content-Language"] == lang, (name, m["kind"])
+        final = [m for m in got if m["kind"] == "gameover"]
+        assert len(final) == 1 and over in final[0]["text"] and other not in final[0]["text"]
+    receipts = [m["text"] for m in mails(svc, "anna@example.de", "receipt")]
+    assert all("Angewendet" in t or "angewendet" in t for t in receipts), receipts[0][:400]
