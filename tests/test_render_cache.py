@@ -44,6 +44,7 @@ def test_a_move_renders_only_the_map_cells_it_changed(svc, monkeypatch):
         return type("Counted", (), {"render": lambda _, **ctx: made.append(1) or template.render(**ctx)})()
     monkeypatch.setattr(render.Templates, "one", counted)
     render._cells.clear()
+    render._fragments.clear()  # a map an earlier test rendered is found whole: no cell would be rendered
     maps = []
     for n in range(6):
         player, q, key = asked(svc, g)
