@@ -6,6 +6,7 @@ engine-facing tests of the default run, on a seeded random sample of mutants. To
     .venv/bin/python bench/mutation.py --report        # print the last campaign's result again
     .venv/bin/python bench/mutation.py --resume        # go on with a campaign that was stopped, and
                                                        # test its timeouts again (bench/mutmut.toml's limits)
+    .venv/bin/python bench/mutation.py --resume --sample 120   # grow the sample to 120, same draw
 
 The tool is mutmut 3 (`pip install 'mutmut==3.8.1'`). Its settings are bench/mutmut.toml. A
 campaign works in a snapshot, bench/.mutation/, built afresh from a commit (`git archive`): the
@@ -19,7 +20,9 @@ that were not killed against those files alone (the rest of the suite has alread
 them; a killed mutant stays killed, its tests being unchanged and deterministic).
 
 The sample is drawn with random.Random(seed) from every mutant of the commit in name order, so
-the same commit and seed give the same sample. The score is killed / sampled; timeouts and
+the same commit and seed give the same sample; a smaller sample is the start of a larger one
+(random.sample draws one name after another), so a campaign can begin with a few mutants to
+time them and then grow (`--resume --sample N`) without testing those again. The score is killed / sampled; timeouts and
 survivors are listed by file:line with the mutation, and written with their diffs to
 --survivors (default bench/.mutation/survivors.txt).
 """
@@ -230,6 +233,22 @@ def report(survivors_file: Path) -> float:
     return killed / len(names)
 
 
+def draw(seed: int, paths: dict[str, str], size: int) -> list[str]:
+    """The campaign's sample: `size` of every mutant's name, drawn with the seed."""
+    return random.Random(seed).sample(sorted(paths), min(size, len(paths)))
+
+
+def grow(campaign: dict, size: int) -> None:
+    """The last campaign's sample made `size` long: the same draw, longer (its start is the sample
+    already tested), as a fresh campaign of `size` would have drawn it."""
+    sample = draw(campaign["seed"], all_mutants(), size)
+    if sample[: len(campaign["sample"])] != campaign["sample"]:
+        sys.exit("the grown sample does not begin with the campaign's: a new campaign is needed")
+    print(f"the sample grows from {len(campaign['sample'])} to {len(sample)} mutants", flush=True)
+    campaign["sample"] = sample
+    (WORK / "campaign.json").write_text(json.dumps(campaign, indent=1))
+
+
 def mutmut_run(names: list[str], children: int, log_name: str) -> None:
     with open(WORK / log_name, "w") as log:
         run = subprocess.run([*NICE, str(MUTMUT), "run", "--max-children", str(children), *names],
@@ -270,7 +289,8 @@ def again(args: argparse.Namespace, start: float) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seed", type=int, default=13, help="the sample's seed (default 13)")
-    parser.add_argument("--sample", type=int, default=300, help="mutants to test (default 300)")
+    parser.add_argument("--sample", type=int, default=None,
+                        help="mutants to test (default 300); with --resume, grow the last campaign's sample to this")
     parser.add_argument("--commit", default="HEAD", help="the commit whose sources and tests run")
     parser.add_argument("--overlay", nargs="*", default=[], metavar="PATH",
                         help="work-tree files laid over the snapshot (e.g. new scenarios)")
@@ -297,6 +317,8 @@ def main() -> None:
         return
     if args.resume:
         campaign = json.loads((WORK / "campaign.json").read_text())
+        if args.sample and args.sample > len(campaign["sample"]):
+            grow(campaign, args.sample)
         # a timeout again too: on a loaded machine under nice 19, mutmut's wall-clock limit (half
         # its CPU limit) can fire on a mutant whose tests are merely slow to get the CPU
         todo = [m.name for m in results(campaign["sample"], all_mutants()) if m.status in ("not checked", "timeout")]
@@ -311,7 +333,7 @@ def main() -> None:
     subprocess.run([*NICE, sys.executable, "-c", GENERATE.format(children=args.max_children)],
                    cwd=WORK, env=ENV, check=True, stdout=subprocess.DEVNULL)
     paths = all_mutants()
-    sample = random.Random(args.seed).sample(sorted(paths), min(args.sample, len(paths)))
+    sample = draw(args.seed, paths, args.sample or 300)
     campaign = json.loads((WORK / "campaign.json").read_text())
     campaign.update(seed=args.seed, population=len(paths), sample=sample)
     (WORK / "campaign.json").write_text(json.dumps(campaign, indent=1))
