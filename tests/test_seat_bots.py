@@ -65,7 +65,7 @@ class Seen:
 
     def __init__(self, svc, g):
         self.svc, self.g, self.text = svc, g, []
-        self.state, self.logged = games.state(svc, games.get(svc, g)), 0
+        self.state, self.logged = games.state_at(svc, games.get(svc, g), 0), 0
 
     def update(self) -> str:
         eng = self.svc.engine
@@ -85,19 +85,20 @@ def canaries(svc, state, seen: str) -> set[str]:
     return {s for s in theirs - set(view["alice"]["spells"]) if not named(s, seen)}
 
 
-def play_alice(svc, g, *, limit=4000, each=None):
-    """alice answers what she is asked by mail (any legal answer), the daemon's rounds letting
-    the bots go on, until the game ends; `each(new outbox rows)` after every step."""
-    tok, seen_row = token(svc, g, "alice"), max([0] + [r["id"] for r in svc.store.outbox_rows()])
+def play_alice(svc, g, *, limit=4000, each=None, me="alice", to_the_end=True):
+    """alice (`me`) answers what she is asked by mail (any legal answer), the daemon's rounds
+    letting the bots go on, until the game ends (or `limit` steps: `to_the_end` False);
+    `each(new outbox rows)` after every step."""
+    tok, seen_row = token(svc, g, me), max([0] + [r["id"] for r in svc.store.outbox_rows()])
     if each:
         each([r for r in svc.store.outbox_rows()])
     for _ in range(limit):
         state = games.state(svc, games.get(svc, g))
         if state.over:
             return state
-        if "alice" in svc.engine.waiting_for(state):
-            move = bots.choose(state, "alice", "random")
-            result = handle(svc, mail([f"{move.prompt}: {move.key}"], tok=tok, game=g))
+        if me in svc.engine.waiting_for(state):
+            move = bots.choose(state, me, "random")
+            result = handle(svc, mail([f"{move.prompt}: {move.key}"], sender=f"{me}@example.org", tok=tok, game=g))
             assert result.status == "applied", result.outcome
         elif svc.engine.MODERATOR in svc.engine.waiting_for(state):
             moderator.answer(svc, g, svc.engine.MODERATOR, "skip")
@@ -107,6 +108,8 @@ def play_alice(svc, g, *, limit=4000, each=None):
         seen_row = max([seen_row] + [r["id"] for r in new])
         if each:
             each(new)
+    if not to_the_end:
+        return games.state(svc, games.get(svc, g))
     raise AssertionError("the game did not end")
 
 
@@ -167,6 +170,35 @@ def test_a_bot_seats_hidden_cards_reach_no_other_players_mail_page_or_export(web
     mine = archive.dumps(archive.export(svc, g, as_player="alice"))
     final = canaries(svc, seen.state, seen.update())
     assert not [s for s in final if named(s, mine)]
+
+
+def test_a_bot_holds_the_nemesis_seat_and_its_hand_reaches_no_hero(svc):
+    """A Nemesis game: the Nemesis a greedy bot, ann by mail, ben a random bot. The Nemesis plays
+    (actor `bot`), and no mail of ann's names an Action card in its hand she has not seen."""
+    g = newgame.create(svc, {"game": {"name": "nemesis-bot", "edition": "fifth", "packs": ["nemesis"],
+                                      "address": ADDRESS, "seed": "nemesis-bot-seed-1"},
+                             "players": [{"name": "nick", "bot": "greedy", "role": "nemesis"},
+                                         {"name": "ann", "email": "ann@example.org"},
+                                         {"name": "ben", "bot": "random"}]})
+    eng, since, shown = svc.engine, [], [0]
+    state = [games.state_at(svc, games.get(svc, g), 0), 0]  # the bots may have played at once
+
+    def each(new):
+        for row in svc.store.moves(g, after=state[1]):
+            state[0], events = eng.apply(state[0], eng.parse_move(row["line"]))
+            since.extend(e.text for e in eng.filter_events(events, "ann"))
+            state[1] = row["seq"]
+        hand = set(eng.view(state[0], "nick")["players"]["nick"]["hand"])
+        for r in new:
+            if r["player"] == "ann":
+                text = readable(svc, r)
+                assert not [c for c in hand if named(c, text) and not named(c, "\n".join(since))], r["kind"]
+                shown[0] += bool(hand)
+
+    play_alice(svc, g, me="ann", limit=150, each=each, to_the_end=False)
+    by_nick = [r for r in svc.store.moves(g) if r["player"] == "nick"]
+    assert by_nick and {r["actor"] for r in by_nick} == {"bot"}
+    assert shown[0] > 10, shown
 
 
 # -- misses, civil disorder, the outage guard ------------------------------------------------------
