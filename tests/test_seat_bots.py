@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import asyncio
 import html
+import json
 import re
 from datetime import UTC, datetime, timedelta
 
 import pytest
 from conftest import ADDRESS, mail, token
 from starlette.testclient import TestClient
+from test_cli import game, run  # noqa: F401 -- fixtures: a home and a game made by the command line
 from test_web import BASE, seat_url
 
 from engine import bots
@@ -348,3 +350,14 @@ def test_bot_seats_by_config_the_moderator_and_a_minimum_to_join(make_service):
     moderator.add_player(svc, w, "dave", "dave@example.org")  # no record yet: welcome
     moderator.add_player(svc, w, "hal", None, bot="random")  # a short table filled up
     assert [p["status"] for p in svc.store.players(w)] == ["active", "active", "bot"]
+
+
+def test_the_command_line_seats_a_bot_and_shows_the_record(run, game):
+    assert "bob is played by a greedy bot" in run("player", "bot", game, "bob", "greedy").stdout
+    assert "greedy (moderator)" in run("player", "list", game).stdout
+    rows = {r["name"]: r for r in json.loads(run("player", "list", game, "--json").stdout)}
+    assert (rows["bob"]["bot"], rows["bob"]["bot_by"], rows["alice"]["bot"]) == ("greedy", "moderator", None)
+    assert "played by its person" in run("player", "bot", game, "bob", "off").stdout
+    assert "'genius' is not one of" in run("player", "bot", game, "bob", "genius", code=2).stderr
+    out = run("player", "show", "alice@example.org").stdout
+    assert "reliability: 0 game(s) finished of 1;" in out and "0 missed (charged), 0 excused" in out
