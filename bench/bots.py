@@ -2,7 +2,7 @@
 played by bots alone, each to its end or to a cap of 400 turns, and a table of win rates.
 
     nice -n 19 .venv/bin/python bench/bots.py [--games 200] [--jobs 2] [--cap 400] [--only greedy-random ...]
-    nice -n 19 .venv/bin/python bench/bots.py --mixes [--games 1]     # every pack mix, bots only
+    nice -n 19 .venv/bin/python bench/bots.py --mixes [--games 1] [--levels random greedy]  # every pack mix
 
 Pairings (the first level is the one measured; it sits at each seat in turn):
   greedy-random    two players: greedy against random        (target: greedy wins >= 70 %)
@@ -27,6 +27,7 @@ or four seats (a Nemesis game seats the Nemesis) at each level, to the end (no c
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import multiprocessing
 import statistics
@@ -89,19 +90,34 @@ def ms(x: float) -> str:
     return f"{x * 1000:.1f}"
 
 
-def strength(args) -> None:
-    jobs = [(name, n, args.cap) for name in args.only for n in range(args.games)]
-    wall = time.perf_counter()
+def played(work, jobs: list, args) -> tuple[list[dict], float]:
+    """Each job's result, in the workers, until all are done or `--minutes` have passed (then
+    the games not done are left out, and the table says how many were played). Each game's
+    line goes to stderr as it ends: a run stopped early still shows what it played."""
+    wall, done = time.perf_counter(), []
     with multiprocessing.Pool(args.jobs) as pool:
-        done = list(pool.imap_unordered(one_game, jobs, chunksize=1))
-    wall = time.perf_counter() - wall
-    print(f"{len(done)} games, cap {args.cap} turns, {args.jobs} workers: CPU {sum(d['cpu'] for d in done):.0f} s, "
-          f"wall {wall:.0f} s\n")
+        for d in pool.imap_unordered(work, jobs, chunksize=1):
+            done.append(d)
+            print(json.dumps({k: v for k, v in d.items() if k != "costs"}), file=sys.stderr, flush=True)
+            if args.minutes and time.perf_counter() - wall > 60 * args.minutes:
+                pool.terminate()
+                break
+    return done, time.perf_counter() - wall
+
+
+def strength(args) -> None:
+    # game by game across the pairings, so a run cut short by --minutes has played each alike
+    jobs = [(name, n, args.cap) for n in range(args.games) for name in args.only]
+    done, wall = played(one_game, jobs, args)
+    print(f"{len(done)} of {len(jobs)} games, cap {args.cap} turns, {args.jobs} workers: "
+          f"CPU {sum(d['cpu'] for d in done):.0f} s, wall {wall:.0f} s\n")
     print(f"{'pairing':16} {'games':>5} {'won':>5} {'rate':>6} {'95% interval':>14} {'target':>6} {'capped':>6} "
           f"{'turns (median)':>14}")
     costs: dict[str, list[float]] = {}
     for name in args.only:
         got = [d for d in done if d["pairing"] == name]
+        if not got:
+            continue
         won = sum(d["win"] for d in got)
         lo, hi = wilson(won, len(got))
         target = PAIRINGS[name][1]
@@ -136,15 +152,14 @@ def one_mix(job: tuple[list[str], str, int]) -> dict:
 
 def mixes(args) -> None:
     from test_playouts import pack_mixes
-    jobs = [(mix, level, n) for mix in pack_mixes() for level in bots.LEVELS for n in range(args.games)]
-    with multiprocessing.Pool(args.jobs) as pool:
-        done = list(pool.imap_unordered(one_mix, jobs, chunksize=1))
+    jobs = [(mix, level, n) for n in range(args.games) for level in args.levels for mix in pack_mixes()]
+    done, _ = played(one_mix, jobs, args)
     bad = [d for d in done if not d["ended"]]
     print(f"{'mix':44} {'level':8} {'ended':>5} {'turns':>6} {'CPU s':>6}")
     for d in sorted(done, key=lambda d: (d["mix"], d["level"])):
         print(f"{'+'.join(d['mix']) or 'base':44} {d['level']:8} {str(d['ended']):>5} {d['turns'] or '-':>6} "
               f"{d['cpu']:6.1f}" + (f"  {d['error']}" if d["error"] else ""))
-    print(f"\n{len(done) - len(bad)} of {len(done)} games ended by the rules")
+    print(f"\n{len(done) - len(bad)} of {len(done)} games ended by the rules ({len(jobs)} asked)")
     if bad:
         raise SystemExit(1)
 
@@ -155,7 +170,10 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, default=2, help="worker processes")
     ap.add_argument("--cap", type=int, default=400, help="turns before a game is judged by the measure")
     ap.add_argument("--only", nargs="+", choices=list(PAIRINGS), default=list(PAIRINGS))
+    ap.add_argument("--minutes", type=float, default=0, help="stop after so many minutes of wall time (0: never)")
     ap.add_argument("--mixes", action="store_true", help="every pack mix played to its end by bots only")
+    ap.add_argument("--levels", nargs="+", choices=bots.LEVELS, default=list(bots.LEVELS),
+                    help="with --mixes: the levels that play (every seat at one level)")
     args = ap.parse_args()
     mixes(args) if args.mixes else strength(args)
 
