@@ -85,7 +85,7 @@ def test_game_commands(run, game, tmp_path):
     assert {"turn", "over", "winners", "prompt", "players", "board"} <= set(summary)
     view = json.loads(run("game", "show", game, "--json", "--as", "alice").stdout)
     assert view["me"] == "alice"
-    assert "The board" in run("game", "show", game).stdout
+    assert "Where everyone is" in run("game", "show", game).stdout
     run("game", "show", game, "--as", "nobody", code=1)
     run("game", "show", "no-such-game", code=1)
     run("game", "new", tmp_path / "game.toml", code=1)  # the name is taken
