@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -44,7 +44,9 @@ class Pruned:
 def prune(svc: Service, before: datetime | None = None, *, finished: bool = False) -> Pruned:
     """Forget what no game needs of what came or went before `before` (default: now); with
     `finished`, only of the games that have ended."""
-    cut = before or svc.now()
+    # the store dates rows to the second: "now" takes in this second's rows too (a prune right
+    # after a mail would otherwise keep it)
+    cut = before or svc.now() + timedelta(seconds=1)
     ended = [g["id"] for g in svc.store.games() if g["status"] == "ended"]
     games = ended if finished else None
     done = Pruned(store_before=_store_size(svc))
