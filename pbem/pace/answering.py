@@ -117,11 +117,8 @@ class Answerer:
                 move = bots.choose(out.state, name, seats[name])
                 if move is None:
                     continue
-                new, events = eng.apply(out.state, move)
-                moves.append((move, new, BOT, events))
-                out.bots.append(str(move))
-                out.state, self.bots_left = new, self.bots_left - 1
-                out.events += events
+                _played(out, moves, move, eng.apply(out.state, move), BOT, out.bots)
+                self.bots_left -= 1
                 return True
         return False
 
@@ -139,13 +136,20 @@ class Answerer:
                     continue
                 move = eng.Move(name, hit[0], prompt.id)
                 try:
-                    new, events = eng.apply(out.state, move)
+                    applied = eng.apply(out.state, move)
                 except eng.IllegalMove:
                     continue
                 self.svc.store.standing_order_used(self.game["id"], name, hit[1])
-                moves.append((move, new, ACTOR, events))
-                out.standing.append(str(move))
-                out.state, self.left = new, self.left - 1
-                out.events += events
+                _played(out, moves, move, applied, ACTOR, out.standing)
+                self.left -= 1
                 return True
         return False
+
+
+def _played(out, moves: list, move, applied: tuple, actor: str, said: list[str]) -> None:
+    """One answer played for a seat on `out` (a moves.Played): logged as `actor`'s, listed in `said`."""
+    new, events = applied
+    moves.append((move, new, actor, events))
+    said.append(str(move))
+    out.state = new
+    out.events += events
