@@ -30,6 +30,20 @@ class Clock:
         return self.t
 
 
+class StillClock:
+    """Time stands still until a test moves it: set `t`, or `at(hours=2)` from the start."""
+
+    def __init__(self, start=datetime(2026, 10, 23, 9, 0, tzinfo=UTC)):
+        self.start = self.t = start
+
+    def __call__(self):
+        return self.t
+
+    def at(self, **delta):
+        self.t = self.start + timedelta(**delta)
+        return self.t
+
+
 def game_config(name="autumn", seed="test-seed", players=PLAYERS, characters=None, **game) -> dict:
     """A game's config; `characters`: {player: character} for the seats that choose theirs."""
     return {"game": {"name": name, "edition": "revised4", "address": ADDRESS, "seed": seed, **game},

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 import fake_engine
 import pytest
-from conftest import game_config, mail, token
+from conftest import StillClock, game_config, mail, token
 from icalendar import Calendar
 from starlette.testclient import TestClient
 
@@ -24,19 +24,11 @@ T0 = datetime(2026, 10, 23, 9, 0, tzinfo=UTC)
 BASE = "http://talisman.test"
 
 
-class Clock:
-    def __init__(self):
-        self.t = T0
-
-    def __call__(self):
-        return self.t
-
-
 @pytest.fixture
 def paced(tmp_path):
     """(svc, clock): a game on the fake engine with deadlines (alice is asked first, then bob),
     and an [http] table for the feed."""
-    clk = Clock()
+    clk = StillClock(T0)
     cfg = settings_mod.Settings(home=str(tmp_path / "var"), http=settings_mod.HttpSettings(url=BASE),
                                 mails_per_hour=1000)
     svc = open_service(settings=cfg, engine=fake_engine, clock=clk)
@@ -135,7 +127,7 @@ def test_a_new_question_and_the_answered_one_in_one_part(paced):
 
 
 def test_the_outage_guard_holding_a_deadline_raises_its_sequence(make_service):
-    clk = Clock()
+    clk = StillClock(T0)
     svc = make_service(engine=fake_engine, clock=clk)
     for n in ("one", "two"):
         newgame.create(svc, game_config(name=n, pace=PACE, players=[(f"{n}1", f"{n}1@example.org"),

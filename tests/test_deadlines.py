@@ -8,7 +8,7 @@ from types import SimpleNamespace
 import fake_engine
 import pytest
 from click.testing import CliRunner
-from conftest import ADDRESS, game_config, mail, token
+from conftest import ADDRESS, StillClock, game_config, mail, token
 
 from pbem.base import clock
 from pbem.cli import main
@@ -23,23 +23,9 @@ PACE = {"deadline": "48h", "reminders": ["24h", "2h"], "vacation_days": 3}
 T0 = datetime(2026, 10, 23, 9, 0, tzinfo=UTC)
 
 
-class Clock:
-    """Time stands still until a test moves it."""
-
-    def __init__(self, t=T0):
-        self.t = t
-
-    def __call__(self):
-        return self.t
-
-    def at(self, **delta):
-        self.t = T0 + timedelta(**delta)
-        return self.t
-
-
 @pytest.fixture
 def clk():
-    return Clock()
+    return StillClock(T0)
 
 
 @pytest.fixture

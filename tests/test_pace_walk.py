@@ -6,7 +6,7 @@ from zoneinfo import ZoneInfo
 
 import fake_engine
 import pytest
-from conftest import game_config, mail, token
+from conftest import StillClock, game_config, mail, token
 from freezegun import freeze_time
 
 from pbem import daemon
@@ -108,19 +108,11 @@ def _next_event(svc, game_id, now):
     return min(times) if times else None
 
 
-class Clock:
-    def __init__(self, t):
-        self.t = t
-
-    def __call__(self):
-        return self.t
-
-
 @pytest.mark.timeout(300)
 def test_a_game_whose_players_all_go_silent_still_ends_on_defaults(make_service):
     """The real engine, three players who never write: only reminders and defaults, up to the
     end (options.turn_cap rounds). Cards only the moderator can settle are skipped by them."""
-    clock = Clock(datetime(2026, 3, 1, 8, 0, tzinfo=UTC))
+    clock = StillClock(datetime(2026, 3, 1, 8, 0, tzinfo=UTC))
     svc = make_service(clock=clock)
     players = [("alice", "alice@example.org"), ("bob", "bob@example.org"), ("carol", "carol@example.org")]
     g = newgame.create(svc, game_config(seed="silent", players=players, options={"turn_cap": 2}, pace=PACE,
@@ -149,7 +141,7 @@ def test_a_game_whose_players_all_go_silent_still_ends_on_defaults(make_service)
 
 def test_standing_orders_keep_answering_through_the_walk(make_service):
     """bob's standing order answers every question he is asked, at once: only alice has deadlines."""
-    clock = Clock(datetime(2026, 10, 23, 9, 0, tzinfo=UTC))
+    clock = StillClock(datetime(2026, 10, 23, 9, 0, tzinfo=UTC))
     svc = make_service(engine=fake_engine, clock=clock)
     g = newgame.create(svc, game_config(options={"turn_cap": 6}, pace=PACE))
     with svc.store.transaction():

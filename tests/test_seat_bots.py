@@ -12,7 +12,7 @@ import re
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from conftest import ADDRESS, mail, token
+from conftest import ADDRESS, StillClock, mail, token
 from starlette.testclient import TestClient
 from test_cli import game, run  # noqa: F401 -- fixtures: a home and a game made by the command line
 from test_web import BASE, seat_url
@@ -30,16 +30,6 @@ from pbem.outbound import outbox
 from pbem.pace import deadlines, misses, seats
 
 T0 = datetime(2026, 10, 23, 9, 0, tzinfo=UTC)
-
-
-class Clock:
-    """Time stands still until a test moves it."""
-
-    def __init__(self, t=T0):
-        self.t = t
-
-    def __call__(self):
-        return self.t
 
 
 def solo_config(name="solo", seed="solo-seed-for-bots-1", characters=("wizard", "sorceress", "prophetess"),
@@ -232,7 +222,7 @@ def duo(svc, name="duo", seed="disorder-seed-1", **pace):
 
 
 def test_two_missed_deadlines_put_a_seat_in_civil_disorder_and_back_takes_it_back(make_service):
-    clk = Clock()
+    clk = StillClock(T0)
     svc = make_service(clock=clk)
     g = duo(svc)
     asyncio.run(daemon.cycle(svc))  # the first reports go at once
@@ -283,7 +273,7 @@ def test_no_miss_is_charged_during_an_outage_the_guard_detected(make_service):
     """Three games whose players all go silent: the guard holds the defaults; the moderator
     plays them with `game resume`, and every one of those misses is excused, none counting
     toward civil disorder."""
-    clk = Clock()
+    clk = StillClock(T0)
     svc = make_service(clock=clk)
     ids = [duo(svc, name=n, seed=f"outage-{n}-seed") for n in ("one", "two", "three")]
     asyncio.run(daemon.cycle(svc))
@@ -301,7 +291,7 @@ def test_no_miss_is_charged_during_an_outage_the_guard_detected(make_service):
 
 
 def test_a_miss_is_excused_when_the_service_was_down_or_its_mail_did_not_arrive(make_service):
-    clk = Clock()
+    clk = StillClock(T0)
     svc = make_service(clock=clk)
     g = duo(svc, civil_disorder=1)
     asyncio.run(daemon.cycle(svc))
