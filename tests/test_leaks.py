@@ -159,8 +159,9 @@ def test_player_scoped_exports_and_replays_show_others_answers_only_as_public_ev
 @pytest.mark.postgres
 def test_no_mail_leaks_on_postgresql_either(make_service, pg_url):
     """The same playout with the store on PostgreSQL: what a mail shows is the store's
-    rows read back, so a store that returned them differently would show it here."""
-    test_no_mail_leaks_another_players_spells_the_seed_or_a_token(make_service(db=pg_url), 2, [])
+    rows read back, so a store that returned them differently would show it here (in German:
+    the translated mails too)."""
+    test_no_mail_leaks_another_players_spells_the_seed_or_a_token(make_service(db=pg_url), 2, [], "de")
 
 
 @pytest.mark.postgres
