@@ -399,8 +399,9 @@ def test_bounces_to_the_verp_address_are_still_read(fake_svc):
 def test_a_reply_to_a_reminder_answers_the_question_it_reminds_of_only(make_service):
     """A reminder shows the question and its reply lines, so a reply to it answers that
     question (it carries it, as a report does); once the question has closed it plays nothing."""
-    from test_deadlines import PACE, Clock
-    clk = Clock()
+    from conftest import StillClock
+    from test_deadlines import PACE
+    clk = StillClock()
     svc = make_service(engine=fake_engine, clock=clk)
     g = newgame.create(svc, game_config(pace=PACE, moderator=MODERATOR))
     from pbem.pace import deadlines

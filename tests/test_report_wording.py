@@ -4,8 +4,8 @@ service (mail in, mails out, the deadlines' tick), on the real engine, and read.
 import random
 import re
 
-from conftest import game_config, mail, token
-from test_deadlines import PACE, Clock
+from conftest import StillClock, game_config, mail, token
+from test_deadlines import PACE
 
 from pbem import bot
 from pbem.core import games
@@ -20,7 +20,7 @@ REPO_PATH = re.compile(r"(?<![\w/.])(?:docs|tests|engine|pbem|deploy|bench|tools
 
 
 def test_no_mail_holds_a_raw_time_or_a_repository_path(make_service):
-    clk = Clock()
+    clk = StillClock()
     svc = make_service(clock=clk)
     config = game_config(pace=PACE, moderator="mod@example.org", characters={"alice": "wizard", "bob": "priest"},
                          press="copied")
