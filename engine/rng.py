@@ -12,11 +12,13 @@ import contextlib
 import functools
 import hashlib
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from typing import TypeVar
 
 from engine.state import Game
 
 _SPAN = 1 << 64
+T = TypeVar("T")
 _trace: list | None = None  # while tracing() is open: the draws, in order
 _trace_lock = threading.Lock()
 
@@ -77,15 +79,33 @@ def below(state: Game, bound: int) -> int:
     return v
 
 
-def shuffle(state: Game, items: list) -> None:
-    """Shuffle in place (items belong to a state being built by apply)."""
+def _fisher_yates(seed: str, n: int, items: list) -> list[int]:
+    """Shuffle `items` in place with values n, n+1, ... of `seed`; the swap indices drawn."""
     swaps: list[int] = []
     for i in range(len(items) - 1, 0, -1):
-        j = _next(state, i + 1)
+        j = value(seed, n + len(swaps), i + 1)
         swaps.append(j)
         items[i], items[j] = items[j], items[i]
+    return swaps
+
+
+def shuffle(state: Game, items: list) -> None:
+    """Shuffle in place (items belong to a state being built by apply)."""
+    swaps = _fisher_yates(state.seed, state.rng, items)
+    state.rng += len(swaps)
     if _trace is not None and swaps:
         _trace.append(["shuffle", len(items), swaps])
+
+
+def shuffled_apart(seed: str, n: int, items: list) -> int:
+    """Shuffle `items` in place from value n of `seed`, outside any game's own draws (a bot's
+    randomness, derived from the game's: engine/bots); the next n free."""
+    return n + len(_fisher_yates(seed, n, items))
+
+
+def pick_apart(seed: str, n: int, items: Sequence[T]) -> T:
+    """One of `items`, by value n of `seed`, outside any game's own draws (as shuffled_apart)."""
+    return items[value(seed, n, len(items))]
 
 
 @contextlib.contextmanager

@@ -12,10 +12,10 @@ engine/bots/).
 from __future__ import annotations
 
 import functools
-import random
 from collections.abc import Callable
 from typing import Any
 
+from engine import rng
 from engine.clone import clone
 from engine.content import Content, Source, generation, load
 from engine.hooks import Hooks
@@ -185,10 +185,10 @@ def redeal(state: Game, player: str, seed: str, hooks: Hooks) -> Game:
     for cards, at in places:
         for k in at:
             unseen.setdefault(_deck_of(content, cards[k]), []).append(cards[k])
-    rnd = random.Random(seed)
+    n = 0
     for deck in sorted(unseen):  # sorted first: which place held which card says nothing
         unseen[deck].sort()
-        rnd.shuffle(unseen[deck])
+        n = rng.shuffled_apart(seed, n, unseen[deck])
     for cards, at in places:
         decks = [_deck_of(content, cards[k]) for k in at]
         for k, deck in zip(at, decks):

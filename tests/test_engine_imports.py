@@ -94,6 +94,24 @@ def test_the_engine_has_no_import_cycle_and_no_import_inside_a_function():
     assert problems() == []
 
 
+# what the engine may never touch (docs/architecture.md, the design's one rule of the layout): the
+# clock, Python's own randomness (its draws are engine/rng.py's, a function of the seed, so an archive
+# replays the same anywhere), the network, processes, mail, a database
+IMPURE = {"random", "secrets", "time", "datetime", "socket", "ssl", "http", "urllib", "subprocess", "asyncio",
+          "email", "smtplib", "sqlite3", "uuid"}
+
+
+def test_the_engine_imports_no_clock_no_randomness_and_no_io():
+    found = []
+    for path in sorted(ENGINE.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                     else [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else [])
+            found += [f"{path.relative_to(ENGINE.parent)}:{node.lineno}: {n}" for n in names
+                      if n.split(".")[0] in IMPURE]
+    assert found == []
+
+
 def test_the_check_finds_a_cycle_a_late_import_and_an_unlisted_types_import(tmp_path):
     """The check itself, on a copy of engine/: the kind of import that closed the old knot (the
     core asking the registry from inside a function) is found, and so is a cycle it makes."""

@@ -18,10 +18,9 @@ I/O: the engine's API and state only.
 from __future__ import annotations
 
 import hashlib
-import random
 from collections.abc import Sequence
 
-from engine import api
+from engine import api, rng
 from engine.bots import greedy, planner
 from engine.state import Game, Move
 
@@ -49,7 +48,7 @@ def choose(state: Game, seat: str, level: str, *, packs: Sequence[api.Pack] = ()
     if len(keys) == 1:
         key = keys[0]
     elif level == "random":
-        key = random.Random(seed).choice(keys)
+        key = rng.pick_apart(seed, 0, keys)
     elif level == "greedy":
         key = greedy.choose(state, seat, keys, seed, packs)
     elif level == "planner":
