@@ -65,6 +65,9 @@ def player_show(ctx, email, as_json):
     table([_shown(r) for r in found["seats"]], ["game", "game_status", "turn", "name", "email", "status", "bot",
                                                 "undeliverable", "missed", "vacation_left_days", "on_vacation_until",
                                                 "standing_orders", "last_mail_in", "last_mail_out"])
+    c = found["settings"]
+    click.echo(f"mail: {c['mail']}; digest at {c['digest_at']} {c['zone']}; "
+               f"language: {c['language'] or '(not chosen)'}")
     r = found["reliability"]
     per = "no question yet" if r["misses_per_100"] is None else f"{r['misses_per_100']} misses per 100 questions"
     click.echo(f"reliability: {r['finished']} game(s) finished of {r['games']}; {r['questions']} question(s), "
@@ -125,6 +128,24 @@ def player_email(ctx, words, everywhere):
     game_id, who, new = (None, *words) if everywhere else words
     for game, name, old in people.change_email(service(ctx), game_id, who, new):
         click.echo(f"{game}: {name}: {old} -> {new}")
+
+
+@player.command("mail", short_help="How an address gets its mail: each, digest, both.")
+@click.argument("email")
+@click.argument("how", required=False, metavar="[each|digest|both]")
+@click.option("--zone", help="The address's time zone (e.g. Europe/Berlin).")
+@click.option("--at", "at", metavar="HH:MM", help="The hour its digest goes, in its zone.")
+@click.pass_context
+def player_mail(ctx, email, how, zone, at):
+    """EMAIL's mail in every game: `each` report as it comes, one `digest` a day listing every game
+    that waits for it, or `both`; --zone and --at set when the digest goes. With nothing to set,
+    shows what EMAIL chose."""
+    from pbem.moderate import people
+    try:
+        c = people.set_mail(service(ctx), email, how, zone, at)
+    except ValueError as e:
+        raise GameError(str(e)) from None
+    click.echo(f"{email}: mail: {c['mail']}; digest at {c['digest_at']} {c['zone']}")
 
 
 @player.command("remove", short_help="Remove a player from a game.")

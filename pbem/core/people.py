@@ -1,15 +1,20 @@
-"""One person across games: what an address chose once -- its language -- holds in every game
-it plays.
+"""One person across games: what an address chose once -- its language, how its mail comes
+(each report, one digest a day, or both), its time zone and its digest's hour -- holds in every
+game it plays.
 
-A mail line (`language: de`, pbem/inbound/commands.py) or the seat's page sets them for the
-address, in the store (`address_settings`); where the address chose nothing, the seat's
+A mail line (`language: de`, `mail: digest`, `zone: Europe/Berlin`, `digest: 08:00`;
+pbem/inbound/commands.py), the seat's page or the moderator (`pbem player mail`) sets them for the
+address, in the store (`address_settings`); where the address chose no language, the seat's
 `[[players]]` table, then the game's `[game]` table, then English.
 """
 from __future__ import annotations
 
+import re
+from datetime import time
 from typing import TYPE_CHECKING
 
-from pbem.base import i18n
+from pbem.base import clock, i18n
+from pbem.base.i18n import _
 from pbem.core.games import seat_config
 
 if TYPE_CHECKING:
@@ -37,3 +42,67 @@ def set_language(svc: Service, address: str, value: str) -> str:
     lang = i18n.language(value)
     svc.store.set_address_settings(address, language=lang)
     return lang
+
+
+# -- how the address's mail comes: pbem/pace/daily.py sends the digest ---------------------------
+
+EACH, DIGEST, BOTH = "each", "digest", "both"
+MAIL_WORDS = {"each": EACH, "digest": DIGEST, "both": BOTH,  # `mail: digest`, `post: täglich`
+              "einzeln": EACH, "täglich": DIGEST, "taeglich": DIGEST, "beides": BOTH}
+DIGEST_AT = "08:00"  # the hour a digest goes when the address chose none
+_HOUR = re.compile(r"^([01]?\d|2[0-3])[:.h]?([0-5]\d)?$")
+
+
+def mail_choice(svc: Service, address: str | None) -> str:
+    """each (every report, as sent today), digest (one mail a day) or both."""
+    return chosen(svc, address).get("mail") or EACH
+
+
+def wants_each(svc: Service, address: str | None) -> bool:
+    return mail_choice(svc, address) != DIGEST
+
+
+def mail_word(value: str) -> str:
+    """`each`, `digest`, `both` (or the German words) as the stored choice; ValueError says what is read."""
+    word = MAIL_WORDS.get(value.strip().lower())
+    if word is None:
+        raise ValueError(_("%(value)r is not a way to get mail: write each, digest or both", value=value))
+    return word
+
+
+def digest_hour(value: str) -> str:
+    """"8", "08:00", "8.30", "20h" as HH:MM; ValueError says what is read."""
+    m = _HOUR.match(value.strip().lower())
+    if not m:
+        raise ValueError(_("%(value)r is not an hour of the day (write e.g. 08:00 or 20:30)", value=value))
+    return f"{int(m.group(1)):02d}:{m.group(2) or '00'}"
+
+
+def zone_name(value: str) -> str:
+    clock.zone(value.strip())  # ValueError: "'Berlin' is not a time zone (write e.g. Europe/Berlin)"
+    return value.strip()
+
+
+def digest_time(svc: Service, address: str) -> tuple[str | None, time]:
+    """The address's zone (None: UTC) and the hour of the day its digest goes in it."""
+    row = chosen(svc, address)
+    hh, mm = (row.get("digest_at") or DIGEST_AT).split(":")
+    return row.get("zone"), time(int(hh), int(mm))
+
+
+def set_mail(svc: Service, address: str, value: str) -> str:
+    word = mail_word(value)
+    svc.store.set_address_settings(address, mail=word)
+    return word
+
+
+def set_zone(svc: Service, address: str, value: str) -> str:
+    name = zone_name(value)
+    svc.store.set_address_settings(address, zone=name)
+    return name
+
+
+def set_digest_at(svc: Service, address: str, value: str) -> str:
+    hour = digest_hour(value)
+    svc.store.set_address_settings(address, digest_at=hour)
+    return hour

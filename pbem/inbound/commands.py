@@ -11,6 +11,7 @@ mail's lines by this table, and `carry_out` does them by it; adding a command is
     standing: | vacation: | timezone: | reports:   settings (pbem/pace/standing.py)
     email: NEW [CODE] [all]    a new address for the seat (pbem/pace/addresses.py)
     language: de               the address's own language, in every game (pbem/core/people.py)
+    mail: | zone: | digest:    how the address's mail comes: each report, a daily digest, both
     help                       a short guide by mail
     back                       a seat in civil disorder taken back from its bot (pbem/pace/seats.py)
 
@@ -200,6 +201,46 @@ def language(req: Request, call: Call) -> str:
     return _("language: your mails are in %(name)s now, in every game", name=i18n.name(lang))
 
 
+def mail(req: Request, call: Call) -> str:
+    """`mail: each | digest | both`: how the seat's address gets its mail, in every game."""
+    word = people.mail_word(call.value)
+    if req.check:
+        return _("mail: would be %(word)s", word=word)
+    people.set_mail(req.svc, req.player["email"], word)
+    if word == people.EACH:
+        return _("mail: you get each report as it comes, in every game")
+    return (_("mail: you get one mail a day listing every game that waits for you") if word == people.DIGEST else
+            _("mail: you get each report as it comes and one mail a day listing every game that waits for you")) \
+        + " " + _digest_when(req)
+
+
+def _digest_when(req: Request) -> str:
+    tz, at = people.digest_time(req.svc, req.player["email"])
+    return _("(at %(at)s, %(zone)s; `digest: 20:00` and `zone: Europe/Berlin` change it)",
+             at=f"{at:%H:%M}", zone=tz or "UTC")
+
+
+def zone(req: Request, call: Call) -> str:
+    """`zone: Europe/Berlin`: the address's time zone, in which its digest's hour is read."""
+    name = people.zone_name(call.value)
+    if req.check:
+        return _("zone: would be %(zone)s", zone=name)
+    people.set_zone(req.svc, req.player["email"], name)
+    return _("zone: %(zone)s, in every game", zone=name) + " " + _digest_when(req)
+
+
+def digest(req: Request, call: Call) -> str:
+    """`digest: 08:00`: the hour of the day the address's digest goes, in its zone."""
+    hour = people.digest_hour(call.value)
+    if req.check:
+        return _("digest: would go at %(at)s", at=hour)
+    people.set_digest_at(req.svc, req.player["email"], hour)
+    note = _("digest: your daily mail goes") + " " + _digest_when(req)
+    if people.mail_choice(req.svc, req.player["email"]) == people.EACH:
+        note += " " + _("once you write `mail: digest` or `mail: both`")
+    return note
+
+
 def guide(req: Request, call: Call) -> str:
     """`help`: a short guide by mail, in the reader's language."""
     svc, game, player = req.svc, req.game, req.player
@@ -237,6 +278,13 @@ TABLE: list[Command] = [
                     "every seat of yours)")),
     Command("language", Form.SETTING, Stage.BEFORE, language, aliases=("sprache",),
             help=N_("the language of your mails and pages, in every game: `language: de` or `language: en`")),
+    Command("mail", Form.SETTING, Stage.BEFORE, mail, aliases=("post",),
+            help=N_("how your mail comes, in every game: `mail: each` (every report), `mail: digest` (one mail a day "
+                    "listing every game that waits for you, answered in one reply) or `mail: both`")),
+    Command("zone", Form.SETTING, Stage.BEFORE, zone, aliases=("ortszeit",),
+            help=N_("your time zone for the daily mail, in every game, e.g. `zone: Europe/Berlin`")),
+    Command("digest", Form.SETTING, Stage.BEFORE, digest, aliases=("tagesmail",),
+            help=N_("the hour your daily mail goes, in your zone, e.g. `digest: 08:00`")),
     Command("back", Form.WORD, Stage.ALONE, back, aliases=("zurück",),
             help=N_("take back your seat from the bot that plays it since you missed deadlines (civil disorder)")),
     Command("status", Form.WORD, Stage.REPLY, status, subject=True, observers=True,

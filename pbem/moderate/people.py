@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from pbem.core import games
+from pbem.core import games, people as chosen
 from pbem.core.games import GameError
 from pbem.moderate import moderator
 from pbem.outbound import observers
@@ -27,7 +27,27 @@ def person(svc: Service, email: str) -> dict:
     watching = [{"game": row["id"], "game_status": row["status"], "name": o["name"]}
                 for row in svc.store.games() for o in observers.of(games.get(svc, row["id"]))
                 if o["email"].lower() == email.strip().lower()]
-    return {"email": email, "seats": seats, "observing": watching, "reliability": misses.reliability(svc, email)}
+    return {"email": email, "seats": seats, "observing": watching, "reliability": misses.reliability(svc, email),
+            "settings": settings(svc, email)}
+
+
+def settings(svc: Service, email: str) -> dict:
+    """What the address chose for every game: language, mail (each, digest, both), zone, digest hour."""
+    row = chosen.chosen(svc, email)
+    tz, at = chosen.digest_time(svc, email)
+    return {"language": row.get("language"), "mail": chosen.mail_choice(svc, email), "zone": tz or "UTC",
+            "digest_at": f"{at:%H:%M}", "digest_day": row.get("digest_day")}
+
+
+def set_mail(svc: Service, email: str, how: str | None, zone: str | None, at: str | None) -> dict:
+    """The moderator's word on how `email` gets its mail (any of the three left out is kept);
+    every value is checked before any is stored."""
+    words = {"mail": chosen.mail_word(how) if how else None, "zone": chosen.zone_name(zone) if zone else None,
+             "digest_at": chosen.digest_hour(at) if at else None}
+    fields = {k: v for k, v in words.items() if v is not None}
+    if fields:
+        svc.store.set_address_settings(email, **fields)
+    return settings(svc, email)
 
 
 def change_email(svc: Service, game_id: str | None, who: str, new: str) -> list[tuple[str, str, str]]:

@@ -259,6 +259,12 @@ ALTER TABLE deadlines ADD COLUMN mailed INTEGER;  -- the SEQUENCE its player's m
 CREATE INDEX deadlines_mailed ON deadlines(game, player) WHERE mailed IS NOT NULL;
 ALTER TABLE outbox ADD COLUMN calendar TEXT;  -- the text/calendar part the mail carries (pbem/outbound/calendar.py)
 """),
+    (18, "a person's mail: each report, one digest a day, or both", """
+ALTER TABLE address_settings ADD COLUMN mail TEXT;       -- each | digest | both (NULL: each), pbem/core/people.py
+ALTER TABLE address_settings ADD COLUMN zone TEXT;       -- the address's time zone (zoneinfo name, NULL: UTC)
+ALTER TABLE address_settings ADD COLUMN digest_at TEXT;  -- HH:MM in that zone its digest goes (NULL: 08:00)
+ALTER TABLE address_settings ADD COLUMN digest_day TEXT; -- the local date of the last digest queued (pbem/pace/daily.py)
+"""),
 ]
 
 # What each dialect adds on top: refuse to change the move log at all. Whole statements

@@ -15,7 +15,7 @@ from markupsafe import Markup
 
 from pbem.base import boardmap, clock, i18n
 from pbem.base.i18n import _
-from pbem.core import games
+from pbem.core import games, people
 from pbem.outbound import links, reports, turnmail
 from pbem.pace import reported, schedule
 from pbem.web import board
@@ -134,5 +134,9 @@ def private(svc: Service, game: dict, state, player: dict, upto: int | None = No
         sheet=ctx["sheet"], deadline=ctx["deadline"], standing_orders=ctx["standing_orders"],
         timezone=games.seat_config(game, name).get("timezone") or "UTC",
         calendar_url=links.calendar_path(svc, player) if ctx["deadline"] is not None else None,
-        languages=[(code, i18n.name(code)) for code in i18n.languages()])
+        languages=[(code, i18n.name(code)) for code in i18n.languages()],
+        mail=people.mail_choice(svc, player["email"]),
+        mail_choices=[(people.EACH, _("each report as it comes")),
+                      (people.DIGEST, _("one mail a day listing every game that waits for me")),
+                      (people.BOTH, _("both"))])
     return page
