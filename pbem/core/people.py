@@ -44,7 +44,7 @@ def set_language(svc: Service, address: str, value: str) -> str:
     return lang
 
 
-# -- how the address's mail comes: pbem/pace/daily.py sends the digest ---------------------------
+# -- how the address's mail comes: each report, a daily digest, or both ------------------------------
 
 EACH, DIGEST, BOTH = "each", "digest", "both"
 MAIL_WORDS = {"each": EACH, "digest": DIGEST, "both": BOTH,  # `mail: digest`, `post: täglich`

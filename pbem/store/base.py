@@ -232,7 +232,7 @@ class Store:
 
     # -- a person's settings across games (pbem/core/people.py) ------------------------
 
-    ADDRESS_FIELDS = ("language", "mail", "zone", "digest_at", "digest_day")
+    ADDRESS_FIELDS = ("language", "mail", "zone", "digest_at", "digest_day", "digest_salt")
 
     def address_settings(self, address: str) -> dict | None:
         return self._one("SELECT * FROM address_settings WHERE address = ?", (address.lower(),))

@@ -263,7 +263,8 @@ ALTER TABLE outbox ADD COLUMN calendar TEXT;  -- the text/calendar part the mail
 ALTER TABLE address_settings ADD COLUMN mail TEXT;       -- each | digest | both (NULL: each), pbem/core/people.py
 ALTER TABLE address_settings ADD COLUMN zone TEXT;       -- the address's time zone (zoneinfo name, NULL: UTC)
 ALTER TABLE address_settings ADD COLUMN digest_at TEXT;  -- HH:MM in that zone its digest goes (NULL: 08:00)
-ALTER TABLE address_settings ADD COLUMN digest_day TEXT; -- the local date of the last digest queued (pbem/pace/daily.py)
+ALTER TABLE address_settings ADD COLUMN digest_day TEXT; -- the local date of the last digest queued
+ALTER TABLE address_settings ADD COLUMN digest_salt TEXT; -- its digest's reply token is derived with it (made on first use)
 """),
 ]
 
