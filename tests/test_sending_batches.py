@@ -10,8 +10,11 @@ import stat
 from email.policy import default as default_policy
 from html import unescape
 
+import msgspec
 import pytest
+from conftest import legal
 
+from pbem.moderate import moderator
 from pbem.outbound import mime, outbox, sending
 
 
@@ -179,3 +182,29 @@ def test_serve_once_reads_the_outbox_only_by_page_and_due_time(make_service, mon
     assert result.exit_code == 1, result.output
     assert "error: mail 32 (notice to mod@example.org) failed: OSError: disk full" in result.stderr
     assert "mail 31" not in result.stderr and "mail 33" not in result.stderr  # they went
+
+
+def test_a_round_claims_and_marks_in_single_statements_and_reads_a_frame_once(svc, game):
+    """A claim and a mark "sent" are each one statement, its own commit (no BEGIN and COMMIT
+    around them: each is still committed before the next mail goes, so a kill loses no mark);
+    a move's readers share its stored frame, read once a round."""
+    asyncio.run(sending.send_due(svc))  # the opening mails
+    sql = "SELECT context FROM outbox WHERE status = 'queued' AND context LIKE '%\"stored\"%'"
+    for _ in range(12):  # until a move is reported to both players (their reports share its frame)
+        moderator.answer(svc, game, *legal(svc, game))
+        if len(queued := svc.store.query(sql)) >= 2:
+            break
+    due = len(svc.store.query("SELECT id FROM outbox WHERE status = 'queued'"))
+    assert len(queued) >= 2 and due <= sending.BATCH
+    statements: list[str] = []
+    svc.store.conn.set_trace_callback(statements.append)
+    try:
+        assert asyncio.run(sending.send_due(svc)) == due
+    finally:
+        svc.store.conn.set_trace_callback(None)
+    assert [s for s in statements if s.startswith(("BEGIN", "COMMIT"))] == []
+    assert len([s for s in statements if s.startswith("UPDATE outbox SET claimed_by")]) == 1
+    assert len([s for s in statements if s.startswith("UPDATE outbox SET text")]) == due
+    read = [s for s in statements if s.startswith("SELECT frame FROM report_frames")]
+    stored = {msgspec.json.decode(r["context"])["board"]["stored"] for r in queued}
+    assert len(read) == len(stored) < len(queued)

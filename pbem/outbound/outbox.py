@@ -97,15 +97,20 @@ def enqueue(svc: Service, *, kind: str, message_id: str, sender: str, to: str, t
                                 since_seq=since_seq, calendar=calendar)
 
 
-def rendered(svc: Service, row: dict) -> dict:
-    """The row with its text and HTML: rendered from its context if it has not been yet."""
+def rendered(svc: Service, row: dict, frames: dict[int, str] | None = None) -> dict:
+    """The row with its text and HTML: rendered from its context if it has not been yet.
+    `frames`: the report frames read so far by the caller's round (by id), to read each once
+    (a move's readers share one)."""
     if row.get("context") is None:
         return row
     from pbem.outbound import render  # Jinja only where a mail is rendered: not in a process that only queues
     context = msgspec.json.decode(row["context"])
     board = context.get("board")
     if isinstance(board, dict) and "stored" in board:  # the move's shared frame, stored once
-        context["board"] = render.StoredFrame(svc.store.frame(board["stored"]))
+        frames = {} if frames is None else frames
+        if board["stored"] not in frames:
+            frames[board["stored"]] = svc.store.frame(board["stored"])
+        context["board"] = render.StoredFrame(frames[board["stored"]])
     text, html = render.render(svc, row["kind"], context)
     return {**row, "text": text, "html": html, "context": None}
 

@@ -225,6 +225,7 @@ async def send_due(svc: Service, sender=None, stop: asyncio.Event | threading.Ev
     logger, sent = log.get(), 0
     skipped: list[int] = []  # rows claimed and put back this round
     unsent = [] if unsent is None else unsent
+    frames: dict[int, str] = {}  # the report frames read this round: a move's readers share one
     lease, one = lease_seconds(svc), one_send_seconds(svc)
     size = max(1, min(BATCH, int(lease // one)))
     more = True
@@ -239,7 +240,7 @@ async def send_due(svc: Service, sender=None, stop: asyncio.Event | threading.Ev
                         with svc.store.transaction():
                             svc.store.release_outbox(OWNER, [r["id"] for r in batch[n:]])
                         break
-                    went = await _send(svc, sender, row, skipped, unsent, logger)
+                    went = await _send(svc, sender, row, skipped, unsent, logger, frames)
                     if went is None:  # the link or the server failed: the round ends
                         more = False
                         break
@@ -254,11 +255,12 @@ def _stopped(stop: asyncio.Event | threading.Event | None) -> bool:
     return stop is not None and stop.is_set()
 
 
-async def _send(svc: Service, sender, row: dict, skipped: list[int], unsent: list[Unsent], logger) -> bool | None:
+async def _send(svc: Service, sender, row: dict, skipped: list[int], unsent: list[Unsent], logger,
+                frames: dict[int, str]) -> bool | None:
     """One claimed row rendered, sent and marked sent: True if it went, False if it waits
     (put back, or failed for now), None if the link failed (every due row failed with it)."""
     try:
-        row = rendered(svc, row)
+        row = rendered(svc, row, frames)
     except Exception as e:  # noqa: BLE001  (logged by _put_back) a template fault: this mail waits
         _put_back(svc, row, "rendering failed", e, skipped, unsent)
         return False
@@ -275,9 +277,8 @@ async def _send(svc: Service, sender, row: dict, skipped: list[int], unsent: lis
                 _failed(svc, other, e, unsent)
             return None
         return False
-    try:
-        with svc.store.transaction():
-            svc.store.outbox_sent(row["id"], row["text"], row["html"])  # the rendered text stays
+    try:  # one statement, its own commit (no BEGIN and COMMIT around it): the rendered text stays
+        svc.store.outbox_sent(row["id"], row["text"], row["html"])
     except Exception as e:  # noqa: BLE001  it went, unmarked: it goes again (the same Message-ID)
         _put_back(svc, row, "sent, but not marked sent", e, skipped, unsent)
         return False

@@ -454,12 +454,12 @@ class Store:
         `key_fingerprint`."""
         skip_sql = f" AND id NOT IN ({', '.join('?' * len(skip))})" if skip else ""
         key = (self.key_fingerprint,) if self.key_fingerprint else ()
-        with self.transaction():
-            now = self.clock()
-            until = iso(now + timedelta(seconds=lease_seconds))
-            rows = self._all(self.CLAIM_SQL.format(skip=(self.KEY_SQL if key else "") + skip_sql,
-                                                   lock=self.SKIP_LOCKED),
-                             (owner, until, iso(now), iso(now), *key, *skip, limit))
+        now = self.clock()
+        until = iso(now + timedelta(seconds=lease_seconds))
+        # one statement, its own transaction (outside one, no BEGIN and COMMIT around it): a write
+        # statement takes the write lock before it reads (SQLite), FOR UPDATE SKIP LOCKED (PostgreSQL)
+        rows = self._all(self.CLAIM_SQL.format(skip=(self.KEY_SQL if key else "") + skip_sql, lock=self.SKIP_LOCKED),
+                         (owner, until, iso(now), iso(now), *key, *skip, limit))
         return sorted(rows, key=lambda r: (r["next_attempt_at"], r["id"]))  # RETURNING keeps no order
 
     def claim_outbox(self, owner: str, lease_seconds: float, skip: Sequence[int] = ()) -> dict | None:
@@ -479,11 +479,10 @@ class Store:
     def outbox_waiting(self) -> dict:
         """What waits to be sent (the moderator's notices about it aside), for `serve` and
         `outbox list`: how many, since when, the next try and the last error."""
-        row = self._the_one("SELECT COUNT(*) AS n, MIN(created_at) AS oldest, MIN(next_attempt_at) AS next_try, "
-                        "MIN(id) AS oldest_id FROM outbox WHERE status = 'queued' AND kind != 'digest'")
-        last = self._one("SELECT last_error FROM outbox WHERE status = 'queued' AND last_error IS NOT NULL "
-                         "ORDER BY id DESC LIMIT 1")
-        return {**row, "last_error": last["last_error"] if last else None}
+        return self._the_one("SELECT COUNT(*) AS n, MIN(created_at) AS oldest, MIN(next_attempt_at) AS next_try, "
+                             "MIN(id) AS oldest_id, (SELECT last_error FROM outbox WHERE status = 'queued' "
+                             "AND last_error IS NOT NULL ORDER BY id DESC LIMIT 1) AS last_error "
+                             "FROM outbox WHERE status = 'queued' AND kind != 'digest'")
 
     def outbox_health(self) -> dict:
         """For `pbem status`: mails waiting and since when, how many are due now and since when
