@@ -43,7 +43,7 @@ test: $(STAMP) $(COMPILED)
 	$(BIN)/python -m pytest -q; status=$$?; echo $$status > $(VENV)/.pytest-status; exit $$status
 
 # the message catalogues (docs/translating.md): every text of the templates and the code extracted
-# into pbem/locale/pbem.pot, each language's .po brought up to date with it, then compiled to the
+# into pbem/locale/pbem.pot (the engine's messages, engine/text.py, into engine.pot), each language's .po brought up to date with it, then compiled to the
 # .mo files the service reads (and the wheel ships); tests/test_languages.py fails on a text a
 # language lacks
 LOCALE := pbem/locale
@@ -53,3 +53,8 @@ locale: $(STAMP)
 	$(BIN)/pybabel update -i $(LOCALE)/pbem.pot -d $(LOCALE) -D pbem --no-wrap --no-fuzzy-matching \
 		--ignore-obsolete
 	$(BIN)/pybabel compile -d $(LOCALE) -D pbem --statistics
+	$(BIN)/pybabel extract -F babel-engine.cfg --no-default-keywords -k msg --add-location=file --sort-by-file \
+		--no-wrap --omit-header -o $(LOCALE)/engine.pot .
+	$(BIN)/pybabel update -i $(LOCALE)/engine.pot -d $(LOCALE) -D engine --no-wrap --no-fuzzy-matching \
+		--ignore-obsolete
+	$(BIN)/pybabel compile -d $(LOCALE) -D engine --statistics

@@ -13,6 +13,7 @@ from engine.ops import change, spell
 from engine.rules.items import discard, gain_object
 from engine.rules.machine import Ctx, waits_for_moderator
 from engine.state import Move
+from engine.text import msg
 
 NUMERIC = ("life", "strength", "craft", "fate", "gold")
 KEY = "adjudicate"
@@ -77,4 +78,4 @@ def apply(ctx: Ctx, text: str) -> None:
             raise IllegalMove(f"cannot adjudicate {what!r}",
                               list(NUMERIC) + ["spell", "object", "follower", "lose-object", "space", "toad", "miss",
                                                "alignment", "companion"])
-        ctx.emit("adjudicate", f"The moderator rules: {part}.")
+        ctx.emit("adjudicate", msg("The moderator rules: {part}.", part=part))

@@ -19,7 +19,7 @@ from engine.errors import MODERATOR, IllegalMove  # noqa: F401  (re-exported)
 from engine.packs.base import Pack
 from engine.questions import DECLINE  # noqa: F401  (re-exported)
 from engine.rules import leave, machine, setup
-from engine.state import Event, Game, Move, Prompt
+from engine.state import Event, Game, Move, Option, Prompt
 
 # 0.2: the Cataclysm pack, turn-ending Events discarded; 0.3: defaults not encoded;
 # 0.3.1: fate rerolls share one event wording; 0.4: the Nemesis pack (fate through stats.fate, hooks)
@@ -49,7 +49,18 @@ def decode(blob: bytes) -> Game:
 
 
 def state_hash(state: Game) -> str:
-    return hashlib.sha256(encode(state)).hexdigest()
+    """The hash of the game, not of its words: the open question's messages (engine/text.py) are
+    left out, so a game logged before the engine had them, or a message worded anew, hashes
+    the same (pbem/archive: replays are checked against the logged hashes)."""
+    return hashlib.sha256(encode(_unworded(state))).hexdigest()
+
+
+def _unworded(state: Game) -> Game:
+    p = state.prompt
+    if p is None or (p.msg is None and all(o.msg is None for o in p.options)):
+        return state
+    bare = msgspec.structs.replace(p, msg=None, options=[Option(o.key, o.text) for o in p.options])
+    return msgspec.structs.replace(state, prompt=bare)
 
 
 # Every function that plays or reads a game takes `packs`: packs declared outside the engine's

@@ -18,7 +18,8 @@ from engine.rules.movement import place
 from engine.rules.rerolls import fate_reroll
 from engine.rules.setup import draw_spell
 from engine.rules.turn import kill, lose_life, one_effect
-from engine.state import Option, Prompt, Task
+from engine.state import Option, Prompt, Task, option
+from engine.text import msg, word
 
 OpHandler = Callable[[Ctx, int, dict[str, Any], dict[str, Any]], None]  # (ctx, player, op, meta)
 OPS: dict[str, OpHandler] = {}
@@ -115,8 +116,9 @@ def change(ctx: Ctx, j: int, what: str, n: int) -> None:
         stats.gain_fate(ctx, p, n)
     elif what == "gold":
         p.gold = max(0, p.gold + n)
-    verb = "gains" if n > 0 else "loses"
-    ctx.emit(what, f"{p.name} {verb} {abs(n)} {what.title() if what in ('strength', 'craft') else what}.",
+    ctx.emit(what,
+             msg("{player} gains {n} {what}.", player=p.name, n=n, what=word(what)) if n > 0 else
+             msg("{player} loses {n} {what}.", player=p.name, n=-n, what=word(what)),
              player=p.name, what=what, n=n)
 
 
@@ -150,7 +152,9 @@ def heal(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None:
         n = p.max_life - p.life if o.get("n", 1) == "full" else min(o.get("n", 1), p.max_life - p.life)
         if n > 0 and not stats.healing_barred(ctx):  # Pandora's Box: nobody heals
             p.life += n
-            ctx.emit("heal", f"{p.name} is healed {n} {'life' if n == 1 else 'lives'}.", player=p.name)
+            ctx.emit("heal",
+                     msg("{player} is healed 1 life.", player=p.name) if n == 1 else
+                     msg("{player} is healed {n} lives.", player=p.name, n=n), player=p.name)
 
 
 @op("replenish")
@@ -161,7 +165,8 @@ def replenish(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None
         change(ctx, i, "fate", n)
         return
     if p.fate < p.max_fate:
-        ctx.emit("fate", f"{p.name}'s fate is replenished to {p.max_fate}.", player=p.name)
+        ctx.emit("fate", msg("{player}'s fate is replenished to {max_fate}.", player=p.name, max_fate=p.max_fate),
+                 player=p.name)
         p.fate = p.max_fate
 
 
@@ -185,7 +190,7 @@ def discard_spells(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) ->
         if p.spells:
             ctx.s.discards["spell"].extend(p.spells)
             p.spells = []
-            ctx.emit("discard", f"{p.name} discards all Spells.", player=p.name)
+            ctx.emit("discard", msg("{player} discards all Spells.", player=p.name), player=p.name)
 
 
 @op("talisman")
@@ -194,9 +199,9 @@ def talisman(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None:
     card = ctx.draw("talisman")  # a faceup pile in the base game; a shuffled deck in the Cataclysm
     if card:
         gain_object(ctx, i, card)
-        ctx.emit("talisman", f"{p.name} gains a Talisman.", player=p.name)
+        ctx.emit("talisman", msg("{player} gains a Talisman.", player=p.name), player=p.name)
     else:
-        ctx.emit("talisman", "No Talisman is left to take.")
+        ctx.emit("talisman", msg("No Talisman is left to take."))
 
 
 # -- dice and choices ------------------------------------------------------------
@@ -210,9 +215,9 @@ def roll(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None:
     table = {**meta, "o": o}
     if stats.fate(ctx, p) and sum(dice) < 6 * len(dice) and o.get("reroll", True):
         ctx.push("roll-table", i, dice=dice, **{k: v for k, v in table.items() if k != "dice"})
-        ctx.ask(i, "table-reroll", f"You roll {'+'.join(map(str, dice))} for {meta.get('source', 'the table')}. "
-                "Spend 1 fate to reroll your lowest die?",
-                [Option("reroll", "spend 1 fate and reroll"), Option("keep", "keep it")])
+        ctx.ask(i, "table-reroll", msg("You roll {dice} for {source}. Spend 1 fate to reroll your lowest die?",
+                    dice="+".join(map(str, dice)), source=meta.get("source", "the table")),
+                [option("reroll", msg("spend 1 fate and reroll")), option("keep", msg("keep it"))])
         return
     read_table(ctx, i, o, meta, dice)
 
@@ -237,7 +242,9 @@ def read_table(ctx: Ctx, i: int, o: dict, meta: dict, dice: list[int]) -> None:
         if o.get(attr):
             v = stats.strength(ctx, p) if o[attr] == "strength" else stats.craft(ctx, p)
             total += v if attr == "add" else -v
-    ctx.emit("roll", f"{p.name} rolls {'+'.join(map(str, dice))} for {meta.get('source', 'the table')}: {total}.",
+    ctx.emit("roll",
+             msg("{player} rolls {names} for {get}: {total}.", player=p.name, names='+'.join(map(str, dice)),
+                 get=meta.get('source', 'the table'), total=total),
              player=p.name, dice=dice)
     ops = table_row(die_rows(o.get("table", {})), total, len(dice))
     if ops:
@@ -296,7 +303,9 @@ def bonus(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None:
         p = ctx.player(j)
         p.flags[f"{what}-bonus"] = p.flags.get(f"{what}-bonus", 0) + o.get("n", 1)
         kind = "Strength in battle" if what == "battle" else "Craft in psychic combat"
-        ctx.emit("bonus", f"{p.name} has +{p.flags[f'{what}-bonus']} {kind} until the end of their turn.",
+        ctx.emit("bonus",
+                 msg("{player} has +{flags} {kind} until the end of their turn.", player=p.name,
+                     flags=p.flags[f'{what}-bonus'], kind=kind),
                  player=p.name)
 
 
@@ -312,7 +321,7 @@ def choose(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None:
         choices += ctx.hooks.choose_options(ctx, i, o, meta)
     opts = [Option(c["key"], c.get("text", c["key"])) for c in choices]
     if o.get("optional"):
-        opts.append(Option("no", "do nothing"))
+        opts.append(option("no", msg("do nothing")))
     if not opts:
         return
     ctx.ask(i, "choose", o.get("question", f"{meta.get('source', 'Choose')}: what do you do?"), opts,
@@ -340,7 +349,7 @@ def miss_turn(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None
     for j in targets(ctx, i, o.get("who", "self")):
         p = ctx.player(j)
         p.miss += o.get("n", 1)
-        ctx.emit("miss", f"{p.name} will miss {o.get('n', 1)} turn(s).", player=p.name)
+        ctx.emit("miss", msg("{player} will miss {get} turn(s).", player=p.name, get=o.get('n', 1)), player=p.name)
     if i in targets(ctx, i, o.get("who", "self")) and ctx.s.current == i:
         # Losing a turn ends this one at once; it counts as the missed turn only when cards
         # are left unresolved, else the next turn is missed (base-game.md §3.1).
@@ -360,7 +369,8 @@ def toad(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None:
     for j in targets(ctx, i, o.get("who", "self")):
         p = ctx.player(j)
         p.toad = o.get("turns", 3)
-        ctx.emit("toad", f"{p.name} is turned into a Toad for {p.toad} turns.", player=p.name)
+        ctx.emit("toad", msg("{player} is turned into a Toad for {toad} turns.", player=p.name, toad=p.toad),
+                 player=p.name)
 
 
 @op("teleport")
@@ -369,7 +379,8 @@ def teleport(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None:
     if o.get("to") and ctx.covered(o["to"]):
         return  # the space lies under a Terrain card: no longer on the board
     if o.get("to"):
-        ctx.emit("teleport", f"{p.name} is taken to {ctx.space(o['to']).name}.", player=p.name)
+        ctx.emit("teleport", msg("{player} is taken to {space}.", player=p.name, space=ctx.space(o['to']).name),
+                 player=p.name)
         p.flags.pop("came-from", None)  # no step leads back along a teleport
         place(ctx, i, o["to"])
         if o.get("encounter", True):
@@ -390,7 +401,9 @@ def next_move(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None
     p = ctx.player(i)
     p.flags["next-move"] = o["to"]
     where = "a space of the Outer Region they choose then" if o["to"] == "outer" else ctx.space(o["to"]).name
-    ctx.emit("next-move", f"{p.name}'s next move takes them to {where}, instead of a movement roll.", player=p.name)
+    ctx.emit("next-move",
+             msg("{player}'s next move takes them to {where}, instead of a movement roll.", player=p.name,
+                 where=where), player=p.name)
 
 
 @op("align")
@@ -400,7 +413,7 @@ def align(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None:
         return
     p.alignment = o["to"]
     p.flags["alignment-changed"] = 1
-    ctx.emit("alignment", f"{p.name} becomes {o['to'].title()}.", player=p.name)
+    ctx.emit("alignment", msg("{player} becomes {o}.", player=p.name, o=o['to'].title()), player=p.name)
     check_alignment_items(ctx, i)
 
 
@@ -425,9 +438,9 @@ def shop_prices(ctx: Ctx, o: dict) -> dict[str, int]:
 def _buy_options(ctx: Ctx, i: int, o: dict) -> list[Option]:
     p = ctx.player(i)
     have = ctx.s.decks[o.get("deck", "purchase")]
-    opts = [Option(slug, f"buy {ctx.content.cards[slug].name} for {price} gold")
+    opts = [option(slug, msg("buy {card} for {price} gold", card=ctx.content.cards[slug].name, price=price))
             for slug, price in shop_prices(ctx, o).items() if price <= p.gold and slug in have]
-    return opts + [Option("done", "buy nothing more")] if opts else []
+    return opts + [option("done", msg("buy nothing more"))] if opts else []
 
 
 def clockwise(ctx: Ctx, i: int, js: list[int], drawer_last: bool = False) -> list[int]:
@@ -462,7 +475,9 @@ def hold(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None:
     """Held on the space (the Temple's slavers) until a movement roll of `until` or more."""
     p = ctx.player(i)
     p.flags["held"] = o.get("until", 4)
-    ctx.emit("held", f"{p.name} is held here until rolling {p.flags['held']} or more to move.", player=p.name)
+    ctx.emit("held",
+             msg("{player} is held here until rolling {flags} or more to move.", player=p.name,
+                 flags=p.flags['held']), player=p.name)
 
 
 @op("shop")
@@ -471,7 +486,7 @@ def shop(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None:
         return
     opts = _buy_options(ctx, i, o)
     if opts:
-        ctx.ask(i, "shop", "What do you buy?", opts, o=o)
+        ctx.ask(i, "shop", msg("What do you buy?"), opts, o=o)
 
 
 @on_answer("shop", "what to buy: a card slug, or `done`", default=("done",))
@@ -484,7 +499,8 @@ def shop_answer(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -
     p.gold -= shop_prices(ctx, o)[key]
     ctx.s.decks[o.get("deck", "purchase")].remove(key)
     gain_object(ctx, i, key)
-    ctx.emit("buy", f"{p.name} buys {ctx.content.cards[key].name}.", player=p.name, card=key)
+    ctx.emit("buy", msg("{player} buys {card}.", player=p.name, card=ctx.content.cards[key].name), player=p.name,
+             card=key)
     shop(ctx, i, o, {})
 
 
@@ -494,9 +510,11 @@ def pay_for(ctx: Ctx, i: int, what: str, room: int, price: int) -> None:
     if most <= 0 or (what == "life" and stats.healing_barred(ctx)):  # Pandora's Box: no healing
         return
     unit = "life" if what == "life" else "fate"
-    opts = [Option(f"{'heal' if unit == 'life' else 'fate'}-{n}", f"{n} {unit} for {n * price} gold")
+    opts = [option(f"{'heal' if unit == 'life' else 'fate'}-{n}",
+                   msg("{n} {unit} for {value} gold", n=n, unit=unit, value=n * price))
             for n in range(most, 0, -1)]
-    ctx.ask(i, "pay-for", f"How much {unit} do you pay for?", opts + [Option("none", "none")], price=price, what=what)
+    ctx.ask(i, "pay-for", msg("How much {unit} do you pay for?", unit=unit), opts + [option("none", msg("none"))],
+            price=price, what=what)
 
 
 @on_answer("pay-for", "how much life or fate to buy: `heal-<n>` / `fate-<n>`, or `none`", default=("none",))
@@ -510,7 +528,9 @@ def pay_for_answer(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str
             stats.gain_fate(ctx, p, n)
         else:
             setattr(p, what, getattr(p, what) + n)
-        ctx.emit(what, f"{p.name} pays {n * prompt.data['price']} gold for {n} {what}.", player=p.name)
+        ctx.emit(what,
+                 msg("{player} pays {value} gold for {n} {what}.", player=p.name, value=n * prompt.data['price'], n=n,
+                     what=what), player=p.name)
 
 
 @op("pay-heal")
@@ -533,10 +553,10 @@ def pay_fate(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None:
 @op("sell-objects")
 def sell_objects(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None:
     p = ctx.player(i)
-    opts = [Option(c, f"sell {ctx.content.cards[c].name} for {o.get('price', 1)} gold")
+    opts = [option(c, msg("sell {card} for {get} gold", card=ctx.content.cards[c].name, get=o.get('price', 1)))
             for c in dict.fromkeys(p.objects)]
     if opts:
-        ctx.ask(i, "sell", "Which Object do you sell?", opts + [Option("done", "sell nothing more")],
+        ctx.ask(i, "sell", msg("Which Object do you sell?"), opts + [option("done", msg("sell nothing more"))],
                 price=o.get("price", 1))
 
 
@@ -549,7 +569,7 @@ def sell_answer(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -
     p.objects.remove(key)
     discard(ctx, key)
     p.gold += prompt.data["price"]
-    ctx.emit("sell", f"{p.name} sells {ctx.content.cards[key].name}.", player=p.name)
+    ctx.emit("sell", msg("{player} sells {card}.", player=p.name, card=ctx.content.cards[key].name), player=p.name)
     sell_objects(ctx, i, {"price": prompt.data["price"]}, {})
 
 
@@ -558,8 +578,8 @@ def lose_follower(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> 
     p = ctx.player(i)
     if not p.followers:
         return
-    opts = [Option(c, f"lose {ctx.content.cards[c].name}") for c in dict.fromkeys(p.followers)]
-    ctx.ask(i, "lose-follower", "Which Follower do you lose?", opts)
+    opts = [option(c, msg("lose {card}", card=ctx.content.cards[c].name)) for c in dict.fromkeys(p.followers)]
+    ctx.ask(i, "lose-follower", msg("Which Follower do you lose?"), opts)
 
 
 @on_answer("lose-follower", "which Follower is lost: a card slug", default=())
@@ -568,7 +588,7 @@ def lose_follower_answer(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, wh
     ctx.player(i).followers.remove(key)
     discard(ctx, key)
     drop_excess(ctx, i)
-    ctx.emit("lose-follower", f"{who} loses {ctx.content.cards[key].name}.", player=who)
+    ctx.emit("lose-follower", msg("{player} loses {card}.", player=who, card=ctx.content.cards[key].name), player=who)
 
 
 @op("stash-gold")
@@ -576,7 +596,9 @@ def stash_gold(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> Non
     p = ctx.player(i)
     if p.gold and not ctx.covered(o["to"]):  # the space under Terrain: the effect is ignored
         ctx.s.space_gold[o["to"]] = ctx.s.space_gold.get(o["to"], 0) + p.gold
-        ctx.emit("gold", f"{p.name}'s {p.gold} gold is taken to {ctx.space(o['to']).name}.", player=p.name)
+        ctx.emit("gold",
+                 msg("{player}'s {gold} gold is taken to {space}.", player=p.name, gold=p.gold,
+                     space=ctx.space(o['to']).name), player=p.name)
         p.gold = 0
 
 
@@ -586,7 +608,8 @@ def lasting(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None:
     if o["name"] == "hex":
         e["space"] = ctx.player(i).space
     ctx.s.effects.append(e)
-    ctx.emit("lasting", f"{o['name'].replace('-', ' ').title()} takes hold for {e['rounds']} round(s).")
+    ctx.emit("lasting",
+             msg("{replace} takes hold for {e} round(s).", replace=o['name'].replace('-', ' ').title(), e=e['rounds']))
 
 
 def quest_possible(ctx: Ctx, i: int, goal: str | None) -> bool:
@@ -612,7 +635,7 @@ def quest(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None:
         card = ctx.draw("quest")
         tries = len(ctx.content.decks["quest"])  # every card once at most
         while card and not quest_possible(ctx, i, ctx.content.cards[card].prop("goal")):
-            ctx.emit("quest", f"{ctx.content.cards[card].name} cannot be done in this game: discarded.")
+            ctx.emit("quest", msg("{card} cannot be done in this game: discarded.", card=ctx.content.cards[card].name))
             ctx.s.discards["quest"].append(card)
             tries -= 1
             card = ctx.draw("quest") if tries else None
@@ -620,14 +643,18 @@ def quest(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None:
             p.quest = card
             p.flags.pop("killed", None)
             p.flags.pop("took-life", None)
-            ctx.emit("quest", f"{p.name} draws a Warlock Quest: {ctx.content.cards[card].text}", player=p.name)
+            ctx.emit("quest",
+                     msg("{player} draws a Warlock Quest: {text}", player=p.name,
+                         text=ctx.content.cards[card].text), player=p.name)
         return
     dealt = [r for r, q in ctx.content.quests.items() if quest_possible(ctx, i, q.get("goal"))]
     if not dealt:
         return
     r = rng.die(ctx.s)
     while r in ctx.content.quests and r not in dealt:
-        ctx.emit("quest", f"{p.name} rolls {r}: that quest cannot be done in this game, and rolls again.",
+        ctx.emit("quest",
+                 msg("{player} rolls {r}: that quest cannot be done in this game, and rolls again.", player=p.name,
+                     r=r),
                  player=p.name)
         r = rng.die(ctx.s)
     q = ctx.content.quests.get(r)
@@ -635,7 +662,9 @@ def quest(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None:
         p.quest = str(r)
         p.flags.pop("killed", None)
         p.flags.pop("took-life", None)
-        ctx.emit("quest", f"{p.name} rolls {r} and takes a Warlock quest: {q.get('text', q.get('name', ''))}.",
+        ctx.emit("quest",
+                 msg("{player} rolls {r} and takes a Warlock quest: {get}.", player=p.name, r=r,
+                     get=q.get('text', q.get('name', ''))),
                  player=p.name)
 
 
@@ -690,5 +719,7 @@ def moderator(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None
     """The engine cannot settle this: the moderator does, with an `adjudicate` move."""
     text = o.get("text") or f"settle {meta.get('source', 'this card')}"
     ctx.s.prompt = None
-    ctx.ask_moderator(i, f"{meta.get('source', 'A card')} for {ctx.name(i)}: {text}")
+    ctx.ask_moderator(i,
+                      msg("{get} for {player}: {text}", get=meta.get('source', 'A card'), player=ctx.name(i),
+                          text=text))
 

@@ -16,10 +16,19 @@ from typing import Any
 
 import msgspec
 
+from engine.text import Msg, Text, english
+
 
 class Option(msgspec.Struct, frozen=True, omit_defaults=True, gc=False):
     key: str  # what a player writes: "left", "fight", "ogre", ...
-    text: str  # what it means, for reports
+    text: str  # what it means, for reports (English)
+    msg: Msg | None = None  # `text` as a message, which a reader's language translates (engine/text.py)
+
+
+def option(key: str, text: Text) -> Option:
+    """An option whose text is a message (or still an English text)."""
+    words, message = english(text)
+    return Option(key, words) if message is None else Option(key, words, message)
 
 
 class Move(msgspec.Struct, frozen=True):
@@ -46,6 +55,7 @@ class Prompt(msgspec.Struct, omit_defaults=True, gc=False):
     options: list[Option]
     data: dict[str, Any] = {}  # what the handler needs to resume
     answers: dict[str, str] = {}  # answers given so far when several players are asked
+    msg: Msg | None = None  # `question` as a message (engine/text.py); not in the state's hash (api.state_hash)
 
 
 class Task(msgspec.Struct, array_like=True, omit_defaults=True, gc=False):
@@ -60,6 +70,7 @@ class Event(msgspec.Struct, gc=False):
     text: str
     to: list[str] | None = None  # who may see it; None: everyone
     data: dict[str, Any] = {}
+    msg: Msg | None = None  # `text` as a message (engine/text.py)
 
 
 class Player(msgspec.Struct, omit_defaults=True, gc=False):

@@ -284,3 +284,36 @@ def test_a_german_and_an_english_player_play_one_game_by_mail_to_its_end(svc):
         assert len(final) == 1 and over in final[0]["text"] and other not in final[0]["text"]
     receipts = [m["text"] for m in mails(svc, "anna@example.de", "receipt")]
     assert all("Angewendet" in t or "angewendet" in t for t in receipts), receipts[0][:400]
+    engine_texts_in_each_language(svc, g)
+
+
+def engine_texts_in_each_language(svc, g):
+    """The engine's own texts (events, questions, options: engine/text.py) in anna's mails are
+    German and in bob's English: each event of the game with a message is in anna's mails as its
+    German and not as its English, and in bob's as its English."""
+    from pbem.base import engine_text
+    from pbem.outbound import turnmail
+
+    flat = lambda text: " ".join(text.split())  # a mail's text part wraps long lines
+    # the lines under an option that preview where it leads (pbem/outbound/leads.py) are English yet
+    previewless = lambda text: re.sub(r"→[^\n]*(\n {6,}[^\n]*)*", "", text)
+    anna = flat(" ".join(previewless(m["text"]) for m in mails(svc, "anna@example.de")))
+    bob = flat(" ".join(m["text"] for m in mails(svc, "bob@example.org")))
+    events = [e for row in svc.store.move_events(g, 0, games.get(svc, g)["moves"])
+              for e in turnmail.decode(svc.engine, row["events"])]
+    worded = [e for e in events if e.msg is not None and e.kind not in turnmail.HEADINGS]
+    assert len(worded) > 20, len(worded)
+    shown = 0
+    for e in worded:
+        with i18n.using("de"):
+            german = flat(engine_text.event_text(e)).rstrip(".")  # a drawn card is explained after it
+        english = flat(e.text).rstrip(".")
+        if german == english or (e.to is not None and "anna" not in e.to):
+            continue
+        shown += 1
+        assert german in anna and english not in anna, (english, german)
+        assert english in bob or (e.to is not None and "bob" not in e.to), english
+    assert shown > 20, shown
+    for asked in ("In welche Richtung ziehen Sie?", "im Uhrzeigersinn ziehen"):
+        assert asked in anna, asked
+    assert "Which way do you move?" not in anna and "Which way do you move?" in bob

@@ -10,7 +10,8 @@ from engine.content import Content
 from engine.ops import op, run
 from engine.rules.items import discard
 from engine.rules.machine import Ctx, on_answer, useful
-from engine.state import Option, Prompt
+from engine.state import Prompt, option
+from engine.text import msg
 
 
 def pile(ctx: Ctx, kind: str, space: str) -> list[str]:
@@ -32,7 +33,8 @@ def denizen(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None:
     card = ctx.draw("denizen")
     if card:
         pile(ctx, "denizen", space).append(card)
-        ctx.emit("denizen", f"{ctx.name(i)} draws the Denizen {ctx.content.cards[card].name}.",
+        ctx.emit("denizen",
+                 msg("{player} draws the Denizen {card}.", player=ctx.name(i), card=ctx.content.cards[card].name),
                  player=ctx.name(i), card=card)
     ask_visit(ctx, i, space)
 
@@ -56,8 +58,10 @@ def visit(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None:
 def ask_visit(ctx: Ctx, i: int, space: str) -> None:
     here = ctx.s.piles.get(f"denizen@{space}", [])
     if here:
-        ctx.ask(i, "visit", "Which Denizen do you visit?",
-                [Option(c, f"visit the {ctx.content.cards[c].name}") for c in dict.fromkeys(here)], space=space)
+        ctx.ask(i, "visit", msg("Which Denizen do you visit?"),
+                [option(c,
+                        msg("visit the {card}",
+                            card=ctx.content.cards[c].name)) for c in dict.fromkeys(here)], space=space)
 
 
 @on_answer("visit", "which Denizen on the space to visit: a card slug", default=())
@@ -69,7 +73,8 @@ def start_visit(ctx: Ctx, i: int, card: str, space: str) -> None:
     """Visit it; it is discarded unless its trait names the visitor's space, or is "Any".
     Decided before its text runs, so a text that ends the turn cannot keep it there."""
     c = ctx.content.cards[card]
-    ctx.emit("visit", f"{ctx.name(i)} visits the {c.name}.", player=ctx.name(i), card=card)
+    ctx.emit("visit", msg("{player} visits the {card}.", player=ctx.name(i), card=c.name), player=ctx.name(i),
+             card=card)
     trait = c.prop("trait")
     if trait != "Any" and not (trait and trait == ctx.space(ctx.player(i).space).name):
         ctx.s.piles[f"denizen@{space}"].remove(card)
@@ -118,8 +123,11 @@ def terrain(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None:
     # lying here too (it is placed again: the Denizens here are discarded).
     sources = [s for s, cards in on_board(ctx, "terrain").items() if cards[0] == kind]
     if sources:
-        ctx.ask(i, "terrain-move", f"No {ctx.content.cards[kind].name} is left: which one do you move here?",
-                [Option(s, f"the one on {ctx.content.space(s).name}") for s in sources], terrain=kind, space=space)
+        ctx.ask(i, "terrain-move",
+                msg("No {card} is left: which one do you move here?", card=ctx.content.cards[kind].name),
+                [option(s,
+                        msg("the one on {space}",
+                            space=ctx.content.space(s).name)) for s in sources], terrain=kind, space=space)
 
 
 @on_answer("terrain-move", "no Terrain of the kind is left: the space id of the one moved here", default=())
@@ -142,7 +150,9 @@ def lift_terrain(ctx: Ctx, space: str) -> str | None:
     if not cards:
         return None
     discard_denizens(ctx, space)
-    ctx.emit("terrain", f"The {ctx.content.cards[cards[0]].name} leaves {ctx.content.space(space).name}.")
+    ctx.emit("terrain",
+             msg("The {card} leaves {space}.", card=ctx.content.cards[cards[0]].name,
+                 space=ctx.content.space(space).name))
     return cards[0]
 
 
@@ -152,5 +162,7 @@ def put_terrain(ctx: Ctx, card: str, space: str) -> None:
         ctx.s.decks["terrain"].append(old)  # a replaced Terrain goes back to the deck
     discard_denizens(ctx, space)
     ctx.s.piles[f"terrain@{space}"] = [card]
-    ctx.emit("terrain", f"A {ctx.content.cards[card].name} now covers {ctx.content.space(space).name}.",
+    ctx.emit("terrain",
+             msg("A {card} now covers {space}.", card=ctx.content.cards[card].name,
+                 space=ctx.content.space(space).name),
              card=card, space=space)

@@ -15,7 +15,8 @@ from engine.rules.machine import Ctx, on_answer, task
 from engine.rules.movement import place
 from engine.rules.rerolls import fate_reroll, offer_reroll
 from engine.rules.turn import lose_life
-from engine.state import Option, Prompt, Task
+from engine.state import Prompt, Task, option
+from engine.text import msg, word
 
 EVADE_ABILITIES = {"woods": "elf-evade-woods", "hills": "dwarf-evade-hills"}
 
@@ -46,25 +47,27 @@ def fight(ctx: Ctx, t: Task) -> None:
         return
     kind = "battle" if a.get("strength") is not None else "psychic combat"
     value = a.get("strength") if kind == "battle" else a.get("craft")
-    opts = [Option("fight", f"fight {a['name']} ({kind}, {value})")]
+    opts = [option("fight", msg("fight {a} ({kind}, {value})", a=a['name'], kind=kind, value=value))]
     cards = [ctx.content.cards[c] for c in a.get("cards", [])]
     # lost-realms.txt, Traps: no ability or effect avoids a Trap unless it says it works against Traps
     # (none of our cards or abilities says so)
     trap = any(c.prop("trap") for c in cards)
     if cards and not trap and all(c.kind in ("animal", "dragon") for c in cards) \
             and stats.has_ability(ctx, p, "minstrel-animals"):
-        opts.append(Option("evade", f"{a['name']} will not attack you: pass by"))
+        opts.append(option("evade", msg("{a} will not attack you: pass by", a=a['name'])))
     elif a.get("evadable", True) and a.get("spells", True) and not trap:
         if can_evade(ctx, i):
-            opts.append(Option("evade", f"evade {a['name']}"))
-        opts += [Option(f"cast-{s}", f"cast {ctx.content.cards[s].name} to evade") for s in evade_spells(ctx, i)]
+            opts.append(option("evade", msg("evade {a}", a=a['name'])))
+        opts += [option(f"cast-{s}",
+                        msg("cast {card} to evade", card=ctx.content.cards[s].name)) for s in evade_spells(ctx, i)]
     if kind == "battle" and p.spells and a.get("spells", True) and spells.may_cast(ctx, i):
-        opts += [Option(f"cast-{s}", f"cast {ctx.content.cards[s].name}") for s in dict.fromkeys(p.spells)
+        opts += [option(f"cast-{s}",
+                        msg("cast {card}", card=ctx.content.cards[s].name)) for s in dict.fromkeys(p.spells)
                  if ctx.content.cards[s].hook == "psionic-blast"]
     # a card's options (the Potion, the Mercenary, the Cross); a trap is not destroyed either
     opts += [o for o in ctx.hooks.fight_options(ctx, i, a) if not (trap and o.key == "banish")]
     ctx.push("combat-roll", i, **a)
-    ctx.ask(i, "fight", f"{a['name']} ({kind}, {value}) faces you.", opts)
+    ctx.ask(i, "fight", msg("{a} ({kind}, {value}) faces you.", a=a['name'], kind=kind, value=value), opts)
 
 
 @on_answer("fight", "a creature faces you: `fight`, `evade`, `cast-<spell>`, or a card's option (`use-<card>`...)",
@@ -86,13 +89,14 @@ def fight_answer(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) 
         spell = key[5:]
         hook = ctx.content.cards[spell].hook
         spells.spend(ctx, i, spell)
-        ctx.emit("cast", f"{p.name} casts {ctx.content.cards[spell].name}.", player=p.name, card=spell)
+        ctx.emit("cast", msg("{player} casts {card}.", player=p.name, card=ctx.content.cards[spell].name),
+                 player=p.name, card=spell)
         if hook == "psionic-blast":
             roll_task.a["bonus"] = roll_task.a.get("bonus", 0) + stats.craft(ctx, p)
             refight(ctx, i)
             return
     ctx.s.stack.pop()
-    ctx.emit("evade", f"{p.name} evades {roll_task.a['name']}.", player=p.name)
+    ctx.emit("evade", msg("{player} evades {a}.", player=p.name, a=roll_task.a['name']), player=p.name)
     if roll_task.a.get("evaded_to"):
         ctx.push(roll_task.a["evaded_to"], i)
 
@@ -119,12 +123,14 @@ def combat_roll(ctx: Ctx, t: Task) -> None:
     resolve = {**a, "roll": max(mine), "dice": mine, "foe_roll": theirs, "base": base, "foe": foe}
     ctx.push("combat-resolve", i, **resolve)
     ctx.hooks.foe_reroll(ctx, i)  # Nemesis: may reroll the creature's die, after the hero
-    ctx.emit("combat", f"{p.name} rolls {max(mine)} (total {max(mine) + base}); "
-             f"{a['name']} rolls {theirs} (total {theirs + foe}).", player=p.name)
+    ctx.emit("combat", msg("{player} rolls {roll} (total {total}); {enemy} rolls {enemy_roll} (total {enemy_total}).",
+                             player=p.name, roll=max(mine), total=max(mine) + base, enemy=a["name"], enemy_roll=theirs,
+                             enemy_total=theirs + foe), player=p.name)
     if stats.fate(ctx, p) and max(mine) + base <= theirs + foe:
         ctx.ask(i, "combat-reroll",
-                f"You total {max(mine) + base} against {theirs + foe}. Spend 1 fate to reroll your die?",
-                [Option("reroll", "spend 1 fate and roll your die again"), Option("keep", "keep the result")])
+                msg("You total {value} against {value2}. Spend 1 fate to reroll your die?", value=max(mine) + base,
+                    value2=theirs + foe),
+                [option("reroll", msg("spend 1 fate and roll your die again")), option("keep", msg("keep the result"))])
 
 
 @on_answer("combat-reroll", "a fight is being lost: `reroll` (1 fate, your die) or `keep`", default=("keep",))
@@ -144,7 +150,7 @@ def combat_resolve(ctx: Ctx, t: Task) -> None:
     if a.get("scored"):  # a pack's task that reads both attack scores once the fight is over (the Dungeon)
         ctx.push(a["scored"], i, mine=mine, theirs=theirs)
     if mine > theirs:
-        ctx.emit("win", f"{p.name} beats {a['name']}.", player=p.name)
+        ctx.emit("win", msg("{player} beats {a}.", player=p.name, a=a['name']), player=p.name)
         for card in a.get("cards", []):
             ctx.s.spaces[p.space].remove(card)
             p.trophies.append(card)
@@ -156,13 +162,13 @@ def combat_resolve(ctx: Ctx, t: Task) -> None:
     if a.get("on_loss") == "stay" and a.get("where"):
         place(ctx, i, a["where"])
     if mine == theirs:
-        ctx.emit("standoff", f"{p.name} and {a['name']} stand off.", player=p.name)
+        ctx.emit("standoff", msg("{player} and {a} stand off.", player=p.name, a=a['name']), player=p.name)
         if a.get("on_standoff"):
             ctx.push(a["on_standoff"], i, **a.get("on_win_args", {}))
         if a.get("ends_turn", True):
             spells.finish_turn(ctx)
         return
-    ctx.emit("lose-fight", f"{a['name']} beats {p.name}.", player=p.name)
+    ctx.emit("lose-fight", msg("{a} beats {player}.", a=a['name'], player=p.name), player=p.name)
     # The turn's end comes first: what the loss still asks (an armour reroll, Healing) is
     # pushed above the end-turn task and runs before it.
     if a.get("ends_turn", True):
@@ -202,7 +208,7 @@ def hurt(ctx: Ctx, i: int, n: int, cause: str, battle: bool, then: tuple | None 
     if then:
         args["after"] = list(then)
     if roll < need and stats.fate(ctx, p):
-        ctx.emit("armour", f"{p.name}'s armour roll: {roll} (not saved).", player=p.name)
+        ctx.emit("armour", msg("{player}'s armour roll: {roll} (not saved).", player=p.name, roll=roll), player=p.name)
         offer_reroll(ctx, i, f"Your armour roll is {roll}: it saves on {need} or more. Spend 1 fate to reroll it?",
                      "armour-resolve", **args)
         return
@@ -217,7 +223,9 @@ def armour_resolve(ctx: Ctx, t: Task) -> None:
     roll = a["dice"][0]
     saved = roll >= a["need"]
     if roll != a.get("first"):  # not shown yet: no reroll was asked, or the reroll changed it
-        ctx.emit("armour", f"{p.name}'s armour roll: {roll} ({'saved' if saved else 'not saved'}).", player=p.name)
+        ctx.emit("armour",
+                 msg("{player}'s armour roll: {roll} (saved).", player=p.name, roll=roll) if saved else
+                 msg("{player}'s armour roll: {roll} (not saved).", player=p.name, roll=roll), player=p.name)
     if not saved:
         lose_lives(ctx, i, a["n"], a["cause"], a.get("after"))
 
@@ -237,13 +245,14 @@ def lose_lives(ctx: Ctx, i: int, n: int, cause: str, then: Sequence[Any] | None)
 def attack(ctx: Ctx, t: Task) -> None:
     i, j = t.p, t.a["target"]
     p, q = ctx.player(i), ctx.player(j)
-    opts = [Option("battle", f"attack {q.name} in battle")]
+    opts = [option("battle", msg("attack {player} in battle", player=q.name))]
     if stats.has_ability(ctx, p, "psychic-attacks-on-characters") and not t.a.get("battle_only"):
-        opts.append(Option("psychic", f"attack {q.name} in psychic combat"))
+        opts.append(option("psychic", msg("attack {player} in psychic combat", player=q.name)))
     immobile = t.a.get("immobile", False)
     if not immobile and "immobility" in p.spells and spells.may_cast(ctx, i) and not spells.shielded(ctx, i, j):
-        opts.append(Option("cast-immobility", f"first cast Immobility on {q.name}: no evading, no Spells, no die"))
-    ctx.ask(i, "attack-kind", f"You attack {q.name}. Battle or psychic combat?", opts, target=j,
+        opts.append(option("cast-immobility",
+                           msg("first cast Immobility on {player}: no evading, no Spells, no die", player=q.name)))
+    ctx.ask(i, "attack-kind", msg("You attack {player}. Battle or psychic combat?", player=q.name), opts, target=j,
             life_only=t.a.get("life_only", False), battle_only=t.a.get("battle_only", False), immobile=immobile)
 
 
@@ -257,7 +266,8 @@ def attack_kind(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -
         ctx.push("attack", i, target=j, battle_only=prompt.data.get("battle_only", False),
                  life_only=prompt.data.get("life_only", False))  # "immobile" once the Spell holds
         spells.spend(ctx, i, "immobility")
-        ctx.emit("cast", f"{p.name} casts Immobility on {ctx.name(j)}.", player=p.name, card="immobility")
+        ctx.emit("cast", msg("{player} casts Immobility on {player2}.", player=p.name, player2=ctx.name(j)),
+                 player=p.name, card="immobility")
         ctx.push("immobilise", i, target=j, name="Immobility")  # Counterspell cancels this task
         spells.offer_counterspell(ctx, i, "Immobility")
         return
@@ -267,24 +277,31 @@ def attack_kind(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -
     # said to everyone, the defender first of all, whether or not it has anything to answer
     rolls = "each adding a die" if not (immobile or defenceless(ctx, i, psychic)) else \
         f"{ctx.name(j)} adding no die"
-    ctx.emit("attack", f"{who} attacks {ctx.name(j)} in {'psychic combat' if psychic else 'battle'}: {attr} "
-             f"{duel_score(ctx, i, psychic, 0)} against {duel_score(ctx, j, psychic, 0)}, {rolls}.", player=who)
+    scores = {"player": who, "target": ctx.name(j), "attr": word(attr.lower()), "score": duel_score(ctx, i, psychic, 0),
+              "target_score": duel_score(ctx, j, psychic, 0), "rolls": rolls}
+    ctx.emit("attack", msg("{player} attacks {target} in psychic combat: {attr} {score} against {target_score}, "
+                           "{rolls}.", **scores) if psychic else
+             msg("{player} attacks {target} in battle: {attr} {score} against {target_score}, {rolls}.", **scores),
+             player=who)
     ctx.push("duel-roll", i, target=j, psychic=psychic, life_only=prompt.data.get("life_only", False),
              immobile=immobile)
     if immobile:
         return  # the defender can do nothing: no evading, no Spells
-    opts = [Option("defend", "defend yourself")]
-    opts += [Option(f"cast-{s}", f"cast {ctx.content.cards[s].name} to evade") for s in evade_spells(ctx, j)]
+    opts = [option("defend", msg("defend yourself"))]
+    opts += [option(f"cast-{s}",
+                    msg("cast {card} to evade", card=ctx.content.cards[s].name)) for s in evade_spells(ctx, j)]
     if can_evade(ctx, j):
-        opts.append(Option("evade", "evade the attack"))
-    ctx.ask(j, "defend", f"{who} attacks you ({'psychic combat' if key == 'psychic' else 'battle'}).", opts)
+        opts.append(option("evade", msg("evade the attack")))
+    ctx.ask(j, "defend",
+            msg("{player} attacks you (psychic combat).", player=who) if key == "psychic" else
+            msg("{player} attacks you (battle).", player=who), opts)
 
 
 @task("immobilise")
 def immobilise(ctx: Ctx, t: Task) -> None:
     attack_task = ctx.s.stack[-1]  # the attack, asked again below this task
     attack_task.a["immobile"] = True
-    ctx.emit("immobility", f"{ctx.name(t.a['target'])} is immobilised and can do nothing this turn.",
+    ctx.emit("immobility", msg("{player} is immobilised and can do nothing this turn.", player=ctx.name(t.a['target'])),
              player=ctx.name(t.a["target"]))
 
 
@@ -297,7 +314,8 @@ def defend(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> Non
     if key.startswith("cast-"):
         spells.spend(ctx, j, key[5:])
     duel = ctx.s.stack.pop()
-    ctx.emit("evade", f"{q.name} evades {ctx.name(duel.p)}'s attack.", player=q.name)
+    ctx.emit("evade", msg("{player} evades {player2}'s attack.", player=q.name, player2=ctx.name(duel.p)),
+             player=q.name)
 
 
 def duel_score(ctx: Ctx, i: int, psychic: bool, roll: int) -> int:
@@ -318,7 +336,9 @@ def duel_roll(ctx: Ctx, t: Task) -> None:
     d_roll = 0 if t.a.get("immobile") or defenceless(ctx, i, psychic) else \
         max(rng.dice(ctx.s, 2 if not psychic and stats.has_ability(ctx, ctx.player(j), "warrior-two-dice") else 1))
     ctx.push("duel-resolve", i, target=j, psychic=psychic, a=a_roll, d=d_roll, life_only=t.a.get("life_only", False))
-    ctx.emit("combat", f"{p.name} rolls {a_roll}; {ctx.name(j)} rolls {d_roll}.")
+    ctx.emit("combat",
+             msg("{player} rolls {a_roll}; {player2} rolls {d_roll}.", player=p.name, a_roll=a_roll,
+                 player2=ctx.name(j), d_roll=d_roll))
     # Attacker decides on fate first, then the defender (base-game.md §5.1).
     ctx.push("duel-fate", j, side="d")
     ctx.push("duel-fate", i, side="a")
@@ -338,8 +358,9 @@ def duel_fate(ctx: Ctx, t: Task) -> None:
     dfn = duel_score(ctx, res["target"], res["psychic"], res["d"])
     losing = att <= dfn if side == "a" else dfn <= att
     if stats.fate(ctx, p) and losing and not (side == "d" and res["d"] == 0):
-        ctx.ask(i, "duel-reroll", f"The attack stands {att} to {dfn}. Spend 1 fate to reroll your die?",
-                [Option("reroll", "spend 1 fate and reroll"), Option("keep", "keep the result")], side=side)
+        ctx.ask(i, "duel-reroll",
+                msg("The attack stands {att} to {dfn}. Spend 1 fate to reroll your die?", att=att, dfn=dfn),
+                [option("reroll", msg("spend 1 fate and reroll")), option("keep", msg("keep the result"))], side=side)
 
 
 @on_answer("duel-reroll", "an attack on a character: `reroll` (1 fate, your die) or `keep`", default=("keep",))
@@ -356,18 +377,25 @@ def duel_resolve(ctx: Ctx, t: Task) -> None:
     att = duel_score(ctx, i, psychic, t.a["a"])
     dfn = duel_score(ctx, j, psychic, t.a["d"])
     if att == dfn:
-        ctx.emit("standoff", f"{ctx.name(i)} ({att}) and {ctx.name(j)} ({dfn}) stand off.")
+        ctx.emit("standoff",
+                 msg("{player} ({att}) and {player2} ({dfn}) stand off.", player=ctx.name(i), att=att,
+                     player2=ctx.name(j), dfn=dfn))
         return
     win, lose = (i, j) if att > dfn else (j, i)
-    ctx.emit("duel", f"{ctx.name(win)} beats {ctx.name(lose)} ({max(att, dfn)} to {min(att, dfn)}).")
+    ctx.emit("duel",
+             msg("{player} beats {player2} ({max} to {min}).", player=ctx.name(win), player2=ctx.name(lose),
+                 max=max(att, dfn), min=min(att, dfn)))
     ctx.hooks.duel_won(ctx, win, lose)  # the City's alignment Wanted Posters
     loser = ctx.player(lose)
-    opts = [Option("life", f"{loser.name} loses 1 life")]
+    opts = [option("life", msg("{player} loses 1 life", player=loser.name))]
     if not t.a.get("life_only"):  # the Cataclysm's Plain of Peril: the winner takes a life
         if loser.gold:
-            opts.append(Option("gold", f"take 1 gold from {loser.name}"))
-        opts += [Option(o, f"take {ctx.content.cards[o].name} from {loser.name}") for o in dict.fromkeys(loser.objects)]
-    ctx.ask(win, "reward", f"You beat {loser.name}. Choose your reward.", opts, loser=lose, psychic=psychic)
+            opts.append(option("gold", msg("take 1 gold from {player}", player=loser.name)))
+        opts += [option(o,
+                        msg("take {card} from {player}", card=ctx.content.cards[o].name,
+                            player=loser.name)) for o in dict.fromkeys(loser.objects)]
+    ctx.ask(win, "reward", msg("You beat {player}. Choose your reward.", player=loser.name), opts, loser=lose,
+            psychic=psychic)
 
 
 @on_answer("reward", "the spoils of a won attack on a character: `life` (it loses 1 life), `gold`, or an Object's slug",
@@ -386,11 +414,13 @@ def reward(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> Non
     elif key == "gold":
         loser.gold -= 1
         winner.gold += 1
-        ctx.emit("take", f"{winner.name} takes 1 gold from {loser.name}.")
+        ctx.emit("take", msg("{player} takes 1 gold from {player2}.", player=winner.name, player2=loser.name))
     else:
         (loser.objects if key in loser.objects else loser.followers).remove(key)
         items.gain_object(ctx, w, key)
-        ctx.emit("take", f"{winner.name} takes {ctx.content.cards[key].name} from {loser.name}.")
+        ctx.emit("take",
+                 msg("{player} takes {card} from {player2}.", player=winner.name, card=ctx.content.cards[key].name,
+                     player2=loser.name))
     if ctx.s.current == lose:
         spells.finish_turn(ctx)
 
@@ -405,7 +435,8 @@ def life_taken(ctx: Ctx, t: Task) -> None:
     ctx.hooks.life_taken(ctx, w, not t.a["psychic"])
     winner.flags["took-life"] = 1
     if not loser.alive and not ctx.s.options.get("inherited_items"):  # inherited: nobody loots (§9)
-        ctx.emit("loot", f"{winner.name} may take what {loser.name} left.", player=winner.name)
+        ctx.emit("loot", msg("{player} may take what {player2} left.", player=winner.name, player2=loser.name),
+                 player=winner.name)
         ctx.push("loot", w, cards=list(t.a.get("held", [])), gold=t.a.get("gold", 0), dead=loser.name)
 
 
@@ -420,14 +451,15 @@ def loot(ctx: Ctx, t: Task) -> None:
     cards = [c for c in a["cards"] if c in lying]
     a["cards"] = cards
     gold = min(a["gold"], ctx.s.space_gold.get(p.space, 0))
-    opts = [Option(c, f"take {ctx.content.cards[c].name}") for c in dict.fromkeys(cards)
+    opts = [option(c, msg("take {card}", card=ctx.content.cards[c].name)) for c in dict.fromkeys(cards)
             if items.may_hold(ctx, i, c) and (ctx.content.cards[c].type == "follower" or not stats.full(ctx, p, c))]
     if gold:
-        opts.append(Option("gold", f"take {gold} gold"))
+        opts.append(option("gold", msg("take {gold} gold", gold=gold)))
     if not opts:
         return
     ctx.push("loot", i, **a)
-    ctx.ask(i, "loot", f"What do you take of what {a['dead']} left?", opts + [Option("done", "take nothing more")])
+    ctx.ask(i, "loot", msg("What do you take of what {a} left?", a=a['dead']),
+            opts + [option("done", msg("take nothing more"))])
 
 
 @on_answer("loot", "what to take of what a dead character left: a card slug, or `done`", default=("done",))
@@ -444,9 +476,12 @@ def loot_answer(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -
             del ctx.s.space_gold[p.space]
         p.gold += gold
         a["gold"] = 0
-        ctx.emit("take", f"{p.name} takes {gold} gold {a['dead']} left.", player=p.name)
+        ctx.emit("take", msg("{player} takes {gold} gold {a} left.", player=p.name, gold=gold, a=a['dead']),
+                 player=p.name)
         return
     ctx.s.spaces[p.space].remove(key)
     a["cards"].remove(key)
     items.gain_object(ctx, i, key)
-    ctx.emit("take", f"{p.name} takes {ctx.content.cards[key].name}, which {a['dead']} left.", player=p.name)
+    ctx.emit("take",
+             msg("{player} takes {card}, which {a} left.", player=p.name, card=ctx.content.cards[key].name,
+                 a=a['dead']), player=p.name)

@@ -10,7 +10,8 @@ from engine.content import die_row
 from engine.rules import items, reach, spells, stats
 from engine.rules.items import discard, gain_object
 from engine.rules.machine import Ctx, on_answer, task
-from engine.state import Option, Prompt, Task
+from engine.state import Prompt, Task, option
+from engine.text import msg
 
 MEETS_OTHERS_INNER = ("plain-of-peril", "valley-of-fire", "crown-of-command")
 ORDER = {"event": 0, "enemy": 1, "stranger": 2, "follower": 3, "object": 3, "magic-object": 3, "place": 4}
@@ -68,9 +69,10 @@ def ask_again_after_move(ctx: Ctx, t: Task) -> None:
 
 def ask_after_move(ctx: Ctx, i: int) -> None:
     ctx.ask(i, "after-move",
-            f"You have moved to {ctx.space(ctx.player(i).space).name}. Cast Destruction before you encounter?",
-            [Option("cast-destruction", "cast Destruction: discard a faceup Adventure card")]
-            + spells.ditch_option(ctx, i) + [Option("no", "go on to the encounter")])
+            msg("You have moved to {space}. Cast Destruction before you encounter?",
+                space=ctx.space(ctx.player(i).space).name),
+            [option("cast-destruction", msg("cast Destruction: discard a faceup Adventure card"))]
+            + spells.ditch_option(ctx, i) + [option("no", msg("go on to the encounter"))])
 
 
 @on_answer("after-move", "before the encounter: `cast-destruction`, `ditch` (leave an Object) or `no` (go on)",
@@ -96,26 +98,28 @@ def choose_encounter(ctx: Ctx, i: int) -> None:
     special = ctx.hooks.encounter_options(ctx, i)  # Nemesis: villains, sites, no attacks on heroes
     if special is not None:
         if special:
-            ctx.ask(i, "encounter", "What do you encounter?", special + spells.ditch_option(ctx, i))
+            ctx.ask(i, "encounter", msg("What do you encounter?"), special + spells.ditch_option(ctx, i))
         else:
             ctx.push("encounter-space", i)
         return
     others = others_here(ctx, i)
     if others and ctx.space(p.space).hook_args.get("must_attack"):
         # The Cataclysm's Plain of Peril: attack one of them in battle; the winner takes a life.
-        ctx.ask(i, "must-attack", "Others are here: whom do you attack?",
-                [Option(f"encounter-{ctx.name(j)}", f"attack {ctx.name(j)} in battle") for j in others])
+        ctx.ask(i, "must-attack", msg("Others are here: whom do you attack?"),
+                [option(f"encounter-{ctx.name(j)}",
+                        msg("attack {player} in battle", player=ctx.name(j))) for j in others])
         return
     if not others:
         ctx.push("encounter-space", i)
         return
-    opts = [Option("encounter-space", f"encounter {ctx.space(p.space).name}")]
-    opts += [Option(f"encounter-{ctx.name(j)}", f"attack {ctx.name(j)}") for j in others]
+    opts = [option("encounter-space", msg("encounter {space}", space=ctx.space(p.space).name))]
+    opts += [option(f"encounter-{ctx.name(j)}", msg("attack {player}", player=ctx.name(j))) for j in others]
     for verb, ability in (("steal", "thief-steal"), ("beguile", "sorceress-beguile")):
         if stats.has_ability(ctx, p, ability):
-            opts += [Option(f"{verb}-{ctx.name(j)}", f"try to {verb} from {ctx.name(j)} (4-6 succeeds)")
+            opts += [option(f"{verb}-{ctx.name(j)}",
+                            msg("try to {verb} from {player} (4-6 succeeds)", verb=verb, player=ctx.name(j)))
                      for j in others]
-    ctx.ask(i, "encounter", "What do you encounter?", opts + spells.ditch_option(ctx, i))
+    ctx.ask(i, "encounter", msg("What do you encounter?"), opts + spells.ditch_option(ctx, i))
 
 
 def flip_remnants(ctx: Ctx, i: int) -> None:
@@ -125,7 +129,9 @@ def flip_remnants(ctx: Ctx, i: int) -> None:
     if cards:
         ctx.s.spaces.setdefault(space, []).extend(cards)
         names = ", ".join(ctx.content.cards[c].name for c in cards)
-        ctx.emit("remnant", f"{ctx.name(i)} turns up a Remnant at {ctx.space(space).name}: {names}.",
+        ctx.emit("remnant",
+                 msg("{player} turns up a Remnant at {space}: {names}.", player=ctx.name(i),
+                     space=ctx.space(space).name, names=names),
                  player=ctx.name(i))
 
 
@@ -156,16 +162,17 @@ def steal(ctx: Ctx, i: int, j: int, followers: bool) -> None:
     """The Thief's theft and the Sorceress's beguiling ([M]: 1 die, 4-6 succeeds)."""
     p, q = ctx.player(i), ctx.player(j)
     r = rng.die(ctx.s)
-    ctx.emit("roll", f"{p.name} rolls {r} trying to take from {q.name}.", player=p.name)
+    ctx.emit("roll", msg("{player} rolls {r} trying to take from {player2}.", player=p.name, r=r, player2=q.name),
+             player=p.name)
     if r < 4:
-        ctx.emit("steal", f"{p.name} fails.", player=p.name)
+        ctx.emit("steal", msg("{player} fails.", player=p.name), player=p.name)
         return
-    opts = ([Option("gold", f"take 1 gold from {q.name}")] if q.gold else [])
-    opts += [Option(o, f"take {ctx.content.cards[o].name}") for o in dict.fromkeys(q.objects)]
+    opts = ([option("gold", msg("take 1 gold from {player}", player=q.name))] if q.gold else [])
+    opts += [option(o, msg("take {card}", card=ctx.content.cards[o].name)) for o in dict.fromkeys(q.objects)]
     if followers:
-        opts += [Option(f, f"take {ctx.content.cards[f].name}") for f in dict.fromkeys(q.followers)]
+        opts += [option(f, msg("take {card}", card=ctx.content.cards[f].name)) for f in dict.fromkeys(q.followers)]
     if opts:
-        ctx.ask(i, "reward", f"What do you take from {q.name}?", opts, loser=j, psychic=True)
+        ctx.ask(i, "reward", msg("What do you take from {player}?", player=q.name), opts, loser=j, psychic=True)
 
 
 @task("encounter-space")
@@ -173,7 +180,8 @@ def encounter_space(ctx: Ctx, t: Task) -> None:
     i = t.p
     p = ctx.player(i)
     space = ctx.space(p.space)
-    ctx.emit("encounter", f"{p.name} encounters {space.name}.", player=p.name, space=space.id)
+    ctx.emit("encounter", msg("{player} encounters {space}.", player=p.name, space=space.name), player=p.name,
+             space=space.id)
     hexed = [e for e in ctx.s.effects if e["name"] == "hex" and e.get("space") == space.id]
     # base-game.md §3.1: draw up to N; the Hex (no encounter number); the cards on the space in
     # their order (a Wolf left there, a faceup Remnant); then the space's own text.
@@ -210,7 +218,8 @@ def draw_to(ctx: Ctx, t: Task) -> None:
             break
         lying.append(card)
         drawn.append(card)
-        ctx.emit("draw", f"{p.name} draws {ctx.content.cards[card].name}.", player=p.name, card=card)
+        ctx.emit("draw", msg("{player} draws {card}.", player=p.name, card=ctx.content.cards[card].name),
+                 player=p.name, card=card)
         if ctx.content.cards[card].hook == "wanders":
             wander(ctx, t.p, card)
     if drawn and ctx.hooks.redraw_allowed(ctx, t.p):
@@ -292,7 +301,7 @@ def resolve_cards(ctx: Ctx, t: Task) -> None:
     if ctx.s.space_gold.get(p.space):
         gold = ctx.s.space_gold.pop(p.space)
         p.gold += gold
-        ctx.emit("take", f"{p.name} picks up {gold} gold.", player=p.name)
+        ctx.emit("take", msg("{player} picks up {gold} gold.", player=p.name, gold=gold), player=p.name)
     todo = t.a.get("todo")
     if todo is None:
         todo = to_meet(ctx, i)
@@ -347,23 +356,31 @@ def take(ctx: Ctx, i: int, slug: str) -> None:
         lying.remove(slug)
         p.gold += card.prop("gold")
         discard(ctx, slug)
-        ctx.emit("take", f"{p.name} takes {card.prop('gold')} gold ({card.name}).", player=p.name)
+        ctx.emit("take",
+                 msg("{player} takes {prop} gold ({card}).", player=p.name, prop=card.prop('gold'),
+                     card=card.name), player=p.name)
         return
     if p.toad or not ctx.hooks.may_take(ctx, i, slug) or (
             card.type == "follower" and card.prop("forbid") == p.alignment):
         return  # a Toad takes nothing: it stays on the space
     if card.type != "follower" and (stats.full(ctx, p, slug) or card.prop("forbid") == p.alignment):
-        ctx.emit("leave-object", f"{p.name} cannot take {card.name}; it stays on the space.", player=p.name)
+        ctx.emit("leave-object",
+                 msg("{player} cannot take {card}; it stays on the space.", player=p.name,
+                     card=card.name), player=p.name)
         swap = [c for c in items.ditchable(ctx, i) if c in p.objects and not ctx.content.cards[c].prop("trinket")] \
             if card.prop("forbid") != p.alignment else []
         if swap:  # a real choice, asked only at the limit: leave one of yours to make room
-            ctx.ask(i, "swap", f"You carry all you can. Leave one of your Objects here and take {card.name} instead?",
-                    [Option(c, f"leave {ctx.content.cards[c].name} and take {card.name}") for c in swap]
-                    + [Option("no", f"keep what you carry; {card.name} stays")], card=slug)
+            ctx.ask(i, "swap",
+                    msg("You carry all you can. Leave one of your Objects here and take {card} instead?",
+                        card=card.name),
+                    [option(c,
+                            msg("leave {card} and take {card2}", card=ctx.content.cards[c].name,
+                                card2=card.name)) for c in swap]
+                    + [option("no", msg("keep what you carry; {card} stays", card=card.name))], card=slug)
         return
     lying.remove(slug)
     gain_object(ctx, i, slug)
-    ctx.emit("take", f"{p.name} takes {card.name}.", player=p.name, card=slug)
+    ctx.emit("take", msg("{player} takes {card}.", player=p.name, card=card.name), player=p.name, card=slug)
     ctx.hooks.taken(ctx, i, slug)
     if card.effect:
         ctx.push("effect", i, ops=card.effect, source=card.name, card=slug)

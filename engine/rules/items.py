@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from engine.rules import stats
 from engine.rules.machine import Ctx, on_answer
-from engine.state import Option, Prompt
+from engine.state import Option, Prompt, option
+from engine.text import msg
 
 FORCED = ("hag", "poltergeist")  # Followers that cannot be sent away at will (their hooks)
 
@@ -29,7 +30,8 @@ def gain_object(ctx: Ctx, i: int, card: str) -> bool:
         return True
     if not may_hold(ctx, i, card) or stats.full(ctx, p, card):
         ctx.s.spaces.setdefault(p.space, []).append(card)
-        ctx.emit("leave-object", f"{p.name} cannot carry {c.name}; it stays on the space.", player=p.name)
+        ctx.emit("leave-object",
+                 msg("{player} cannot carry {card}; it stays on the space.", player=p.name, card=c.name), player=p.name)
         return False
     p.objects.append(card)
     return True
@@ -41,7 +43,8 @@ def check_alignment_items(ctx: Ctx, i: int) -> None:
     for card in [c for c in p.objects + p.followers if not may_hold(ctx, i, c)]:
         (p.objects if card in p.objects else p.followers).remove(card)
         discard(ctx, card)
-        ctx.emit("discard", f"{p.name} must give up {ctx.content.cards[card].name}.", player=p.name)
+        ctx.emit("discard", msg("{player} must give up {card}.", player=p.name, card=ctx.content.cards[card].name),
+                 player=p.name)
 
 
 def drop_excess(ctx: Ctx, i: int) -> None:
@@ -58,7 +61,7 @@ def discard_spells_over_limit(ctx: Ctx, i: int) -> None:
     keep = max(stats.spell_limit(ctx, p), 1 if p.spells and stats.has_ability(ctx, p, "keep-one-spell") else 0)
     while len(p.spells) > keep and not p.toad:
         ctx.s.discards["spell"].append(p.spells.pop())
-        ctx.emit("discard", f"{p.name} discards a Spell over the limit.", player=p.name)
+        ctx.emit("discard", msg("{player} discards a Spell over the limit.", player=p.name), player=p.name)
 
 
 # -- ditching (base-game.md §3.1, docs/rules-decisions.md §16.6) --------------------------------
@@ -91,7 +94,9 @@ def ditch(ctx: Ctx, i: int, card: str) -> None:
     (p.objects if card in p.objects else p.followers).remove(card)
     ctx.s.spaces.setdefault(p.space, []).append(card)
     pass_over(ctx, i, card)
-    ctx.emit("ditch", f"{p.name} leaves {ctx.content.cards[card].name} on {ctx.space(p.space).name}.",
+    ctx.emit("ditch",
+             msg("{player} leaves {card} on {space}.", player=p.name, card=ctx.content.cards[card].name,
+                 space=ctx.space(p.space).name),
              player=p.name, card=card)
     if ctx.content.cards[card].prop("carry"):  # a Mule left behind: what it carried stays too
         before = list(p.objects)
@@ -132,8 +137,9 @@ def ask_ditch(ctx: Ctx, i: int, back: dict) -> None:
     if not cards:
         reopen(ctx, i, back)
         return
-    ctx.ask(i, "ditch", "What do you leave on your space? (You cannot pick it up again this turn.)",
-            [Option(c, f"leave {ctx.content.cards[c].name}") for c in cards] + [Option("done", "leave nothing more")],
+    ctx.ask(i, "ditch", msg("What do you leave on your space? (You cannot pick it up again this turn.)"),
+            [option(c, msg("leave {card}", card=ctx.content.cards[c].name)) for c in cards]
+            + [option("done", msg("leave nothing more"))],
             back=back)
 
 

@@ -16,6 +16,7 @@ from engine.rules import stats, turn
 from engine.rules.items import discard
 from engine.rules.machine import Ctx, answer
 from engine.state import Move
+from engine.text import msg
 
 KEY = "leave-game"  # not "leave": the City asks "stay" or "leave"
 
@@ -46,6 +47,8 @@ def leave(ctx: Ctx, move: Move) -> None:
     p.gold = p.fate = p.toad = p.miss = p.life = 0
     p.alive, p.out, p.space, p.quest, p.flags = False, True, None, None, {}
     name = f"the {stats.character(ctx, p).name}" if p.character else "their part"
-    ctx.emit("leave", f"{who} resigns: {name} leaves play, and the game goes on without them.", player=who)
+    ctx.emit("leave",
+             msg("{player} resigns: {name} leaves play, and the game goes on without them.", player=who,
+                 name=name), player=who)
     turn.check_last_standing(ctx)
 

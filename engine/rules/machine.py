@@ -17,7 +17,8 @@ import msgspec
 from engine import content as content_mod, questions, rng
 from engine.clone import copy_player
 from engine.errors import MODERATOR, IllegalMove
-from engine.state import Event, Game, Move, Option, Prompt, Task
+from engine.state import Event, Game, Move, Option, Prompt, Task, option
+from engine.text import Text, english, msg
 
 if TYPE_CHECKING:  # the Hooks' methods take a Ctx: the one name the two modules share both ways
     from engine.hooks import Hooks
@@ -133,12 +134,13 @@ class Ctx:
             cards.extend(s.discards[deck])
             s.discards[deck].clear()
             rng.shuffle(s, cards)
-            self.emit("reshuffle", f"The {deck.title()} discards are shuffled into a new deck.")
+            self.emit("reshuffle", msg("The {deck} discards are shuffled into a new deck.", deck=deck.title()))
         return cards.pop() if cards else None
 
     # -- events and work -----------------------------------------------
-    def emit(self, kind: str, text: str, to: list[str] | None = None, **data: Any) -> None:
-        self.events.append(Event(kind, text, to, data))
+    def emit(self, kind: str, text: Text, to: list[str] | None = None, **data: Any) -> None:
+        words, message = english(text)
+        self.events.append(Event(kind, words, to, data, message))
 
     def push(self, op: str, p: int = -1, **a: Any) -> None:
         self.s.stack.append(Task(op, p, a))
@@ -148,21 +150,25 @@ class Ctx:
         for op, p, a in tasks[::-1]:
             self.s.stack.append(Task(op, p, a))
 
-    def ask(self, who: int | list[int], kind: str, question: str, options: list[Option], **data: Any) -> None:
+    def ask(self, who: int | list[int], kind: str, question: Text, options: list[Option], **data: Any) -> None:
         """Open a prompt. With a single legal answer the engine answers it itself."""
         players = [who] if isinstance(who, int) else who
+        words, message = english(question)
         if len(options) == 1 and len(players) == 1:
-            prompt = Prompt(0, [self.name(players[0])], kind, question, options, data)
+            prompt = Prompt(0, [self.name(players[0])], kind, words, options, data)
             ANSWERS[kind](self, prompt, options[0].key, None, self.name(players[0]))
             return
-        self.s.prompt = Prompt(self.s.next_prompt, [self.name(i) for i in players], kind, question, options, data)
+        self.s.prompt = Prompt(self.s.next_prompt, [self.name(i) for i in players], kind, words, options, data,
+                               msg=message)
         self.s.next_prompt += 1
 
-    def ask_moderator(self, i: int, question: str) -> None:
+    def ask_moderator(self, i: int, question: Text) -> None:
         """A card the engine cannot settle: the moderator answers `adjudicate ...` or `skip`."""
-        self.s.prompt = Prompt(self.s.next_prompt, ["moderator"], "adjudicate", question,
-                               [Option("adjudicate", "settle it: adjudicate <effects>"), Option("skip", "no effect")],
-                               {"player": self.name(i)})
+        words, message = english(question)
+        self.s.prompt = Prompt(self.s.next_prompt, ["moderator"], "adjudicate", words,
+                               [option("adjudicate", msg("settle it: adjudicate <effects>")),
+                                option("skip", msg("no effect"))],
+                               {"player": self.name(i)}, msg=message)
         self.s.next_prompt += 1
 
     def end_turn(self) -> None:
@@ -222,4 +228,4 @@ def waits_for_moderator(p: Prompt | None, move: Move) -> None:
 @on_answer("adjudicate", "a card the engine cannot settle, asked of the moderator: `adjudicate <effects>` or `skip`",
            default=None)
 def adjudicate_skip(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> None:
-    ctx.emit("adjudicate", "The moderator rules that it has no effect.")
+    ctx.emit("adjudicate", msg("The moderator rules that it has no effect."))

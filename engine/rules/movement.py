@@ -7,7 +7,8 @@ from engine.rules import spells, stats
 from engine.rules.items import discard
 from engine.rules.machine import Ctx, on_answer, task
 from engine.rules.rerolls import offer_reroll
-from engine.state import Option, Prompt, Task
+from engine.state import Option, Prompt, Task, option
+from engine.text import Msg, msg, word
 
 SENTINEL, SENTINEL_MIDDLE = "sentinel", "hills-3"
 PORTAL, PLAIN = "portal-of-power", "plain-of-peril"
@@ -41,7 +42,9 @@ def move(ctx: Ctx, t: Task) -> None:
     p.flags.pop("moved", None)
     nxt = p.flags.pop("next-move", None)
     if nxt and ctx.covered(nxt):  # the Temple under Terrain: no longer on the board, the move is as usual
-        ctx.emit("terrain", f"{ctx.content.space(nxt).name} lies under a Terrain card: {p.name} moves as usual.",
+        ctx.emit("terrain",
+                 msg("{space} lies under a Terrain card: {player} moves as usual.", space=ctx.content.space(nxt).name,
+                     player=p.name),
                  player=p.name)
         nxt = None
     if nxt:  # a wizard or boatman decided this move (Tavern)
@@ -57,10 +60,10 @@ def move(ctx: Ctx, t: Task) -> None:
     if held:  # a real die, even for a Toad: only a roll of `held` or more frees the character
         roll = rng.die(ctx.s)
         if roll < held:
-            ctx.emit("held", f"{p.name} rolls {roll} and is still held.", player=p.name)
+            ctx.emit("held", msg("{player} rolls {roll} and is still held.", player=p.name, roll=roll), player=p.name)
             return
         del p.flags["held"]
-        ctx.emit("held", f"{p.name} rolls {roll} and escapes.", player=p.name)
+        ctx.emit("held", msg("{player} rolls {roll} and escapes.", player=p.name, roll=roll), player=p.name)
     roll = 1 if one_space_only(ctx, t.p) else (roll if held else rng.die(ctx.s))
     ask_direction(ctx, t.p, roll, rerolled=False)
 
@@ -68,24 +71,26 @@ def move(ctx: Ctx, t: Task) -> None:
 def ask_direction(ctx: Ctx, i: int, roll: int, rerolled: bool) -> None:
     p = ctx.player(i)
     if one_space_only(ctx, i):  # a Toad, a Blizzard, a Poltergeist: no die is rolled
-        ctx.emit("move-one", f"{p.name} may move only 1 space.", player=p.name)
+        ctx.emit("move-one", msg("{player} may move only 1 space.", player=p.name), player=p.name)
     else:
-        ctx.emit("roll", f"{p.name} rolls {roll} for movement.", player=p.name, roll=roll, dice=[roll])
-    opts = [Option("left", f"move {roll} counter-clockwise"), Option("right", f"move {roll} clockwise")]
+        ctx.emit("roll", msg("{player} rolls {roll} for movement.", player=p.name, roll=roll), player=p.name,
+                 roll=roll, dice=[roll])
+    opts = [option("left", msg("move {roll} counter-clockwise", roll=roll)),
+            option("right", msg("move {roll} clockwise", roll=roll))]
     if stats.fate(ctx, p) and not rerolled and not one_space_only(ctx, i):
-        opts.append(Option("reroll", "spend 1 fate to roll again"))
+        opts.append(option("reroll", msg("spend 1 fate to roll again")))
     if roll == 6 and stats.has_ability(ctx, p, "troll-regenerate") and p.life < p.max_life \
             and not stats.healing_barred(ctx):  # a heal: offered only to a wounded Troll, on every 6
-        opts.append(Option("regenerate", "heal 1 life instead of moving"))
+        opts.append(option("regenerate", msg("heal 1 life instead of moving")))
     if p.space in ctx.content.board.opposite and stats.has_prop(ctx, p, "raft"):
         across = ctx.space(ctx.content.board.opposite[p.space]).name
-        opts.append(Option("raft", f"cross the Storm River by raft to {across}"))
+        opts.append(option("raft", msg("cross the Storm River by raft to {across}", across=across)))
     for card in dict.fromkeys(p.spells):
         c = ctx.content.cards[card]
         if c.when == "move" and not p.toad:
-            opts.append(Option(f"cast-{card}", f"cast {c.name} instead of moving"))
+            opts.append(option(f"cast-{card}", msg("cast {card} instead of moving", card=c.name)))
     opts += ctx.hooks.move_options(ctx, i)  # Nemesis: move zero, move by fate
-    ctx.ask(i, "direction", f"You rolled {roll}. Which way do you move?", opts, roll=roll)
+    ctx.ask(i, "direction", msg("You rolled {roll}. Which way do you move?", roll=roll), opts, roll=roll)
 
 
 @on_answer("direction", "which way to move with the roll: `left` (counter-clockwise) or `right` (clockwise); or "
@@ -97,18 +102,20 @@ def direction(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> 
     roll = prompt.data["roll"]
     if key == "reroll":
         stats.spend_fate(ctx, p)
-        ctx.emit("fate", f"{p.name} spends 1 fate to reroll.", player=p.name)
+        ctx.emit("fate", msg("{player} spends 1 fate to reroll.", player=p.name), player=p.name)
         ask_direction(ctx, i, rng.die(ctx.s), rerolled=True)
     elif key == "regenerate":
         p.life = min(p.max_life, p.life + 1)
-        ctx.emit("regenerate", f"{p.name} regenerates 1 life instead of moving.", player=p.name)
+        ctx.emit("regenerate", msg("{player} regenerates 1 life instead of moving.", player=p.name), player=p.name)
         p.flags["moved"] = 0
     elif key == "raft":
         card = next(c for c in p.objects + p.followers if ctx.content.cards[c].prop("raft"))
         (p.objects if card in p.objects else p.followers).remove(card)
         discard(ctx, card)
         dest = ctx.content.board.opposite[p.space]
-        ctx.emit("raft", f"{p.name} crosses the Storm River by raft to {ctx.space(dest).name}.", player=p.name)
+        ctx.emit("raft",
+                 msg("{player} crosses the Storm River by raft to {space}.", player=p.name,
+                     space=ctx.space(dest).name), player=p.name)
         ctx.hooks.crossed_river(ctx, i)
         place(ctx, i, dest)
     elif key.startswith("cast-"):
@@ -137,38 +144,46 @@ def walk(ctx: Ctx, t: Task) -> None:
         space = step(ctx, space, d)
         steps -= 1
         path.append(space)
-    via = f" by way of {', '.join(ctx.space(s).name for s in path[:-1])}" if len(path) > 1 else ""
-    ctx.emit("move", f"{p.name} moves to {ctx.space(space).name}{via}.", player=p.name, space=space)
+    via = ", ".join(ctx.space(s).name for s in path[:-1])
+    ctx.emit("move", msg("{player} moves to {space} by way of {via}.", player=p.name, space=ctx.space(space).name,
+                         via=via) if via else msg("{player} moves to {space}.", player=p.name,
+                                                  space=ctx.space(space).name), player=p.name, space=space)
     place(ctx, i, space)
 
 
-def crossing_at(ctx: Ctx, i: int, space: str, passing: bool = True) -> tuple[str, list[Option]] | None:
+def crossing_at(ctx: Ctx, i: int, space: str, passing: bool = True) -> tuple[Msg, list[Option]] | None:
     """The question to ask when a move would carry the character past a crossing point (`passing`:
     the move goes through the space, not only starts from it)."""
     p = ctx.player(i)
     gate = ctx.content.board.gates.get(space)
     if gate and passing:  # a board beside this one, entered by a roll carrying past (The City)
         name = ctx.content.space(gate).name
-        return (f"Your roll carries you past {ctx.content.space(space).name}. Step onto the {name} instead "
-                "(your move ends there)?",
-                [Option("gate", f"step onto the {name}"), Option("continue", "keep moving along this region")])
+        return (msg("Your roll carries you past {space}. Step onto the {name} instead (your move ends there)?",
+                    space=ctx.content.space(space).name, name=name),
+                [option("gate", msg("step onto the {name}", name=name)),
+                 option("continue", msg("keep moving along this region"))])
     if space in (SENTINEL, PORTAL) and ctx.covered(space):
         # Terrain on the Sentinel or the Portal: the crossing is free (cataclysm.txt).
-        inward = "into the Middle Region" if space == SENTINEL else "into the Inner Region, to the Plain of Peril"
-        return (f"You reach a free crossing {inward}. Cross?",
-                [Option("cross", f"cross {inward}"), Option("continue", "keep moving along this region")])
+        middle = space == SENTINEL
+        return (msg("You reach a free crossing into the Middle Region. Cross?") if middle else
+                msg("You reach a free crossing into the Inner Region, to the Plain of Peril. Cross?"),
+                [option("cross", msg("cross into the Middle Region") if middle else
+                        msg("cross into the Inner Region, to the Plain of Peril")),
+                 option("continue", msg("keep moving along this region"))])
     if space == SENTINEL:
-        return ("You reach the Sentinel's bridge. Cross into the Middle Region (the Sentinel, Strength 9, attacks)?",
-                [Option("cross", "cross the bridge inward"), Option("continue", "keep moving along the Outer Region")])
+        return (msg("You reach the Sentinel's bridge. Cross into the Middle Region "
+                    "(the Sentinel, Strength 9, attacks)?"),
+                [option("cross", msg("cross the bridge inward")),
+                 option("continue", msg("keep moving along the Outer Region"))])
     if space == SENTINEL_MIDDLE:
-        return ("You reach the Sentinel's bridge. Cross out to the Outer Region?",
-                [Option("cross", "cross the bridge outward"),
-                 Option("continue", "keep moving along the Middle Region")])
+        return (msg("You reach the Sentinel's bridge. Cross out to the Outer Region?"),
+                [option("cross", msg("cross the bridge outward")),
+                 option("continue", msg("keep moving along the Middle Region"))])
     if space == PORTAL and not p.quest:
-        return ("Your move carries you past the Portal of Power. Try to open it?",
-                [Option("portal-strength", "roll 2 dice against your Strength"),
-                 Option("portal-craft", "roll 2 dice against your Craft"),
-                 Option("continue", "move on along the Middle Region")])
+        return (msg("Your move carries you past the Portal of Power. Try to open it?"),
+                [option("portal-strength", msg("roll 2 dice against your Strength")),
+                 option("portal-craft", msg("roll 2 dice against your Craft")),
+                 option("continue", msg("move on along the Middle Region"))])
     return None
 
 
@@ -183,14 +198,15 @@ def crossing(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> N
     steps = walk_task.a["steps"]
     if key == "gate":  # onto the other board's first space: the move ends there, which is met
         dest = ctx.content.board.gates[prompt.data["space"]]
-        ctx.emit("move", f"{who} steps onto the {ctx.space(dest).name}.", player=who, space=dest)
+        ctx.emit("move", msg("{player} steps onto the {space}.", player=who, space=ctx.space(dest).name), player=who,
+                 space=dest)
         place(ctx, i, dest)
         return
     if key == "cross":
         space = prompt.data["space"]
         dest = SENTINEL_MIDDLE if space == SENTINEL else SENTINEL
         if space == PORTAL:  # free through a Terrain-covered Portal; the turn ends there, as after opening it
-            ctx.emit("portal", f"{who} walks through to the Plain of Peril.", player=who)
+            ctx.emit("portal", msg("{player} walks through to the Plain of Peril.", player=who), player=who)
             place(ctx, i, PLAIN)
             spells.finish_turn(ctx)
             ctx.hooks.through_portal(ctx, i)  # The Lost Realms' Gauntlet: the Plain's Nether cards
@@ -210,13 +226,15 @@ def crossing(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> N
 def after_bridge(ctx: Ctx, t: Task) -> None:
     i, dest, steps = t.p, t.a["dest"], t.a["steps"]
     p = ctx.player(i)
-    ctx.emit("bridge", f"{p.name} crosses the bridge to {ctx.space(dest).name}.", player=p.name)
+    ctx.emit("bridge", msg("{player} crosses the bridge to {space}.", player=p.name, space=ctx.space(dest).name),
+             player=p.name)
     ctx.hooks.crossed_river(ctx, i)
     if steps <= 0:
         place(ctx, i, dest)
         return
-    ctx.ask(i, "bridge-direction", f"You cross with {steps} to move. Which way?",
-            [Option("left", f"move {steps} counter-clockwise"), Option("right", f"move {steps} clockwise")],
+    ctx.ask(i, "bridge-direction", msg("You cross with {steps} to move. Which way?", steps=steps),
+            [option("left", msg("move {steps} counter-clockwise", steps=steps)),
+             option("right", msg("move {steps} clockwise", steps=steps))],
             dest=dest, steps=steps)
 
 
@@ -247,15 +265,17 @@ def portal_resolve(ctx: Ctx, t: Task) -> None:
     p = ctx.player(i)
     value = stats.strength(ctx, p) if attr == "strength" else stats.craft(ctx, p)
     if sum(roll) <= value:
-        ctx.emit("portal", f"{p.name} rolls {'+'.join(map(str, roll))} against {attr.title()} {value} "
-                 "and opens the Portal of Power.", player=p.name)
+        ctx.emit("portal", msg("{player} rolls {dice} against {attr} {value} and opens the Portal of Power.",
+                               player=p.name, dice="+".join(map(str, roll)), attr=word(attr), value=value),
+                 player=p.name)
         place(ctx, i, PLAIN)
     else:
-        ctx.emit("portal", f"{p.name} rolls {'+'.join(map(str, roll))} against {attr.title()} {value}: "
-                 "the Portal stays shut.", player=p.name)
+        ctx.emit("portal", msg("{player} rolls {dice} against {attr} {value}: the Portal stays shut.",
+                               player=p.name, dice="+".join(map(str, roll)), attr=word(attr), value=value),
+                 player=p.name)
         if getattr(p, attr) > stats.printed(ctx, p, attr):
             setattr(p, attr, getattr(p, attr) - 1)
-            ctx.emit("lose", f"{p.name} loses 1 {attr.title()}.", player=p.name)
+            ctx.emit("lose", msg("{player} loses 1 {attr}.", player=p.name, attr=word(attr)), player=p.name)
         place(ctx, i, PORTAL)
     spells.finish_turn(ctx)
     if p.space == PLAIN:
@@ -268,7 +288,7 @@ def inner_move(ctx: Ctx, i: int) -> None:
     opts = []
     stay = p.flags.get("must-face")
     if stay:
-        opts.append(Option("stay", f"face {ctx.space(here).name} again"))
+        opts.append(option("stay", msg("face {space} again", space=ctx.space(here).name)))
     ways = () if p.flags.get("frozen") else DIRS.items()  # the Frozen Spire holds you: only "stay"
     for key, d in ways:
         dest = step(ctx, here, d)
@@ -276,13 +296,13 @@ def inner_move(ctx: Ctx, i: int) -> None:
             continue  # not beaten yet: the only ways are to face it again or to turn back
         if dest == VALLEY and not stats.has_talisman(ctx, p):
             continue
-        opts.append(Option(key, f"move to {ctx.space(dest).name}"))
+        opts.append(option(key, msg("move to {space}", space=ctx.space(dest).name)))
     # turning back out of the Portal: the way a character came in, walking or by a teleport
     if here == PLAIN and (not stay or p.flags.get("came-from") in (PORTAL, None)):
-        opts.append(Option("portal", "go back out to the Portal of Power"))
+        opts.append(option("portal", msg("go back out to the Portal of Power")))
     if here == VALLEY and not stay and not ctx.hooks.crown_closed(ctx, i):
-        opts.append(Option("crown", "climb to the Crown of Command"))
-    ctx.ask(i, "inner-move", "You are in the Inner Region: where do you move?", opts)
+        opts.append(option("crown", msg("climb to the Crown of Command")))
+    ctx.ask(i, "inner-move", msg("You are in the Inner Region: where do you move?"), opts)
 
 
 @on_answer("inner-move", "where to move in the Inner Region: `left` / `right` (the next space), `stay` (face it "
@@ -296,7 +316,8 @@ def inner_answer(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) 
     dest = {"portal": PORTAL, "crown": CROWN}.get(key) or step(ctx, p.space, DIRS[key])
     p.flags.pop("must-face", None)
     p.flags["came-from"] = p.space
-    ctx.emit("move", f"{p.name} moves to {ctx.space(dest).name}.", player=p.name, space=dest)
+    ctx.emit("move", msg("{player} moves to {space}.", player=p.name, space=ctx.space(dest).name), player=p.name,
+             space=dest)
     place(ctx, i, dest)
 
 
@@ -312,14 +333,14 @@ def teleport_choose(ctx: Ctx, t: Task) -> None:
         spaces = ctx.content.board.rings["outer"] + ctx.content.board.rings["middle"]
     else:
         spaces = ctx.content.board.rings[choose]
-    ctx.ask(t.p, "teleport", "Where do you go?", [Option(s, ctx.space(s).name) for s in spaces],
+    ctx.ask(t.p, "teleport", msg("Where do you go?"), [Option(s, ctx.space(s).name) for s in spaces],
             encounter=t.a.get("encounter", False))
 
 
 @on_answer("teleport", "where a Spell or card takes the character: a space id", default=())
 def teleport(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> None:
     i = ctx.index(who)
-    ctx.emit("teleport", f"{who} goes to {ctx.space(key).name}.", player=who, space=key)
+    ctx.emit("teleport", msg("{player} goes to {space}.", player=who, space=ctx.space(key).name), player=who, space=key)
     place(ctx, i, key)
     if prompt.data.get("encounter"):
         ctx.push("encounter", i)

@@ -8,7 +8,8 @@ from typing import Any
 from engine import rng
 from engine.rules import stats
 from engine.rules.machine import Ctx, on_answer
-from engine.state import Option, Prompt
+from engine.state import Prompt, option
+from engine.text import msg
 
 
 def fate_reroll(ctx: Ctx, key: str, who: str, dice: list[int], low_is_good: bool = False) -> bool:
@@ -21,7 +22,9 @@ def fate_reroll(ctx: Ctx, key: str, who: str, dice: list[int], low_is_good: bool
     stats.spend_fate(ctx, p)
     worst = dice.index(max(dice) if low_is_good else min(dice))
     dice[worst] = rng.die(ctx.s)
-    ctx.emit("fate", f"{p.name} spends 1 fate and rerolls: {'+'.join(map(str, dice))}.", player=p.name, dice=list(dice))
+    ctx.emit("fate",
+             msg("{player} spends 1 fate and rerolls: {names}.", player=p.name,
+                 names='+'.join(map(str, dice))), player=p.name, dice=list(dice))
     return True
 
 
@@ -31,7 +34,7 @@ def offer_reroll(ctx: Ctx, i: int, question: str, then: str, **args: Any) -> Non
     ctx.push(then, i, **args)
     if stats.fate(ctx, ctx.player(i)) > 0:
         ctx.ask(i, "dice-reroll", question,
-                [Option("reroll", "spend 1 fate and reroll one die"), Option("keep", "keep the roll")],
+                [option("reroll", msg("spend 1 fate and reroll one die")), option("keep", msg("keep the roll"))],
                 low_is_good=args.get("low_is_good", False))
 
 

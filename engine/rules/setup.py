@@ -7,7 +7,8 @@ from engine import rng
 from engine.config import ConfigError, GameConfig
 from engine.hooks import Hooks
 from engine.rules.machine import Ctx, on_answer, task
-from engine.state import Game, Option, Player, Prompt, Task
+from engine.state import Game, Player, Prompt, Task, option
+from engine.text import msg, word
 
 
 def new_game(config: GameConfig, seed: str, hooks: Hooks) -> Ctx:
@@ -72,7 +73,9 @@ def begin_character(ctx: Ctx, i: int, slug: str | None = None) -> None:
         p.gold += s.space_gold.pop(pile, 0)
     for _ in range(c.spells):
         draw_spell(ctx, i)
-    ctx.emit("character", f"{p.name} plays the {c.name}, starting at {ctx.space(start).name}.",
+    ctx.emit("character",
+             msg("{player} plays the {card}, starting at {space}.", player=p.name, card=c.name,
+                 space=ctx.space(start).name),
              player=p.name, character=slug)
 
 
@@ -82,8 +85,9 @@ def draw_spell(ctx: Ctx, i: int) -> bool:
         return False
     p = ctx.player(i)
     p.spells.append(card)
-    ctx.emit("spell", f"{p.name} gains a Spell.", card=None)
-    ctx.emit("spell-drawn", f"You draw the Spell {ctx.content.cards[card].name}.", to=[p.name], card=card)
+    ctx.emit("spell", msg("{player} gains a Spell.", player=p.name), card=None)
+    ctx.emit("spell-drawn", msg("You draw the Spell {card}.", card=ctx.content.cards[card].name), to=[p.name],
+             card=card)
     return True
 
 
@@ -93,8 +97,8 @@ def choose_character(ctx: Ctx, t: Task) -> None:
     pool = ctx.s.decks["character"]
     n = max(1, min(ctx.s.options.get("deal_choice", 1), len(pool)))
     dealt = [pool.pop() for _ in range(n)]
-    ctx.ask(t.p, "character", "Choose your character.",
-            [Option(c, f"{ctx.content.characters[c].name}") for c in dealt], dealt=dealt)
+    ctx.ask(t.p, "character", msg("Choose your character."),
+            [option(c, msg("{character}", character=ctx.content.characters[c].name)) for c in dealt], dealt=dealt)
 
 
 @on_answer("character", "which character to play: a character slug (of those dealt)", default=())
@@ -107,12 +111,12 @@ def character_chosen(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: s
 
 @task("starting-bonus")
 def starting_bonus(ctx: Ctx, t: Task) -> None:
-    ctx.ask(t.p, "starting-bonus", "Starting bonus: which do you gain?",
-            [Option("strength", "+1 Strength"), Option("craft", "+1 Craft")])
+    ctx.ask(t.p, "starting-bonus", msg("Starting bonus: which do you gain?"),
+            [option("strength", msg("+1 Strength")), option("craft", msg("+1 Craft"))])
 
 
 @on_answer("starting-bonus", "the starting bonus: `strength` or `craft` (+1)", default=())
 def starting_bonus_chosen(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> None:
     p = ctx.player(ctx.index(who))
     setattr(p, key, getattr(p, key) + 1)
-    ctx.emit("bonus", f"{who} starts with +1 {key.title()}.", player=who)
+    ctx.emit("bonus", msg("{player} starts with +1 {key}.", player=who, key=word(key)), player=who)

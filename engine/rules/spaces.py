@@ -13,7 +13,8 @@ from engine.rules.machine import Ctx, TaskHandler, on_answer, task
 from engine.rules.movement import place
 from engine.rules.rerolls import fate_reroll, offer_reroll
 from engine.rules.turn import finish, lose_life, one_effect
-from engine.state import Option, Prompt, Task
+from engine.state import Prompt, Task, option
+from engine.text import msg, word
 
 
 def args(ctx: Ctx, space: str) -> dict:
@@ -35,9 +36,9 @@ def portal_space(ctx: Ctx, t: Task) -> None:
     """Landing exactly on the Portal: the character may try to open it (rules-decisions)."""
     if ctx.player(t.p).quest:
         return
-    ctx.ask(t.p, "portal-try", "You stand at the Portal of Power. Try to open it?",
-            [Option("portal-strength", "roll 2 dice against your Strength"),
-             Option("portal-craft", "roll 2 dice against your Craft"), Option("no", "not now")])
+    ctx.ask(t.p, "portal-try", msg("You stand at the Portal of Power. Try to open it?"),
+            [option("portal-strength", msg("roll 2 dice against your Strength")),
+             option("portal-craft", msg("roll 2 dice against your Craft")), option("no", msg("not now"))])
 
 
 @on_answer("portal-try", "at the Portal of Power: `portal-strength` / `portal-craft` (try to open it) or `no`",
@@ -76,8 +77,9 @@ def thrown_resolve(ctx: Ctx, t: Task) -> None:
     attr = a.get("subtract", "strength")
     value = stats.strength(ctx, p) if attr == "strength" else stats.craft(ctx, p)
     result = sum(dice) - value
-    ctx.emit("roll", f"{p.name} rolls {'+'.join(map(str, dice))} − {attr.title()} {value} = {result} "
-             f"at {ctx.space(p.space).name}.", player=p.name, dice=list(dice))
+    ctx.emit("roll", msg("{player} rolls {dice} − {attr} {value} = {result} at {space}.", player=p.name,
+                             dice="+".join(map(str, dice)), attr=word(attr), value=value, result=result,
+                             space=ctx.space(p.space).name), player=p.name, dice=list(dice))
     for row in a.get("outcomes", []):
         if "upto" not in row or result <= row["upto"]:
             if row.get("then"):
@@ -93,7 +95,9 @@ def vampires_tower(ctx: Ctx, t: Task) -> None:
     r = rng.die(ctx.s)
     table = args(ctx, p.space).get("lose_life", {"1-2": 1, "3-4": 2, "5-6": 3})
     n = die_row(table, r, 0)
-    ctx.emit("roll", f"{p.name} rolls {r} at {ctx.space(p.space).name}: {n} to lose.", player=p.name)
+    ctx.emit("roll",
+             msg("{player} rolls {r} at {space}: {n} to lose.", player=p.name, r=r, space=ctx.space(p.space).name,
+                 n=n), player=p.name)
     ctx.push("vampire-drink", t.p, n=n, foe=args(ctx, p.space).get("name", "the Vampire"))
 
 
@@ -107,10 +111,12 @@ def vampire_drink(ctx: Ctx, t: Task) -> None:
     if not p.followers:
         lose_life(ctx, t.p, n, f" to {foe}")
         return
-    opts = ([Option("life", "lose a life")]
-            + [Option(f, f"give up {ctx.content.cards[f].name}") for f in dict.fromkeys(p.followers)])
+    opts = ([option("life", msg("lose a life"))]
+            + [option(f, msg("give up {card}", card=ctx.content.cards[f].name)) for f in dict.fromkeys(p.followers)])
     ctx.push("vampire-drink", t.p, n=n - 1, foe=foe)
-    ctx.ask(t.p, "vampire", f"{foe[0].upper() + foe[1:]} drinks ({n} to go): a life or a Follower?", opts, foe=foe)
+    ctx.ask(t.p, "vampire",
+            msg("{value} drinks ({n} to go): a life or a Follower?", value=foe[0].upper() + foe[1:],
+                n=n), opts, foe=foe)
 
 
 @on_answer("vampire", "the Vampire drinks: `life` (lose a life) or a Follower's slug (give it up)", default=())
@@ -124,7 +130,9 @@ def vampire_answer(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str
     else:
         ctx.player(i).followers.remove(key)
         discard(ctx, key)
-        ctx.emit("vampire", f"{who} gives up {ctx.content.cards[key].name} to {foe}.", player=who)
+        ctx.emit("vampire",
+                 msg("{player} gives up {card} to {foe}.", player=who, card=ctx.content.cards[key].name,
+                     foe=foe), player=who)
 
 
 def must_face(ctx: Ctx, i: int, key: str, value: Any) -> None:
@@ -144,7 +152,7 @@ def pits(ctx: Ctx, t: Task) -> None:
     """Pit Fiends ([M] Strength 4), fought one at a time until one wins or all are dead."""
     p = ctx.player(t.p)
     left = p.flags.get("pit-fiends") or rng.die(ctx.s)
-    ctx.emit("pits", f"{p.name} faces {left} Pit Fiend(s).", player=p.name)
+    ctx.emit("pits", msg("{player} faces {left} Pit Fiend(s).", player=p.name, left=left), player=p.name)
     must_face(ctx, t.p, "pit-fiends", left)
     ctx.push("pit-fiend", t.p)
 
@@ -190,9 +198,9 @@ def death(ctx: Ctx, t: Task) -> None:
     mine, his = rng.dice(ctx.s, 2), rng.dice(ctx.s, 2)
     ctx.push("death-resolve", t.p, mine=mine, his=his)
     if stats.fate(ctx, p) and sum(mine) <= sum(his):
-        ctx.ask(t.p, "death-reroll", f"You roll {mine[0]}+{mine[1]}, Death rolls {his[0]}+{his[1]}. "
-                "Spend 1 fate to reroll one of your dice?",
-                [Option("reroll-low", "reroll your lower die"), Option("keep", "keep the result")])
+        ctx.ask(t.p, "death-reroll", msg("You roll {mine}+{mine2}, Death rolls {his}+{his2}. "
+                "Spend 1 fate to reroll one of your dice?", mine=mine[0], mine2=mine[1], his=his[0], his2=his[1]),
+                [option("reroll-low", msg("reroll your lower die")), option("keep", msg("keep the result"))])
 
 
 @on_answer("death-reroll", "against Death: `reroll-low` (1 fate, your lower die) or `keep`", default=("keep",))
@@ -204,7 +212,8 @@ def death_reroll(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) 
 def death_resolve(ctx: Ctx, t: Task) -> None:
     p = ctx.player(t.p)
     mine, his = sum(t.a["mine"]), sum(t.a["his"])
-    ctx.emit("death", f"{p.name} rolls {mine} against Death's {his}.", player=p.name)
+    ctx.emit("death", msg("{player} rolls {mine} against Death's {his}.", player=p.name, mine=mine, his=his),
+             player=p.name)
     if mine > his:
         beaten(ctx, t.p, "death")
         return
@@ -220,7 +229,8 @@ def crown(ctx: Ctx, t: Task) -> None:
     p = ctx.player(t.p)
     if not s.crown_reached:
         s.crown_reached = True
-        ctx.emit("crown", f"{p.name} reaches the Crown of Command! From now on death is final.", player=p.name)
+        ctx.emit("crown", msg("{player} reaches the Crown of Command! From now on death is final.", player=p.name),
+                 player=p.name)
         if s.options.get("sudden_death"):
             finish(ctx, [p.name])
             return
@@ -229,22 +239,26 @@ def crown(ctx: Ctx, t: Task) -> None:
     ending = ctx.content.cards[s.piles["ending"][0]] if s.piles.get("ending") else None
     others = [j for j in reach.others(ctx, t.p) if ctx.player(j).space == p.space]
     if others and (ending is None or ending.prop("meet_others")):
-        ctx.ask(t.p, "crown-attack", "Others stand on the Crown with you: whom do you attack?",
-                [Option(f"encounter-{ctx.name(j)}", f"attack {ctx.name(j)}") for j in others])
+        ctx.ask(t.p, "crown-attack", msg("Others stand on the Crown with you: whom do you attack?"),
+                [option(f"encounter-{ctx.name(j)}", msg("attack {player}", player=ctx.name(j))) for j in others])
         return
     if p.toad:
-        ctx.emit("command", f"{p.name}, a Toad, cannot cast the Command Spell.", player=p.name)
+        ctx.emit("command", msg("{player}, a Toad, cannot cast the Command Spell.", player=p.name), player=p.name)
         return
     if ending and ending.prop("at_turn_start") and t.a.get("arrived"):
         # The Eternal Crown: cast "at the start of each of his turns", so not on arriving
-        ctx.emit("ending", f"{p.name} will cast the Command Spell of {ending.name} from the start of the next turn.",
+        ctx.emit("ending",
+                 msg("{player} will cast the Command Spell of {ending} from the start of the next turn.",
+                     player=p.name, ending=ending.name),
                  player=p.name)
         return
     if ending:
-        ctx.emit("ending", f"{p.name} encounters the Alternative Ending: {ending.name}.", player=p.name)
+        ctx.emit("ending",
+                 msg("{player} encounters the Alternative Ending: {ending}.", player=p.name,
+                     ending=ending.name), player=p.name)
         ctx.push("effect", t.p, ops=ending.effect or [{"op": "moderator", "text": ending.text}], source=ending.name)
         return
-    ctx.emit("command", f"{p.name} casts the Command Spell.", player=p.name)
+    ctx.emit("command", msg("{player} casts the Command Spell.", player=p.name), player=p.name)
     ctx.push("command-spell", t.p, name="the Command Spell")
     spells.offer_counterspell(ctx, t.p, "the Command Spell")  # Counterspell can cancel it too
 
@@ -252,7 +266,8 @@ def crown(ctx: Ctx, t: Task) -> None:
 @task("command-spell")
 def command_spell(ctx: Ctx, t: Task) -> None:
     r = rng.die(ctx.s)
-    ctx.emit("command", f"{ctx.name(t.p)} rolls {r} for the Command Spell.", player=ctx.name(t.p), roll=r)
+    ctx.emit("command", msg("{player} rolls {r} for the Command Spell.", player=ctx.name(t.p), r=r),
+             player=ctx.name(t.p), roll=r)
     if r >= command_spell_low(ctx):
         hit = reach.others(ctx, t.p)  # not those in the Timescape (engine/rules/reach.py)
         with one_effect(ctx):
@@ -306,7 +321,8 @@ def quest_check(ctx: Ctx, t: Task) -> None:
         p.quest = None
         if card:
             discard(ctx, card.slug)
-        ctx.emit("quest-done", f"{p.name} completes the Warlock's quest and returns to the Cave.", player=p.name)
+        ctx.emit("quest-done", msg("{player} completes the Warlock's quest and returns to the Cave.", player=p.name),
+                 player=p.name)
         if not ctx.covered("warlocks-cave"):
             place(ctx, t.p, "warlocks-cave")
         p.flags.pop("moved", None)

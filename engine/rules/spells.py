@@ -16,7 +16,8 @@ from typing import Any
 from engine.questions import OTHER, SELF
 from engine.rules import items, reach, stats
 from engine.rules.machine import Ctx, could_change, on_answer, registrar, task
-from engine.state import Option, Prompt, Task
+from engine.state import Option, Prompt, Task, option
+from engine.text import msg
 
 HOOKS: dict[str, Callable[..., Any]] = {}
 
@@ -82,12 +83,13 @@ def start_spells(ctx: Ctx, t: Task) -> None:
         own_destroy_magic_ends(ctx, t.p)
     if not (p.spells or p.objects or p.followers or p.hand or p.area):
         return
-    opts = [Option(f"cast-{s}", f"cast {ctx.content.cards[s].name}") for s in castable_at_start(ctx, t.p)]
+    opts = [option(f"cast-{s}", msg("cast {card}", card=ctx.content.cards[s].name)) for s in castable_at_start(ctx,
+                                                                                                               t.p)]
     used = used_at_start(ctx, t.p)  # a card's use is offered once a turn (the Alchemist after `done`)
     opts += [o for o in ctx.hooks.start_options(ctx, t.p) if o.key not in used]
     if opts:
-        ctx.ask(t.p, "start-spell", "Before you move: cast a Spell or use a card?",
-                opts + ditch_option(ctx, t.p) + [Option("done", "go on to move")])
+        ctx.ask(t.p, "start-spell", msg("Before you move: cast a Spell or use a card?"),
+                opts + ditch_option(ctx, t.p) + [option("done", msg("go on to move"))])
 
 
 def used_at_start(ctx: Ctx, i: int) -> list[str]:
@@ -104,7 +106,7 @@ def own_destroy_magic_ends(ctx: Ctx, i: int) -> None:
         return e["name"] == "destroy-magic" and e["by"] == name and e.get("turn") != turn
     if any(ending(e) for e in ctx.s.effects):
         ctx.s.effects = [e for e in ctx.s.effects if not ending(e)]
-        ctx.emit("lasting-ends", f"{name}'s Destroy Magic ends.")
+        ctx.emit("lasting-ends", msg("{name}'s Destroy Magic ends.", name=name))
 
 
 @on_answer("start-spell", "before moving: `cast-<spell>`, a card's use (`use-<card>`...), `ditch`, or `done`",
@@ -125,7 +127,7 @@ def start_spell(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -
 
 
 def ditch_option(ctx: Ctx, i: int) -> list[Option]:
-    return [Option("ditch", "leave an Object or Follower on your space (write: ditch <card>)")] \
+    return [option("ditch", msg("leave an Object or Follower on your space (write: ditch <card>)"))] \
         if items.ditchable(ctx, i) else []
 
 
@@ -136,7 +138,7 @@ def cast(ctx: Ctx, i: int, spell: str, target: str | None = None) -> None:
     p = ctx.player(i)
     card = ctx.content.cards[spell]
     spend(ctx, i, spell)
-    ctx.emit("cast", f"{p.name} casts {card.name}.", player=p.name, card=spell)
+    ctx.emit("cast", msg("{player} casts {card}.", player=p.name, card=card.name), player=p.name, card=spell)
     if target is not None and card.hook in TARGETED:
         ctx.push("spell-resolve", i, spell=spell, name=card.name, target=target)
     else:
@@ -151,8 +153,10 @@ def offer_counterspell(ctx: Ctx, i: int, name: str) -> None:
     for j in sorted(stats.alive_players(ctx), key=lambda j: (j - i) % n):
         q = ctx.player(j)
         if j != i and "counterspell" in q.spells and may_cast(ctx, j) and reach.reaches(ctx, j, i):
-            ctx.ask(j, "counterspell", f"{ctx.name(i)} casts {name}. Cancel it with your Counterspell?",
-                    [Option("counter", f"cast Counterspell on {name}"), Option("let", "let it happen")])
+            ctx.ask(j, "counterspell",
+                    msg("{player} casts {name}. Cancel it with your Counterspell?", player=ctx.name(i), name=name),
+                    [option("counter", msg("cast Counterspell on {name}", name=name)),
+                     option("let", msg("let it happen"))])
             return
 
 
@@ -162,7 +166,8 @@ def counterspell(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) 
         return
     spend(ctx, ctx.index(who), "counterspell")
     resolve = ctx.s.stack.pop()
-    ctx.emit("counterspell", f"{who} casts Counterspell: {resolve.a['name']} has no effect.", player=who)
+    ctx.emit("counterspell", msg("{player} casts Counterspell: {a} has no effect.", player=who, a=resolve.a['name']),
+             player=who)
 
 
 @task("spell-resolve")
@@ -172,7 +177,7 @@ def resolve(ctx: Ctx, t: Task) -> None:
     if card.prop("target_effect") and card.hook not in HOOKS:
         targets = [j for j in stats.alive_players(ctx) if not shielded(ctx, i, j)]
         if targets:
-            ctx.ask(i, "spell-target", f"On whom do you cast {card.name}?",
+            ctx.ask(i, "spell-target", msg("On whom do you cast {card}?", card=card.name),
                     [Option(ctx.name(j), ctx.name(j)) for j in targets],
                     ops=card.prop("target_effect"), source=card.name)
     elif card.hook in HOOKS:
@@ -210,7 +215,8 @@ def destroy_magic(ctx: Ctx, i: int) -> None:
     """Until the start of the caster's next turn (start_spells ends it; two round ends at most,
     should the caster miss that turn or be out)."""
     ctx.s.effects.append({"name": "destroy-magic", "rounds": 2, "by": ctx.name(i), "turn": ctx.s.turn})
-    ctx.emit("lasting", f"Destroy Magic: nobody else may cast Spells until {ctx.name(i)}'s next turn.")
+    ctx.emit("lasting",
+             msg("Destroy Magic: nobody else may cast Spells until {player}'s next turn.", player=ctx.name(i)))
 
 
 @spell_hook("healing")
@@ -230,10 +236,10 @@ def healing_target(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str
 def heal_full(ctx: Ctx, j: int) -> None:
     q = ctx.player(j)
     if stats.healing_barred(ctx):  # Pandora's Box (The Lost Realms): nobody heals
-        ctx.emit("heal", f"Nobody may heal now: {q.name} is not healed.", player=q.name)
+        ctx.emit("heal", msg("Nobody may heal now: {player} is not healed.", player=q.name), player=q.name)
         return
     q.life = max(q.life, q.max_life)
-    ctx.emit("heal", f"{q.name} is healed to full life.", player=q.name)
+    ctx.emit("heal", msg("{player} is healed to full life.", player=q.name), player=q.name)
 
 
 def named_character(ctx: Ctx, name: str | None) -> int | None:
@@ -273,9 +279,10 @@ def healing_window(ctx: Ctx, t: Task) -> None:
             if ctx.player(k).life < ctx.player(k).max_life and not shielded(ctx, j, k)]
     if not hurt:
         return
-    opts = [Option(f"heal-{ctx.name(k)}", f"cast Healing on {'yourself' if k == j else ctx.name(k)}") for k in hurt]
-    ctx.ask(j, "healing-window", "You have lost a life on another's turn. Cast Healing now "
-            "(your one Spell this turn)?", opts + [Option("no", "not now")])
+    opts = [option(f"heal-{ctx.name(k)}",
+                   msg("cast Healing on {value}", value='yourself' if k == j else ctx.name(k))) for k in hurt]
+    ctx.ask(j, "healing-window", msg("You have lost a life on another's turn. Cast Healing now "
+            "(your one Spell this turn)?"), opts + [option("no", msg("not now"))])
 
 
 @on_answer("healing-window", "a life lost on another's turn: `cast-<healing>` now, or `no`", default=("no",))
@@ -305,8 +312,9 @@ def end_spells(ctx: Ctx, t: Task) -> None:
     p = ctx.player(t.p)
     if not p.alive or "destroy-magic" not in p.spells or blocked(ctx, t.p):
         return
-    ctx.ask(t.p, "end-spell", "Your turn ends. Cast Destroy Magic (nobody else casts Spells until your next turn)?",
-            [Option("cast-destroy-magic", "cast Destroy Magic"), Option("done", "end the turn")])
+    ctx.ask(t.p, "end-spell",
+            msg("Your turn ends. Cast Destroy Magic (nobody else casts Spells until your next turn)?"),
+            [option("cast-destroy-magic", msg("cast Destroy Magic")), option("done", msg("end the turn"))])
 
 
 @on_answer("end-spell", "at the end of the turn: `cast-destroy-magic` or `done`", default=("done",))
@@ -325,7 +333,7 @@ def nullify_target(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str
     q = ctx.player(ctx.index(key))
     ctx.s.discards["spell"].extend(q.spells)
     q.spells = []
-    ctx.emit("discard", f"{q.name} discards all Spells.", player=q.name)
+    ctx.emit("discard", msg("{player} discards all Spells.", player=q.name), player=q.name)
 
 
 @spell_hook("acquisition")
@@ -342,10 +350,11 @@ def acquisition_target(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who:
 @task("take-from")
 def take_from(ctx: Ctx, t: Task) -> None:
     loser = ctx.player(t.a["loser"])
-    opts = ([Option("gold", f"take 1 gold from {loser.name}")] if loser.gold else []) + \
-        [Option(o, f"take {ctx.content.cards[o].name}") for o in dict.fromkeys(loser.objects)]
+    opts = ([option("gold", msg("take 1 gold from {player}", player=loser.name))] if loser.gold else []) + \
+        [option(o, msg("take {card}", card=ctx.content.cards[o].name)) for o in dict.fromkeys(loser.objects)]
     if opts:
-        ctx.ask(t.p, "reward", f"What do you take from {loser.name}?", opts, loser=t.a["loser"], psychic=True)
+        ctx.ask(t.p, "reward", msg("What do you take from {player}?", player=loser.name), opts, loser=t.a["loser"],
+                psychic=True)
 
 
 @spell_hook("alchemy")
@@ -360,8 +369,9 @@ def destruction(ctx: Ctx, i: int) -> None:
              for c in cs if ctx.content.adventure(c)]
     if cards:
         choices = {f"{c}-on-{sp}": (c, sp) for sp, c in dict.fromkeys(cards)}  # keys are slugs players can type
-        ctx.ask(i, "spell-destruction", "Which card on the board is destroyed?",
-                [Option(k, f"{ctx.content.cards[c].name} on {ctx.space(sp).name}") for k, (c, sp) in choices.items()],
+        ctx.ask(i, "spell-destruction", msg("Which card on the board is destroyed?"),
+                [option(k, msg("{card} on {space}", card=ctx.content.cards[c].name, space=ctx.space(sp).name)) for k,
+                 (c, sp) in choices.items()],
                 choices=choices)
 
 
@@ -370,14 +380,15 @@ def destruction_target(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who:
     card, space = prompt.data["choices"][key]
     ctx.s.spaces[space].remove(card)
     items.discard(ctx, card)  # its own deck's pile (a Nether card counts as an Adventure card, not of that deck)
-    ctx.emit("destroy", f"{ctx.content.cards[card].name} on {ctx.space(space).name} is destroyed.")
+    ctx.emit("destroy",
+             msg("{card} on {space} is destroyed.", card=ctx.content.cards[card].name, space=ctx.space(space).name))
 
 
 @spell_hook("divination")
 def divination(ctx: Ctx, i: int) -> None:
     top = ctx.s.decks["adventure"][-5:][::-1]
     names = ", ".join(ctx.content.cards[c].name for c in top) or "nothing"
-    ctx.emit("divination", f"The top Adventure cards are: {names}.", to=[ctx.name(i)])
+    ctx.emit("divination", msg("The top Adventure cards are: {names}.", names=names), to=[ctx.name(i)])
 
 
 # -- the Hex ---------------------------------------------------------------------------------
@@ -402,10 +413,10 @@ def hex_(ctx: Ctx, i: int, target: str | None = None) -> None:
             return
     sides = hex_sides(ctx)
     if not sides:
-        ctx.emit("hex", "No empty space is left for the Hex; it is lost.")
+        ctx.emit("hex", msg("No empty space is left for the Hex; it is lost."))
         return
-    ctx.ask(i, "hex-space", "Where do you lay the Hex? Choose a side of a region (next time you may write "
-            "cast-hex <space>):", [Option(f"side-{first}", f"{ring.title()} Region: "
+    ctx.ask(i, "hex-space", msg("Where do you lay the Hex? Choose a side of a region (next time you may write "
+            "cast-hex <space>):"), [Option(f"side-{first}", f"{ring.title()} Region: "
                                    + ", ".join(ctx.space(sp).name for sp in spaces)) for ring, first, spaces in sides],
             sides={f"side-{first}": spaces for ring, first, spaces in sides})
 
@@ -431,14 +442,15 @@ def hex_space(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> 
     i = ctx.index(who)
     if key.startswith("side-"):
         spaces = prompt.data["sides"][key]
-        ctx.ask(i, "hex-space", "On which space do you lay the Hex?", [Option(sp, ctx.space(sp).name) for sp in spaces])
+        ctx.ask(i, "hex-space", msg("On which space do you lay the Hex?"),
+                [Option(sp, ctx.space(sp).name) for sp in spaces])
     else:
         lay_hex(ctx, i, key)
 
 
 def lay_hex(ctx: Ctx, i: int, space: str) -> None:
     ctx.s.effects.append({"name": "hex", "rounds": 3, "by": ctx.name(i), "space": space})
-    ctx.emit("hex", f"{ctx.name(i)} places a Hex on {ctx.space(space).name}.")
+    ctx.emit("hex", msg("{player} places a Hex on {space}.", player=ctx.name(i), space=ctx.space(space).name))
 
 
 TARGETED = {"hex", "healing"}  # Spells whose target may be named with the answer

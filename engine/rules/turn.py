@@ -9,6 +9,7 @@ from engine.rules.items import discard
 from engine.rules.machine import Ctx, task
 from engine.rules.setup import begin_character
 from engine.state import Player, Task
+from engine.text import msg, word
 
 
 @task("turn")
@@ -31,10 +32,10 @@ def turn(ctx: Ctx, t: Task) -> None:
     if not p.alive:
         begin_character(ctx, t.p)
         p = ctx.player(t.p)
-    ctx.emit("turn", f"Turn {s.turn}: {p.name}'s turn.", player=p.name)
+    ctx.emit("turn", msg("Turn {turn}: {player}'s turn.", turn=s.turn, player=p.name), player=p.name)
     if p.miss:
         p.miss -= 1
-        ctx.emit("miss", f"{p.name} misses this turn.", player=p.name)
+        ctx.emit("miss", msg("{player} misses this turn.", player=p.name), player=p.name)
         return
     if s.packs and ctx.hooks.turn_start(ctx, t.p):
         return  # the pack plays this turn its own way (the Timescape: no quest check, warp lines)
@@ -50,7 +51,7 @@ def end_turn(ctx: Ctx, t: Task) -> None:
         if p.toad:
             p.toad -= 1
             if not p.toad:
-                ctx.emit("toad", f"{p.name} is no longer a Toad.", player=p.name)
+                ctx.emit("toad", msg("{player} is no longer a Toad.", player=p.name), player=p.name)
     if p.flags:
         p.flags.pop("alignment-changed", None)
         p.flags.pop("battle-bonus", None)
@@ -72,7 +73,7 @@ def end_turn(ctx: Ctx, t: Task) -> None:
         tick_lasting(ctx)
         cap = s.options.get("turn_cap", 0)
         if cap and s.round > cap:
-            ctx.emit("game-over", f"The game stops at the turn cap ({cap} rounds) with no winner.")
+            ctx.emit("game-over", msg("The game stops at the turn cap ({cap} rounds) with no winner.", cap=cap))
             finish(ctx, [])
             return
     ctx.push("turn", nxt)
@@ -95,7 +96,7 @@ def tick_lasting(ctx: Ctx) -> None:
         if e["rounds"] > 0:
             kept.append(e)
         else:
-            ctx.emit("lasting-ends", f"{e['name'].replace('-', ' ').title()} ends.")
+            ctx.emit("lasting-ends", msg("{replace} ends.", replace=e['name'].replace('-', ' ').title()))
     ctx.s.effects = kept
 
 
@@ -123,7 +124,9 @@ def trade_trophies(ctx: Ctx, i: int) -> None:
         for c in spent:
             spend_trophy(ctx, p, c, attr)
         setattr(p, attr, getattr(p, attr) + gain)
-        ctx.emit("trophies", f"{p.name} trades trophies for +{gain} {attr.title()}.", player=p.name)
+        ctx.emit("trophies",
+                 msg("{player} trades trophies for +{gain} {attr}.", player=p.name, gain=gain,
+                     attr=word(attr)), player=p.name)
 
 
 def spend_trophy(ctx: Ctx, p: Player, card: str, attr: str) -> None:
@@ -144,12 +147,14 @@ def lose_life(ctx: Ctx, i: int, n: int = 1, cause: str = "") -> None:
         # Preservation saves one life; cast for its holder only when that saves the character
         # (on another's turn it is the holder's one Spell of that turn).
         spells.spend(ctx, i, "preservation")
-        ctx.emit("cast", f"{p.name} casts Preservation and is spared a life.", player=p.name)
+        ctx.emit("cast", msg("{player} casts Preservation and is spared a life.", player=p.name), player=p.name)
         n -= 1
         if n == 0:
             return
     p.life = max(0, p.life - n)
-    ctx.emit("life", f"{p.name} loses {n} {'life' if n == 1 else 'lives'}{cause}.", player=p.name, n=-n)
+    ctx.emit("life",
+             msg("{player} loses 1 life{cause}.", player=p.name, cause=cause) if n == 1 else
+             msg("{player} loses {n} lives{cause}.", player=p.name, n=n, cause=cause), player=p.name, n=-n)
     if p.life == 0:
         kill(ctx, i)
 
@@ -223,4 +228,4 @@ def finish(ctx: Ctx, winners: list[str]) -> None:
     s.prompt = None
     s.stack.clear()
     if winners:
-        ctx.emit("game-over", f"{', '.join(winners)} wins the game.", winners=winners)
+        ctx.emit("game-over", msg("{names} wins the game.", names=', '.join(winners)), winners=winners)

@@ -102,9 +102,8 @@ def replay(config: dict, seed: str, rows: list[dict]) -> Iterator[Step]:
         except (ValueError, KeyError) as e:
             raise Divergence(0, f"the config does not set up a game ({e})") from None
         targets = {_rollback_target(row) for row in rows if row["kind"] == "rollback"}
-        blob = api.encode(state)
-        kept = {0: blob} if 0 in targets else {}
-        yield Step(0, None, state, hashlib.sha256(blob).hexdigest(), [], trace[:], 0)
+        kept = {0: api.encode(state)} if 0 in targets else {}
+        yield Step(0, None, state, api.state_hash(state), [], trace[:], 0)
         expected = 1
         events: Sequence[Any]
         for row in rows:
@@ -118,11 +117,10 @@ def replay(config: dict, seed: str, rows: list[dict]) -> Iterator[Step]:
                     state, events = api.apply(state, api.parse_move(row["line"]), copy=False)
             except api.IllegalMove as e:
                 raise Divergence(seq, f"cannot be applied ({e.reason})") from None
-            blob = api.encode(state)
             if seq in targets:
-                kept[seq] = blob
+                kept[seq] = api.encode(state)
             expected += 1
-            yield Step(seq, row, state, hashlib.sha256(blob).hexdigest(), events, trace[drawn:], before)
+            yield Step(seq, row, state, api.state_hash(state), events, trace[drawn:], before)
 
 
 def _rollback_target(row: dict) -> int | None:

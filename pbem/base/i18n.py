@@ -20,6 +20,7 @@ from babel import Locale, UnknownLocaleError, dates as babel_dates, numbers as b
 from babel.support import NullTranslations, Translations
 
 DOMAIN = "pbem"
+ENGINE_DOMAIN = "engine"  # the engine's messages (engine/text.py): a catalogue of their own, apart from the service's
 DEFAULT = "en"  # the language of the code and the templates: needs no catalogue
 LOCALE_DIR = Path(__file__).resolve().parent.parent / "locale"
 # What a player may write for a language (`language: Deutsch`), beside its code.
@@ -63,11 +64,12 @@ def language(value: str | None) -> str:
 
 
 @functools.cache
-def translations(lang: str) -> NullTranslations:
-    """The catalogue of `lang` (English: none, the texts as written)."""
+def translations(lang: str, domain: str = DOMAIN) -> NullTranslations:
+    """The catalogue of `lang` (English: none, the texts as written): the service's own texts, or
+    the engine's messages (domain ENGINE_DOMAIN, pbem/base/engine_text.py)."""
     if lang == DEFAULT:
         return NullTranslations()
-    found = Translations.load(str(LOCALE_DIR), [lang], DOMAIN)
+    found = Translations.load(str(LOCALE_DIR), [lang], domain)
     if not isinstance(found, Translations):
         raise LookupError(f"no compiled catalogue for {lang!r} in {LOCALE_DIR} (make locale)")
     return found

@@ -92,15 +92,16 @@ class Glossary:
         if card is not None and card.name in text:
             self.name(card.name)
 
-    def drawn(self, event) -> str:
-        """An event's text, with the card it brings in explained beside it (only a card its
-        text names: a facedown card stays unnamed)."""
+    def drawn(self, event, text: str | None = None) -> str:
+        """An event's text (`text`: as its reader reads it), with the card it brings in explained
+        beside it (only a card its text names: a facedown card stays unnamed)."""
+        text = event.text if text is None else text
         slug = (getattr(event, "data", None) or {}).get("card")
         card = self.by_slug.get(slug) if event.kind in EXPLAINED and isinstance(slug, str) else None
-        if card is None or card.name not in event.text or not card.text:
-            return event.text
+        if card is None or card.name not in text or not card.text:
+            return text
         line = one_line(card) + (f" ({STAND_IN})" if not card.confirmed else "")
-        return f"{event.text.rstrip('.')} — {line}"
+        return f"{text.rstrip('.')} — {line}"
 
     def entries(self) -> list[dict]:
         return list(self.named.values())

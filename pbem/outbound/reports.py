@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from engine.registry import TITLES
-from pbem.base import boardmap, i18n
+from pbem.base import boardmap, engine_text, i18n
 from pbem.base.i18n import _
 from pbem.core import people
 from pbem.outbound import calendar, glossary, leads, links as web_links, outbox, turnmail
@@ -185,7 +185,8 @@ def report_context(svc: Service, game: dict, player: str, view: dict, events: Se
         frame = make_frame(svc, state)
     over = view["over"] or game.get("status") == "ended"  # the engine's end, or the moderator's
     mine = view.get("mine") if player != svc.engine.MODERATOR and not over else None
-    prompts = view.get("prompt", []) if not over else []
+    prompts = engine_text.questions(svc.engine, state, view.get("prompt", []) if not over else [])
+    mine = next((q for q in prompts if q["id"] == mine["id"]), mine) if mine else None  # in the reader's language
     own = view["players"].get(player)
     mine_sheet = sheet(own, whereabouts(view, player, own), glossary.state_stand_ins(state)) if own else None
     here = view.get("space_cards", {}).get(own.get("space") or "", []) if own else []

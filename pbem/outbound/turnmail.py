@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
+from pbem.base import engine_text
 from pbem.core.games import seat_config
 
 if TYPE_CHECKING:
@@ -37,11 +38,14 @@ _decoders: dict = {}
 
 
 def encode(events) -> str:
-    """A move's events as stored: what reports read (kind, text, to, and the card an event
-    brings in, which a report explains), not the rest of the engine's data."""
+    """A move's events as stored: what reports read (kind, text, to, the card an event brings
+    in, which a report explains, and the message its text was made from, which a reader's
+    language translates: pbem/base/engine_text.py), not the rest of the engine's data."""
     return msgspec.json.encode([{"kind": e.kind, "text": e.text, "to": e.to,
                                  **({"data": {"card": e.data["card"]}} if (getattr(e, "data", None) or {}).get("card")
-                                    else {})} for e in events]).decode()
+                                    else {}),
+                                 **({"msg": e.msg} if getattr(e, "msg", None) is not None else {})}
+                                for e in events]).decode()
 
 
 class Note(msgspec.Struct):
@@ -110,13 +114,15 @@ class Backlog:
 def grouped(events, words=None) -> list[dict]:
     """Events as a report lists them: a group per turn, under its `turn` event (the events
     before the first such event finish the turn the reader last heard of); `words(event)`: an
-    event's text as the report writes it (a drawn card explained beside it)."""
+    event's text as the report writes it (a drawn card explained beside it). Each text in the
+    reader's language (pbem/base/engine_text.py)."""
     groups: list[dict] = []
     for e in events:
+        text = engine_text.event_text(e)
         if e.kind in HEADINGS:
-            groups.append({"title": e.text, "events": []})
+            groups.append({"title": text, "events": []})
             continue
         if not groups:
             groups.append({"title": None, "events": []})
-        groups[-1]["events"].append(words(e) if words else e.text)
+        groups[-1]["events"].append(words(e, text) if words else text)
     return groups
