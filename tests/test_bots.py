@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine import api, bots
+from engine import api, bots, scenario
 from engine.bots import table
 
 CONFIG = {"packs": [], "players": [{"name": "alice", "character": "wizard"}, {"name": "bob", "character": "sorceress"}]}
@@ -55,3 +55,48 @@ def test_a_game_of_bots_alone_ends_by_the_rules():
     result = table.play(CONFIG, "bots-alone-seed-3", {"alice": "greedy", "bob": "random"}, cap=400)
     assert result.winners and result.moves > 50
     assert result.capped or result.state.over
+
+
+# Two characters on the Cataclysm's Frozen Spire (cataclysm.txt: "roll one die and lose that
+# many lives, or stay and encounter the Frozen Spire again next turn"), both having stayed once:
+# staying always scores better one answer ahead, and two greedy bots once stayed there for ever.
+SPIRE = {
+    "game": {"packs": ["cataclysm"], "seed": "spire",
+             "players": [{"name": "alice", "character": "troll"}, {"name": "bob", "character": "troll"}]},
+    "setup": {"alice": {"space": "mines", "life": 6, "fate": 0}, "bob": {"space": "mines", "life": 6, "fate": 0}},
+    "dice": [5, 6],  # each rolls high at the Spire, and stays
+    "moves": ["alice: right", "alice: stay", "bob: right", "bob: stay"],
+}
+
+
+@pytest.mark.parametrize("level", ["greedy", "planner"])
+@pytest.mark.parametrize("life", [6, 1])
+def test_bots_held_on_the_frozen_spire_move_on(level, life):
+    """A notion of progress: a seat held where it is (it faces the same again next turn) counts
+    a turn lost (with 6 lives a low roll is paid), and held again and again it takes the way out
+    by chance (with 1 life every roll kills, and staying is worth more than dying): both leave
+    the Spire within a few turns of each (at most 10), and no seat stays for ever."""
+    setup = {name: {**at, "life": life} for name, at in SPIRE["setup"].items()}
+    state, _ = scenario.run({**SPIRE, "setup": setup})
+    assert {p.name: p.space for p in state.players} == {"alice": "frozen-spire", "bob": "frozen-spire"}
+    left: set[str] = set()
+    for _ in range(400 if level == "greedy" else 150):
+        if state.over or state.turn > 2 + 20 or len(left) == 2:
+            break
+        prompt = api.prompts(state)[0]
+        who = prompt.players[0]
+        move = bots.choose(state, who, level)
+        assert move is not None
+        if prompt.kind == "frozen-spire" and move.key == "lose-lives":
+            left.add(who)
+        state, _ = api.apply(state, move)
+    assert left == {"alice", "bob"}, f"still held at turn {state.turn}"
+
+
+@pytest.mark.parametrize("level", ["greedy", "planner"])
+def test_a_turn_held_costs_more_than_a_life(level):
+    """Just come to the Spire (not held yet: no chance in it) with a roll of 1, a bot pays the
+    life rather than lose a turn where it stands."""
+    state, _ = scenario.run({**SPIRE, "dice": [1], "moves": ["alice: right"]})
+    assert api.prompts(state)[0].kind == "frozen-spire"
+    assert bots.choose(state, "alice", level).key == "lose-lives"

@@ -8,15 +8,17 @@ outcomes, not guessed beside them.
 An answer that changes nothing but the question (a Spell window's `ditch`, which only opens the
 list of what to ditch, whose `done` comes back) is not taken while another is open: worth what
 the game is worth now, it would otherwise win against an answer that costs a little, and the
-bot would go round that menu for ever."""
+bot would go round that menu for ever. Nor is staying where the rules hold the seat, for ever
+(progress.py)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import NamedTuple
 
 import msgspec
 
 from engine import api
-from engine.bots import value
+from engine.bots import progress, value
 from engine.state import Game, Move
 
 SAMPLES = 3  # redealt games per answer (the same ones for every answer: outcomes compared alike)
@@ -34,28 +36,35 @@ def _still(before: Game, after: Game) -> bool:
     return r(after, prompt=None, next_prompt=0, moves=0) == r(before, prompt=None, next_prompt=0, moves=0)
 
 
-def outcome(world: Game, move: Move, seat: str, packs: Sequence[api.Pack]) -> tuple[float, bool]:
-    """The seat's standing once `move` is played on a copy of `world`, and whether nothing but
-    the question changed. A move a redealt game refuses, or one that breaks on it, is not judged
-    (NOT_JUDGED) rather than stopping the bot: a redealt game may hold what the real one never
-    would (a card dealt where a rule did not expect it)."""
+def outcome(world: Game, move: Move, seat: str, packs: Sequence[api.Pack]) -> tuple[float, bool, bool]:
+    """The seat's standing once `move` is played on a copy of `world`, whether nothing but
+    the question changed, and whether the rules hold the seat on its space (progress.py). A
+    move a redealt game refuses, or one that breaks on it, is not judged (NOT_JUDGED) rather
+    than stopping the bot: a redealt game may hold what the real one never would (a card dealt
+    where a rule did not expect it)."""
     try:
         after, _ = api.apply(world, move, packs=packs)
     except Exception:  # noqa: BLE001 -- see above: the answer is judged on the other games
-        return NOT_JUDGED, False
-    return value.standing(after, seat), _still(world, after)
+        return NOT_JUDGED, False, False
+    return value.standing(after, seat), _still(world, after), progress.held(after, seat)
+
+
+class Judged(NamedTuple):
+    got: list[float]  # each answer's average worth over the same games
+    still: list[bool]  # whether it is a mere menu
+    holds: list[bool]  # whether it leaves the seat held on its space
 
 
 def judge(worlds_: Sequence[Game], seat: str, keys: Sequence[str], prompt: int,
-          packs: Sequence[api.Pack]) -> tuple[list[float], list[bool]]:
-    """Each answer's average worth over the same games, and whether it is a mere menu."""
-    got, still = [], []
+          packs: Sequence[api.Pack]) -> Judged:
+    out = Judged([], [], [])
     for key in keys:
         outcomes = [outcome(w, Move(seat, key, prompt), seat, packs) for w in worlds_]
-        good = [v for v, _ in outcomes if v == v]  # nan: not judged
-        got.append(sum(good) / len(good) if good else -value.WIN)
-        still.append(all(s for _, s in outcomes))
-    return got, still
+        good = [v for v, _, _ in outcomes if v == v]  # nan: not judged
+        out.got.append(sum(good) / len(good) if good else -value.WIN)
+        out.still.append(all(s for _, s, _ in outcomes))
+        out.holds.append(any(h for _, _, h in outcomes))
+    return out
 
 
 _CALM: dict[str, tuple[str, ...]] = {}  # kind -> the keys a missed deadline plays (engine/questions.py)
@@ -79,5 +88,5 @@ def best(keys: Sequence[str], got: Sequence[float], still: Sequence[bool], kind:
 
 def choose(state: Game, seat: str, keys: Sequence[str], seed: str, packs: Sequence[api.Pack]) -> str:
     prompt = api.prompts(state)[0]
-    got, still = judge(worlds(state, seat, seed, SAMPLES, packs), seat, keys, prompt.id, packs)
-    return best(keys, got, still, prompt.kind)
+    j = judge(worlds(state, seat, seed, SAMPLES, packs), seat, keys, prompt.id, packs)
+    return progress.way_out(state, seat, keys, j.got, j.holds, best(keys, j.got, j.still, prompt.kind), seed)

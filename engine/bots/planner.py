@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from engine import api
-from engine.bots import greedy, value
+from engine.bots import greedy, progress, value
 from engine.state import Game, Move
 
 WORLDS = 8  # redealt games per answer
@@ -53,23 +53,27 @@ def _greedy_here(world: Game, who: str, keys: list[str], prompt: int, kind: str,
     """The greedy answer on this very game: it is a sample already, so it is played as it stands."""
     if len(keys) == 1:
         return keys[0]
-    got, still = greedy.judge([world], who, keys, prompt, packs)
-    return greedy.best(keys, got, still, kind)
+    j = greedy.judge([world], who, keys, prompt, packs)
+    return greedy.best(keys, j.got, j.still, kind)
 
 
 def choose(state: Game, seat: str, keys: Sequence[str], seed: str, packs: Sequence[api.Pack]) -> str:
     prompt = api.prompts(state)[0]
     worlds = greedy.worlds(state, seat, seed, WORLDS, packs)
     best, best_key = -2 * value.WIN, keys[0]
+    got, holds = [], []
     for key in keys:
-        total, n = 0.0, 0
+        total, n, held = 0.0, 0, False
         for w in worlds:
             try:
                 after, _ = api.apply(api.replay(w, ()), Move(seat, key, prompt.id), copy=False, packs=packs)
+                held = held or progress.held(after, seat)
                 total += value.standing(playout(after, seat, packs), seat)
                 n += 1
             except Exception:  # noqa: BLE001 -- a redealt game may break a rule's expectations: not judged
                 continue
+        got.append(total / n if n else -value.WIN)
+        holds.append(held)
         if n and total / n > best:
             best, best_key = total / n, key
-    return best_key
+    return progress.way_out(state, seat, keys, got, holds, best_key, seed)

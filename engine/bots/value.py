@@ -4,7 +4,8 @@ its cap. Pure arithmetic on the state's own fields; the board's rings come from 
 public summary (one per pack set, kept).
 
 A character's worth is its life, Strength, Craft, fate, gold, Objects, Followers, Spells and
-trophies, the Talisman it holds, and how far in it stands: the Middle Region, the Inner Region
+trophies, the Talisman it holds, and how far in it stands (a turn less when the rules hold it
+where it is: engine/bots/progress.py): the Middle Region, the Inner Region
 (and how near the Valley of Fire, the way to the Crown), the Crown of Command itself. Death
 costs what the character held. A Nemesis is worth what the heroes lack.
 """
@@ -23,6 +24,7 @@ GATE = "valley-of-fire"  # the Inner Region's way to the Crown
 TALISMAN = "talisman"
 TALISMAN_WORTH = 16.0  # the Valley of Fire lets no one through without one
 TOWARD = 0.4  # a hero's Talisman counts for more the further in it has to be carried
+HELD = 12.0  # held on its space by the rules (it faces it again next turn): a turn lost (progress.py)
 
 _RINGS: dict[tuple[str, tuple[str, ...]], tuple[dict[str, str], dict[str, int]]] = {}
 
@@ -57,7 +59,7 @@ def character(state: Game, p: Player) -> float:
     worth = (4.0 * p.life + 5.0 * (p.strength + p.craft) + 1.5 * p.fate + 1.0 * min(p.gold, 12)
              + 3.0 * len(p.objects) + 3.0 * len(p.followers) + 2.0 * len(p.spells) + 1.5 * len(p.trophies)
              + (TALISMAN_WORTH * (1 + TOWARD * progress / REGION["inner"]) if talismans else 0.0)
-             + progress - 15.0 * (p.toad > 0) - 5.0 * p.miss)
+             + progress - 15.0 * (p.toad > 0) - 5.0 * p.miss - HELD * bool(p.flags.get("must-face")))
     if where == "inner" and not talismans:  # the Valley of Fire will not let it through
         worth -= progress / 2
     return worth
