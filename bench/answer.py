@@ -21,21 +21,27 @@ move, printed as the median and spread over `--rounds` rounds (at least 7). Targ
 <= 4x the floor; handle alone <= 1.5x. Replies the kinds queue but do not send themselves
 are sent between rounds, untimed, so every round starts with an empty queue.
 
+`--postgres` adds a fourth kind: answered on PostgreSQL (a cluster of its own, as
+tests/pgcluster.py starts), its server's CPU over the same time counted, against SQLite's
+answered in the same rounds. Target (issue 28): <= 1.5x.
+
 `--profile N` plays N answered mails under cProfile instead (after the same warm-up) and
 prints the functions with the most CPU time, cumulative and own.
 
-    .venv/bin/python bench/answer.py [--rounds 7] [--per-round 20] [--batch 10] [--profile 200]
+    .venv/bin/python bench/answer.py [--rounds 7] [--per-round 20] [--batch 10] [--postgres] [--profile 200]
 """
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import cProfile
 import io
 import pstats
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -51,8 +57,8 @@ from pbem.outbound import sending
 
 
 class Bench:
-    def __init__(self, home: str):
-        self.svc = open_service(settings=settings_mod.Settings(home=home, mails_per_hour=timing.UNLIMITED))
+    def __init__(self, home: str, db: str = "pbem.db"):
+        self.svc = open_service(settings=settings_mod.Settings(home=home, db=db, mails_per_hour=timing.UNLIMITED))
         self.g = Games(self.svc)
         self.loop = asyncio.new_event_loop()  # one loop, as the daemon runs in one
         self.sent = 0
@@ -104,6 +110,16 @@ class Bench:
         return mean(out)
 
 
+def with_server(work: Callable[[int], timing.Sample], k: int, cluster, server: list[float]) -> timing.Sample:
+    """`work(k)`'s sample per mail with the PostgreSQL server's CPU over the same time added, per
+    mail (the server serves this bench alone); that share also appended to `server`."""
+    from scale import server_cpu
+    before = server_cpu(cluster)
+    got = work(k)
+    server.append((server_cpu(cluster) - before) / k)
+    return timing.Sample(got.cpu + server[-1], got.wall)
+
+
 def profile(b: Bench, n: int, top: int, dump: str | None = None, kind: str = "answered") -> None:
     prof = cProfile.Profile(time.process_time)  # CPU time, as every figure here
     work = {"answered": lambda: b.answered(n), "alone": lambda: b.alone(n)}[kind]
@@ -132,12 +148,16 @@ def main() -> None:
     ap.add_argument("--kind", choices=("answered", "alone"), default="answered", help="what --profile plays")
     ap.add_argument("--top", type=int, default=30)
     ap.add_argument("--dump", metavar="FILE", help="with --profile: the profile's stats written to FILE (pstats)")
+    ap.add_argument("--postgres", action="store_true",
+                    help="also answered on PostgreSQL (a cluster of its own), its server's CPU counted: "
+                         "the ratio to SQLite's answered (target 1.5x)")
     args = ap.parse_args()
     if args.rounds < 7 and not args.profile:
         ap.error("at least 7 rounds")
     log.configure("json", "warning")
     k = args.per_round
-    with tempfile.TemporaryDirectory() as home:
+    with tempfile.TemporaryDirectory() as home, tempfile.TemporaryDirectory() as pg_home, \
+            contextlib.ExitStack() as stack:
         b = Bench(home)
         b.answered(20)  # warm: templates, caches, the store's pages
         b.grouped(10, args.batch)
@@ -145,12 +165,23 @@ def main() -> None:
             profile(b, args.profile, args.top, args.dump, args.kind)
             return
         replies: list[int] = []
-        got = timing.rounds({
+        work = {
             "floor": lambda: timing.floor_round(args.floor, args.floor_moves),
             "alone": lambda: b.alone(k),
             "grouped": lambda: b.grouped(k, args.batch),
             "answered": lambda: b.answered(k, replies),
-        }, args.rounds, 1)
+        }
+        if args.postgres:
+            sys.path.append(str(REPO / "tests"))
+            from pgcluster import Cluster, _bin_dir
+            cluster = Cluster(_bin_dir())
+            stack.callback(cluster.stop)
+            pg = Bench(pg_home, cluster.database())
+            stack.callback(pg.svc.store.close)
+            pg.answered(20)
+            server: list[float] = []
+            work["pg"] = lambda: with_server(pg.answered, k, cluster, server)
+        got = timing.rounds(work, args.rounds, 1)
         print(f"{args.rounds} rounds of {k} mails of each kind ({b.g.n - b.g.first} game(s) of 6 players); "
               f"per mail, the mean of a round; replies sent per answered mail: {sum(replies) / len(replies):.2f}")
         print("  " + timing.report("floor's move (its own loop, in this process)", got["floor"], 1e6, " us"))
@@ -161,6 +192,11 @@ def main() -> None:
         print("  " + timing.ratio("handle alone / floor", got["alone"], got["floor"], target=1.5))
         print("  " + timing.ratio("handle grouped / floor", got["grouped"], got["floor"]))
         print("  " + timing.ratio("answered / floor", got["answered"], got["floor"], target=4.0))
+        if args.postgres:
+            print("  " + timing.report("answered on PostgreSQL, its server's CPU added", got["pg"], 1e6, " us"))
+            print(f"    of which the server's: {timing.spread(server, 1e6, ' us')}")
+            print("  " + timing.ratio("answered, PostgreSQL with its server / SQLite", got["pg"], got["answered"],
+                                      target=1.5))
 
 
 if __name__ == "__main__":

@@ -332,3 +332,29 @@ def test_the_queued_contexts_checked_are_the_newest_few_of_each_kind(store):
     rows = store.outbox_queued_contexts(3)
     assert [r["message_id"] for r in rows] == [f"<{k}{i}@x>" for i in (5, 4, 3) for k in ("receipt", "report")]
     assert set(rows[0]) == set(store.outbox_mail(rows[0]["id"]))  # the rows as they are, nothing added
+
+
+def test_a_transaction_notifies_each_kind_of_work_once(two_pg):
+    """Three mails queued in one transaction: one pg_notify (PostgreSQL delivers one anyway), not
+    three round trips; a savepoint undone takes its NOTIFY with it, so the next one is sent."""
+    import threading
+    a, b = two_pg
+    notified = []
+    run = b._run
+    b._run = lambda sql, params=(): (notified.append(params) if "pg_notify" in sql else None) or run(sql, params)
+    woke = threading.Event()
+    handle = a.watch(woke.set)
+    try:
+        with b.transaction():
+            for i in range(3):
+                b.add_outbox(message_id=f"<n{i}@x>", kind="report", to_addr="a@x", subject="s", headers={}, text="t")
+        assert notified == [("pbem", "outbox")] and woke.wait(5)
+        woke.clear()
+        with b.transaction():
+            with pytest.raises(RuntimeError), b.transaction(savepoint=True):
+                b.add_outbox(message_id="<undone@x>", kind="report", to_addr="a@x", subject="s", headers={}, text="t")
+                raise RuntimeError("undone")
+            b.add_outbox(message_id="<kept@x>", kind="report", to_addr="a@x", subject="s", headers={}, text="t")
+        assert len(notified) == 3 and woke.wait(5)  # the kept mail's own NOTIFY woke the listener
+    finally:
+        a.stop_watching(handle)

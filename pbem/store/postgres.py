@@ -79,13 +79,19 @@ class PostgresStore(Store):
         conn = getattr(self._local, "conn", None)
         if conn is not None:
             if savepoint:
-                with conn.transaction():  # psycopg: a savepoint inside the open transaction
-                    yield self
+                told = set(self._local.told)
+                try:
+                    with conn.transaction():  # psycopg: a savepoint inside the open transaction
+                        yield self
+                except BaseException:
+                    self._local.told = told  # its NOTIFYs were undone with it
+                    raise
             else:
                 yield self
             return
         with self.pool.connection() as conn:
             self._local.conn = conn
+            self._local.told = set()  # what this transaction has notified (notify)
             try:
                 with conn.transaction():
                     if redoable:
@@ -132,6 +138,13 @@ class PostgresStore(Store):
         self._run("SELECT pg_advisory_xact_lock(?)", (MIGRATION_LOCK,))
 
     def notify(self, what: str) -> None:
+        """Wake the listening daemons at commit: once a transaction for each `what` (a second
+        pg_notify of the same payload would be delivered as one anyway: one round trip saved
+        for each further mail an answer queues)."""
+        if self.in_transaction:
+            if what in self._local.told:
+                return
+            self._local.told.add(what)
         self._run("SELECT pg_notify(?, ?)", (CHANNEL, what))
 
     def watch(self, wake) -> object:
