@@ -25,6 +25,7 @@ from pbem.store.base import Store
 from pbem.store.common import Clock, StoreUnavailable, storable_params, utcnow
 
 CHANNEL = "pbem"
+_ROWS = psycopg.pq.ExecStatus.TUPLES_OK
 MIGRATION_LOCK = 0x7062656D  # "pbem": the advisory lock key held while migrating
 
 
@@ -123,7 +124,9 @@ class PostgresStore(Store):
     def _all(self, sql: str, params=()) -> list[dict]:
         with self._conn() as conn:
             cur = conn.execute(_pg(sql), storable_params(params))
-            return cur.fetchall() if cur.description is not None else []
+            # the result's status, not cur.description: that makes a Column object for every
+            # column of every statement (1.5 ms CPU an answer mail), which dict_row does not need
+            return cur.fetchall() if cur.pgresult is not None and cur.pgresult.status == _ROWS else []
 
     def _run(self, sql: str, params=()) -> int:
         with self._conn() as conn:
