@@ -4,7 +4,8 @@ of gettext.
 
 `msg("{player} rolls {roll} for movement.", player=p.name, roll=roll)`: the id is the English
 pattern with named placeholders (str.format), the arguments are what fills them, as plain
-values: numbers, and names (cards, spaces, characters, players) as printed. `msg` is the
+values: numbers, and names (cards, spaces, characters, players) as printed; `{s}` is an English
+plural ending ("turn{s}", s="s" or ""), which a translation may leave out. `msg` is the
 keyword pybabel extracts the engine's ids by (`make locale`, into the catalogue domain
 "engine"). An Event, an Option and a Prompt keep their English `text`/`question` (formatted
 once, where the message is made) beside the message, which they carry in `msg`.

@@ -34,7 +34,8 @@ def test_every_engine_message_is_in_the_catalogue_and_german_has_it_with_its_pla
     german = {m.id: m.string for m in read_po((LOCALE / "de" / "LC_MESSAGES" / "engine.po").open("rb")) if m.id}
     missing = sorted(i for i in ids if not german.get(i))
     assert not missing, missing[:10]
-    wrong = [(i, german[i]) for i in ids if placeholders(german[i]) != placeholders(i)]
+    # `{s}` is an English plural ending ("turn{s}"): a language that says the plural otherwise leaves it out
+    wrong = [(i, german[i]) for i in ids if placeholders(german[i]) - {"s"} != placeholders(i) - {"s"}]
     assert not wrong, wrong[:10]
 
 

@@ -1,7 +1,8 @@
 """A one-off codemod: the engine's texts as messages (engine/text.py).
 
 Each literal text handed to `ctx.emit(kind, TEXT)`, `ctx.ask(who, kind, TEXT, ...)`,
-`ctx.ask_moderator(i, TEXT)` and `Option(key, TEXT)` (an f-string, a string, several of them
+`ctx.ask_moderator(i, TEXT)`, `Option(key, TEXT)` and the helpers that ask (`offer_reroll`,
+`choose_character`) (an f-string, a string, several of them
 side by side, or either branch of `a if c else b`) becomes `msg("pattern {name}", name=expr)`:
 the f-string's expressions become named arguments, the pattern the message id; `Option(...)`
 becomes `option(...)`. The English text the engine keeps is the pattern formatted with the
@@ -24,7 +25,8 @@ from libcst.codemod.visitors import AddImportsVisitor
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 # call -> the position of its text argument
-TEXT_ARG = {"emit": 1, "ask": 2, "ask_moderator": 1, "Option": 1}
+TEXT_ARG = {"emit": 1, "ask": 2, "ask_moderator": 1, "Option": 1, "offer_reroll": 2, "choose_character": 3}
+FUNCTIONS = {"Option", "offer_reroll", "choose_character"}  # called by name; the others are Ctx's methods
 PLAYERS = {"p", "player", "me", "other", "target", "victim", "q", "pl", "hero", "them", "him", "mover", "rival",
            "opponent", "attacker", "defender", "winner", "loser", "a", "b"}
 CARDS = {"c", "card", "cd", "obj", "item", "spell", "f", "follower", "foe", "enemy", "monster", "o", "thing",
@@ -174,9 +176,7 @@ class Messages(cst.CSTTransformer):
         func = updated.func
         fname = (func.attr.value if isinstance(func, cst.Attribute)
                  else func.value if isinstance(func, cst.Name) else None)
-        if fname not in TEXT_ARG or (fname == "Option" and not isinstance(func, cst.Name)):
-            return updated
-        if fname != "Option" and not isinstance(func, cst.Attribute):
+        if fname not in TEXT_ARG or isinstance(func, cst.Name) != (fname in FUNCTIONS):
             return updated
         at = TEXT_ARG[fname]
         positional = [a for a in updated.args if a.keyword is None and not a.star]
@@ -240,8 +240,10 @@ def _break(line: str) -> list[str]:
                 opens.append(i)
             elif ch in ")]}" and opens:
                 opens.pop()
-            elif ch == "," and opens and i + 1 < WIDTH and (best is None or len(opens) <= best[2]):
-                best = (i, opens[-1], len(opens))  # the outermost bracket's last comma that fits
+            elif ch == "," and i + 1 < WIDTH and (best is None or len(opens) <= best[2]):
+                # the outermost bracket's last comma that fits (none open on this line: a line that
+                # goes on a call begun above, aligned as it is)
+                best = (i, opens[-1] if opens else len(line) - len(line.lstrip()) - 1, len(opens))
             i += 1
         if best is None:
             break
@@ -253,7 +255,7 @@ def _break(line: str) -> list[str]:
 
 def wrap(path: Path) -> None:
     lines = path.read_text().split("\n")
-    path.write_text("\n".join(part for line in lines for part in (_break(line) if "msg(" in line else [line])))
+    path.write_text("\n".join(part for line in lines for part in (_break(line) if len(line) > WIDTH else [line])))
 
 
 def main(paths: list[str]) -> None:

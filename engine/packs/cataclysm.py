@@ -17,7 +17,8 @@ from engine.rules import endings, stats
 from engine.rules.machine import Ctx, on_answer, task
 from engine.rules.spaces import beaten, must_face
 from engine.rules.turn import lose_life
-from engine.state import Option, Prompt, Task
+from engine.state import Prompt, Task, option
+from engine.text import msg, word
 
 # -- Inner Region ----------------------------------------------------------------
 
@@ -27,11 +28,12 @@ def frozen_spire(ctx: Ctx, t: Task) -> None:
     p = ctx.player(t.p)
     p.flags.pop("frozen", None)
     r = rng.die(ctx.s)
-    ctx.emit("roll", f"{p.name} rolls {r} at the Frozen Spire.", player=p.name)
+    ctx.emit("roll", msg("{player} rolls {r} at the Frozen Spire.", player=p.name, r=r), player=p.name)
     ctx.ask(t.p, "frozen-spire",
-            f"The Frozen Spire: lose {r} {'life' if r == 1 else 'lives'}, or stay and face it again next turn?",
-            [Option("lose-lives", f"lose {r} {'life' if r == 1 else 'lives'}"),
-             Option("stay", "stay here and encounter it again next turn")], n=r)
+            msg("The Frozen Spire: lose {r} {lives}, or stay and face it again next turn?", r=r,
+                lives=word("life" if r == 1 else "lives")),
+            [option("lose-lives", msg("lose {r} {lives}", r=r, lives=word("life" if r == 1 else "lives"))),
+             option("stay", msg("stay here and encounter it again next turn"))], n=r)
 
 
 @on_answer("frozen-spire", "the Frozen Spire: `lose-lives` or `stay` and face it again next turn", default=())
@@ -39,7 +41,7 @@ def frozen_answer(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str)
     i = ctx.index(who)
     if key == "stay":
         must_face(ctx, i, "frozen", 1)  # movement offers nothing but facing it again
-        ctx.emit("frozen", f"{who} stays at the Frozen Spire.", player=who)
+        ctx.emit("frozen", msg("{player} stays at the Frozen Spire.", player=who), player=who)
         return
     beaten(ctx, i, "frozen")
     lose_life(ctx, i, prompt.data["n"], " to the cold")

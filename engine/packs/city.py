@@ -32,7 +32,8 @@ from engine.rules.items import discard
 from engine.rules.machine import Ctx, on_answer, task
 from engine.rules.movement import one_space_only, place
 from engine.rules.rerolls import offer_reroll
-from engine.state import Option, Prompt, Task
+from engine.state import Option, Prompt, Task, option
+from engine.text import msg
 
 RING = "city"
 
@@ -72,8 +73,8 @@ def city_move(ctx: Ctx, t: Task) -> None:
     p.flags.pop("moved", None)
     others = ctx.hooks.move_options(ctx, t.p)
     if others:
-        ctx.ask(t.p, "city-move", "You are in the City. Roll and follow the streets, or something else?",
-                [Option("roll", "roll and follow the one-way streets")] + others)
+        ctx.ask(t.p, "city-move", msg("You are in the City. Roll and follow the streets, or something else?"),
+                [option("roll", msg("roll and follow the one-way streets"))] + others)
         return
     roll_and_walk(ctx, t.p)
 
@@ -96,9 +97,11 @@ def roll_and_walk(ctx: Ctx, i: int) -> None:
         ctx.push("city-roll", i, dice=[1])
         return
     roll = rng.die(ctx.s)
-    ctx.emit("roll", f"{p.name} rolls {roll} and follows the City's one-way streets.", player=p.name, roll=roll,
+    ctx.emit("roll", msg("{player} rolls {roll} and follows the City's one-way streets.", player=p.name, roll=roll),
+             player=p.name, roll=roll,
              dice=[roll])
-    offer_reroll(ctx, i, f"You roll {roll} to move along the City's streets. Spend 1 fate to reroll?", "city-roll",
+    offer_reroll(ctx, i, msg("You roll {roll} to move along the City's streets. Spend 1 fate to reroll?", roll=roll),
+                 "city-roll",
                  dice=[roll])
 
 
@@ -111,7 +114,9 @@ def city_roll(ctx: Ctx, t: Task) -> None:
     here = ctx.content.space(p.space)
     if here.hook == "city-shop":
         street = here.hook_args["street"]
-        ctx.emit("move", f"{p.name} steps out of the {here.name} onto {ctx.space(street).name}.", player=p.name)
+        ctx.emit("move",
+                 msg("{player} steps out of the {here} onto {space}.", player=p.name, here=here.name,
+                     space=ctx.space(street).name), player=p.name)
         ctx.push("city-walk", i, space=street, steps=roll - 1, barred=here.id, out_of=street, path=[])
         return
     ctx.push("city-walk", i, space=p.space, steps=roll, barred="", out_of="", path=[])
@@ -129,10 +134,11 @@ def city_walk(ctx: Ctx, t: Task) -> None:
         if shop and shop != a["barred"] and space != a["out_of"] and city_shops.worth_entering(ctx, i, shop):
             ctx.push("city-walk", i, **{**a, "space": space, "steps": steps, "path": path, "asked": True})
             lost = f", losing the other {steps - 1}" if steps > 1 else ""
-            ctx.ask(i, "city-shop-enter", f"You are on {ctx.space(space).name} with {steps} to move. "
-                    f"Enter the {ctx.space(shop).name}?",
-                    [Option("go-on", f"walk on {steps} along the streets"),
-                     Option(f"enter-{shop}", f"spend 1 point to enter the {ctx.space(shop).name}{lost}")])
+            ctx.ask(i, "city-shop-enter", msg("You are on {space} with {steps} to move. "
+                    "Enter the {space2}?", space=ctx.space(space).name, steps=steps, space2=ctx.space(shop).name),
+                    [option("go-on", msg("walk on {steps} along the streets", steps=steps)),
+                     option(f"enter-{shop}",
+                            msg("spend 1 point to enter the {space}{lost}", space=ctx.space(shop).name, lost=lost))])
             return
         a = {**a, "asked": False}
         if steps <= 0:
@@ -141,7 +147,8 @@ def city_walk(ctx: Ctx, t: Task) -> None:
         steps -= 1
         path.append(space)
     via = f" by way of {', '.join(ctx.space(s).name for s in path[:-1])}" if len(path) > 1 else ""
-    ctx.emit("move", f"{p.name} moves to {ctx.space(space).name}{via}.", player=p.name, space=space)
+    ctx.emit("move", msg("{player} moves to {space}{via}.", player=p.name, space=ctx.space(space).name, via=via),
+             player=p.name, space=space)
     place(ctx, i, space)
 
 
@@ -154,8 +161,9 @@ def shop_enter(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) ->
     i = ctx.index(who)
     shop = key[len("enter-"):]
     lost = walk.a["steps"] - 1
-    ctx.emit("move", f"{who} enters the {ctx.space(shop).name}"
-             + (f"; the rest of the roll ({lost}) is lost." if lost else "."), player=who, space=shop)
+    ctx.emit("move", msg("{player} enters the {space}; the rest of the roll ({lost}) is lost.", player=who,
+                         space=ctx.space(shop).name, lost=lost) if lost else
+             msg("{player} enters the {space}.", player=who, space=ctx.space(shop).name), player=who, space=shop)
     place(ctx, i, shop)
 
 
@@ -168,10 +176,12 @@ def jail_roll(ctx: Ctx, t: Task) -> None:
     roll = rng.die(ctx.s)
     if die_row(tables()["jail_chart"], roll) == "free":
         del p.flags["city-jailed"]
-        ctx.emit("jail", f"{p.name} rolls {roll} on the Jail chart and is released.", player=p.name, roll=roll)
+        ctx.emit("jail", msg("{player} rolls {roll} on the Jail chart and is released.", player=p.name, roll=roll),
+                 player=p.name, roll=roll)
         ctx.push_all([("city-move", t.p, {}), ("encounter", t.p, {})])
         return
-    ctx.emit("jail", f"{p.name} rolls {roll} on the Jail chart and stays locked up.", player=p.name, roll=roll)
+    ctx.emit("jail", msg("{player} rolls {roll} on the Jail chart and stays locked up.", player=p.name, roll=roll),
+             player=p.name, roll=roll)
     ctx.end_turn()
 
 
@@ -179,7 +189,7 @@ def jail_roll(ctx: Ctx, t: Task) -> None:
 def jail(ctx: Ctx, t: Task) -> None:
     p = ctx.player(t.p)
     p.flags["city-jailed"] = 1
-    ctx.emit("jail", f"{p.name} is locked up in the Jail; the turn ends.", player=p.name)
+    ctx.emit("jail", msg("{player} is locked up in the Jail; the turn ends.", player=p.name), player=p.name)
     ctx.end_turn()
 
 
@@ -188,8 +198,9 @@ def gate(ctx: Ctx, t: Task) -> None:
     """The Wanted Posters lying here (claim a bounty, buy some), then stay or leave; asked again
     after each claim or purchase."""
     posters = ", ".join(ctx.content.cards[c].name for c in ctx.s.piles.get(city_posters.PILE, [])) or "none"
-    ctx.ask(t.p, "city-gate", f"You are at the City Gate (Wanted Posters here: {posters}). Leave the City?",
-            [Option("stay", "stay in the City"), Option("leave", "leave to the main board's City space")]
+    ctx.ask(t.p, "city-gate",
+            msg("You are at the City Gate (Wanted Posters here: {posters}). Leave the City?", posters=posters),
+            [option("stay", msg("stay in the City")), option("leave", msg("leave to the main board's City space"))]
             + city_posters.gate_options(ctx, t.p))
 
 
@@ -212,7 +223,9 @@ def wharf(ctx: Ctx, t: Task) -> None:
 def leave(ctx: Ctx, i: int, how: str) -> None:
     p = ctx.player(i)
     dest = tables()["main_city"]
-    ctx.emit("city", f"{p.name} leaves the City {how} to the main board's {ctx.space(dest).name}.",
+    ctx.emit("city",
+             msg("{player} leaves the City {how} to the main board's {space}.", player=p.name, how=how,
+                 space=ctx.space(dest).name),
              player=p.name, space=dest)
     place(ctx, i, dest)
     ctx.end_turn()
@@ -270,13 +283,14 @@ class City(Pack):
         """On the main board's City space: into the City by the Gate instead of rolling."""
         if ctx.player(i).space != tables()["main_city"]:
             return None
-        return [Option("city-enter", "go into the City by the City Gate instead of rolling")]
+        return [option("city-enter", msg("go into the City by the City Gate instead of rolling"))]
 
     def move_choice(self, ctx: Ctx, i: int, key: str) -> bool | None:
         if key != "city-enter":
             return None
         p = ctx.player(i)
-        ctx.emit("city", f"{p.name} enters the City by the City Gate.", player=p.name, space=tables()["entry"])
+        ctx.emit("city", msg("{player} enters the City by the City Gate.", player=p.name), player=p.name,
+                 space=tables()["entry"])
         place(ctx, i, tables()["entry"])
         return True
 
@@ -298,7 +312,7 @@ class City(Pack):
         p, cards = ctx.player(i), ctx.content.cards
         if p.toad:
             return None
-        return [Option(f"drink-{c}", f"drink {cards[c].name}: {cards[c].text}")
+        return [option(f"drink-{c}", msg("drink {card}: {text}", card=cards[c].name, text=cards[c].text))
                 for c in dict.fromkeys(p.objects) if cards[c].hook == city_shops.POTION]
 
     def start_choice(self, ctx: Ctx, i: int, key: str) -> bool | None:
@@ -309,7 +323,7 @@ class City(Pack):
         p.objects.remove(card)
         discard(ctx, card)
         c = ctx.content.cards[card]
-        ctx.emit("city", f"{p.name} drinks {c.name}.", player=p.name, card=card)
+        ctx.emit("city", msg("{player} drinks {card}.", player=p.name, card=c.name), player=p.name, card=card)
         ctx.push("effect", i, ops=c.effect, source=c.name)
         return True
 

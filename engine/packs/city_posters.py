@@ -19,7 +19,8 @@ from engine.content import pack_table
 from engine.rules.items import discard
 from engine.rules.machine import Ctx
 from engine.rules.turn import spend_trophy
-from engine.state import Option
+from engine.state import Option, option
+from engine.text import msg
 
 DECK = "wanted-poster"
 PILE = "wanted-poster@city-gate"
@@ -41,7 +42,8 @@ def refill(ctx: Ctx) -> None:
         if card is None:
             return
         pile.append(card)
-        ctx.emit("poster", f"A Wanted Poster goes up at the City Gate: {ctx.content.cards[card].name}.", card=card)
+        ctx.emit("poster", msg("A Wanted Poster goes up at the City Gate: {card}.", card=ctx.content.cards[card].name),
+                 card=card)
 
 
 def kept(ctx: Ctx, i: int) -> list[str]:
@@ -71,11 +73,14 @@ def gate_options(ctx: Ctx, i: int) -> list[Option]:
     for kind in dict.fromkeys(target(ctx, c, CREATURE) for c in lying + kept(ctx, i)):
         trophies = _bounty(ctx, i, kind) if kind else []
         if kind and trophies:
-            opts.append(Option(f"claim-{kind}", f"claim the bounty on {kind.title()}s: {_value(ctx, trophies)} gold "
-                               f"for {len(trophies)} trophies"))
+            opts.append(option(f"claim-{kind}", msg("claim the bounty on {kind}s: {_value} gold "
+                               "for {count} trophies", kind=kind.title(), _value=_value(ctx, trophies),
+                               count=len(trophies))))
     price = _tables()["poster_price"]
     if p.gold >= price:
-        opts += [Option(f"buy-{c}", f"buy {cards[c].name} for {price} gold to keep") for c in dict.fromkeys(lying)]
+        opts += [option(f"buy-{c}",
+                        msg("buy {card} for {price} gold to keep", card=cards[c].name,
+                            price=price)) for c in dict.fromkeys(lying)]
     return opts
 
 
@@ -87,7 +92,9 @@ def gate_choice(ctx: Ctx, i: int, key: str) -> None:
         p.gold -= _tables()["poster_price"]
         pile.remove(what)
         p.area.append(what)
-        ctx.emit("poster", f"{p.name} buys the Wanted Poster {ctx.content.cards[what].name}.", player=p.name, card=what)
+        ctx.emit("poster",
+                 msg("{player} buys the Wanted Poster {card}.", player=p.name,
+                     card=ctx.content.cards[what].name), player=p.name, card=what)
     else:
         trophies = _bounty(ctx, i, what)
         gold = _value(ctx, trophies)
@@ -98,8 +105,9 @@ def gate_choice(ctx: Ctx, i: int, key: str) -> None:
             (pile if c in pile else p.area).remove(c)
             discard(ctx, c)
         p.gold += gold
-        ctx.emit("bounty", f"{p.name} claims the bounty on {what.title()}s: {gold} gold for {len(trophies)} trophies "
-                 f"({len(used)} poster{'s' if len(used) > 1 else ''}, one bounty).", player=p.name)
+        ctx.emit("bounty", msg("{player} claims the bounty on {what}s: {gold} gold for {count} trophies "
+                 "({count2} poster{s}, one bounty).", player=p.name, what=what.title(), gold=gold,
+                 count=len(trophies), count2=len(used), s='s' if len(used) > 1 else ''), player=p.name)
     refill(ctx)
 
 
@@ -115,10 +123,11 @@ def alignment_bounty(ctx: Ctx, winner: int, loser: int) -> None:
         w.area.remove(c)
         discard(ctx, c)
     w.gold += sum(dice)
-    ctx.emit("bounty", f"{w.name} defeats {ctx.name(loser)}, a wanted {align.title()} character, and claims the "
+    ctx.emit("bounty", msg("{w} defeats {player}, a wanted {align} character, and claims the "
              "bounty: rolls "
-             f"{'+'.join(map(str, dice))}, {sum(dice)} gold ({len(used)} poster{'s' if len(used) > 1 else ''}, "
-             "one bounty).", player=w.name, dice=dice)
+             "{names}, {sum} gold ({count} poster{s}, "
+             "one bounty).", w=w.name, player=ctx.name(loser), align=align.title(), names='+'.join(map(str, dice)),
+             sum=sum(dice), count=len(used), s='s' if len(used) > 1 else ''), player=w.name, dice=dice)
 
 
 def drop(ctx: Ctx, i: int) -> None:

@@ -18,6 +18,7 @@ from engine.rules.encounter import ORDER
 from engine.rules.items import gain_object
 from engine.rules.machine import Ctx, task
 from engine.state import Task
+from engine.text import msg
 
 POTIONS = "potion"
 POTION = "city-potion"  # the Potions' card hook
@@ -53,7 +54,8 @@ def draw(ctx: Ctx, t: Task) -> None:
             break
         lying.append(card)
         drawn.append(card)
-        ctx.emit("draw", f"{p.name} draws the City card {ctx.content.cards[card].name}.", player=p.name, card=card)
+        ctx.emit("draw", msg("{player} draws the City card {card}.", player=p.name, card=ctx.content.cards[card].name),
+                 player=p.name, card=card)
     if drawn:
         cards = ctx.content.cards
         ctx.push("resolve-cards", t.p, todo=sorted(drawn, key=lambda c: (ORDER.get(cards[c].type, 5), cards[c].number)))
@@ -68,7 +70,7 @@ def free_samples(ctx: Ctx, t: Task) -> None:
     for card in taken:
         gain_object(ctx, t.p, card)
     names = ", ".join(ctx.content.cards[c].name for c in taken) or "nothing: the Apothecary has none left"
-    ctx.emit("city", f"{p.name} is given free samples: {names}.", player=p.name)
+    ctx.emit("city", msg("{player} is given free samples: {names}.", player=p.name, names=names), player=p.name)
 
 
 def give(ctx: Ctx, i: int, value: str) -> bool | str:

@@ -36,7 +36,8 @@ from engine.packs.deep_realms_state import (
 from engine.rules.machine import Ctx, on_answer, task
 from engine.rules.movement import one_space_only, place
 from engine.rules.rerolls import offer_reroll
-from engine.state import Game, Option, Player, Prompt, Task
+from engine.state import Game, Option, Player, Prompt, Task, option
+from engine.text import msg
 
 REALM_NAMES = {"rat-lair": "the Rat Queen's Lair", "wraith-domain": "the Wraith Lord's Domain"}
 
@@ -116,8 +117,9 @@ def move_options(ctx: Ctx, i: int) -> list[Option] | None:
     into = tables()["entry"].get(ctx.player(i).space)
     if not into:
         return None
-    return [Option(f"enter-{sp}", f"step into {ctx.space(sp).name} ({REALM_NAMES[ctx.content.space(sp).ring]}) "
-                   "instead of moving; the move ends there") for sp in into if sp in ctx.content.board.spaces]
+    return [option(f"enter-{sp}", msg("step into {space} ({realm}) instead of moving; the move ends there",
+                                      space=ctx.space(sp).name, realm=REALM_NAMES[ctx.content.space(sp).ring]))
+            for sp in into if sp in ctx.content.board.spaces]
 
 
 def move_choice(ctx: Ctx, i: int, key: str) -> bool | None:
@@ -125,8 +127,9 @@ def move_choice(ctx: Ctx, i: int, key: str) -> bool | None:
     dest = key[len("enter-"):]
     if not key.startswith("enter-") or dest not in tables()["entry"].get(p.space, ()):
         return None
-    ctx.emit("realm", f"{p.name} enters {REALM_NAMES[ctx.content.space(dest).ring]} at {ctx.space(dest).name}; "
-             "the move ends.", player=p.name, space=dest)
+    ctx.emit("realm", msg("{player} enters {REALM_NAMES} at {space}; "
+             "the move ends.", player=p.name, REALM_NAMES=REALM_NAMES[ctx.content.space(dest).ring],
+             space=ctx.space(dest).name), player=p.name, space=dest)
     place(ctx, i, dest)
     return True
 
@@ -147,9 +150,10 @@ def realm_move(ctx: Ctx, t: Task) -> None:
     if not in_realm(ctx, p.space):  # a Spell took the character out before the move
         ctx.push("move", t.p)
         return
-    ctx.ask(t.p, "realm-move", f"You are in {REALM_NAMES[ctx.content.space(p.space).ring]}, on "
-            f"{ctx.space(p.space).name}. Escape or press on?",
-            [Option("escape", "roll and move out against the arrow into the adjacent Region"),
+    ctx.ask(t.p, "realm-move", msg("You are in {REALM_NAMES}, on "
+            "{space}. Escape or press on?", REALM_NAMES=REALM_NAMES[ctx.content.space(p.space).ring],
+            space=ctx.space(p.space).name),
+            [option("escape", msg("roll and move out against the arrow into the adjacent Region")),
              Option("press-on", press_on_text(ctx, t.p))])
 
 
@@ -175,12 +179,16 @@ def realm_answer(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) 
         escape(ctx, i)
     elif hook == "dr-bridge":
         dest = tables()["bridge"][p.space]
-        ctx.emit("move", f"{p.name} presses on across the bridge to {ctx.space(dest).name}.", player=p.name, space=dest)
+        ctx.emit("move",
+                 msg("{player} presses on across the bridge to {space}.", player=p.name,
+                     space=ctx.space(dest).name), player=p.name, space=dest)
         place(ctx, i, dest)
     elif hook == "dr-tunnel":
         spaces.press_on_tunnel(ctx, i)
     else:
-        ctx.emit("move", f"{p.name} presses on and faces {ctx.space(p.space).name} again.", player=p.name)
+        ctx.emit("move",
+                 msg("{player} presses on and faces {space} again.", player=p.name,
+                     space=ctx.space(p.space).name), player=p.name)
         place(ctx, i, p.space)
 
 
@@ -192,14 +200,18 @@ def escape(ctx: Ctx, i: int) -> None:
     way = tables()["escape"][ctx.content.space(p.space).ring]
     out, board = way["space"], ctx.content.board
     if out not in board.spaces:
-        ctx.emit("realm", f"{p.name} cannot escape: {out} is not on the board.", player=p.name)
+        ctx.emit("realm", msg("{player} cannot escape: {out} is not on the board.", player=p.name, out=out),
+                 player=p.name)
         return
     if one_space_only(ctx, i):  # a Toad, a Blizzard: no die
         ctx.push("dr-escape", i, dice=[1])
         return
     roll = rng.die(ctx.s)
-    ctx.emit("roll", f"{p.name} rolls {roll} to escape.", player=p.name, roll=roll, dice=[roll])
-    offer_reroll(ctx, i, f"You roll {roll} to escape onto {ctx.space(out).name} and on. Spend 1 fate to reroll?",
+    ctx.emit("roll", msg("{player} rolls {roll} to escape.", player=p.name, roll=roll), player=p.name, roll=roll,
+             dice=[roll])
+    offer_reroll(ctx, i,
+                 msg("You roll {roll} to escape onto {space} and on. Spend 1 fate to reroll?", roll=roll,
+                     space=ctx.space(out).name),
                  "dr-escape", dice=[roll])
 
 
@@ -210,7 +222,9 @@ def escape_walk(ctx: Ctx, t: Task) -> None:
     p = ctx.player(i)
     way = tables()["escape"][ctx.content.space(p.space).ring]
     out, board = way["space"], ctx.content.board
-    ctx.emit("move", f"{p.name} escapes onto {ctx.space(out).name} with {roll} to move.", player=p.name, space=out)
+    ctx.emit("move",
+             msg("{player} escapes onto {space} with {roll} to move.", player=p.name, space=ctx.space(out).name,
+                 roll=roll), player=p.name, space=out)
     if "walk" in way:
         walk = dict(way["walk"])
         ctx.push(walk.pop("task"), i, space=out, steps=roll - 1, **walk)
@@ -220,7 +234,8 @@ def escape_walk(ctx: Ctx, t: Task) -> None:
     dest = ring[at] if 0 <= at < len(ring) else way["beyond"]
     if dest not in ring:
         p.flags[way["flag"]] = 1
-    ctx.emit("move", f"{p.name} moves on to {ctx.space(dest).name}.", player=p.name, space=dest)
+    ctx.emit("move", msg("{player} moves on to {space}.", player=p.name, space=ctx.space(dest).name), player=p.name,
+             space=dest)
     place(ctx, i, dest)
 
 

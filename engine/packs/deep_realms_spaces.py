@@ -20,7 +20,8 @@ from engine.rules import items, reach, spells
 from engine.rules.items import gain_object
 from engine.rules.machine import Ctx, on_answer, task
 from engine.rules.movement import place
-from engine.state import Option, Prompt, Task
+from engine.state import Prompt, Task, option
+from engine.text import msg
 
 
 def arrive(ctx: Ctx, i: int) -> None:
@@ -44,7 +45,9 @@ def bridge(ctx: Ctx, t: Task) -> None:
             lying.append(card)
             drawn.append(ctx.content.cards[card].name)
     if drawn:
-        ctx.emit("bridge", f"{p.name} draws {' and '.join(drawn)} from the Bridge deck onto {ctx.space(p.space).name}.",
+        ctx.emit("bridge",
+                 msg("{player} draws {names} from the Bridge deck onto {space}.", player=p.name,
+                     names=' and '.join(drawn), space=ctx.space(p.space).name),
                  player=p.name)
     ctx.push("resolve-cards", t.p)
 
@@ -60,7 +63,8 @@ def return_bridge_cards(ctx: Ctx, space: str) -> None:
         lying.remove(c)
         ctx.s.decks[BRIDGE].append(c)
     rng.shuffle(ctx.s, ctx.s.decks[BRIDGE])
-    ctx.emit("bridge", f"The Bridge cards on {ctx.space(space).name} are shuffled back into the Bridge deck.")
+    ctx.emit("bridge",
+             msg("The Bridge cards on {space} are shuffled back into the Bridge deck.", space=ctx.space(space).name))
 
 
 # -- Old Sewers and Catacombs ---------------------------------------------------------------------
@@ -73,10 +77,12 @@ def tunnel(ctx: Ctx, t: Task) -> None:
     n = ctx.space(p.space).hook_args.get("stack", 3)
     cards = [c for c in (draw(ctx, TUNNEL) for _ in range(n)) if c]
     if not cards:
-        ctx.emit("tunnel", f"The Tunnel deck is empty: {p.name} takes no stack.", player=p.name)
+        ctx.emit("tunnel", msg("The Tunnel deck is empty: {player} takes no stack.", player=p.name), player=p.name)
         return
     ctx.s.decks[stack_deck(p.name)] = cards[::-1]  # the first drawn is the top (the end of the list)
-    ctx.emit("tunnel", f"{p.name} takes the top {len(cards)} Tunnel cards as a facedown stack.", player=p.name)
+    ctx.emit("tunnel",
+             msg("{player} takes the top {count} Tunnel cards as a facedown stack.", player=p.name,
+                 count=len(cards)), player=p.name)
 
 
 def press_on_tunnel(ctx: Ctx, i: int) -> None:
@@ -85,7 +91,8 @@ def press_on_tunnel(ctx: Ctx, i: int) -> None:
     cards = stack(ctx.s, p.name)
     if not cards:
         dest = tables()["forward"][p.space]
-        ctx.emit("move", f"{p.name} presses on to {ctx.space(dest).name}.", player=p.name, space=dest)
+        ctx.emit("move", msg("{player} presses on to {space}.", player=p.name, space=ctx.space(dest).name),
+                 player=p.name, space=dest)
         place(ctx, i, dest)
         return
     card = cards.pop()
@@ -97,7 +104,9 @@ def press_on_tunnel(ctx: Ctx, i: int) -> None:
     ctx.s.spaces.setdefault(p.space, []).append(card)
     p.flags["dr-turned"] = card
     verb = "meets again" if faceup else "turns up"
-    ctx.emit("tunnel", f"{p.name} presses on and {verb} {ctx.content.cards[card].name} from the Tunnel stack.",
+    ctx.emit("tunnel",
+             msg("{player} presses on and {verb} {card} from the Tunnel stack.", player=p.name, verb=verb,
+                 card=ctx.content.cards[card].name),
              player=p.name, card=card)
     ctx.push("dr-after-card", i)
     ctx.push("resolve-cards", i, todo=[card])
@@ -122,7 +131,9 @@ def restack(ctx: Ctx, i: int) -> None:
     lying.remove(card)
     ctx.s.decks.setdefault(stack_deck(p.name), []).append(card)
     p.flags["dr-faceup"] = p.flags.get("dr-faceup", 0) + 1
-    ctx.emit("tunnel", f"{ctx.content.cards[card].name} stays faceup on top of {p.name}'s Tunnel stack.",
+    ctx.emit("tunnel",
+             msg("{card} stays faceup on top of {player}'s Tunnel stack.", card=ctx.content.cards[card].name,
+                 player=p.name),
              player=p.name)
 
 
@@ -148,8 +159,9 @@ def ruler(ctx: Ctx, t: Task) -> None:
     n = len(loot(ctx, space))
     name = "the Rat Queen" if "strength" in a else "the Wraith Lord"
     value = {"strength": a["strength"] + n} if "strength" in a else {"craft": a["craft"] + n}
-    ctx.emit("ruler", f"{p.name} must fight {name} ({'Strength' if 'strength' in a else 'Craft'} "
-             f"{next(iter(value.values()))}, with {n} on the pile).", player=p.name)
+    ctx.emit("ruler", msg("{player} must fight {name} ({value} "
+             "{next}, with {n} on the pile).", player=p.name, name=name,
+             value='Strength' if 'strength' in a else 'Craft', next=next(iter(value.values())), n=n), player=p.name)
     ctx.push("fight", t.p, name=name, **value, evadable=False, ends_turn=False,
              on_win="dr-ruler-beaten", on_standoff="dr-ruler-standoff", on_loss_task="dr-ruler-won",
              on_win_args={"space": space})
@@ -162,8 +174,10 @@ def ruler_beaten(ctx: Ctx, t: Task) -> None:
     ctx.push("teleport-choose", t.p, choose="outer", encounter=True)
     pile = loot(ctx, space)
     if pile:
-        ctx.ask(t.p, "dr-loot", f"You have won: which card of {ctx.space(space).name}'s pile do you take?",
-                [Option(c, f"take {ctx.content.cards[c].name}") for c in dict.fromkeys(pile)], space=space)
+        ctx.ask(t.p, "dr-loot",
+                msg("You have won: which card of {space}'s pile do you take?", space=ctx.space(space).name),
+                [option(c,
+                        msg("take {card}", card=ctx.content.cards[c].name)) for c in dict.fromkeys(pile)], space=space)
 
 
 @on_answer("dr-loot", "the Deep Realms: the Rat Queen or the Wraith Lord beaten, which card of the pile to take "
@@ -172,7 +186,8 @@ def loot_answer(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -
     i = ctx.index(who)
     ctx.s.spaces[prompt.data["space"]].remove(key)
     if gain_object(ctx, i, key):
-        ctx.emit("take", f"{who} takes {ctx.content.cards[key].name}.", player=who, card=key)
+        ctx.emit("take", msg("{player} takes {card}.", player=who, card=ctx.content.cards[key].name), player=who,
+                 card=key)
 
 
 @task("dr-ruler-won")
@@ -187,7 +202,8 @@ def ruler_won(ctx: Ctx, t: Task) -> None:
         card = random_card(ctx, tables()["throne_deck"])
         if card:
             ctx.s.spaces.setdefault(space, []).append(card)
-            ctx.emit("ruler", f"{ctx.content.cards[card].name} is added to the Throne Room's pile.", card=card)
+            ctx.emit("ruler", msg("{card} is added to the Throne Room's pile.", card=ctx.content.cards[card].name),
+                     card=card)
     thrown_out(ctx, t.p, space)
 
 
@@ -201,7 +217,8 @@ def thrown_out(ctx: Ctx, i: int, space: str) -> None:
     dest = tables()["defeat"][space]
     p = ctx.player(i)
     if dest in ctx.content.board.spaces:
-        ctx.emit("move", f"{p.name} is thrown out to {ctx.space(dest).name}.", player=p.name, space=dest)
+        ctx.emit("move", msg("{player} is thrown out to {space}.", player=p.name, space=ctx.space(dest).name),
+                 player=p.name, space=dest)
         place(ctx, i, dest)
         p.flags.pop("moved", None)  # no encounter there: the turn ends
     spells.finish_turn(ctx)
@@ -227,8 +244,9 @@ def sneakthief(ctx: Ctx, t: Task) -> None:
     choices = {f"{o}-from-{ctx.name(j)}": (j, o) for j in reach.others(ctx, t.p)
                for o in dict.fromkeys(ctx.s.players[j].objects)}
     if choices:
-        ctx.ask(t.p, "dr-sneakthief", "The Sneakthief is beaten: whose Object do you take?",
-                [Option(k, f"take {ctx.content.cards[o].name} from {ctx.name(j)}") for k, (j, o) in choices.items()],
+        ctx.ask(t.p, "dr-sneakthief", msg("The Sneakthief is beaten: whose Object do you take?"),
+                [option(k, msg("take {card} from {player}", card=ctx.content.cards[o].name, player=ctx.name(j))) for k,
+                 (j, o) in choices.items()],
                 choices={k: [j, o] for k, (j, o) in choices.items()})
 
 
@@ -238,7 +256,9 @@ def sneakthief_answer(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: 
     j, card = prompt.data["choices"][key]
     q = ctx.player(j)
     q.objects.remove(card)
-    ctx.emit("take", f"{who} takes {ctx.content.cards[card].name} from {q.name}.", player=who)
+    ctx.emit("take",
+             msg("{player} takes {card} from {player2}.", player=who, card=ctx.content.cards[card].name,
+                 player2=q.name), player=who)
     gain_object(ctx, ctx.index(who), card)
 
 

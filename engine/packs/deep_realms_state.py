@@ -13,6 +13,7 @@ from engine.content import pack_table
 from engine.rules.items import discard
 from engine.rules.machine import Ctx
 from engine.state import Game
+from engine.text import msg
 
 BRIDGE, TUNNEL = "bridge", "tunnel"
 REALMS = ("rat-lair", "wraith-domain")
@@ -65,8 +66,9 @@ def drop_stack(ctx: Ctx, i: int, why: str) -> None:
         return
     for card in cards:
         discard(ctx, card)
-    ctx.emit("tunnel", f"{p.name} discards the {len(cards)} Tunnel card{'s' if len(cards) > 1 else ''} "
-             f"left in the stack ({why}).", player=p.name)
+    ctx.emit("tunnel", msg("{player} discards the {count} Tunnel card{s} "
+             "left in the stack ({why}).", player=p.name, count=len(cards), s='s' if len(cards) > 1 else '',
+             why=why), player=p.name)
     fold_back(ctx)
 
 

@@ -25,7 +25,8 @@ from engine.rules.encounter import take
 from engine.rules.machine import Ctx, on_answer, task
 from engine.rules.movement import one_space_only, place
 from engine.rules.turn import finish
-from engine.state import Option, Prompt, Task
+from engine.state import Prompt, Task, option
+from engine.text import msg
 
 RING = "dungeon"
 # names issue 17 fixes for the three packs (the Deep Realms rely on them): space ids and decks
@@ -61,19 +62,21 @@ def ask_way(ctx: Ctx, i: int, roll: int, rerolled: bool) -> None:
     no way on), beside a fate reroll and what other packs offer here (the Deep Realms' entries)."""
     p = ctx.player(i)
     if one_space_only(ctx, i):
-        ctx.emit("move-one", f"{p.name} may move only 1 space.", player=p.name)
+        ctx.emit("move-one", msg("{player} may move only 1 space.", player=p.name), player=p.name)
     else:
-        ctx.emit("roll", f"{p.name} rolls {roll} for movement in the Dungeon.", player=p.name, roll=roll, dice=[roll])
+        ctx.emit("roll", msg("{player} rolls {roll} for movement in the Dungeon.", player=p.name, roll=roll),
+                 player=p.name, roll=roll, dice=[roll])
     here = ctx.content.space(p.space).index
     opts = []
     if here < len(path(ctx)) - 1:
-        opts.append(Option(WITH, f"move {roll} with the arrows, deeper toward the Treasure Chamber"))
+        opts.append(option(WITH, msg("move {roll} with the arrows, deeper toward the Treasure Chamber", roll=roll)))
     back = "out of the Dungeon to the Ruins" if roll > here else "toward the Dungeon Entrance"
-    opts.append(Option(AGAINST, f"move {roll} against the arrows, {back}"))
+    opts.append(option(AGAINST, msg("move {roll} against the arrows, {back}", roll=roll, back=back)))
     if stats.fate(ctx, p) and not rerolled:
-        opts.append(Option("reroll", "spend 1 fate to roll again"))
+        opts.append(option("reroll", msg("spend 1 fate to roll again")))
     opts += ctx.hooks.move_options(ctx, i)
-    ctx.ask(i, "dungeon-way", f"You rolled {roll} in the Dungeon. Which way do you move?", opts, roll=roll)
+    ctx.ask(i, "dungeon-way", msg("You rolled {roll} in the Dungeon. Which way do you move?", roll=roll), opts,
+            roll=roll)
 
 
 @on_answer("dungeon-way", "moving in the Dungeon: `with` the arrows (deeper, toward the Treasure Chamber) or "
@@ -85,7 +88,7 @@ def way_answer(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) ->
     roll = prompt.data["roll"]
     if key == "reroll":
         stats.spend_fate(ctx, p)
-        ctx.emit("fate", f"{p.name} spends 1 fate to reroll.", player=p.name)
+        ctx.emit("fate", msg("{player} spends 1 fate to reroll.", player=p.name), player=p.name)
         ask_way(ctx, i, rng.die(ctx.s), rerolled=True)
         return
     if key not in (WITH, AGAINST):
@@ -95,13 +98,16 @@ def way_answer(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) ->
     at = ctx.content.space(p.space).index
     if key == AGAINST and roll > at:
         p.flags[STAYING] = 1  # out by the Entrance: the Ruins are met as the Ruins
-        ctx.emit("move", f"{p.name} leaves the Dungeon by the Dungeon Entrance to the Ruins.", player=p.name,
+        ctx.emit("move", msg("{player} leaves the Dungeon by the Dungeon Entrance to the Ruins.", player=p.name),
+                 player=p.name,
                  space=RUINS)
         place(ctx, i, RUINS)
         return
     dest = ring[min(at + roll, len(ring) - 1) if key == WITH else at - roll]
     stop = " (reaching it ends the move)" if dest == CHAMBER and at + roll > len(ring) - 1 else ""
-    ctx.emit("move", f"{p.name} moves {key} the arrows to {ctx.space(dest).name}{stop}.", player=p.name, space=dest)
+    ctx.emit("move",
+             msg("{player} moves {key} the arrows to {space}{stop}.", player=p.name, key=key,
+                 space=ctx.space(dest).name, stop=stop), player=p.name, space=dest)
     place(ctx, i, dest)
 
 
@@ -111,7 +117,8 @@ def enter_answer(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) 
     i = ctx.index(who)
     p = ctx.player(i)
     if key == "enter":
-        ctx.emit("dungeon", f"{p.name} goes down into the Dungeon by the Dungeon Entrance.", player=p.name,
+        ctx.emit("dungeon", msg("{player} goes down into the Dungeon by the Dungeon Entrance.", player=p.name),
+                 player=p.name,
                  space=ENTRANCE)
         place(ctx, i, ENTRANCE)
     else:
@@ -130,10 +137,10 @@ def lord(ctx: Ctx) -> dict[str, Any]:
 def treasure_chamber(ctx: Ctx, t: Task) -> None:
     a = lord(ctx)
     ctx.ask(t.p, "dungeon-lord",
-            f"The Lord of Darkness (Strength {a['strength']}, Craft {a['craft']}) awaits. He cannot be evaded and you "
-            "fight him alone. Which combat do you fight?",
-            [Option("battle", f"battle against Strength {a['strength']}"),
-             Option("psychic", f"psychic combat against Craft {a['craft']}")])
+            msg("The Lord of Darkness (Strength {a}, Craft {a2}) awaits. He cannot be evaded and you "
+            "fight him alone. Which combat do you fight?", a=a['strength'], a2=a['craft']),
+            [option("battle", msg("battle against Strength {a}", a=a['strength'])),
+             option("psychic", msg("psychic combat against Craft {a}", a=a['craft']))])
 
 
 @on_answer("dungeon-lord", "the Lord of Darkness in the Treasure Chamber: `battle` or `psychic` combat",
@@ -153,17 +160,17 @@ def lord_answer(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -
 def lord_killed(ctx: Ctx, t: Task) -> None:
     """Choose 1 Treasure card if any remain (Winner Takes All: the first to kill him wins)."""
     p = ctx.player(t.p)
-    ctx.emit("dungeon", f"{p.name} kills the Lord of Darkness!", player=p.name)
+    ctx.emit("dungeon", msg("{player} kills the Lord of Darkness!", player=p.name), player=p.name)
     if ctx.s.options.get(WINNER_TAKES_ALL):
-        ctx.emit("dungeon", "Winner Takes All: the first to kill the Lord of Darkness wins the game.")
+        ctx.emit("dungeon", msg("Winner Takes All: the first to kill the Lord of Darkness wins the game."))
         finish(ctx, [p.name])
         return
     left = list(dict.fromkeys(ctx.s.decks[TREASURE]))
     if not left:
-        ctx.emit("dungeon", "No Treasure card is left.", player=p.name)
+        ctx.emit("dungeon", msg("No Treasure card is left."), player=p.name)
         return
-    ctx.ask(t.p, "dungeon-treasure", "You have killed the Lord of Darkness: which Treasure card do you take?",
-            [Option(c, f"take {ctx.content.cards[c].name}") for c in left])
+    ctx.ask(t.p, "dungeon-treasure", msg("You have killed the Lord of Darkness: which Treasure card do you take?"),
+            [option(c, msg("take {card}", card=ctx.content.cards[c].name)) for c in left])
 
 
 @on_answer("dungeon-treasure", "the Treasure card chosen after killing the Lord of Darkness (its slug)", default=())
@@ -186,8 +193,9 @@ def emerge(ctx: Ctx, t: Task) -> None:
     margin = max(0, t.a["mine"] - t.a["theirs"])
     line = min(margin, max(hi for _, hi, _ in die_rows(chart)))
     row = die_row(chart, line, [])
-    ctx.emit("dungeon", f"{p.name} emerges from the Treasure Chamber: {t.a['mine']} against {t.a['theirs']}, "
-             f"a margin of {margin}: the chart's line {line}.", player=p.name, margin=margin)
+    ctx.emit("dungeon", msg("{player} emerges from the Treasure Chamber: {a} against {a2}, "
+             "a margin of {margin}: the chart's line {line}.", player=p.name, a=t.a['mine'], a2=t.a['theirs'],
+             margin=margin, line=line), player=p.name, margin=margin)
     ctx.push("dungeon-emerged", t.p)
     if row:
         ctx.push("effect", t.p, ops=row, source="the Treasure Chamber's chart")
@@ -199,7 +207,8 @@ def emerged(ctx: Ctx, t: Task) -> None:
     moderator's chart may say only "gain"): the character still emerges, onto the Ruins."""
     p = ctx.player(t.p)
     if p.alive and p.space == CHAMBER:
-        ctx.emit("dungeon", f"{p.name} climbs out of the Dungeon to the Ruins.", player=p.name, space=RUINS)
+        ctx.emit("dungeon", msg("{player} climbs out of the Dungeon to the Ruins.", player=p.name), player=p.name,
+                 space=RUINS)
         place(ctx, t.p, RUINS)
 
 
@@ -253,9 +262,9 @@ class Dungeon(Pack):
             return None
         if p.flags.pop(STAYING, None):
             return None
-        ctx.ask(i, "dungeon-enter", "You arrive at the Ruins. Stay here, or go down into the Dungeon?",
-                [Option("stay", "stay and encounter the Ruins"),
-                 Option("enter", "go to the Dungeon Entrance (and encounter it)")])
+        ctx.ask(i, "dungeon-enter", msg("You arrive at the Ruins. Stay here, or go down into the Dungeon?"),
+                [option("stay", msg("stay and encounter the Ruins")),
+                 option("enter", msg("go to the Dungeon Entrance (and encounter it)"))])
         return True
 
     def between_turns(self, ctx: Ctx, done: int, nxt: int) -> None:

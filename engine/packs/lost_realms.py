@@ -32,7 +32,8 @@ from engine.rules.machine import Ctx, on_answer, task
 from engine.rules.movement import CROWN, PLAIN, PORTAL, VALLEY, place
 from engine.rules.spaces import beaten, must_face
 from engine.rules.turn import decide, finish, kill
-from engine.state import Game, Option, Player, Prompt, Task
+from engine.state import Game, Player, Prompt, Task, option
+from engine.text import msg
 
 PANDORA, GAUNTLET, HUNT = "pandoras-box", "the-gauntlet", "the-hunt"
 NETHER = "nether"
@@ -130,8 +131,9 @@ def nether_face(ctx: Ctx, t: Task) -> None:
         if not s.counters[key]:
             del s.counters[key]
     else:
-        ctx.emit("gauntlet", f"{p.name} turns up a Nether card on {ctx.space(space).name}: "
-                 f"{ctx.content.cards[card].name}.", player=p.name, card=card)
+        ctx.emit("gauntlet", msg("{player} turns up a Nether card on {space}: "
+                 "{card}.", player=p.name, space=ctx.space(space).name, card=ctx.content.cards[card].name),
+                 player=p.name, card=card)
     s.spaces.setdefault(space, []).append(card)
     must_face(ctx, i, "nether-card", space)  # not beaten: face it again next turn, or turn back
     ctx.push("nether-face", i, space=space, n=n - 1)
@@ -152,7 +154,9 @@ def nether_beaten(ctx: Ctx, t: Task) -> None:
     lying = s.spaces.get(space, [])
     if card in lying:
         if ctx.content.cards[card].type == "enemy":
-            ctx.emit("gauntlet", f"{p.name} has not beaten {ctx.content.cards[card].name}: the turn ends.",
+            ctx.emit("gauntlet",
+                     msg("{player} has not beaten {card}: the turn ends.", player=p.name,
+                         card=ctx.content.cards[card].name),
                      player=p.name)
             ctx.end_turn()
             return
@@ -161,7 +165,7 @@ def nether_beaten(ctx: Ctx, t: Task) -> None:
     new = ctx.draw(NETHER)
     if new:
         pile(ctx, space).insert(0, new)  # under the cards still to be met this visit
-        ctx.emit("gauntlet", f"A new Nether card is placed facedown on {ctx.space(space).name}.")
+        ctx.emit("gauntlet", msg("A new Nether card is placed facedown on {space}.", space=ctx.space(space).name))
 
 
 @task("the-gauntlet")
@@ -171,8 +175,10 @@ def gauntlet_crown(ctx: Ctx, t: Task) -> None:
     p = ctx.player(i)
     tidy(ctx, p.space)
     if p.flags.get("nether-card") == p.space:
-        ctx.ask(i, "gauntlet-crown", "A Nether card on the Crown of Command beat you. Face it again, or turn back?",
-                [Option("face", "face the Nether card again"), Option("back", "turn back to the Valley of Fire")])
+        ctx.ask(i, "gauntlet-crown",
+                msg("A Nether card on the Crown of Command beat you. Face it again, or turn back?"),
+                [option("face", msg("face the Nether card again")),
+                 option("back", msg("turn back to the Valley of Fire"))])
         return
     ctx.push("gauntlet-won", i)
     ctx.push("nether-face", i, space=p.space, n=len(ctx.s.piles.get(f"{NETHER}@{p.space}", [])))
@@ -189,8 +195,10 @@ def gauntlet_crown_answer(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, w
     beaten(ctx, i, "nether-card")
     p.flags["came-from"] = p.space
     p.flags["nether-back"] = 1
-    ctx.emit("move", f"{who} turns back to the {ctx.space(VALLEY).name}.", player=who, space=VALLEY)
-    ctx.emit("gauntlet", f"{who} turns back and ignores the Nether cards on the way back to the Plain of Peril.",
+    ctx.emit("move", msg("{player} turns back to the {space}.", player=who, space=ctx.space(VALLEY).name), player=who,
+             space=VALLEY)
+    ctx.emit("gauntlet",
+             msg("{player} turns back and ignores the Nether cards on the way back to the Plain of Peril.", player=who),
              player=who)
     place(ctx, i, VALLEY)
     ctx.push("encounter", i)
@@ -200,7 +208,8 @@ def gauntlet_crown_answer(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, w
 def gauntlet_won(ctx: Ctx, t: Task) -> None:
     p = ctx.player(t.p)
     if p.alive and ctx.content.space(p.space).ring == "crown" and not p.flags.get("nether-card"):
-        ctx.emit("gauntlet", f"{p.name} survives The Gauntlet and claims the Crown of Command!", player=p.name)
+        ctx.emit("gauntlet", msg("{player} survives The Gauntlet and claims the Crown of Command!", player=p.name),
+                 player=p.name)
         finish(ctx, [p.name])
 
 
@@ -226,11 +235,13 @@ def pandoras_box(ctx: Ctx, t: Task) -> None:
             taken.append(c)
         cards = s.piles.setdefault(PANDORA_PILE, [])
         cards[:0] = reversed(taken)  # taken as one block: the deck's top card is the pile's top (last)
-        ctx.emit("pandora", f"{p.name} opens Pandora's Box: the Crown of Command is sealed, and no character may "
-                 f"heal or gain life for the rest of the game. {p.name} takes a pile of {len(cards)} Nether cards.",
+        ctx.emit("pandora", msg("{player} opens Pandora's Box: the Crown of Command is sealed, and no character may "
+                 "heal or gain life for the rest of the game. {player} takes a pile of {count} Nether cards.",
+                 player=p.name, count=len(cards)),
                  player=p.name)
     elif not holder(ctx, i):
-        ctx.emit("pandora", f"The Crown of Command is sealed: {p.name} is thrown onto the Plain of Peril.",
+        ctx.emit("pandora",
+                 msg("The Crown of Command is sealed: {player} is thrown onto the Plain of Peril.", player=p.name),
                  player=p.name)
         place(ctx, i, PLAIN)
         return
@@ -239,8 +250,10 @@ def pandoras_box(ctx: Ctx, t: Task) -> None:
     if not six:
         exhausted(ctx, i)
         return
-    ctx.emit("pandora", f"{p.name} takes the top {len(six)} cards of the pile.", player=p.name)
-    ctx.emit("pandora-hand", f"You take {', '.join(ctx.content.cards[c].name for c in six)}.", to=[p.name])
+    ctx.emit("pandora", msg("{player} takes the top {count} cards of the pile.", player=p.name, count=len(six)),
+             player=p.name)
+    ctx.emit("pandora-hand", msg("You take {names}.", names=', '.join(ctx.content.cards[c].name for c in six)),
+             to=[p.name])
     ctx.push("pandora-use", i, left=six, deferred=0)
 
 
@@ -260,10 +273,13 @@ def pandora_use(ctx: Ctx, t: Task) -> None:
     if not targets:
         return  # nobody to use them on this turn: the cards stay in the pile
     name = ctx.content.cards[left[0]].name
-    opts = [Option(f"on-{ctx.name(j)}", f"use {name} against {ctx.name(j)}") for j in targets]
+    opts = [option(f"on-{ctx.name(j)}",
+                   msg("use {name} against {player}", name=name, player=ctx.name(j))) for j in targets]
     if len(left) > 1 and len(targets) > 1 and t.a["deferred"] < len(left) - 1:
-        opts.append(Option("later", f"keep {name} for later this turn"))
-    ctx.ask(i, "pandora", f"Pandora's Box: against whom do you use {name}? ({len(left)} of this turn's cards left)",
+        opts.append(option("later", msg("keep {name} for later this turn", name=name)))
+    ctx.ask(i, "pandora",
+            msg("Pandora's Box: against whom do you use {name}? ({count} of this turn's cards left)", name=name,
+                count=len(left)),
             opts, left=left, deferred=t.a["deferred"])
 
 
@@ -280,8 +296,9 @@ def pandora_answer(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str
     cards = s.piles[PANDORA_PILE]
     del cards[len(cards) - 1 - cards[::-1].index(card)]
     s.spaces.setdefault(q.space, []).append(card)
-    ctx.emit("pandora", f"{who} uses {ctx.content.cards[card].name} against {q.name}, who meets it on "
-             f"{ctx.space(q.space).name}.", player=who, card=card)
+    ctx.emit("pandora", msg("{player} uses {card} against {player2}, who meets it on "
+             "{space}.", player=who, card=ctx.content.cards[card].name, player2=q.name, space=ctx.space(q.space).name),
+             player=who, card=card)
     ctx.push("pandora-use", i, left=left[1:], deferred=0)
     meet(ctx, j, card, inner=stats.region(ctx, q.space) in ("inner", "crown"))
 
@@ -290,7 +307,8 @@ def exhausted(ctx: Ctx, i: int) -> None:
     """The pile is used up and others survive: the character on the Crown is killed (and the
     survivors share the victory: `killed`)."""
     if any(j != i for j in stats.alive_players(ctx)):
-        ctx.emit("pandora", f"Pandora's pile is exhausted and others have survived: {ctx.name(i)} is killed.")
+        ctx.emit("pandora",
+                 msg("Pandora's pile is exhausted and others have survived: {player} is killed.", player=ctx.name(i)))
         kill(ctx, i)
 
 
@@ -303,9 +321,10 @@ def hunt_swap(ctx: Ctx, t: Task) -> None:
     drawn_here = [c for c in dict.fromkeys(t.a["drawn"]) if c in lying]
     if not p.alive or not drawn_here:
         return
-    ctx.ask(t.p, "hunt-swap", "The Hunt: discard one card you drew and draw a Nether card to encounter instead?",
-            [Option(f"swap-{c}", f"discard {ctx.content.cards[c].name}, draw a Nether card") for c in drawn_here]
-            + [Option("keep", "keep the cards you drew")])
+    ctx.ask(t.p, "hunt-swap", msg("The Hunt: discard one card you drew and draw a Nether card to encounter instead?"),
+            [option(f"swap-{c}",
+                    msg("discard {card}, draw a Nether card", card=ctx.content.cards[c].name)) for c in drawn_here]
+            + [option("keep", msg("keep the cards you drew"))])
 
 
 @on_answer("hunt-swap", "The Hunt: `swap-<card>` (discard it, draw a Nether card) or `keep`", default=("keep",))
@@ -321,8 +340,9 @@ def hunt_swap_answer(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: s
     lying.remove(old)
     discard(ctx, old)
     lying.append(new)
-    ctx.emit("hunt", f"{who} discards {ctx.content.cards[old].name} and draws the Nether card "
-             f"{ctx.content.cards[new].name}.", player=who, card=new)
+    ctx.emit("hunt", msg("{player} discards {card} and draws the Nether card "
+             "{card2}.", player=who, card=ctx.content.cards[old].name, card2=ctx.content.cards[new].name), player=who,
+             card=new)
 
 
 @task("the-hunt")
@@ -330,12 +350,14 @@ def hunt_crown(ctx: Ctx, t: Task) -> None:
     p = ctx.player(t.p)
     n = hunted(ctx, p)
     if n >= HUNT_GOAL:
-        ctx.emit("hunt", f"{p.name} reaches the Crown of Command with {n} defeated Nether Enemies and wins The Hunt!",
+        ctx.emit("hunt",
+                 msg("{player} reaches the Crown of Command with {n} defeated Nether Enemies and wins The Hunt!",
+                     player=p.name, n=n),
                  player=p.name)
         finish(ctx, [p.name])
         return
-    ctx.emit("hunt", f"{p.name} is on the Crown of Command with {n} of the {HUNT_GOAL} Nether Enemies The Hunt "
-             "asks: nothing happens.", player=p.name)
+    ctx.emit("hunt", msg("{player} is on the Crown of Command with {n} of the {HUNT_GOAL} Nether Enemies The Hunt "
+             "asks: nothing happens.", player=p.name, n=n, HUNT_GOAL=HUNT_GOAL), player=p.name)
 
 
 class LostRealms(Pack):
@@ -435,7 +457,8 @@ class LostRealms(Pack):
             p.flags.pop("nether-card")
             p.flags["nether-back"] = 1
             ctx.emit("gauntlet",
-                     f"{p.name} turns back and ignores the Nether cards on the way back to the Plain of Peril.",
+                     msg("{player} turns back and ignores the Nether cards on the way back to the Plain of Peril.",
+                         player=p.name),
                      player=p.name)
         if p.flags.get("nether-back"):
             if depth(ctx, space) > depth(ctx, p.flags.get("came-from")):
@@ -507,8 +530,9 @@ class LostRealms(Pack):
             if card in pile_:
                 del pile_[len(pile_) - 1 - pile_[::-1].index(card)]
                 p.area.append(card)
-                ctx.emit("hunt", f"{p.name} places a defeated Nether Enemy facedown in their play area "
-                         f"({hunted(ctx, p)} of {HUNT_GOAL}).", player=p.name)
+                ctx.emit("hunt", msg("{player} places a defeated Nether Enemy facedown in their play area "
+                         "({hunted} of {HUNT_GOAL}).", player=p.name, hunted=hunted(ctx, p), HUNT_GOAL=HUNT_GOAL),
+                         player=p.name)
 
     def crown_closed(self, ctx: Ctx, i: int) -> bool | None:
         """Option hunt_crown = "four": the climb to the Crown is offered only with four."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 from engine.content import Card
 from engine.rules.machine import Ctx
 from engine.state import Game
+from engine.text import msg
 
 LAIR = "lair-of-the-beast"
 # Where a token may step between regions: the Portal of Power continues onto the centre board
@@ -62,4 +63,6 @@ def move_token(ctx: Ctx, kind: str, src: str, dest: str, card: str) -> None:
     if not ctx.s.piles[f"{kind}@{src}"]:
         del ctx.s.piles[f"{kind}@{src}"]
     ctx.s.piles.setdefault(f"{kind}@{dest}", []).append(card)
-    ctx.emit("token", f"The {ctx.content.cards[card].name} moves to {ctx.space(dest).name}.", card=card, space=dest)
+    ctx.emit("token",
+             msg("The {card} moves to {space}.", card=ctx.content.cards[card].name,
+                 space=ctx.space(dest).name), card=card, space=dest)

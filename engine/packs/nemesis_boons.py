@@ -6,7 +6,8 @@ from __future__ import annotations
 from engine.packs.nemesis_board import heroes, living
 from engine.rules.items import discard
 from engine.rules.machine import Ctx, on_answer, task
-from engine.state import Option, Prompt, Task
+from engine.state import Option, Prompt, Task, option
+from engine.text import msg
 
 
 @task("boon-draw")
@@ -14,8 +15,8 @@ def boon_draw(ctx: Ctx, t: Task) -> None:
     drawn = [c for c in [ctx.draw("boon") for _ in range(len(heroes(ctx.s)) - 1)] if c]
     if drawn:  # they lie in the pile "boon" while the heroes share them out; the Nemesis sees a count
         ctx.s.piles["boon"] = drawn
-        ctx.emit("boon", f"{len(drawn)} Boon(s) are drawn for the heroes to share.")
-        ctx.emit("boon", f"Boons to share: {', '.join(ctx.content.cards[c].name for c in drawn)}.",
+        ctx.emit("boon", msg("{count} Boon(s) are drawn for the heroes to share.", count=len(drawn)))
+        ctx.emit("boon", msg("Boons to share: {names}.", names=', '.join(ctx.content.cards[c].name for c in drawn)),
                  to=[ctx.name(i) for i in heroes(ctx.s)])
         ctx.push("boon-share", t.p, passed=[])
 
@@ -30,13 +31,14 @@ def boon_share(ctx: Ctx, t: Task) -> None:
         for c in ctx.s.piles.pop("boon", []):  # Boons nobody takes are discarded
             discard(ctx, c)
         return
-    opts = ([Option(c, f"take {ctx.content.cards[c].name}") for c in dict.fromkeys(boons)]
-            + [Option("pass", "take none")])
+    opts = ([option(c, msg("take {card}", card=ctx.content.cards[c].name)) for c in dict.fromkeys(boons)]
+            + [option("pass", msg("take none"))])
     ctx.push("boon-share", t.p, passed=passed)
     if len(asked) == 1:
-        ctx.ask(asked[0], "boon", "Boons to share: which do you take?", opts)
+        ctx.ask(asked[0], "boon", msg("Boons to share: which do you take?"), opts)
     else:
-        ctx.ask(asked, "boon", "Boons to share: which do you take? (a clash goes to the first in turn order)", opts)
+        ctx.ask(asked, "boon", msg("Boons to share: which do you take? (a clash goes to the first in turn order)"),
+                opts)
 
 
 @on_answer("boon", "Boons to share: a Boon's slug to take, or `pass`", default=("pass",))
@@ -52,13 +54,13 @@ def boon_answer(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -
         elif want in ctx.s.piles["boon"]:
             ctx.s.piles["boon"].remove(want)
             ctx.player(i).hand.append(want)
-            ctx.emit("boon", f"{ctx.name(i)} takes a Boon.", player=ctx.name(i))
-            ctx.emit("boon", f"You take {ctx.content.cards[want].name}.", to=[ctx.name(i)])
+            ctx.emit("boon", msg("{player} takes a Boon.", player=ctx.name(i)), player=ctx.name(i))
+            ctx.emit("boon", msg("You take {card}.", card=ctx.content.cards[want].name), to=[ctx.name(i)])
 
 
 def start_options(ctx: Ctx, i: int) -> list[Option]:
     p = ctx.player(i)
-    opts = [Option(f"use-{c}", f"use your Boon, {ctx.content.cards[c].name}") for c in p.hand]
+    opts = [option(f"use-{c}", msg("use your Boon, {card}", card=ctx.content.cards[c].name)) for c in p.hand]
     return opts
 
 
@@ -68,7 +70,7 @@ def start_choice(ctx: Ctx, i: int, key: str) -> bool | None:
         card = ctx.content.cards[key[4:]]
         p.hand.remove(card.slug)
         discard(ctx, card.slug)
-        ctx.emit("boon", f"{p.name} uses the Boon {card.name}.", player=p.name)
+        ctx.emit("boon", msg("{player} uses the Boon {card}.", player=p.name, card=card.name), player=p.name)
         ctx.push("effect", i, ops=card.effect or [{"op": "moderator", "text": card.text}], source=card.name)
         return True
     return None

@@ -12,7 +12,8 @@ from engine.packs.nemesis_board import BONUSES, heroes, living, nemesis, stat, t
 from engine.rules.items import discard
 from engine.rules.machine import Ctx, on_answer, task
 from engine.rules.turn import finish
-from engine.state import Option, Player, Prompt, Task
+from engine.state import Player, Prompt, Task, option
+from engine.text import msg
 
 
 def fight_villain(ctx: Ctx, i: int, v: str, space: str) -> None:
@@ -37,9 +38,11 @@ def site_destroyed(ctx: Ctx, t: Task) -> None:
     space = t.a["space"]
     for c in ctx.s.piles.pop(f"site@{space}", []):
         discard(ctx, c)
-    ctx.emit("site", f"{ctx.name(t.p)} destroys the sacred site at {ctx.space(space).name}.", player=ctx.name(t.p))
+    ctx.emit("site",
+             msg("{player} destroys the sacred site at {space}.", player=ctx.name(t.p),
+                 space=ctx.space(space).name), player=ctx.name(t.p))
     if not tokens(ctx.s, "site"):
-        ctx.emit("site", "All sacred sites are destroyed: the adversary can now be wounded.")
+        ctx.emit("site", msg("All sacred sites are destroyed: the adversary can now be wounded."))
 
 
 @task("villain-beaten")
@@ -52,8 +55,9 @@ def villain_beaten(ctx: Ctx, t: Task) -> None:
     if not pile:
         del ctx.s.piles[f"villain@{space}"]
     ctx.player(t.p).trophies.append(v)
-    ctx.ask(t.p, "villain-trophy", f"The {ctx.content.cards[v].name} is your trophy: toward Strength or Craft?",
-            [Option("strength", "a Strength trophy"), Option("craft", "a Craft trophy")], villain=v)
+    ctx.ask(t.p, "villain-trophy",
+            msg("The {card} is your trophy: toward Strength or Craft?", card=ctx.content.cards[v].name),
+            [option("strength", msg("a Strength trophy")), option("craft", msg("a Craft trophy"))], villain=v)
 
 
 @on_answer("villain-trophy", "a beaten villain as a trophy: `strength` or `craft`", default=())
@@ -86,12 +90,12 @@ def trophy_spent(ctx: Ctx, p: Player, c: str, attr: str) -> None:
 def adversary_hit(ctx: Ctx, t: Task) -> None:
     s = ctx.s
     if tokens(s, "site"):
-        ctx.emit("adversary", "No life can be taken from the adversary while a sacred site stands.")
+        ctx.emit("adversary", msg("No life can be taken from the adversary while a sacred site stands."))
         return
     s.counters["adversary-life"] -= 1
-    ctx.emit("adversary", f"The adversary loses 1 life ({s.counters['adversary-life']} left).")
+    ctx.emit("adversary", msg("The adversary loses 1 life ({counters} left).", counters=s.counters['adversary-life']))
     if s.counters["adversary-life"] <= 0:
-        ctx.emit("game-over", "The adversary is defeated and every sacred site destroyed: the heroes win!")
+        ctx.emit("game-over", msg("The adversary is defeated and every sacred site destroyed: the heroes win!"))
         finish(ctx, [ctx.name(i) for i in heroes(s)])
 
 
@@ -107,8 +111,9 @@ def ask_helpers(ctx: Ctx, i: int, a: dict) -> bool | None:
         return None
     ctx.push("combat-roll", i, **{**a, "helpers_asked": True})
     kind = "battle" if a.get("strength") is not None else "psychic combat"
-    ctx.ask(helpers, "join-forces", f"{ctx.name(i)} fights {a['name']} ({kind}) on your space. Join forces?",
-            [Option("join", "add your Strength or Craft to the attack"), Option("no", "stay out")])
+    ctx.ask(helpers, "join-forces",
+            msg("{player} fights {a} ({kind}) on your space. Join forces?", player=ctx.name(i), a=a['name'], kind=kind),
+            [option("join", msg("add your Strength or Craft to the attack")), option("no", msg("stay out"))])
     return True
 
 
@@ -122,7 +127,7 @@ def join_forces(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -
         if k == "join":
             q = ctx.player(ctx.index(name))
             a["bonus"] = a.get("bonus", 0) + (q.strength if battle else q.craft)
-            ctx.emit("join", f"{name} joins forces.", player=name)
+            ctx.emit("join", msg("{name} joins forces.", name=name), player=name)
 
 
 def foe_reroll(ctx: Ctx, i: int) -> bool | None:
@@ -143,8 +148,10 @@ def foe_reroll_task(ctx: Ctx, t: Task) -> None:
     a = ctx.s.stack[-1].a  # the combat-resolve task under this one
     if a["roll"] + a["base"] < a["foe_roll"] + a["foe"] or a["foe_roll"] == 6:
         return
-    ctx.ask(t.p, "foe-reroll", f"{a['name']} totals {a['foe_roll'] + a['foe']} against {a['roll'] + a['base']}. "
-            "Spend 1 fate to reroll its die?", [Option("reroll", "spend 1 fate and reroll"), Option("keep", "keep it")])
+    ctx.ask(t.p, "foe-reroll", msg("{a} totals {value} against {value2}. "
+            "Spend 1 fate to reroll its die?", a=a['name'], value=a['foe_roll'] + a['foe'],
+            value2=a['roll'] + a['base']),
+            [option("reroll", msg("spend 1 fate and reroll")), option("keep", msg("keep it"))])
 
 
 @on_answer("foe-reroll", "the Nemesis may reroll the foe's die: `reroll` (1 fate) or `keep`", default=("keep",))
@@ -156,4 +163,4 @@ def foe_reroll_answer(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: 
     p.fate -= 1
     s.counters["nemesis-fate-turn"] = s.turn
     a["foe_roll"] = rng.die(s)
-    ctx.emit("fate", f"The Nemesis spends 1 fate and rerolls {a['name']}'s die: {a['foe_roll']}.")
+    ctx.emit("fate", msg("The Nemesis spends 1 fate and rerolls {a}'s die: {a2}.", a=a['name'], a2=a['foe_roll']))

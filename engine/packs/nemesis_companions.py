@@ -13,7 +13,8 @@ from engine.ops import run, test
 from engine.packs.nemesis_board import living
 from engine.rules import stats
 from engine.rules.machine import Ctx, task
-from engine.state import Game, Option, Task
+from engine.state import Game, Option, Task, option
+from engine.text import msg
 
 
 def level(s: Game, name: str) -> int:
@@ -49,7 +50,7 @@ def set_companion_level(ctx: Ctx, i: int, n: int) -> str | bool:
         p.objects.remove(t)
         p.area.append(t)
     ctx.s.counters[f"companion@{p.name}"] = n  # kept by the player, as the companion is, after a death
-    ctx.emit("companion", f"{p.name}'s companion is now level {n}.", player=p.name)
+    ctx.emit("companion", msg("{player}'s companion is now level {n}.", player=p.name, n=n), player=p.name)
     return True
 
 
@@ -58,7 +59,9 @@ def start_options(ctx: Ctx, i: int) -> list[Option]:
     if row is None:
         return []
     cost = f" ({row['cost_text']})" if row.get("cost_text") else ""
-    return [Option(f"companion-{row['level']}", f"raise your companion to level {row['level']}{cost}: {row['text']}")]
+    return [option(f"companion-{row['level']}",
+                   msg("raise your companion to level {row}{cost}: {row2}", row=row['level'], cost=cost,
+                       row2=row['text']))]
 
 
 def start_choice(ctx: Ctx, i: int, key: str) -> bool | None:

@@ -8,7 +8,8 @@ from engine.packs.nemesis_combat import fight_adversary
 from engine.rules.machine import Ctx, on_answer, task
 from engine.rules.movement import place
 from engine.rules.turn import finish
-from engine.state import Option, Prompt, Task
+from engine.state import Option, Prompt, Task, option
+from engine.text import msg
 
 
 def killed(ctx: Ctx, i: int) -> None:
@@ -18,7 +19,7 @@ def killed(ctx: Ctx, i: int) -> None:
         return
     s.counters["hero-deaths"] = s.counters.get("hero-deaths", 0) + 1
     if objective_met(ctx, i):
-        ctx.emit("game-over", "The Nemesis completes the Trial's objective and wins!")
+        ctx.emit("game-over", msg("The Nemesis completes the Trial's objective and wins!"))
         finish(ctx, [ctx.name(nemesis(s))])
 
 
@@ -41,9 +42,9 @@ def to_the_death(ctx: Ctx, t: Task) -> None:
     s = ctx.s
     s.stack.clear()  # nothing of the turn in progress goes on
     s.current = -1  # nobody's turn: a hero's death ends no turn
-    ctx.emit("to-the-death", "To the Death!")
+    ctx.emit("to-the-death", msg("To the Death!"))
     if tokens(s, "site"):
-        ctx.emit("game-over", "A sacred site still stands: the Nemesis wins!")
+        ctx.emit("game-over", msg("A sacred site still stands: the Nemesis wins!"))
         finish(ctx, [ctx.name(nemesis(s))])
         return
     src = adversary_space(s)
@@ -57,15 +58,16 @@ def final_champion(ctx: Ctx, t: Task) -> None:
     s = ctx.s
     alive = living(s)
     if not alive:
-        ctx.emit("game-over", "No hero is left to fight: the Nemesis wins!")
+        ctx.emit("game-over", msg("No hero is left to fight: the Nemesis wins!"))
         finish(ctx, [ctx.name(nemesis(s))])
         return
     there = [i for i in alive if ctx.player(i).space == LAIR]
     if there:
         ctx.push("final-attack", there[0])
         return
-    ctx.ask(alive, "champion", "To the Death: which hero fights the adversary? (most named; a tie goes to the first "
-            "in turn order)", [Option(ctx.name(i), ctx.name(i)) for i in alive])
+    ctx.ask(alive, "champion",
+            msg("To the Death: which hero fights the adversary? (most named; a tie goes to the first "
+            "in turn order)"), [Option(ctx.name(i), ctx.name(i)) for i in alive])
 
 
 @on_answer("champion", "To the Death: which hero fights the adversary: a player's name", default=())
@@ -75,7 +77,7 @@ def champion(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> N
     best = max(votes.values())
     i = next(i for i in living(ctx.s) if votes[i] == best)
     place(ctx, i, LAIR)
-    ctx.emit("to-the-death", f"{ctx.name(i)} goes to the Lair of the Beast.")
+    ctx.emit("to-the-death", msg("{player} goes to the Lair of the Beast.", player=ctx.name(i)))
     ctx.push("final-attack", i)
 
 
@@ -84,8 +86,8 @@ def final_attack(ctx: Ctx, t: Task) -> None:
     if not ctx.player(t.p).alive:
         ctx.push("final-champion")
         return
-    ctx.ask(t.p, "final-attack", "Attack the adversary: with Strength or Craft?",
-            [Option("battle", "battle (Strength)"), Option("psychic", "psychic combat (Craft)")])
+    ctx.ask(t.p, "final-attack", msg("Attack the adversary: with Strength or Craft?"),
+            [option("battle", msg("battle (Strength)")), option("psychic", msg("psychic combat (Craft)"))])
 
 
 @on_answer("final-attack", "attacking the adversary: `battle` (Strength) or `psychic` (Craft)", default=())

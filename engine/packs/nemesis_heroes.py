@@ -11,7 +11,8 @@ from engine.rules import stats
 from engine.rules.items import gain_object
 from engine.rules.machine import Ctx, on_answer, task
 from engine.rules.movement import DIRS, place
-from engine.state import Option, Prompt, Task
+from engine.state import Option, Prompt, Task, option
+from engine.text import msg
 
 
 def quest_possible(ctx: Ctx, i: int, goal: str) -> bool | None:
@@ -23,9 +24,9 @@ def move_options(ctx: Ctx, i: int) -> list[Option]:
     p, s = ctx.player(i), ctx.s
     opts = []
     if p.space in tokens(s, "villain") or p.space in tokens(s, "adversary"):
-        opts.append(Option("zero", "move zero and encounter the villain or adversary here"))
+        opts.append(option("zero", msg("move zero and encounter the villain or adversary here")))
     if stats.fate(ctx, p):
-        opts.append(Option("fate-move", "spend 1 shared fate to move up to 6 spaces instead"))
+        opts.append(option("fate-move", msg("spend 1 shared fate to move up to 6 spaces instead")))
     return opts
 
 
@@ -35,8 +36,9 @@ def move_choice(ctx: Ctx, i: int, key: str) -> bool:
         place(ctx, i, p.space)
         p.flags["zero"] = 1
     elif key == "fate-move":
-        ctx.ask(i, "fate-move", "Move how far, and which way?",
-                [Option(f"{d}-{n}", f"{n} {'counter-' if d == 'left' else ''}clockwise")
+        ctx.ask(i, "fate-move", msg("Move how far, and which way?"),
+                [option(f"{d}-{n}", msg("{n} counter-clockwise", n=n) if d == "left" else
+                        msg("{n} clockwise", n=n))
                  for d in DIRS for n in range(1, 7)])
     return True
 
@@ -46,7 +48,7 @@ def fate_move(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> 
     i = ctx.index(who)
     stats.spend_fate(ctx, ctx.player(i))
     d, _, n = key.partition("-")
-    ctx.emit("fate", f"{who} spends 1 shared fate to move {n}.", player=who)
+    ctx.emit("fate", msg("{player} spends 1 shared fate to move {n}.", player=who, n=n), player=who)
     ctx.push("walk", i, space=ctx.player(i).space, d=DIRS[d], steps=int(n), start=ctx.player(i).space)
 
 
@@ -66,19 +68,19 @@ def encounter_options(ctx: Ctx, i: int) -> list[Option]:
     zero = p.flags.pop("zero", None)
     opts = []
     for v in dict.fromkeys(s.piles.get(f"villain@{here}", [])):
-        opts.append(Option(f"fight-{v}", f"fight the {ctx.content.cards[v].name}"))
+        opts.append(option(f"fight-{v}", msg("fight the {card}", card=ctx.content.cards[v].name)))
     if s.piles.get(f"adversary@{here}"):
         card = ctx.content.cards[s.piles[f"adversary@{here}"][0]]
-        opts += [Option("adversary-battle", f"attack the {card.name} in battle"),
-                 Option("adversary-psychic", f"attack the {card.name} in psychic combat")]
+        opts += [option("adversary-battle", msg("attack the {card} in battle", card=card.name)),
+                 option("adversary-psychic", msg("attack the {card} in psychic combat", card=card.name))]
     if zero:
         return opts
     if s.piles.get(f"site@{here}"):
-        opts += [Option("site-strength", "try to destroy the sacred site with Strength"),
-                 Option("site-craft", "try to destroy the sacred site with Craft")]
-    opts += [Option(f"exchange-{ctx.name(j)}", f"meet {ctx.name(j)} to exchange objects and gold")
+        opts += [option("site-strength", msg("try to destroy the sacred site with Strength")),
+                 option("site-craft", msg("try to destroy the sacred site with Craft"))]
+    opts += [option(f"exchange-{ctx.name(j)}", msg("meet {player} to exchange objects and gold", player=ctx.name(j)))
              for j in living(s) if j != i and ctx.player(j).space == here]
-    return [Option("encounter-space", f"encounter {ctx.space(here).name}")] + opts if opts else []
+    return [option("encounter-space", msg("encounter {space}", space=ctx.space(here).name))] + opts if opts else []
 
 
 def encounter_choice(ctx: Ctx, i: int, key: str) -> bool | None:
@@ -108,11 +110,11 @@ def exchange(ctx: Ctx, t: Task) -> None:
     p, other = ctx.player(t.p), t.a["other"]
     if not p.alive or not ctx.player(other).alive:
         return
-    opts = ([Option("give-gold", f"give 1 gold to {ctx.name(other)}")] if p.gold else [])
-    opts += [Option(f"give-{c}", f"give {ctx.content.cards[c].name}") for c in dict.fromkeys(p.objects)]
+    opts = ([option("give-gold", msg("give 1 gold to {player}", player=ctx.name(other)))] if p.gold else [])
+    opts += [option(f"give-{c}", msg("give {card}", card=ctx.content.cards[c].name)) for c in dict.fromkeys(p.objects)]
     if opts:
-        ctx.ask(t.p, "exchange", f"Exchange with {ctx.name(other)}: what do you give?",
-                opts + [Option("done", "give nothing more")], other=other)
+        ctx.ask(t.p, "exchange", msg("Exchange with {player}: what do you give?", player=ctx.name(other)),
+                opts + [option("done", msg("give nothing more"))], other=other)
 
 
 @on_answer("exchange", "what to give the hero you exchange with: a card slug, or `done`", default=("done",))
@@ -124,10 +126,12 @@ def exchange_answer(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: st
     if key == "give-gold":
         p.gold -= 1
         q.gold += 1
-        ctx.emit("exchange", f"{who} gives 1 gold to {q.name}.")
+        ctx.emit("exchange", msg("{player} gives 1 gold to {player2}.", player=who, player2=q.name))
     else:
         card = key[5:]
         p.objects.remove(card)
         gain_object(ctx, j, card)
-        ctx.emit("exchange", f"{who} gives {ctx.content.cards[card].name} to {q.name}.")
+        ctx.emit("exchange",
+                 msg("{player} gives {card} to {player2}.", player=who, card=ctx.content.cards[card].name,
+                     player2=q.name))
     ctx.push("exchange", i, other=j)

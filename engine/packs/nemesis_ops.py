@@ -14,7 +14,8 @@ from engine.packs.nemesis_board import BONUSES, adversary_space, living, nemesis
 from engine.packs.nemesis_turn import adversary_steps, ask_place_villain, ask_villain_move, draw_action, step_adversary
 from engine.rules.items import discard
 from engine.rules.machine import Ctx, on_answer, task, useful
-from engine.state import Option, Prompt, Task
+from engine.state import Option, Prompt, Task, option
+from engine.text import msg
 
 # -- the adversary ------------------------------------------------------------------------------
 
@@ -28,8 +29,8 @@ def adversary_move(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) ->
 def adversary_steps_task(ctx: Ctx, t: Task) -> None:
     opts = adversary_steps(ctx)
     if t.a["left"] > 0 and opts:
-        ctx.ask(t.p, "adversary-step", f"Move the adversary: up to {t.a['left']} more space(s).",
-                opts + [Option("stop", "leave it there")], left=t.a["left"])
+        ctx.ask(t.p, "adversary-step", msg("Move the adversary: up to {a} more space(s).", a=t.a['left']),
+                opts + [option("stop", msg("leave it there"))], left=t.a["left"])
 
 
 @on_answer("adversary-step", "a card moves the adversary: `adversary-<left|right|cross>` (1 space), or `stop`",
@@ -51,7 +52,8 @@ def adversary_heal(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) ->
     n = min(o.get("n", 1), most - s.counters.get("adversary-life", 0))
     if n > 0:
         s.counters["adversary-life"] = s.counters.get("adversary-life", 0) + n
-        ctx.emit("adversary", f"The adversary regains {n} life ({s.counters['adversary-life']} now).")
+        ctx.emit("adversary",
+                 msg("The adversary regains {n} life ({counters} now).", n=n, counters=s.counters['adversary-life']))
 
 
 @op("token-bonus")
@@ -61,7 +63,8 @@ def token_bonus(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> No
     key = BONUSES[o["who"]]
     ctx.s.counters[key] = ctx.s.counters.get(key, 0) + o.get("n", 1)
     whom = "The adversary fights" if o["who"] == "adversary" else "Every villain fights"
-    ctx.emit("bonus", f"{whom} with +{ctx.s.counters[key]} until the Nemesis's next turn.")
+    ctx.emit("bonus",
+             msg("{whom} with +{counters} until the Nemesis's next turn.", whom=whom, counters=ctx.s.counters[key]))
 
 
 # -- the villains ---------------------------------------------------------------------------------
@@ -94,9 +97,10 @@ def villain_steps(ctx: Ctx, t: Task) -> None:
     if t.a["n"] <= 0 or not sources:
         return
     ctx.push("villain-steps", t.p, **{**t.a, "n": t.a["n"] - 1})
-    ctx.ask(t.p, "villain-pick", f"Move a villain up to {t.a['steps']} spaces ({t.a['n']} more may move).",
-            [Option(f"villain-{sp}", f"move a villain from {ctx.space(sp).name}") for sp in sources]
-            + [Option("stop", "move no more villains")], steps=t.a["steps"])
+    ctx.ask(t.p, "villain-pick",
+            msg("Move a villain up to {a} spaces ({a2} more may move).", a=t.a['steps'], a2=t.a['n']),
+            [option(f"villain-{sp}", msg("move a villain from {space}", space=ctx.space(sp).name)) for sp in sources]
+            + [option("stop", msg("move no more villains"))], steps=t.a["steps"])
 
 
 @on_answer("villain-pick", "a card moves villains: `villain-<space>` (the one there), or `stop`", default=("stop",))
@@ -142,7 +146,7 @@ def heroes_op(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None
     if pick == "choose":
         alive = living(ctx.s)
         if alive:
-            ctx.ask(nemesis(ctx.s), "nemesis-target", f"{meta.get('source', 'Your card')}: on which hero?",
+            ctx.ask(nemesis(ctx.s), "nemesis-target", msg("{get}: on which hero?", get=meta.get('source', 'Your card')),
                     [Option(ctx.name(j), ctx.name(j)) for j in alive], then=o.get("then", []),
                     meta={k: v for k, v in meta.items() if k != "o"})
         return
@@ -163,7 +167,8 @@ def shared_fate(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> No
         before = pools["shared_fate"]
         pools["shared_fate"] = max(0, before + o.get("n", 1))
         if pools["shared_fate"] != before:
-            ctx.emit("fate", f"The heroes' shared fate: {before} -> {pools['shared_fate']}.")
+            ctx.emit("fate",
+                     msg("The heroes' shared fate: {before} -> {pools}.", before=before, pools=pools['shared_fate']))
 
 
 # -- the Nemesis's hand -----------------------------------------------------------------------------
@@ -183,7 +188,7 @@ def nemesis_discard(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -
     for _ in range(min(o.get("n", 1), len(hand))):
         card = hand.pop(rng.below(ctx.s, len(hand)))
         discard(ctx, card)
-        ctx.emit("action", f"The Nemesis discards {ctx.content.cards[card].name} at random.", card=card)
+        ctx.emit("action", msg("The Nemesis discards {card} at random.", card=ctx.content.cards[card].name), card=card)
 
 
 @useful("nemesis-discard")

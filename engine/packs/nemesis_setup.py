@@ -14,6 +14,7 @@ from engine.packs.nemesis_board import LAIR, heroes, nemesis, to_box
 from engine.packs.nemesis_turn import draw_action
 from engine.rules.machine import Ctx, on_answer, task
 from engine.state import Option, Prompt, Task
+from engine.text import msg
 
 # Setup 5 and 6: removed from the 5th Edition Spell and Adventure decks, by name. Names the
 # R4E stand-in content lacks (Calamity, Chalice of Life, Holy Symbol) are skipped.
@@ -101,7 +102,7 @@ def seated(ctx: Ctx, config: GameConfig) -> list[tuple[str, int, dict[str, Any]]
 @task("choose-companion")
 def choose_companion(ctx: Ctx, t: Task) -> None:
     left = ctx.s.decks["companion"]
-    ctx.ask(t.p, "companion", "Choose your companion.",
+    ctx.ask(t.p, "companion", msg("Choose your companion."),
             [Option(c, ctx.content.cards[c].name) for c in dict.fromkeys(left)])
 
 
@@ -111,4 +112,6 @@ def companion_chosen(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: s
     ctx.s.decks["companion"].remove(key)
     p.area.append(key)
     ctx.s.counters[f"companion@{who}"] = 1  # the level token on 1 (Setup 18)
-    ctx.emit("companion", f"{who} takes {ctx.content.cards[key].name} as companion (level 1).", player=who)
+    ctx.emit("companion",
+             msg("{player} takes {card} as companion (level 1).", player=who,
+                 card=ctx.content.cards[key].name), player=who)

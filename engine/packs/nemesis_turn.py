@@ -10,15 +10,17 @@ from engine.packs.nemesis_combat import fight_adversary, fight_villain
 from engine.rules.items import discard
 from engine.rules.machine import Ctx, on_answer, task
 from engine.rules.movement import DIRS, step
-from engine.state import Option, Prompt, Task
+from engine.state import Option, Prompt, Task, option
+from engine.text import msg
 
 
 def draw_action(ctx: Ctx, k: int) -> None:
     card = ctx.draw("action")
     if card:
         ctx.player(k).hand.append(card)
-        ctx.emit("action-drawn", "The Nemesis draws an Action card.")
-        ctx.emit("action-drawn", f"You draw {ctx.content.cards[card].name}.", to=[ctx.name(k)], card=card)
+        ctx.emit("action-drawn", msg("The Nemesis draws an Action card."))
+        ctx.emit("action-drawn", msg("You draw {card}.", card=ctx.content.cards[card].name), to=[ctx.name(k)],
+                 card=card)
 
 
 def between_turns(ctx: Ctx, done: int, nxt: int) -> None:
@@ -39,7 +41,9 @@ def nemesis_turn(ctx: Ctx, t: Task) -> None:
         for who in BONUSES:
             s.counters.pop(who, None)
     n = 2 if t.a["main"] else (2 if len(heroes(s)) == 4 else 3)
-    ctx.emit("turn", f"The Nemesis's {'main' if t.a['main'] else 'additional'} turn: {n} actions.",
+    ctx.emit("turn",
+             msg("The Nemesis's main turn: {n} actions.", n=n) if t.a["main"] else
+             msg("The Nemesis's additional turn: {n} actions.", n=n),
              player=ctx.name(t.p))
     ctx.push("nemesis-end", t.p, main=t.a["main"])
     ctx.push("nemesis-action", t.p, n=n, first=True)
@@ -48,9 +52,9 @@ def nemesis_turn(ctx: Ctx, t: Task) -> None:
 def action_options(ctx: Ctx, k: int, first: bool) -> list[Option]:
     s, cards = ctx.s, ctx.content.cards
     p = ctx.player(k)
-    opts = [Option(f"play-{c}", f"play {cards[c].name}") for c in dict.fromkeys(p.hand)]
+    opts = [option(f"play-{c}", msg("play {card}", card=cards[c].name)) for c in dict.fromkeys(p.hand)]
     opts += adversary_steps(ctx)
-    opts += [Option(f"villain-{sp}", f"move a villain from {ctx.space(sp).name} (up to 3 spaces)")
+    opts += [option(f"villain-{sp}", msg("move a villain from {space} (up to 3 spaces)", space=ctx.space(sp).name))
              for sp in tokens(s, "villain")]
     if first:
         at = {sp: ["adversary"] for sp in tokens(s, "adversary")}
@@ -61,18 +65,19 @@ def action_options(ctx: Ctx, k: int, first: bool) -> list[Option]:
                 if ctx.player(j).space == sp:
                     for w in who:
                         weapon = "adversary" if w == "adversary" else cards[w].name
-                        opts.append(Option(f"attack-{ctx.name(j)}-with-{w}",
-                                           f"attack {ctx.name(j)} with the {weapon} (ends the turn)"))
+                        opts.append(option(f"attack-{ctx.name(j)}-with-{w}",
+                                           msg("attack {player} with the {weapon} (ends the turn)", player=ctx.name(j),
+                                               weapon=weapon)))
         if s.decks["villain"]:
-            opts.append(Option("place-villain", "place a villain (ends the turn)"))
-    return opts + [Option("done", "end your turn")]
+            opts.append(option("place-villain", msg("place a villain (ends the turn)")))
+    return opts + [option("done", msg("end your turn"))]
 
 
 @task("nemesis-action")
 def nemesis_action(ctx: Ctx, t: Task) -> None:
     if t.a["n"] <= 0 or ctx.s.over:
         return
-    ctx.ask(t.p, "nemesis-action", f"Nemesis: {t.a['n']} action(s) left. What do you do?",
+    ctx.ask(t.p, "nemesis-action", msg("Nemesis: {a} action(s) left. What do you do?", a=t.a['n']),
             action_options(ctx, t.p, t.a["first"]), n=t.a["n"])
 
 
@@ -95,7 +100,7 @@ def nemesis_action_answer(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, w
         card = ctx.content.cards[key[5:]]
         ctx.player(k).hand.remove(card.slug)
         discard(ctx, card.slug)
-        ctx.emit("action", f"The Nemesis plays {card.name}.", player=who, card=card.slug)
+        ctx.emit("action", msg("The Nemesis plays {card}.", card=card.name), player=who, card=card.slug)
         ctx.push("effect", k, ops=card.effect or [{"op": "moderator", "text": card.text}], source=card.name)
     elif key.startswith("adversary-"):
         step_adversary(ctx, key[len("adversary-"):])
@@ -108,10 +113,13 @@ def adversary_steps(ctx: Ctx) -> list[Option]:
     adv = adversary_space(ctx.s)
     if not adv:
         return []
-    opts = [Option(f"adversary-{d}", f"move the adversary 1 space {'counter-' if d == 'left' else ''}clockwise to "
-                   f"{ctx.space(step(ctx, adv, DIRS[d])).name}") for d in DIRS]
+    opts = [option(f"adversary-{d}", (msg("move the adversary 1 space counter-clockwise to {space}", space=to)
+                                      if d == "left" else msg("move the adversary 1 space clockwise to {space}",
+                                                              space=to)))
+            for d in DIRS for to in [ctx.space(step(ctx, adv, DIRS[d])).name]]
     if adv in CROSSINGS:
-        opts.append(Option("adversary-cross", f"move the adversary across to {ctx.space(CROSSINGS[adv]).name}"))
+        opts.append(option("adversary-cross",
+                           msg("move the adversary across to {space}", space=ctx.space(CROSSINGS[adv]).name)))
     return opts
 
 
@@ -129,7 +137,8 @@ def ask_villain_move(ctx: Ctx, k: int, src: str, steps: int) -> None:
     idx = ctx.content.space(src).index
     reach = [d for d in range(-steps, steps + 1) if d]
     dests = list(dict.fromkeys(ring[(idx + d) % len(ring)] for d in reach))
-    ctx.ask(k, "villain-move", "Move the villain where?", [Option(d, ctx.space(d).name) for d in dests if d != src],
+    ctx.ask(k, "villain-move", msg("Move the villain where?"),
+            [Option(d, ctx.space(d).name) for d in dests if d != src],
             src=src)
 
 
@@ -148,14 +157,16 @@ def ask_place_villain(ctx: Ctx, k: int) -> None:
     s = ctx.s
     sites = list(tokens(s, "site")) or [sp for sp in [adversary_space(s)] if sp]
     if s.decks["villain"] and sites:
-        ctx.ask(k, "place-villain", "Place a villain where?", [Option(sp, ctx.space(sp).name) for sp in sites])
+        ctx.ask(k, "place-villain", msg("Place a villain where?"), [Option(sp, ctx.space(sp).name) for sp in sites])
 
 
 @on_answer("place-villain", "where the Nemesis places a villain: a space id", default=())
 def place_villain(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> None:
     card = ctx.s.decks["villain"].pop()
     ctx.s.piles.setdefault(f"villain@{key}", []).append(card)
-    ctx.emit("token", f"The Nemesis places a {ctx.content.cards[card].name} on {ctx.space(key).name}.", card=card)
+    ctx.emit("token",
+             msg("The Nemesis places a {card} on {space}.", card=ctx.content.cards[card].name,
+                 space=ctx.space(key).name), card=card)
 
 
 def attack(ctx: Ctx, j: int, w: str) -> None:
@@ -165,10 +176,10 @@ def attack(ctx: Ctx, j: int, w: str) -> None:
     hero = ctx.player(j)
     if w == "adversary":
         card = ctx.content.cards[s.piles[f"adversary@{hero.space}"][0]]
-        ctx.emit("attack", f"The {card.name} attacks {hero.name}.")
+        ctx.emit("attack", msg("The {card} attacks {player}.", card=card.name, player=hero.name))
         fight_adversary(ctx, j, "strength", hero.space)
     else:
-        ctx.emit("attack", f"The {ctx.content.cards[w].name} attacks {hero.name}.")
+        ctx.emit("attack", msg("The {card} attacks {player}.", card=ctx.content.cards[w].name, player=hero.name))
         fight_villain(ctx, j, w, hero.space)
 
 

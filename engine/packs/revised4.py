@@ -14,7 +14,8 @@ from engine.rules import stats
 from engine.rules.encounter import draw_adventure, wander
 from engine.rules.items import discard, gain_object
 from engine.rules.machine import Ctx, on_answer, task
-from engine.state import Option, Prompt, Task
+from engine.state import Option, Prompt, Task, option
+from engine.text import msg
 
 RAFT_SPACES = ("Woods", "Forest")  # base-cards.md §2: the Axe builds a Raft "in Woods or Forest"
 HOOKED = {"alchemist", "hag", "gnome", "mercenary", "poltergeist", "amulet", "cross", "orb-of-knowledge",
@@ -25,9 +26,9 @@ HOOKED = {"alchemist", "hag", "gnome", "mercenary", "poltergeist", "amulet", "cr
 def offer_redraw(ctx: Ctx, t: Task) -> None:
     drawn = [c for c in t.a["drawn"] if c in ctx.s.spaces.get(ctx.player(t.p).space, [])]
     if drawn:
-        ctx.ask(t.p, "redraw", "You may discard one card you drew and draw another.",
-                [Option(c, f"discard {ctx.content.cards[c].name}") for c in dict.fromkeys(drawn)]
-                + [Option("keep", "keep them all")])
+        ctx.ask(t.p, "redraw", msg("You may discard one card you drew and draw another."),
+                [option(c, msg("discard {card}", card=ctx.content.cards[c].name)) for c in dict.fromkeys(drawn)]
+                + [option("keep", msg("keep them all"))])
 
 
 @on_answer("redraw", "discard one card just drawn (its slug) and draw another, or `keep`", default=("keep",))
@@ -41,7 +42,9 @@ def redraw(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> Non
     new = draw_adventure(ctx)
     if new:
         ctx.s.spaces[space].append(new)
-        ctx.emit("draw", f"{who} discards {ctx.content.cards[key].name} and draws {ctx.content.cards[new].name}.",
+        ctx.emit("draw",
+                 msg("{player} discards {card} and draws {card2}.", player=who, card=ctx.content.cards[key].name,
+                     card2=ctx.content.cards[new].name),
                  player=who)
         if ctx.content.cards[new].hook == "wanders":  # the Hermit moves off at once
             wander(ctx, i, new)
@@ -65,13 +68,13 @@ class Revised4(Pack):
         opts = []
         battle = a.get("strength") is not None
         if battle and stats.holds(ctx, i, "potion-of-strength") and not a.get("potion"):
-            opts.append(Option("drink-potion", "drink the Potion of Strength (+2 Strength)"))
+            opts.append(option("drink-potion", msg("drink the Potion of Strength (+2 Strength)")))
         if battle and stats.holds(ctx, i, "mercenary") and p.gold >= 1 and not a.get("mercenary"):
-            opts.append(Option("pay-mercenary", "pay the Mercenary 1 gold (+3 Strength)"))
+            opts.append(option("pay-mercenary", msg("pay the Mercenary 1 gold (+3 Strength)")))
         cards = [ctx.content.cards[c] for c in a.get("cards", [])]
         if cards and all(c.kind == "spirit" for c in cards) and (
                 stats.holds(ctx, i, "cross") or stats.has_ability(ctx, p, "priest-destroy-spirits")):
-            opts.append(Option("banish", f"destroy {a['name']} without a fight (no trophy)"))
+            opts.append(option("banish", msg("destroy {a} without a fight (no trophy)", a=a['name'])))
         return opts
 
     def fight_choice(self, ctx: Ctx, i: int, key: str, a: dict[str, Any]) -> Literal["again", "over"] | None:
@@ -85,20 +88,20 @@ class Revised4(Pack):
             discard(ctx, card)
             a["bonus"] = a.get("bonus", 0) + 2
             a["potion"] = True
-            ctx.emit("potion", f"{p.name} drinks the Potion of Strength.", player=p.name)
+            ctx.emit("potion", msg("{player} drinks the Potion of Strength.", player=p.name), player=p.name)
             return "again"
         if key == "pay-mercenary":
             p.gold -= 1
             a["bonus"] = a.get("bonus", 0) + 3
             a["mercenary"] = True
-            ctx.emit("mercenary", f"{p.name} pays the Mercenary to fight alongside.", player=p.name)
+            ctx.emit("mercenary", msg("{player} pays the Mercenary to fight alongside.", player=p.name), player=p.name)
             return "again"
         if key == "banish":
             assert p.space is not None
             for c in a.get("cards", []):
                 ctx.s.spaces[p.space].remove(c)
                 discard(ctx, c)
-            ctx.emit("banish", f"{p.name} destroys {a['name']}.", player=p.name)
+            ctx.emit("banish", msg("{player} destroys {a}.", player=p.name, a=a['name']), player=p.name)
             return "over"
         return None
 
@@ -106,7 +109,8 @@ class Revised4(Pack):
         """Runesword: a life taken in battle with it is gained."""
         if battle and stats.holds(ctx, winner, "runesword") and not stats.healing_barred(ctx):  # Pandora's Box
             ctx.player(winner).life += 1
-            ctx.emit("runesword", f"{ctx.name(winner)}'s Runesword drinks the life taken.", player=ctx.name(winner))
+            ctx.emit("runesword", msg("{player}'s Runesword drinks the life taken.", player=ctx.name(winner)),
+                     player=ctx.name(winner))
 
     # -- taking and keeping cards --------------------------------------------------------------
     def may_take(self, ctx: Ctx, i: int, card: str) -> bool | None:
@@ -123,10 +127,12 @@ class Revised4(Pack):
             for f in [f for f in p.followers if f != card]:
                 p.followers.remove(f)
                 discard(ctx, f)
-                ctx.emit("hag", f"The Hag drives {ctx.content.cards[f].name} away from {p.name}.", player=p.name)
+                ctx.emit("hag",
+                         msg("The Hag drives {card} away from {player}.", card=ctx.content.cards[f].name,
+                             player=p.name), player=p.name)
         elif hook == "mercenary":
             p.gold -= 1
-            ctx.emit("mercenary", f"{p.name} hires the Mercenary for 1 gold.", player=p.name)
+            ctx.emit("mercenary", msg("{player} hires the Mercenary for 1 gold.", player=p.name), player=p.name)
 
     def crossed_river(self, ctx: Ctx, i: int) -> None:
         """The Poltergeist stays behind when its host crosses the Storm River."""
@@ -134,7 +140,7 @@ class Revised4(Pack):
         if "poltergeist" in p.followers:
             p.followers.remove("poltergeist")
             discard(ctx, "poltergeist")
-            ctx.emit("poltergeist", f"The Poltergeist leaves {p.name} at the river.", player=p.name)
+            ctx.emit("poltergeist", msg("The Poltergeist leaves {player} at the river.", player=p.name), player=p.name)
 
     def shielded(self, ctx: Ctx, j: int) -> bool | None:
         """The Amulet: no Spell affects its bearer (the Command Spell is not a card). Who is out of
@@ -150,10 +156,10 @@ class Revised4(Pack):
         p = ctx.player(i)
         opts = []
         if p.objects and stats.holds(ctx, i, "alchemist"):
-            opts.append(Option("use-alchemist", "have the Alchemist turn Objects into gold"))
+            opts.append(option("use-alchemist", msg("have the Alchemist turn Objects into gold")))
         if (p.space and ctx.space(p.space).name in RAFT_SPACES and stats.holds(ctx, i, "build-raft")
                 and "raft" in ctx.s.decks["purchase"] and not stats.has_prop(ctx, p, "raft")):
-            opts.append(Option("build-raft", "build a Raft with your Axe (use it on a later move)"))
+            opts.append(option("build-raft", msg("build a Raft with your Axe (use it on a later move)")))
         return opts
 
     def start_choice(self, ctx: Ctx, i: int, key: str) -> bool | None:
@@ -163,7 +169,7 @@ class Revised4(Pack):
         elif key == "build-raft":
             ctx.s.decks["purchase"].remove("raft")
             gain_object(ctx, i, "raft")
-            ctx.emit("raft", f"{p.name} builds a Raft.", player=p.name)
+            ctx.emit("raft", msg("{player} builds a Raft.", player=p.name), player=p.name)
         else:
             return None
         return True

@@ -67,7 +67,8 @@ from engine.rules import stats
 from engine.rules.encounter import others_here
 from engine.rules.items import discard
 from engine.rules.machine import Ctx
-from engine.state import Option
+from engine.state import Option, option
+from engine.text import msg
 
 # -- the moderator's words (the hook `adjudicate`) ------------------------------------------
 
@@ -111,7 +112,7 @@ def leave_play(ctx: Ctx, card: str | None) -> None:
         if card in pile:
             pile.remove(card)
             s.piles.setdefault("box", []).append(card)
-            ctx.emit("sea-box", f"{ctx.content.cards[card].name} is removed from play.")
+            ctx.emit("sea-box", msg("{card} is removed from play.", card=ctx.content.cards[card].name))
             return
 
 
@@ -132,13 +133,14 @@ class SeaVoyage(Pack):
         p = ctx.player(i)
         if p.space != harbour(ctx) or ctx.covered(p.space) or p.toad or phase(p) or not fleet(ctx, p):
             return None
-        opts = [Option("encounter-space", f"encounter {ctx.space(p.space).name}"),
-                Option("harbour", "go to the Harbour: hire a ship from the Royal Fleet and set sail")]
+        opts = [option("encounter-space", msg("encounter {space}", space=ctx.space(p.space).name)),
+                option("harbour", msg("go to the Harbour: hire a ship from the Royal Fleet and set sail"))]
         others = others_here(ctx, i)
-        opts += [Option(f"encounter-{ctx.name(j)}", f"attack {ctx.name(j)}") for j in others]
+        opts += [option(f"encounter-{ctx.name(j)}", msg("attack {player}", player=ctx.name(j))) for j in others]
         for verb, ability in (("steal", "thief-steal"), ("beguile", "sorceress-beguile")):
             if stats.has_ability(ctx, p, ability):
-                opts += [Option(f"{verb}-{ctx.name(j)}", f"try to {verb} from {ctx.name(j)} (4-6 succeeds)")
+                opts += [option(f"{verb}-{ctx.name(j)}",
+                                msg("try to {verb} from {player} (4-6 succeeds)", verb=verb, player=ctx.name(j)))
                          for j in others]
         return opts
 
@@ -147,11 +149,12 @@ class SeaVoyage(Pack):
             return None
         p = ctx.player(i)
         cards = ctx.content.cards
-        opts = [Option(c, f"hire the {cards[c].name} for {cards[c].prop('price')} gold (ship Strength "
-                          f"{cards[c].prop('ship_strength', 0)}, Cargo space {cards[c].prop('hold', 0)})")
+        opts = [option(c, msg("hire the {card} for {prop} gold (ship Strength "
+                          "{prop2}, Cargo space {prop3})", card=cards[c].name, prop=cards[c].prop('price'),
+                          prop2=cards[c].prop('ship_strength', 0), prop3=cards[c].prop('hold', 0)))
                 for c in fleet(ctx, p)]
-        ctx.ask(i, "sea-hire", "The King lends you a ship of the Royal Fleet for gold. Which class do you hire?",
-                opts + [Option("city", f"hire none: encounter {ctx.space(p.space).name} instead")])
+        ctx.ask(i, "sea-hire", msg("The King lends you a ship of the Royal Fleet for gold. Which class do you hire?"),
+                opts + [option("city", msg("hire none: encounter {space} instead", space=ctx.space(p.space).name))])
         return True
 
     def turn_start(self, ctx: Ctx, i: int) -> bool | None:
@@ -162,7 +165,9 @@ class SeaVoyage(Pack):
             return None
         if where == "prison":
             left = bump(p, "sea-prison", -1)
-            ctx.emit("sea-prison", f"{p.name} sits in prison ({left} more turn{'s' if left != 1 else ''}).",
+            ctx.emit("sea-prison",
+                     msg("{player} sits in prison ({left} more turn{s}).", player=p.name, left=left,
+                         s='s' if left != 1 else ''),
                      player=p.name)
             if not left:
                 release(ctx, i)
@@ -184,7 +189,7 @@ class SeaVoyage(Pack):
             for c in p.objects + p.followers:
                 discard(ctx, c)
             p.objects, p.followers, p.gold = [], [], 0
-            ctx.emit("sea-lost", f"{p.name}'s body and belongings are lost at sea.", player=p.name)
+            ctx.emit("sea-lost", msg("{player}'s body and belongings are lost at sea.", player=p.name), player=p.name)
         p.space = harbour(ctx)
         return
 

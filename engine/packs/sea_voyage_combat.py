@@ -12,6 +12,7 @@ from engine.packs.sea_voyage_state import at_sea, bump, flag, ship_strength
 from engine.rules.machine import Ctx, task
 from engine.rules.rerolls import offer_reroll
 from engine.state import Task
+from engine.text import msg
 
 
 @op("ship-combat")
@@ -24,16 +25,19 @@ def ship_combat(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> No
     foe = o["strength"]
     if foe == "die":
         foe = rng.die(ctx.s)
-        ctx.emit("sea-combat", f"{o['name'].capitalize()} has Strength {foe}.", player=p.name)
+        ctx.emit("sea-combat", msg("{o} has Strength {foe}.", o=o['name'].capitalize(), foe=foe), player=p.name)
     mine, theirs = rng.die(ctx.s), rng.die(ctx.s)
     base = ship_strength(ctx, i)
     a = {"name": o["name"], "foe": foe, "base": base, "dice": [mine], "foe_roll": theirs, "win": o.get("win", []),
          "lose": o.get("lose", []), "attack": o.get("attack", False),
          "meta": {k: v for k, v in meta.items() if k != "o"}}
-    ctx.emit("sea-combat", f"Ship-combat: {p.name} rolls {mine} (ship Strength {base}, total {mine + base}); "
-             f"{o['name']} rolls {theirs} (total {theirs + foe}).", player=p.name)
+    ctx.emit("sea-combat", msg("Ship-combat: {player} rolls {mine} (ship Strength {base}, total {value}); "
+             "{o} rolls {theirs} (total {value2}).", player=p.name, mine=mine, base=base, value=mine + base,
+             o=o['name'], theirs=theirs, value2=theirs + foe), player=p.name)
     if mine + base <= theirs + foe:  # losing or drawn: the roller's own die may be rerolled with fate
-        offer_reroll(ctx, i, f"Your ship totals {mine + base} against {theirs + foe}. Spend 1 fate to reroll your die?",
+        offer_reroll(ctx, i,
+                     msg("Your ship totals {value} against {value2}. Spend 1 fate to reroll your die?",
+                         value=mine + base, value2=theirs + foe),
                      "ship-combat-resolve", **a)
     else:
         ctx.push("ship-combat-resolve", i, **a)
@@ -45,11 +49,15 @@ def ship_combat_resolve(ctx: Ctx, t: Task) -> None:
     p = ctx.player(i)
     mine, theirs = a["dice"][0] + a["base"], a["foe_roll"] + a["foe"]
     if mine == theirs:
-        ctx.emit("sea-combat", f"{p.name}'s ship and {a['name']} part: nothing happens.", player=p.name)
+        ctx.emit("sea-combat", msg("{player}'s ship and {a} part: nothing happens.", player=p.name, a=a['name']),
+                 player=p.name)
         return
     won = mine > theirs
     ctx.emit("sea-combat",
-             f"{p.name} {'wins' if won else 'loses'} the ship-combat against {a['name']} ({mine} to {theirs}).",
+             (msg("{player} wins the ship-combat against {a} ({mine} to {theirs}).", player=p.name, a=a["name"],
+                  mine=mine, theirs=theirs) if won else
+              msg("{player} loses the ship-combat against {a} ({mine} to {theirs}).", player=p.name, a=a["name"],
+                  mine=mine, theirs=theirs)),
              player=p.name)
     if won and a.get("attack"):
         attacked(ctx, i)
@@ -60,7 +68,8 @@ def attacked(ctx: Ctx, i: int) -> None:
     p = ctx.player(i)
     if bump(p, "sea-attacks", 1) >= 2 and not flag(p, "sea-wanted"):
         p.flags["sea-wanted"] = 1
-        ctx.emit("sea-wanted", f"{p.name} has attacked two ships and is known as a Pirate: Wanted.", player=p.name)
+        ctx.emit("sea-wanted", msg("{player} has attacked two ships and is known as a Pirate: Wanted.", player=p.name),
+                 player=p.name)
 
 
 # -- a normal combat at sea ----------------------------------------------------------------

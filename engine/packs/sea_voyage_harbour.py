@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from engine.packs.sea_voyage_state import off_board, settings
 from engine.rules.machine import Ctx, on_answer
-from engine.state import Option, Player, Prompt
+from engine.state import Player, Prompt, option
+from engine.text import msg
 
 
 def fleet(ctx: Ctx, p: Player) -> list[str]:
@@ -30,8 +31,9 @@ def hire(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> None:
     p.objects.append(key)
     p.flags["sea-rations"] = settings()["rations_start"]
     p.flags["sea-cargo"] = card.prop("hold", 0)
-    ctx.emit("sea-hire", f"{who} hires the {card.name} for {card.prop('price', 0)} gold and stows "
-             f"{p.flags['sea-rations']} Rations and {p.flags['sea-cargo']} Cargo.", player=who, card=key)
+    ctx.emit("sea-hire", msg("{player} hires the {card} for {prop} gold and stows "
+             "{flags} Rations and {flags2} Cargo.", player=who, card=card.name, prop=card.prop('price', 0),
+             flags=p.flags['sea-rations'], flags2=p.flags['sea-cargo']), player=who, card=key)
     naval_shop(ctx, i)
 
 
@@ -39,11 +41,13 @@ def naval_shop(ctx: Ctx, i: int) -> None:
     p = ctx.player(i)
     cards = ctx.content.cards
     held = {c for c in p.objects if cards[c].prop("naval")}
-    opts = [Option(c, f"buy {cards[c].name} for {cards[c].prop('price', 0)} gold: {cards[c].text}")
+    opts = [option(c,
+                   msg("buy {card} for {prop} gold: {text}", card=cards[c].name, prop=cards[c].prop('price', 0),
+                       text=cards[c].text))
             for c in dict.fromkeys(ctx.s.decks.get("naval", []))
             if c not in held and cards[c].prop("price", 0) <= p.gold]
-    ctx.ask(i, "sea-naval", "Buy Naval Objects for the voyage (at most one of each type)?",
-            opts + [Option("sail", "buy nothing more: lift the anchor and set sail")])
+    ctx.ask(i, "sea-naval", msg("Buy Naval Objects for the voyage (at most one of each type)?"),
+            opts + [option("sail", msg("buy nothing more: lift the anchor and set sail"))])
 
 
 @on_answer("sea-naval", "Naval Objects for the voyage: a card slug to buy, or `sail`", default=("sail",))
@@ -57,7 +61,7 @@ def naval_bought(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) 
     p.gold -= card.prop("price", 0)
     ctx.s.decks["naval"].remove(key)
     p.objects.append(key)
-    ctx.emit("sea-buy", f"{who} buys {card.name}.", player=who, card=key)
+    ctx.emit("sea-buy", msg("{player} buys {card}.", player=who, card=card.name), player=who, card=key)
     naval_shop(ctx, i)
 
 
@@ -66,4 +70,4 @@ def set_sail(ctx: Ctx, i: int) -> None:
     p.flags["sea"] = "out"
     p.flags.pop("moved", None)
     off_board(p)
-    ctx.emit("sea-sail", f"{p.name} lifts the anchor and sails out of the harbour.", player=p.name)
+    ctx.emit("sea-sail", msg("{player} lifts the anchor and sails out of the harbour.", player=p.name), player=p.name)

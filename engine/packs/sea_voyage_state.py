@@ -12,6 +12,7 @@ from engine.rules import stats
 from engine.rules.items import discard
 from engine.rules.machine import Ctx
 from engine.state import Player
+from engine.text import msg
 
 PACK = "sea-voyage"
 TABLE = "captain"  # the pile of Captain's cards being resolved
@@ -118,7 +119,9 @@ def sell_prisoners(ctx: Ctx, i: int) -> None:
     if n:
         gold = n * settings()["prisoner_reward"]
         p.gold += gold
-        ctx.emit("sea-prisoner", f"{p.name} hands the Pirate over to the authorities for {gold} gold.", player=p.name)
+        ctx.emit("sea-prisoner",
+                 msg("{player} hands the Pirate over to the authorities for {gold} gold.", player=p.name,
+                     gold=gold), player=p.name)
 
 
 def add_rations(ctx: Ctx, i: int, n: int) -> int:
@@ -127,6 +130,8 @@ def add_rations(ctx: Ctx, i: int, n: int) -> int:
     n = max(0, min(n, room))
     if n:
         bump(p, "sea-rations", n)
-        ctx.emit("sea-ration", f"{p.name} takes {n} Ration{'s' if n != 1 else ''} aboard ({flag(p, 'sea-rations')}).",
+        ctx.emit("sea-ration",
+                 msg("{player} takes {n} Ration{s} aboard ({flag}).", player=p.name, n=n,
+                     s='s' if n != 1 else '', flag=flag(p, 'sea-rations')),
                  player=p.name)
     return n

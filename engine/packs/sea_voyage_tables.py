@@ -13,7 +13,8 @@ from engine.packs.sea_voyage_state import add_rations, at_sea, bump, flag, hold,
 from engine.packs.sea_voyage_wreck_prison import prison, wreck
 from engine.rules.items import discard
 from engine.rules.machine import Ctx, on_answer
-from engine.state import Option, Prompt
+from engine.state import Prompt, option
+from engine.text import msg
 
 
 @op("sea-table")
@@ -48,7 +49,9 @@ def lose_all(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None:
         p.gold = 0
     else:
         p.flags["sea-cargo"] = 0
-    ctx.emit("sea-lose", f"{p.name} loses all {n} {'gold' if what == 'gold' else 'Cargo'}.", player=p.name)
+    ctx.emit("sea-lose",
+             msg("{player} loses all {n} gold.", player=p.name, n=n) if what == "gold" else
+             msg("{player} loses all {n} Cargo.", player=p.name, n=n), player=p.name)
 
 
 @op("sea-rations")
@@ -62,7 +65,8 @@ def rations_op(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> Non
 def take_prisoner(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None:
     p = ctx.player(i)
     bump(p, "sea-prisoners", 1)
-    ctx.emit("sea-prisoner", f"{p.name} takes the Pirate prisoner, to sell at the next harbour.", player=p.name)
+    ctx.emit("sea-prisoner", msg("{player} takes the Pirate prisoner, to sell at the next harbour.", player=p.name),
+             player=p.name)
 
 
 @op("sea-swap-ship")
@@ -72,9 +76,11 @@ def swap_ship(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None
     if not ship or ship == to or to not in ctx.s.decks.get("ship", []):
         return
     name = ctx.content.cards[to].name
-    ctx.ask(i, "sea-swap", f"Exchange your ship for the Pirate's {name}, keeping all your Objects, Rations and Cargo?",
-            [Option("swap", f"take the {name} (Cargo space {ctx.content.cards[to].prop('hold', 0)})"),
-             Option("keep", "keep your ship")], to=to)
+    ctx.ask(i, "sea-swap",
+            msg("Exchange your ship for the Pirate's {name}, keeping all your Objects, Rations and Cargo?", name=name),
+            [option("swap",
+                    msg("take the {name} (Cargo space {prop})", name=name, prop=ctx.content.cards[to].prop('hold', 0))),
+             option("keep", msg("keep your ship"))], to=to)
 
 
 @on_answer("sea-swap", "the Pirate's ship: `swap` (take it) or `keep` your own", default=("keep",))
@@ -90,15 +96,16 @@ def swapped(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> No
     ctx.s.decks["ship"].remove(new)
     p.objects.append(new)
     p.flags["sea-cargo"] = min(flag(p, "sea-cargo"), hold(ctx, p))
-    ctx.emit("sea-swap", f"{who} sails on in the {ctx.content.cards[new].name}.", player=who)
+    ctx.emit("sea-swap", msg("{player} sails on in the {card}.", player=who, card=ctx.content.cards[new].name),
+             player=who)
 
 
 @op("sea-explorer")
 def explorer(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None:
     p = ctx.player(i)
     p.flags["sea-explore"] = 1
-    ctx.emit("sea-explore", f"{p.name} exchanges news with a Royal Exploration Vessel: "
-             "next turn, three cards to choose from.", player=p.name)
+    ctx.emit("sea-explore", msg("{player} exchanges news with a Royal Exploration Vessel: "
+             "next turn, three cards to choose from.", player=p.name), player=p.name)
 
 
 @op("sea-plunder")
@@ -106,7 +113,8 @@ def plunder(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None:
     p = ctx.player(i)
     r = rng.die(ctx.s)
     p.gold += r
-    ctx.emit("sea-plunder", f"{p.name} rolls {r} and plunders {r} gold.", player=p.name, dice=[r])
+    ctx.emit("sea-plunder", msg("{player} rolls {r} and plunders {r} gold.", player=p.name, r=r), player=p.name,
+             dice=[r])
 
 
 @op("sea-wizard")
@@ -116,8 +124,8 @@ def wizard(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None:
     p = ctx.player(i)
     n = o.get("n", 6)
     bump(p, "sea-home" if phase(p) == "home" else "sea-wizard", n)
-    ctx.emit("sea-wizard", f"A travelling Wizard teleports {p.name}'s ship to unknown waters: "
-             f"the way home is {n} turns longer.", player=p.name)
+    ctx.emit("sea-wizard", msg("A travelling Wizard teleports {player}'s ship to unknown waters: "
+             "the way home is {n} turns longer.", player=p.name, n=n), player=p.name)
 
 
 @op("sea-harbour")

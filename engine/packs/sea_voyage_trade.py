@@ -12,7 +12,8 @@ from engine.packs.sea_voyage_state import add_rations, at_sea, bump, flag, hold,
 from engine.rules import stats
 from engine.rules.machine import Ctx, on_answer
 from engine.rules.setup import draw_spell
-from engine.state import Option, Prompt
+from engine.state import Prompt, option
+from engine.text import msg
 
 
 @op("sea-cathay")
@@ -25,15 +26,18 @@ def cathay(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None:
     room = not stats.full(ctx, p, "hornet")
     opts = []
     if room and (ctx.s.decks.get("talisman") or ctx.s.discards.get("talisman")):
-        opts.append(Option("talisman", "a Talisman"))
-    opts.append(Option("gold", f"{o.get('gold', 4)} gold"))
+        opts.append(option("talisman", msg("a Talisman")))
+    opts.append(option("gold", msg("{get} gold", get=o.get('gold', 4))))
     if (not p.toad and len(p.spells) < stats.spell_limit(ctx, p)
             and (ctx.s.decks.get("spell") or ctx.s.discards.get("spell"))):
-        opts.append(Option("spell", "a Spell"))
+        opts.append(option("spell", msg("a Spell")))
     if room:
-        opts += [Option(c, f"a {cards[c].name}") for c in dict.fromkeys(ctx.s.decks.get("cathay", []))]
-    ctx.ask(i, "sea-cathay", f"The vessel from Cathay trades for your Cargo ({flag(p, 'sea-cargo')} aboard). "
-            "What do you take for one Cargo?", opts + [Option("done", "trade no more")], gold=o.get("gold", 4))
+        opts += [option(c, msg("a {card}", card=cards[c].name)) for c in dict.fromkeys(ctx.s.decks.get("cathay", []))]
+    ctx.ask(i, "sea-cathay", msg("The vessel from Cathay trades for your Cargo ({flag} aboard). "
+            "What do you take for one Cargo?", flag=flag(p,
+                                                         'sea-cargo')), opts + [option("done",
+                                                                                       msg("trade no more"))],
+                                                                                       gold=o.get("gold", 4))
 
 
 @on_answer("sea-cathay", "the vessel from Cathay: what to take for one Cargo (the options' keys), or `done`",
@@ -57,7 +61,7 @@ def cathay_answer(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str)
             ctx.s.decks["cathay"].remove(key)
         p.objects.append(card)
         got = ctx.content.cards[card].name
-    ctx.emit("sea-trade", f"{who} trades 1 Cargo for {got}.", player=who)
+    ctx.emit("sea-trade", msg("{player} trades 1 Cargo for {got}.", player=who, got=got), player=who)
     cathay(ctx, i, {"gold": prompt.data["gold"]}, {})
 
 
@@ -67,8 +71,8 @@ def buy_cargo(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None
     price = o.get("price", 1)
     if not at_sea(p) or flag(p, "sea-cargo") >= hold(ctx, p) or p.gold < price:
         return
-    ctx.ask(i, "sea-buy-cargo", f"A coastal trader offers one Cargo for {price} gold. Buy it?",
-            [Option("buy", f"buy 1 Cargo for {price} gold"), Option("no", "no")], price=price)
+    ctx.ask(i, "sea-buy-cargo", msg("A coastal trader offers one Cargo for {price} gold. Buy it?", price=price),
+            [option("buy", msg("buy 1 Cargo for {price} gold", price=price)), option("no", msg("no"))], price=price)
 
 
 @on_answer("sea-buy-cargo", "a coastal trader's Cargo: `buy` or `no`", default=("no",))
@@ -77,7 +81,8 @@ def cargo_bought(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) 
         p = ctx.player(ctx.index(who))
         p.gold -= prompt.data["price"]
         bump(p, "sea-cargo", 1)
-        ctx.emit("sea-trade", f"{who} buys 1 Cargo ({flag(p, 'sea-cargo')} aboard).", player=who)
+        ctx.emit("sea-trade", msg("{player} buys 1 Cargo ({flag} aboard).", player=who, flag=flag(p, 'sea-cargo')),
+                 player=who)
 
 
 @op("sea-sell")
@@ -91,13 +96,15 @@ def sell_cargo(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> Non
     if price == "die-1":
         r = rng.die(ctx.s)
         price = r - 1
-        ctx.emit("sea-trade", f"{p.name} rolls {r}: the traders pay {price} gold for each Cargo.",
+        ctx.emit("sea-trade",
+                 msg("{player} rolls {r}: the traders pay {price} gold for each Cargo.", player=p.name, r=r,
+                     price=price),
                  player=p.name, dice=[r])
         if price <= 0:
             return
-    ctx.ask(i, "sea-sell", f"Sell Cargo at {price} gold each? ({n} aboard)",
-            [Option(f"sell-{k}", f"sell {k} for {k * price} gold") for k in range(n, 0, -1)]
-            + [Option("keep", "sell none")], price=price)
+    ctx.ask(i, "sea-sell", msg("Sell Cargo at {price} gold each? ({n} aboard)", price=price, n=n),
+            [option(f"sell-{k}", msg("sell {k} for {value} gold", k=k, value=k * price)) for k in range(n, 0, -1)]
+            + [option("keep", msg("sell none"))], price=price)
 
 
 @on_answer("sea-sell", "selling Cargo: `sell-<n>` or `keep`", default=("keep",))
@@ -108,7 +115,9 @@ def sold(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> None:
     k = int(key.split("-")[1])
     bump(p, "sea-cargo", -k)
     p.gold += k * prompt.data["price"]
-    ctx.emit("sea-trade", f"{who} sells {k} Cargo for {k * prompt.data['price']} gold.", player=who)
+    ctx.emit("sea-trade",
+             msg("{player} sells {k} Cargo for {value} gold.", player=who, k=k,
+                 value=k * prompt.data['price']), player=who)
 
 
 @op("sea-buy-rations")
@@ -122,14 +131,20 @@ def buy_rations(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> No
     bundle = o.get("bundle")
     if bundle:
         k = min(bundle, room)
-        ctx.ask(i, "sea-rations", f"Buy up to {bundle} Rations for {price} gold?",
-                [Option(f"buy-{k}", f"{k} Ration{'s' if k != 1 else ''} for {price} gold"), Option("none", "buy none")],
+        ctx.ask(i, "sea-rations", msg("Buy up to {bundle} Rations for {price} gold?", bundle=bundle, price=price),
+                [option(f"buy-{k}",
+                        msg("{k} Ration{s} for {price} gold", k=k, s='s' if k != 1 else '',
+                            price=price)), option("none", msg("buy none"))],
                 price=price, per=False)
         return
     most = min(room, p.gold // price)
     amounts = list(range(1, most + 1)) if most <= 10 else list(range(1, 10)) + [most]
-    ctx.ask(i, "sea-rations", f"Buy Rations at {price} gold each? ({flag(p, 'sea-rations')} aboard, at most 15)",
-            [Option(f"buy-{k}", f"{k} for {k * price} gold") for k in amounts[::-1]] + [Option("none", "buy none")],
+    ctx.ask(i, "sea-rations",
+            msg("Buy Rations at {price} gold each? ({flag} aboard, at most 15)", price=price,
+                flag=flag(p, 'sea-rations')),
+            [option(f"buy-{k}",
+                    msg("{k} for {value} gold", k=k,
+                        value=k * price)) for k in amounts[::-1]] + [option("none", msg("buy none"))],
             price=price, per=True)
 
 
@@ -141,5 +156,5 @@ def rations_bought(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str
     k = int(key.split("-")[1])
     cost = k * prompt.data["price"] if prompt.data["per"] else prompt.data["price"]
     ctx.player(i).gold -= cost
-    ctx.emit("sea-trade", f"{who} pays {cost} gold for Rations.", player=who)
+    ctx.emit("sea-trade", msg("{player} pays {cost} gold for Rations.", player=who, cost=cost), player=who)
     add_rations(ctx, i, k)

@@ -23,7 +23,8 @@ from engine.packs.sea_voyage_wreck_prison import wreck
 from engine.rules.items import discard, drop_excess
 from engine.rules.machine import Ctx, on_answer, task
 from engine.rules.movement import place
-from engine.state import Option, Prompt, Task
+from engine.state import Option, Prompt, Task, option
+from engine.text import msg
 
 
 @task("sea-turn")
@@ -35,10 +36,11 @@ def sea_turn(ctx: Ctx, t: Task) -> None:
         bump(p, "sea-starve", 1)
     ctx.push_all([("sea-eat", i, {}), ("sea-cards", i, {}), ("sea-end", i, {})])
     if phase(p) == "out":
-        ctx.ask(i, "sea-course", f"You are at sea ({flag(p, 'sea-rations')} Rations, {flag(p, 'sea-cargo')} Cargo). "
-                "Sail on, or turn back home (a die gives the turns home)?",
-                [Option("sail-on", "sail on and draw from the Captain's Deck"),
-                 Option("turn-home", "turn back home: roll a die for the turns the voyage home takes")])
+        ctx.ask(i, "sea-course", msg("You are at sea ({flag} Rations, {flag2} Cargo). "
+                "Sail on, or turn back home (a die gives the turns home)?", flag=flag(p, 'sea-rations'),
+                flag2=flag(p, 'sea-cargo')),
+                [option("sail-on", msg("sail on and draw from the Captain's Deck")),
+                 option("turn-home", msg("turn back home: roll a die for the turns the voyage home takes"))])
 
 
 @on_answer("sea-course", "at sea: `sail-on` (draw from the Captain's Deck) or `turn-home`", default=("turn-home",))
@@ -57,7 +59,9 @@ def turn_home(ctx: Ctx, i: int) -> None:
     p.flags["sea"] = "home"
     p.flags["sea-home"] = n
     p.flags.pop("sea-wizard", None)
-    ctx.emit("sea-home", f"{p.name} turns home and rolls {r}: the voyage home takes {n} turn{'s' if n != 1 else ''}.",
+    ctx.emit("sea-home",
+             msg("{player} turns home and rolls {r}: the voyage home takes {n} turn{s}.", player=p.name, r=r, n=n,
+                 s='s' if n != 1 else ''),
              player=p.name, dice=[r])
 
 
@@ -66,9 +70,12 @@ def eat(ctx: Ctx, t: Task) -> None:
     p = ctx.player(t.p)
     if flag(p, "sea-rations"):
         left = bump(p, "sea-rations", -1)
-        ctx.emit("sea-ration", f"{p.name}'s crew eats a Ration ({left} left).", player=p.name)
+        ctx.emit("sea-ration", msg("{player}'s crew eats a Ration ({left} left).", player=p.name, left=left),
+                 player=p.name)
     elif flag(p, "sea-starving"):
-        ctx.emit("sea-ration", f"{p.name}'s crew starves (ship Strength -{flag(p, 'sea-starve')}).", player=p.name)
+        ctx.emit("sea-ration",
+                 msg("{player}'s crew starves (ship Strength -{flag}).", player=p.name,
+                     flag=flag(p, 'sea-starve')), player=p.name)
     else:
         mutiny(ctx, t.p)
 
@@ -85,10 +92,12 @@ def sea_cards(ctx: Ctx, t: Task) -> None:
         return
     ctx.s.piles.setdefault(TABLE, []).extend(drawn)
     cards = ctx.content.cards
-    ctx.emit("sea-draw", f"{p.name} draws {', '.join(cards[c].name for c in drawn)} from the Captain's Deck.",
+    ctx.emit("sea-draw",
+             msg("{player} draws {names} from the Captain's Deck.", player=p.name,
+                 names=', '.join(cards[c].name for c in drawn)),
              player=p.name, cards=drawn)
     if len(drawn) > 1:
-        ctx.ask(i, "sea-choose", "Which card do you encounter? (The others are discarded.)",
+        ctx.ask(i, "sea-choose", msg("Which card do you encounter? (The others are discarded.)"),
                 [Option(c, cards[c].name) for c in dict.fromkeys(drawn)])
         return
     resolve_cards(ctx, i, drawn)
@@ -125,7 +134,9 @@ def sea_resolve(ctx: Ctx, t: Task) -> None:
     if card.effect:
         run_ops(ctx, i, card.effect, {"source": card.name, "card": slug})
     elif card.prop("stand_in") == "none":
-        ctx.emit("sea-card", f"{card.name}: nothing happens (a stand-in: the card's text is not known).", player=p.name)
+        ctx.emit("sea-card",
+                 msg("{card}: nothing happens (a stand-in: the card's text is not known).",
+                     card=card.name), player=p.name)
     else:
         run_ops(ctx, i, [{"op": "moderator", "text": card.text}], {"source": card.name, "card": slug})
 
@@ -160,7 +171,9 @@ def arrive(ctx: Ctx, i: int) -> None:
     place(ctx, i, harbour(ctx))
     p.flags.pop("moved", None)  # arriving is the turn: no encounter
     drop_excess(ctx, i)
-    ctx.emit("sea-arrive", f"{p.name} sails into the harbour at {ctx.space(p.space).name} and returns the ship.",
+    ctx.emit("sea-arrive",
+             msg("{player} sails into the harbour at {space} and returns the ship.", player=p.name,
+                 space=ctx.space(p.space).name),
              player=p.name)
 
 
@@ -183,10 +196,12 @@ def mutiny(ctx: Ctx, i: int) -> None:
             p.followers.remove(f)
             discard(ctx, f)
             crew += ctx.content.cards[f].prop("strength", 0)
-            ctx.emit("sea-mutiny", f"{name} rolls {r} and joins the mutiny.", player=p.name)
+            ctx.emit("sea-mutiny", msg("{name} rolls {r} and joins the mutiny.", name=name, r=r), player=p.name)
         else:
-            ctx.emit("sea-mutiny", f"{name} rolls {r} and stays loyal.", player=p.name)
-    ctx.emit("sea-mutiny", f"Out of Rations: {p.name}'s crew mutinies (Strength {crew}).", player=p.name)
+            ctx.emit("sea-mutiny", msg("{name} rolls {r} and stays loyal.", name=name, r=r), player=p.name)
+    ctx.emit("sea-mutiny",
+             msg("Out of Rations: {player}'s crew mutinies (Strength {crew}).", player=p.name,
+                 crew=crew), player=p.name)
     ctx.push("fight", i, name="the mutinous crew", strength=crew, evadable=False, ends_turn=False, damage=0,
              quest_kill=False, on_win="sea-mutiny-won", on_standoff="sea-mutiny-won", on_loss_task="sea-mutiny-lost")
 
@@ -196,11 +211,11 @@ def mutiny_won(ctx: Ctx, t: Task) -> None:
     p = ctx.player(t.p)
     bump(p, "sea-home", 2)
     p.flags["sea-starving"] = 1
-    ctx.emit("sea-mutiny", f"{p.name} puts down the mutiny; starving, the voyage home takes two turns longer "
-             f"({flag(p, 'sea-home')} to go) and the ship weakens each turn.", player=p.name)
+    ctx.emit("sea-mutiny", msg("{player} puts down the mutiny; starving, the voyage home takes two turns longer "
+             "({flag} to go) and the ship weakens each turn.", player=p.name, flag=flag(p, 'sea-home')), player=p.name)
 
 
 @task("sea-mutiny-lost")
 def mutiny_lost(ctx: Ctx, t: Task) -> None:
-    ctx.emit("sea-mutiny", f"The crew abandons {ctx.name(t.p)}.", player=ctx.name(t.p))
+    ctx.emit("sea-mutiny", msg("The crew abandons {player}.", player=ctx.name(t.p)), player=ctx.name(t.p))
     wreck(ctx, t.p)

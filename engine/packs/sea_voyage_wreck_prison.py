@@ -20,6 +20,7 @@ from engine.rules.machine import Ctx, task
 from engine.rules.movement import place
 from engine.rules.turn import lose_life
 from engine.state import Player, Task
+from engine.text import msg
 
 
 def wreck(ctx: Ctx, i: int, rolls: bool = True, fed: bool = False) -> None:
@@ -34,7 +35,9 @@ def wreck(ctx: Ctx, i: int, rolls: bool = True, fed: bool = False) -> None:
             if r >= 5:
                 (p.followers if c in p.followers else p.objects).remove(c)
                 discard(ctx, c)
-                ctx.emit("sea-wreck", f"{p.name} rolls {r}: {ctx.content.cards[c].name} is lost in the wreck.",
+                ctx.emit("sea-wreck",
+                         msg("{player} rolls {r}: {card} is lost in the wreck.", player=p.name, r=r,
+                             card=ctx.content.cards[c].name),
                          player=p.name)
     raft = ctx.s.decks.get("sea-raft")
     if raft:
@@ -73,9 +76,11 @@ def wreck_turn(ctx: Ctx, t: Task) -> None:
             discard(ctx, card)
             if c.prop("rescue"):
                 p.flags["sea-rescued"] = 1
-                ctx.emit("sea-rescue", f"{p.name} draws {c.name} and is rescued.", player=p.name, card=card)
+                ctx.emit("sea-rescue", msg("{player} draws {card} and is rescued.", player=p.name, card=c.name),
+                         player=p.name, card=card)
             else:
-                ctx.emit("sea-draw", f"{p.name} draws {c.name} and ignores it.", player=p.name, card=card)
+                ctx.emit("sea-draw", msg("{player} draws {card} and ignores it.", player=p.name, card=c.name),
+                         player=p.name, card=card)
     if not bump(p, "sea-home", -1):
         land(ctx, i)
 
@@ -107,7 +112,9 @@ def land(ctx: Ctx, i: int) -> None:
     dest = landing_space(ctx, r)
     place(ctx, i, dest)
     drop_excess(ctx, i)
-    ctx.emit("sea-land", f"{p.name} rolls {r} and washes ashore at {ctx.space(dest).name}.", player=p.name, dice=[r],
+    ctx.emit("sea-land",
+             msg("{player} rolls {r} and washes ashore at {space}.", player=p.name, r=r,
+                 space=ctx.space(dest).name), player=p.name, dice=[r],
              space=dest)
     ctx.push("encounter", i)  # the space's instructions apply
 
@@ -130,8 +137,10 @@ def prison(ctx: Ctx, i: int) -> None:
     clear_voyage(p)
     p.flags.update({"sea": "prison", "sea-prison": sum(dice)})
     off_board(p)
-    ctx.emit("sea-prison", f"{p.name} is dragged home to face the authorities, loses the ship, the Naval Objects and "
-             f"{lost} gold, and rolls {'+'.join(map(str, dice))}: {sum(dice)} turns in prison.",
+    ctx.emit("sea-prison",
+             msg("{player} is dragged home to face the authorities, loses the ship, the Naval Objects and "
+             "{lost} gold, and rolls {names}: {sum} turns in prison.", player=p.name, lost=lost,
+             names='+'.join(map(str, dice)), sum=sum(dice)),
              player=p.name, dice=dice)
     end_turn_if_current(ctx, i)
 
@@ -142,4 +151,5 @@ def release(ctx: Ctx, i: int) -> None:
     place(ctx, i, main_city(ctx))  # "released at the City-Space on the Mainboard"
     p.flags.pop("moved", None)
     drop_excess(ctx, i)
-    ctx.emit("sea-prison", f"{p.name} is released at {ctx.space(p.space).name}.", player=p.name)
+    ctx.emit("sea-prison", msg("{player} is released at {space}.", player=p.name, space=ctx.space(p.space).name),
+             player=p.name)

@@ -29,7 +29,8 @@ from engine.rules.items import discard, drop_excess
 from engine.rules.machine import Ctx, on_answer, task
 from engine.rules.movement import place
 from engine.rules.rerolls import offer_reroll
-from engine.state import Option, Prompt, Task
+from engine.state import Option, Prompt, Task, option
+from engine.text import msg
 
 RING = "timescape"
 HOOKED = {"warp-belt"}  # card hooks this module reads (the pack's card_hooks: automated, engine/coverage.py)
@@ -63,22 +64,28 @@ def enter(ctx: Ctx, i: int, how: str) -> None:
     for card in [c for c in p.followers + p.objects if c in t["leave_behind"]]:
         (p.followers if card in p.followers else p.objects).remove(card)
         s.spaces.setdefault(left, []).append(card)
-        ctx.emit("leave-behind", f"{p.name} leaves {ctx.content.cards[card].name} behind at {ctx.space(left).name}.",
+        ctx.emit("leave-behind",
+                 msg("{player} leaves {card} behind at {space}.", player=p.name, card=ctx.content.cards[card].name,
+                     space=ctx.space(left).name),
                  player=p.name, card=card)
     for card in [c for c in p.followers + p.objects if c in t["discard_on_entry"]]:
         (p.followers if card in p.followers else p.objects).remove(card)
         discard(ctx, card)
-        ctx.emit("discard", f"{ctx.content.cards[card].name} cannot follow {p.name} and is discarded.", player=p.name)
+        ctx.emit("discard",
+                 msg("{card} cannot follow {player} and is discarded.", card=ctx.content.cards[card].name,
+                     player=p.name), player=p.name)
     drop_excess(ctx, i)  # without the Mule, what is too much stays behind too
     if p.toad:
         p.toad = 0
-        ctx.emit("toad", f"{p.name} is no longer a Toad: the Timescape undoes it.", player=p.name)
+        ctx.emit("toad", msg("{player} is no longer a Toad: the Timescape undoes it.", player=p.name), player=p.name)
     for flag in ("next-move", "held", "must-face", "came-from", "moved"):
         p.flags.pop(flag, None)
     p.flags["apart"] = p.name
     p.flags["no-magic"] = 1
     p.space = t["entry"]
-    ctx.emit("timescape", f"{p.name} {how} and enters the Timescape at the {ctx.space(p.space).name}.",
+    ctx.emit("timescape",
+             msg("{player} {how} and enters the Timescape at the {space}.", player=p.name, how=how,
+                 space=ctx.space(p.space).name),
              player=p.name, space=p.space)
     ctx.end_turn()
 
@@ -88,7 +95,8 @@ def leave(ctx: Ctx, i: int, dest: str) -> None:
     p = ctx.player(i)
     for flag in [f for f in p.flags if f in ("apart", "no-magic") or f.startswith("ts-")]:
         p.flags.pop(flag)
-    ctx.emit("teleport", f"{p.name} is hurled out of the Timescape to {ctx.space(dest).name}.",
+    ctx.emit("teleport",
+             msg("{player} is hurled out of the Timescape to {space}.", player=p.name, space=ctx.space(dest).name),
              player=p.name, space=dest)
     place(ctx, i, dest)
     ctx.end_turn()
@@ -117,11 +125,15 @@ def gate_roll(ctx: Ctx, i: int, who: str) -> None:
     ch = stats.character(ctx, p)
     need = 2 if p.toad else ch.strength + ch.craft
     dice = rng.dice(ctx.s, 2)
-    ctx.emit("roll", f"{p.name} rolls {dice[0]}+{dice[1]} for the {who}'s Warp Gate (needs {need} or less"
-             + (", as a Toad" if p.toad else "") + ").", player=p.name, dice=dice)
+    rolled = {"player": p.name, "die": dice[0], "die2": dice[1], "who": who, "need": need}
+    ctx.emit("roll", msg("{player} rolls {die}+{die2} for the {who}'s Warp Gate (needs {need} or less, as a Toad).",
+                         **rolled) if p.toad else
+             msg("{player} rolls {die}+{die2} for the {who}'s Warp Gate (needs {need} or less).", **rolled),
+             player=p.name, dice=dice)
     if sum(dice) > need:
-        offer_reroll(ctx, i, f"You roll {dice[0]}+{dice[1]} for the {who}'s Warp Gate and need {need} or less. "
-                     "Spend 1 fate to reroll your highest die?", "ts-gate-resolve", dice=dice, need=need, who=who,
+        offer_reroll(ctx, i, msg("You roll {dice}+{dice2} for the {player}'s Warp Gate and need {need} or less. "
+                     "Spend 1 fate to reroll your highest die?", dice=dice[0], dice2=dice[1], player=who, need=need),
+                     "ts-gate-resolve", dice=dice, need=need, who=who,
                      low_is_good=True)
         return
     ctx.push("ts-gate-resolve", i, dice=dice, need=need, who=who)
@@ -135,7 +147,7 @@ def gate_resolve(ctx: Ctx, t: Task) -> None:
         p.flags[f"warp-sent-{who.lower()}"] = 1  # kept on leaving: once each per character
         enter(ctx, i, f"is found worthy by the {who}")
     else:
-        ctx.emit("timescape", f"{p.name} is found unworthy; the turn ends.", player=p.name)
+        ctx.emit("timescape", msg("{player} is found unworthy; the turn ends.", player=p.name), player=p.name)
         ctx.end_turn()
 
 
@@ -147,10 +159,10 @@ def gate_warlock(ctx: Ctx, t: Task) -> None:
     r = rng.die(ctx.s)
     fee = die_row(tables()["warlock_fee"], r)
     gold = tables()["warlock_gold"]
-    ctx.emit("roll", f"{p.name} rolls {r} for the Warlock's fee.", player=p.name, roll=r)
+    ctx.emit("roll", msg("{player} rolls {r} for the Warlock's fee.", player=p.name, r=r), player=p.name, roll=r)
     if fee == "gold" and p.gold >= gold:
         p.gold -= gold
-        ctx.emit("gold", f"{p.name} pays the Warlock {gold}G.", player=p.name)
+        ctx.emit("gold", msg("{player} pays the Warlock {gold}G.", player=p.name, gold=gold), player=p.name)
         enter(ctx, t.p, "pays the Warlock")
         return
     cards = []
@@ -159,11 +171,11 @@ def gate_warlock(ctx: Ctx, t: Task) -> None:
     elif fee == "magic-object":
         cards = [c for c in dict.fromkeys(p.objects) if ctx.content.cards[c].type == "magic-object"]
     if not cards:
-        ctx.emit("timescape", f"The Warlock ignores {p.name}; the turn ends.", player=p.name)
+        ctx.emit("timescape", msg("The Warlock ignores {player}; the turn ends.", player=p.name), player=p.name)
         ctx.end_turn()
         return
-    ctx.ask(t.p, "ts-fee", "The Warlock's fee: which do you pay?",
-            [Option(c, f"pay {ctx.content.cards[c].name}") for c in cards])
+    ctx.ask(t.p, "ts-fee", msg("The Warlock's fee: which do you pay?"),
+            [option(c, msg("pay {card}", card=ctx.content.cards[c].name)) for c in cards])
 
 
 @on_answer("ts-fee", "the Warlock's fee: the slug of the card paid", default=())
@@ -173,7 +185,8 @@ def fee_paid(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> N
     (p.followers if key in p.followers else p.objects).remove(key)
     discard(ctx, key)
     drop_excess(ctx, i)
-    ctx.emit("discard", f"{who} pays the Warlock with {ctx.content.cards[key].name}.", player=who)
+    ctx.emit("discard", msg("{player} pays the Warlock with {card}.", player=who, card=ctx.content.cards[key].name),
+             player=who)
     enter(ctx, i, "pays the Warlock")
 
 
@@ -187,11 +200,14 @@ def prison_roll(ctx: Ctx, t: Task) -> None:
     p = ctx.player(i)
     dice = rng.dice(ctx.s, tables()["prison"]["dice"])
     craft = stats.craft(ctx, p)
-    ctx.emit("roll", f"{p.name} rolls {'+'.join(map(str, dice))} against Craft {craft} to escape the Sentinels.",
+    ctx.emit("roll",
+             msg("{player} rolls {names} against Craft {craft} to escape the Sentinels.", player=p.name,
+                 names='+'.join(map(str, dice)), craft=craft),
              player=p.name, dice=dice)
     if sum(dice) > craft:
-        offer_reroll(ctx, i, f"Imprisoned: you roll {'+'.join(map(str, dice))} and need {craft} or less to escape. "
-                     "Spend 1 fate to reroll your highest die?", "ts-prison-resolve", dice=dice, need=craft,
+        offer_reroll(ctx, i, msg("Imprisoned: you roll {names} and need {craft} or less to escape. "
+                     "Spend 1 fate to reroll your highest die?", names='+'.join(map(str, dice)), craft=craft),
+                     "ts-prison-resolve", dice=dice, need=craft,
                      low_is_good=True)
         return
     ctx.push("ts-prison-resolve", i, dice=dice, need=craft)
@@ -205,13 +221,14 @@ def prison_resolve(ctx: Ctx, t: Task) -> None:
     dice, need = t.a["dice"], t.a["need"]
     if sum(dice) <= need:
         del p.flags["ts-prison"]
-        ctx.emit("prison", f"{p.name} escapes the Sentinels.", player=p.name)
+        ctx.emit("prison", msg("{player} escapes the Sentinels.", player=p.name), player=p.name)
         return
     missed = p.flags["ts-prison"] + 1
-    ctx.emit("prison", f"{p.name} is still Imprisoned: the turn is missed.", player=p.name)
+    ctx.emit("prison", msg("{player} is still Imprisoned: the turn is missed.", player=p.name), player=p.name)
     if missed >= tables()["prison"]["turns"]:
         del p.flags["ts-prison"]
-        ctx.emit("prison", f"{p.name} has missed {missed} turns and is released.", player=p.name)
+        ctx.emit("prison", msg("{player} has missed {missed} turns and is released.", player=p.name, missed=missed),
+                 player=p.name)
     else:
         p.flags["ts-prison"] = missed
     ctx.end_turn()
@@ -224,7 +241,7 @@ def abandoned(ctx: Ctx, t: Task) -> None:
     p = ctx.player(t.p)
     for card in ctx.s.spaces.pop(p.space, []):
         discard(ctx, card)
-        ctx.emit("discard", f"{ctx.content.cards[card].name}, abandoned in the Timescape, is discarded.",
+        ctx.emit("discard", msg("{card}, abandoned in the Timescape, is discarded.", card=ctx.content.cards[card].name),
                  player=p.name, card=card)
 
 
@@ -237,7 +254,7 @@ def ts_move(ctx: Ctx, t: Task) -> None:
     nxt = p.flags.pop("ts-next", None)
     if nxt == "any":
         ring = ctx.content.board.rings[RING]
-        ctx.ask(t.p, "ts-any", "Judged innocent: to which space of the Timescape do you move?",
+        ctx.ask(t.p, "ts-any", msg("Judged innocent: to which space of the Timescape do you move?"),
                 [Option(sp, ctx.space(sp).name) for sp in dict.fromkeys(ring) if sp != p.space])
         return
     if nxt:
@@ -246,8 +263,8 @@ def ts_move(ctx: Ctx, t: Task) -> None:
     if any(ctx.content.cards[c].hook == "warp-belt" for c in p.objects):
         belt = f"follow the 1-2 line to {ctx.space(line(ctx, p.space, 1)).name}"
         ctx.ask(t.p, "ts-warp",
-                "You are in the Timescape. Roll for the warp line, or use the Warp Belt (as a roll of 1-2)?",
-                [Option("roll", "roll a die for the warp line"), Option("warp-belt", belt)])
+                msg("You are in the Timescape. Roll for the warp line, or use the Warp Belt (as a roll of 1-2)?"),
+                [option("roll", msg("roll a die for the warp line")), Option("warp-belt", belt)])
         return
     roll_line(ctx, t.p)
 
@@ -264,13 +281,14 @@ def line(ctx: Ctx, space: str, roll: int) -> str:
 def roll_line(ctx: Ctx, i: int) -> None:
     p = ctx.player(i)
     r = rng.die(ctx.s)
-    ctx.emit("roll", f"{p.name} rolls {r} for the warp lines.", player=p.name, roll=r, dice=[r])
+    ctx.emit("roll", msg("{player} rolls {r} for the warp lines.", player=p.name, r=r), player=p.name, roll=r, dice=[r])
     warp_to(ctx, i, line(ctx, p.space, r), "along the warp line")
 
 
 def warp_to(ctx: Ctx, i: int, dest: str, how: str) -> None:
     p = ctx.player(i)
-    ctx.emit("move", f"{p.name} is drawn {how} to {ctx.space(dest).name}.", player=p.name, space=dest)
+    ctx.emit("move", msg("{player} is drawn {how} to {space}.", player=p.name, how=how, space=ctx.space(dest).name),
+             player=p.name, space=dest)
     place(ctx, i, dest)
 
 
@@ -307,10 +325,12 @@ def timescape_card(ctx: Ctx, t: Task) -> None:
     p = ctx.player(t.p)
     card = ctx.draw("timescape")
     if card is None:
-        ctx.emit("draw", "No Timescape card is left to draw.")
+        ctx.emit("draw", msg("No Timescape card is left to draw."))
         return
     ctx.s.spaces.setdefault(p.space, []).append(card)
-    ctx.emit("draw", f"{p.name} draws the Timescape card {ctx.content.cards[card].name}.", player=p.name, card=card)
+    ctx.emit("draw",
+             msg("{player} draws the Timescape card {card}.", player=p.name,
+                 card=ctx.content.cards[card].name), player=p.name, card=card)
     ctx.push("ts-cleanup", t.p)
     ctx.push("ts-resolve", t.p, deck="timescape")
 
@@ -328,10 +348,14 @@ def nexus(ctx: Ctx, t: Task) -> None:
     if not drawn:
         return
     ctx.s.spaces.setdefault(p.space, []).extend(drawn)
-    ctx.emit("draw", f"{p.name} draws {', '.join(ctx.content.cards[c].name for c in drawn)} at the Nexus.",
+    ctx.emit("draw",
+             msg("{player} draws {names} at the Nexus.", player=p.name,
+                 names=', '.join(ctx.content.cards[c].name for c in drawn)),
              player=p.name)
-    ctx.ask(t.p, "ts-nexus", "The Nexus: which card do you encounter? (The others are discarded.)",
-            [Option(c, f"encounter {ctx.content.cards[c].name}") for c in dict.fromkeys(drawn)], drawn=drawn)
+    ctx.ask(t.p, "ts-nexus", msg("The Nexus: which card do you encounter? (The others are discarded.)"),
+            [option(c,
+                    msg("encounter {card}",
+                        card=ctx.content.cards[c].name)) for c in dict.fromkeys(drawn)], drawn=drawn)
 
 
 @on_answer("ts-nexus", "the Nexus: which card drawn to encounter (a card slug)", default=())
@@ -345,7 +369,9 @@ def nexus_answer(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) 
             lying.remove(card)
             discard(ctx, card)
     lying.remove(key)
-    ctx.emit("nexus", f"{who} encounters {ctx.content.cards[key].name}; the others are discarded.", player=who)
+    ctx.emit("nexus",
+             msg("{player} encounters {card}; the others are discarded.", player=who,
+                 card=ctx.content.cards[key].name), player=who)
     ctx.push("ts-cleanup", i)
     ctx.push("ts-resolve", i, deck="adventure")
     adventure_card(ctx, i, key)
@@ -360,25 +386,32 @@ def adventure_card(ctx: Ctx, i: int, card: str) -> None:
         name = c.name
         if card in rules["redraw"]:
             discard(ctx, card)
-            ctx.emit("timescape", f"{name} is discarded; {p.name} draws another.", player=p.name)
+            ctx.emit("timescape", msg("{name} is discarded; {player} draws another.", name=name, player=p.name),
+                     player=p.name)
             again = ctx.draw("adventure")
             if again is None:
                 return
             card = again
-            ctx.emit("draw", f"{p.name} draws {ctx.content.cards[card].name}.", player=p.name, card=card)
+            ctx.emit("draw", msg("{player} draws {card}.", player=p.name, card=ctx.content.cards[card].name),
+                     player=p.name, card=card)
             continue
         if card in rules["discard"]:
             discard(ctx, card)
-            ctx.emit("timescape", f"{name} has no place in the Timescape and is discarded.", player=p.name)
+            ctx.emit("timescape", msg("{name} has no place in the Timescape and is discarded.", name=name),
+                     player=p.name)
         elif card in rules["talisman"]:
             discard(ctx, card)
-            ctx.emit("timescape", f"{name} is discarded; {p.name} gains a Talisman instead.", player=p.name)
+            ctx.emit("timescape",
+                     msg("{name} is discarded; {player} gains a Talisman instead.", name=name,
+                         player=p.name), player=p.name)
             ops.talisman(ctx, i, {}, {})
         elif card in rules["attribute"]:
             discard(ctx, card)
             what = next((o.get("what") for o in c.effect if isinstance(o, dict) and o.get("op") == "take-counter"),
                         None) or rules["attribute"][card]
-            ctx.emit("timescape", f"{name} is discarded; {p.name} gains 1 {what}.", player=p.name)
+            ctx.emit("timescape",
+                     msg("{name} is discarded; {player} gains 1 {what}.", name=name, player=p.name,
+                         what=what), player=p.name)
             ops.change(ctx, i, what, 1)
         elif card in rules["raiders"]:
             discard(ctx, card)
@@ -386,7 +419,8 @@ def adventure_card(ctx: Ctx, i: int, card: str) -> None:
                 discard(ctx, o)
             p.objects = []
             p.gold = 0
-            ctx.emit("timescape", f"{name}: {p.name} loses all Objects and gold.", player=p.name)
+            ctx.emit("timescape", msg("{name}: {player} loses all Objects and gold.", name=name, player=p.name),
+                     player=p.name)
         else:
             s.spaces.setdefault(p.space, []).append(card)
         return
@@ -400,7 +434,8 @@ def draw_adventure(ctx: Ctx, i: int, n: int) -> None:
         card = ctx.draw("adventure")
         if card is None:
             return
-        ctx.emit("draw", f"{p.name} draws {ctx.content.cards[card].name}.", player=p.name, card=card)
+        ctx.emit("draw", msg("{player} draws {card}.", player=p.name, card=ctx.content.cards[card].name),
+                 player=p.name, card=card)
         adventure_card(ctx, i, card)
 
 
@@ -512,7 +547,8 @@ def alien_won(ctx: Ctx, t: Task) -> None:
         if not ctx.content.cards[c].strength and c in p.trophies:
             p.trophies.remove(c)
             discard(ctx, c)
-            ctx.emit("discard", f"{ctx.content.cards[c].name} is not kept: only Strength Aliens are trophies.",
+            ctx.emit("discard",
+                     msg("{card} is not kept: only Strength Aliens are trophies.", card=ctx.content.cards[c].name),
                      player=p.name)
 
 
@@ -528,13 +564,15 @@ def vortex(ctx: Ctx, t: Task) -> None:
     p = ctx.player(t.p)
     r = rng.die(ctx.s)
     dest = die_row(ctx.space(p.space).hook_args["table"], r)
-    ctx.emit("roll", f"{p.name} rolls {r} in the Vortex.", player=p.name, roll=r)
+    ctx.emit("roll", msg("{player} rolls {r} in the Vortex.", player=p.name, r=r), player=p.name, roll=r)
     if inside(ctx, dest):
         warp_to(ctx, t.p, dest, "through the Vortex")
         p.flags.pop("moved", None)
         return
     if ctx.covered(dest):  # the Cataclysm: a space under Terrain is no longer on the board
-        ctx.emit("terrain", f"{ctx.content.space(dest).name} lies under a Terrain card: {p.name} stays in the Vortex.",
+        ctx.emit("terrain",
+                 msg("{space} lies under a Terrain card: {player} stays in the Vortex.",
+                     space=ctx.content.space(dest).name, player=p.name),
                  player=p.name)
         return
     leave(ctx, t.p, dest)
@@ -544,9 +582,10 @@ def vortex(ctx: Ctx, t: Task) -> None:
 def warp_demon(ctx: Ctx, t: Task) -> None:
     a = ctx.space(ctx.player(t.p).space).hook_args
     ctx.ask(t.p, "ts-demon",
-            f"The Warp Demon (Strength {a['strength']}, Craft {a['craft']}) attacks. Which combat do you fight?",
-            [Option("battle", f"battle against Strength {a['strength']}"),
-             Option("psychic", f"psychic combat against Craft {a['craft']}")])
+            msg("The Warp Demon (Strength {a}, Craft {a2}) attacks. Which combat do you fight?", a=a['strength'],
+                a2=a['craft']),
+            [option("battle", msg("battle against Strength {a}", a=a['strength'])),
+             option("psychic", msg("psychic combat against Craft {a}", a=a['craft']))])
 
 
 @on_answer("ts-demon", "the Warp Demon attacks: `battle` or `psychic`", default=())
@@ -582,7 +621,9 @@ def reward(ctx: Ctx, t: Task) -> None:
     helpers = [c.name for c in stats.items(ctx, p) if c.type == "follower"
                and (c.prop(attr) or (attr == "strength" and c.prop("weapon")))]
     if helpers:
-        ctx.emit("timescape", f"{', '.join(helpers)} fought beside {p.name}: no gain for beating {t.a['foe']}.",
+        ctx.emit("timescape",
+                 msg("{names} fought beside {player}: no gain for beating {a}.", names=', '.join(helpers),
+                     player=p.name, a=t.a['foe']),
                  player=p.name)
         return
     ops.change(ctx, t.p, attr, n)
@@ -592,14 +633,16 @@ def reward(ctx: Ctx, t: Task) -> None:
 def to_vortex(ctx: Ctx, t: Task) -> None:
     p = ctx.player(t.p)
     p.flags["ts-next"] = tables()["exit"]
-    ctx.emit("timescape", f"The Sentinels judge {p.name} a threat: to the Vortex next turn.", player=p.name)
+    ctx.emit("timescape", msg("The Sentinels judge {player} a threat: to the Vortex next turn.", player=p.name),
+             player=p.name)
 
 
 @task("ts-free-move")
 def free_move(ctx: Ctx, t: Task) -> None:
     p = ctx.player(t.p)
     p.flags["ts-next"] = "any"
-    ctx.emit("timescape", f"The Sentinels judge {p.name} innocent: any space of the Timescape next turn.",
+    ctx.emit("timescape",
+             msg("The Sentinels judge {player} innocent: any space of the Timescape next turn.", player=p.name),
              player=p.name)
 
 
@@ -608,7 +651,7 @@ def imprison(ctx: Ctx, t: Task) -> None:
     p = ctx.player(t.p)
     p.flags["ts-prison"] = 0
     p.flags.pop("ts-next", None)
-    ctx.emit("prison", f"The Sentinels imprison {p.name}.", player=p.name)
+    ctx.emit("prison", msg("The Sentinels imprison {player}.", player=p.name), player=p.name)
 
 
 class Timescape(Pack):
@@ -694,7 +737,7 @@ class Timescape(Pack):
         tidy(ctx, i)
         if p.toad:  # a Toad in the Timescape stays one only to the end of that turn (§9)
             p.toad = 0
-            ctx.emit("toad", f"{p.name} is no longer a Toad.", player=p.name)
+            ctx.emit("toad", msg("{player} is no longer a Toad.", player=p.name), player=p.name)
         work: list[tuple[str, int, dict[str, Any]]] = [
             ("start-spells", i, {}), ("ts-abandoned", i, {}), ("ts-move", i, {}), ("encounter", i, {})]
         if "ts-prison" in p.flags:  # rolled first: failing misses the whole turn

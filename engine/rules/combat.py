@@ -209,7 +209,9 @@ def hurt(ctx: Ctx, i: int, n: int, cause: str, battle: bool, then: tuple | None 
         args["after"] = list(then)
     if roll < need and stats.fate(ctx, p):
         ctx.emit("armour", msg("{player}'s armour roll: {roll} (not saved).", player=p.name, roll=roll), player=p.name)
-        offer_reroll(ctx, i, f"Your armour roll is {roll}: it saves on {need} or more. Spend 1 fate to reroll it?",
+        offer_reroll(ctx, i,
+                     msg("Your armour roll is {roll}: it saves on {need} or more. Spend 1 fate to reroll it?",
+                         roll=roll, need=need),
                      "armour-resolve", **args)
         return
     args["first"] = None

@@ -242,8 +242,8 @@ def wander(ctx: Ctx, i: int, card: str) -> None:
         ctx.s.spaces.setdefault(dest, []).append(card)
     else:
         items.pass_over(ctx, i, card)
-    ctx.emit("wander", f"{c.name} rolls {r} and " + (f"goes to {ctx.space(dest).name}." if ok else "stays here."),
-             card=card, roll=r)
+    ctx.emit("wander", msg("{card} rolls {r} and goes to {space}.", card=c.name, r=r, space=ctx.space(dest).name) if ok
+             else msg("{card} rolls {r} and stays here.", card=c.name, r=r), card=card, roll=r)
 
 
 def in_order(ctx: Ctx, space: str) -> list[str]:

@@ -252,8 +252,9 @@ def portal(ctx: Ctx, t: Task) -> None:
     value = stats.strength(ctx, p) if attr == "strength" else stats.craft(ctx, p)
     roll = rng.dice(ctx.s, ctx.hooks.portal_dice(ctx, i, attr))
     if sum(roll) > value:  # failing: a fate reroll of the highest die may still open it
-        offer_reroll(ctx, i, f"You roll {'+'.join(map(str, roll))} against {attr.title()} {value} at the Portal. "
-                     "Spend 1 fate to reroll your highest die?", "portal-resolve",
+        offer_reroll(ctx, i, msg("You roll {names} against {attr} {value} at the Portal. "
+                     "Spend 1 fate to reroll your highest die?", names='+'.join(map(str, roll)), attr=word(attr),
+                     value=value), "portal-resolve",
                      attr=attr, dice=roll, low_is_good=True)
         return
     ctx.push("portal-resolve", i, attr=attr, dice=roll)

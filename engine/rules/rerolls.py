@@ -9,7 +9,7 @@ from engine import rng
 from engine.rules import stats
 from engine.rules.machine import Ctx, on_answer
 from engine.state import Prompt, option
-from engine.text import msg
+from engine.text import Text, msg
 
 
 def fate_reroll(ctx: Ctx, key: str, who: str, dice: list[int], low_is_good: bool = False) -> bool:
@@ -28,7 +28,7 @@ def fate_reroll(ctx: Ctx, key: str, who: str, dice: list[int], low_is_good: bool
     return True
 
 
-def offer_reroll(ctx: Ctx, i: int, question: str, then: str, **args: Any) -> None:
+def offer_reroll(ctx: Ctx, i: int, question: Text, then: str, **args: Any) -> None:
     """Push `then` (which reads args["dice"]) and, if the player has fate to spend, ask
     first whether to reroll (answered by the `dice-reroll` handler below)."""
     ctx.push(then, i, **args)

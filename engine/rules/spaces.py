@@ -62,8 +62,9 @@ def thrown(ctx: Ctx, t: Task) -> None:
     dice = rng.dice(ctx.s, n)
     value = stats.strength(ctx, p) if attr == "strength" else stats.craft(ctx, p)
     if sum(dice) - value > 0:  # thrown out unless a fate reroll of the highest die helps
-        offer_reroll(ctx, i, f"You roll {'+'.join(map(str, dice))} − {attr.title()} {value} at "
-                     f"{ctx.space(p.space).name}. Spend 1 fate to reroll your highest die?",
+        offer_reroll(ctx, i, msg("You roll {names} − {attr} {value} at "
+                     "{space}. Spend 1 fate to reroll your highest die?", names='+'.join(map(str, dice)),
+                     attr=word(attr), value=value, space=ctx.space(p.space).name),
                      "thrown-resolve", dice=dice, low_is_good=True)
         return
     ctx.push("thrown-resolve", i, dice=dice)

@@ -17,7 +17,7 @@ from engine.questions import OTHER, SELF
 from engine.rules import items, reach, stats
 from engine.rules.machine import Ctx, could_change, on_answer, registrar, task
 from engine.state import Option, Prompt, Task, option
-from engine.text import msg
+from engine.text import Text, msg
 
 HOOKS: dict[str, Callable[..., Any]] = {}
 
@@ -194,7 +194,7 @@ def spell_target(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) 
     ctx.push("effect", ctx.index(key), ops=prompt.data["ops"], source=prompt.data["source"])
 
 
-def choose_character(ctx: Ctx, i: int, kind: str, question: str, include_self: bool = False) -> None:
+def choose_character(ctx: Ctx, i: int, kind: str, question: Text, include_self: bool = False) -> None:
     targets = [j for j in stats.alive_players(ctx) if (include_self or j != i) and not shielded(ctx, i, j)]
     if targets:
         ctx.ask(i, kind, question, [Option(ctx.name(j), ctx.name(j)) for j in targets])
@@ -225,7 +225,7 @@ def healing(ctx: Ctx, i: int, target: str | None = None) -> None:
     if j is not None and not shielded(ctx, i, j):
         heal_full(ctx, j)
         return
-    choose_character(ctx, i, "spell-healing", "Whom do you heal?", include_self=True)
+    choose_character(ctx, i, "spell-healing", msg("Whom do you heal?"), include_self=True)
 
 
 @on_answer("spell-healing", "on whom Healing is cast: a player's name (oneself included)", default=(SELF,))
@@ -325,7 +325,7 @@ def end_spell(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> 
 
 @spell_hook("nullify")
 def nullify(ctx: Ctx, i: int) -> None:
-    choose_character(ctx, i, "spell-nullify", "Whose Spells are nullified?")
+    choose_character(ctx, i, "spell-nullify", msg("Whose Spells are nullified?"))
 
 
 @on_answer("spell-nullify", "on whom Nullify is cast: a player's name", default=(OTHER,))
@@ -338,7 +338,7 @@ def nullify_target(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str
 
 @spell_hook("acquisition")
 def acquisition(ctx: Ctx, i: int) -> None:
-    choose_character(ctx, i, "spell-acquisition", "From whom do you take 1 gold or an Object?")
+    choose_character(ctx, i, "spell-acquisition", msg("From whom do you take 1 gold or an Object?"))
 
 
 @on_answer("spell-acquisition", "from whom Acquisition takes: a player's name", default=(OTHER,))
@@ -416,8 +416,10 @@ def hex_(ctx: Ctx, i: int, target: str | None = None) -> None:
         ctx.emit("hex", msg("No empty space is left for the Hex; it is lost."))
         return
     ctx.ask(i, "hex-space", msg("Where do you lay the Hex? Choose a side of a region (next time you may write "
-            "cast-hex <space>):"), [Option(f"side-{first}", f"{ring.title()} Region: "
-                                   + ", ".join(ctx.space(sp).name for sp in spaces)) for ring, first, spaces in sides],
+            "cast-hex <space>):"),
+            [option(f"side-{first}", msg("Outer Region: {spaces}", spaces=names) if ring == "outer" else
+                    msg("Middle Region: {spaces}", spaces=names))
+             for ring, first, spaces in sides for names in [", ".join(ctx.space(sp).name for sp in spaces)]],
             sides={f"side-{first}": spaces for ring, first, spaces in sides})
 
 

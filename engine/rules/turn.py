@@ -179,8 +179,10 @@ def kill(ctx: Ctx, i: int) -> None:
     p.life = 0  # a dead character has no life left, whatever killed it
     p.alive = False
     p.out = s.crown_reached
-    ctx.emit("death", f"{p.name}'s {stats.character(ctx, p).name} is killed"
-             + (" and is out of the game." if p.out else "; a new character comes next turn."), player=p.name)
+    ctx.emit("death", msg("{player}'s {character} is killed and is out of the game.", player=p.name,
+                          character=stats.character(ctx, p).name) if p.out else
+             msg("{player}'s {character} is killed; a new character comes next turn.", player=p.name,
+                 character=stats.character(ctx, p).name), player=p.name)
     if s.current == i:
         ctx.end_turn()
     ctx.hooks.killed(ctx, i)  # a pack's objective may end the game (Nemesis)
