@@ -35,7 +35,7 @@ from pbem.base import clock, log
 from pbem.core import health, home as home_mod, keys
 from pbem.inbound import process
 from pbem.outbound import notices, sending
-from pbem.pace import deadlines, seats
+from pbem.pace import daily, deadlines, seats
 from pbem.sources import dropfolder, imap, maildir, pipe
 
 if TYPE_CHECKING:
@@ -99,6 +99,12 @@ async def cycle(svc: Service, stop: threading.Event | None = None,
         except Exception:
             logger.exception("seat bots failed")
             failed.append("bots")
+    if not stop.is_set():  # the players' daily mails whose hour has come (pbem/pace/daily.py)
+        try:
+            daily.tick(svc)
+        except Exception:
+            logger.exception("the players' digests failed")
+            failed.append("daily")
     if not stop.is_set():  # before sending: a digest queued now goes in this cycle
         try:
             notices.send_due(svc)

@@ -1,16 +1,26 @@
 """Fewer mails, by choice (issue 29): an address's `mail: each | digest | both`, its `zone:` and
 the hour of its digest (`digest: 08:00`), set once for every game it plays -- by a mail line from
 any of its seats, on a seat's page, or by the moderator (`pbem player mail`) -- kept in the store
-on SQLite and PostgreSQL, shown by `pbem player show`."""
+on SQLite and PostgreSQL, shown by `pbem player show`.
+
+Then through the real pipeline (mails in by `handle`, out through the outbox, the daemon's
+cycle on a clock that stands still): a player in three games with `mail: digest` gets one
+digest a day listing them by time left, answers two games in one reply (a block per game)
+and both moves are played, with one receipt; reminders merged per address."""
 from __future__ import annotations
+
+import asyncio
+from datetime import UTC, datetime
+from email.message import EmailMessage
 
 import pytest
 from click.testing import CliRunner
-from conftest import game_config, mail, token
+from conftest import StillClock, game_config, legal, mail, token
 from test_web import hidden, seat_url, web  # noqa: F401 -- the fixture
 
+from pbem import daemon
 from pbem.cli import main
-from pbem.core import people
+from pbem.core import games, people
 from pbem.inbound.process import handle
 from pbem.moderate import newgame, people as moderate_people
 from pbem.outbound import outbox
@@ -93,3 +103,145 @@ def test_the_seat_page_sets_the_address_mail(web):  # noqa: F811
     assert done.status_code == 200
     assert people.mail_choice(svc, "anna@example.org") == people.DIGEST
     assert '<option value="mail: digest" selected>' in client.get(seat_url(svc, "autumn", "anna")).text
+
+
+# -- the digest through the pipeline ---------------------------------------------------------
+
+T0 = datetime(2026, 10, 23, 5, 0, tzinfo=UTC)  # 07:00 in Berlin (summer time)
+DEADLINES = {"autumn": "72h", "winter": "24h", "spring": "48h"}  # the digest lists winter, spring, autumn
+
+
+@pytest.fixture
+def paced(make_service):
+    """anna in three games, asked first in each, each game with its own deadline."""
+    clk = StillClock(T0)
+    svc = make_service(clock=clk)
+    for name in GAMES:
+        newgame.create(svc, game_config(name=name, seed=f"digest-{name}-seed-long", pace={
+            "deadline": DEADLINES[name], "reminders": ["12h"]},
+            players=[("anna", "anna@example.org"), ("bob", f"bob-{name}@example.org")]))
+        assert svc.engine.waiting_for(games.state(svc, games.get(svc, name))) == ["anna"]
+    return svc, clk
+
+
+def rows_to(svc, to, kind=None):
+    return [r for r in svc.store.outbox_rows() if r["to_addr"] == to and (kind is None or r["kind"] == kind)]
+
+
+def reply(svc, digest_row, body, sender="anna@example.org"):
+    """anna's reply to a mail, as her mail program sends it: to its Reply-To, quoting it."""
+    sent = outbox.build(svc, outbox.mail(svc, digest_row["id"]))
+    msg = EmailMessage()
+    msg["From"], msg["To"], msg["Subject"] = sender, sent["Reply-To"], "Re: " + sent["Subject"]
+    msg["Message-ID"], msg["In-Reply-To"] = f"<r{digest_row['id']}.{len(body)}@example.org>", sent["Message-ID"]
+    quoted = "\n".join("> " + ln for ln in outbox.mail(svc, digest_row["id"])["text"].splitlines())
+    msg.set_content(body + "\n\nAm Freitag schrieb Talisman:\n" + quoted + "\n")
+    return handle(svc, bytes(msg))
+
+
+def test_three_games_one_digest_a_day_two_answered_in_one_reply(paced):
+    svc, clk = paced
+    handle(svc, mail(["mail: digest", "zone: Europe/Berlin"], sender="anna@example.org",
+                     tok=token(svc, "autumn", "anna")))
+    reports_before = len(rows_to(svc, "anna@example.org", "report"))
+    asyncio.run(daemon.cycle(svc))
+    assert rows_to(svc, "anna@example.org", "daily") == []  # 07:00 in Berlin: not yet
+    clk.at(hours=1)  # 08:00 in Berlin
+    asyncio.run(daemon.cycle(svc))
+    clk.at(hours=5)
+    asyncio.run(daemon.cycle(svc))
+    digests = rows_to(svc, "anna@example.org", "daily")
+    assert len(digests) == 1, "one digest a day, not one a cycle"
+    text = outbox.mail(svc, digests[0]["id"])["text"]
+    assert [text.index(f"[{g}] anna, turn 1, question 1:") for g in ("winter", "spring", "autumn")] == sorted(
+        text.index(f"[{g}] anna, turn 1, question 1:") for g in ("winter", "spring", "autumn"))  # least time first
+    assert "in 23 hours" in text and "1: left" in text and "Sunday 25 October 2026" in text
+    sent = outbox.build(svc, outbox.mail(svc, digests[0]["id"]))
+    assert sent["Reply-To"].startswith("talisman+") and sent["Content-Language"] == "en"
+    assert not any(token(svc, g, "anna") in sent.as_string() for g in GAMES)  # no seat's token: the address's
+    moves = {g: games.get(svc, g)["moves"] for g in GAMES}
+    before = {r["id"] for r in rows_to(svc, "anna@example.org")}
+    result = reply(svc, digests[0], "[winter]\n1: right\n\n[autumn] anna, turn 1, question 1\nleft\n"
+                                    "[nowhere]\n1: left\n\nViele Grüße\nAnna")
+    assert result.status == "partial", result
+    after = {g: games.get(svc, g)["moves"] for g in GAMES}
+    assert after["winter"] > moves["winter"] and after["autumn"] > moves["autumn"]
+    assert after["spring"] == moves["spring"]
+    assert [m["line"] for m in svc.store.moves("winter") if m["player"] == "anna"] == ["anna: 1: right"]
+    assert [m["line"] for m in svc.store.moves("autumn") if m["player"] == "anna"] == ["anna: 1: left"]
+    answered = [r for r in rows_to(svc, "anna@example.org") if r["id"] not in before]
+    assert [r["kind"] for r in answered] == ["daily"], "one receipt for the whole reply"
+    receipt = outbox.mail(svc, answered[0]["id"])["text"]
+    assert "[winter] anna: applied" in receipt and "applied: anna: 1: right" in receipt
+    assert "[autumn] anna: applied" in receipt
+    assert "You have no seat in the game nowhere: nothing of its block was played." in receipt
+    assert "[spring] anna, turn 1, question 1:" in receipt  # what still waits
+    for _ in range(40):  # winter played on by mail until a move of bob's asks anna
+        player, line = legal(svc, "winter")
+        sender = "anna@example.org" if player == "anna" else "bob-winter@example.org"
+        handle(svc, mail([line], sender=sender, tok=token(svc, "winter", player), game="winter"))
+        if player == "bob" and svc.engine.waiting_for(games.state(svc, games.get(svc, "winter"))) == ["anna"]:
+            break
+    else:
+        raise AssertionError("bob's moves never asked anna")
+    assert rows_to(svc, "bob-winter@example.org", "report"), "bob (each report) gets his"
+    assert len(rows_to(svc, "anna@example.org", "report")) == reports_before  # no report one by one
+    clk.at(days=1, hours=1)  # the next day at 08:00: the next digest
+    asyncio.run(daemon.cycle(svc))
+    assert len([r for r in rows_to(svc, "anna@example.org", "daily") if "games wait for you" in r["subject"]]) == 2
+
+
+def test_a_digest_reply_is_as_safe_as_a_report_reply(paced):
+    svc, clk = paced
+    people.set_mail(svc, "anna@example.org", "digest")
+    clk.at(hours=3)
+    asyncio.run(daemon.cycle(svc))
+    digest = rows_to(svc, "anna@example.org", "daily")[0]
+    moves = {g: games.get(svc, g)["moves"] for g in GAMES}
+    forged = reply(svc, digest, "[winter]\n1: right", sender="bob-winter@example.org")  # her token, his From
+    assert forged.status == "refused"
+    bobs = people.digest_token(svc, "bob-winter@example.org")  # another address's digest token: not hers
+    assert handle(svc, mail(["[winter]", "1: right"], sender="anna@example.org", tok=bobs)).status == "refused"
+    assert {g: games.get(svc, g)["moves"] for g in GAMES} == moves
+    assert all(people.digest_token(svc, "anna@example.org").encode() not in r["raw"]
+               for r in map(svc.store.inbox, (r["id"] for r in svc.store.inbox_rows())))  # none at rest
+
+
+def test_reminders_merged_per_address(make_service):
+    """anna (each report, the default) is near three deadlines at once: one reminder names them
+    all, with every deadline in its calendar part; a single game near its deadline keeps its
+    own reminder (tests/test_deadlines.py)."""
+    from icalendar import Calendar
+    clk = StillClock(T0)
+    svc = make_service(clock=clk)
+    for name in GAMES:
+        newgame.create(svc, game_config(name=name, seed=f"digest-{name}-seed-long",
+                                        pace={"deadline": "48h", "reminders": ["24h"]},
+                                        players=[("anna", "anna@example.org"), ("bob", f"bob-{name}@example.org")]))
+    clk.at(hours=24, minutes=1)
+    asyncio.run(daemon.cycle(svc))
+    reminders = [r for r in rows_to(svc, "anna@example.org") if r["kind"] in ("reminder", "daily")]
+    assert [r["kind"] for r in reminders] == ["daily"], "one reminder for the address, not one a game"
+    text = outbox.mail(svc, reminders[0]["id"])["text"]
+    assert all(f"[{g}] anna, turn 1, question 1:" in text for g in GAMES) and "a reminder" in text
+    sent = outbox.build(svc, outbox.mail(svc, reminders[0]["id"]))
+    assert "a reminder, 3 games wait" in sent["Subject"]
+    part = next(p for p in sent.walk() if p.get_content_type() == "text/calendar")
+    cal = Calendar.from_ical(part.get_payload(decode=True))
+    assert sorted(str(e["uid"]).split(".")[1] for e in cal.walk("VEVENT")) == sorted(GAMES)
+    asyncio.run(daemon.cycle(svc))  # reminded once
+    assert len([r for r in rows_to(svc, "anna@example.org") if r["kind"] in ("reminder", "daily")]) == 1
+
+
+def test_a_german_digest(paced):
+    svc, clk = paced
+    handle(svc, mail(["sprache: de", "post: täglich"], sender="anna@example.org", tok=token(svc, "spring", "anna"),
+                     game="spring"))
+    clk.at(hours=3)
+    asyncio.run(daemon.cycle(svc))
+    row = rows_to(svc, "anna@example.org", "daily")[0]
+    sent = outbox.build(svc, outbox.mail(svc, row["id"]))
+    text = outbox.mail(svc, row["id"])["text"]
+    assert sent["Content-Language"] == "de" and sent["Subject"] == "Talisman: 3 Spiele warten auf Sie"
+    assert "[winter] anna, Runde 1, Frage 1:" in text and "Frist: Samstag, 24. Oktober 2026" in text
+    assert "Which way do you move?" not in text, text  # the engine's question in German too

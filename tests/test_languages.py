@@ -188,7 +188,8 @@ def test_every_template_in_every_language_has_no_untranslated_text(name, monkeyp
                                    "packs", "rows", "map_text", "map_html", "p", "colour", "c", "colours", "own",
                                    "hidden", "lang", "who", "frame", "board_svg", "log", "show_hands", "options",
                                    "notice", "typed", "seat_url", "calendar_url", "languages", "csrf", "form_id",
-                                   "max_upload_kb", "replay", "status", "detail", "timezone", "round")}
+                                   "max_upload_kb", "replay", "status", "detail", "timezone", "round", "daily",
+                                   "mail_choices", "mail")}
     for lang in i18n.languages():  # renders in every real language
         with i18n.using(lang):
             templates.env.get_template(name).render(ctx)

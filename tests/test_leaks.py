@@ -20,6 +20,7 @@ from conftest import game_config, token
 from pbem.core import games
 from pbem.moderate import newgame
 from pbem.outbound import outbox, render, reports
+from pbem.pace import daily
 
 HEROES = [("alice", "wizard"), ("bob", "priest"), ("carol", "sorceress"), ("dave", "prophetess")]
 MOVES = 200  # per game: enough for Spells to be drawn, cast and traded, and for mails at each turn
@@ -53,11 +54,11 @@ def test_no_mail_leaks_another_players_spells_the_seed_or_a_token(svc, seed, pac
     toks = {n: token(svc, g, n) for n, _ in HEROES}
     seed_text = games.seed(svc, svc.store.game(g))
     checked = canaries = own_shown = 0
-    for step in play_by_mail(svc, g, seed, MOVES):
+    for i, step in enumerate(play_by_mail(svc, g, seed, MOVES)):
         state = step.state
         held = spells_held(svc, state)
         public = render.board(svc, reports.make_frame(svc, state)).text
-        for r in step.new:
+        for r in [*step.new, *(digests(svc, i) if i % 10 == 0 else [])]:
             reader = r["player"]
             if reader is None:  # the moderator's notices: the moderator sees everything
                 continue
@@ -76,11 +77,22 @@ def test_no_mail_leaks_another_players_spells_the_seed_or_a_token(svc, seed, pac
             checked += 1
             assert (seed_text in text) == (r["kind"] == "gameover"), r["kind"]
             for name, tok in toks.items():
-                if name != reader:
+                if name != reader or r["kind"] == "daily":  # a digest carries the address's token, no seat's
                     assert tok not in text, f"{r['kind']} to {reader} holds {name}'s token"
                 elif r["kind"] != "welcome":
                     assert text.count(tok) == 1 and f"Reply-To: talisman+{tok}@" in text
     assert checked > 100 and canaries > 50 and own_shown > 20, (checked, canaries, own_shown)
+
+
+def digests(svc, i: int) -> list[dict]:
+    """Each hero's digest now (issue 29: it lists the reader's own question and options), as
+    outbox rows with the reader's name, checked as every other mail."""
+    made = []
+    for name, _ in HEROES:
+        if daily.queue(svc, f"{name}@example.org", mid_parts=("leak", i)):
+            row = [r for r in svc.store.outbox_rows() if r["kind"] == "daily"][-1]
+            made.append({**row, "player": name})
+    return made
 
 
 NEMESIS = "nick"

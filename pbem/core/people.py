@@ -13,7 +13,7 @@ import re
 from datetime import time
 from typing import TYPE_CHECKING
 
-from pbem.base import clock, i18n
+from pbem.base import clock, i18n, tokens
 from pbem.base.i18n import _
 from pbem.core.games import seat_config
 
@@ -106,3 +106,21 @@ def set_digest_at(svc: Service, address: str, value: str) -> str:
     hour = digest_hour(value)
     svc.store.set_address_settings(address, digest_at=hour)
     return hour
+
+
+def digest_token(svc: Service, address: str) -> str:
+    """The token a digest's reply carries (in its Reply-To, as a report's carries the seat's):
+    derived from the service's key, the address and a salt of the address's own (made on first
+    use), never stored. It opens only the seats of that address, and only for mail From it."""
+    salt = chosen(svc, address).get("digest_salt")
+    if not salt:
+        salt = tokens.new_salt()
+        svc.store.set_address_settings(address, digest_salt=salt)
+    return tokens.token_for(svc.key, "*digest*", address.lower(), salt)
+
+
+def digest_token_matches(svc: Service, address: str, token_hash: str) -> bool:
+    """Does the token whose hash is `token_hash` open `address`'s digest reply (constant time)?"""
+    salt = chosen(svc, address).get("digest_salt")
+    return salt is not None and tokens.matches(tokens.token_for(svc.key, "*digest*", address.lower(), salt),
+                                               token_hash)

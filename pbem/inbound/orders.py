@@ -16,13 +16,17 @@ from pbem.inbound import commands, mail as mail_mod, mailtext
 from pbem.inbound.commands import Call, Form
 from pbem.inbound.mail import MAX_BYTES, Mail, content_hash
 
-__all__ = ["MAX_BYTES", "Order", "OrderError", "content_hash", "parse_mail", "parse_turn_file", "read", "redact"]
+__all__ = ["MAX_BYTES", "Block", "Order", "OrderError", "content_hash", "parse_mail", "parse_turn_file", "read",
+           "redact"]
 
 _TOKEN = re.compile(r"[0-9a-f]{20}")
 _HEX_RUN = re.compile(r"[0-9a-fA-F]{20,}")
 _TOKEN_LINE = re.compile(r"^token\b\s*:?\s*(\S*)\s*$", re.IGNORECASE)
 _PLUS = re.compile(r"^([^+@\s]+)\+([0-9a-fA-F]{20})@(\S+)$")
 _GAME_TAG = re.compile(r"\[([A-Za-z0-9][\w.-]*)\]")
+# A digest reply's block starts at a line that opens with a game's tag: "[autumn]", or the
+# digest's own header line copied whole ("[autumn] anna, turn 3, question 4: ...").
+_BLOCK = re.compile(r"^\[([A-Za-z0-9][\w.-]*)\](?:\s.*)?$")
 # CHECK is the subject's first or last word once reply prefixes and the game tag are gone:
 # "Re: [g] CHECK" and "Re: [g] Turn 4 report - check" check; "... check the dice" plays.
 _CHECK = re.compile(r"^\s*(?:(?:re|aw|sv|fwd?|wg)\s*:\s*)*check\b|\bcheck\W*$", re.IGNORECASE)
@@ -50,6 +54,15 @@ class OrderError(ValueError):
 
 
 @dataclass
+class Block:
+    """One game's part of a reply to a digest (pbem/inbound/digest.py): its answer lines and
+    mail commands, as an order of a mail to that game would hold them."""
+    game: str
+    lines: list[str] = field(default_factory=list)
+    calls: list[Call] = field(default_factory=list)
+
+
+@dataclass
 class Order:
     source: str                    # "mail" or "turnfile"
     game: str | None
@@ -70,6 +83,9 @@ class Order:
     signature: str | None = None
     calls: list[Call] = field(default_factory=list)  # the mail commands it holds, in order (commands.TABLE)
     references: list[str] = field(default_factory=list)  # the ids the mail replies to, newest first
+    # the body's lines again, split at lines naming a game ("[autumn]"): a digest reply's games
+    # (only a digest reply reads them; any other mail is read by `lines` and `calls`)
+    blocks: list[Block] = field(default_factory=list)
 
     def called(self, form: Form | None = None) -> list[Call]:
         """Its calls of commands of `form` (all: None)."""
@@ -119,6 +135,11 @@ def _read(mail: Mail, game_address: str | None) -> Order:
     if mail.body is not None:
         own, messages = _messages(mailtext.own_lines(mail.body))
         for i, line in enumerate(own):
+            head = _BLOCK.match(line)
+            if head:  # a block's game: nothing to play in it
+                order.blocks.append(Block(head.group(1)))
+                order.ignored.append(line)
+                continue
             token_line = _TOKEN_LINE.match(line)
             if token_line:  # the token line is never an answer, nor echoed back
                 if order.token is None and _TOKEN.fullmatch(token_line.group(1).lower()):
@@ -127,6 +148,8 @@ def _read(mail: Mail, game_address: str | None) -> Order:
             call = commands.setting_line(line) or commands.word(line)
             if call:
                 calls.append(call)
+                if order.blocks:
+                    order.blocks[-1].calls.append(call)
                 continue
             answer = _answer(line)
             if answer is None:
@@ -135,6 +158,8 @@ def _read(mail: Mail, game_address: str | None) -> Order:
                     order.attempts.append(line)
             else:
                 body_lines.append((line, answer))
+                if order.blocks:
+                    order.blocks[-1].lines.append(answer)
                 if i == len(own) - 1 and mailtext.looks_like_name(line):
                     order.signature = answer
         calls += messages
@@ -172,6 +197,9 @@ def _read(mail: Mail, game_address: str | None) -> Order:
         order.lines = [a for _, a in body_lines]
     order.calls = [Call(c.command, redact(c.value, order.token), redact(c.text, order.token), i)
                    for i, c in enumerate(calls)]
+    made = {id(c): made for c, made in zip(calls, order.calls, strict=True)}
+    for block in order.blocks:
+        block.calls = [made[id(c)] for c in block.calls]
     if order.token:
         order.ignored = [redact(line, order.token) for line in order.ignored]
         order.attempts = [redact(line, order.token) for line in order.attempts]

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from pbem.base import i18n, log, tokens
 from pbem.base.i18n import _
 from pbem.core import games, people
-from pbem.inbound import commands, mail as mail_mod, orders
+from pbem.inbound import commands, digest, mail as mail_mod, orders
 from pbem.inbound.commands import Form, Stage
 from pbem.inbound.mail import Mail
 from pbem.outbound import announce, bounces, limits, notices, observers, outbox, reports
@@ -340,6 +340,9 @@ def _process(svc: Service, row: dict, reading: Reading) -> Result:
         if watched is not None:
             return watched
     if isinstance(seat, str):
+        if mail is not None and digest.opens(svc, order, row.get("token_hash")):  # several games in one reply
+            status, outcome = digest.answer(svc, row, order, _carry_out)
+            return Result(status, log.scrub(outcome), row["id"])
         return _refuse(svc, row, reading, seat)
     game, player = seat
     bounces.heard_from(svc, player)

@@ -91,14 +91,22 @@ def for_mail(svc: Service, game: dict, player: str, address: str, questions: dic
     cancellations owed (None: nothing to carry, a game without deadlines). What it carries is
     recorded (`mailed`), so a cancellation goes once. `questions`: question texts by id (the
     report's own question)."""
-    open_rows = svc.store.deadlines(game["id"], player)
-    owed = svc.store.calendar_owed(game["id"], player)
-    if not open_rows and not owed:
-        return None
-    events = [event(svc, game["id"], r, address, questions.get(r["prompt"])) for r in [*open_rows, *owed]]
-    svc.store.calendar_mailed(game["id"], player, [(r["prompt"], r["sequence"]) for r in open_rows]
-                              + [(r["prompt"], None) for r in owed])
-    return ics(events, "PUBLISH" if open_rows else "CANCEL")
+    return for_games(svc, [(game, player, address, questions)])
+
+
+def for_games(svc: Service, seats: list[tuple[dict, str, str, dict[int, str]]]) -> str | None:
+    """As `for_mail`, for a mail about several games (a digest, a merged reminder): each
+    (game, player, the game's address, question texts) adds its seat's events to one part."""
+    events, publish = [], False
+    for game, player, address, questions in seats:
+        open_rows = svc.store.deadlines(game["id"], player)
+        owed = svc.store.calendar_owed(game["id"], player)
+        events += [event(svc, game["id"], r, address, questions.get(r["prompt"])) for r in [*open_rows, *owed]]
+        publish = publish or bool(open_rows)
+        if open_rows or owed:
+            svc.store.calendar_mailed(game["id"], player, [(r["prompt"], r["sequence"]) for r in open_rows]
+                                      + [(r["prompt"], None) for r in owed])
+    return ics(events, "PUBLISH" if publish else "CANCEL") if events else None
 
 
 def feed(svc: Service, game: dict, player: str, address: str, state) -> str:

@@ -13,7 +13,9 @@ import email.policy
 import json
 import re
 import secrets
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from email.message import EmailMessage
 from email.utils import format_datetime, formataddr
 from typing import TYPE_CHECKING
@@ -22,6 +24,7 @@ import msgspec
 
 from pbem.archive import archive
 from pbem.base import i18n, log, tokens
+from pbem.core import people
 from pbem.outbound import calendar, links, mime
 
 if TYPE_CHECKING:
@@ -54,18 +57,42 @@ def new_marker() -> str:
     return "pbemtoken" + secrets.token_hex(8)
 
 
+# -- a reply's receipts held back, to go as one mail (a digest reply: pbem/inbound/digest.py) --
+
+HELD_KINDS = ("receipt", "error")
+_holding: ContextVar[tuple[str, list[dict]] | None] = ContextVar("holding", default=None)
+
+
+@contextmanager
+def holding(address: str) -> Iterator[list[dict]]:
+    """Within: the receipts and errors queued for `address` are not queued but collected in the
+    list given (each as {"kind", "game", "context"}), for the caller to answer with one mail."""
+    held: list[dict] = []
+    reset = _holding.set((address.lower(), held))
+    try:
+        yield held
+    finally:
+        _holding.reset(reset)
+
+
 def enqueue(svc: Service, *, kind: str, message_id: str, sender: str, to: str, to_name: str | None, subject: str,
             context: dict | None = None, text: str = "", html: str | None = None, game: str | None = None,
             player: dict | None = None, marker: str | None = None, in_reply_to: str | None = None,
             references: Sequence[str | None] = (), inbox_id: int | None = None, since_seq: int | None = None,
-            extra_headers: dict | None = None, reply: bool = False, calendar: str | None = None) -> bool:
+            extra_headers: dict | None = None, reply: bool = False, calendar: str | None = None,
+            by_address: bool = False) -> bool:
     """Queue one mail: the `context` template `kind` is rendered from when it is sent, or a
     `text` and `html` already made (a resent mail). `player` (a players row) gets a Reply-To
     carrying their token; `marker`, if given, is what the texts use in place of that token.
     `reply`: it answers a mail that came in (as every mail of the REPLIES kinds does); `calendar`:
-    the reader's deadlines as a text/calendar part (pbem/outbound/calendar.py). The mail is
+    the reader's deadlines as a text/calendar part (pbem/outbound/calendar.py); `by_address`: its
+    Reply-To carries the digest token of the address `to` (pbem/pace/daily.py). The mail is
     in the language texts are made in now (pbem/base/i18n.py `using`): it says so in
     `Content-Language`, and its context renders in it."""
+    held = _holding.get()
+    if held is not None and kind in HELD_KINDS and to.lower() == held[0]:
+        held[1].append({"kind": kind, "game": game, "context": context or {}})
+        return False
     lang = i18n.current()
     if context is not None and "lang" not in context:
         context = {**context, "lang": lang}
@@ -80,7 +107,8 @@ def enqueue(svc: Service, *, kind: str, message_id: str, sender: str, to: str, t
         "Content-Language": (context or {}).get("lang") or lang,
         **(extra_headers or {}),
     }
-    if player is not None:
+    tokened = player is not None or by_address
+    if tokened:
         marker = marker or new_marker()
         headers["Reply-To"] = tokens.plus_address(sender, marker)
     # ids quoted from inbound mail are kept but for a token-shaped run in them: none is stored in clear
@@ -93,7 +121,7 @@ def enqueue(svc: Service, *, kind: str, message_id: str, sender: str, to: str, t
                                 headers=headers, text=text, html=html, game=game,
                                 context=None if context is None else msgspec.json.encode(context).decode(),
                                 player=player["name"] if player else None,
-                                token_marker=marker if player is not None else None, inbox_id=inbox_id,
+                                token_marker=marker if tokened else None, inbox_id=inbox_id,
                                 since_seq=since_seq, calendar=calendar)
 
 
@@ -144,6 +172,9 @@ def wire(svc: Service, row: dict) -> bytes:
         fill = lambda s: s.replace(*seat).replace(marker, token) if s and marker in s else s
         headers = {k: fill(v) for k, v in headers.items()}
         text, html = fill(text), fill(html)
+    elif marker:  # a mail to an address about its games (a digest): its reply opens its seats
+        token = people.digest_token(svc, row["to_addr"])
+        headers = {k: v.replace(marker, token) if v else v for k, v in headers.items()}
     return mime.message(headers, text, html, attachments(svc, row))
 
 

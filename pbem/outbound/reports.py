@@ -248,7 +248,13 @@ def queue_report(svc: Service, game: dict, player: dict, state, *, kind: str = "
     their last report, which it now is (`catch_up` False: no events, e.g. a briefing that
     tells the story its own way); `backlog` holds them when several reports share it. Either
     way the mail keeps where its reader was (`since_seq`): a bounce rewinds them there. It is
-    made in its reader's language (pbem/core/people.py). `pace`: as `report_context`'s."""
+    made in its reader's language (pbem/core/people.py). `pace`: as `report_context`'s.
+    A report no one asked for (not a reply) to a seat whose address chose `mail: digest` is not
+    sent: its daily digest lists the game (pbem/pace/daily.py); the next mail it gets tells
+    what happened since."""
+    if kind == "report" and in_reply_to is None and "token_salt" in player and \
+            not people.wants_each(svc, player.get("email")):
+        return
     with i18n.using(people.language(svc, game, player["name"], player.get("email"))):
         _queue_report(svc, game, player, state, kind=kind, mid_parts=mid_parts, extra=extra, in_reply_to=in_reply_to,
                       inbox_id=inbox_id, frame=frame, backlog=backlog, catch_up=catch_up, stored_frame=stored_frame,

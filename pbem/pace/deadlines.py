@@ -20,7 +20,7 @@ from pbem.base import clock, log
 from pbem.core import games
 from pbem.core.games import GameError, seat_config
 from pbem.outbound import announce, notices, outbox, reports
-from pbem.pace import misses, moves, reported, schedule, seats, vacation
+from pbem.pace import daily, misses, moves, reported, schedule, seats, vacation
 from pbem.pace.pace import Pace, default_key, pace_of
 from pbem.store import iso
 
@@ -82,31 +82,49 @@ def tick(svc: Service) -> dict[str, int]:
 
 
 def _remind(svc: Service, rows: list[dict], now: datetime) -> int:
+    """The reminders due, one mail per address: a seat's own reminder (its report) when one game
+    of the address is near its deadline, else one mail naming every such game (pbem/pace/daily.py),
+    as webDiplomacy merges its deadline warnings."""
     sent = 0
     cache: dict[str, dict] = {}  # each game read once
+    by_address: dict[str, list[dict]] = {}
     for row in rows:
-        game = cache.get(row["game"]) or cache.setdefault(row["game"], games.get(svc, row["game"]))
-        pace, due = pace_of(game), clock.parse(row["due_at"])
-        done = set(filter(None, row["reminded"].split(",")))
-        reached = [r for r in (pace.reminders if pace else ()) if schedule.secs(r) not in done and now >= due - r]
+        player = svc.store.player(row["game"], row["player"])
+        by_address.setdefault(player["email"].lower() if player else "", []).append(row)
+    for address, mine in by_address.items():
         with svc.store.transaction():
-            if svc.store.claim_deadline(row) is None:
-                continue  # answered or moved meanwhile, or another daemon has it
-            key = (row["game"], row["prompt"], row["player"])
-            player = svc.store.player(row["game"], row["player"])
-            gone = player is None or player["status"] != "active"
-            away = vacation.on_vacation(svc, game["id"], row["player"], now) if reached and not gone else None
-            if not reached or gone or away:  # nothing to send now: when to look again
-                later = row["due_at"] if gone else min(away["ends_at"], row["due_at"]) if away else \
-                    schedule.next_at(pace, due, row["reminded"])
-                svc.store.update_deadline(*key, next_at=later)
-                continue
-            # one mail however many lead times were passed at once (a daemon that was down)
-            _queue_reminder(svc, game, row, min(reached), due, now)
-            reminded = ",".join(sorted(done | {schedule.secs(r) for r in reached}))
-            svc.store.update_deadline(*key, reminded=reminded, next_at=schedule.next_at(pace, due, reminded))
-        sent += 1
+            due = [(r, lead) for r in mine if (lead := _due_reminder(svc, cache, r, now)) is not None]
+            if len(due) == 1:
+                (row, lead), = due
+                _queue_reminder(svc, cache[row["game"]], row, lead, clock.parse(row["due_at"]), now)
+            elif due:
+                daily.queue(svc, address, mid_parts=("reminders", int(now.timestamp())), reminder=True,
+                            only={(r["game"], r["player"]) for r, _ in due})
+        sent += len(due)
     return sent
+
+
+def _due_reminder(svc: Service, cache: dict[str, dict], row: dict, now: datetime) -> timedelta | None:
+    """Inside the address's transaction: claim the row; the lead time of the reminder to go now
+    (the row marked reminded), or None, the row set to be looked at again when it should."""
+    game = cache.get(row["game"]) or cache.setdefault(row["game"], games.get(svc, row["game"]))
+    pace, due = pace_of(game), clock.parse(row["due_at"])
+    done = set(filter(None, row["reminded"].split(",")))
+    reached = [r for r in (pace.reminders if pace else ()) if schedule.secs(r) not in done and now >= due - r]
+    if svc.store.claim_deadline(row) is None:
+        return None  # answered or moved meanwhile, or another daemon has it
+    key = (row["game"], row["prompt"], row["player"])
+    player = svc.store.player(row["game"], row["player"])
+    gone = player is None or player["status"] != "active"
+    away = vacation.on_vacation(svc, game["id"], row["player"], now) if reached and not gone else None
+    if not reached or gone or away:  # nothing to send now: when to look again
+        later = row["due_at"] if gone else min(away["ends_at"], row["due_at"]) if away else \
+            schedule.next_at(pace, due, row["reminded"])
+        svc.store.update_deadline(*key, next_at=later)
+        return None
+    reminded = ",".join(sorted(done | {schedule.secs(r) for r in reached}))
+    svc.store.update_deadline(*key, reminded=reminded, next_at=schedule.next_at(pace, due, reminded))
+    return min(reached)  # one mail however many lead times were passed at once (a daemon that was down)
 
 
 def _defaults(svc: Service, game: dict, now: datetime) -> tuple[int, int]:

@@ -246,6 +246,17 @@ class Store:
                   + ", ".join(f"{k} = excluded.{k}" for k in fields) + ", updated_at = excluded.updated_at",
                   (address.lower(), *fields.values(), self.now()))
 
+    def addresses_by_mail(self, choices: tuple[str, ...]) -> list[dict]:
+        """The settings of every address whose `mail` is one of `choices` (pbem/pace/daily.py)."""
+        marks = ", ".join("?" * len(choices))
+        return self._all(f"SELECT * FROM address_settings WHERE mail IN ({marks}) ORDER BY address", choices)
+
+    def claim_digest_day(self, address: str, day: str) -> bool:
+        """Mark `day` (the address's local date) as the one its digest went on; False when it had
+        been marked already (another daemon, or an earlier cycle), so one digest goes a day."""
+        return self._run("UPDATE address_settings SET digest_day = ? WHERE address = ? AND "
+                         "(digest_day IS NULL OR digest_day <> ?)", (day, address.lower(), day)) == 1
+
     def delete_player(self, game: str, name: str) -> None:
         """Only for a game that has not started: a started game keeps its seats."""
         self._run("DELETE FROM players WHERE game = ? AND name = ?", (game, name))
