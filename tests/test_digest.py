@@ -24,6 +24,7 @@ from pbem.core import games, people
 from pbem.inbound.process import handle
 from pbem.moderate import newgame, people as moderate_people
 from pbem.outbound import outbox
+from pbem.pace import seats
 
 PACE = {"deadline": "48h"}
 GAMES = ("autumn", "winter", "spring")
@@ -245,3 +246,21 @@ def test_a_german_digest(paced):
     assert sent["Content-Language"] == "de" and sent["Subject"] == "Talisman: 3 Spiele warten auf Sie"
     assert "[winter] anna, Runde 1, Frage 1:" in text and "Frist: Samstag, 24. Oktober 2026" in text
     assert "Which way do you move?" not in text, text  # the engine's question in German too
+
+
+def test_a_report_answered_for_the_player_before_it_went_is_not_sent(paced):
+    """anna's first reports wait in the outbox; a standing order she files in autumn answers its
+    question, a bot the moderator puts in her winter seat answers winter's: those two reports
+    never go (a reply to one would answer the next question), spring's does."""
+    svc, clk = paced
+    queued = {r["game"]: r for r in rows_to(svc, "anna@example.org", "report")}
+    assert {r["status"] for r in queued.values()} == {"queued"}
+    kind = svc.store.deadlines("autumn", "anna")[0]["kind"]
+    handle(svc, mail([f"standing: when {kind} answer left"], sender="anna@example.org",
+                     tok=token(svc, "autumn", "anna")))
+    assert [m["actor"] for m in svc.store.moves("autumn") if m["player"] == "anna"] == ["standing"]
+    seats.moderator_bot(svc, "winter", "anna", "greedy")
+    assert [m["actor"] for m in svc.store.moves("winter") if m["player"] == "anna"][:1] == ["bot"]
+    asyncio.run(daemon.cycle(svc))
+    status = {r["game"]: r["status"] for r in svc.store.outbox_rows() if r["id"] in {q["id"] for q in queued.values()}}
+    assert status == {"autumn": "withdrawn", "winter": "withdrawn", "spring": "sent"}

@@ -125,6 +125,18 @@ def enqueue(svc: Service, *, kind: str, message_id: str, sender: str, to: str, t
                                 since_seq=since_seq, calendar=calendar)
 
 
+QUESTION_HEADER = "X-Talisman-Question"  # the question a report asks (a reply to it answers that one only)
+STALE_KINDS = ("report", "reminder")  # what only asks a question: its answer makes it pointless
+
+
+def withdraw_answered(svc: Service, game: str, player: str, prompt: int) -> int:
+    """A question of `player`'s answered by a standing order or a bot: the reports and reminders
+    asking it that are not sent yet never go (a reply to one would be played against the next
+    question). Returns how many were withdrawn."""
+    header = msgspec.json.encode({QUESTION_HEADER: str(prompt)}).decode()[1:-1]  # as add_outbox stores it
+    return svc.store.withdraw_queued(game, player, STALE_KINDS, header)
+
+
 def rendered(svc: Service, row: dict, frames: dict[int, str] | None = None) -> dict:
     """The row with its text and HTML: rendered from its context if it has not been yet.
     `frames`: the report frames read so far by the caller's round (by id), to read each once

@@ -328,7 +328,7 @@ def printed(name: str) -> str:
 _PROMPT_WORD = re.compile(r"\bprompt\b")
 
 # The question a report asks its reader: a reply to it (In-Reply-To) is known to answer that one.
-QUESTION_HEADER = "X-Talisman-Question"
+QUESTION_HEADER = outbox.QUESTION_HEADER
 
 
 def question_replied_to(svc: Service, game: dict, player: str, references: list[str]) -> str | None:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from pbem.core import games
 from pbem.core.games import state
-from pbem.outbound import turnmail
+from pbem.outbound import outbox, turnmail
 from pbem.pace import answering, schedule
 from pbem.store import storable
 
@@ -121,6 +121,8 @@ def record(svc: Service, game: dict, move, new_state, events: Sequence, *, actor
     svc.store.update_game(game["id"], **fields)
     game.update(fields)
     schedule.sync(svc, game, new_state, actor)  # deadlines follow the questions open now
+    if move is not None and actor in (answering.ACTOR, answering.BOT):  # answered for the player: a mail
+        outbox.withdraw_answered(svc, game["id"], move.player, move.prompt)  # still asking it never goes
     return row
 
 

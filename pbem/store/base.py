@@ -522,6 +522,13 @@ class Store:
         return self._the_one(f"SELECT COUNT(*) AS n FROM outbox WHERE lower(to_addr) = lower(?) AND kind IN ({marks}) "
                          "AND created_at >= ?", (to_addr, *kinds, since))["n"]
 
+    def withdraw_queued(self, game: str, player: str, kinds: tuple[str, ...], headers_hold: str) -> int:
+        """The seat's mails of `kinds` not sent yet whose stored headers hold `headers_hold` (a
+        question they ask, answered meanwhile) are never sent: status 'withdrawn'."""
+        marks = ", ".join("?" * len(kinds))
+        return self._run(f"UPDATE outbox SET status = 'withdrawn' WHERE status = 'queued' AND game = ? AND player = ? "
+                         f"AND kind IN ({marks}) AND headers LIKE ?", (game, player, *kinds, f"%{headers_hold}%"))
+
     def outbox_rows(self, status: str | None = None) -> list[dict]:
         sql = ("SELECT id, message_id, game, player, kind, to_addr, subject, status, attempts, last_error, "
                "created_at, next_attempt_at, sent_at FROM outbox")
