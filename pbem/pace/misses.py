@@ -63,6 +63,8 @@ def excuse(svc: Service, game: dict, row: dict, pace: Pace) -> str | None:
         return "mail to you did not arrive (" + seat["undeliverable"][:120] + ")"
     opened, due = clock.parse(row["opened_at"]), clock.parse(row["due_at"])
     for mail in svc.store.mail_to_seat(game["id"], row["player"], row["opened_at"], row["due_at"]):
+        if mail["status"] == "withdrawn":  # its question was answered for the player: never meant to go
+            continue
         if mail["status"] != "sent" or (mail["sent_at"] and clock.parse(mail["sent_at"]) > due):
             return f"our {mail['kind']} mail to you was not sent in time"
         if clock.parse(mail["sent_at"]) - opened > LATE_SHARE * pace.deadline and \

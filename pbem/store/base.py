@@ -644,12 +644,13 @@ class Store:
         return found
 
     def prune_outbox(self, before: str, games: Sequence[str] | None = None) -> dict:
-        """Forget the bodies of the mails sent before `before` (of `games`, if given), but the
+        """Forget the bodies of the mails sent (or withdrawn) before `before` (of `games`, if given), but the
         last of RESENT to each seat of a game not ended (`player resend`); every row stays (a
         bounce names it, a stranger's replies are counted). {rows, bytes, ids} forgotten."""
         where, params = self._of_games("game", games)
         marks = ", ".join("?" * len(self.RESENT))
-        where = ("status = 'sent' AND created_at < ? AND (text != '' OR html IS NOT NULL OR context IS NOT NULL) "
+        where = ("status IN ('sent', 'withdrawn') AND created_at < ? "
+                 "AND (text != '' OR html IS NOT NULL OR context IS NOT NULL) "
                  "AND id NOT IN (SELECT MAX(o.id) FROM outbox o JOIN games g ON g.id = o.game "
                  f"WHERE g.status != 'ended' AND o.player IS NOT NULL AND o.kind IN ({marks}) "
                  "GROUP BY o.game, o.player)" + where)
@@ -672,8 +673,8 @@ class Store:
 
     def unsent_games(self) -> set[str]:
         """The games some mail of which is not sent yet (queued, or failed for `outbox retry`)."""
-        return {r["game"] for r in self._all("SELECT DISTINCT game FROM outbox WHERE status != 'sent' "
-                                             "AND game IS NOT NULL")}
+        return {r["game"] for r in self._all("SELECT DISTINCT game FROM outbox WHERE status NOT IN "
+                                             "('sent', 'withdrawn') AND game IS NOT NULL")}
 
     # -- delivery: bounces, IMAP claims ------------------------------------------------
 
