@@ -52,8 +52,9 @@ def playout(world: Game, seat: str, packs: Sequence[api.Pack], horizon: int = HO
     me = _index(world, seat)
     turns_left = 2 if world.current == me else 1  # this turn's end, then the next one's
     turn = world.turn
-    played = 0
-    for played in range(horizon):
+    played = 0  # answers looked at: those played, and the one the loop stopped at
+    for _ in range(horizon):
+        played += 1
         if world.over:
             break
         if world.turn != turn:
@@ -72,7 +73,7 @@ def playout(world: Game, seat: str, packs: Sequence[api.Pack], horizon: int = HO
         else:
             move = Move(who, _greedy_here(world, who, [o.key for o in p.options], p.id, p.kind, packs), p.id)
         world, _ = api.apply(world, move, copy=False, packs=packs)
-    return world, played + 1
+    return world, played
 
 
 def _greedy_here(world: Game, who: str, keys: list[str], prompt: int, kind: str,
