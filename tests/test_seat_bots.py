@@ -25,7 +25,7 @@ from pbem.core import games
 from pbem.core.games import GameError
 from pbem.core.service import open_service
 from pbem.inbound.process import handle
-from pbem.moderate import moderator, newgame, people
+from pbem.moderate import moderator, newgame, offers, people
 from pbem.outbound import outbox
 from pbem.pace import deadlines, misses, seats
 
@@ -242,6 +242,7 @@ def test_two_missed_deadlines_put_a_seat_in_civil_disorder_and_back_takes_it_bac
     assert "\nback\n" in readable(svc, told[-1]) and "A bot plays your seat" in told[-1]["subject"]
     notes = [r for r in svc.store.db.query("SELECT * FROM notices") if r["kind"] == "disorder"]
     assert len(notes) == 1 and f"pbem player replace {g} alice" in notes[0]["text"]
+    assert f"pbem player offer {g} alice --to EMAIL" in notes[0]["text"]
     # the bot plays alice's seat now: her questions are answered at once, by `bot`, and she has no deadline
     for _ in range(10):
         if not _bob_answers(svc, g):
@@ -263,6 +264,78 @@ def test_two_missed_deadlines_put_a_seat_in_civil_disorder_and_back_takes_it_bac
     assert "yours already" in handle(svc, mail(["zurück"], tok=token(svc, g, "alice"), game=g)).outcome  # German
     shown = people.person(svc, "alice@example.org")
     assert shown["reliability"]["charged"] == 2 and shown["reliability"]["misses_per_100"] > 0
+
+
+def _invitations(svc, g, since=0) -> dict[str, str]:
+    """The invitations mailed since outbox row `since`: address -> the mail as sent."""
+    return {r["to_addr"]: readable(svc, r) for r in svc.store.outbox_rows() if r["kind"] == "offer" and r["id"] > since}
+
+
+def _code(text: str) -> str:
+    return re.search(r"^take ([0-9a-f]{20})$", text, re.MULTILINE).group(1)
+
+
+def _at_rest(svc) -> bytes:
+    """Every byte the database files hold (the main file and its write-ahead log)."""
+    svc.store.db.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    return b"".join(path.read_bytes() for path in svc.settings.db_path.parent.glob(svc.settings.db_path.name + "*"))
+
+
+def _take(svc, g, who, code):
+    return handle(svc, mail([f"take {code}"], sender=f"{who}@example.org", game=g,
+                            subject=f"Re: [{g}] A seat in the Talisman game {g} is offered to you"))
+
+
+def test_a_seat_offered_to_substitutes_goes_to_the_first_who_takes_it_by_mail(make_service):
+    """The moderator offers alice's seat (a bot holds it) to carol and dave: each gets an
+    invitation naming the seat in public terms with a code of their own, never at rest in clear;
+    carol's `take CODE` makes her the seat's player as `player replace` would (her own token and
+    welcome, no bot); dave, later, is told it is gone. An offer ends when the seat's person
+    writes `back`, and when the moderator withdraws it."""
+    clk = StillClock(T0)
+    svc = make_service(clock=clk)
+    g = duo(svc, name="offer", seed="offer-seed-1")
+    asyncio.run(daemon.cycle(svc))
+    with pytest.raises(GameError, match="no bot holds it"):
+        offers.offer(svc, g, "alice", ["carol@example.org"])
+    seats.moderator_bot(svc, g, "alice", "greedy")
+    assert offers.offer(svc, g, "alice", ["carol@example.org", "dave@example.org"]) == [
+        "carol@example.org", "dave@example.org"]
+    asyncio.run(daemon.cycle(svc))  # the invitations go
+    sent = _invitations(svc, g)
+    assert set(sent) == {"carol@example.org", "dave@example.org"}
+    text = sent["carol@example.org"]
+    summary = svc.engine.summary(games.state(svc, games.get(svc, g)))["players"]["alice"]
+    assert summary["character"].replace("-", " ").title() in text and summary["space_name"] in text
+    carol, dave = _code(text), _code(sent["dave@example.org"])
+    assert carol != dave and carol.encode() not in _at_rest(svc) and dave.encode() not in _at_rest(svc)
+    assert "no seat" in _take(svc, g, "dave", carol).outcome  # a code opens the seat to its own address only
+    before = max(r["id"] for r in svc.store.outbox_rows())
+    result = _take(svc, g, "carol", carol)
+    assert result.status == "applied" and "yours" in result.outcome, result.outcome
+    seat = svc.store.player(g, "alice")
+    assert (seat["email"], seat["bot"], seat["status"]) == ("carol@example.org", None, "active")
+    assert carol.encode() not in _at_rest(svc)  # her reply is stored with the code masked
+    mine = [r for r in svc.store.outbox_rows() if r["id"] > before and r["to_addr"] == "carol@example.org"]
+    assert {"notice", "welcome"} <= {r["kind"] for r in mine}
+    tok = token(svc, g, "alice")
+    assert tok not in (readable(svc, r) for r in mine if r["kind"] == "notice")
+    assert handle(svc, mail(["status"], sender="carol@example.org", tok=tok, game=g)).status == "applied"
+    late = _take(svc, g, "dave", dave)
+    assert late.status == "rejected" and "taken by someone else" in late.outcome
+    assert svc.store.player(g, "alice")["email"] == "carol@example.org"
+    # offered again, the seat's person comes back: the offer ends; withdrawn by the moderator: it ends too
+    for end in ("back", "withdraw"):
+        seats.put(svc, games.get(svc, g), "alice", "greedy", seats.DISORDER, play=False)
+        since = max(r["id"] for r in svc.store.outbox_rows())
+        offers.offer(svc, g, "alice", ["erin@example.org"])
+        code = _code(_invitations(svc, g, since)["erin@example.org"])
+        if end == "back":
+            assert "yours again" in handle(svc, mail(["back"], sender="carol@example.org", tok=tok, game=g)).outcome
+        else:
+            assert offers.withdraw(svc, g, "alice") == 1
+        assert _take(svc, g, "erin", code).status == "rejected", end
+        assert svc.store.player(g, "alice")["email"] == "carol@example.org"
 
 
 def deadlines_open(svc, g, player):
@@ -347,6 +420,10 @@ def test_the_command_line_seats_a_bot_and_shows_the_record(run, game):
     assert "greedy (moderator)" in run("player", "list", game).stdout
     rows = {r["name"]: r for r in json.loads(run("player", "list", game, "--json").stdout)}
     assert (rows["bob"]["bot"], rows["bob"]["bot_by"], rows["alice"]["bot"]) == ("greedy", "moderator", None)
+    offered = run("player", "offer", game, "bob", "--to", "carol@example.org", "--to", "dave@example.org").stdout
+    assert "bob offered to carol@example.org" in offered and "bob offered to dave@example.org" in offered
+    assert "offer withdrawn (2 code(s) void)" in run("player", "offer", game, "bob", "--withdraw").stdout
+    assert "name whom to offer" in run("player", "offer", game, "bob", code=1).stderr
     assert "played by its person" in run("player", "bot", game, "bob", "off").stdout
     assert "'genius' is not one of" in run("player", "bot", game, "bob", "genius", code=2).stderr
     out = run("player", "show", "alice@example.org").stdout

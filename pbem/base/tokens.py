@@ -80,6 +80,13 @@ def token_for(key: bytes, game: str, player: str, salt: str) -> str:
     return hmac.new(key, msg, hashlib.sha256).hexdigest()[:20]
 
 
+def offer_code(key: bytes, game: str, player: str, email: str, salt: str) -> str:
+    """The code that takes seat `player` of `game` offered to `email` (pbem/moderate/offers.py):
+    token-shaped (20 hex), so a reply quoting it is stored masked like a token."""
+    msg = f"offer\n{game}\n{player}\n{email.strip().lower()}\n{salt}".encode()
+    return hmac.new(key, msg, hashlib.sha256).hexdigest()[:20]
+
+
 def hash_token(token: str) -> str:
     return hashlib.sha256(token.strip().lower().encode()).hexdigest()
 

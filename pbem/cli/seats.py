@@ -113,6 +113,25 @@ def player_replace(ctx, game_id, name, email):
     moderator.replace_player(service(ctx), game_id, name, email)
 
 
+@player.command("offer", short_help="Offer a seat a bot holds to substitutes, by mail.")
+@game_arg()
+@player_arg()
+@click.option("--to", "emails", multiple=True, metavar="EMAIL", help="Whom to invite (as many as you like).")
+@click.option("--withdraw", is_flag=True, help="End the offer: every code sent for the seat is void.")
+@click.pass_context
+def player_offer(ctx, game_id, name, emails, withdraw):
+    """Mail each EMAIL an invitation to take NAME's seat (the game, the seat's character and
+    where it stands, and a code of their own); the first to reply `take CODE` plays the seat
+    (as `player replace` gives it), later takers are told it is gone. The offer ends when it is
+    taken, when the seat's person writes `back`, or with --withdraw."""
+    from pbem.moderate import offers
+    if withdraw:
+        click.echo(f"{game_id}: {name}: offer withdrawn ({offers.withdraw(service(ctx), game_id, name)} code(s) void)")
+        return
+    for email in offers.offer(service(ctx), game_id, name, list(emails)):
+        click.echo(f"{game_id}: {name} offered to {email}")
+
+
 @player.command("email", short_help="A seat's new address; its token stays.")
 @click.argument("words", nargs=-1, metavar="GAME NAME NEW | --all NAME|OLD NEW")
 @click.option("--all", "everywhere", is_flag=True,

@@ -183,6 +183,13 @@ def back(req: Request, call: Call) -> str:
     return note
 
 
+def take(req: Request, call: Call) -> str:
+    """`take CODE` from a seat of the game: a seat offered to substitutes is taken from the
+    address it was offered to, with no token (pbem/inbound/process.py `_taker`)."""
+    return (f"take: you play {req.player['name']} in {req.game['id']} already; an offered seat is taken by "
+            "replying to the invitation from the address it went to")
+
+
 def message(req: Request, call: Call) -> str:
     to = "all" if call.value.lower() in ALL_WORDS else call.value
     return press.send(req.svc, req.game, req.player, to, call.text, key=f"in{req.inbox_id}.{call.index}")
@@ -287,6 +294,8 @@ TABLE: list[Command] = [
             help=N_("the hour your daily mail goes, in your zone, e.g. `digest: 08:00`")),
     Command("back", Form.WORD, Stage.ALONE, back, aliases=("zurück",),
             help=N_("take back your seat from the bot that plays it since you missed deadlines (civil disorder)")),
+    Command("take", Form.WORD, Stage.ALONE, take, takes="[0-9a-f]{20}", aliases=("übernehmen",),
+            help=N_("take a seat the moderator offered you: `take CODE`, in a reply to the invitation")),
     Command("status", Form.WORD, Stage.REPLY, status, subject=True, observers=True,
             help=N_("your report again, at once (a line of its own, or the subject's last word)")),
     Command("help", Form.WORD, Stage.REPLY, guide, subject=True, aliases=("hilfe",),

@@ -24,6 +24,7 @@ from pbem.core import games, people
 from pbem.inbound import commands, digest, mail as mail_mod, orders
 from pbem.inbound.commands import Form, Stage
 from pbem.inbound.mail import Mail
+from pbem.moderate import offers
 from pbem.outbound import announce, bounces, limits, notices, observers, outbox, reports
 from pbem.pace import moves, reported
 from pbem.store import StoreUnavailable, iso, storable_data
@@ -336,7 +337,7 @@ def _process(svc: Service, row: dict, reading: Reading) -> Result:
         return _refuse(svc, row, reading, f"unreadable: {reading.error}")
     seat = authenticate(svc, order, row["kind"], row.get("token_hash"))
     if seat == "no token" and mail is not None and order.game:
-        watched = _observer(svc, row, order)
+        watched = _observer(svc, row, order) or _taker(svc, row, order)
         if watched is not None:
             return watched
     if isinstance(seat, str):
@@ -413,6 +414,21 @@ def _observer(svc: Service, row: dict, order: orders.Order) -> Result | None:
             [f"You watch the game {game['id']} as an observer, so your mail plays nothing and reaches no one.",
              "A mail with the word \"status\" (a line, or the subject) brings the report again at once."])
     return Result("rejected", "rejected: an observer may send status only", row["id"], game["id"])
+
+
+def _taker(svc: Service, row: dict, order: orders.Order) -> Result | None:
+    """`take CODE` from someone a seat of the game its subject names was offered to
+    (pbem/moderate/offers.py): the seat is theirs if the code is, else they are told it is gone.
+    None: no `take` in the mail."""
+    game = svc.store.game(order.game) if order.game else None
+    call = next((c for c in order.calls if c.command == offers.TAKE), None)
+    if game is None or call is None or not order.sender:
+        return None
+    seat, note = offers.take(svc, game, order.sender, call.value)
+    reader = {"name": seat or "offer", "email": order.sender}
+    _notice(svc, game, reader, row, order, "The seat is yours" if seat else "The seat is not offered to you now",
+            [note])
+    return Result("applied" if seat else "rejected", note, row["id"], game["id"], seat)
 
 
 # What a mail of ours is, when a reply to it cannot be an answer: it asked no question.

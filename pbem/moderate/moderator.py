@@ -169,6 +169,7 @@ def replace_player(svc: Service, game_id: str, name: str, email: str) -> None:
         svc.store.update_player(game_id, name, email=email, token_salt=salt, token_hash=tokens.hash_token(token),
                                 status="active", undeliverable=None, bot=None, bot_by=None)  # a bot's seat too
         briefing.note_predecessor(svc, game, name, email)  # the history keeps both
+        svc.store.end_offers(game_id, name)  # given to someone: any offer of it ends (pbem/moderate/offers.py)
         for p in game["config"]["players"]:
             if p["name"] == name:
                 p["email"] = email

@@ -80,13 +80,15 @@ def enqueue(svc: Service, *, kind: str, message_id: str, sender: str, to: str, t
             player: dict | None = None, marker: str | None = None, in_reply_to: str | None = None,
             references: Sequence[str | None] = (), inbox_id: int | None = None, since_seq: int | None = None,
             extra_headers: dict | None = None, reply: bool = False, calendar: str | None = None,
-            by_address: bool = False) -> bool:
+            by_address: bool = False, offered: str | None = None) -> bool:
     """Queue one mail: the `context` template `kind` is rendered from when it is sent, or a
     `text` and `html` already made (a resent mail). `player` (a players row) gets a Reply-To
     carrying their token; `marker`, if given, is what the texts use in place of that token.
     `reply`: it answers a mail that came in (as every mail of the REPLIES kinds does); `calendar`:
     the reader's deadlines as a text/calendar part (pbem/outbound/calendar.py); `by_address`: its
-    Reply-To carries the digest token of the address `to` (pbem/pace/daily.py). The mail is
+    Reply-To carries the digest token of the address `to` (pbem/pace/daily.py); `offered`: the seat
+    an invitation (kind `offer`) offers, `marker` in its texts standing for the reader's code to
+    take it, filled in when it is sent (pbem/moderate/offers.py). The mail is
     in the language texts are made in now (pbem/base/i18n.py `using`): it says so in
     `Content-Language`, and its context renders in it."""
     held = _holding.get()
@@ -120,8 +122,8 @@ def enqueue(svc: Service, *, kind: str, message_id: str, sender: str, to: str, t
     return svc.store.add_outbox(message_id=message_id, kind=kind, to_addr=clean(to), subject=headers["Subject"],
                                 headers=headers, text=text, html=html, game=game,
                                 context=None if context is None else msgspec.json.encode(context).decode(),
-                                player=player["name"] if player else None,
-                                token_marker=marker if tokened else None, inbox_id=inbox_id,
+                                player=player["name"] if player else offered,
+                                token_marker=marker if tokened or offered else None, inbox_id=inbox_id,
                                 since_seq=since_seq, calendar=calendar)
 
 
@@ -177,7 +179,9 @@ def wire(svc: Service, row: dict) -> bytes:
     row = rendered(svc, row)
     headers, text, html = json.loads(row["headers"]), row["text"], row["html"]
     marker = row["token_marker"]
-    if marker and row["player"]:
+    if marker and row["player"] and row["kind"] == OFFER:
+        text, html = (s.replace(marker, offer_code(svc, row)) if s else s for s in (text, html))
+    elif marker and row["player"]:
         player = svc.store.player(row["game"], row["player"])
         token = svc.token(player) if player else "revoked"
         seat = links.seat_fill(svc, marker, player)
@@ -188,6 +192,19 @@ def wire(svc: Service, row: dict) -> bytes:
         token = people.digest_token(svc, row["to_addr"])
         headers = {k: v.replace(marker, token) if v else v for k, v in headers.items()}
     return mime.message(headers, text, html, attachments(svc, row))
+
+
+OFFER = "offer"  # an invitation to take a seat: its code is filled in as a token is
+
+
+def offer_code(svc: Service, row: dict) -> str:
+    """The code of the invitation `row` (its seat, its reader), or "withdrawn" when the seat is
+    no longer offered to them (taken, withdrawn, or offered again with a new code)."""
+    offer = next((o for o in svc.store.offers(row["game"], row["player"])
+                  if o["email"].lower() == row["to_addr"].lower()), None)
+    if offer is None:
+        return "withdrawn"
+    return tokens.offer_code(svc.key, row["game"], row["player"], offer["email"], offer["salt"])
 
 
 def attachments(svc: Service, row: dict) -> list[mime.Attachment]:

@@ -125,7 +125,8 @@ def disorder(svc: Service, game: dict, seat: dict, pace: Pace) -> None:
                    in_reply_to=root, references=[root])
     notices.add(svc, "disorder", f"{name} ({seat['email']}) missed {pace.civil_disorder} deadlines in a row: a "
                 f"{pace.disorder_bot} bot plays the seat. They may take it back with `back`; "
-                f"`pbem player replace {game['id']} {name} EMAIL` gives it to a substitute.",
+                f"`pbem player offer {game['id']} {name} --to EMAIL` offers it to substitutes by mail, "
+                f"`pbem player replace {game['id']} {name} EMAIL` gives it to one.",
                 key=f"{name}:{game['moves']}", game=game["id"])
     seats.put(svc, game, name, pace.disorder_bot, seats.DISORDER, play=False)
 

@@ -73,6 +73,8 @@ def put(svc: Service, game: dict, name: str, level: str | None, by: str, *, play
         raise GameError(f"{game['id']}: {name} is a bot seat: it has no person to play it (`pbem player replace` "
                         "gives it one)")
     svc.store.set_bot(game["id"], name, level and check_level(level), by if level else None)
+    if level is None:
+        svc.store.end_offers(game["id"], name)  # its person plays it: an offer to substitutes ends
     state = games.state(svc, game)
     schedule.sync(svc, game, state)  # no deadline while a bot plays it; one again when its person does
     log.get(game=game["id"], player=name).info("seat bot", level=level, by=by)

@@ -891,6 +891,24 @@ class Store:
         """The spans no daemon ran that overlap [since, until]."""
         return self._all("SELECT * FROM downtime WHERE until > ? AND since < ? ORDER BY since", (since, until))
 
+    # -- a seat offered to substitutes (pbem/moderate/offers.py) -----------------------------------
+
+    def add_offer(self, game: str, player: str, email: str, salt: str, made_at: str) -> None:
+        """Offer the seat to `email` (again: a new salt, so the code mailed before is void)."""
+        self._run("INSERT INTO offers (game, player, email, salt, made_at) VALUES (?, ?, ?, ?, ?) "
+                  "ON CONFLICT (game, player, email) DO UPDATE SET salt = excluded.salt, made_at = excluded.made_at",
+                  (game, player, email, salt, made_at))
+
+    def offers(self, game: str, player: str | None = None) -> list[dict]:
+        """The open offers of a game (of one seat), oldest first."""
+        if player is None:
+            return self._all("SELECT * FROM offers WHERE game = ? ORDER BY made_at, player, email", (game,))
+        return self._all("SELECT * FROM offers WHERE game = ? AND player = ? ORDER BY made_at, email", (game, player))
+
+    def end_offers(self, game: str, player: str) -> int:
+        """The seat is offered no more: every code for it is void. How many offers ended."""
+        return self._run("DELETE FROM offers WHERE game = ? AND player = ?", (game, player))
+
     # -- pace: standing orders (pbem/pace/standing.py), vacations (pbem/pace/vacation.py) ---------
 
     def standing_orders(self, game: str, player: str | None = None) -> list[dict]:

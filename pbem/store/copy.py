@@ -24,7 +24,7 @@ TABLES = [("games", "id"), ("players", "game, name"), ("moves", "game, seq"), ("
           ("imap_claims", "mailbox, uidvalidity, uid"), ("deadlines", "game, prompt, player"),
           ("standing_orders", "game, player, n"), ("vacations", "id"), ("notices", "id"),
           ("uses", "what, who, at"), ("address_settings", "address"), ("misses", "game, prompt, player"),
-          ("downtime", "since")]
+          ("downtime", "since"), ("offers", "game, player, email")]
 PAGE = 500
 
 

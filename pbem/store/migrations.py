@@ -266,6 +266,16 @@ ALTER TABLE address_settings ADD COLUMN digest_at TEXT;  -- HH:MM in that zone i
 ALTER TABLE address_settings ADD COLUMN digest_day TEXT; -- the local date of the last digest queued
 ALTER TABLE address_settings ADD COLUMN digest_salt TEXT; -- its digest's reply token is derived with it (made on first use)
 """),
+    (19, "a seat offered to substitutes", """
+CREATE TABLE offers (                -- a seat offered to a person by the moderator (pbem/moderate/offers.py)
+    game TEXT NOT NULL REFERENCES games(id),
+    player TEXT NOT NULL,            -- the seat
+    email TEXT NOT NULL,             -- whom it is offered to
+    salt TEXT NOT NULL,              -- their code is an HMAC of the service key over these and the salt: never stored
+    made_at TEXT NOT NULL,
+    PRIMARY KEY (game, player, email)
+);
+"""),
 ]
 
 # What each dialect adds on top: refuse to change the move log at all. Whole statements
