@@ -338,6 +338,35 @@ def test_a_seat_offered_to_substitutes_goes_to_the_first_who_takes_it_by_mail(ma
         assert svc.store.player(g, "alice")["email"] == "carol@example.org"
 
 
+def test_the_civil_disorder_notice_the_bot_replies_and_an_offer_in_german(make_service):
+    """alice and carol read German: the notice that a bot plays alice's seat, the reply to her
+    `zurück`, carol's invitation to the seat and the reply to her `übernehmen` are German."""
+    from pbem.core import people as addresses
+    from pbem.pace.pace import pace_of
+    clk = StillClock(T0)
+    svc = make_service(clock=clk)
+    g = duo(svc, name="deutsch", seed="german-disorder-seed-1")
+    asyncio.run(daemon.cycle(svc))
+    for who in ("alice", "carol"):
+        addresses.set_language(svc, f"{who}@example.org", "de")
+    since = max(r["id"] for r in svc.store.outbox_rows())
+    with svc.store.transaction():
+        game = games.get(svc, g)
+        misses.disorder(svc, game, svc.store.player(g, "alice"), pace_of(game))
+    [told] = [r for r in svc.store.outbox_rows() if r["id"] > since and r["kind"] == "notice"]
+    assert "Ein Bot spielt Ihren Platz" in told["subject"]
+    assert "2 Fristen nacheinander versäumt" in readable(svc, told) and "\nback\n" in readable(svc, told)
+    offers.offer(svc, g, "alice", ["carol@example.org"])
+    invitation = _invitations(svc, g, since)["carol@example.org"]
+    assert "Ihnen wird ein Platz im Talisman-Spiel" in invitation and "Stärke" in invitation
+    code = _code(invitation)
+    back = handle(svc, mail(["zurück"], tok=token(svc, g, "alice"), game=g))
+    assert "Ihr Platz gehört wieder Ihnen" in back.outcome
+    gone = _take(svc, g, "carol", code)
+    assert gone.status == "rejected" and "kein Platz" in gone.outcome
+    assert "Ihr Platz gehört schon Ihnen" in handle(svc, mail(["zurück"], tok=token(svc, g, "alice"), game=g)).outcome
+
+
 def deadlines_open(svc, g, player):
     return svc.store.deadlines(g, player)
 

@@ -186,8 +186,8 @@ def back(req: Request, call: Call) -> str:
 def take(req: Request, call: Call) -> str:
     """`take CODE` from a seat of the game: a seat offered to substitutes is taken from the
     address it was offered to, with no token (pbem/inbound/process.py `_taker`)."""
-    return (f"take: you play {req.player['name']} in {req.game['id']} already; an offered seat is taken by "
-            "replying to the invitation from the address it went to")
+    return _("take: you play %(name)s in %(game)s already; an offered seat is taken by replying to the invitation "
+             "from the address it went to", name=req.player["name"], game=req.game["id"])
 
 
 def message(req: Request, call: Call) -> str:

@@ -424,10 +424,11 @@ def _taker(svc: Service, row: dict, order: orders.Order) -> Result | None:
     call = next((c for c in order.calls if c.command == offers.TAKE), None)
     if game is None or call is None or not order.sender:
         return None
-    seat, note = offers.take(svc, game, order.sender, call.value)
-    reader = {"name": seat or "offer", "email": order.sender}
-    _notice(svc, game, reader, row, order, "The seat is yours" if seat else "The seat is not offered to you now",
-            [note])
+    with i18n.using(people.language(svc, game, None, order.sender)):
+        seat, note = offers.take(svc, game, order.sender, call.value)
+        reader = {"name": seat or "offer", "email": order.sender}
+        subject = _("The seat is yours") if seat else _("The seat is not offered to you now")
+        _notice(svc, game, reader, row, order, subject, [note])
     return Result("applied" if seat else "rejected", note, row["id"], game["id"], seat)
 
 

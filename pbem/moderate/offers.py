@@ -17,8 +17,9 @@ from __future__ import annotations
 import hmac
 from typing import TYPE_CHECKING
 
-from pbem.base import log, tokens
-from pbem.core import games
+from pbem.base import i18n, log, tokens
+from pbem.base.i18n import _
+from pbem.core import games, people
 from pbem.core.games import GameError, _check_email
 from pbem.moderate import moderator
 from pbem.outbound import outbox, reports
@@ -76,34 +77,39 @@ def take(svc: Service, game: dict, email: str, code: str) -> tuple[str | None, s
         if o["email"].lower() == email.lower() and hmac.compare_digest(
                 code.lower(), tokens.offer_code(svc.key, game["id"], o["player"], o["email"], o["salt"])):
             if game["status"] != "active":
-                return None, f"take: the game {game['id']} is {game['status']}: its seats are no longer offered"
+                return None, _("take: the game %(game)s is %(status)s: its seats are no longer offered",
+                               game=game["id"], status=_(game["status"]))
             moderator.replace_player(svc, game["id"], o["player"], o["email"])  # welcome, briefing; the offer ends
             log.get(game=game["id"], player=o["player"]).info("offered seat taken")
-            return o["player"], (f"take: the seat {o['player']} of {game['id']} is yours; your welcome and "
-                                 "briefing follow, with the token your answers need")
-    return None, (f"take: no seat of {game['id']} is offered to you with that code now: it was taken by someone "
-                  "else, the offer was withdrawn, or its player came back")
+            return o["player"], _("take: the seat %(name)s of %(game)s is yours; your welcome and briefing follow, "
+                                  "with the token your answers need", name=o["player"], game=game["id"])
+    return None, _("take: no seat of %(game)s is offered to you with that code now: it was taken by someone else, "
+                   "the offer was withdrawn, or its player came back", game=game["id"])
 
 
 def public_terms(svc: Service, game: dict, name: str) -> str:
     """The seat as anyone may see it: its character, where it stands and its counters."""
     me = svc.engine.summary(games.state(svc, game))["players"].get(name) or {}
     character = (me.get("character") or "no character yet").replace("-", " ").title()
-    where = f" on {me['space_name']} ({me.get('region') or 'the board'})" if me.get("space_name") else ""
-    return (f"{character}{where}: Strength {me.get('strength', 0)}, Craft {me.get('craft', 0)}, "
-            f"{me.get('life', 0)} lives, {me.get('gold', 0)} gold")
+    where = " " + _("on %(space)s", space=me["space_name"]) if me.get("space_name") else ""
+    return character + where + ": " + _("Strength %(strength)s, Craft %(craft)s, %(life)s lives, %(gold)s gold",
+                                        strength=me.get("strength", 0), craft=me.get("craft", 0),
+                                        life=me.get("life", 0), gold=me.get("gold", 0))
 
 
 def _invite(svc: Service, game: dict, seat: dict, email: str, offer_id: str) -> None:
+    """The invitation, in the language of the address (its own choice, else the game's)."""
     name, marker = seat["name"], outbox.new_marker()
-    subject = f"A seat in the Talisman game {game['id']} is offered to you"
-    lines = [f"The moderator of the Talisman game {game['id']} (play by mail) offers you the seat {name}: "
-             f"{public_terms(svc, game, name)}. A bot plays it now; the game is at move {game['moves']}.",
-             "To take it, reply to this mail with this one line:", f"{TAKE} {marker}",
-             "The first to reply takes the seat; you would then get your own welcome, a briefing of the game so "
-             "far, and play by answering your reports.",
-             "If someone takes it first, or the offer ends, you will be told. Not interested? Ignore this mail."]
-    ctx = {"address": reports.game_address(svc, game), "subject": subject, "lines": lines}
-    outbox.enqueue(svc, kind=outbox.OFFER, message_id=reports.message_id(svc, game, name, "offer", offer_id),
-                   sender=reports.game_address(svc, game), to=email, to_name=None, subject=f"[{game['id']}] {subject}",
-                   context=ctx, game=game["id"], marker=marker, offered=name)
+    with i18n.using(people.language(svc, game, None, email)):
+        subject = _("A seat in the Talisman game %(game)s is offered to you", game=game["id"])
+        lines = [_("The moderator of the Talisman game %(game)s (play by mail) offers you the seat %(name)s: "
+                   "%(seat)s. A bot plays it now; the game is at move %(move)s.", game=game["id"], name=name,
+                   seat=public_terms(svc, game, name), move=game["moves"]),
+                 _("To take it, reply to this mail with this one line:"), f"{TAKE} {marker}",
+                 _("The first to reply takes the seat; you would then get your own welcome, a briefing of the game "
+                   "so far, and play by answering your reports."),
+                 _("If someone takes it first, or the offer ends, you will be told. Not interested? Ignore this mail.")]
+        ctx = {"address": reports.game_address(svc, game), "subject": subject, "lines": lines}
+        outbox.enqueue(svc, kind=outbox.OFFER, message_id=reports.message_id(svc, game, name, "offer", offer_id),
+                       sender=reports.game_address(svc, game), to=email, to_name=None,
+                       subject=f"[{game['id']}] {subject}", context=ctx, game=game["id"], marker=marker, offered=name)

@@ -21,8 +21,9 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
-from pbem.base import clock, log
-from pbem.core import games
+from pbem.base import clock, i18n, log
+from pbem.base.i18n import _
+from pbem.core import games, people
 from pbem.outbound import notices, outbox, reports
 from pbem.pace import seats
 from pbem.pace.pace import Pace, pace_of
@@ -113,16 +114,18 @@ def disorder(svc: Service, game: dict, seat: dict, pace: Pace) -> None:
     """Civil disorder: a bot plays the seat; its person is told how to take it back, the
     moderator how to give it to a substitute."""
     name = seat["name"]
-    lines = [f"You have missed {pace.civil_disorder} deadlines in a row in {game['id']}, so a bot "
-             f"({pace.disorder_bot}) now plays your seat and the game goes on.",
-             "To take your seat back, reply with one line:", "back",
-             "Until then you keep getting the reports; the moderator may give the seat to a substitute."]
-    ctx = {"address": reports.game_address(svc, game), "subject": "A bot plays your seat", "lines": lines}
-    root = reports.thread_root(svc, game, name)
-    outbox.enqueue(svc, kind="notice", message_id=reports.message_id(svc, game, game["moves"], name, "disorder"),
-                   sender=reports.game_address(svc, game), to=seat["email"], to_name=name,
-                   subject=f"[{game['id']}] A bot plays your seat", context=ctx, game=game["id"], player=seat,
-                   in_reply_to=root, references=[root])
+    with i18n.using(people.language(svc, game, name, seat["email"])):  # the seat's language
+        subject = _("A bot plays your seat")
+        lines = [_("You have missed %(n)s deadlines in a row in %(game)s, so a bot (%(level)s) now plays your seat "
+                   "and the game goes on.", n=pace.civil_disorder, game=game["id"], level=pace.disorder_bot),
+                 _("To take your seat back, reply with one line:"), "back",
+                 _("Until then you keep getting the reports; the moderator may give the seat to a substitute.")]
+        ctx = {"address": reports.game_address(svc, game), "subject": subject, "lines": lines}
+        root = reports.thread_root(svc, game, name)
+        outbox.enqueue(svc, kind="notice", message_id=reports.message_id(svc, game, game["moves"], name, "disorder"),
+                       sender=reports.game_address(svc, game), to=seat["email"], to_name=name,
+                       subject=f"[{game['id']}] {subject}", context=ctx, game=game["id"], player=seat,
+                       in_reply_to=root, references=[root])
     notices.add(svc, "disorder", f"{name} ({seat['email']}) missed {pace.civil_disorder} deadlines in a row: a "
                 f"{pace.disorder_bot} bot plays the seat. They may take it back with `back`; "
                 f"`pbem player offer {game['id']} {name} --to EMAIL` offers it to substitutes by mail, "

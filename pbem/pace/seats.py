@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from engine import bots
 from pbem.base import log
+from pbem.base.i18n import _
 from pbem.core import games
 from pbem.core.games import GameError
 from pbem.outbound import announce
@@ -94,12 +95,12 @@ def moderator_bot(svc: Service, game_id: str, name: str, level: str) -> None:
 
 def take_back(svc: Service, game: dict, name: str) -> str:
     """`back` from the seat's person: a seat in civil disorder is theirs again. The note says
-    what became of it."""
+    what became of it, in the language of the mail's replies."""
     seat = svc.store.player(game["id"], name)
     assert seat is not None  # the mail authenticated as this seat
     if not seat["bot"]:
-        return "back: your seat is yours already (no bot plays it)"
+        return _("back: your seat is yours already (no bot plays it)")
     if seat["bot_by"] != DISORDER:
-        return "back: the moderator put a bot on your seat; write to them to have it back"
+        return _("back: the moderator put a bot on your seat; write to them to have it back")
     put(svc, game, name, None, DISORDER)
-    return "back: your seat is yours again; the game waits for your answers (your deadlines run again)"
+    return _("back: your seat is yours again; the game waits for your answers (your deadlines run again)")
