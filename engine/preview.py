@@ -64,9 +64,10 @@ def play(state: Game, player: str, key: str, hooks: Hooks, faces: list[int] | No
     """The outcome of `player` answering `key` to the open question, with `faces` as the next
     dice (none: it stops at the first die; `deeper`: also the outcomes of the reader's next
     question). Keys: events (texts the player may see), effects (those that are not a die's
-    telling), moved, space / space_name / region (where the character then stands), stop
-    ("unknown": a die or a card comes next; "question"; "end": nothing more this turn), cut
-    (the task that met it, as it stood before: its op and foe), question, asked and at (the
+    telling), event_msgs and effect_msgs (their messages, engine/text.py), moved, space /
+    space_name / region (where the character then stands), stop ("unknown": a die or a card
+    comes next; "question"; "end": nothing more this turn), cut (the task that met it, as it
+    stood before: its op and foe), question (and question_msg), asked and at (the
     question then open, who it asks, the space it is asked at if it says), then (deeper: each
     answer to the reader's next question and its outcome).
 
@@ -106,10 +107,13 @@ def play(state: Game, player: str, key: str, hooks: Hooks, faces: list[int] | No
     seen_by = [e for e in events if visibility.may_see(e, player)]
     out: dict[str, Any] = {
         "events": [e.text for e in seen_by], "effects": [e.text for e in seen_by if e.kind not in TELLING],
+        # the same as messages (engine/text.py), for a reader's language
+        "event_msgs": [e.msg for e in seen_by], "effect_msgs": [e.msg for e in seen_by if e.kind not in TELLING],
         "moved": s.players[i].space != start, "stop": stop, "cut": cut, "question": None, "asked": []}
     out.update(_stand(ctx, i))
     if stop == "question" and s.prompt is not None:
         out["question"] = s.prompt.question
+        out["question_msg"] = s.prompt.msg
         at = s.prompt.data.get("space")  # where a question on the way is asked (a bridge, the Portal)
         out["at"] = ctx.space(at).name if isinstance(at, str) and at in ctx.content.board.spaces else None
         out["asked"] = [n for n in s.prompt.players if n not in s.prompt.answers]

@@ -16,7 +16,7 @@ from typing import Any
 
 import msgspec
 
-from engine.text import Msg, Text, english
+from engine.text import Msg, Text
 
 
 class Option(msgspec.Struct, frozen=True, omit_defaults=True, gc=False):
@@ -27,8 +27,7 @@ class Option(msgspec.Struct, frozen=True, omit_defaults=True, gc=False):
 
 def option(key: str, text: Text) -> Option:
     """An option whose text is a message (or still an English text)."""
-    words, message = english(text)
-    return Option(key, words) if message is None else Option(key, words, message)
+    return Option(key, text.english(), text) if isinstance(text, Msg) else Option(key, text)
 
 
 class Move(msgspec.Struct, frozen=True):

@@ -24,12 +24,11 @@ class Msg(msgspec.Struct, array_like=True, frozen=True, gc=False):
     args: dict[str, Any] = {}
 
     def english(self) -> str:
-        if not self.args:
-            return self.id
-        args = self.args
-        if any(isinstance(v, Msg) for v in args.values()):  # a value that is a message: a word (`word`)
-            args = {k: v.english() if isinstance(v, Msg) else v for k, v in args.items()}
-        return self.id.format(**args)
+        return self.id.format(**self.args) if self.args else self.id
+
+    def __format__(self, spec: str) -> str:
+        """A message as another's value (a word, `word`) is its English there."""
+        return format(self.english(), spec)
 
 
 def msg(msgid: str, /, **args: Any) -> Msg:

@@ -296,9 +296,7 @@ def engine_texts_in_each_language(svc, g):
     from pbem.outbound import turnmail
 
     flat = lambda text: " ".join(text.split())  # a mail's text part wraps long lines
-    # the lines under an option that preview where it leads (pbem/outbound/leads.py) are English yet
-    previewless = lambda text: re.sub(r"→[^\n]*(\n {6,}[^\n]*)*", "", text)
-    anna = flat(" ".join(previewless(m["text"]) for m in mails(svc, "anna@example.de")))
+    anna = flat(" ".join(m["text"] for m in mails(svc, "anna@example.de")))
     bob = flat(" ".join(m["text"] for m in mails(svc, "bob@example.org")))
     events = [e for row in svc.store.move_events(g, 0, games.get(svc, g)["moves"])
               for e in turnmail.decode(svc.engine, row["events"])]

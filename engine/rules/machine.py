@@ -18,7 +18,7 @@ from engine import content as content_mod, questions, rng
 from engine.clone import copy_player
 from engine.errors import MODERATOR, IllegalMove
 from engine.state import Event, Game, Move, Option, Prompt, Task, option
-from engine.text import Text, english, msg
+from engine.text import Msg, Text, english, msg
 
 if TYPE_CHECKING:  # the Hooks' methods take a Ctx: the one name the two modules share both ways
     from engine.hooks import Hooks
@@ -139,8 +139,10 @@ class Ctx:
 
     # -- events and work -----------------------------------------------
     def emit(self, kind: str, text: Text, to: list[str] | None = None, **data: Any) -> None:
-        words, message = english(text)
-        self.events.append(Event(kind, words, to, data, message))
+        if isinstance(text, Msg):  # inline (not `english`): an event is made for every step of a game
+            self.events.append(Event(kind, text.english(), to, data, text))
+        else:
+            self.events.append(Event(kind, text, to, data))
 
     def push(self, op: str, p: int = -1, **a: Any) -> None:
         self.s.stack.append(Task(op, p, a))

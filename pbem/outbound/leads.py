@@ -3,13 +3,15 @@ preview (engine/preview.py): where a move ends and what it meets on the way, wha
 does, what each face of a reroll would do.
 
 The preview stops at the first die, card or question nobody may know yet, so these lines say
-only what the rules already decide.
+only what the rules already decide. They are in the reader's language: the engine's texts from
+their messages (pbem/base/engine_text.py), the lines' own words from the catalogue.
 """
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from pbem.base import boardmap, log
+from pbem.base import boardmap, engine_text, log
+from pbem.base.i18n import _
 
 if TYPE_CHECKING:
     from pbem.core.service import Service
@@ -23,7 +25,16 @@ def region(ring: str | None) -> str:
 
 
 def _where(o: dict) -> str:
-    return f"{o['space_name']} ({region(o['region'])})" if o.get("space_name") else "off the board"
+    return f"{o['space_name']} ({_(region(o['region']))})" if o.get("space_name") else _("off the board")
+
+
+def _texts(o: dict, key: str) -> list[str]:
+    """A preview's events (`key` "events") or effects ("effects") in the reader's language."""
+    return [engine_text.said(text, m) for text, m in zip(o[key], o.get(key[:-1] + "_msgs") or [None] * len(o[key]))]
+
+
+def _question(o: dict) -> str:
+    return engine_text.said(o["question"], o.get("question_msg")) if o["question"] else ""
 
 
 def _next(o: dict) -> str:
@@ -31,17 +42,18 @@ def _next(o: dict) -> str:
     cut = o.get("cut") or {}
     if o["stop"] == "unknown":
         if cut.get("name") and ("strength" in cut or "craft" in cut):
-            kind, value = ("Strength", cut["strength"]) if "strength" in cut else ("Craft", cut["craft"])
-            return f"a fight with {cut['name']} ({kind} {value}): the dice decide"
-        return "the dice or the cards decide"
+            kind, value = (_("Strength"), cut["strength"]) if "strength" in cut else (_("Craft"), cut["craft"])
+            return _("a fight with %(name)s (%(kind)s %(value)s): the dice decide", name=cut["name"], kind=kind,
+                     value=value)
+        return _("the dice or the cards decide")
     if o["stop"] == "question":
-        return o["question"] or "another question"
-    return "no effect at once"
+        return _question(o) or _("another question")
+    return _("no effect at once")
 
 
 def _said(o: dict) -> str:
     """A kept roll's (or a face's) outcome: the engine's events, else what comes next."""
-    return " ".join(o["events"] + ([] if o["effects"] else [f"Then {_next(o)}."]))
+    return " ".join(_texts(o, "events") + ([] if o["effects"] else [_("Then %(next)s.", next=_next(o))]))
 
 
 def _walk(o: dict) -> list[str]:
@@ -50,7 +62,7 @@ def _walk(o: dict) -> list[str]:
         return [f"{ARROW} {_where(o)}"]
     ways = [f"{k} {ARROW} {_where(t)}" for k, t in (o.get("then") or {}).items() if t["moved"]]
     if ways:  # a question on the way (a bridge, the Portal) whose answers move on
-        return [f"{ARROW} on the way: {o['question']} ({'; '.join(ways)})"]
+        return [f"{ARROW} " + _("on the way: %(question)s (%(ways)s)", question=_question(o), ways="; ".join(ways))]
     if o["stop"] == "unknown" and (o.get("cut") or {}).get("name"):  # a fight on the way (the Sentinel)
         return [f"{ARROW} {_next(o)}"]
     return []
@@ -63,7 +75,8 @@ def _cap(text: str) -> str:
 def _short(o: dict) -> str:
     if o["moved"]:
         return o["space_name"]
-    return f"a question at {o['at']}" if o.get("at") else "a question" if o["stop"] == "question" else "?"
+    return _("a question at %(space)s", space=o["at"]) if o.get("at") else _("a question") if o["stop"] == "question" \
+        else "?"
 
 
 def _faces(faces: dict) -> list[str]:
@@ -73,11 +86,11 @@ def _faces(faces: dict) -> list[str]:
         for face, o in faces.items():
             for key, t in (o.get("then") or {}).items():
                 ways.setdefault(key, []).append((face, _short(t)))
-        return [f"{ARROW} a new roll: " + "; ".join(
+        return [f"{ARROW} " + _("a new roll:") + " " + "; ".join(
             f"{k}: {', '.join(f'{fs} {text}' for fs, text in _runs(v))}" for k, v in ways.items())]
-    said = _runs([(face, " ".join(o["effects"]) if o["effects"] else _cap(_next(o)) + ".") for face,
+    said = _runs([(face, " ".join(_texts(o, "effects")) if o["effects"] else _cap(_next(o)) + ".") for face,
                   o in faces.items()])
-    return [f"{ARROW} a new die:"] + [f"{fs}: {text}" for fs, text in said]
+    return [f"{ARROW} " + _("a new die:")] + [f"{fs}: {text}" for fs, text in said]
 
 
 def _runs(faces: list[tuple[str, str]]) -> list[tuple[str, str]]:
@@ -125,11 +138,17 @@ def attack(svc: Service, state, player: str, asked: dict | None) -> list[str]:
 
     def side(name: str) -> str:
         s = d["sides"][name]
-        return f"{d['attribute']} {s['value']}" + (f" (with {', '.join(s['with'])})" if s["with"] else "")
+        value = f"{_(d['attribute'])} {s['value']}"
+        return _("%(value)s (with %(cards)s)", value=value, cards=", ".join(s["with"])) if s["with"] else value
 
     them = d["attacker"] if player == d["defender"] else d["defender"]
+    psychic = d["kind"] == "psychic combat"
     if player == d["defender"]:
-        line = f"{them} attacks you in {d['kind']} with {side(them)}, against your {side(player)}"
-    else:
-        line = f"You attack {them} in {d['kind']} with {side(player)}, against their {side(them)}"
-    return [line + "; each side adds a die."]
+        said = (_("%(name)s attacks you in psychic combat with %(theirs)s, against your %(yours)s; "
+                  "each side adds a die.") if psychic else
+                _("%(name)s attacks you in battle with %(theirs)s, against your %(yours)s; each side adds a die."))
+        return [said % {"name": them, "theirs": side(them), "yours": side(player)}]
+    said = (_("You attack %(name)s in psychic combat with %(yours)s, against their %(theirs)s; each side adds a die.")
+            if psychic else
+            _("You attack %(name)s in battle with %(yours)s, against their %(theirs)s; each side adds a die."))
+    return [said % {"name": them, "theirs": side(them), "yours": side(player)}]
