@@ -348,7 +348,7 @@ def test_a_transaction_notifies_each_kind_of_work_once(two_pg):
         with b.transaction():
             for i in range(3):
                 b.add_outbox(message_id=f"<n{i}@x>", kind="report", to_addr="a@x", subject="s", headers={}, text="t")
-        assert notified == [("pbem", "outbox")] and woke.wait(5)
+        assert notified == [("pbem", f"outbox {b.origin}")] and woke.wait(5)
         woke.clear()
         with b.transaction():
             with pytest.raises(RuntimeError), b.transaction(savepoint=True):
@@ -371,3 +371,19 @@ def test_postgresql_rows_are_read_without_column_descriptions(two_pg, monkeypatc
     assert a._all("UPDATE outbox SET attempts = 1 WHERE message_id = ?", ("<d@x>",)) == []  # no rows: none
     assert a._all("UPDATE outbox SET attempts = 2 RETURNING attempts") == [{"attempts": 2}]
     assert a._all("SELECT id FROM outbox WHERE id < 0") == []
+
+
+def test_a_listening_store_is_not_woken_by_its_own_work(two_pg):
+    """A daemon's own cycle takes what it queued itself: its own NOTIFY does not wake it for a
+    second, empty cycle; another's still does."""
+    import threading
+    a, b = two_pg
+    woke = threading.Event()
+    handle = a.watch(woke.set)
+    try:
+        a.add_outbox(message_id="<own@x>", kind="report", to_addr="a@x", subject="s", headers={}, text="t")
+        assert not woke.wait(1.5)
+        b.add_outbox(message_id="<theirs@x>", kind="report", to_addr="a@x", subject="s", headers={}, text="t")
+        assert woke.wait(5)
+    finally:
+        a.stop_watching(handle)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import secrets
 import threading
 from collections.abc import Iterator
 
@@ -46,6 +47,7 @@ class PostgresStore(Store):
         self.clock = clock
         self.path = None
         self.target = url
+        self.origin = secrets.token_hex(6)  # names this store's NOTIFYs, which its own listener passes over
         self._local = threading.local()
         self.pool: psycopg_pool.ConnectionPool[psycopg.Connection[DictRow]] = psycopg_pool.ConnectionPool(
             url, min_size=1, max_size=pool_size, open=False, timeout=timeout, name="pbem",
@@ -141,27 +143,33 @@ class PostgresStore(Store):
         self._run("SELECT pg_advisory_xact_lock(?)", (MIGRATION_LOCK,))
 
     def notify(self, what: str) -> None:
-        """Wake the listening daemons at commit: once a transaction for each `what` (a second
-        pg_notify of the same payload would be delivered as one anyway: one round trip saved
-        for each further mail an answer queues)."""
+        """Wake the other listening daemons at commit: once a transaction for each `what` (a
+        second pg_notify of the same payload would be delivered as one anyway: one round trip
+        saved for each further mail an answer queues). The payload names this store (`origin`):
+        its own listener passes it over (watch)."""
         if self.in_transaction:
             if what in self._local.told:
                 return
             self._local.told.add(what)
-        self._run("SELECT pg_notify(?, ?)", (CHANNEL, what))
+        self._run("SELECT pg_notify(?, ?)", (CHANNEL, f"{what} {self.origin}"))
 
     def watch(self, wake) -> object:
-        """A thread on its own connection that LISTENs and calls `wake()` on each
-        notification; stop_watching(handle) ends it."""
+        """A thread on its own connection that LISTENs and calls `wake()` on each notification
+        of another store (another daemon, the web pages, a command); stop_watching(handle) ends
+        it. A daemon's own work notifies too, and that cycle takes what it queued itself (its
+        sending comes last; what is timed, its idle time reads from the store): woken by its
+        own, it ran a second, empty cycle after each answer (7 statements, 2-3 ms CPU)."""
         stop = threading.Event()
         conn = psycopg.connect(self.target, autocommit=True)
         conn.execute(f"LISTEN {CHANNEL}")
+        own = f" {self.origin}"
 
         def listen():
             try:
                 while not stop.is_set():
-                    for _ in conn.notifies(timeout=0.5):
-                        wake()
+                    for note in conn.notifies(timeout=0.5):
+                        if not note.payload.endswith(own):
+                            wake()
             except psycopg.Error:  # the server went away: the daemon's poll carries on
                 if not stop.is_set():
                     wake()
