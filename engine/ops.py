@@ -324,7 +324,8 @@ def choose(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None:
         opts.append(option("no", msg("do nothing")))
     if not opts:
         return
-    ctx.ask(i, "choose", o.get("question", f"{meta.get('source', 'Choose')}: what do you do?"), opts,
+    ctx.ask(i, "choose", o["question"] if "question" in o else
+            msg("{source}: what do you do?", source=meta.get("source", "Choose")), opts,
             choices={c["key"]: c.get("then", []) for c in choices}, meta={k: v for k, v in meta.items() if k != "o"})
 
 

@@ -37,7 +37,7 @@ from engine.rules.machine import Ctx, on_answer, task
 from engine.rules.movement import one_space_only, place
 from engine.rules.rerolls import offer_reroll
 from engine.state import Game, Option, Player, Prompt, Task, option
-from engine.text import msg
+from engine.text import Msg, msg
 
 REALM_NAMES = {"rat-lair": "the Rat Queen's Lair", "wraith-domain": "the Wraith Lord's Domain"}
 
@@ -154,19 +154,19 @@ def realm_move(ctx: Ctx, t: Task) -> None:
             "{space}. Escape or press on?", REALM_NAMES=REALM_NAMES[ctx.content.space(p.space).ring],
             space=ctx.space(p.space).name),
             [option("escape", msg("roll and move out against the arrow into the adjacent Region")),
-             Option("press-on", press_on_text(ctx, t.p))])
+             option("press-on", press_on_text(ctx, t.p))])
 
 
-def press_on_text(ctx: Ctx, i: int) -> str:
+def press_on_text(ctx: Ctx, i: int) -> Msg:
     p = ctx.player(i)
     hook = hook_of(ctx, p.space)
     if hook == "dr-bridge":
-        return f"cross the bridge to {ctx.space(tables()['bridge'][p.space]).name}"
+        return msg("cross the bridge to {space}", space=ctx.space(tables()["bridge"][p.space]).name)
     if hook == "dr-tunnel":
         n = len(stack(ctx.s, p.name))
-        return f"meet the top card of your Tunnel stack ({n} left)" if n else \
-            f"move on to {ctx.space(tables()['forward'][p.space]).name}"
-    return f"face {ctx.space(p.space).name} again"
+        return msg("meet the top card of your Tunnel stack ({n} left)", n=n) if n else \
+            msg("move on to {space}", space=ctx.space(tables()["forward"][p.space]).name)
+    return msg("face {space} again", space=ctx.space(p.space).name)
 
 
 @on_answer("realm-move", "in a Realm of the Deep Realms, before the movement roll: `escape` (roll and move out "

@@ -49,9 +49,12 @@ def wreck(ctx: Ctx, i: int, rolls: bool = True, fed: bool = False) -> None:
     off_board(p)
     if fed:
         p.flags["sea-fed"] = 1
-    ctx.emit("sea-wreck", f"{p.name} is shipwrecked{' (escaping with food for the way home)' if fed else ''} and "
-             f"rolls {r}: {r} turn{'s' if r != 1 else ''} adrift on a Raft"
-             + (f"; the Pirate{'s' if prisoners > 1 else ''} held escape" if prisoners else "") + ".",
+    # the parts a wreck may have are messages of their own, each translated where it is said
+    ctx.emit("sea-wreck", msg("{player} is shipwrecked{fed} and rolls {r}: {r} turn{s} adrift on a Raft{escape}.",
+                              player=p.name, r=r, s="s" if r != 1 else "",
+                              fed=msg(" (escaping with food for the way home)") if fed else "",
+                              escape=msg("; the Pirate{s} held escape", s="s" if prisoners > 1 else "") if prisoners
+                              else ""),
              player=p.name, dice=[r])
     end_turn_if_current(ctx, i)
 

@@ -261,10 +261,10 @@ def ts_move(ctx: Ctx, t: Task) -> None:
         warp_to(ctx, t.p, nxt, "as the Sentinels ordered")
         return
     if any(ctx.content.cards[c].hook == "warp-belt" for c in p.objects):
-        belt = f"follow the 1-2 line to {ctx.space(line(ctx, p.space, 1)).name}"
+        belt = msg("follow the 1-2 line to {space}", space=ctx.space(line(ctx, p.space, 1)).name)
         ctx.ask(t.p, "ts-warp",
                 msg("You are in the Timescape. Roll for the warp line, or use the Warp Belt (as a roll of 1-2)?"),
-                [option("roll", msg("roll a die for the warp line")), Option("warp-belt", belt)])
+                [option("roll", msg("roll a die for the warp line")), option("warp-belt", belt)])
         return
     roll_line(ctx, t.p)
 
