@@ -264,3 +264,19 @@ def test_a_report_answered_for_the_player_before_it_went_is_not_sent(paced):
     asyncio.run(daemon.cycle(svc))
     status = {r["game"]: r["status"] for r in svc.store.outbox_rows() if r["id"] in {q["id"] for q in queued.values()}}
     assert status == {"autumn": "withdrawn", "winter": "withdrawn", "spring": "sent"}
+
+
+def test_both_brings_each_report_and_the_digest(paced):
+    svc, clk = paced
+    handle(svc, mail(["mail: both"], sender="anna@example.org", tok=token(svc, "autumn", "anna")))
+    reports_before = len(rows_to(svc, "anna@example.org", "report"))
+    for _ in range(40):  # winter played on by mail until a move of bob's asks anna
+        player, line = legal(svc, "winter")
+        sender = "anna@example.org" if player == "anna" else "bob-winter@example.org"
+        handle(svc, mail([line], sender=sender, tok=token(svc, "winter", player), game="winter"))
+        if player == "bob" and svc.engine.waiting_for(games.state(svc, games.get(svc, "winter"))) == ["anna"]:
+            break
+    assert len(rows_to(svc, "anna@example.org", "report")) == reports_before + 1  # the report, one by one
+    clk.at(hours=3)  # 08:00 UTC: no zone chosen
+    asyncio.run(daemon.cycle(svc))
+    assert len(rows_to(svc, "anna@example.org", "daily")) == 1  # and the digest
