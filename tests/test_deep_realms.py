@@ -178,6 +178,15 @@ def test_the_invariants_catch_a_stack_gone_wrong():
     assert "tunnel-stack-alice: a stack without a living owner" in violations(state)
 
 
+def test_the_invariants_catch_a_stack_of_other_cards_or_too_many():
+    """Either fault alone is a violation: a card from another deck, or more cards than dealt."""
+    state = game({"alice": {"space": "old-sewers", "tunnel_stack": ["giant-rat"]}})
+    state.decks["tunnel-stack-alice"] = ["sword"]
+    assert any("not a stack of at most" in v for v in violations(state))
+    state.decks["tunnel-stack-alice"] = ["giant-rat"] * 9
+    assert any("not a stack of at most" in v for v in violations(state))
+
+
 def test_a_tunnel_stack_in_a_scenario_takes_only_tunnel_cards():
     with pytest.raises(ConfigError, match="not in the Tunnel deck"):
         game({"alice": {"space": "old-sewers", "tunnel_stack": ["sword"]}})
