@@ -150,6 +150,28 @@ def test_trial_1_third_hero_death_wins_for_the_nemesis():
     assert s.over and s.winners == ["nem"]
 
 
+def test_a_hero_death_after_the_nemesis_won_is_not_counted():
+    """The third death ends the game; hero_deaths in the summary stays at the count that won."""
+    s = companions(api.new_game(game(heroes=4), "t"))
+    ctx = api.context(s)
+    from engine.rules.turn import kill
+    for i in (1, 2, 3):
+        kill(ctx, i)
+    assert s.over and s.winners == ["nem"]
+    kill(ctx, 4)
+    assert api.summary(s)["nemesis"]["hero_deaths"] == 3
+
+
+def test_the_invariants_catch_a_negative_shared_pool_and_a_companion_area_gone_wrong():
+    s = companions(api.new_game(game(), "t"))
+    assert not violations(s)
+    s.pools["shared_fate"] = -1
+    assert "the shared fate pool is negative" in violations(s)
+    s.pools["shared_fate"] = 0
+    s.players[1].area = ["talisman"]
+    assert any("h1: the companion area holds" in v for v in violations(s))
+
+
 def test_trial_2_only_the_x_token_hero_counts():
     s = companions(api.new_game(game(trial=2), "t"))
     x = s.counters["x-token"]
