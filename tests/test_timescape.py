@@ -133,3 +133,16 @@ def test_a_choice_made_visiting_the_enchantress_denizen_is_offered_the_warp_gate
     assert [o["key"] for o in offered or []] == ["warp-enchantress"]
     state.players[0].flags["warp-sent-enchantress"] = 1  # the Enchantress sends a character once
     assert timescape.PACK.choose_options(api.context(state), 0, choice, meta) is None
+
+
+def test_timescape_cards_on_a_space_are_met_in_the_printed_order():
+    """timescape.txt §6: Hand of Fate, Strength Aliens, Craft Aliens, Objects, Followers, whatever
+    order they lie in; a space with nothing on it has nothing to meet."""
+    from engine.packs.timescape import order
+    state = scenario.build({"game": GAME})
+    state.spaces["warp-space"] = ["timescape-follower", "alien-craft-3", "timescape-object", "alien-strength-4",
+                                  "hand-of-fate"]
+    ctx = api.context(state)
+    assert order(ctx, "warp-space", "timescape") == ["hand-of-fate", "alien-strength-4", "alien-craft-3",
+                                                     "timescape-object", "timescape-follower"]
+    assert order(ctx, "nexus", "timescape") == []
