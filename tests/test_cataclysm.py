@@ -151,3 +151,13 @@ def test_a_teleport_choice_leaves_out_spaces_under_terrain():
     state, ctx = position(piles={"terrain@temple": ["settlement"]})
     do(state, ctx, {"op": "teleport", "choose": ["temple", "oasis"], "encounter": False})
     assert ctx.player(0).space == "oasis"
+
+
+def test_no_terrain_in_the_inner_region_nor_on_the_crown():
+    """cataclysm.txt, Terrain Cards: never in the Inner Region, and the Crown of Command (a ring of
+    its own) is no place for one either; a Middle Region space is."""
+    from engine.rules.boardcards import terrain_allowed
+    content = load("revised4", ("cataclysm",))
+    assert not terrain_allowed(content, "crown-of-command")
+    assert not terrain_allowed(content, "plain-of-peril")
+    assert terrain_allowed(content, "hills-3")
