@@ -47,3 +47,10 @@ def check(path: Path, packs=()) -> None:
     for text in data.get("expect_events", {}).get("absent", []):
         assert text not in texts, f"{text!r} unexpectedly in events:\n{texts}"
     assert not state.forced, f"forced dice left unused: {state.forced}"
+
+
+def test_a_scenario_without_a_game_table_gets_the_config_message():
+    """A scenario file missing [game] is bad input: the message says what is wrong."""
+    from engine.config import ConfigError
+    with pytest.raises(ConfigError, match="1 to 6 players"):
+        scenario.build({"moves": []})
