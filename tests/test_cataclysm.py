@@ -161,3 +161,14 @@ def test_no_terrain_in_the_inner_region_nor_on_the_crown():
     assert not terrain_allowed(content, "crown-of-command")
     assert not terrain_allowed(content, "plain-of-peril")
     assert terrain_allowed(content, "hills-3")
+
+
+def test_the_report_names_each_terrain_and_the_denizens_on_the_board():
+    """What a player wants of the Cataclysm's board, in words (issue 31): each Terrain and where,
+    each space's Denizens."""
+    from engine.packs.cataclysm import Cataclysm
+    state = scenario.build({"game": GAME, "piles": {"terrain@fields": ["settlement"],
+                                                    "denizen@village": ["blacksmith"]}})
+    lines = Cataclysm().public_text(api.context(state))
+    assert "Terrain: Settlement on Fields." in lines
+    assert any(line.startswith("Denizens: Blacksmith at Village") for line in lines)
