@@ -79,3 +79,13 @@ def test_a_table_with_a_gap_is_caught():
 def test_table_row(total, dice, want):
     table = {"1": ["one"], "4-5": [], "6": ["six"]} if dice == 1 else {"2": ["two"], "3-11": []}
     assert table_row(die_rows(table), total, dice) == want
+
+
+def test_a_content_row_may_be_named_by_its_slug_alone():
+    """A content row carries `name` or `slug` (engine/schema.py accepts either); with neither
+    `pbem rules check` refuses it, saying so."""
+    from engine import schema
+    by_slug = schema.rows_problems("revised4/adventure.toml", "", {"card": [{"slug": "wolf", "count": 2}]}, {"wolf"})
+    assert not [p for p in by_slug if "has no `name`" in p]
+    unnamed = schema.rows_problems("revised4/adventure.toml", "", {"card": [{"count": 2}]}, {"wolf"})
+    assert [p for p in unnamed if "has no `name`" in p]
