@@ -187,6 +187,16 @@ def test_the_invariants_catch_a_stack_of_other_cards_or_too_many():
     assert any("not a stack of at most" in v for v in violations(state))
 
 
+def test_the_report_says_a_looted_lair_holds_nothing():
+    """Issue 31: each ruler's lair and its loot in words; emptied, it says so."""
+    from engine.packs.deep_realms import public_text
+    state = game()
+    state.spaces["rats-nest"] = []
+    lines = public_text(state, load("revised4", tuple(state.packs)))
+    assert "On Rat's Nest: nothing." in lines
+    assert any(line.startswith("On Throne Room: Onyx Circlet") for line in lines)
+
+
 def test_a_tunnel_stack_in_a_scenario_takes_only_tunnel_cards():
     with pytest.raises(ConfigError, match="not in the Tunnel deck"):
         game({"alice": {"space": "old-sewers", "tunnel_stack": ["sword"]}})
