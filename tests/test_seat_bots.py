@@ -308,7 +308,9 @@ def test_a_seat_offered_to_substitutes_goes_to_the_first_who_takes_it_by_mail(ma
     summary = svc.engine.summary(games.state(svc, games.get(svc, g)))["players"]["alice"]
     assert summary["character"].replace("-", " ").title() in text and summary["space_name"] in text
     carol, dave = _code(text), _code(sent["dave@example.org"])
-    assert carol != dave and carol.encode() not in _at_rest(svc) and dave.encode() not in _at_rest(svc)
+    stored = _at_rest(svc)
+    assert b"carol@example.org" in stored and sent["carol@example.org"].split("take ")[0][-60:].encode() in stored
+    assert carol != dave and carol.encode() not in stored and dave.encode() not in stored
     assert "no seat" in _take(svc, g, "dave", carol).outcome  # a code opens the seat to its own address only
     before = max(r["id"] for r in svc.store.outbox_rows())
     result = _take(svc, g, "carol", carol)
