@@ -44,11 +44,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 WORK = ROOT / "bench" / ".mutation"
+AGAIN = WORK / "again.verdicts.json"  # --again's verdicts, apart: a --resume running meanwhile rewrites campaign.json
 SETTINGS = ROOT / "bench" / "mutmut.toml"
 SNAPSHOT = ["engine", "pbem", "tests", "tools", "templates", "docs", "pyproject.toml"]
 MUTMUT = Path(sys.executable).parent / "mutmut"
 ENV = {**os.environ, "PBEM_PURE": "1"}  # the engine from its (mutated) Python sources
-NICE = ["nice", "-n", "19"]  # the machine's two cores are shared with the team
+NICE = ["nice", "-n", os.environ.get("MUTATION_NICE", "19")]  # the machine's two cores are shared
 AGAIN_TIMEOUT = 300  # seconds for one mutant against the new tests (each takes a few)
 # mutmut's first step alone (the start of `mutmut run`): copy the sources into mutants/ and
 # write every mutant, so that the sample can be drawn before any test runs
@@ -187,12 +188,18 @@ def find_function(tree: ast.Module, name: str, cls: str | None):
                  and n.name == name), None)
 
 
+def again_verdicts(campaign: dict) -> dict[str, str]:
+    """--again's verdicts so far (an older campaign kept them in campaign.json)."""
+    kept = json.loads(AGAIN.read_text())["verdicts"] if AGAIN.is_file() else {}
+    return {**campaign.get("again", {}), **kept}
+
+
 def report(survivors_file: Path) -> float:
     campaign = json.loads((WORK / "campaign.json").read_text())
     names = campaign["sample"]
     mutants = results(names, all_mutants())
     for m in mutants:  # killed by --again's new tests
-        if campaign.get("again", {}).get(m.name) == "killed":
+        if again_verdicts(campaign).get(m.name) == "killed":
             m.status = "killed"
     by_status: dict[str, list[Mutant]] = {}
     for m in mutants:
@@ -207,11 +214,12 @@ def report(survivors_file: Path) -> float:
         tested = len(names) - unchecked
         print(f"  {unchecked} not yet tested: {killed}/{tested} of those tested killed = "
               f"{100 * killed / tested:.1f} %")
-    if "before" in campaign:
-        before = campaign["before"]
-        print(f"before the overlay {campaign['again_overlay']}: {before}/{len(names)} killed = "
-              f"{100 * before / len(names):.1f} %; the rest re-tested in "
-              f"{campaign['again_seconds'] / 60:.1f} min")
+    again = json.loads(AGAIN.read_text()) if AGAIN.is_file() else campaign.get("again") and {
+        "overlay": campaign["again_overlay"], "seconds": campaign["again_seconds"]}
+    if again:
+        before = sum(m.status == "killed" and again_verdicts(campaign).get(m.name) != "killed" for m in mutants)
+        print(f"before --again with {' '.join(again['overlay'])}: {before}/{len(names)} killed = "
+              f"{100 * before / len(names):.1f} %; the rest re-tested in {again['seconds'] / 60:.1f} min")
     if "seconds" in campaign:
         print(f"campaign time: {campaign['seconds'] / 60:.1f} min")
     listed = [m for m in mutants if m.status not in ("killed", "not checked")]
@@ -262,8 +270,11 @@ def again(args: argparse.Namespace, start: float) -> None:
     of the suite has already failed to kill it), run as mutmut runs a mutant: MUTANT_UNDER_TEST
     names the mutant that the trampolines in mutants/ call."""
     campaign = json.loads((WORK / "campaign.json").read_text())
-    left = [m.name for m in results(campaign["sample"], all_mutants())
-            if m.status not in ("killed", "not checked")]  # not checked: --resume first
+    paths = all_mutants()
+    left = [m.name for m in results(campaign["sample"], paths)
+            if m.status not in ("killed", "not checked")  # not checked: --resume first
+            and again_verdicts(campaign).get(m.name) != "killed"
+            and (not args.only or paths[m.name].startswith(tuple(args.only)))]
     if args.survivors.is_file():
         shutil.copy2(args.survivors, args.survivors.with_name(args.survivors.stem + "-before.txt"))
     lay_over(args.overlay, WORK, WORK / "mutants")
@@ -278,11 +289,11 @@ def again(args: argparse.Namespace, start: float) -> None:
     verdicts = json.loads(out.splitlines()[-1])
     if verdicts.pop("") != "survived":
         sys.exit(f"the overlay's tests fail without a mutant: {' '.join(tests)}")
-    campaign.setdefault("before", sum(m.status == "killed" for m in results(campaign["sample"], all_mutants())))
-    campaign["again_overlay"] = campaign.get("again_overlay", []) + args.overlay
-    campaign.setdefault("again", {}).update(verdicts)
-    campaign["again_seconds"] = round(time.monotonic() - start)
-    (WORK / "campaign.json").write_text(json.dumps(campaign, indent=1))
+    kept = json.loads(AGAIN.read_text()) if AGAIN.is_file() else {"overlay": [], "verdicts": {}, "seconds": 0}
+    kept["overlay"] += args.overlay
+    kept["verdicts"].update({n: v for n, v in verdicts.items() if kept["verdicts"].get(n) != "killed"})
+    kept["seconds"] += round(time.monotonic() - start)
+    AGAIN.write_text(json.dumps(kept, indent=1))
     report(args.survivors)
 
 
@@ -297,6 +308,8 @@ def main() -> None:
     parser.add_argument("--max-children", type=int, default=2, help="mutants tested at once")
     parser.add_argument("--survivors", type=Path, default=WORK / "survivors.txt",
                         help="where to write the mutants not killed")
+    parser.add_argument("--only", nargs="*", default=[], metavar="PATH",
+                        help="with --again: only the mutants of sources under these paths (engine/bots/)")
     parser.add_argument("--again", action="store_true",
                         help="re-test the last campaign's mutants not killed, with --overlay")
     parser.add_argument("--resume", action="store_true",
