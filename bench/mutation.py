@@ -95,7 +95,7 @@ def git(*args: str) -> str:
 
 
 def lay_over(overlay: list[str], *folders: Path) -> None:
-    for name in overlay:
+    for name in {n.split("::")[0] for n in overlay}:  # FILE::TEST names one test of FILE
         source = (ROOT / name).resolve()
         rel = source.relative_to(ROOT)
         for folder in folders:
@@ -304,7 +304,7 @@ def main() -> None:
                         help="mutants to test (default 300); with --resume, grow the last campaign's sample to this")
     parser.add_argument("--commit", default="HEAD", help="the commit whose sources and tests run")
     parser.add_argument("--overlay", nargs="*", default=[], metavar="PATH",
-                        help="work-tree files laid over the snapshot (e.g. new scenarios)")
+                        help="work-tree files laid over the snapshot (new scenarios); FILE::TEST: one test")
     parser.add_argument("--max-children", type=int, default=2, help="mutants tested at once")
     parser.add_argument("--survivors", type=Path, default=WORK / "survivors.txt",
                         help="where to write the mutants not killed")
