@@ -89,3 +89,17 @@ def test_a_content_row_may_be_named_by_its_slug_alone():
     assert not [p for p in by_slug if "has no `name`" in p]
     unnamed = schema.rows_problems("revised4/adventure.toml", "", {"card": [{"count": 2}]}, {"wolf"})
     assert [p for p in unnamed if "has no `name`" in p]
+
+
+def test_a_roll_may_add_or_subtract_strength_or_craft():
+    """A content row's roll (`op = "roll"`) may add or subtract the roller's Strength or Craft
+    (no shipped card does yet; an owner's content folder may): each reads its own value."""
+    from engine import api, scenario
+    from engine.ops import read_table
+    state = scenario.build({"game": {"seed": "s", "players": [{"name": "alice", "character": "troll"},
+                                                               {"name": "bob", "character": "wizard"}]}})
+    ctx = api.context(state)  # the Troll: Strength 6, Craft 1
+    for attr, how, total in (("strength", "add", 9), ("craft", "add", 4), ("strength", "subtract", -3),
+                             ("craft", "subtract", 2)):
+        read_table(ctx, 0, {how: attr, "table": {}}, {"source": "a test"}, [3])
+        assert ctx.events[-1].text == f"alice rolls 3 for a test: {total}.", (how, attr)
