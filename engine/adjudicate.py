@@ -44,7 +44,11 @@ def apply(ctx: Ctx, text: str) -> None:
         except KeyError:
             raise IllegalMove(f"no player called {name!r}", [p.name for p in ctx.s.players]) from None
         p = ctx.player(i)
-        if what in NUMERIC or what == "spell":
+        if what in ("toad", "miss"):  # turns to come, as written
+            if not value.isdigit():
+                raise IllegalMove(f"{what} takes a number of turns such as 0 or 2, not {value!r}", [])
+            setattr(p, what, int(value))
+        elif what in NUMERIC or what == "spell":
             try:
                 n = int(value)
             except ValueError:
@@ -63,8 +67,6 @@ def apply(ctx: Ctx, text: str) -> None:
             if value not in ctx.content.board.spaces:
                 raise IllegalMove(f"no space called {value!r}", [])
             p.space = value
-        elif what in ("toad", "miss"):
-            setattr(p, what, int(value))
         elif what == "alignment" and value in ("good", "neutral", "evil"):
             p.alignment = value
         elif what == "companion" and value.isdigit():  # a pack's companion level (Nemesis)
