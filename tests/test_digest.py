@@ -54,6 +54,17 @@ def receipts(svc, to):
             if r["to_addr"] == to and r["kind"] == "receipt"]
 
 
+
+def play_winter_until_bob_asks_anna(svc) -> None:
+    """Winter played on by mail until a move of bob's asks anna."""
+    for _ in range(40):
+        player, line = legal(svc, "winter")
+        sender = "anna@example.org" if player == "anna" else "bob-winter@example.org"
+        handle(svc, mail([line], sender=sender, tok=token(svc, "winter", player), game="winter"))
+        if player == "bob" and svc.engine.waiting_for(games.state(svc, games.get(svc, "winter"))) == ["anna"]:
+            return
+    raise AssertionError("bob's moves never asked anna")
+
 def test_a_mail_line_from_one_seat_sets_every_game_of_the_address(make_service, db_setting):
     svc = league_of(make_service(**db_setting))  # migration 18 on both stores
     assert people.mail_choice(svc, "anna@example.org") == people.EACH
@@ -177,14 +188,7 @@ def test_three_games_one_digest_a_day_two_answered_in_one_reply(paced):
     assert "[autumn] anna: applied" in receipt
     assert "You have no seat in the game nowhere: nothing of its block was played." in receipt
     assert "[spring] anna, turn 1, question 1:" in receipt  # what still waits
-    for _ in range(40):  # winter played on by mail until a move of bob's asks anna
-        player, line = legal(svc, "winter")
-        sender = "anna@example.org" if player == "anna" else "bob-winter@example.org"
-        handle(svc, mail([line], sender=sender, tok=token(svc, "winter", player), game="winter"))
-        if player == "bob" and svc.engine.waiting_for(games.state(svc, games.get(svc, "winter"))) == ["anna"]:
-            break
-    else:
-        raise AssertionError("bob's moves never asked anna")
+    play_winter_until_bob_asks_anna(svc)
     assert rows_to(svc, "bob-winter@example.org", "report"), "bob (each report) gets his"
     assert len(rows_to(svc, "anna@example.org", "report")) == reports_before  # no report one by one
     clk.at(days=1, hours=1)  # the next day at 08:00: the next digest
@@ -270,12 +274,7 @@ def test_both_brings_each_report_and_the_digest(paced):
     svc, clk = paced
     handle(svc, mail(["mail: both"], sender="anna@example.org", tok=token(svc, "autumn", "anna")))
     reports_before = len(rows_to(svc, "anna@example.org", "report"))
-    for _ in range(40):  # winter played on by mail until a move of bob's asks anna
-        player, line = legal(svc, "winter")
-        sender = "anna@example.org" if player == "anna" else "bob-winter@example.org"
-        handle(svc, mail([line], sender=sender, tok=token(svc, "winter", player), game="winter"))
-        if player == "bob" and svc.engine.waiting_for(games.state(svc, games.get(svc, "winter"))) == ["anna"]:
-            break
+    play_winter_until_bob_asks_anna(svc)
     assert len(rows_to(svc, "anna@example.org", "report")) == reports_before + 1  # the report, one by one
     clk.at(hours=3)  # 08:00 UTC: no zone chosen
     asyncio.run(daemon.cycle(svc))
