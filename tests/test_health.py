@@ -146,3 +146,26 @@ def healthz_refused(home) -> bool:
     except Exception as e:  # noqa: BLE001 -- the KeyMismatch, as the daemon beside it stops
         return "is not the store's" in str(e) or "was made with key" in str(e)
     return False
+
+
+def test_a_home_served_from_cron_is_well_while_its_last_run_is_recent(tmp_path):
+    """`serve_every = "5m"`: no daemon runs (`serve --once` from cron), and that is no problem
+    while the last run polled within 5 minutes and the grace; a run missed for longer is named."""
+    home = new_home(tmp_path)
+    (home / "pbem.toml").write_text('serve_every = "5m"\n')
+    code, report = status(home)
+    assert code == 1 and report["problems"] == [
+        "no `pbem serve --once` has run within serve_every (5m): is its cron line or timer there?"]
+    assert cli(home, "serve", "--once").exit_code == 0
+    code, report = status(home)
+    assert code == 0 and report["ok"] and not report["daemon"]["running"], report
+    assert "daemon:  from cron, every 5m; last poll" in cli(home, "status").stdout
+    cfg = settings_mod.load(home)
+    health.Heartbeat(cfg).beat(datetime.now(UTC) - timedelta(minutes=8), 0.0, [], 0)  # 5 min + 2 min grace ago
+    code, report = status(home)
+    assert code == 1 and "serve_every (5m)" in report["problems"][0]
+    health.Heartbeat(cfg).beat(datetime.now(UTC), 0.0, ["smtp"], 0)  # recent, but a step failed
+    assert status(home)[1]["problems"] == ["the last cycle's steps failed: smtp (the log says why)"]
+    (home / "pbem.toml").write_text('serve_every = "often"\n')
+    result = cli(home, "status")
+    assert result.exit_code != 0 and "serve_every: 'often' is not a duration" in result.output

@@ -77,6 +77,7 @@ class Settings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     outbox_alert_hours: float = 4.0  # mail waiting longer raises one moderator notice
     stranger_replies: int = 3  # replies a day at most to one address whose mail opened no seat (backscatter)
     notice_every: str = "1h"  # the moderator's notices go out as one digest at most this often ("0": at once)
+    serve_every: str = ""  # a home run by `serve --once` from cron or a timer: how often ("5m"); "": a daemon runs
     # What one sender may make the service do (pbem/outbound/limits.py): over it, a mail is kept
     # and what is over refused, saying so once; the moderator is told in the digest.
     press_per_mail: int = 10  # messages to players (`to:`) one mail may send
@@ -95,6 +96,11 @@ class Settings(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     def notice_interval(self) -> timedelta:
         """`notice_every` as a duration (checked when the settings are loaded)."""
         return clock.duration(self.notice_every)
+
+    @property
+    def serve_interval(self) -> timedelta | None:
+        """`serve_every` as a duration; None when the home has a daemon (checked at load)."""
+        return clock.duration(self.serve_every) if self.serve_every else None
 
     @property
     def db_url(self) -> str | None:
@@ -173,10 +179,11 @@ def load(home: str | Path | None = None, config: str | Path | None = None) -> Se
         raise SettingsError(f"{config}: {e}") from None
     if settings.content_path is not None and not settings.content_path.is_dir():
         raise SettingsError(f"{config}: content: {settings.content_path} is not a folder")
-    try:
-        settings.notice_interval  # noqa: B018 -- checked once here, not at the first digest
-    except ValueError as e:
-        raise SettingsError(f"{config}: notice_every: {e}") from None
+    for key, interval in (("notice_every", "notice_interval"), ("serve_every", "serve_interval")):
+        try:  # checked once here, not when first used
+            getattr(settings, interval)
+        except ValueError as e:
+            raise SettingsError(f"{config}: {key}: {e}") from None
     return settings
 
 

@@ -37,7 +37,8 @@ def status_cmd(ctx, as_json):
 def _print(r: dict) -> None:
     d, out, key, store = r["daemon"], r["outbox"], r["key"], r["store"]
     age = d["last_poll_age_seconds"]
-    click.echo(f"daemon:  {'running' if d['running'] else 'not running'}"
+    cron = f"from cron, every {d['serve_every']}" if d.get("serve_every") else "not running"
+    click.echo(f"daemon:  {'running' if d['running'] else cron}"
                + (f", pid {d['pid']} on {d['host']}" if d["running"] and d.get("pid") else "")
                + (f"; last poll {d['last_poll']} ({age:.0f} s ago)" if d["last_poll"] and age is not None
                   else "; never polled"))

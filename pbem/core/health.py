@@ -98,7 +98,8 @@ def report(cfg: settings_mod.Settings, svc: Service | None, store_error: str | N
     """The service's health: `svc` opened without the key check (None: the store could not be
     opened, `store_error` says why). `ok` is False when a problem is named: no daemon, a
     daemon that missed its poll, the store unreachable, a key that is not the store's, a step
-    that failed in the last cycle, mail waiting longer than `outbox_alert_hours`."""
+    that failed in the last cycle, mail waiting longer than `outbox_alert_hours`. A home run
+    from cron (`serve_every`) needs no daemon: its last `serve --once` must be that recent."""
     now, problems, warnings = _now(), list[str](), list[str]()
     beat = read_heartbeat(cfg)
     running = daemonlock.running(cfg)
@@ -109,11 +110,18 @@ def report(cfg: settings_mod.Settings, svc: Service | None, store_error: str | N
                       failed_steps=beat.get("failed_steps") or [])
         daemon["last_poll_age_seconds"] = _age(now, beat.get("polled_at"))
     late = _age(now, beat.get("next_poll_by") if beat else None, GRACE_SECONDS)
-    if not running:
+    every = cfg.serve_interval
+    if every is not None and not running:  # `serve --once` from cron: its last run is the beat
+        late = _age(now, beat.get("polled_at") if beat else None, every.total_seconds() + GRACE_SECONDS)
+        daemon["serve_every"] = cfg.serve_every
+        if late is None or late > 0:
+            problems.append(f"no `pbem serve --once` has run within serve_every ({cfg.serve_every}): "
+                            "is its cron line or timer there?")
+    elif not running:
         problems.append("no `pbem serve` daemon runs on this home")
     elif late is None or late > 0:
         problems.append("the daemon has not polled when it said it would: it may be stuck")
-    if running and beat and beat.get("failed_steps"):
+    if (running or every is not None) and beat and beat.get("failed_steps"):
         problems.append(f"the last cycle's steps failed: {', '.join(beat['failed_steps'])} (the log says why)")
     key_fp = tokens.fingerprint(tokens.read_key(cfg.key_path))
     out: dict = {"ok": False, "problems": problems, "warnings": warnings, "daemon": daemon,
