@@ -107,3 +107,45 @@ def test_verify_names_the_engine_an_archive_needs(league, monkeypatch):
     assert f"the game started on engine {STARTED} and went on under engine 98.0.0" in archive.verify(mixed).problem
     monkeypatch.setattr(api, "ENGINE_VERSION", STARTED)  # the same engine: a damaged archive, no engine named
     assert "engine" not in archive.verify(data).problem
+
+
+
+
+@pytest.fixture
+def schema_ahead(monkeypatch) -> int:
+    """The installed release brings one migration more than the store has: the store's schema."""
+    from pbem.store import migrations
+    now = max(v for v, *_ in migrations.MIGRATIONS)
+    later = (now + 1, "a later release's", "CREATE TABLE later (x INTEGER)")
+    monkeypatch.setattr(migrations, "MIGRATIONS", [*migrations.MIGRATIONS, later])
+    return now
+
+
+def test_the_check_leaves_a_store_this_release_would_migrate_as_it_was(league, new_release, schema_ahead):
+    """The check runs on a copy, so the store stays as the running release left it (which could
+    not open it migrated), and the copy goes."""
+    import hashlib
+    from pathlib import Path
+
+    from pbem.store import schema_of
+    league.store.close()
+    db = Path(league.settings.db_path)
+    before = hashlib.sha256(db.read_bytes()).hexdigest()
+    out = cli(league, "upgrade-check", code=1)
+    assert "autumn (active, 40 moves" in out and "plays differently on engine 99.0.0" in out  # checked all the same
+    assert schema_of(db) == schema_ahead and hashlib.sha256(db.read_bytes()).hexdigest() == before
+    assert not list(Path(league.settings.home).glob("upgrade-check-*"))
+
+
+@pytest.mark.postgres
+def test_on_postgresql_a_check_that_would_migrate_is_refused_and_changes_nothing(make_service, pg_url, request):
+    from pbem.store import schema_of
+    svc = make_service(db=pg_url)
+    newgame.create(svc, game_config(name="autumn", seed="autumn-upgrade-seed-01"))
+    svc.store.close()
+    schema_ahead = request.getfixturevalue("schema_ahead")  # the release installed after the store was made
+    with pytest.raises(upgrade.UpgradeError) as refused:
+        upgrade.check_home(svc.settings)
+    assert f"this release would migrate the store (schema {schema_ahead} -> {schema_ahead + 1})" in str(refused.value)
+    assert "pg_dump" in str(refused.value)
+    assert schema_of(pg_url) == schema_ahead

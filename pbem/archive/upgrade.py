@@ -8,14 +8,26 @@ one, finds the first move it would play differently. Such a game, moved to the r
 go on by other rules than it began with, and its archive would no longer re-run on any one
 engine: finish it on the old release first (or accept that). Run it from the new release's
 install, on the home, before the daemon moves.
+
+The check changes nothing: a new release may bring migrations of the store, and opening the
+store applies them, after which the old release could no longer open it — the very release
+the check may tell the moderator to stay on. So when this release's schema is ahead of the
+store's, a SQLite store is checked on a copy (SQLite's backup API, in the home, removed
+after), and a PostgreSQL one is refused with how to check a copy.
 """
 from __future__ import annotations
 
+import tempfile
+from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
+
+import msgspec
 
 from engine import api
 from pbem.archive import archive
 from pbem.core import games
+from pbem.store import migrations, schema_of
+from pbem.store.backup import copy_sqlite
 
 if TYPE_CHECKING:
     from pbem.core.service import Service
@@ -31,6 +43,33 @@ class Finding(NamedTuple):
     diverges_at: int | None  # the first move it would play differently (0: the set-up)
     what: str | None  # how ("state hash differs", "cannot be applied (...)")
     content_changed: bool  # the content files differ from those the game recorded at its start
+
+
+class UpgradeError(Exception):
+    pass
+
+
+def check_home(cfg) -> list[Finding]:
+    """`check` for the home of settings `cfg`, leaving its store as it was (above)."""
+    from pbem.core.service import open_service
+    have, want = schema_of(cfg.store_target), max(v for v, *_ in migrations.MIGRATIONS)
+    if have >= want:
+        return _checked(open_service(settings=cfg))
+    if cfg.db_url:
+        raise UpgradeError(f"this release would migrate the store (schema {have} -> {want}), and the release "
+                           "you run now could not open it after: check a copy instead (pg_dump it into a new "
+                           "database, and run upgrade-check from a home whose `db` names that one)")
+    with tempfile.TemporaryDirectory(prefix="upgrade-check-", dir=cfg.home) as scratch:
+        copy = Path(scratch) / "pbem.db"
+        copy_sqlite(cfg.db_path, copy)
+        return _checked(open_service(settings=msgspec.structs.replace(cfg, db=str(copy))))
+
+
+def _checked(svc: Service) -> list[Finding]:
+    try:
+        return check(svc)
+    finally:
+        svc.store.close()
 
 
 def check(svc: Service) -> list[Finding]:

@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 import click
 
-from pbem.cli.common import echo_json, service
+from pbem.cli.common import echo_json, home_settings, service
 
 
 def _before(ctx, param, value: str | None) -> datetime | None:
@@ -59,7 +59,10 @@ def upgrade_check_cmd(ctx, as_json):
     with the hash the log recorded: run it from a new release, on the home, before the daemon
     moves to it. Exit 1 when a game would play differently."""
     from pbem.archive import upgrade
-    found = upgrade.check(service(ctx))
+    try:
+        found = upgrade.check_home(home_settings(ctx))
+    except upgrade.UpgradeError as e:
+        raise click.ClickException(str(e)) from None
     if as_json:
         echo_json([f._asdict() for f in found])
     else:

@@ -18,7 +18,7 @@ from pbem.store.common import (
 )
 
 __all__ = ["_CHAINED", "EPOCH", "Clock", "Store", "StoreUnavailable", "chain_hash", "is_url", "iso", "open_store",
-           "storable", "storable_data", "utcnow"]
+           "schema_of", "storable", "storable_data", "utcnow"]
 
 
 def open_store(target, **kwargs) -> Store:
@@ -29,3 +29,34 @@ def open_store(target, **kwargs) -> Store:
         return PostgresStore(target, **kwargs)
     from pbem.store.sqlite import SqliteStore
     return SqliteStore(target, **kwargs)
+
+
+def schema_of(target) -> int:
+    """The newest migration the store at `target` has, read without migrating it (0: none; a
+    missing SQLite file is not made)."""
+    query = "SELECT MAX(version) FROM schema_migrations"
+    if is_url(target):
+        import psycopg
+        try:
+            with psycopg.connect(target) as pg:
+                row = pg.execute(query).fetchone()
+        except psycopg.errors.UndefinedTable:
+            return 0
+        except psycopg.Error as e:
+            raise StoreUnavailable(f"PostgreSQL: {e}") from e
+        return (row[0] if row else None) or 0
+    import sqlite3
+    from pathlib import Path
+    if not Path(target).exists():
+        return 0
+    try:
+        conn = sqlite3.connect(f"file:{target}?mode=ro", uri=True)
+        try:
+            row = conn.execute(query).fetchone()
+        finally:
+            conn.close()
+    except sqlite3.OperationalError as e:
+        if "no such table" in str(e):
+            return 0
+        raise StoreUnavailable(str(e)) from e
+    return (row[0] if row else None) or 0

@@ -58,7 +58,8 @@ def check(path: Path) -> list[str]:
         store.close()
 
 
-def _copy(src: Path, dst: Path) -> None:
+def copy_sqlite(src: Path, dst: Path) -> None:
+    """A consistent copy of the SQLite store `src` (WAL included) into `dst`."""
     source = sqlite3.connect(f"file:{src}?mode=ro", uri=True)
     target = sqlite3.connect(str(dst))
     try:
@@ -79,7 +80,7 @@ def backup(db: Path, file: str | Path) -> dict:
     tmp.unlink(missing_ok=True)
     os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))  # the seeds are secret
     try:
-        _copy(Path(db), tmp)
+        copy_sqlite(Path(db), tmp)
         problems = check(tmp)
         if problems:
             raise BackupError("the copy does not verify: " + "; ".join(problems))
@@ -106,7 +107,7 @@ def restore(file: str | Path, cfg) -> dict:
         os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))  # the seeds are secret
         try:
             try:
-                _copy(file, tmp)
+                copy_sqlite(file, tmp)
             except sqlite3.Error as e:
                 raise BackupError(f"{file}: not a readable store ({e})") from None
             problems = check(tmp)
@@ -126,7 +127,7 @@ def restore(file: str | Path, cfg) -> dict:
                 last_mail = store.query("SELECT COALESCE(MAX(id), 0) AS n FROM outbox")[0]["n"]
             finally:
                 store.close()
-            _copy(tmp, db)
+            copy_sqlite(tmp, db)
         finally:
             _remove(tmp)
         _set_aside_sent_copies(cfg.outbox_path, last_mail, epoch)
