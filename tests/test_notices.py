@@ -111,11 +111,11 @@ def test_a_games_notices_go_to_its_own_moderator_with_the_game_as_it_is_now(make
 
 
 def test_a_strangers_address_reaches_the_digest_clean(svc):
-    notices.add(svc, "stranger", "eve\x00\x1b[31m@example.net: no token " + "a" * 3000, key="eve")
+    notices.add(svc, "stranger", "eve\x00\x1b[31m@example.net\u202e: no token " + "a" * 3000, key="eve")
     notices.send_due(svc)
     [digest] = digests(svc)
     text = outbox.mail(svc, digest["id"])["text"]
-    assert "\x00" not in text and "\x1b" not in text and "eve??[31m@example.net" in text
+    assert "\x00" not in text and "\x1b" not in text and "eve??[31m@example.net?: no token" in text  # bidi too
     assert len(text) < 2000
 
 

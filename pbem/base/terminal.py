@@ -28,6 +28,13 @@ def inert(value: object, *, lines: bool = False) -> str:
     return (_CONTROL_IN_TEXT if lines else _CONTROL).sub(_escape, str(value))
 
 
+def blanked(value: object) -> str:
+    """`value` with each control character (newlines and tabs kept) written as "?": for text
+    from outside put into a mail of ours (a moderator's notice), where an escape would read as
+    noise and a bidi control could reorder what the reader sees."""
+    return _CONTROL_IN_TEXT.sub("?", str(value))
+
+
 def inert_json(text: str) -> str:
     """JSON text (json.dumps escapes C0 controls itself) with DEL, C1 and bidi controls as
     \\u escapes: the same JSON, inert on a terminal."""

@@ -14,11 +14,10 @@ waited an hour is not read as stale news.
 """
 from __future__ import annotations
 
-import re
 from datetime import datetime
 from typing import TYPE_CHECKING, NamedTuple
 
-from pbem.base import clock, log
+from pbem.base import clock, log, terminal
 from pbem.base.i18n import N_
 from pbem.core import games
 from pbem.outbound import outbox, reports
@@ -46,7 +45,6 @@ KINDS: dict[str, Kind] = {
     "stranger": Kind(N_("Mail from addresses that opened no seat"), "strangers' mails"),
 }
 SHOWN = 20  # notices of one kind a digest lists; the rest are counted
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
 
 def add(svc: Service, kind: str, text: str, *, key: object, game: str | None = None, to: str | None = None) -> bool:
@@ -60,7 +58,7 @@ def add(svc: Service, kind: str, text: str, *, key: object, game: str | None = N
         row = svc.store.game(game)
         to = reports.moderator_address(svc, row) if row else None
     to = to or svc.settings.moderator
-    text = log.scrub(_CONTROL.sub("?", str(text))[:1000])  # a stranger's address: clean, and no token
+    text = log.scrub(terminal.blanked(text)[:1000])  # a stranger's address: clean, and no token
     if not to:
         log.get(game=game).warning("no moderator address: notice not sent", kind=kind, text=text)
         return False
