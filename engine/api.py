@@ -20,6 +20,7 @@ from engine.packs.base import Pack
 from engine.questions import DECLINE  # noqa: F401  (re-exported)
 from engine.rules import leave, machine, setup
 from engine.state import Event, Game, Move, Option, Prompt
+from engine.text import msg
 
 # 0.2: the Cataclysm pack, turn-ending Events discarded; 0.3: defaults not encoded;
 # 0.3.1: fate rerolls share one event wording; 0.4: the Nemesis pack (fate through stats.fate, hooks)
@@ -127,7 +128,7 @@ def apply(state: Game, move: Move, *, copy: bool = True, packs: Sequence[Pack] =
     one from new_game, decode or replay, or from such a fold: not one `apply` returned while
     its input is still in use."""
     if state.over:
-        raise IllegalMove("the game is over", [])
+        raise IllegalMove(msg("the game is over"), [])
     new = clone(state, players=False) if copy else state
     events: list[Event] = []
     ctx = machine.Ctx(new, events, registry.hooks(new.packs, packs), shared=copy)
@@ -150,10 +151,10 @@ def parse_move(text: str, player: str | None = None) -> Move:
     """`"17: left"`, `"alice: 17: left"` or `"left"` (player given) as a Move."""
     m = _MOVE.match(text)
     if not m:
-        raise IllegalMove(f"cannot read {text!r} as an answer", [])
+        raise IllegalMove(msg("cannot read {text!r} as an answer", text=text), [])
     name = m["player"].lower() if m["player"] else player
     if name is None:
-        raise IllegalMove(f"{text!r} does not say who answers", [])
+        raise IllegalMove(msg("{text!r} does not say who answers", text=text), [])
     return Move(name, m["key"].lower(), int(m["prompt"]) if m["prompt"] else None, m["arg"])
 
 

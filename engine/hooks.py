@@ -28,6 +28,7 @@ from engine.content import Character, Content, Source
 from engine.packs.base import Pack
 from engine.rules.machine import Ctx
 from engine.state import Game, Option, Player
+from engine.text import Text
 
 T = TypeVar("T")
 
@@ -287,12 +288,12 @@ class Hooks:
             p.duel_won(ctx, winner, loser)
 
     # -- the moderator -----------------------------------------------------------------------------
-    def set_companion_level(self, ctx: Ctx, i: int, level: int) -> str | bool | None:
+    def set_companion_level(self, ctx: Ctx, i: int, level: int) -> Text | bool | None:
         """FIRST."""
         return self._one("set_companion_level", [(p, p.set_companion_level(ctx, i, level))
                                                  for p in self._by["set_companion_level"]])
 
-    def adjudicate(self, ctx: Ctx, i: int, what: str, value: str) -> bool | str | None:
+    def adjudicate(self, ctx: Ctx, i: int, what: str, value: str) -> bool | Text | None:
         """FIRST."""
         return self._one("adjudicate", [(p, p.adjudicate(ctx, i, what, value)) for p in self._by["adjudicate"]])
 

@@ -316,3 +316,31 @@ def engine_texts_in_each_language(svc, g):
     for asked in ("In welche Richtung ziehen Sie?", "im Uhrzeigersinn ziehen"):
         assert asked in anna, asked
     assert "Which way do you move?" not in anna and "Which way do you move?" in bob
+
+
+def test_a_refused_answer_says_why_in_the_readers_language(web):  # noqa: F811
+    """Why the engine refuses an answer (engine/errors.py IllegalMove, a message) is in the
+    sender's language: in the mail that answers hers and on her page after the form; the logs
+    and an English reader keep the engine's English."""
+    from pbem.base import engine_text
+
+    svc, client = web
+    g = mixed(svc)
+    asked = svc.engine.prompts(games.state(svc, games.get(svc, g)))[0]
+    assert asked.players == ["anna"], asked.players
+    result = handle(svc, mail([f"{asked.id}: xyzzy"], sender="anna@example.de", tok=token(svc, g, "anna")))
+    assert result.status == "rejected" and f"'xyzzy' is not an answer to prompt {asked.id}" in result.outcome
+    with i18n.using("de"):
+        question = engine_text.said(asked.question, asked.msg)
+    assert question != asked.question
+    said = " ".join(mails(svc, "anna@example.de", "error")[-1]["text"].split())
+    assert f"'xyzzy' ist keine Antwort auf Frage {asked.id} ({question})" in said, said
+    assert "is not an answer" not in said and asked.question not in said
+    handle(svc, mail([f"{asked.id}: left"], sender="bob@example.org", tok=token(svc, g, "bob")))
+    assert "bob is not asked anything now (waiting for anna)" in mails(svc, "bob@example.org", "error")[-1]["text"]
+    url = seat_url(svc, g, "anna")
+    page = client.get(url).text
+    done = client.post(url, data={"action": "lines", "lines": "xyzzy", "csrf": hidden(page, "csrf"),
+                                  "prompt": hidden(page, "prompt"), "form": hidden(page, "form")})
+    assert done.status_code == 422 and f"&#39;xyzzy&#39; ist keine Antwort auf Frage {asked.id}" in done.text, \
+        done.text[:2000]

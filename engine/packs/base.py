@@ -20,6 +20,7 @@ from engine.config import GameConfig, RuleOption
 from engine.content import Character, Content, Source
 from engine.rules.machine import Ctx
 from engine.state import Game, Option, Player
+from engine.text import Text
 
 try:
     from mypy_extensions import mypyc_attr
@@ -220,11 +221,11 @@ class Pack:
         alignment Wanted Posters pay a bounty). Asked by engine/rules/combat.py `duel_resolve`."""
 
     # -- the moderator ---------------------------------------------------------------------------
-    def set_companion_level(self, ctx: Ctx, i: int, level: int) -> str | bool | None:
+    def set_companion_level(self, ctx: Ctx, i: int, level: int) -> Text | bool | None:
         """FIRST. `adjudicate <p> companion <n>`: True when set, a string when refused (why)."""
         return None
 
-    def adjudicate(self, ctx: Ctx, i: int, what: str, value: str) -> bool | str | None:
+    def adjudicate(self, ctx: Ctx, i: int, what: str, value: str) -> bool | Text | None:
         """FIRST. `adjudicate <p> <what> <value>` in this pack's own words: True when done, a
         string when refused (why)."""
         return None

@@ -33,7 +33,7 @@ from engine.rules.machine import Ctx, on_answer, task
 from engine.rules.movement import one_space_only, place
 from engine.rules.rerolls import offer_reroll
 from engine.state import Option, Prompt, Task, option
-from engine.text import msg
+from engine.text import Text, msg
 
 RING = "city"
 
@@ -327,7 +327,7 @@ class City(Pack):
         ctx.push("effect", i, ops=c.effect, source=c.name)
         return True
 
-    def adjudicate(self, ctx: Ctx, i: int, what: str, value: str) -> bool | str | None:
+    def adjudicate(self, ctx: Ctx, i: int, what: str, value: str) -> bool | Text | None:
         """`alice give bob:sword`, `alice give bob:gold:2`: a trade the moderator records."""
         return city_shops.give(ctx, i, value) if what == "give" else None
 

@@ -18,7 +18,7 @@ from engine.rules.encounter import ORDER
 from engine.rules.items import gain_object
 from engine.rules.machine import Ctx, task
 from engine.state import Task
-from engine.text import msg
+from engine.text import Text, msg
 
 POTIONS = "potion"
 POTION = "city-potion"  # the Potions' card hook
@@ -73,24 +73,25 @@ def free_samples(ctx: Ctx, t: Task) -> None:
     ctx.emit("city", msg("{player} is given free samples: {names}.", player=p.name, names=names), player=p.name)
 
 
-def give(ctx: Ctx, i: int, value: str) -> bool | str:
+def give(ctx: Ctx, i: int, value: str) -> bool | Text:
     """Trading Day's trades, recorded by the moderator: `alice give bob:sword` (an Object or a
     Follower changes hands), `alice give bob:gold:2`."""
     to, _, what = value.partition(":")
     try:
         j = ctx.index(to)
     except KeyError:
-        return f"give: no player called {to!r} (write give <player>:<card> or give <player>:gold:<n>)"
+        return msg("give: no player called {to!r} (write give <player>:<card> or give <player>:gold:<n>)", to=to)
     p, q = ctx.player(i), ctx.player(j)
     if what.startswith("gold:"):
         n = int(what[5:]) if what[5:].isdigit() else 0
         if not 0 < n <= p.gold:
-            return f"give: {p.name} has {p.gold} gold to give, not {what[5:]!r}"
+            return msg("give: {player} has {gold} gold to give, not {asked!r}", player=p.name, gold=p.gold,
+                       asked=what[5:])
         p.gold -= n
         q.gold += n
         return True
     if what not in p.objects + p.followers:
-        return f"give: {p.name} holds no {what!r}"
+        return msg("give: {player} holds no {card!r}", player=p.name, card=what)
     (p.objects if what in p.objects else p.followers).remove(what)
     gain_object(ctx, j, what)  # over the limit it is left on the receiver's space
     return True

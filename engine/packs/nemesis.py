@@ -46,6 +46,7 @@ from engine.packs.base import Pack, RuleOption
 from engine.packs.nemesis_board import adversary_space, heroes, nemesis, tokens
 from engine.rules.machine import Ctx
 from engine.state import Option
+from engine.text import Text
 
 
 class Nemesis(Pack):
@@ -109,7 +110,7 @@ class Nemesis(Pack):
     def quest_possible(self, ctx: Ctx, i: int, goal: str) -> bool | None:
         return nemesis_heroes.quest_possible(ctx, i, goal)
 
-    def set_companion_level(self, ctx: Ctx, i: int, level: int) -> str | bool | None:
+    def set_companion_level(self, ctx: Ctx, i: int, level: int) -> Text | bool | None:
         return nemesis_companions.set_companion_level(ctx, i, level)
 
     def trophy_value(self, ctx: Ctx, p: Any) -> Callable[[str, str], int] | None:

@@ -14,7 +14,7 @@ from engine.packs.nemesis_board import living
 from engine.rules import stats
 from engine.rules.machine import Ctx, task
 from engine.state import Game, Option, Task, option
-from engine.text import msg
+from engine.text import Text, msg
 
 
 def level(s: Game, name: str) -> int:
@@ -37,16 +37,16 @@ def next_level(ctx: Ctx, i: int) -> dict | None:
     return row if not row.get("cost") or test(ctx, i, row["cost"]) else None
 
 
-def set_companion_level(ctx: Ctx, i: int, n: int) -> str | bool:
+def set_companion_level(ctx: Ctx, i: int, n: int) -> Text | bool:
     """Raise (or set, by the moderator's `adjudicate alice companion 2`) a companion's level.
     Level 3 needs a Talisman, which stays on the companion for good."""
     p = ctx.player(i)
     if not p.area or not 1 <= n <= 3:
-        return f"{p.name} has no companion, or level {n} is not 1-3"
+        return msg("{player} has no companion, or level {n} is not 1-3", player=p.name, n=n)
     if n == 3 and len(p.area) == 1:
         t = next((c for c in p.objects if ctx.content.cards[c].prop("talisman")), None)
         if t is None:
-            return f"{p.name} holds no Talisman: level 3 needs one"
+            return msg("{player} holds no Talisman: level 3 needs one", player=p.name)
         p.objects.remove(t)
         p.area.append(t)
     ctx.s.counters[f"companion@{p.name}"] = n  # kept by the player, as the companion is, after a death

@@ -68,15 +68,15 @@ from engine.rules.encounter import others_here
 from engine.rules.items import discard
 from engine.rules.machine import Ctx
 from engine.state import Option, option
-from engine.text import msg
+from engine.text import Text, msg
 
 # -- the moderator's words (the hook `adjudicate`) ------------------------------------------
 
-def _adjudicate(ctx: Ctx, i: int, what: str, value: str) -> bool | str | None:
+def _adjudicate(ctx: Ctx, i: int, what: str, value: str) -> bool | Text | None:
     p = ctx.player(i)
     if what in ("rations", "cargo"):
         if not at_sea(p):
-            return f"{p.name} is not aboard a ship"
+            return msg("{player} is not aboard a ship", player=p.name)
         if what == "rations" and int(value) > 0:
             add_rations(ctx, i, int(value))
         else:
@@ -86,18 +86,18 @@ def _adjudicate(ctx: Ctx, i: int, what: str, value: str) -> bool | str | None:
         return True
     if what == "shipwreck":
         if not at_sea(p):
-            return f"{p.name} is not aboard a ship"
+            return msg("{player} is not aboard a ship", player=p.name)
         wreck(ctx, i, rolls=value != "duel", fed=value == "duel")
         return True
     if what == "home":
         if not at_sea(p):
-            return f"{p.name} is not aboard a ship"
+            return msg("{player} is not aboard a ship", player=p.name)
         p.flags["sea"], p.flags["sea-home"] = "home", max(1, int(value))
         return True
     if what == "sea-follower":
         supply = ctx.s.decks.get("sea-follower", [])
         if value not in supply:
-            return f"{value!r} is not set aside (taken already, or not a Sea Voyage Follower)"
+            return msg("{card!r} is not set aside (taken already, or not a Sea Voyage Follower)", card=value)
         supply.remove(value)
         p.followers.append(value)
         leave_play(ctx, ctx.content.cards[value].prop("from_card"))
@@ -261,14 +261,14 @@ class SeaVoyage(Pack):
             off_board(p)
         return True
 
-    def adjudicate(self, ctx: Ctx, i: int, what: str, value: str) -> bool | str | None:
+    def adjudicate(self, ctx: Ctx, i: int, what: str, value: str) -> bool | Text | None:
         """The moderator's words for a voyage: `alice rations -2`, `alice cargo +1`, `alice
         shipwreck 1` (`shipwreck duel`: no rolls, food for the way), `alice home 3` (turn home with
         3 turns to go), `alice sea-follower amazon-queen` (take her; her card leaves play)."""
         try:
             return _adjudicate(ctx, i, what, value)
         except ValueError:
-            return f"{what} takes a number such as +1 or -2, not {value!r}"
+            return msg("{what} takes a number such as +1 or -2, not {value!r}", what=what, value=value)
 
 
 def _voyage(content: Any, name: str, v: dict[str, Any]) -> str:

@@ -24,15 +24,15 @@ KEY = "leave-game"  # not "leave": the City asks "stay" or "leave"
 def leave(ctx: Ctx, move: Move) -> None:
     s = ctx.s
     if move.player != MODERATOR:  # a player resigns by a confirmed `resign`, which the service plays so
-        raise IllegalMove("only the moderator plays `leave-game <player>`: to leave, write resign", [])
+        raise IllegalMove(msg("only the moderator plays `leave-game <player>`: to leave, write resign"), [])
     who = (move.arg or "").strip().lower()
     try:
         i = ctx.index(who)
     except KeyError:
-        raise IllegalMove(f"no player called {who!r} to leave", [p.name for p in s.players]) from None
+        raise IllegalMove(msg("no player called {who!r} to leave", who=who), [p.name for p in s.players]) from None
     p = ctx.player(i)
     if p.out:
-        raise IllegalMove(f"{who} has left the game already", [])
+        raise IllegalMove(msg("{who} has left the game already", who=who), [])
     q = s.prompt
     if q is not None and who in q.players and who not in q.answers:
         if s.current == i:  # their own turn: nothing more of it is played

@@ -199,20 +199,23 @@ def answer(ctx: Ctx, move: Move) -> None:
     p = state.prompt
     waits_for_moderator(p, move)
     if p is None:
-        raise IllegalMove("no question is open", [])
+        raise IllegalMove(msg("no question is open"), [])
     if move.prompt is not None and move.prompt != p.id:
-        raise IllegalMove(f"prompt {move.prompt} is not open (the open prompt is {p.id})", [o.key for o in p.options])
+        raise IllegalMove(msg("prompt {asked} is not open (the open prompt is {open})", asked=move.prompt, open=p.id),
+                          [o.key for o in p.options])
     who = move.player
     if who == MODERATOR:
         waiting = [n for n in p.players if n not in p.answers]
         who = waiting[0]
     elif who not in p.players:
-        raise IllegalMove(f"{who} is not asked anything now (waiting for {', '.join(p.players)})", [])
+        raise IllegalMove(msg("{who} is not asked anything now (waiting for {players})", who=who,
+                              players=", ".join(p.players)), [])
     elif who in p.answers:
-        raise IllegalMove(f"{who} has already answered prompt {p.id}", [])
+        raise IllegalMove(msg("{who} has already answered prompt {prompt}", who=who, prompt=p.id), [])
     if not any(o.key == move.key for o in p.options):
         keys = [o.key for o in p.options]
-        raise IllegalMove(f"{move.key!r} is not an answer to prompt {p.id} ({p.question})", keys)
+        raise IllegalMove(msg("{key!r} is not an answer to prompt {prompt} ({question})", key=move.key, prompt=p.id,
+                              question=p.msg or p.question), keys)
     if len(p.players) > 1:
         p.answers[who] = move.key
         if len(p.answers) < len(p.players):
@@ -224,7 +227,7 @@ def answer(ctx: Ctx, move: Move) -> None:
 def waits_for_moderator(p: Prompt | None, move: Move) -> None:
     """Only the moderator answers while a card waits for the moderator's ruling."""
     if p is not None and p.kind == "adjudicate" and move.player != MODERATOR:
-        raise IllegalMove("the game waits for the moderator to settle a card", [])
+        raise IllegalMove(msg("the game waits for the moderator to settle a card"), [])
 
 
 @on_answer("adjudicate", "a card the engine cannot settle, asked of the moderator: `adjudicate <effects>` or `skip`",

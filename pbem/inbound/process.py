@@ -43,6 +43,7 @@ class Result:
     inbox_id: int | None = None
     game: str | None = None
     player: str | None = None
+    said: str | None = None  # why it was refused, in the sender's language (the web page shows it)
 
     @property
     def refused(self) -> bool:
@@ -323,7 +324,7 @@ def _reply_error(svc: Service, game, player, row, order, reason: str) -> Result:
     reports.queue_report(svc, game, player, games.state(svc, game), kind="error",
                          mid_parts=(f"in{row['id']}",), extra=extra, in_reply_to=order.message_id, inbox_id=row["id"],
                          pace=reported.part)
-    return Result("rejected", f"rejected: {reason}", row["id"], game["id"], player["name"])
+    return Result("rejected", f"rejected: {reason}", row["id"], game["id"], player["name"], said=reason)
 
 
 def _process(svc: Service, row: dict, reading: Reading) -> Result:
@@ -501,11 +502,13 @@ def _stale(svc: Service, game: dict, player: dict, state, order: orders.Order, l
     mine = svc.engine.view(state, player["name"]).get("mine")
     if mine is not None and str(mine["id"]) == asked:
         return None
-    now = f"The question open for you now is {mine['id']}: see below." if mine else "No question is open for you now."
+    # in the sender's language (the caller's `i18n.using`)
+    now = _("The question open for you now is %(id)s: see below.", id=mine["id"]) if mine else \
+        _("No question is open for you now.")
     return {"line": unnumbered[0], "options": [o["key"] for o in mine["options"]] if mine else [],
-            "reason": f"Your reply answers the report that asked question {asked}, which has closed since: "
-                      f"nothing in it was played. {now} Reply to this mail, or number your answer "
-                      f"({mine['id'] if mine else 'N'}: key)."}
+            "reason": _("Your reply answers the report that asked question %(asked)s, which has closed since: "
+                        "nothing in it was played. %(now)s Reply to this mail, or number your answer "
+                        "(%(id)s: key).", asked=asked, now=now, id=mine["id"] if mine else "N")}
 
 
 def apply_order(svc: Service, game: dict, player: dict, row: dict, order: orders.Order, lines: list[str],
@@ -521,15 +524,15 @@ def apply_order(svc: Service, game: dict, player: dict, row: dict, order: orders
         reports.queue_report(svc, game, player, before, kind="error", mid_parts=(f"in{row['id']}",), extra=extra,
                              in_reply_to=order.message_id, inbox_id=row["id"], pace=reported.part)
         return Result("rejected", f"rejected: replies to closed question; {len(lines)} line(s) not played",
-                      row["id"], game["id"], player["name"])
+                      row["id"], game["id"], player["name"], said=stale["reason"])
     played = moves.play(svc, game, player["name"], lines, check=order.check, message_id=order.message_id,
                         inbox_id=row["id"], start=before if game["state"] is blob else None)  # not decoded twice
     if played.failed and not played.unused and order.signature and \
             played.failed["line"] == orders.redact(order.signature, order.token):
         played.failed = None  # the last line was the player's name, not an answer
         if not played.applied and not played.standing and not notes:
-            return _reply_error(svc, game, player, row, order, "No answers were found in your message "
-                                f"(the last line, {order.signature!r}, reads as your name).")
+            return _reply_error(svc, game, player, row, order, _("No answers were found in your message "
+                                "(the last line, %(line)s, reads as your name).", line=repr(order.signature)))
     extra = {"applied": played.applied, "failed": played.failed, "unused": played.unused, "check": order.check,
              "pace_notes": notes, "attempts": order.attempts, "press_notes": press_notes}
     kind = "error" if played.failed else "receipt"
@@ -556,4 +559,5 @@ def apply_order(svc: Service, game: dict, player: dict, row: dict, order: orders
         outcome += f", {len(notes)} setting line(s)"
     if played.failed:
         outcome += f"; stopped at {played.failed['line']!r}: {played.failed['reason']}"
-    return Result(status, log.scrub(outcome), row["id"], game["id"], player["name"])
+    return Result(status, log.scrub(outcome), row["id"], game["id"], player["name"],
+                  said=reports.refused_why(played.failed) if played.failed else None)

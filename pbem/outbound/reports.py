@@ -278,8 +278,8 @@ def _queue_report(svc: Service, game: dict, player: dict, state, *, kind: str, m
                          pace=pace)
     ctx.update(extra or {})
     ctx["service_notes"] = _told(svc, player)
-    if ctx.get("failed"):  # the engine says "prompt"; a mail says "question", as its reports do
-        ctx["failed"] = {**ctx["failed"], "reason": _PROMPT_WORD.sub("question", ctx["failed"]["reason"])}
+    if ctx.get("failed"):  # why a line was refused, in the reader's language
+        ctx["failed"] = {**{k: v for k, v in ctx["failed"].items() if k != "msg"}, "reason": refused_why(ctx["failed"])}
     if stored_frame is not None:  # several mails show this frame: it is stored once, not in each
         ctx["board"] = {"stored": stored_frame}
     marker = outbox.new_marker() if "token_salt" in player else None  # only a seat has a token
@@ -292,6 +292,13 @@ def _queue_report(svc: Service, game: dict, player: dict, state, *, kind: str, m
                    in_reply_to=in_reply_to or root, references=[root, in_reply_to], inbox_id=inbox_id,
                    since_seq=since, extra_headers={QUESTION_HEADER: str(ctx["asked"]["id"])} if ctx["asked"] else None,
                    reply=in_reply_to is not None, calendar=calendar_part(svc, game, player, ctx))
+
+
+def refused_why(failed: dict) -> str:
+    """Why a line was refused (pbem/pace/moves.py `refusal`), as the current reader reads it: the
+    engine's message translated, else its English; the engine says "prompt", a mail says
+    "question", as its reports do."""
+    return _PROMPT_WORD.sub("question", engine_text.said(failed["reason"], failed.get("msg")))
 
 
 def calendar_part(svc: Service, game: dict, player: dict, ctx: dict) -> str | None:

@@ -13,6 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+import msgspec
+
 from pbem.core import games
 from pbem.core.games import state
 from pbem.outbound import outbox, turnmail
@@ -27,7 +29,7 @@ if TYPE_CHECKING:
 class Played:
     """What became of a list of answers."""
     applied: list[str] = field(default_factory=list)  # canonical lines, as logged
-    failed: dict | None = None  # {"line", "reason", "options"} of the line that stopped it
+    failed: dict | None = None  # the line that stopped it: `refusal`
     unused: list[str] = field(default_factory=list)  # lines after the one that failed
     standing: list[str] = field(default_factory=list)  # lines played by standing orders (pbem/pace/answering.py)
     bots: list[str] = field(default_factory=list)  # lines played by seat bots (pbem/pace/answering.py)
@@ -73,7 +75,7 @@ def play(svc: Service, game: dict, player: str, lines: list[str], *, actor: str 
         except eng.IllegalMove as e:
             if auto and auto.step(out, moves):
                 continue
-            out.failed = {"line": line, "reason": e.reason, "options": list(e.options)}
+            out.failed = refusal(line, e, list(e.options))
             out.unused = lines[i + 1:]
             break
         out.applied.append(str(move))
@@ -92,13 +94,21 @@ def play(svc: Service, game: dict, player: str, lines: list[str], *, actor: str 
     return out
 
 
+def refusal(line: str, e: Any, options: list[str]) -> dict:
+    """A line the engine refused (`e`, its IllegalMove): the line, why (`reason`, English: the
+    logs', the moderator's), why as the engine's message (`msg`, JSON: a reader's language
+    translates it, pbem/base/engine_text.py `said`), and the answers open instead."""
+    return {"line": line, "reason": e.reason, "msg": msgspec.to_builtins(e.msg) if e.msg else None,
+            "options": options}
+
+
 def _readable(eng, line: str, player: str, out: Played) -> bool:
     try:
         eng.parse_move(line, player=player)
         return True
     except eng.IllegalMove as e:
         if out.failed is None:
-            out.failed = {"line": line, "reason": e.reason, "options": []}
+            out.failed = refusal(line, e, [])
         return False
 
 

@@ -150,7 +150,7 @@ class Web:
         except forms.Refused as e:
             return self.seat_page(request, {"ok": False, "text": str(e), "detail": None}, typed, status=e.status)
         if result.status in ("refused", "rejected", "error"):  # the page shows why, and keeps the text
-            return self.seat_page(request, _notice(result.status, result.outcome), typed, status=422)
+            return self.seat_page(request, _notice(result.status, result.said or result.outcome), typed, status=422)
         return RedirectResponse(f"{links.seat_path(svc, seat)}?done={result.inbox_id}", status_code=303)
 
     def calendar_feed(self, request: Request) -> Response:
