@@ -31,13 +31,14 @@ def queue_reports(svc: Service, game: dict, played, *, sender: str | None = None
     stored = svc.store.add_frame(msgspec.json.encode(frame).decode()) if len(to) > 1 else None
     backlog = turnmail.Backlog(svc, game["id"], min(p["reported_seq"] for p in to), seq) if to else None
     svc.store.set_reported(game["id"], [p["name"] for p in to if p["reported_seq"] != seq], seq)
-    for player in to:
-        mine = player["name"] == sender
-        kind = "gameover" if over else sender_kind if mine else "report"
-        reports.queue_report(svc, game, player, state, kind=kind, mid_parts=("over",) if over else (seq,),
-                             extra={**extra, **(sender_extra or {})} if mine else extra, frame=frame,
-                             backlog=backlog, in_reply_to=in_reply_to if mine else None, inbox_id=inbox_id,
-                             stored_frame=stored, reported=True, pace=pace)
+    with svc.store.read_once(game["id"], [p.get("email") for p in to]):  # each seat's reads: one for all
+        for player in to:
+            mine = player["name"] == sender
+            kind = "gameover" if over else sender_kind if mine else "report"
+            reports.queue_report(svc, game, player, state, kind=kind, mid_parts=("over",) if over else (seq,),
+                                 extra={**extra, **(sender_extra or {})} if mine else extra, frame=frame,
+                                 backlog=backlog, in_reply_to=in_reply_to if mine else None, inbox_id=inbox_id,
+                                 stored_frame=stored, reported=True, pace=pace)
     if turnmail.everyone(svc.engine, played):
         observers.queue(svc, game, state, key="over" if over else seq, frame=frame)
     if svc.engine.MODERATOR in svc.engine.waiting_for(state):
@@ -51,7 +52,9 @@ def queue_game_over(svc: Service, game: dict, state, *, ended_by_moderator: bool
     game = {**game, "status": "ended"}
     extra = {"seed": games.seed(svc, game), "commitment": game["seed_commitment"],
              "ended_by_moderator": ended_by_moderator}
-    for player in svc.store.players(game["id"], active_only=True):
-        reports.queue_report(svc, game, player, state, kind="gameover", mid_parts=("over",), extra=extra,
-                             frame=frame, pace=pace)
+    players = svc.store.players(game["id"], active_only=True)
+    with svc.store.read_once(game["id"], [p.get("email") for p in players]):
+        for player in players:
+            reports.queue_report(svc, game, player, state, kind="gameover", mid_parts=("over",), extra=extra,
+                                 frame=frame, pace=pace)
     observers.queue(svc, game, state, key="over", frame=frame)

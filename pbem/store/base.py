@@ -12,6 +12,7 @@ deadline rows a daemon claims (FOR UPDATE SKIP LOCKED: another daemon takes the 
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from collections.abc import Iterator, Sequence
@@ -78,6 +79,47 @@ class Store:
     def _one(self, sql: str, params=()) -> dict | None:
         rows = self._all(sql, params)
         return rows[0] if rows else None
+
+    # -- the reads of a move's reports, once for all their readers ---------------------------
+
+    _once: dict | None = None  # while `read_once`: what it read, by (table, what) and seat
+
+    @contextlib.contextmanager
+    def read_once(self, game: str, addresses: Sequence[str | None] = ()) -> Iterator[None]:
+        """Within it, the reads each report of `game` makes for its reader (the seat's row, open
+        deadlines, the calendar's cancellations owed, standing orders, vacations; the address
+        settings of `addresses`) are one read for all seats each, made at first use: a move's
+        reports cost a few statements, not six for each reader (on PostgreSQL a round trip each).
+        A write to a table drops what was read of it, so a read after a write reads again."""
+        outer = self._once
+        self._once = {"game": game, "addresses": [a.lower() for a in addresses if a]}
+        try:
+            yield
+        finally:
+            self._once = outer
+
+    def _seat_rows(self, table: str, what: str, game: str, seat: str, sql: str) -> list[dict] | None:
+        """`seat`'s rows of `game` from the game-wide read `sql` (one parameter: the game) made
+        once within `read_once` (each seat's keep the read's order); None outside it."""
+        once = self._once
+        if once is None or once["game"] != game:
+            return None
+        by_seat = once.get((table, what))
+        if by_seat is None:
+            by_seat = once[(table, what)] = {}
+            for row in self._all(sql, (game,)):
+                by_seat.setdefault(row["name" if table == "players" else "player"], []).append(row)
+        return [dict(row) for row in by_seat.get(seat, ())]
+
+    _WRITES = re.compile(r"\b(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+(\w+)", re.IGNORECASE)
+
+    def _written(self, sql: str) -> None:
+        """A statement run within `read_once`: what was read of the tables it writes is dropped."""
+        once = self._once
+        if once is not None:
+            for table in self._WRITES.findall(sql):
+                for key in [k for k in once if isinstance(k, tuple) and k[0] == table.lower()]:
+                    del once[key]
 
     def _the_one(self, sql: str, params=()) -> dict:
         """A read that always finds its row: an aggregate, or a row the caller knows is there."""
@@ -218,6 +260,9 @@ class Store:
                                  "status": "bot" if bot else "active", "bot": bot, "bot_by": "seat" if bot else None})
 
     def player(self, game: str, name: str) -> dict | None:
+        once = self._seat_rows("players", "all", game, name, "SELECT * FROM players WHERE game = ?")
+        if once is not None:
+            return once[0] if once else None
         return self._one("SELECT * FROM players WHERE game = ? AND name = ?", (game, name))
 
     def players(self, game: str, active_only: bool = False) -> list[dict]:
@@ -235,7 +280,15 @@ class Store:
     ADDRESS_FIELDS = ("language", "mail", "zone", "digest_at", "digest_day", "digest_salt")
 
     def address_settings(self, address: str) -> dict | None:
-        return self._one("SELECT * FROM address_settings WHERE address = ?", (address.lower(),))
+        address, once = address.lower(), self._once
+        if once is not None and address in once["addresses"]:  # read_once: all of them in one read
+            rows = once.get(("address_settings", "all"))
+            if rows is None:
+                wanted = once["addresses"]
+                rows = once[("address_settings", "all")] = {r["address"]: r for r in self._all(
+                    f"SELECT * FROM address_settings WHERE address IN ({', '.join('?' * len(wanted))})", wanted)}
+            return dict(rows[address]) if address in rows else None
+        return self._one("SELECT * FROM address_settings WHERE address = ?", (address,))
 
     def set_address_settings(self, address: str, **fields) -> None:
         """Set some of an address's settings (ADDRESS_FIELDS), the others kept."""
@@ -735,6 +788,11 @@ class Store:
 
     def deadlines(self, game: str, player: str | None = None, open_only: bool = True,
                   order: str = "due_at, prompt, player") -> list[dict]:
+        if player and open_only and order == "due_at, prompt, player":
+            once = self._seat_rows("deadlines", "open", game, player, "SELECT * FROM deadlines WHERE game = ? "
+                                   "AND status = 'open' ORDER BY due_at, prompt, player")
+            if once is not None:
+                return once
         sql, params = "SELECT * FROM deadlines WHERE game = ?", [game]
         if open_only:
             sql += " AND status = 'open'"
@@ -796,6 +854,10 @@ class Store:
     def calendar_owed(self, game: str, player: str) -> list[dict]:
         """The player's deadlines in `game` whose calendar event a mail has carried and that are
         closed since: their cancellation is owed (the partial index deadlines_mailed)."""
+        once = self._seat_rows("deadlines", "owed", game, player, "SELECT * FROM deadlines WHERE game = ? "
+                               "AND mailed IS NOT NULL AND status != 'open' ORDER BY due_at, prompt")
+        if once is not None:
+            return once
         return self._all("SELECT * FROM deadlines WHERE game = ? AND player = ? AND mailed IS NOT NULL "
                          "AND status != 'open' ORDER BY due_at, prompt", (game, player))
 
@@ -914,6 +976,10 @@ class Store:
     def standing_orders(self, game: str, player: str | None = None) -> list[dict]:
         """The active orders of `player`, or of every active player of `game`."""
         if player is not None:
+            once = self._seat_rows("standing_orders", "active", game, player, "SELECT player, n, text, uses, filed_at "
+                                   "FROM standing_orders WHERE game = ? AND status = 'active' ORDER BY n")
+            if once is not None:
+                return once
             return self._all("SELECT player, n, text, uses, filed_at FROM standing_orders WHERE game = ? "
                              "AND player = ? AND status = 'active' ORDER BY n", (game, player))
         return self._all("SELECT o.player, o.n, o.text FROM standing_orders o JOIN players p ON p.game = o.game "
@@ -944,6 +1010,10 @@ class Store:
                   (game, player, n))
 
     def vacations(self, game: str, player: str) -> list[dict]:
+        once = self._seat_rows("vacations", "all", game, player,
+                               "SELECT * FROM vacations WHERE game = ? ORDER BY starts_at, id")
+        if once is not None:
+            return once
         return self._all("SELECT * FROM vacations WHERE game = ? AND player = ? ORDER BY starts_at, id", (game, player))
 
     def add_vacation(self, game: str, player: str, starts_at: str, ends_at: str, set_by: str) -> None:

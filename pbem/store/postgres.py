@@ -124,6 +124,8 @@ class PostgresStore(Store):
         pass
 
     def _all(self, sql: str, params=()) -> list[dict]:
+        if self._once is not None:
+            self._written(sql)
         with self._conn() as conn:
             cur = conn.execute(_pg(sql), storable_params(params))
             # the result's status, not cur.description: that makes a Column object for every
@@ -131,6 +133,8 @@ class PostgresStore(Store):
             return cur.fetchall() if cur.pgresult is not None and cur.pgresult.status == _ROWS else []
 
     def _run(self, sql: str, params=()) -> int:
+        if self._once is not None:
+            self._written(sql)
         with self._conn() as conn:
             return conn.execute(_pg(sql) if params else sql, storable_params(params) if params else None).rowcount
 

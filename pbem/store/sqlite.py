@@ -157,6 +157,8 @@ class SqliteStore(Store):
         self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
     def _all(self, sql: str, params=()) -> list[dict]:
+        if self._once is not None:
+            self._written(sql)
         # the connection itself: sqlite-utils' query() wraps every read in a SAVEPOINT
         cur = self.conn.execute(sql, storable_params(params))
         if cur.description is None:
@@ -165,4 +167,6 @@ class SqliteStore(Store):
         return [dict(zip(names, row)) for row in cur.fetchall()]
 
     def _run(self, sql: str, params=()) -> int:
+        if self._once is not None:
+            self._written(sql)
         return self.conn.execute(sql, storable_params(params)).rowcount

@@ -1,0 +1,79 @@
+"""A move's reports read what each reader's report needs once for all of them (issue 28): the
+seats' rows, open deadlines, the calendar's cancellations owed, standing orders, vacations and
+the readers' address settings are one read each (Store.read_once), not one per reader -- each
+statement a round trip on PostgreSQL. What is read is what a read of its own would give, and a
+write to a table within makes the next read of it go to the database."""
+import re
+from collections import Counter
+from datetime import UTC, datetime
+
+import fake_engine
+from conftest import Clock, StillClock, game_config, mail, token
+
+from pbem.inbound.process import handle
+from pbem.moderate import newgame
+from pbem.store import open_store
+
+PACE = {"deadline": "48h", "reminders": ["24h"], "vacation_days": 5}
+FOUR = [(n, f"{n}@example.org") for n in ("alice", "bob", "carol", "dave")]
+READS = ("deadlines", "standing_orders", "vacations", "address_settings")
+
+
+def test_a_moves_reports_read_each_table_once_for_all_readers(make_service):
+    svc = make_service(engine=fake_engine, clock=StillClock(datetime(2026, 10, 23, 9, 0, tzinfo=UTC)))
+    newgame.create(svc, game_config(players=FOUR, pace=PACE, options={"turn_cap": 20}))
+    svc.store.file_standing_order("autumn", "carol", "when fight: 1")
+    seen: Counter = Counter()
+
+    def statement(sql: str) -> None:
+        if sql.lstrip().upper().startswith("SELECT"):
+            seen.update(t for t in READS if re.search(rf"\bFROM {t}\b", sql))
+            seen["seat rows"] += bool(re.search(r"FROM players WHERE game = \S+ AND name =", sql))
+    queued = len(svc.store.outbox_rows())
+    svc.store.conn.set_trace_callback(statement)
+    try:
+        assert handle(svc, mail(["1: rest"], sender="alice@example.org", tok=token(svc, "autumn", "alice"))).status \
+            == "applied"
+    finally:
+        svc.store.conn.set_trace_callback(None)
+    reports = len(svc.store.outbox_rows()) - queued
+    assert reports == 4  # the receipt and the others' reports: a reader each
+    # Once for all readers, and once before by the answer's own handling (the sender's language,
+    # closing and opening deadlines). Read per reader, these were 8, 5, 9, 5 and 13.
+    assert seen["address_settings"] <= 2 and seen["standing_orders"] <= 2 and seen["vacations"] <= 2, seen
+    assert seen["seat rows"] <= 1, seen
+    # a calendar part marks what it carried (a write to deadlines): the next reader reads them again
+    assert seen["deadlines"] <= 7, seen
+
+
+def test_read_once_gives_what_each_read_gives_and_reads_again_after_a_write(tmp_path):
+    store = open_store(tmp_path / "db.sqlite", clock=Clock())
+    with store.transaction():
+        store.add_game("g", {"game": {}}, "seed", "c" * 64, b"state0", "v", "active")
+        for seat, name in enumerate(("ann", "ben", "cid")):
+            store.add_player("g", name, seat, f"{name}@x", "t" * 64, "s")
+        for prompt, name in ((1, "ann"), (2, "ben"), (3, "ann")):
+            store.open_deadline("g", prompt, name, kind="move", default_key="rest", opened_at=store.now(),
+                                due_at=f"2026-12-0{prompt}T00:00:00Z", reminded="", next_at=store.now())
+        store.file_standing_order("g", "ben", "when fight: 1")
+        store.add_vacation("g", "ann", "2026-12-01T00:00:00Z", "2026-12-02T00:00:00Z", "ann")
+        store.set_address_settings("Ann@X", language="de")
+
+    def reads():
+        return [(store.player("g", n), store.deadlines("g", n), store.calendar_owed("g", n),
+                 store.standing_orders("g", n), store.vacations("g", n), store.address_settings(f"{n}@x"))
+                for n in ("ann", "ben", "cid", "nobody")]
+    alone = reads()
+    statements: list[str] = []
+    store.conn.set_trace_callback(statements.append)
+    with store.transaction(), store.read_once("g", ["ann@x", "ben@x", "cid@x", "nobody@x"]):
+        assert reads() == alone
+        assert len(statements) <= 2 + 6  # BEGIN, then one read per table (two of deadlines)
+        store.calendar_mailed("g", "ann", [(1, 0)])  # a write to deadlines: read again after it
+        assert store.deadlines("g", "ann")[0]["mailed"] == 0
+        store.set_address_settings("ben@x", language="de")
+        assert store.address_settings("ben@x")["language"] == "de"
+        assert store.standing_orders("g", "ben") == alone[1][3]  # no write to it: still the one read
+    store.conn.set_trace_callback(None)
+    assert store._once is None
+    store.close()
