@@ -61,10 +61,11 @@ class Bench:
         self.svc = open_service(settings=settings_mod.Settings(home=home, db=db, mails_per_hour=timing.UNLIMITED))
         self.g = Games(self.svc)
         self.loop = asyncio.new_event_loop()  # one loop, as the daemon runs in one
+        self.sender = sending.sender_for(self.svc.settings)  # kept, as the daemon keeps its own
         self.sent = 0
 
     def send(self) -> int:
-        n = self.loop.run_until_complete(sending.send_due(self.svc))
+        n = self.loop.run_until_complete(sending.send_due(self.svc, self.sender))
         self.sent += n
         return n
 

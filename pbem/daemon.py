@@ -58,9 +58,10 @@ def _stop_on_signals(stop: threading.Event):
 
 async def cycle(svc: Service, stop: threading.Event | None = None,
                 mailbox: imap.ImapSource | None = None, failed: list[str] | None = None,
-                unsent: list[sending.Unsent] | None = None) -> list[process.Result]:
+                unsent: list[sending.Unsent] | None = None, sender=None) -> list[process.Result]:
     """Process everything waiting, play the deadlines due, then send what is due.
-    `mailbox`: the IMAP source `serve` keeps open (without it, one is opened for this cycle).
+    `mailbox`: the IMAP source `serve` keeps open (without it, one is opened for this cycle);
+    `sender`: the one `serve` keeps (sending.send_due: its connection lives while mail goes).
     A step that fails is logged and the others go on; its name is added to `failed`; a mail
     tried and not sent, to `unsent`."""
     stop = stop or threading.Event()
@@ -113,7 +114,7 @@ async def cycle(svc: Service, stop: threading.Event | None = None,
             failed.append("notices")
     if not stop.is_set():
         try:
-            await sending.send_due(svc, stop=stop, unsent=unsent)
+            await sending.send_due(svc, sender, stop=stop, unsent=unsent)
         except Exception:
             logger.exception("sending failed")
             failed.append("sending")
@@ -218,6 +219,7 @@ async def _serve(svc: Service, once: bool, stop: threading.Event, failed: list[s
         from pbem.outbound import render
         render.warm(svc)
     heartbeat = health.Heartbeat(svc.settings)
+    sender = sending.sender_for(svc.settings)  # one SMTP connection and login while mail goes, not one a cycle
     with _stop_on_signals(stop), pipe.serving(svc.settings):
         logger.info("serving", home=str(svc.settings.home), once=once, key=svc.key_fingerprint)
         try:
@@ -225,7 +227,7 @@ async def _serve(svc: Service, once: bool, stop: threading.Event, failed: list[s
                 wake.clear()
                 keys.still_current(svc.store, svc.settings.key_path)
                 polled, before = datetime.now(UTC), len(failed)
-                handled += len(await cycle(svc, stop, mailbox, failed, unsent))
+                handled += len(await cycle(svc, stop, mailbox, failed, unsent, sender))
                 if once or stop.is_set():
                     heartbeat.beat(polled, 0.0, failed[before:], handled)
                     break
@@ -239,6 +241,7 @@ async def _serve(svc: Service, once: bool, stop: threading.Event, failed: list[s
             raise
         finally:
             heartbeat.close()
+            await sender.close()
             if mailbox is not None:
                 mailbox.stop()
             if listening is not None:

@@ -269,6 +269,72 @@ def test_login_from_the_config(make_service, smtp_server):
     assert len(handler.received) == len(wrong.store.outbox_rows())
 
 
+class CountedUsers(Users):
+    def __init__(self):
+        self.logins = 0
+
+    def __call__(self, *args):
+        self.logins += 1
+        return super().__call__(*args)
+
+
+def queue_notices(svc, ids) -> None:
+    with svc.store.transaction():
+        for i in ids:
+            outbox.enqueue(svc, kind="notice", message_id=f"<k{i}@example.org>", sender="talisman@example.org",
+                           to="mod@example.org", to_name=None, subject=f"notice {i}", text=f"notice {i}\n")
+
+
+@pytest.mark.filterwarnings("ignore:Requiring AUTH")
+def test_a_kept_sender_logs_in_once_while_mail_goes_and_lets_go_when_idle(make_service, smtp_server):
+    """A daemon's sender (issue 28): one connection, TLS and login for the rounds that send, not
+    one a round; a round with nothing to send closes it (no link held while idle), the next
+    round with mail connects again."""
+    handler, users = Handler(), CountedUsers()
+    port = smtp_server(handler, authenticator=users, auth_required=True, auth_require_tls=False)
+    svc = smtp_service(make_service, port, Clock(), username="talisman", password="s3cret")
+    sender = sending.sender_for(svc.settings)
+
+    async def rounds() -> list[int]:
+        sent = []
+        for start in (0, 2, 4):
+            queue_notices(svc, (start, start + 1))
+            sent.append(await sending.send_due(svc, sender))
+        assert users.logins == 1 and sender.client is not None and sender.client.is_connected
+        sent.append(await sending.send_due(svc, sender))  # nothing due: idle
+        assert sender.client is None
+        queue_notices(svc, (6,))
+        sent.append(await sending.send_due(svc, sender))
+        await sender.close()
+        return sent
+    assert asyncio.run(rounds()) == [2, 2, 2, 0, 1]
+    assert users.logins == 2 and len(handler.received) == 7
+
+
+def test_a_daemon_keeps_one_sender_for_its_cycles(make_service, monkeypatch):
+    """`serve` makes its sender once and hands it to every cycle's send_due."""
+    import threading
+
+    from pbem import daemon
+    svc = make_service(engine=fake_engine, poll_seconds=0.05)
+    made, rounds, stop = [], [], threading.Event()
+    sender_for, send_due = sending.sender_for, sending.send_due
+
+    def counted_sender(settings):
+        made.append(sender_for(settings))
+        return made[-1]
+
+    async def counted_rounds(svc, sender=None, **kwargs):
+        rounds.append(sender)
+        if len(rounds) >= 3:
+            stop.set()
+        return await send_due(svc, sender, **kwargs)
+    monkeypatch.setattr(sending, "sender_for", counted_sender)
+    monkeypatch.setattr(sending, "send_due", counted_rounds)
+    asyncio.run(daemon.serve(svc, stop=stop))
+    assert len(rounds) >= 3 and len(made) == 1 and all(s is made[0] for s in rounds)
+
+
 # -- bounces ------------------------------------------------------------------------------
 
 def dsn(failed_rcpt: str, original_id: str | None, action="failed", to="talisman@example.org") -> bytes:

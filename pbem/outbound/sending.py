@@ -220,7 +220,13 @@ async def send_due(svc: Service, sender=None, stop: asyncio.Event | threading.Ev
     At least once at the edge: a sender killed after the server took a mail and before the
     row is marked sent leaves the row claimed; once the lease runs out it is sent again, once,
     under the same Message-ID, by which the receiving side can drop the second copy. (A power
-    cut may also undo the marks of the batch it cut: its mails go again, the same way.)"""
+    cut may also undo the marks of the batch it cut: its mails go again, the same way.)
+
+    `sender`: one kept by the caller for its next rounds (a daemon: one SMTP connection, TLS
+    and login while it has mail to send, not one a round); it stays open after a round that
+    sent, and is closed after one that sent nothing (idle: no connection held) or whose link
+    failed (the next round connects again). Without it, one is made and closed for this round."""
+    own = sender is None
     sender = sender or sender_for(svc.settings)
     logger, sent = log.get(), 0
     skipped: list[int] = []  # rows claimed and put back this round
@@ -228,7 +234,7 @@ async def send_due(svc: Service, sender=None, stop: asyncio.Event | threading.Ev
     frames: dict[int, str] = {}  # the report frames read this round: a move's readers share one
     lease, one = lease_seconds(svc), one_send_seconds(svc)
     size = max(1, min(BATCH, int(lease // one)))
-    more = True
+    more, failed, kept = True, False, False
     try:
         while more and not _stopped(stop):
             with svc.store.group_commit():
@@ -242,11 +248,13 @@ async def send_due(svc: Service, sender=None, stop: asyncio.Event | threading.Ev
                         break
                     went = await _send(svc, sender, row, skipped, unsent, logger, frames)
                     if went is None:  # the link or the server failed: the round ends
-                        more = False
+                        more, failed = False, True
                         break
                     sent += went
+        kept = not own and not failed and sent > 0
     finally:
-        await sender.close()
+        if not kept:  # this round's own, idle, its link failed, or it raised
+            await sender.close()
     waiting(svc)
     return sent
 
