@@ -50,11 +50,11 @@ LOCALE := pbem/locale
 locale: $(STAMP)
 	$(BIN)/pybabel extract -F babel.cfg -k N_ -k _ -k ngettext:1,2 --add-location=file --sort-by-file \
 		--no-wrap --omit-header -o $(LOCALE)/pbem.pot .
-	$(BIN)/pybabel update -i $(LOCALE)/pbem.pot -d $(LOCALE) -D pbem --no-wrap --no-fuzzy-matching \
+	$(BIN)/pybabel update -i $(LOCALE)/pbem.pot -d $(LOCALE) -D pbem --no-wrap --no-fuzzy-matching --ignore-pot-creation-date \
 		--ignore-obsolete
 	$(BIN)/pybabel compile -d $(LOCALE) -D pbem --statistics
 	$(BIN)/pybabel extract -F babel-engine.cfg --no-default-keywords -k msg --add-location=file --sort-by-file \
 		--no-wrap --omit-header -o $(LOCALE)/engine.pot .
-	$(BIN)/pybabel update -i $(LOCALE)/engine.pot -d $(LOCALE) -D engine --no-wrap --no-fuzzy-matching \
+	$(BIN)/pybabel update -i $(LOCALE)/engine.pot -d $(LOCALE) -D engine --no-wrap --no-fuzzy-matching --ignore-pot-creation-date \
 		--ignore-obsolete
 	$(BIN)/pybabel compile -d $(LOCALE) -D engine --statistics
