@@ -1,7 +1,9 @@
 """How strong the seat bots are, and what a move of each costs (issue 30): seeded base games
 played by bots alone, each to its end or to a cap of 400 turns, and a table of win rates.
 
-    nice -n 19 .venv/bin/python bench/bots.py [--games 200] [--jobs 2] [--cap 400] [--only greedy-random ...]
+    nice -n 19 .venv/bin/python bench/bots.py [--games 200] [--first 0] [--jobs 2] [--cap 400] [--minutes M]
+                                              [--only greedy-random ...] [--save FILE]
+    .venv/bin/python bench/bots.py --table FILE ...  # one table from runs saved over disjoint seeds
     nice -n 19 .venv/bin/python bench/bots.py --mixes [--games 1] [--levels random greedy]  # every pack mix
 
 Pairings (the first level is the one measured; it sits at each seat in turn):
@@ -18,7 +20,11 @@ A win rate is shown with its 95 % Wilson interval.
 Each answer a bot chooses is timed in CPU (time.process_time) in the worker that plays it: the
 median, the 90th percentile and the worst per level. Only questions with two or more answers
 are counted (a single option is answered without thinking). The CPU of all the games and the
-wall time are printed beside them.
+wall time are printed beside them, and the planner's playouts: how many were played, how many
+raised (left out of its comparison: each one weakens it; the first error is printed).
+
+Game n of a pairing is seeded `bench-PAIRING-n`: two runs with `--first` apart play disjoint
+games, each `--save`s its games (one JSON line each) and `--table` prints them as one.
 
 --mixes plays every pack mix the playouts play (tests/test_playouts.py `pack_mixes`), three
 or four seats (a Nemesis game seats the Nemesis) at each level, to the end (no cap; at most
@@ -40,7 +46,7 @@ sys.path.insert(0, str(REPO))
 sys.path.append(str(REPO / "tests"))  # test_playouts.pack_mixes
 
 from engine import api, bots  # noqa: E402
-from engine.bots import table  # noqa: E402
+from engine.bots import planner, table  # noqa: E402
 
 PAIRINGS = {
     "greedy-random": (["greedy", "random"], 0.70),
@@ -49,11 +55,11 @@ PAIRINGS = {
 }
 
 
-def _timed_choose(costs: dict[str, list[float]]):
+def _timed_choose(costs: dict[str, list[float]], playouts: planner.Playouts):
     def chooser(state, seat, level, packs):
         many = len(next(p for p in api.prompts(state) if seat in p.players).options) > 1
         started = time.process_time()
-        move = bots.choose(state, seat, level, packs=packs)
+        move = bots.choose(state, seat, level, packs=packs, playouts=playouts)
         if many:
             costs.setdefault(level, []).append(time.process_time() - started)
         return move
@@ -68,12 +74,14 @@ def one_game(job: tuple[str, int, int]) -> dict:
     seats = levels[1:k + 1] + [levels[0]] + levels[k + 1:]  # the measured bot at seat k
     names = [f"p{i}" for i in range(len(seats))]
     costs: dict[str, list[float]] = {}
+    playouts = planner.Playouts()
     started = time.process_time()
     result = table.play({"packs": [], "players": [{"name": s} for s in names]}, f"bench-{name}-{n}",
-                        dict(zip(names, seats)), cap=cap, chooser=_timed_choose(costs))
+                        dict(zip(names, seats)), cap=cap, chooser=_timed_choose(costs, playouts))
     win = len(result.winners) == 1 and result.winners[0] == names[k]
-    return {"pairing": name, "win": win, "capped": result.capped, "turns": result.state.turn,
-            "moves": result.moves, "costs": costs, "cpu": time.process_time() - started}
+    return {"pairing": name, "n": n, "win": win, "capped": result.capped, "turns": result.state.turn,
+            "moves": result.moves, "playouts": playouts.played, "failed": playouts.failed, "error": playouts.error,
+            "costs": costs, "cpu": time.process_time() - started}
 
 
 def wilson(wins: int, n: int) -> tuple[float, float]:
@@ -93,28 +101,50 @@ def ms(x: float) -> str:
 def played(work, jobs: list, args) -> tuple[list[dict], float]:
     """Each job's result, in the workers, until all are done or `--minutes` have passed (then
     the games not done are left out, and the table says how many were played). Each game's
-    line goes to stderr as it ends: a run stopped early still shows what it played."""
+    line goes to stderr as it ends, and whole to `--save`: a run stopped early still shows what
+    it played."""
     wall, done = time.perf_counter(), []
+    save = open(args.save, "a") if getattr(args, "save", None) else None  # noqa: SIM115 -- closed below
     with multiprocessing.Pool(args.jobs) as pool:
         for d in pool.imap_unordered(work, jobs, chunksize=1):
             done.append(d)
             print(json.dumps({k: v for k, v in d.items() if k != "costs"}), file=sys.stderr, flush=True)
+            if save:
+                print(json.dumps(d), file=save, flush=True)
             if args.minutes and time.perf_counter() - wall > 60 * args.minutes:
                 pool.terminate()
                 break
+    if save:
+        save.close()
     return done, time.perf_counter() - wall
 
 
 def strength(args) -> None:
     # game by game across the pairings, so a run cut short by --minutes has played each alike
-    jobs = [(name, n, args.cap) for n in range(args.games) for name in args.only]
+    jobs = [(name, n, args.cap) for n in range(args.first, args.first + args.games) for name in args.only]
     done, wall = played(one_game, jobs, args)
     print(f"{len(done)} of {len(jobs)} games, cap {args.cap} turns, {args.jobs} workers: "
           f"CPU {sum(d['cpu'] for d in done):.0f} s, wall {wall:.0f} s\n")
+    print_table(done, args.only)
+
+
+def saved(paths: list[str]) -> None:
+    """The table of games saved by runs (`--save`), as one run (a game played twice counts once)."""
+    games = {}
+    for path in paths:
+        for line in Path(path).read_text().splitlines():
+            d = json.loads(line)
+            games[d["pairing"], d["n"]] = d
+    done = list(games.values())
+    print(f"{len(done)} games from {len(paths)} runs: CPU {sum(d['cpu'] for d in done):.0f} s\n")
+    print_table(done, [name for name in PAIRINGS if any(d["pairing"] == name for d in done)])
+
+
+def print_table(done: list[dict], pairings: list[str]) -> None:
     print(f"{'pairing':16} {'games':>5} {'won':>5} {'rate':>6} {'95% interval':>14} {'target':>6} {'capped':>6} "
           f"{'turns (median)':>14}")
     costs: dict[str, list[float]] = {}
-    for name in args.only:
+    for name in pairings:
         got = [d for d in done if d["pairing"] == name]
         if not got:
             continue
@@ -133,6 +163,14 @@ def strength(args) -> None:
         if c:
             print(f"{level:8} {len(c):8} {ms(statistics.median(c)):>10} {ms(c[int(0.9 * (len(c) - 1))]):>8} "
                   f"{ms(c[-1]):>9}")
+    failed = [d for d in done if d.get("failed")]
+    print(f"\nplanner playouts: {sum(d.get('playouts', 0) for d in done)} played, "
+          f"{sum(d.get('failed', 0) for d in done)} failed (in {len(failed)} games)"
+          + (f"; first: {failed[0]['error']}" if failed else ""))
+    cpu = sorted(d["cpu"] for d in done if "planner" in PAIRINGS[d["pairing"]][0])
+    if cpu:
+        print(f"games with a planner: CPU per game (every seat) median {statistics.median(cpu):.1f} s, "
+              f"worst {cpu[-1]:.1f} s")
 
 
 def one_mix(job: tuple[list[str], str, int]) -> dict:
@@ -167,6 +205,9 @@ def mixes(args) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--games", type=int, default=200, help="games per pairing (per mix and level with --mixes)")
+    ap.add_argument("--first", type=int, default=0, help="the first game's number (its seed): runs over disjoint games")
+    ap.add_argument("--save", help="append each game's result to this file (JSON lines), for --table")
+    ap.add_argument("--table", nargs="+", metavar="FILE", help="print the table of games saved by runs, play none")
     ap.add_argument("--jobs", type=int, default=2, help="worker processes")
     ap.add_argument("--cap", type=int, default=400, help="turns before a game is judged by the measure")
     ap.add_argument("--only", nargs="+", choices=list(PAIRINGS), default=list(PAIRINGS))
@@ -175,7 +216,10 @@ def main() -> None:
     ap.add_argument("--levels", nargs="+", choices=bots.LEVELS, default=list(bots.LEVELS),
                     help="with --mixes: the levels that play (every seat at one level)")
     args = ap.parse_args()
-    mixes(args) if args.mixes else strength(args)
+    if args.table:
+        saved(args.table)
+    else:
+        mixes(args) if args.mixes else strength(args)
 
 
 if __name__ == "__main__":

@@ -181,16 +181,24 @@ def redeal(state: Game, player: str, seed: str, hooks: Hooks) -> Game:
     s = clone(state)
     s.seed, s.forced = seed, []
     places = _hidden_places(s, player, content, hooks)
+    # A card in a deck is dealt again from that deck's pool, elsewhere from its own deck's: a
+    # deck may hold another deck's cards (the Purchase stock and the Talisman pile hold
+    # Adventure cards), and mixing them would put a Helmet among the Adventure cards and a
+    # Dragon in the shop, a game no one could be in (and a Raft built from an empty stock).
+    pile_of = {id(cards): deck for deck, cards in s.decks.items()}
+
+    def pool(cards: list[str], k: int) -> str:
+        return pile_of.get(id(cards)) or _deck_of(content, cards[k])
     unseen: dict[str, list[str]] = {}
     for cards, at in places:
         for k in at:
-            unseen.setdefault(_deck_of(content, cards[k]), []).append(cards[k])
+            unseen.setdefault(pool(cards, k), []).append(cards[k])
     n = 0
     for deck in sorted(unseen):  # sorted first: which place held which card says nothing
         unseen[deck].sort()
         n = rng.shuffled_apart(seed, n, unseen[deck])
     for cards, at in places:
-        decks = [_deck_of(content, cards[k]) for k in at]
+        decks = [pool(cards, k) for k in at]
         for k, deck in zip(at, decks):
             cards[k] = unseen[deck].pop()
     return s

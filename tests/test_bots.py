@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from engine import api, bots, scenario
-from engine.bots import table
+from engine.bots import planner, table
 
 CONFIG = {"packs": [], "players": [{"name": "alice", "character": "wizard"}, {"name": "bob", "character": "sorceress"}]}
 
@@ -36,6 +36,18 @@ def test_a_redealt_game_depends_on_what_the_seat_sees_only():
     assert len(bob.spells) == 1 and sorted(bob.spells + one.decks["spell"]) == sorted(
         next(p for p in state.players if p.name == "bob").spells + state.decks["spell"])  # dealt from the unseen
     assert api.encode(api.redeal(state, "alice", "another-bot-seed")) != api.encode(one)
+
+
+def test_a_redealt_game_keeps_each_decks_cards_in_it():
+    """The Purchase stock and the Talisman pile hold Adventure cards: redealt, they keep their
+    own (a Raft stays in the stock, no Dragon is for sale, no Helmet among the Adventure cards),
+    else a bot plans on a game no one could be in, and its playouts break (a Raft built from a
+    stock that has none)."""
+    state = api.new_game(CONFIG, "redeal-seed-2")
+    one = api.redeal(state, "alice", "bot-seed")
+    for deck in ("purchase", "talisman", "adventure"):
+        assert sorted(one.decks[deck]) == sorted(state.decks[deck]), deck
+    assert one.decks["adventure"] != state.decks["adventure"]  # dealt again all the same
 
 
 @pytest.mark.parametrize("level", bots.LEVELS)
@@ -100,3 +112,21 @@ def test_a_turn_held_costs_more_than_a_life(level):
     state, _ = scenario.run({**SPIRE, "dice": [1], "moves": ["alice: right"]})
     assert api.prompts(state)[0].kind == "frozen-spire"
     assert bots.choose(state, "alice", level).key == "lose-lives"
+
+
+def test_the_planners_playouts_do_not_fail():
+    """A playout that raises is left out of the planner's comparison (a redealt game may hold
+    what the real one never would): counted, so a broken playout shows instead of only
+    weakening the planner. A few answers into a game, every playout was played."""
+    state = api.new_game(CONFIG, "planner-playouts-seed")
+    count = planner.Playouts()
+    asked = 0
+    while asked < 4:
+        prompt = api.prompts(state)[0]
+        who = prompt.players[0]
+        move = bots.choose(state, who, "planner" if who == "alice" else "greedy", playouts=count)
+        asked += who == "alice" and len(prompt.options) > 1
+        state, _ = api.apply(state, move)
+    assert count.played > 0
+    assert (count.failed, count.error) == (0, "")
+

@@ -38,8 +38,10 @@ def asked(state: Game, seat: str) -> bool:
     return any(seat in p.players for p in api.prompts(state))
 
 
-def choose(state: Game, seat: str, level: str, *, packs: Sequence[api.Pack] = ()) -> Move | None:
-    """`seat`'s answer to the open question at `level`, or None when it is not asked."""
+def choose(state: Game, seat: str, level: str, *, packs: Sequence[api.Pack] = (),
+           playouts: planner.Playouts | None = None) -> Move | None:
+    """`seat`'s answer to the open question at `level`, or None when it is not asked
+    (`playouts`: where the planner counts its playouts and those that failed)."""
     prompt = next((p for p in api.prompts(state) if seat in p.players), None)
     if prompt is None:
         return None
@@ -52,7 +54,7 @@ def choose(state: Game, seat: str, level: str, *, packs: Sequence[api.Pack] = ()
     elif level == "greedy":
         key = greedy.choose(state, seat, keys, seed, packs)
     elif level == "planner":
-        key = planner.choose(state, seat, keys, seed, packs)
+        key = planner.choose(state, seat, keys, seed, packs, playouts)
     else:
         raise ValueError(f"no bot level {level!r} (one of {', '.join(LEVELS)})")
     return Move(seat, key, prompt.id)

@@ -10,10 +10,17 @@ where they matter.
    step judges its answers on the game with new dice (`_blind`), not on the game itself: with
    its own dice it would see whether a fight is won before choosing to fight, and the playouts
    would favour what is risky.
-3. More where it is close: `WORLDS` games first; while the best two candidates are nearer than
-   the spread of their playouts says they can be told apart (two standard errors), and that
-   spread is still wider than `CLOSE`, `WORLDS` more, up to `MAX_WORLDS` and a cap of `BUDGET`
-   playout answers a question (what bounds its worst cost).
+3. Compare alike: every candidate is played out on the same games with the same dice (common
+   random numbers), so each is judged by how far ahead of greedy's choice it ends game by game
+   (paired differences: what the games share cancels out). `WORLDS` games first; while the
+   candidate furthest ahead (or behind) cannot be told from greedy's choice (two standard
+   errors) and that error is still wider than `CLOSE`, `WORLDS` more, up to `MAX_WORLDS` and a
+   cap of `BUDGET` playout answers a question (what bounds its worst cost).
+4. Greedy's choice stands unless another is ahead by more than `SURE` standard errors: a
+   playout is noisy, and an answer chosen on noise is worse than greedy's.
+
+A playout that raises (a redealt game may hold what the real one never would) is left out and
+counted (`Playouts`): the bench prints the count, a test asserts it stays 0.
 
 Only the seat's own view went into the redealt games, so the playouts see dice and cards of
 their own, never the real ones; all of it is deterministic from the bot seed."""
@@ -21,6 +28,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import msgspec
 
@@ -35,6 +43,7 @@ MAX_WORLDS = 12  # redealt games per answer, at most
 CLOSE = 4.0  # answers whose worths are known within this are as good as each other
 HORIZON = 24  # answers played after the one judged, at most
 BUDGET = 4000  # playout answers per question, at most
+SURE = 1.0  # standard errors by which another answer must beat greedy's choice to be played
 
 
 def _index(state: Game, seat: str) -> int:
@@ -92,48 +101,74 @@ def _candidates(keys: Sequence[str], j: greedy.Judged, kind: str) -> list[int]:
     return [first] + [k for k in rest if j.got[k] >= j.got[first] - MARGIN][:CANDIDATES - 1]
 
 
-class _Tally:
-    def __init__(self) -> None:
-        self.values: list[float] = []
-        self.held = False
+@dataclass
+class Playouts:
+    """What the planner's playouts came to, counted across its answers (the bench prints it, a
+    test asserts none failed): a playout that raises is left out of the comparison, so without
+    this count a broken playout would only weaken the planner, silently."""
+    played: int = 0
+    failed: int = 0
+    error: str = ""  # the first failure: its type and message
 
-    def mean(self) -> float:
-        return sum(self.values) / len(self.values) if self.values else -value.WIN
-
-    def error(self) -> float:
-        n = len(self.values)
-        if n < 2:
-            return math.inf
-        m = self.mean()
-        return math.sqrt(sum((v - m) ** 2 for v in self.values) / (n - 1) / n)
+    def fail(self, e: Exception) -> None:
+        self.failed += 1
+        self.error = self.error or f"{type(e).__name__}: {e}"
 
 
-def choose(state: Game, seat: str, keys: Sequence[str], seed: str, packs: Sequence[api.Pack]) -> str:
+def _ahead(worths: dict[int, list[float]], first: int) -> tuple[int, float, float]:
+    """The candidate furthest ahead of greedy's choice `first` over the same games (paired: each
+    game's dice and cards are the same for every candidate, so what they share cancels out), how
+    far ahead on average, and the standard error of that (inf with fewer than two games)."""
+    best, edge, error = first, 0.0, math.inf
+    for k, got in worths.items():
+        diffs = [a - b for a, b in zip(got, worths[first], strict=True)]
+        n = len(diffs)
+        if k == first or n < 2:
+            continue
+        mean = sum(diffs) / n
+        if best == first or mean > edge:
+            sd = math.sqrt(sum((d - mean) ** 2 for d in diffs) / (n - 1))
+            best, edge, error = k, mean, sd / math.sqrt(n)
+    return best, edge, error
+
+
+def choose(state: Game, seat: str, keys: Sequence[str], seed: str, packs: Sequence[api.Pack],
+           playouts: Playouts | None = None) -> str:
+    count = playouts if playouts is not None else Playouts()
     prompt = api.prompts(state)[0]
     j = greedy.judge(greedy.worlds(state, seat, seed, greedy.SAMPLES, packs), seat, keys, prompt.id, packs)
     weighed = _candidates(keys, j, prompt.kind)
     if len(weighed) == 1:
         return progress.way_out(state, seat, keys, j.got, j.holds, keys[weighed[0]], seed)
-    tally = {k: _Tally() for k in weighed}
+    first = weighed[0]
+    worths: dict[int, list[float]] = {k: [] for k in weighed}  # per game judged for every candidate
+    held = dict.fromkeys(weighed, False)
     spent, done = 0, 0
+    best, edge, error = first, 0.0, math.inf
     while done < MAX_WORLDS and spent < BUDGET:
         for w in (api.redeal(state, seat, f"{seed}:planner:{n}", packs=packs) for n in range(done, done + WORLDS)):
+            got: dict[int, float] = {}
             for k in weighed:
                 try:
                     after, _ = api.apply(w, Move(seat, keys[k], prompt.id), packs=packs)
-                    tally[k].held = tally[k].held or progress.held(after, seat)
-                    end, n = playout(after, seat, packs)
-                except Exception:  # noqa: BLE001 -- a redealt game may break a rule's expectations: not judged
+                    end, answers = playout(after, seat, packs)
+                except Exception as e:  # noqa: BLE001 -- a redealt game may break a rule's expectations: counted
+                    count.fail(e)
                     continue
-                tally[k].values.append(value.standing(end, seat))
-                spent += n
+                count.played += 1
+                held[k] = held[k] or progress.held(after, seat)
+                got[k] = value.standing(end, seat)
+                spent += answers
+            if len(got) == len(weighed):
+                for k in weighed:
+                    worths[k].append(got[k])
         done += WORLDS
-        top = sorted(weighed, key=lambda k: -tally[k].mean())
-        a, b = tally[top[0]], tally[top[1]]
-        error = math.hypot(a.error(), b.error())
-        if a.mean() - b.mean() > 2 * error or error < CLOSE:
+        best, edge, error = _ahead(worths, first)
+        if abs(edge) > 2 * error or error < CLOSE:
             break  # told apart, or near enough alike
-    best = max(weighed, key=lambda k: tally[k].mean())
-    got = [tally[k].mean() if k in tally else j.got[k] for k in range(len(keys))]
-    holds = [tally[k].held if k in tally else j.holds[k] for k in range(len(keys))]
-    return progress.way_out(state, seat, keys, got, holds, keys[best], seed)
+    # greedy's choice stands unless the playouts put another ahead by more than their error
+    best = best if edge > SURE * error else first
+    judged = bool(worths[first])
+    got_ = [sum(worths[k]) / len(worths[k]) if judged and k in worths else j.got[k] for k in range(len(keys))]
+    holds = [held[k] if k in held else j.holds[k] for k in range(len(keys))]
+    return progress.way_out(state, seat, keys, got_, holds, keys[best], seed)
