@@ -174,6 +174,13 @@ def summary(state: Game, *, packs: Sequence[Pack] = ()) -> dict[str, Any]:
     return visibility.summary(state, registry.hooks(state.packs, packs))
 
 
+def crown_wins(state: Game, player: str, *, packs: Sequence[Pack] = ()) -> bool:
+    """Whether reaching the Crown of Command could win the game for `player`'s character as
+    things stand (an ending may ask more first: The Hunt's four Nether Enemies, a public count)."""
+    ctx = context(state, packs=packs)
+    return ctx.hooks.crown_wins(ctx, ctx.index(player))
+
+
 def filter_events(events: list[Event], player: str | None) -> list[Event]:
     return [e for e in events if visibility.may_see(e, player)]
 

@@ -166,6 +166,10 @@ class Hooks:
         """FIRST."""
         return bool(self._one("crown_closed", [(p, p.crown_closed(ctx, i)) for p in self._by["crown_closed"]]))
 
+    def crown_wins(self, ctx: Ctx, i: int) -> bool:
+        """FIRST; True unless a pack says otherwise."""
+        return self._one("crown_wins", [(p, p.crown_wins(ctx, i)) for p in self._by["crown_wins"]]) is not False
+
     def arrived(self, ctx: Ctx, i: int) -> bool:
         """FIRST."""
         return bool(self._one("arrived", [(p, p.arrived(ctx, i)) for p in self._by["arrived"]]))
@@ -319,8 +323,9 @@ class Hooks:
 # each has its method above, with the same parameters).
 HOOKS: tuple[str, ...] = (
     "setup", "first_player", "start_space", "seated", "ending_setup", "scenario_setup", "turn_start",
-    "between_turns", "move_options", "move_choice", "crossed_river", "portal_dice", "through_portal", "crown_closed",
-    "arrived", "encounter_options", "encounter_choice", "start_options", "start_choice", "choose_options", "drawn",
-    "redraw_allowed", "draw_deck", "may_take", "taken", "shielded", "quest_possible", "fight_options", "fight_choice",
-    "ask_helpers", "foe_reroll", "life_taken", "trophy_value", "trophy_spent", "dying", "killed", "duel_won",
-    "set_companion_level", "adjudicate", "public", "public_text", "invariants")
+    "between_turns", "move_options", "move_choice", "crossed_river", "portal_dice", "through_portal",
+    "crown_closed", "crown_wins", "arrived", "encounter_options", "encounter_choice", "start_options",
+    "start_choice", "choose_options", "drawn", "redraw_allowed", "draw_deck", "may_take", "taken", "shielded",
+    "quest_possible", "fight_options", "fight_choice", "ask_helpers", "foe_reroll", "life_taken", "trophy_value",
+    "trophy_spent", "dying", "killed", "duel_won", "set_companion_level", "adjudicate", "public", "public_text",
+    "invariants")

@@ -130,3 +130,23 @@ def test_the_planners_playouts_do_not_fail():
     assert count.played > 0
     assert (count.failed, count.error) == (0, "")
 
+
+# The Hunt (lost-realms.txt): only a character with four defeated Nether Enemies wins on the
+# Crown; with fewer it is held there for good and death turns final (docs/rules-decisions.md).
+HUNT = {
+    "game": {"packs": ["lost-realms"], "seed": "hunt", "ending": "the-hunt",
+             "players": [{"name": "alice", "character": "thief"}, {"name": "bob", "character": "troll"}]},
+    "setup": {"alice": {"space": "valley-of-fire", "objects": ["talisman"],
+                        "area": ["nether-enemy-strength-8", "nether-enemy-craft-8", "nether-enemy-strength-6"]}},
+}
+
+
+@pytest.mark.parametrize("level", ["greedy", "planner"])
+@pytest.mark.parametrize("four", [False, True])
+def test_under_the_hunt_a_bot_climbs_to_the_crown_only_with_four(level, four):
+    setup = {"alice": {**HUNT["setup"]["alice"], "trophies": ["nether-enemy-craft-6"] if four else []}}
+    state, _ = scenario.run({**HUNT, "setup": setup})
+    prompt = api.prompts(state)[0]
+    assert "crown" in {o.key for o in prompt.options}  # as printed (hunt_crown = "open"), offered all the same
+    assert api.crown_wins(state, "alice") is four
+    assert (bots.choose(state, "alice", level).key == "crown") is four

@@ -6,8 +6,10 @@ public summary (one per pack set, kept).
 A character's worth is its life, Strength, Craft, fate, gold, Objects, Followers, Spells and
 trophies, the Talisman it holds, and how far in it stands (a turn less when the rules hold it
 where it is: engine/bots/progress.py): the Middle Region, the Inner Region
-(and how near the Valley of Fire, the way to the Crown), the Crown of Command itself. Death
-costs what the character held. A Nemesis is worth what the heroes lack.
+(and how near the Valley of Fire, the way to the Crown), the Crown of Command itself, unless
+the Crown cannot win the game for it as things stand (`api.crown_wins`: an ending asks more
+first, The Hunt's four Nether Enemies), when it would only be held there. Death costs what the
+character held. A Nemesis is worth what the heroes lack.
 """
 from __future__ import annotations
 
@@ -53,7 +55,11 @@ def character(state: Game, p: Player) -> float:
     ring, steps = rings(state)
     where = ring.get(p.space or "", "outer")
     progress = REGION.get(where, 0.0)
-    if where == "inner":
+    if where in ("inner", "crown") and state.packs and not api.crown_wins(state, p.name):
+        # the Crown would only hold it (The Hunt without four: it cannot move on, death turns
+        # final): no pull toward it, and on it nothing but what it holds is worth anything
+        progress = REGION["inner"] if where == "inner" else 0.0
+    elif where == "inner":
         progress += INNER_STEP * (4 - min(4, steps.get(p.space or "", 4)))
     talismans = p.objects.count(TALISMAN)
     worth = (4.0 * p.life + 5.0 * (p.strength + p.craft) + 1.5 * p.fate + 1.0 * min(p.gold, 12)

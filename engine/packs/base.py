@@ -129,6 +129,11 @@ class Pack:
         """FIRST. True: the climb from the Valley of Fire is not offered to player i."""
         return None
 
+    def crown_wins(self, ctx: Ctx, i: int) -> bool | None:
+        """FIRST. False: the Crown of Command cannot win the game for player i as things stand
+        (an ending asks more first), so reaching it would only hold the character there."""
+        return None
+
     def arrived(self, ctx: Ctx, i: int) -> bool | None:
         """FIRST. Player i's move has ended on its space: True when the pack takes over the arrival."""
         return None

@@ -358,6 +358,15 @@ def hunt_crown(ctx: Ctx, t: Task) -> None:
         return
     ctx.emit("hunt", msg("{player} is on the Crown of Command with {n} of the {HUNT_GOAL} Nether Enemies The Hunt "
              "asks: nothing happens.", player=p.name, n=n, HUNT_GOAL=HUNT_GOAL), player=p.name)
+    standing = [q for q in ctx.s.players if q.role == "hero" and not q.out]  # a new character to come counts
+    if all(q.alive and q.character and q.space == CROWN and hunted(ctx, q) < HUNT_GOAL for q in standing):
+        # No one can move on from the Crown or add to the count there: nothing can change, and
+        # the game ends with no winner, as when the last characters die at once
+        # (docs/rules-decisions.md, The Hunt).
+        ctx.emit("game-over", msg("Every character still in the game stands on the Crown of Command without the "
+                 "{HUNT_GOAL} Nether Enemies The Hunt asks, and none can move on: the game ends with no winner.",
+                 HUNT_GOAL=HUNT_GOAL))
+        finish(ctx, [])
 
 
 class LostRealms(Pack):
@@ -536,10 +545,14 @@ class LostRealms(Pack):
 
     def crown_closed(self, ctx: Ctx, i: int) -> bool | None:
         """Option hunt_crown = "four": the climb to the Crown is offered only with four."""
-        s = ctx.s
-        if endings.in_play(s) == HUNT and s.options.get("hunt_crown") == "four" \
-                and hunted(ctx, ctx.player(i)) < HUNT_GOAL:
+        if ctx.s.options.get("hunt_crown") == "four" and not self.crown_wins(ctx, i):
             return True
+        return None
+
+    def crown_wins(self, ctx: Ctx, i: int) -> bool | None:
+        """The Hunt: the Crown wins only with four defeated Nether Enemies (a public count)."""
+        if endings.in_play(ctx.s) == HUNT:
+            return hunted(ctx, ctx.player(i)) >= HUNT_GOAL
         return None
 
 
