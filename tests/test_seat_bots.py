@@ -281,6 +281,12 @@ def _at_rest(svc) -> bytes:
     return b"".join(path.read_bytes() for path in svc.settings.db_path.parent.glob(svc.settings.db_path.name + "*"))
 
 
+def _told(svc, email, since) -> list[str]:
+    """The notices mailed to `email` since outbox row `since`, as sent."""
+    return [readable(svc, r) for r in svc.store.outbox_rows() if r["id"] > since and r["to_addr"] == email
+            and r["kind"] == "notice"]
+
+
 def _take(svc, g, who, code):
     return handle(svc, mail([f"take {code}"], sender=f"{who}@example.org", game=g,
                             subject=f"Re: [{g}] A seat in the Talisman game {g} is offered to you"))
@@ -290,8 +296,10 @@ def test_a_seat_offered_to_substitutes_goes_to_the_first_who_takes_it_by_mail(ma
     """The moderator offers alice's seat (a bot holds it) to carol and dave: each gets an
     invitation naming the seat in public terms with a code of their own, never at rest in clear;
     carol's `take CODE` makes her the seat's player as `player replace` would (her own token and
-    welcome, no bot); dave, later, is told it is gone. An offer ends when the seat's person
-    writes `back`, and when the moderator withdraws it."""
+    welcome, no bot); dave is told by mail it was given to someone else, and if he tries all the
+    same, that it is gone. An offer ends when the seat's person writes `back`, and when the
+    moderator withdraws it: each time the person invited is told. `player list` names whom a
+    seat is offered to, `player show` an address's open offers."""
     clk = StillClock(T0)
     svc = make_service(clock=clk)
     g = duo(svc, name="offer", seed="offer-seed-1")
@@ -304,6 +312,9 @@ def test_a_seat_offered_to_substitutes_goes_to_the_first_who_takes_it_by_mail(ma
     asyncio.run(daemon.cycle(svc))  # the invitations go
     sent = _invitations(svc, g)
     assert set(sent) == {"carol@example.org", "dave@example.org"}
+    listed = {r["name"]: r["offered_to"] for r in moderator.roster(svc, g)}
+    assert listed == {"alice": ["carol@example.org", "dave@example.org"], "bob": []}
+    assert [(o["game"], o["seat"]) for o in people.person(svc, "dave@example.org")["offered"]] == [(g, "alice")]
     text = sent["carol@example.org"]
     summary = svc.engine.summary(games.state(svc, games.get(svc, g)))["players"]["alice"]
     assert summary["character"].replace("-", " ").title() in text and summary["space_name"] in text
@@ -322,6 +333,11 @@ def test_a_seat_offered_to_substitutes_goes_to_the_first_who_takes_it_by_mail(ma
     assert {"notice", "welcome"} <= {r["kind"] for r in mine}
     tok = token(svc, g, "alice")
     assert tok not in (readable(svc, r) for r in mine if r["kind"] == "notice")
+    assert all("no longer offered" not in t for t in _told(svc, "carol@example.org", before))  # she took it
+    [gone] = _told(svc, "dave@example.org", before)  # told at once, not only when he tries
+    assert f"The seat alice in the Talisman game {g} has been given to someone else." in gone
+    assert people.person(svc, "dave@example.org")["offered"] == []
+    assert {r["name"]: r["offered_to"] for r in moderator.roster(svc, g)}["alice"] == []
     assert handle(svc, mail(["status"], sender="carol@example.org", tok=tok, game=g)).status == "applied"
     late = _take(svc, g, "dave", dave)
     assert late.status == "rejected" and "taken by someone else" in late.outcome
@@ -332,10 +348,14 @@ def test_a_seat_offered_to_substitutes_goes_to_the_first_who_takes_it_by_mail(ma
         since = max(r["id"] for r in svc.store.outbox_rows())
         offers.offer(svc, g, "alice", ["erin@example.org"])
         code = _code(_invitations(svc, g, since)["erin@example.org"])
+        since = max(r["id"] for r in svc.store.outbox_rows())
         if end == "back":
             assert "yours again" in handle(svc, mail(["back"], sender="carol@example.org", tok=tok, game=g)).outcome
         else:
             assert offers.withdraw(svc, g, "alice") == 1
+        [told] = _told(svc, "erin@example.org", since)
+        assert {"back": "The player of the seat alice", "withdraw": "The moderator has withdrawn the offer of the "
+                "seat alice"}[end] in told and "no longer takes it" in told and code not in told
         assert _take(svc, g, "erin", code).status == "rejected", end
         assert svc.store.player(g, "alice")["email"] == "carol@example.org"
 
@@ -362,8 +382,11 @@ def test_the_civil_disorder_notice_the_bot_replies_and_an_offer_in_german(make_s
     invitation = _invitations(svc, g, since)["carol@example.org"]
     assert "Ihnen wird ein Platz im Talisman-Spiel" in invitation and "Stärke" in invitation
     code = _code(invitation)
+    since = max(r["id"] for r in svc.store.outbox_rows())
     back = handle(svc, mail(["zurück"], tok=token(svc, g, "alice"), game=g))
     assert "Ihr Platz gehört wieder Ihnen" in back.outcome
+    [ended] = [r for r in svc.store.outbox_rows() if r["id"] > since and r["to_addr"] == "carol@example.org"]
+    assert "nicht mehr angeboten" in ended["subject"] and "spielt ihn wieder" in readable(svc, ended)
     gone = _take(svc, g, "carol", code)
     assert gone.status == "rejected" and "kein Platz" in gone.outcome
     assert "Ihr Platz gehört schon Ihnen" in handle(svc, mail(["zurück"], tok=token(svc, g, "alice"), game=g)).outcome
@@ -453,6 +476,8 @@ def test_the_command_line_seats_a_bot_and_shows_the_record(run, game):
     assert (rows["bob"]["bot"], rows["bob"]["bot_by"], rows["alice"]["bot"]) == ("greedy", "moderator", None)
     offered = run("player", "offer", game, "bob", "--to", "carol@example.org", "--to", "dave@example.org").stdout
     assert "bob offered to carol@example.org" in offered and "bob offered to dave@example.org" in offered
+    assert "carol@example.org, dave@example.org" in run("player", "list", game).stdout
+    assert f"offered the seat bob of {game} since " in run("player", "show", "carol@example.org").stdout
     assert "offer withdrawn (2 code(s) void)" in run("player", "offer", game, "bob", "--withdraw").stdout
     assert "name whom to offer" in run("player", "offer", game, "bob", code=1).stderr
     assert "played by its person" in run("player", "bot", game, "bob", "off").stdout

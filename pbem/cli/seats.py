@@ -33,8 +33,8 @@ def player_list(ctx, game_id, as_json):
     rows = moderator.roster(service(ctx), game_id)
     if as_json:
         return echo_json(rows)
-    table([_shown(r) for r in rows], ["name", "email", "status", "bot", "undeliverable", "missed", "finished",
-                                      "misses_per_100", "vacation_left_days", "on_vacation_until",
+    table([_shown(r) for r in rows], ["name", "email", "status", "bot", "offered_to", "undeliverable", "missed",
+                                      "finished", "misses_per_100", "vacation_left_days", "on_vacation_until",
                                       "standing_orders", "last_mail_in", "last_mail_out"])
 
 
@@ -43,7 +43,7 @@ def _shown(r: dict) -> dict:
     this game charged + excused."""
     charged = sum(m["charged"] for m in r["misses"])
     return {**r, "standing_orders": len(r["standing_orders"]), "undeliverable": r["undeliverable"] or "",
-            "bot": f"{r['bot']} ({r['bot_by']})" if r["bot"] else "",
+            "bot": f"{r['bot']} ({r['bot_by']})" if r["bot"] else "", "offered_to": ", ".join(r["offered_to"]),
             "missed": f"{charged}+{len(r['misses']) - charged}" if r["misses"] else "",
             "finished": "" if r["finished"] is None else r["finished"],
             "misses_per_100": "" if r["misses_per_100"] is None else r["misses_per_100"]}
@@ -60,11 +60,13 @@ def player_show(ctx, email, as_json):
     found = people.person(service(ctx), email)
     if as_json:
         return echo_json(found)
-    if not found["seats"] and not found["observing"]:
-        raise GameError(f"no seat and no observer has the address {email!r}")
-    table([_shown(r) for r in found["seats"]], ["game", "game_status", "turn", "name", "email", "status", "bot",
-                                                "undeliverable", "missed", "vacation_left_days", "on_vacation_until",
-                                                "standing_orders", "last_mail_in", "last_mail_out"])
+    if not found["seats"] and not found["observing"] and not found["offered"]:
+        raise GameError(f"no seat and no observer has the address {email!r}, and no seat is offered to it")
+    if found["seats"]:
+        table([_shown(r) for r in found["seats"]], ["game", "game_status", "turn", "name", "email", "status", "bot",
+                                                    "offered_to", "undeliverable", "missed", "vacation_left_days",
+                                                    "on_vacation_until", "standing_orders", "last_mail_in",
+                                                    "last_mail_out"])
     c = found["settings"]
     click.echo(f"mail: {c['mail']}; digest at {c['digest_at']} {c['zone']}; "
                f"language: {c['language'] or '(not chosen)'}")
@@ -74,6 +76,8 @@ def player_show(ctx, email, as_json):
                f"{r['charged']} missed (charged), {r['excused']} excused; {per} (weighed by age)")
     for o in found["observing"]:
         click.echo(f"watches {o['game']} ({o['game_status']}) as {o['name']}")
+    for o in found["offered"]:
+        click.echo(f"offered the seat {o['seat']} of {o['game']} since {o['offered_at']} (not taken yet)")
 
 
 @player.command("add", short_help="Add a player (or a bot) before the game starts.")

@@ -169,7 +169,7 @@ def replace_player(svc: Service, game_id: str, name: str, email: str) -> None:
         svc.store.update_player(game_id, name, email=email, token_salt=salt, token_hash=tokens.hash_token(token),
                                 status="active", undeliverable=None, bot=None, bot_by=None)  # a bot's seat too
         briefing.note_predecessor(svc, game, name, email)  # the history keeps both
-        svc.store.end_offers(game_id, name)  # given to someone: any offer of it ends (pbem/moderate/offers.py)
+        seats.end_offers(svc, game, name, seats.TAKEN, taker=email)  # given to someone: any offer of it ends
         for p in game["config"]["players"]:
             if p["name"] == name:
                 p["email"] = email
@@ -239,6 +239,7 @@ def seat_summary(svc: Service, game: dict, p: dict) -> dict:
     record = misses.reliability(svc, p["email"]) if p["email"] else None
     return {"name": name, "email": p["email"], "role": p["role"], "character": p["character"],
             "status": p["status"], "undeliverable": p["undeliverable"], "bot": p["bot"], "bot_by": p["bot_by"],
+            "offered_to": [o["email"] for o in svc.store.offers(game["id"], name)],  # pbem/moderate/offers.py
             "misses": [{"prompt": m["prompt"], "due_at": m["due_at"], "charged": bool(m["charged"]),
                         "reason": m["reason"]} for m in svc.store.misses(game["id"], name)],
             "finished": record["finished"] if record else None,

@@ -4,7 +4,9 @@ the seat's character and where it stands in public terms, and how to take it -- 
 their own; the first to reply `take CODE` (German `übernehmen`) becomes the seat's player by the
 path `pbem player replace` takes (a bot no longer plays it; they get their own token, welcome
 and briefing), and later takers are told it is gone. The offer ends when the seat is taken,
-when its person takes it back (`back`), or when the moderator withdraws it (`--withdraw`).
+when its person takes it back (`back`), or when the moderator withdraws it (`--withdraw`); each
+person invited is then told (pbem/pace/seats.py `end_offers`). `player list` shows whom a seat
+is offered to, `player show EMAIL` the seats offered to an address (`open_to`).
 
 The code is a token-shaped HMAC of the service key over the game, the seat, the address and a
 salt per offer (pbem/base/tokens.py `offer_code`): the store keeps the salt only, the queued
@@ -23,6 +25,7 @@ from pbem.core import games, people
 from pbem.core.games import GameError, _check_email
 from pbem.moderate import moderator
 from pbem.outbound import outbox, reports
+from pbem.pace import seats
 
 if TYPE_CHECKING:
     from pbem.core.service import Service
@@ -64,10 +67,10 @@ def withdraw(svc: Service, game_id: str, name: str) -> int:
     """The moderator withdraws the offer of seat `name`: every code for it is void. How many
     invitations it voids."""
     with svc.store.transaction():
-        games.get(svc, game_id)
+        game = games.get(svc, game_id)
         if svc.store.player(game_id, name) is None:
             raise GameError(f"{game_id}: no player {name!r}")
-        return svc.store.end_offers(game_id, name)
+        return seats.end_offers(svc, game, name, seats.WITHDRAWN)  # each invitee told
 
 
 def take(svc: Service, game: dict, email: str, code: str) -> tuple[str | None, str]:
@@ -85,6 +88,13 @@ def take(svc: Service, game: dict, email: str, code: str) -> tuple[str | None, s
                                   "with the token your answers need", name=o["player"], game=game["id"])
     return None, _("take: no seat of %(game)s is offered to you with that code now: it was taken by someone else, "
                    "the offer was withdrawn, or its player came back", game=game["id"])
+
+
+def open_to(svc: Service, email: str) -> list[dict]:
+    """The seats offered to `email` now: game, seat and when, oldest first."""
+    return [{"game": o["game"], "seat": o["player"], "offered_at": o["made_at"]}
+            for row in svc.store.games() for o in svc.store.offers(row["id"])
+            if o["email"].lower() == email.strip().lower()]
 
 
 def public_terms(svc: Service, game: dict, name: str) -> str:

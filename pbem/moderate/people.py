@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from pbem.core import games, people as chosen
 from pbem.core.games import GameError
-from pbem.moderate import moderator
+from pbem.moderate import moderator, offers
 from pbem.outbound import observers
 from pbem.pace import addresses, misses
 
@@ -17,7 +17,8 @@ if TYPE_CHECKING:
 
 def person(svc: Service, email: str) -> dict:
     """Every seat `email` holds or held, in every game (with the game's status and turn), the
-    games it watches, and its reliability over them all (pbem/pace/misses.py)."""
+    games it watches, the seats offered to it now, and its reliability over them all
+    (pbem/pace/misses.py)."""
     seats = []
     for p in svc.store.seats_by_email(email):
         game = games.get(svc, p["game"])
@@ -27,8 +28,8 @@ def person(svc: Service, email: str) -> dict:
     watching = [{"game": row["id"], "game_status": row["status"], "name": o["name"]}
                 for row in svc.store.games() for o in observers.of(games.get(svc, row["id"]))
                 if o["email"].lower() == email.strip().lower()]
-    return {"email": email, "seats": seats, "observing": watching, "reliability": misses.reliability(svc, email),
-            "settings": settings(svc, email)}
+    return {"email": email, "seats": seats, "observing": watching, "offered": offers.open_to(svc, email),
+            "reliability": misses.reliability(svc, email), "settings": settings(svc, email)}
 
 
 def settings(svc: Service, email: str) -> dict:

@@ -15,11 +15,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from engine import bots
-from pbem.base import log
+from pbem.base import i18n, log, tokens
 from pbem.base.i18n import _
-from pbem.core import games
+from pbem.core import games, people
 from pbem.core.games import GameError
-from pbem.outbound import announce
+from pbem.outbound import announce, outbox, reports
 from pbem.pace import moves, reported, schedule
 
 if TYPE_CHECKING:
@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 LEVELS = bots.LEVELS
 SEAT, MODERATOR, DISORDER = "seat", "moderator", "disorder"  # bot_by: why a bot plays the seat
 OFF = "off"  # `pbem player bot GAME NAME off`: its person plays again
+WITHDRAWN, TAKEN, BACK = "withdrawn", "taken", "back"  # why an offer of a seat ends (`end_offers`)
 
 
 def check_level(level: str) -> str:
@@ -75,12 +76,41 @@ def put(svc: Service, game: dict, name: str, level: str | None, by: str, *, play
                         "gives it one)")
     svc.store.set_bot(game["id"], name, level and check_level(level), by if level else None)
     if level is None:
-        svc.store.end_offers(game["id"], name)  # its person plays it: an offer to substitutes ends
+        end_offers(svc, game, name, BACK)  # its person plays it: an offer to substitutes ends
     state = games.state(svc, game)
     schedule.sync(svc, game, state)  # no deadline while a bot plays it; one again when its person does
     log.get(game=game["id"], player=name).info("seat bot", level=level, by=by)
     if play and level and game["status"] == "active":
         play_now(svc, game)
+
+
+def end_offers(svc: Service, game: dict, name: str, why: str, *, taker: str | None = None) -> int:
+    """Seat `name` is offered to substitutes no more (pbem/moderate/offers.py): every code for it
+    is void, and each person it was offered to is told why (`why`: WITHDRAWN, TAKEN, BACK), as
+    their invitation promised; `taker`, who now holds the seat, gets their welcome instead. How
+    many offers ended. Inside a transaction."""
+    ended = svc.store.offers(game["id"], name)
+    svc.store.end_offers(game["id"], name)
+    for o in ended:
+        if taker is not None and o["email"].lower() == taker.lower():
+            continue
+        with i18n.using(people.language(svc, game, None, o["email"])):  # the invitation's language
+            subject = _("The seat %(name)s of %(game)s is no longer offered", name=name, game=game["id"])
+            reason = {WITHDRAWN: _("The moderator has withdrawn the offer of the seat %(name)s in the Talisman game "
+                                   "%(game)s.", name=name, game=game["id"]),
+                      TAKEN: _("The seat %(name)s in the Talisman game %(game)s has been given to someone else.",
+                               name=name, game=game["id"]),
+                      BACK: _("The player of the seat %(name)s in the Talisman game %(game)s plays it again.",
+                              name=name, game=game["id"])}[why]
+            lines = [reason, _("The code you were sent no longer takes it. Thank you for your interest.")]
+            ctx = {"address": reports.game_address(svc, game), "subject": subject, "lines": lines}
+            offer_id = tokens.hash_token(o["salt"])[:12]  # the invitation's own id: one notice per invitation
+            outbox.enqueue(svc, kind="notice", message_id=reports.message_id(svc, game, name, "offer-end", offer_id),
+                           sender=reports.game_address(svc, game), to=o["email"], to_name=None,
+                           subject=f"[{game['id']}] {subject}", context=ctx, game=game["id"])
+    if ended:
+        log.get(game=game["id"], player=name).info("seat offer ended", why=why, invited=len(ended))
+    return len(ended)
 
 
 def moderator_bot(svc: Service, game_id: str, name: str, level: str) -> None:
