@@ -11,7 +11,7 @@ is read from the last moves' stored events; the game at move 10 is the reference
 rounds taking turns with the game at move N: CPU per request (this process: client and
 server) beside the median wall time, medians and spread over the rounds, and their ratio.
 The page at move 10 shows ten moves of the log where a longer game's shows a page of them
-(pages.LOG_MOVES, 150), so a game just past one page of log is measured too: the game's length
+(pages.LOG_MOVES, 50), so a game just past one page of log is measured too: the game's length
 alone is move N against that one (target 1.2x, as for move N against move 10).
 
     .venv/bin/python bench/web.py [--moves 10000] [--seconds 5] [--rounds 5]

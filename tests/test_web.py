@@ -474,3 +474,41 @@ def test_a_whole_game_played_from_the_browser_alone(web):
     assert "The game is over." in client.get(f"/g/{g}").text
     assert client.get(f"/g/{g}/replay/").status_code == 200
     print(f"{clicks} clicks to the end")
+
+
+def test_the_log_shows_its_newest_page_with_links_to_earlier_and_later_ones(web, monkeypatch):
+    """A page shows the last pages.LOG_MOVES moves of the log and reads no more of them, however
+    long the game (issue 28: a page's cost independent of the game's length); `?upto=N` shows the
+    page ending at move N, with links to the pages before and after it; a seat's page the same."""
+    from pbem.store.base import Store
+    from pbem.web import pages
+    svc, client = web
+    g = new_game(svc)
+    while svc.store.game(g)["moves"] < pages.LOG_MOVES + 15:
+        name, q = asked(svc, g)
+        moderator.answer(svc, g, name, f"{q['id']}: {q['options'][0]['key']}")
+    total, size = svc.store.game(g)["moves"], pages.LOG_MOVES
+    read: list[tuple[int, int]] = []
+    move_events = Store.move_events
+    monkeypatch.setattr(Store, "move_events", lambda self, game, after, upto: read.append((after, upto)) or
+                        move_events(self, game, after, upto))
+
+    newest = client.get(f"/g/{g}").text
+    assert read == [(total - size, total)]
+    assert f'<a href="?upto={total - size}">Earlier moves</a> (moves 1 to {total - size})' in newest
+    assert "Later moves" not in newest and "Latest moves" not in newest
+
+    read.clear()
+    first = client.get(f"/g/{g}?upto=10").text
+    assert read == [(0, 10)] and "The start of the game" in first and "Earlier moves" not in first
+    assert f'<a href="?upto={10 + size}">Later moves</a> (moves 11 to {10 + size})' in first
+    assert f'<a href="?">Latest moves</a> (the game is at move {total})' in first
+
+    read.clear()
+    last_but_one = client.get(f"/g/{g}?upto={total - size}").text
+    assert read == [(0, total - size)] and "Later moves" not in last_but_one  # the next page is the newest
+    assert 'href="?">Latest moves' in last_but_one
+
+    read.clear()
+    seat = client.get(seat_url(svc, g, "alice")).text
+    assert read == [(total - size, total)] and f'href="?upto={total - size}">Earlier moves' in seat

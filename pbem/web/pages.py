@@ -23,7 +23,11 @@ from pbem.web import board
 if TYPE_CHECKING:
     from pbem.core.service import Service
 
-LOG_MOVES = 150  # moves of the log on one page; older ones a link away
+# Moves of the log on one page (the newest, unless `?upto=` asks for older ones), so a page costs
+# the same at move 10,000 as at move 60; older and later ones a link away; the whole log is
+# the archive's. The lead's product choice (issue 28): 150 made a long game's page twice a
+# new one's.
+LOG_MOVES = 50
 SPECTATOR = reports.SPECTATOR
 
 
@@ -62,7 +66,9 @@ def waiting(svc: Service, game: dict, view: dict) -> list[dict]:
 
 
 def log(svc: Service, game: dict, reader: str, upto: int | None = None) -> dict:
-    """The events `reader` may see of the last LOG_MOVES moves up to `upto`, grouped by turn."""
+    """The events `reader` may see of the last LOG_MOVES moves up to `upto`, grouped by turn;
+    `after`: the last move before them (0: none); `later`: the next page's first and last move
+    (None: the next is the newest, or this is)."""
     eng = svc.engine
     upto = game["moves"] if upto is None else max(0, min(upto, game["moves"]))
     after = max(0, upto - LOG_MOVES)
@@ -71,7 +77,8 @@ def log(svc: Service, game: dict, reader: str, upto: int | None = None) -> dict:
     if groups and groups[0]["title"] is None:  # the events before the first turn heading shown
         groups[0]["title"] = _("The start of the game") if after == 0 else \
             _("Earlier in that turn (from move %(n)s)", n=after + 1)
-    return {"groups": groups, "after": after, "upto": upto, "total": game["moves"]}
+    later = {"first": upto + 1, "upto": upto + LOG_MOVES} if upto + LOG_MOVES < game["moves"] else None
+    return {"groups": groups, "after": after, "upto": upto, "total": game["moves"], "later": later}
 
 
 def picture(view: dict) -> Markup:
