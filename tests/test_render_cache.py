@@ -17,16 +17,23 @@ SOURCE = ('{{ _("Plain") }}|{{ _("100%% of %(who)s", who=who) }}|{{ _("<b>%(n)s<
 @pytest.mark.parametrize("lang", i18n.languages())
 @pytest.mark.parametrize("autoescape", [True, False])
 def test_the_templates_gettext_gives_what_jinjas_own_gives(lang, autoescape):
+    """Also with the constant texts translated when the template is compiled (render._Translated,
+    as each language's Environment compiles them): no call to gettext is left for them."""
     values = {"who": "<Anna & Bob>", "n": 3}
     out = []
-    for fast in (True, False):
-        env = jinja2.Environment(autoescape=autoescape, extensions=["jinja2.ext.i18n"])
+    for kind in ("compiled", "kept", "jinja"):
+        env = (render._Environment if kind == "compiled" else jinja2.Environment)(
+            autoescape=autoescape, extensions=["jinja2.ext.i18n"])
         env.install_gettext_translations(i18n.translations(lang), newstyle=True)  # type: ignore[attr-defined]
-        if fast:
+        if kind != "jinja":
             env.globals["_"] = env.globals["gettext"] = render._gettext(i18n.translations(lang))
+        if kind == "compiled":
+            env.translated = render._Translated(render._lookup(i18n.translations(lang)))
+            code = env.compile(SOURCE, raw=True)
+            assert "resolve('_')" not in code and "resolve('gettext')" not in code, code
         template = env.from_string(SOURCE)
         out.append([template.render(values) for _ in range(2)])  # the second from what was kept
-    assert out[0] == out[1]
+    assert out[0] == out[1] == out[2]
     assert ("&lt;Anna &amp; Bob&gt;" in out[0][0]) == autoescape and "100% of" in out[0][0]
 
 

@@ -20,7 +20,9 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import jinja2
 import msgspec
+from jinja2 import nodes
 from jinja2.filters import do_wordwrap
+from jinja2.visitor import NodeTransformer
 from markupsafe import Markup
 
 from pbem.base import boardmap, i18n
@@ -29,7 +31,37 @@ if TYPE_CHECKING:
     from pbem.core.service import Service
 
 
+class _Translated(NodeTransformer):
+    """`_("text")` and `gettext("text")` with a constant text (a `{% trans %}` block too) as the
+    translation itself, put in when the template is compiled: each language has an Environment
+    of its own, so a template's constant texts are known then. What runs is what `_gettext`
+    gives (Markup where the template autoescapes, `% variables` escaping them there); a call
+    through Jinja's context for each text was a tenth of what a report cost to render."""
+
+    def __init__(self, lookup: Callable[[str], str]):
+        self.lookup = lookup
+
+    def visit_Call(self, node: nodes.Call) -> nodes.Node:
+        node = self.generic_visit(node)
+        if not (isinstance(node.node, nodes.Name) and node.node.name in ("_", "gettext") and len(node.args) == 1
+                and isinstance(node.args[0], nodes.Const) and isinstance(node.args[0].value, str)
+                and node.dyn_args is None and node.dyn_kwargs is None):
+            return node
+        text = self.lookup(node.args[0].value)
+        if not node.kwargs:
+            return nodes.MarkSafeIfAutoescape(nodes.Const(text % {}), lineno=node.lineno)
+        values = nodes.Dict([nodes.Pair(nodes.Const(k.key), k.value, lineno=k.lineno) for k in node.kwargs],
+                            lineno=node.lineno)
+        return nodes.Mod(nodes.MarkSafeIfAutoescape(nodes.Const(text)), values, lineno=node.lineno)
+
+
 class _Environment(jinja2.Environment):
+    translated: _Translated | None = None  # set per language (Templates.environment)
+
+    def _parse(self, source: str, name: str | None, filename: str | None) -> nodes.Template:
+        tree = super()._parse(source, name, filename)
+        return self.translated.visit(tree) if self.translated is not None else tree
+
     def getattr(self, obj, attribute):
         """`p.name` on a dict: the key first. Jinja tries the attribute first, and the
         AttributeError it catches each time was most of what a report cost to render."""
@@ -53,12 +85,16 @@ def wordwrap(env: jinja2.Environment, s: str, width: int = 79, break_long_words:
     return _wrapped(env, str(s), width, break_long_words, wrapstring, break_on_hyphens)
 
 
+def _lookup(catalogue) -> Callable[[str], str]:
+    return getattr(catalogue, "ugettext", None) or catalogue.gettext  # as Jinja's i18n extension
+
+
 def _gettext(catalogue) -> Callable[..., str]:
     """Jinja's newstyle `gettext` (and `_`, its alias) for one language's Environment, with its
     result kept per text: the same translation, a Markup in an autoescaped template, then
     `% variables` (always: `%%` is a percent sign). Jinja's own passes each `_()` through three
     context calls and looks the text up every time: a report makes a hundred of them."""
-    lookup = getattr(catalogue, "ugettext", None) or catalogue.gettext  # as Jinja's i18n extension
+    lookup = _lookup(catalogue)
 
     @functools.lru_cache(maxsize=2048)
     def translated(text: str, autoescape: bool) -> str:
@@ -120,6 +156,7 @@ class Templates:
             catalogue = i18n.translations(lang)
             env.install_gettext_translations(catalogue, newstyle=True)  # type: ignore[attr-defined]
             env.globals["_"] = env.globals["gettext"] = _gettext(catalogue)
+            env.translated = _Translated(_lookup(catalogue))
             env.filters["wordwrap"] = wordwrap
             env.globals["fitted"] = boardmap.fitted  # the map's cells (templates/_map.html.j2)
             self._envs[lang] = env
