@@ -41,9 +41,10 @@ class _Translated(NodeTransformer):
     def __init__(self, lookup: Callable[[str], str]):
         self.lookup = lookup
 
-    def visit_Call(self, node: nodes.Call) -> nodes.Node:
-        node = self.generic_visit(node)
-        if not (isinstance(node.node, nodes.Name) and node.node.name in ("_", "gettext") and len(node.args) == 1
+    def visit_Call(self, call: nodes.Call) -> nodes.Node:
+        node = self.generic_visit(call)
+        if not (isinstance(node, nodes.Call) and isinstance(node.node, nodes.Name)
+                and node.node.name in ("_", "gettext") and len(node.args) == 1
                 and isinstance(node.args[0], nodes.Const) and isinstance(node.args[0].value, str)
                 and node.dyn_args is None and node.dyn_kwargs is None):
             return node
