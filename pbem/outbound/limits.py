@@ -54,11 +54,7 @@ def used(svc: Service, limit: Limit, who: str) -> int:
 
 def take(svc: Service, limit: Limit, who: str, n: int = 1) -> int:
     """How many of `n` more fit under the limit for `who`; those are counted."""
-    since = iso(svc.now() - limit.window)
-    fits = max(0, min(n, limit.allowed(svc) - svc.store.uses(limit.key, who, since)))
-    if fits:
-        svc.store.add_uses(limit.key, who, fits, forget_before=since)
-    return fits
+    return svc.store.take_uses(limit.key, who, n, limit.allowed(svc), iso(svc.now() - limit.window))
 
 
 def over(svc: Service, limit: Limit, who: str, *, game: str | None = None, kept: bool = True) -> bool:

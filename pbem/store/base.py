@@ -564,6 +564,19 @@ class Store:
         return self._the_one("SELECT COALESCE(SUM(n), 0) AS n FROM uses WHERE what = ? AND who = ? AND at >= ?",
                              (what, who, since))["n"]
 
+    def take_uses(self, what: str, who: str, n: int, allowed: int, since: str) -> int:
+        """Count as many of `n` more `what` as fit under `allowed` since `since`, and say how many:
+        one statement (the count and the row it adds), then the rows older than `since` go (none
+        goes when nothing fits: the count stands as it was)."""
+        row = self._one("INSERT INTO uses (what, who, at, n) SELECT ?, ?, ?, fits FROM (SELECT CASE "
+                        "WHEN ? - COALESCE(SUM(n), 0) < ? THEN ? - COALESCE(SUM(n), 0) ELSE ? END AS fits "
+                        "FROM uses WHERE what = ? AND who = ? AND at >= ?) AS room WHERE fits > 0 RETURNING n",
+                        (what, who, self.now(), allowed, n, allowed, n, what, who, since))
+        if row is None:
+            return 0
+        self._run("DELETE FROM uses WHERE what = ? AND who = ? AND at < ?", (what, who, since))
+        return row["n"]
+
     def add_uses(self, what: str, who: str, n: int, forget_before: str) -> None:
         """Count `n` more; what is older than `forget_before` no longer counts and goes."""
         self._run("DELETE FROM uses WHERE what = ? AND who = ? AND at < ?", (what, who, forget_before))
