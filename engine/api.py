@@ -58,9 +58,13 @@ def state_hash(state: Game) -> str:
 
 def _unworded(state: Game) -> Game:
     p = state.prompt
-    if p is None or (p.msg is None and all(o.msg is None for o in p.options)):
+    back = p.data.get("back") if p is not None else None  # a question to ask again (rules/items.py `reopen`)
+    worded_back = isinstance(back, dict) and "words" in back
+    if p is None or (p.msg is None and all(o.msg is None for o in p.options) and not worded_back):
         return state
     bare = msgspec.structs.replace(p, msg=None, options=[Option(o.key, o.text) for o in p.options])
+    if isinstance(back, dict) and worded_back:
+        bare.data = {**p.data, "back": {k: v for k, v in back.items() if k != "words"}}
     return msgspec.structs.replace(state, prompt=bare)
 
 

@@ -17,9 +17,9 @@ from engine.rules.machine import TASKS, Ctx, on_answer, registrar, task
 from engine.rules.movement import place
 from engine.rules.rerolls import fate_reroll
 from engine.rules.setup import draw_spell
-from engine.rules.turn import kill, lose_life, one_effect
+from engine.rules.turn import effect_name, kill, lose_life, one_effect
 from engine.state import Option, Prompt, Task, option
-from engine.text import msg, word
+from engine.text import content_text, msg, word
 
 OpHandler = Callable[[Ctx, int, dict[str, Any], dict[str, Any]], None]  # (ctx, player, op, meta)
 OPS: dict[str, OpHandler] = {}
@@ -122,6 +122,10 @@ def change(ctx: Ctx, j: int, what: str, n: int) -> None:
              player=p.name, what=what, n=n)
 
 
+# what a roll or a choice is for when its card does not say (msg() outside a call: pybabel extracts it)
+THE_TABLE, CHOOSE, A_CARD = msg("the table"), msg("Choose"), msg("A card")
+
+
 @op("gain")
 def gain(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None:
     for j in targets(ctx, i, o.get("who", "self")):
@@ -216,7 +220,7 @@ def roll(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None:
     if stats.fate(ctx, p) and sum(dice) < 6 * len(dice) and o.get("reroll", True):
         ctx.push("roll-table", i, dice=dice, **{k: v for k, v in table.items() if k != "dice"})
         ctx.ask(i, "table-reroll", msg("You roll {dice} for {source}. Spend 1 fate to reroll your lowest die?",
-                    dice="+".join(map(str, dice)), source=meta.get("source", "the table")),
+                    dice="+".join(map(str, dice)), source=meta.get("source", THE_TABLE)),
                 [option("reroll", msg("spend 1 fate and reroll")), option("keep", msg("keep it"))])
         return
     read_table(ctx, i, o, meta, dice)
@@ -244,7 +248,7 @@ def read_table(ctx: Ctx, i: int, o: dict, meta: dict, dice: list[int]) -> None:
             total += v if attr == "add" else -v
     ctx.emit("roll",
              msg("{player} rolls {names} for {get}: {total}.", player=p.name, names='+'.join(map(str, dice)),
-                 get=meta.get('source', 'the table'), total=total),
+                 get=meta.get('source', THE_TABLE), total=total),
              player=p.name, dice=dice)
     ops = table_row(die_rows(o.get("table", {})), total, len(dice))
     if ops:
@@ -302,7 +306,7 @@ def bonus(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None:
     for j in targets(ctx, i, o.get("who", "self")):
         p = ctx.player(j)
         p.flags[f"{what}-bonus"] = p.flags.get(f"{what}-bonus", 0) + o.get("n", 1)
-        kind = "Strength in battle" if what == "battle" else "Craft in psychic combat"
+        kind = msg("Strength in battle") if what == "battle" else msg("Craft in psychic combat")
         ctx.emit("bonus",
                  msg("{player} has +{flags} {kind} until the end of their turn.", player=p.name,
                      flags=p.flags[f'{what}-bonus'], kind=kind),
@@ -319,13 +323,13 @@ def choose(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None:
     choices = [c for c in o["options"] if not c.get("test") or test(ctx, i, c["test"])]
     if ctx.s.packs:  # a pack's further choice beside these (the Timescape's Warp Gate at the Mystic)
         choices += ctx.hooks.choose_options(ctx, i, o, meta)
-    opts = [Option(c["key"], c.get("text", c["key"])) for c in choices]
+    opts = [option(c["key"], content_text(c["text"])) if "text" in c else Option(c["key"], c["key"]) for c in choices]
     if o.get("optional"):
         opts.append(option("no", msg("do nothing")))
     if not opts:
         return
-    ctx.ask(i, "choose", o["question"] if "question" in o else
-            msg("{source}: what do you do?", source=meta.get("source", "Choose")), opts,
+    ctx.ask(i, "choose", content_text(o["question"]) if "question" in o else
+            msg("{source}: what do you do?", source=meta.get("source", CHOOSE)), opts,
             choices={c["key"]: c.get("then", []) for c in choices}, meta={k: v for k, v in meta.items() if k != "o"})
 
 
@@ -414,7 +418,7 @@ def align(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None:
         return
     p.alignment = o["to"]
     p.flags["alignment-changed"] = 1
-    ctx.emit("alignment", msg("{player} becomes {o}.", player=p.name, o=o['to'].title()), player=p.name)
+    ctx.emit("alignment", msg("{player} becomes {o}.", player=p.name, o=word(o['to'], o['to'].title())), player=p.name)
     check_alignment_items(ctx, i)
 
 
@@ -512,9 +516,9 @@ def pay_for(ctx: Ctx, i: int, what: str, room: int, price: int) -> None:
         return
     unit = "life" if what == "life" else "fate"
     opts = [option(f"{'heal' if unit == 'life' else 'fate'}-{n}",
-                   msg("{n} {unit} for {value} gold", n=n, unit=unit, value=n * price))
+                   msg("{n} {unit} for {value} gold", n=n, unit=word(unit), value=n * price))
             for n in range(most, 0, -1)]
-    ctx.ask(i, "pay-for", msg("How much {unit} do you pay for?", unit=unit), opts + [option("none", msg("none"))],
+    ctx.ask(i, "pay-for", msg("How much {unit} do you pay for?", unit=word(unit)), opts + [option("none", msg("none"))],
             price=price, what=what)
 
 
@@ -610,7 +614,7 @@ def lasting(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None:
         e["space"] = ctx.player(i).space
     ctx.s.effects.append(e)
     ctx.emit("lasting",
-             msg("{replace} takes hold for {e} round(s).", replace=o['name'].replace('-', ' ').title(), e=e['rounds']))
+             msg("{replace} takes hold for {e} round(s).", replace=effect_name(ctx, o['name']), e=e['rounds']))
 
 
 def quest_possible(ctx: Ctx, i: int, goal: str | None) -> bool:
@@ -721,6 +725,6 @@ def moderator(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None
     text = o.get("text") or f"settle {meta.get('source', 'this card')}"
     ctx.s.prompt = None
     ctx.ask_moderator(i,
-                      msg("{get} for {player}: {text}", get=meta.get('source', 'A card'), player=ctx.name(i),
+                      msg("{get} for {player}: {text}", get=meta.get('source', A_CARD), player=ctx.name(i),
                           text=text))
 

@@ -36,15 +36,49 @@ def msg(msgid: str, /, **args: Any) -> Msg:
     return Msg(msgid, args) if args else Msg(msgid)
 
 
-# The words a message's value may be (a characteristic, a counter), as messages themselves: "Strength"
-# is "Stärke" in a German report.
+# The words a message's value may be, as messages themselves ("Strength" is "Stärke" in a German
+# report): a characteristic, a counter, the two kinds of fight, an alignment as a sentence names it
+# ("becomes Good").
 WORDS = {"strength": msg("Strength"), "craft": msg("Craft"), "life": msg("life"), "lives": msg("lives"),
-         "fate": msg("fate"), "gold": msg("gold")}
+         "fate": msg("fate"), "gold": msg("gold"),
+         "battle": msg("battle"), "psychic combat": msg("psychic combat"),
+         "good": msg("Good"), "evil": msg("Evil"), "neutral": msg("Neutral")}
+
+# The decks a message names ("The Adventure discards are shuffled..."): apart from WORDS, where
+# "spell" would be another word.
+DECKS = {"adventure": msg("Adventure"), "spell": msg("Spell"), "purchase": msg("Purchase"),
+         "talisman": msg("Talisman"), "denizen": msg("Denizen"), "terrain": msg("Terrain"),
+         "remnant": msg("Remnant"), "ending": msg("Ending"), "nether": msg("Nether"), "city": msg("City"),
+         "dungeon": msg("Dungeon"), "treasure": msg("Treasure"), "action": msg("Action"), "tunnel": msg("Tunnel"),
+         "villain": msg("Villain"), "quest": msg("Quest"), "trial": msg("Trial"), "site": msg("Site"),
+         "companion": msg("Companion"), "ship": msg("Ship"), "timescape": msg("Timescape")}
 
 
-def word(key: str) -> Msg:
-    """`key` ("strength", "gold") as a message: a word of WORDS, else the key as it is."""
-    return WORDS.get(key) or Msg(key)
+def word(key: str, shown: str | None = None) -> Msg:
+    """`key` ("strength", "gold") as a message: a word of WORDS, else `shown` (the key when
+    none) as it is, untranslated."""
+    return WORDS.get(key) or Msg(key if shown is None else shown)
+
+
+def deck_name(key: str) -> Msg:
+    """A deck's name as a message: one of DECKS, else the key title-cased, untranslated."""
+    return DECKS.get(key) or Msg(key.title())
+
+
+def revived(value: Any) -> Any:
+    """A message as a decoded state keeps it (msgspec writes a Msg as `[id, args]`, its values
+    likewise) as a Msg again; a Msg, or anything else, as it is."""
+    if isinstance(value, list) and 1 <= len(value) <= 2 and isinstance(value[0], str) and (
+            len(value) == 1 or isinstance(value[1], dict)):
+        return Msg(value[0], {k: revived(v) for k, v in (value[1] if len(value) > 1 else {}).items()})
+    return value
+
+
+def content_text(text: str | Msg) -> Msg:
+    """A text a content file holds and a player reads (a card's choice: its question, its options'
+    words) as a message: its id the text as the file has it (pbem/base/content_texts.py extracts
+    these for the catalogue); a message as it is."""
+    return text if isinstance(text, Msg) else Msg(text)
 
 
 Text = str | Msg  # what an emit, a question or an option takes: a message, or an English text not yet one

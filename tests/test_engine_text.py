@@ -17,9 +17,14 @@ LOCALE = ROOT / "pbem" / "locale"
 
 
 def extracted() -> set[str]:
-    """The ids the engine's code makes, as `make locale` extracts them (`msg`, babel-engine.cfg)."""
-    return {m[2] for m in extract_from_dir(str(ROOT / "engine"), method_map=[("**.py", "python")],
+    """The ids the engine's code makes and the content files' texts a player reads, as `make locale`
+    extracts them (`msg`; pbem/base/content_texts.py; babel-engine.cfg)."""
+    code = {m[2] for m in extract_from_dir(str(ROOT / "engine"), method_map=[("**.py", "python")],
                                            keywords={"msg": None})}
+    content = {m[2] for m in extract_from_dir(str(ROOT / "engine" / "content"),
+                                              method_map=[("**.toml", "pbem.base.content_texts.extract")])}
+    assert len(content) > 40, len(content)
+    return code | content
 
 
 def placeholders(pattern: str) -> set[str]:
@@ -54,3 +59,88 @@ def test_a_message_reads_in_the_readers_language_with_its_values_as_they_are():
         # a text with no message, or one the catalogue lacks, is as the engine wrote it
         assert engine_text.said("anna sings.", None) == "anna sings."
         assert engine_text.said("anna sings.", Msg("{player} sings.", {"player": "anna"})) == "anna sings."
+
+
+def test_the_question_asked_again_after_ditch_keeps_its_messages_in_a_saved_game():
+    """`ditch` leaves a card and asks the question again (engine/rules/items.py `reopen`): the
+    question and its options keep their messages though the game was saved between (a message
+    in a saved state reads back as `[id, args]`), and they stay out of the state's hash."""
+    import tomllib
+
+    import msgspec
+
+    from engine import api, scenario
+
+    data = tomllib.loads((ROOT / "tests" / "scenarios" / "ditch-choose.toml").read_text())
+    state, _ = scenario.run({**data, "moves": data["moves"][:-1]})  # "leave nothing more?" is open
+    state = api.decode(api.encode(state))
+    back = state.prompt.data["back"]
+    bare = msgspec.structs.replace(state.prompt, data={**state.prompt.data, "back": {
+        k: v for k, v in back.items() if k != "words"}})
+    assert back["words"] and api.state_hash(state) == api.state_hash(msgspec.structs.replace(state, prompt=bare))
+    again, _ = api.apply(state, api.parse_move("alice: done"))
+    asked = again.prompt
+    assert asked.question == "What do you encounter?" and asked.msg.english() == asked.question
+    assert [o.key for o in asked.options if o.msg is None] == [], asked.options
+    with i18n.using("de"):
+        assert engine_text.said(asked.question, asked.msg) == "Wem oder was begegnen Sie?"
+        steal = next(o for o in asked.options if o.key == "steal-bob")
+        assert engine_text.said(steal.text, steal.msg) == "versuchen, von bob zu stehlen (4-6 gelingt)"
+
+
+def _is_msg(node) -> bool:
+    import ast
+
+    return isinstance(node, ast.Call) and getattr(node.func, "id", None) == "msg"
+
+
+def _english_literal(node) -> bool:
+    """A value written as English in the code: a text (not "" nor the plural ending "s"), an
+    f-string, either side of a conditional, or the default of a `.get`."""
+    import ast
+
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value not in ("", "s")
+    if isinstance(node, ast.JoinedStr):
+        return True
+    if isinstance(node, ast.IfExp):
+        return _english_literal(node.body) or _english_literal(node.orelse)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get":
+        return any(_english_literal(a) for a in node.args[1:])
+    return False
+
+
+def test_no_message_takes_an_english_word_as_a_value():
+    """A message's values are numbers, names and messages: an English word written into a value
+    ("battle", "yourself", `f" by way of {via}"`) stays English in every language. A word is a
+    message itself (`word`, or a message of its own), or each variant is a message; and a
+    message written inside another's call is not extracted by pybabel (so never translated)."""
+    import ast
+
+    found = []
+    for path in sorted((ROOT / "engine").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if _is_msg(node):
+                found += [f"{path.relative_to(ROOT)}:{node.lineno} {k.arg}={ast.unparse(k.value)}"
+                          for k in node.keywords if _english_literal(k.value)]
+                calls = [k.value for k in node.keywords if isinstance(k.value, ast.Call) and not _is_msg(k.value)]
+                found += [f"{path.relative_to(ROOT)}:{inner.lineno} {ast.unparse(inner)} (not extracted)"
+                          for call in calls for inner in ast.walk(call) if _is_msg(inner)]
+    assert not found, found
+
+
+def test_a_cards_choice_from_the_content_files_reads_in_the_readers_language():
+    """A choice the content files word (the Crags: roll, or let the Guide lead) is a message whose
+    id is the file's text (engine/text.py `content_text`), kept in a saved game, and German has it."""
+    from engine import api, scenario
+
+    data = {"dice": [1], "moves": ["alice: left"], "game": {"seed": "s", "players": [
+        {"name": "alice", "character": "thief"}, {"name": "bob", "character": "troll"}]},
+        "setup": {"alice": {"space": "plains", "followers": ["guide"]}, "bob": {"space": "woods"}}}
+    state, _ = scenario.run(data)
+    asked = api.decode(api.encode(state)).prompt
+    assert asked.kind == "choose" and [o.text for o in asked.options] == [
+        "Roll on the Crags table", "Your Guide leads you through: no roll"]
+    with i18n.using("de"):
+        assert [engine_text.said(o.text, o.msg) for o in asked.options] == [
+            "Auf der Tabelle der Crags würfeln", "Ihr Guide führt Sie hindurch: kein Wurf"]

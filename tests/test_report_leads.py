@@ -14,7 +14,7 @@ from pbem.inbound.process import handle
 from pbem.moderate import moderator, newgame
 from pbem.outbound import leads
 
-ARROW = leads.ARROW
+ARROW = "then"  # the word between an answer and where it leads (leads._then, in English)
 
 
 def option_leads(text: str, key: str) -> list[str]:

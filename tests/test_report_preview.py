@@ -1,4 +1,4 @@
-"""The engine's preview of each answer (engine/preview.py), which reports turn into "left →
+"""The engine's preview of each answer (engine/preview.py), which reports turn into "left: then
 Chapel (Outer Region)" and "a new die: 1: ...": it knows only what the rules already decide."""
 import random
 

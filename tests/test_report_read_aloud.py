@@ -37,7 +37,8 @@ RARE = [
      "dice": [6, 1, 6], "moves": ["h3: companion-a", "h2: companion-c", "h1: companion-b", "h1: right", "h1: battle",
                                   "h1: keep"]},  # champion
 ]
-ART = re.compile(r"[|\u2500-\u259f]|\+-|--|==|__|\[|\]|(?<!\S)\*(?!\S)")  # grids, boxes, brackets, a * for "something"
+# grids, boxes, brackets, a * for "something", an arrow (read aloud as "rightwards arrow")
+ART = re.compile(r"[|\u2190-\u21ff\u2500-\u259f]|\+-|--|==|__|\[|\]|(?<!\S)\*(?!\S)")
 COLUMNS = re.compile(r"\S {2,}\d.*\S {2,}\d")  # numbers set in columns under a header (a table's row)
 
 

@@ -161,10 +161,10 @@ def test_direction_options_say_where_they_lead_as_the_report_does(web):
     options = page[page.index('<ol class="options">'):page.index("</ol>")]
     items = dict(re.findall(r'<li><button[^>]*value="([^"]+)".*?</button>(.*?)</li>', options, re.DOTALL))
     leads = {k: re.findall(r'<span class="leads">(.*?)</span>', v, re.DOTALL) for k, v in items.items()}
-    assert leads["left"] == ["→ Fields (Outer Region)"], leads
-    assert leads["right"][0].startswith("→ on the way: You reach the Sentinel's bridge."), leads
-    assert "continue → Fields (Outer Region)" in leads["right"][0]
-    assert leads["reroll"][0].startswith("→ a new roll: left: 1 Graveyard, 2 Fields"), leads
+    assert leads["left"] == ["then Fields (Outer Region)"], leads
+    assert leads["right"][0].startswith("then on the way: You reach the Sentinel's bridge."), leads
+    assert "continue, then Fields (Outer Region)" in leads["right"][0]
+    assert leads["reroll"][0].startswith("then a new roll: left: 1 Graveyard, 2 Fields"), leads
     text = reports.show_text(svc, games.get(svc, g), name, pace=reported.part)
     report = " ".join(text.split())  # its wrapped lines joined
     assert all(" ".join(line.split()) in report for lines in leads.values() for line in lines)  # the mail's words

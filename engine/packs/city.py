@@ -133,12 +133,13 @@ def city_walk(ctx: Ctx, t: Task) -> None:
         # never straight from one shop to another; asked only with something to do inside
         if shop and shop != a["barred"] and space != a["out_of"] and city_shops.worth_entering(ctx, i, shop):
             ctx.push("city-walk", i, **{**a, "space": space, "steps": steps, "path": path, "asked": True})
-            lost = f", losing the other {steps - 1}" if steps > 1 else ""
             ctx.ask(i, "city-shop-enter", msg("You are on {space} with {steps} to move. "
                     "Enter the {space2}?", space=ctx.space(space).name, steps=steps, space2=ctx.space(shop).name),
                     [option("go-on", msg("walk on {steps} along the streets", steps=steps)),
                      option(f"enter-{shop}",
-                            msg("spend 1 point to enter the {space}{lost}", space=ctx.space(shop).name, lost=lost))])
+                            msg("spend 1 point to enter the {space}, losing the other {n}", space=ctx.space(shop).name,
+                                n=steps - 1) if steps > 1 else
+                            msg("spend 1 point to enter the {space}", space=ctx.space(shop).name))])
             return
         a = {**a, "asked": False}
         if steps <= 0:
@@ -146,9 +147,10 @@ def city_walk(ctx: Ctx, t: Task) -> None:
         space = next_street(ctx, space)
         steps -= 1
         path.append(space)
-    via = f" by way of {', '.join(ctx.space(s).name for s in path[:-1])}" if len(path) > 1 else ""
-    ctx.emit("move", msg("{player} moves to {space}{via}.", player=p.name, space=ctx.space(space).name, via=via),
-             player=p.name, space=space)
+    name = ctx.space(space).name
+    ctx.emit("move", msg("{player} moves to {space} by way of {via}.", player=p.name, space=name,
+                         via=", ".join(ctx.space(s).name for s in path[:-1])) if len(path) > 1 else
+             msg("{player} moves to {space}.", player=p.name, space=name), player=p.name, space=space)
     place(ctx, i, space)
 
 
@@ -209,7 +211,7 @@ def gate(ctx: Ctx, t: Task) -> None:
 def gate_answer(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> None:
     i = ctx.index(who)
     if key == "leave":
-        leave(ctx, i, "by the City Gate")
+        leave(ctx, i, msg("by the City Gate"))
     elif key != "stay":
         city_posters.gate_choice(ctx, i, key)
         ctx.push("space:city-gate", i)
@@ -217,10 +219,10 @@ def gate_answer(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -
 
 @task("space:city-wharf")
 def wharf(ctx: Ctx, t: Task) -> None:
-    leave(ctx, t.p, "by boat from the Wharf")
+    leave(ctx, t.p, msg("by boat from the Wharf"))
 
 
-def leave(ctx: Ctx, i: int, how: str) -> None:
+def leave(ctx: Ctx, i: int, how: Text) -> None:
     p = ctx.player(i)
     dest = tables()["main_city"]
     ctx.emit("city",

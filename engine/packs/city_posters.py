@@ -20,7 +20,7 @@ from engine.rules.items import discard
 from engine.rules.machine import Ctx
 from engine.rules.turn import spend_trophy
 from engine.state import Option, option
-from engine.text import msg
+from engine.text import msg, word
 
 DECK = "wanted-poster"
 PILE = "wanted-poster@city-gate"
@@ -126,7 +126,8 @@ def alignment_bounty(ctx: Ctx, winner: int, loser: int) -> None:
     ctx.emit("bounty", msg("{w} defeats {player}, a wanted {align} character, and claims the "
              "bounty: rolls "
              "{names}, {sum} gold ({count} poster{s}, "
-             "one bounty).", w=w.name, player=ctx.name(loser), align=align.title(), names='+'.join(map(str, dice)),
+             "one bounty).", w=w.name, player=ctx.name(loser), align=word(align, align.title()),
+             names='+'.join(map(str, dice)),
              sum=sum(dice), count=len(used), s='s' if len(used) > 1 else ''), player=w.name, dice=dice)
 
 

@@ -196,7 +196,7 @@ def escape(ctx: Ctx, i: int) -> None:
     """Roll, step back onto the Region's space next to the Realm, and go on with the rest of the roll
     by that Region's movement (the stand-in of the CONTRACT of issue 17; rules-decisions)."""
     p = ctx.player(i)
-    drop_stack(ctx, i, "escaping")
+    drop_stack(ctx, i, msg("escaping"))
     way = tables()["escape"][ctx.content.space(p.space).ring]
     out, board = way["space"], ctx.content.board
     if out not in board.spaces:
@@ -249,7 +249,7 @@ def arrived(ctx: Ctx, i: int) -> bool | None:
 def dying(ctx: Ctx, i: int) -> None:
     """A character who dies leaves its space: its stack is discarded (a card it turned with it)."""
     spaces.restack(ctx, i)
-    drop_stack(ctx, i, "the character is dead")
+    drop_stack(ctx, i, msg("the character is dead"))
 
 
 def invariants(state: Game, content: Content) -> list[str]:

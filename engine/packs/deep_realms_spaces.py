@@ -21,7 +21,7 @@ from engine.rules.items import gain_object
 from engine.rules.machine import Ctx, on_answer, task
 from engine.rules.movement import place
 from engine.state import Prompt, Task, option
-from engine.text import msg
+from engine.text import msg, word
 
 
 def arrive(ctx: Ctx, i: int) -> None:
@@ -73,7 +73,7 @@ def return_bridge_cards(ctx: Ctx, space: str) -> None:
 def tunnel(ctx: Ctx, t: Task) -> None:
     """Entering: the top 3 Tunnel cards, facedown, in a stack in front of the character."""
     p = ctx.player(t.p)
-    drop_stack(ctx, t.p, "a new stack replaces it")
+    drop_stack(ctx, t.p, msg("a new stack replaces it"))
     n = ctx.space(p.space).hook_args.get("stack", 3)
     cards = [c for c in (draw(ctx, TUNNEL) for _ in range(n)) if c]
     if not cards:
@@ -103,10 +103,11 @@ def press_on_tunnel(ctx: Ctx, i: int) -> None:
         p.flags["dr-faceup"] = faceup - 1
     ctx.s.spaces.setdefault(p.space, []).append(card)
     p.flags["dr-turned"] = card
-    verb = "meets again" if faceup else "turns up"
+    name = ctx.content.cards[card].name
     ctx.emit("tunnel",
-             msg("{player} presses on and {verb} {card} from the Tunnel stack.", player=p.name, verb=verb,
-                 card=ctx.content.cards[card].name),
+             msg("{player} presses on and meets again {card} from the Tunnel stack.", player=p.name, card=name)
+             if faceup else msg("{player} presses on and turns up {card} from the Tunnel stack.", player=p.name,
+                                card=name),
              player=p.name, card=card)
     ctx.push("dr-after-card", i)
     ctx.push("resolve-cards", i, todo=[card])
@@ -161,7 +162,8 @@ def ruler(ctx: Ctx, t: Task) -> None:
     value = {"strength": a["strength"] + n} if "strength" in a else {"craft": a["craft"] + n}
     ctx.emit("ruler", msg("{player} must fight {name} ({value} "
              "{next}, with {n} on the pile).", player=p.name, name=name,
-             value='Strength' if 'strength' in a else 'Craft', next=next(iter(value.values())), n=n), player=p.name)
+             value=word('strength' if 'strength' in a else 'craft'), next=next(iter(value.values())), n=n),
+             player=p.name)
     ctx.push("fight", t.p, name=name, **value, evadable=False, ends_turn=False,
              on_win="dr-ruler-beaten", on_standoff="dr-ruler-standoff", on_loss_task="dr-ruler-won",
              on_win_args={"space": space})
@@ -273,5 +275,5 @@ def tidy(ctx: Ctx) -> None:
         if p.flags.get("dr-turned"):
             restack(ctx, i)
         if stack(ctx.s, p.name) and not (p.alive and p.space in tables()["forward"]):
-            drop_stack(ctx, i, "off the space")
+            drop_stack(ctx, i, msg("off the space"))
     fold_back(ctx)

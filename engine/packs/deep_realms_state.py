@@ -13,7 +13,7 @@ from engine.content import pack_table
 from engine.rules.items import discard
 from engine.rules.machine import Ctx
 from engine.state import Game
-from engine.text import msg
+from engine.text import Text, msg
 
 BRIDGE, TUNNEL = "bridge", "tunnel"
 REALMS = ("rat-lair", "wraith-domain")
@@ -57,7 +57,7 @@ def draw(ctx: Ctx, deck: str) -> str | None:
     return ctx.draw(deck)
 
 
-def drop_stack(ctx: Ctx, i: int, why: str) -> None:
+def drop_stack(ctx: Ctx, i: int, why: Text) -> None:
     """The stack's cards are discarded (and so shuffled back into the Tunnel deck)."""
     p = ctx.player(i)
     cards = ctx.s.decks.pop(stack_deck(p.name), None)

@@ -26,7 +26,7 @@ from engine.rules.machine import Ctx, on_answer, task
 from engine.rules.movement import one_space_only, place
 from engine.rules.turn import finish
 from engine.state import Prompt, Task, option
-from engine.text import msg
+from engine.text import Msg, msg
 
 RING = "dungeon"
 # names issue 17 fixes for the three packs (the Deep Realms rely on them): space ids and decks
@@ -70,8 +70,9 @@ def ask_way(ctx: Ctx, i: int, roll: int, rerolled: bool) -> None:
     opts = []
     if here < len(path(ctx)) - 1:
         opts.append(option(WITH, msg("move {roll} with the arrows, deeper toward the Treasure Chamber", roll=roll)))
-    back = "out of the Dungeon to the Ruins" if roll > here else "toward the Dungeon Entrance"
-    opts.append(option(AGAINST, msg("move {roll} against the arrows, {back}", roll=roll, back=back)))
+    opts.append(option(AGAINST, msg("move {roll} against the arrows, out of the Dungeon to the Ruins", roll=roll)
+                       if roll > here else
+                       msg("move {roll} against the arrows, toward the Dungeon Entrance", roll=roll)))
     if stats.fate(ctx, p) and not rerolled:
         opts.append(option("reroll", msg("spend 1 fate to roll again")))
     opts += ctx.hooks.move_options(ctx, i)
@@ -104,11 +105,18 @@ def way_answer(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) ->
         place(ctx, i, RUINS)
         return
     dest = ring[min(at + roll, len(ring) - 1) if key == WITH else at - roll]
-    stop = " (reaching it ends the move)" if dest == CHAMBER and at + roll > len(ring) - 1 else ""
-    ctx.emit("move",
-             msg("{player} moves {key} the arrows to {space}{stop}.", player=p.name, key=key,
-                 space=ctx.space(dest).name, stop=stop), player=p.name, space=dest)
+    stop = dest == CHAMBER and at + roll > len(ring) - 1
+    ctx.emit("move", moved(p.name, key, ctx.space(dest).name, stop), player=p.name, space=dest)
     place(ctx, i, dest)
+
+
+def moved(player: str, key: str, space: str, stop: bool) -> Msg:
+    """A move in the Dungeon, a message for each way (the words of each differ by language)."""
+    if key == AGAINST:
+        return msg("{player} moves against the arrows to {space}.", player=player, space=space)
+    if stop:
+        return msg("{player} moves with the arrows to {space} (reaching it ends the move).", player=player, space=space)
+    return msg("{player} moves with the arrows to {space}.", player=player, space=space)
 
 
 @on_answer("dungeon-enter", "arriving at the Ruins with the Dungeon in play: `stay` (meet the Ruins) or `enter` "

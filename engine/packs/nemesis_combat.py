@@ -13,7 +13,7 @@ from engine.rules.items import discard
 from engine.rules.machine import Ctx, on_answer, task
 from engine.rules.turn import finish
 from engine.state import Player, Prompt, Task, option
-from engine.text import msg
+from engine.text import msg, word
 
 
 def fight_villain(ctx: Ctx, i: int, v: str, space: str) -> None:
@@ -112,7 +112,8 @@ def ask_helpers(ctx: Ctx, i: int, a: dict) -> bool | None:
     ctx.push("combat-roll", i, **{**a, "helpers_asked": True})
     kind = "battle" if a.get("strength") is not None else "psychic combat"
     ctx.ask(helpers, "join-forces",
-            msg("{player} fights {a} ({kind}) on your space. Join forces?", player=ctx.name(i), a=a['name'], kind=kind),
+            msg("{player} fights {a} ({kind}) on your space. Join forces?", player=ctx.name(i), a=a['name'],
+                 kind=word(kind)),
             [option("join", msg("add your Strength or Craft to the attack")), option("no", msg("stay out"))])
     return True
 

@@ -19,6 +19,9 @@ from engine.text import msg
 
 # -- the adversary ------------------------------------------------------------------------------
 
+YOUR_CARD = msg("Your card")  # what a card is called when it does not say (msg() outside a call: extracted)
+
+
 @op("adversary-move")
 def adversary_move(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None:
     """The Nemesis moves the adversary up to `steps` spaces (default 1), one at a time."""
@@ -62,9 +65,10 @@ def token_bonus(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> No
     next main turn (a villain's trophy value stays the printed one: Key Rules 5)."""
     key = BONUSES[o["who"]]
     ctx.s.counters[key] = ctx.s.counters.get(key, 0) + o.get("n", 1)
-    whom = "The adversary fights" if o["who"] == "adversary" else "Every villain fights"
     ctx.emit("bonus",
-             msg("{whom} with +{counters} until the Nemesis's next turn.", whom=whom, counters=ctx.s.counters[key]))
+             msg("The adversary fights with +{counters} until the Nemesis's next turn.", counters=ctx.s.counters[key])
+             if o["who"] == "adversary" else
+             msg("Every villain fights with +{counters} until the Nemesis's next turn.", counters=ctx.s.counters[key]))
 
 
 # -- the villains ---------------------------------------------------------------------------------
@@ -146,7 +150,7 @@ def heroes_op(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None
     if pick == "choose":
         alive = living(ctx.s)
         if alive:
-            ctx.ask(nemesis(ctx.s), "nemesis-target", msg("{get}: on which hero?", get=meta.get('source', 'Your card')),
+            ctx.ask(nemesis(ctx.s), "nemesis-target", msg("{get}: on which hero?", get=meta.get('source', YOUR_CARD)),
                     [Option(ctx.name(j), ctx.name(j)) for j in alive], then=o.get("then", []),
                     meta={k: v for k, v in meta.items() if k != "o"})
         return

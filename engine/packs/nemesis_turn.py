@@ -64,7 +64,7 @@ def action_options(ctx: Ctx, k: int, first: bool) -> list[Option]:
             for j in living(s):
                 if ctx.player(j).space == sp:
                     for w in who:
-                        weapon = "adversary" if w == "adversary" else cards[w].name
+                        weapon = msg("adversary") if w == "adversary" else cards[w].name
                         opts.append(option(f"attack-{ctx.name(j)}-with-{w}",
                                            msg("attack {player} with the {weapon} (ends the turn)", player=ctx.name(j),
                                                weapon=weapon)))

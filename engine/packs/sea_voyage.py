@@ -63,8 +63,7 @@ from engine.packs.sea_voyage_state import (  # noqa: F401
 )
 from engine.packs.sea_voyage_turns import resolve_cards  # noqa: F401
 from engine.packs.sea_voyage_wreck_prison import landing_space, release, wreck  # noqa: F401
-from engine.rules import stats
-from engine.rules.encounter import others_here
+from engine.rules.encounter import others_here, steal_options
 from engine.rules.items import discard
 from engine.rules.machine import Ctx
 from engine.state import Option, option
@@ -137,12 +136,7 @@ class SeaVoyage(Pack):
                 option("harbour", msg("go to the Harbour: hire a ship from the Royal Fleet and set sail"))]
         others = others_here(ctx, i)
         opts += [option(f"encounter-{ctx.name(j)}", msg("attack {player}", player=ctx.name(j))) for j in others]
-        for verb, ability in (("steal", "thief-steal"), ("beguile", "sorceress-beguile")):
-            if stats.has_ability(ctx, p, ability):
-                opts += [option(f"{verb}-{ctx.name(j)}",
-                                msg("try to {verb} from {player} (4-6 succeeds)", verb=verb, player=ctx.name(j)))
-                         for j in others]
-        return opts
+        return opts + steal_options(ctx, i, others)
 
     def encounter_choice(self, ctx: Ctx, i: int, key: str) -> bool | None:
         if key != "harbour":

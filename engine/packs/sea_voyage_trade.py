@@ -13,7 +13,7 @@ from engine.rules import stats
 from engine.rules.machine import Ctx, on_answer
 from engine.rules.setup import draw_spell
 from engine.state import Prompt, option
-from engine.text import msg
+from engine.text import Text, msg
 
 
 @op("sea-cathay")
@@ -50,10 +50,10 @@ def cathay_answer(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str)
     bump(p, "sea-cargo", -1)
     if key == "gold":
         p.gold += prompt.data["gold"]
-        got = f"{prompt.data['gold']} gold"
+        got: Text = msg("{n} gold", n=prompt.data["gold"])
     elif key == "spell":
         draw_spell(ctx, i)
-        got = "a Spell"
+        got = msg("a Spell")
     else:
         card = ctx.draw(key) if key == "talisman" else key
         assert card is not None  # a Talisman is offered only while one is left

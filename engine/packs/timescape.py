@@ -30,7 +30,7 @@ from engine.rules.machine import Ctx, on_answer, task
 from engine.rules.movement import place
 from engine.rules.rerolls import offer_reroll
 from engine.state import Option, Prompt, Task, option
-from engine.text import msg
+from engine.text import Text, msg
 
 RING = "timescape"
 HOOKED = {"warp-belt"}  # card hooks this module reads (the pack's card_hooks: automated, engine/coverage.py)
@@ -54,7 +54,7 @@ def inside(ctx: Ctx, space: str | None) -> bool:
 
 # -- entering and leaving ------------------------------------------------------------
 
-def enter(ctx: Ctx, i: int, how: str) -> None:
+def enter(ctx: Ctx, i: int, how: Text) -> None:
     """Into the Timescape at the Warp Gate (§3): beasts of burden stay behind on the space
     left, the Poltergeist is discarded, a Toad reverts; the turn ends there."""
     s, p, t = ctx.s, ctx.player(i), tables()
@@ -105,7 +105,7 @@ def leave(ctx: Ctx, i: int, dest: str) -> None:
 
 @task("ts-enter-spell")
 def enter_spell(ctx: Ctx, t: Task) -> None:
-    enter(ctx, t.p, "opens a Warp Gate")
+    enter(ctx, t.p, msg("opens a Warp Gate"))
 
 
 @task("ts-gate-mystic")
@@ -145,7 +145,7 @@ def gate_resolve(ctx: Ctx, t: Task) -> None:
     p = ctx.player(i)
     if sum(dice) <= need:
         p.flags[f"warp-sent-{who.lower()}"] = 1  # kept on leaving: once each per character
-        enter(ctx, i, f"is found worthy by the {who}")
+        enter(ctx, i, msg("is found worthy by the {who}", who=who))
     else:
         ctx.emit("timescape", msg("{player} is found unworthy; the turn ends.", player=p.name), player=p.name)
         ctx.end_turn()
@@ -163,7 +163,7 @@ def gate_warlock(ctx: Ctx, t: Task) -> None:
     if fee == "gold" and p.gold >= gold:
         p.gold -= gold
         ctx.emit("gold", msg("{player} pays the Warlock {gold}G.", player=p.name, gold=gold), player=p.name)
-        enter(ctx, t.p, "pays the Warlock")
+        enter(ctx, t.p, msg("pays the Warlock"))
         return
     cards = []
     if fee == "follower":
@@ -187,7 +187,7 @@ def fee_paid(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> N
     drop_excess(ctx, i)
     ctx.emit("discard", msg("{player} pays the Warlock with {card}.", player=who, card=ctx.content.cards[key].name),
              player=who)
-    enter(ctx, i, "pays the Warlock")
+    enter(ctx, i, msg("pays the Warlock"))
 
 
 # -- turns in the Timescape -----------------------------------------------------------
@@ -258,7 +258,7 @@ def ts_move(ctx: Ctx, t: Task) -> None:
                 [Option(sp, ctx.space(sp).name) for sp in dict.fromkeys(ring) if sp != p.space])
         return
     if nxt:
-        warp_to(ctx, t.p, nxt, "as the Sentinels ordered")
+        warp_to(ctx, t.p, nxt, msg("as the Sentinels ordered"))
         return
     if any(ctx.content.cards[c].hook == "warp-belt" for c in p.objects):
         belt = msg("follow the 1-2 line to {space}", space=ctx.space(line(ctx, p.space, 1)).name)
@@ -282,10 +282,10 @@ def roll_line(ctx: Ctx, i: int) -> None:
     p = ctx.player(i)
     r = rng.die(ctx.s)
     ctx.emit("roll", msg("{player} rolls {r} for the warp lines.", player=p.name, r=r), player=p.name, roll=r, dice=[r])
-    warp_to(ctx, i, line(ctx, p.space, r), "along the warp line")
+    warp_to(ctx, i, line(ctx, p.space, r), msg("along the warp line"))
 
 
-def warp_to(ctx: Ctx, i: int, dest: str, how: str) -> None:
+def warp_to(ctx: Ctx, i: int, dest: str, how: Text) -> None:
     p = ctx.player(i)
     ctx.emit("move", msg("{player} is drawn {how} to {space}.", player=p.name, how=how, space=ctx.space(dest).name),
              player=p.name, space=dest)
@@ -298,12 +298,12 @@ def warp_answer(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -
     if key == "roll":
         roll_line(ctx, i)
     else:
-        warp_to(ctx, i, line(ctx, ctx.player(i).space, 1), "by the Warp Belt")
+        warp_to(ctx, i, line(ctx, ctx.player(i).space, 1), msg("by the Warp Belt"))
 
 
 @on_answer("ts-any", "judged innocent: the Timescape space to move to (a space id)", default=())
 def any_answer(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> None:
-    warp_to(ctx, ctx.index(who), key, "as the Sentinels allow")
+    warp_to(ctx, ctx.index(who), key, msg("as the Sentinels allow"))
 
 
 def tidy(ctx: Ctx, i: int) -> None:
@@ -566,7 +566,7 @@ def vortex(ctx: Ctx, t: Task) -> None:
     dest = die_row(ctx.space(p.space).hook_args["table"], r)
     ctx.emit("roll", msg("{player} rolls {r} in the Vortex.", player=p.name, r=r), player=p.name, roll=r)
     if inside(ctx, dest):
-        warp_to(ctx, t.p, dest, "through the Vortex")
+        warp_to(ctx, t.p, dest, msg("through the Vortex"))
         p.flags.pop("moved", None)
         return
     if ctx.covered(dest):  # the Cataclysm: a space under Terrain is no longer on the board
@@ -718,10 +718,11 @@ class Timescape(Pack):
         for g in tables()["gates"]:
             if not (keys & set(g["keys"]) or source in g["sources"]) or p.flags.get(f"warp-sent-{g['name']}"):
                 continue
-            how = ("roll 2 dice against your starting Strength + Craft" if g["name"] != "warlock"
-                   else "roll 1 die for his fee instead of a quest")
-            out.append({"key": f"warp-{g['name']}",
-                        "text": f"ask {g['who']} to open a Warp Gate to the Timescape ({how})",
+            asked = msg("ask {who} to open a Warp Gate to the Timescape (roll 2 dice against your starting "
+                        "Strength + Craft)", who=g["who"]) if g["name"] != "warlock" else \
+                msg("ask {who} to open a Warp Gate to the Timescape (roll 1 die for his fee instead of a quest)",
+                    who=g["who"])
+            out.append({"key": f"warp-{g['name']}", "text": asked,
                         "then": [{"op": "hook", "name": f"ts-gate-{g['name']}"}]})
         return out or None
 

@@ -47,7 +47,7 @@ def fight(ctx: Ctx, t: Task) -> None:
         return
     kind = "battle" if a.get("strength") is not None else "psychic combat"
     value = a.get("strength") if kind == "battle" else a.get("craft")
-    opts = [option("fight", msg("fight {a} ({kind}, {value})", a=a['name'], kind=kind, value=value))]
+    opts = [option("fight", msg("fight {a} ({kind}, {value})", a=a['name'], kind=word(kind), value=value))]
     cards = [ctx.content.cards[c] for c in a.get("cards", [])]
     # lost-realms.txt, Traps: no ability or effect avoids a Trap unless it says it works against Traps
     # (none of our cards or abilities says so)
@@ -67,7 +67,7 @@ def fight(ctx: Ctx, t: Task) -> None:
     # a card's options (the Potion, the Mercenary, the Cross); a trap is not destroyed either
     opts += [o for o in ctx.hooks.fight_options(ctx, i, a) if not (trap and o.key == "banish")]
     ctx.push("combat-roll", i, **a)
-    ctx.ask(i, "fight", msg("{a} ({kind}, {value}) faces you.", a=a['name'], kind=kind, value=value), opts)
+    ctx.ask(i, "fight", msg("{a} ({kind}, {value}) faces you.", a=a['name'], kind=word(kind), value=value), opts)
 
 
 @on_answer("fight", "a creature faces you: `fight`, `evade`, `cast-<spell>`, or a card's option (`use-<card>`...)",

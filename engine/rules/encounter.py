@@ -10,7 +10,7 @@ from engine.content import die_row
 from engine.rules import items, reach, spells, stats
 from engine.rules.items import discard, gain_object
 from engine.rules.machine import Ctx, on_answer, task
-from engine.state import Prompt, Task, option
+from engine.state import Option, Prompt, Task, option
 from engine.text import msg
 
 MEETS_OTHERS_INNER = ("plain-of-peril", "valley-of-fire", "crown-of-command")
@@ -114,12 +114,20 @@ def choose_encounter(ctx: Ctx, i: int) -> None:
         return
     opts = [option("encounter-space", msg("encounter {space}", space=ctx.space(p.space).name))]
     opts += [option(f"encounter-{ctx.name(j)}", msg("attack {player}", player=ctx.name(j))) for j in others]
-    for verb, ability in (("steal", "thief-steal"), ("beguile", "sorceress-beguile")):
-        if stats.has_ability(ctx, p, ability):
-            opts += [option(f"{verb}-{ctx.name(j)}",
-                            msg("try to {verb} from {player} (4-6 succeeds)", verb=verb, player=ctx.name(j)))
-                     for j in others]
+    opts += steal_options(ctx, i, others)
     ctx.ask(i, "encounter", msg("What do you encounter?"), opts + spells.ditch_option(ctx, i))
+
+
+def steal_options(ctx: Ctx, i: int, others: list[int]) -> list[Option]:
+    """The Thief's steal and the Sorceress's beguile, offered against each character here."""
+    p, opts = ctx.player(i), []
+    if stats.has_ability(ctx, p, "thief-steal"):
+        opts += [option(f"steal-{ctx.name(j)}", msg("try to steal from {player} (4-6 succeeds)", player=ctx.name(j)))
+                 for j in others]
+    if stats.has_ability(ctx, p, "sorceress-beguile"):
+        opts += [option(f"beguile-{ctx.name(j)}",
+                        msg("try to beguile from {player} (4-6 succeeds)", player=ctx.name(j))) for j in others]
+    return opts
 
 
 def flip_remnants(ctx: Ctx, i: int) -> None:

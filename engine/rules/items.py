@@ -4,7 +4,7 @@ from __future__ import annotations
 from engine.rules import stats
 from engine.rules.machine import Ctx, on_answer
 from engine.state import Option, Prompt, option
-from engine.text import msg
+from engine.text import Msg, msg, revived
 
 FORCED = ("hag", "poltergeist")  # Followers that cannot be sent away at will (their hooks)
 
@@ -123,7 +123,9 @@ def ditch_answer(ctx: Ctx, prompt: Prompt, arg: str | None, i: int, again: str |
     named: which one?"""
     back = {"again": again} if again else {
         "kind": prompt.kind, "question": prompt.question,
-        "options": [[o.key, o.text] for o in prompt.options], "data": dict(prompt.data)}
+        "options": [[o.key, o.text] for o in prompt.options], "data": dict(prompt.data),
+        # the same as messages, for a reader's language (not in the state's hash: api.state_hash)
+        "words": {"question": prompt.msg, "options": {o.key: o.msg for o in prompt.options if o.msg}}}
     card = card_named(ctx, ditchable(ctx, i), arg)
     if card:
         ditch(ctx, i, card)
@@ -159,5 +161,9 @@ def reopen(ctx: Ctx, i: int, back: dict) -> None:
     if "again" in back:
         ctx.push(back["again"], i)
         return
-    opts = [Option(k, t) for k, t in back["options"] if k != "ditch" or ditchable(ctx, i)]
-    ctx.ask(i, back["kind"], back["question"], opts, **back["data"])
+    words = back.get("words") or {}  # none in a game saved before they were kept
+    said = {k: revived(m) for k, m in (words.get("options") or {}).items()}
+    opts = [Option(k, t, said.get(k)) for k, t in back["options"] if k != "ditch" or ditchable(ctx, i)]
+    question = revived(words.get("question"))
+    ctx.ask(i, back["kind"], question if isinstance(question, Msg) and question.english() == back["question"]
+            else back["question"], opts, **back["data"])

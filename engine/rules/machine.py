@@ -18,7 +18,7 @@ from engine import content as content_mod, questions, rng
 from engine.clone import copy_player
 from engine.errors import MODERATOR, IllegalMove
 from engine.state import Event, Game, Move, Option, Prompt, Task, option
-from engine.text import Msg, Text, english, msg
+from engine.text import Msg, Text, deck_name, english, msg
 
 if TYPE_CHECKING:  # the Hooks' methods take a Ctx: the one name the two modules share both ways
     from engine.hooks import Hooks
@@ -134,7 +134,7 @@ class Ctx:
             cards.extend(s.discards[deck])
             s.discards[deck].clear()
             rng.shuffle(s, cards)
-            self.emit("reshuffle", msg("The {deck} discards are shuffled into a new deck.", deck=deck.title()))
+            self.emit("reshuffle", msg("The {deck} discards are shuffled into a new deck.", deck=deck_name(deck)))
         return cards.pop() if cards else None
 
     # -- events and work -----------------------------------------------

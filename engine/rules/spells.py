@@ -279,8 +279,8 @@ def healing_window(ctx: Ctx, t: Task) -> None:
             if ctx.player(k).life < ctx.player(k).max_life and not shielded(ctx, j, k)]
     if not hurt:
         return
-    opts = [option(f"heal-{ctx.name(k)}",
-                   msg("cast Healing on {value}", value='yourself' if k == j else ctx.name(k))) for k in hurt]
+    opts = [option(f"heal-{ctx.name(k)}", msg("cast Healing on yourself") if k == j else
+                   msg("cast Healing on {value}", value=ctx.name(k))) for k in hurt]
     ctx.ask(j, "healing-window", msg("You have lost a life on another's turn. Cast Healing now "
             "(your one Spell this turn)?"), opts + [option("no", msg("not now"))])
 

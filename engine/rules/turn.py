@@ -96,7 +96,7 @@ def tick_lasting(ctx: Ctx) -> None:
         if e["rounds"] > 0:
             kept.append(e)
         else:
-            ctx.emit("lasting-ends", msg("{replace} ends.", replace=e['name'].replace('-', ' ').title()))
+            ctx.emit("lasting-ends", msg("{replace} ends.", replace=effect_name(ctx, e['name'])))
     ctx.s.effects = kept
 
 
@@ -231,3 +231,10 @@ def finish(ctx: Ctx, winners: list[str]) -> None:
     s.stack.clear()
     if winners:
         ctx.emit("game-over", msg("{names} wins the game.", names=', '.join(winners)), winners=winners)
+
+
+def effect_name(ctx: Ctx, key: str) -> str:
+    """A lasting effect's name: the card's that makes it ("destroy-magic": Destroy Magic), a name
+    as printed, which a reader's names translate (pbem/base/engine_text.py `name`)."""
+    card = ctx.content.cards.get(key)
+    return card.name if card is not None else key.replace("-", " ").title()

@@ -16,8 +16,13 @@ from pbem.base.i18n import _
 if TYPE_CHECKING:
     from pbem.core.service import Service
 
-ARROW = "→"
 KEEP = "keep"  # the answer that keeps a roll a reroll is offered for
+
+
+def _then() -> str:
+    """The word between an answer and what it leads to ("then Fields"): a word, not an arrow, which
+    a screen reader reads as "rightwards arrow"."""
+    return _("then")
 
 
 def region(ring: str | None) -> str:
@@ -59,12 +64,12 @@ def _said(o: dict) -> str:
 def _walk(o: dict) -> list[str]:
     """Where a move ends, or the crossing it stops at and where each answer there leads."""
     if o["moved"]:
-        return [f"{ARROW} {_where(o)}"]
-    ways = [f"{k} {ARROW} {_where(t)}" for k, t in (o.get("then") or {}).items() if t["moved"]]
+        return [f"{_then()} {_where(o)}"]
+    ways = [f"{k}, {_then()} {_where(t)}" for k, t in (o.get("then") or {}).items() if t["moved"]]
     if ways:  # a question on the way (a bridge, the Portal) whose answers move on
-        return [f"{ARROW} " + _("on the way: %(question)s (%(ways)s)", question=_question(o), ways="; ".join(ways))]
+        return [f"{_then()} " + _("on the way: %(question)s (%(ways)s)", question=_question(o), ways="; ".join(ways))]
     if o["stop"] == "unknown" and (o.get("cut") or {}).get("name"):  # a fight on the way (the Sentinel)
-        return [f"{ARROW} {_next(o)}"]
+        return [f"{_then()} {_next(o)}"]
     return []
 
 
@@ -86,11 +91,11 @@ def _faces(faces: dict) -> list[str]:
         for face, o in faces.items():
             for key, t in (o.get("then") or {}).items():
                 ways.setdefault(key, []).append((face, _short(t)))
-        return [f"{ARROW} " + _("a new roll:") + " " + "; ".join(
+        return [f"{_then()} " + _("a new roll:") + " " + "; ".join(
             f"{k}: {', '.join(f'{fs} {text}' for fs, text in _runs(v))}" for k, v in ways.items())]
     said = _runs([(face, " ".join(_texts(o, "effects")) if o["effects"] else _cap(_next(o)) + ".") for face,
                   o in faces.items()])
-    return [f"{ARROW} " + _("a new die:")] + [f"{fs}: {text}" for fs, text in said]
+    return [f"{_then()} " + _("a new die:")] + [f"{fs}: {text}" for fs, text in said]
 
 
 def _runs(faces: list[tuple[str, str]]) -> list[tuple[str, str]]:
@@ -117,7 +122,7 @@ def leads(svc: Service, state, player: str, asked: dict | None) -> dict[str, lis
     out: dict[str, list[str]] = {}
     for key, o in outcomes.items():
         if key == KEEP:  # a kept roll: what it does, in the engine's words
-            lines = [f"{ARROW} {_said(o)}"] if o["events"] or o["stop"] != "end" else []
+            lines = [f"{_then()} {_said(o)}"] if o["events"] or o["stop"] != "end" else []
         else:
             lines = _walk(o)
         if "faces" in o:
