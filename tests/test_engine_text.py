@@ -144,3 +144,20 @@ def test_a_cards_choice_from_the_content_files_reads_in_the_readers_language():
     with i18n.using("de"):
         assert [engine_text.said(o.text, o.msg) for o in asked.options] == [
             "Auf der Tabelle der Crags würfeln", "Ihr Guide führt Sie hindurch: kein Wurf"]
+
+
+def test_why_a_life_is_lost_reads_in_the_readers_language():
+    """A life's cause travels in the game's state as the English the rules wrote (" to Ogre",
+    through the armour's roll); the event says it as a message: a name, or a phrase of its own."""
+    import tomllib
+
+    from engine import scenario
+
+    for name, english, german in (
+            ("armour-fate-keep", "alice loses 1 life to Ogre.", "alice verliert 1 Leben durch {ogre}."),
+            ("cataclysm-frozen-spire", " to the cold.", " durch die Kälte.")):
+        data = tomllib.loads((ROOT / "tests" / "scenarios" / f"{name}.toml").read_text())
+        _, events = scenario.run(data)
+        lost = next(e for e in events if e.text.endswith(english))
+        with i18n.using("de"):
+            assert engine_text.said(lost.text, lost.msg).endswith(german.format(ogre=engine_text.name("Ogre")))

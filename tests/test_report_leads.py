@@ -77,7 +77,7 @@ def test_each_answer_does_what_its_report_said(svc):
                 face = faces_of(new_roll)[roll]
                 now = option_leads(text, way)
                 if now and now[0].startswith(f"{ARROW} ") and "on the way" not in now[0]:
-                    assert now[0][2:].startswith(face + " ("), (face, now)
+                    assert now[0][len(ARROW) + 1:].startswith(face + " ("), (face, now)
                     checked["new roll"] += 1
             faces_said[move.player] = None
         after, events = eng.apply(state, move)
@@ -95,7 +95,7 @@ def test_each_answer_does_what_its_report_said(svc):
                 assert after.prompt and after.prompt.question in line and walked is None, (move, line)
                 checked["on the way"] += 1
             elif move.key == leads.KEEP and line.startswith(ARROW):
-                assert " ".join(mine).startswith(line[2:].split(" Then ")[0]), (line, mine)
+                assert " ".join(mine).startswith(line[len(ARROW) + 1:].split(" Then ")[0]), (line, mine)
                 checked["keep"] += 1
             elif line.startswith(f"{ARROW} a new roll: ") and move.key == "reroll":
                 faces_said[move.player] = line[len(f"{ARROW} a new roll: "):]

@@ -9,7 +9,7 @@ from engine.rules.items import discard
 from engine.rules.machine import Ctx, task
 from engine.rules.setup import begin_character
 from engine.state import Player, Task
-from engine.text import msg, word
+from engine.text import Text, msg, word
 
 
 @task("turn")
@@ -139,6 +139,20 @@ def spend_trophy(ctx: Ctx, p: Player, card: str, attr: str) -> None:
     ctx.hooks.trophy_spent(ctx, p, card, attr)
 
 
+# Why a life is lost, as lose_life's callers write it (" to Death", " to Orc"): a plain string,
+# since a task's arguments carry it and a saved game's state (and its hash) keeps it as it was;
+# as a message it is one of these, or " to X" with X a name.
+CAUSES = {" to Death": msg(" to Death"), " to the Command Spell": msg(" to the Command Spell"),
+          " adrift on the Raft": msg(" adrift on the Raft"), " to the cold": msg(" to the cold")}
+
+
+def cause_said(cause: str) -> Text:
+    """`cause` as a message's value (a cause not written as above stays as it is)."""
+    if cause in CAUSES:
+        return CAUSES[cause]
+    return msg(" to {foe}", foe=cause[4:]) if cause.startswith(" to ") else cause
+
+
 def lose_life(ctx: Ctx, i: int, n: int = 1, cause: str = "") -> None:
     p = ctx.player(i)
     if not p.alive or n <= 0:
@@ -153,8 +167,9 @@ def lose_life(ctx: Ctx, i: int, n: int = 1, cause: str = "") -> None:
             return
     p.life = max(0, p.life - n)
     ctx.emit("life",
-             msg("{player} loses 1 life{cause}.", player=p.name, cause=cause) if n == 1 else
-             msg("{player} loses {n} lives{cause}.", player=p.name, n=n, cause=cause), player=p.name, n=-n)
+             msg("{player} loses 1 life{cause}.", player=p.name, cause=cause_said(cause)) if n == 1 else
+             msg("{player} loses {n} lives{cause}.", player=p.name, n=n, cause=cause_said(cause)), player=p.name,
+             n=-n)
     if p.life == 0:
         kill(ctx, i)
 
