@@ -512,3 +512,30 @@ def test_the_log_shows_its_newest_page_with_links_to_earlier_and_later_ones(web,
     read.clear()
     seat = client.get(seat_url(svc, g, "alice")).text
     assert read == [(total - size, total)] and f'href="?upto={total - size}">Earlier moves' in seat
+
+
+def test_a_page_of_the_log_is_read_once_per_game_state_and_again_after_a_move(web, monkeypatch):
+    """Each view of a page between two moves shows the log as the first made it (issue 28:
+    pages are read far more often than games move); a move, or a rollback, shows the new log."""
+    from pbem.store.base import Store
+    svc, client = web
+    g = new_game(svc)
+    for _ in range(3):
+        name, q = asked(svc, g)
+        moderator.answer(svc, g, name, f"{q['id']}: {q['options'][0]['key']}")
+    read: list[int] = []
+    move_events = Store.move_events
+    monkeypatch.setattr(Store, "move_events", lambda self, game, after, upto: read.append(upto) or
+                        move_events(self, game, after, upto))
+    first = client.get(f"/g/{g}").text
+    assert client.get(f"/g/{g}").text == first and read == [3]  # the second view read nothing
+    name, q = asked(svc, g)
+    moderator.answer(svc, g, name, f"{q['id']}: {q['options'][0]['key']}")  # its reports read the log too
+    read.clear()
+    client.get(f"/g/{g}")
+    client.get(f"/g/{g}")
+    assert read == [4]
+    moderator.rollback(svc, g, 3)  # a move of its own in the log
+    read.clear()
+    client.get(f"/g/{g}")
+    assert read == [svc.store.game(g)["moves"]]

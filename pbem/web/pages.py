@@ -7,6 +7,7 @@ what every player may see; a seat's page adds that seat's own view.
 """
 from __future__ import annotations
 
+import hashlib
 import threading
 from collections import OrderedDict
 from typing import TYPE_CHECKING
@@ -65,7 +66,29 @@ def waiting(svc: Service, game: dict, view: dict) -> list[dict]:
     return [{"name": n, "due": due.get(n)} for n in dict.fromkeys(names)]
 
 
+_lock = threading.Lock()  # pages are made in several threads: what they keep is shared
+_logs: OrderedDict[tuple, dict] = OrderedDict()
+LOGS_KEPT = 256  # pages of the log as the games' readers last saw them
+
+
 def log(svc: Service, game: dict, reader: str, upto: int | None = None) -> dict:
+    """`_log` (below) once per game state, reader, page and language: a page is read many times
+    between two moves (every reader's refresh), and what its moves showed never changes while
+    the game stands where it stood (the key: its state, by a digest, and its moves; a rollback
+    replayed to the same move within the same second keeps `updated_at`, not the state)."""
+    state = hashlib.blake2b(bytes(game["state"]), digest_size=16).digest()
+    key = (svc.settings.store_target, id(svc.engine), game["id"], game["moves"], state, reader, upto, i18n.current())
+    done = _logs.get(key)
+    if done is None:
+        done = _log(svc, game, reader, upto)
+        with _lock:
+            _logs[key] = done
+            while len(_logs) > LOGS_KEPT:
+                _logs.popitem(last=False)
+    return done
+
+
+def _log(svc: Service, game: dict, reader: str, upto: int | None = None) -> dict:
     """The events `reader` may see of the last LOG_MOVES moves up to `upto`, grouped by turn;
     `after`: the last move before them (0: none); `later`: the next page's first and last move
     (None: the next is the newest, or this is)."""
@@ -88,7 +111,6 @@ def picture(view: dict) -> Markup:
 
 
 _drawn: OrderedDict[tuple, tuple] = OrderedDict()
-_lock = threading.Lock()
 
 
 def _board(svc: Service, game: dict, state) -> tuple[dict, Markup, dict, bool]:
