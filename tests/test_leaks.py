@@ -17,6 +17,7 @@ import pytest
 from bymail import play_by_mail
 from conftest import game_config, token
 
+from pbem.base import printed_names
 from pbem.core import games
 from pbem.moderate import newgame
 from pbem.outbound import outbox, render, reports
@@ -38,7 +39,9 @@ def spells_held(svc, state) -> dict[str, set[str]]:
 
 
 def named(name: str, text: str) -> bool:
-    return re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text) is not None
+    """Whether `text` names the card: as printed, or as a German reader's names file gives it."""
+    return any(re.search(rf"(?<![\w-]){re.escape(n)}(?![\w-])", text) is not None
+               for n in {name, printed_names.name(name, "de")})
 
 
 @pytest.mark.parametrize("seed,packs,lang", [(1, [], "en"), (2, [], "de"), (3, [], "en"),

@@ -12,6 +12,7 @@ from bymail import play_by_mail
 from conftest import game_config, token
 from test_web import seat_url, web  # noqa: F401 -- the fixture
 
+from pbem.base import printed_names
 from pbem.core import games
 from pbem.moderate import newgame
 from pbem.outbound import links, reports
@@ -22,7 +23,9 @@ DECKS = re.compile(r"^.*\((cards left, facedown|verbleibende Karten, verdeckt)\)
 
 
 def named(name: str, text: str) -> bool:
-    return re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text) is not None
+    """Whether `text` names the card: as printed, or as a German reader's names file gives it."""
+    return any(re.search(rf"(?<![\w-]){re.escape(n)}(?![\w-])", text) is not None
+               for n in {name, printed_names.name(name, "de")})
 
 
 def page_text(client, url: str) -> str:

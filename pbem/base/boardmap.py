@@ -14,6 +14,7 @@ import textwrap
 from functools import lru_cache
 
 from engine.registry import REGIONS
+from pbem.base import i18n, printed_names
 
 CELL = 10  # characters per cell in the text map: 7 cells + borders = 78 columns
 COLOURS = ("#1f4e79", "#a3392b", "#2e7d32", "#7b3fa0", "#9a6700", "#00796b", "#c2185b", "#455a64")
@@ -138,7 +139,10 @@ BLANK = {"space": "", "ring": "", "name": ("", ""), "full": "", "who": [], "mark
 
 def draw(board: dict) -> dict:
     """A picture's "map" laid out: "grid" (rows of cells) or, for other boards, "rings"."""
-    names, here, things = board["names"], board["here"], board["things"]
+    shown = i18n.current()  # the names and what lies there as the reader's cards print them
+    names = {s: printed_names.name(n, shown) for s, n in board["names"].items()}
+    here = board["here"]
+    things = {s: [printed_names.name(t, shown) for t in laid] for s, laid in board["things"].items()}
     stand_ins = set(board.get("stand_ins", ()))  # a map queued before spaces were marked has none
     rings = tuple((ring, tuple(spaces)) for ring, spaces in board["rings"])
 

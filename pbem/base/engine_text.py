@@ -4,20 +4,21 @@ The engine writes English and, beside each text it makes (an event, a question, 
 the message it made it from (engine/text.py): an id, the English pattern with named
 placeholders, and the values that fill them. A reader's catalogue (domain "engine",
 pbem/locale/<lang>/LC_MESSAGES/engine.po, `make locale`) translates the pattern, and the values
-fill it in: numbers as they are, names (cards, spaces, characters, players) as printed
-(`name`), a value that is itself a message translated the same way.
+fill it in: numbers as they are, names (cards, spaces, characters) in the reader's language
+where the content gives them, else as printed (`name`), a value that is itself a message translated the same way.
 """
 from __future__ import annotations
 
 from typing import Any
 
-from pbem.base import i18n
+from pbem.base import i18n, printed_names
 
 
 def name(value: str) -> str:
-    """A name a message shows (a card's, a space's, a character's, a player's): as printed. The
-    hook for translated names: a card's `name_de` in the content would be looked up here."""
-    return value
+    """A name a message shows (a card's, a space's, a character's, a player's) as the current
+    reader sees it: the name the content gives in their language (pbem/base/printed_names.py), else
+    as printed."""
+    return printed_names.name(value, i18n.current())
 
 
 def _parts(message: Any) -> tuple[str, dict[str, Any]]:

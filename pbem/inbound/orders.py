@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 import msgspec
 
+from pbem.base import printed_names
 from pbem.inbound import commands, mail as mail_mod, mailtext
 from pbem.inbound.commands import Call, Form
 from pbem.inbound.mail import MAX_BYTES, Mail, content_hash
@@ -269,7 +270,8 @@ KEY_ALIASES = {
 def _format(m: re.Match) -> str:
     prompt, key, arg = m.groups()
     key = key.lower()
-    return (f"{prompt}: " if prompt else "") + KEY_ALIASES.get(key, key) + (f" {arg}" if arg else "")
+    key = KEY_ALIASES.get(key) or printed_names.answer_key(key)  # "friedhof": the Graveyard a German report names
+    return (f"{prompt}: " if prompt else "") + key + (f" {arg}" if arg else "")
 
 
 def _numbered(answer: str) -> bool:

@@ -13,6 +13,7 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from engine import content
+from pbem.base import engine_text
 
 _ASIDE = re.compile(r"(?<=[.!?:;])\s*\([^()]*(?:\([^()]*\)[^()]*)*\)")
 LONGEST = 220  # characters: a text longer than this is cut after a sentence, with "…"
@@ -98,7 +99,7 @@ class Glossary:
         text = event.text if text is None else text
         slug = (getattr(event, "data", None) or {}).get("card")
         card = self.by_slug.get(slug) if event.kind in EXPLAINED and isinstance(slug, str) else None
-        if card is None or card.name not in text or not card.text:
+        if card is None or not card.text or (card.name not in text and engine_text.name(card.name) not in text):
             return text
         line = one_line(card) + (f" ({STAND_IN})" if not card.confirmed else "")
         return f"{text.rstrip('.')} — {line}"

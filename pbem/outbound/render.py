@@ -25,7 +25,7 @@ from jinja2.filters import do_wordwrap
 from jinja2.visitor import NodeTransformer
 from markupsafe import Markup
 
-from pbem.base import boardmap, i18n
+from pbem.base import boardmap, i18n, printed_names
 
 if TYPE_CHECKING:
     from pbem.core.service import Service
@@ -159,6 +159,8 @@ class Templates:
             env.globals["_"] = env.globals["gettext"] = _gettext(catalogue)
             env.translated = _Translated(_lookup(catalogue))
             env.filters["wordwrap"] = wordwrap
+            # a card's, space's or character's name as this language's cards print it (else as printed)
+            env.filters["named"] = functools.partial(printed_names.name, lang=lang)
             env.globals["fitted"] = boardmap.fitted  # the map's cells (templates/_map.html.j2)
             self._envs[lang] = env
         return env

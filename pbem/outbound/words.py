@@ -1,8 +1,8 @@
 """Words the reports show that come from data, not from a template: region names, deck names,
 alignments, a game's status. Listed here so the catalogue has them (`make locale`); the
 templates translate them where they are shown (`_(d.name)`), since a report's board part is
-made once for readers of every language. Card, space and character names are not here: they
-stay as printed (docs/translating.md)."""
+made once for readers of every language. Card, space and character names are not here: a names
+file per language gives them (pbem/base/printed_names.py, docs/translating.md)."""
 from __future__ import annotations
 
 from pbem.base.i18n import N_

@@ -1,0 +1,51 @@
+"""Card, space and character names in the reader's language where the content gives them
+(engine/content/<pack>/<lang>/names.toml, pbem/base/printed_names.py), as printed otherwise;
+never in the summary."""
+from __future__ import annotations
+
+import json
+
+from conftest import game_config
+from test_languages import PLAYERS, mails
+
+from pbem.base import printed_names
+from pbem.core import games
+from pbem.inbound import orders
+from pbem.moderate import newgame
+
+
+def test_a_german_readers_report_names_spaces_and_characters_in_german_the_summary_stays_english(svc):
+    cfg = game_config(players=PLAYERS, characters={"anna": "wizard", "bob": "warrior"}, packs=["city"])
+    cfg["players"][0]["language"] = "de"
+    g = newgame.create(svc, cfg)
+    anna, bob = mails(svc, "anna@example.de", "report")[0], mails(svc, "bob@example.org", "report")[0]
+    # her sheet, the players' list, the board in words and "around you": the German file's names
+    assert "Ihre Figur: Zauberer (Platzhalter) auf Friedhof" in anna["text"]
+    assert "bob: Krieger auf Taverne." in anna["text"] and "Taverne: bob." in anna["text"]
+    assert "Friedhof (hier sind Sie)" in anna["text"] and "Zauber:    Heilung" in anna["text"]
+    assert "Heilung: Heal any one character" in anna["text"]  # the card explained, by its German name
+    assert "<br>Zauberer</td><td>Friedhof</td>" in anna["html"]  # the HTML players table
+    # the City's spaces have no German names in the content: as printed
+    assert "City Gate, Town Square" in anna["text"] and "City Gate" in anna["html"]
+    # bob reads English: the printed names, in the same shared board part
+    assert "anna: Wizard (stand-in) at Graveyard" in bob["text"] and "Friedhof" not in bob["text"]
+    assert "Zauberer" not in bob["html"]
+    # the summary (a contract: docs/summary.md) and the view stay as printed
+    summary = json.dumps(games.summary_json(svc, games.get(svc, g)), ensure_ascii=False)
+    assert "Graveyard" in summary and "Friedhof" not in summary and "Zauberer" not in summary
+
+
+def test_a_name_the_file_does_not_give_stays_as_printed_and_players_keep_theirs():
+    assert printed_names.name("Graveyard", "de") == "Friedhof"
+    assert printed_names.name("Goblin", "de") == "Goblin"  # not in the German file
+    assert printed_names.name("Graveyard", "en") == "Graveyard"
+    assert printed_names.name("troll", "de") == "troll"  # a seat's name (a lower-case slug), not the Troll
+    rows = printed_names.rows("de")
+    assert rows and all(r["confirmed"] is False for r in rows)  # every German name is a stand-in
+
+
+def test_an_answer_may_name_a_card_or_space_as_the_reader_was_shown_it():
+    assert orders._answer("1: cast-heilung") == "1: cast-healing"
+    assert orders._answer("2: Friedhof") == "2: graveyard"
+    assert orders._answer("2: hoehle-des-hexenmeisters") == "2: warlocks-cave"
+    assert orders._answer("3: left") == "3: left" and orders._answer("3: troll") == "3: troll"
