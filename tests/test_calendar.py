@@ -54,7 +54,11 @@ def calendar_of(msg) -> Calendar | None:
 
 
 def events(cal: Calendar) -> dict[str, dict]:
-    return {str(e["uid"]): {"seq": int(e["sequence"]), "start": e.decoded("dtstart"), "status": str(e["status"]),
+    """Each event by UID: its SEQUENCE, its deadline (`due`: where it ends; every event lasts
+    15 minutes, ending at the deadline), status and summary."""
+    for e in cal.walk("VEVENT"):
+        assert e.decoded("dtend") - e.decoded("dtstart") == timedelta(minutes=15), e.to_ical()
+    return {str(e["uid"]): {"seq": int(e["sequence"]), "due": e.decoded("dtend"), "status": str(e["status"]),
                             "summary": str(e["summary"])} for e in cal.walk("VEVENT")}
 
 
@@ -68,7 +72,7 @@ def test_a_report_carries_the_readers_open_deadline(paced):
     assert str(cal["method"]) == "PUBLISH" and str(cal["prodid"])
     [(uid, e)] = events(cal).items()
     assert uid == "deadline.autumn.1.alice@example.org"
-    assert e == {"seq": 0, "start": T0 + timedelta(hours=48), "status": "CONFIRMED",
+    assert e == {"seq": 0, "due": T0 + timedelta(hours=48), "status": "CONFIRMED",
                  "summary": "Talisman autumn: answer question 1"}
     assert calendar_of(last_mail(svc, "bob@example.org")) is None  # bob is asked nothing: no event
 
@@ -83,18 +87,18 @@ def test_game_extend_moves_the_event_same_uid_higher_sequence(paced):
     assert after.keys() == before.keys()  # the same event, moved: not a second one
     [uid] = after
     assert after[uid]["seq"] > before[uid]["seq"]
-    assert after[uid]["start"] == before[uid]["start"] + timedelta(hours=24)
+    assert after[uid]["due"] == before[uid]["due"] + timedelta(hours=24)
 
 
 def test_a_vacation_moves_the_event_and_its_end_moves_it_back(paced):
     svc, clk = paced
     answer(svc, "alice", "vacation: 2d")
     on = events(calendar_of(last_mail(svc, "alice@example.org")))["deadline.autumn.1.alice@example.org"]
-    assert (on["seq"], on["start"]) == (1, T0 + timedelta(hours=96))
+    assert (on["seq"], on["due"]) == (1, T0 + timedelta(hours=96))
     clk.t = T0 + timedelta(hours=24)
     answer(svc, "alice", "vacation: end")
     back = events(calendar_of(last_mail(svc, "alice@example.org")))["deadline.autumn.1.alice@example.org"]
-    assert (back["seq"], back["start"]) == (2, T0 + timedelta(hours=72))
+    assert (back["seq"], back["due"]) == (2, T0 + timedelta(hours=72))
 
 
 def test_an_answer_cancels_the_event_once(paced):
@@ -103,7 +107,7 @@ def test_an_answer_cancels_the_event_once(paced):
     cal = calendar_of(last_mail(svc, "alice@example.org", ("receipt",)))
     assert str(cal["method"]) == "CANCEL"
     assert events(cal) == {"deadline.autumn.1.alice@example.org": {
-        "seq": 1, "start": T0 + timedelta(hours=48), "status": "CANCELLED",
+        "seq": 1, "due": T0 + timedelta(hours=48), "status": "CANCELLED",
         "summary": "Talisman autumn: answer question 1"}}
     bob = events(calendar_of(last_mail(svc, "bob@example.org")))
     assert list(bob) == ["deadline.autumn.2.bob@example.org"]
@@ -155,7 +159,7 @@ def test_the_feed_serves_the_seats_deadlines_at_a_secret_of_its_own(paced):
     assert events(cal)["deadline.autumn.1.alice@example.org"]["seq"] == 0
     deadlines.extend(svc, "autumn", "alice", timedelta(hours=6))
     moved = events(Calendar.from_ical(client.get(feed).content))["deadline.autumn.1.alice@example.org"]
-    assert (moved["seq"], moved["start"]) == (1, T0 + timedelta(hours=54))
+    assert (moved["seq"], moved["due"]) == (1, T0 + timedelta(hours=54))
     answer(svc, "alice", "1: rest")
     closed = events(Calendar.from_ical(client.get(feed).content))
     assert closed["deadline.autumn.1.alice@example.org"]["status"] == "CANCELLED"
@@ -166,3 +170,21 @@ def test_the_feed_serves_the_seats_deadlines_at_a_secret_of_its_own(paced):
     assert client.get(feed.replace(feed[-8:-4], "0000")).status_code == 404
     page = client.get(seat).text
     assert feed in page  # the seat's page links its feed
+
+
+def test_a_withdrawn_report_never_counts_as_mailed(paced):
+    """alice's first report (question 1's event) waits in the outbox; a standing order she files
+    answers question 1 before it goes, so it is withdrawn. She never got the event: no later mail
+    cancels it (a cancellation or a SEQUENCE only for events the reader got)."""
+    svc, _ = paced
+    kind = svc.store.deadlines("autumn", "alice")[0]["kind"]
+    answer(svc, "alice", f"standing: when {kind} answer rest")
+    first = [r for r in svc.store.outbox_rows() if r["to_addr"] == "alice@example.org" and r["kind"] == "report"][0]
+    assert first["status"] == "withdrawn" and svc.store.deadlines("autumn", "alice") == []
+    assert calendar_of(last_mail(svc, "alice@example.org", ("receipt",))) is None  # no CANCEL of question 1
+    answer(svc, "bob", "2: rest")  # alice is asked question 3, and her standing order answers it too
+    answer(svc, "alice", "status")
+    went = [outbox.build(svc, outbox.mail(svc, r["id"])) for r in svc.store.outbox_rows()
+            if r["to_addr"] == "alice@example.org" and r["status"] != "withdrawn"]
+    assert len(went) >= 3 and not any(calendar_of(m) for m in went)
+

@@ -29,6 +29,10 @@ if TYPE_CHECKING:
 PRODID = "-//Talisman by mail//pbem//EN"
 FEED_DAYS = 14  # a closed deadline stays in the feed this long, cancelled, so a calendar that polls sees it go
 FILENAME = "deadline.ics"
+# An event ends at its deadline and lasts this long: a zero-length event is shown by some calendars
+# as nothing or as an all-day mark, and one that ends at the deadline is read as "answer by then".
+LENGTH = timedelta(minutes=15)
+LOOKED_BACK = 50  # mails to an address searched for the last one that carried a withdrawn mail's event
 
 
 def uid(row: dict, address: str) -> str:
@@ -53,14 +57,15 @@ def _description(row: dict, question: str | None) -> str:
 
 
 def event(svc: Service, game_id: str, row: dict, address: str, question: str | None = None) -> Event:
-    """One deadline as an event: at its due time (UTC), free time in the reader's calendar."""
+    """One deadline as an event: LENGTH long, ending at its due time (UTC), free time in the
+    reader's calendar."""
     from icalendar import Event, vCalAddress  # here: importing it is a fifth of a process's start (issue 28)
     e = Event()
     due = clock.parse(row["due_at"])
     e.add("uid", uid(row, address))
     e.add("sequence", row["sequence"])
     e.add("dtstamp", svc.now())
-    e.add("dtstart", due)
+    e.add("dtstart", due - LENGTH)
     e.add("dtend", due)
     e.add("summary", _("Talisman %(game)s: answer question %(id)s", game=game_id, id=row["prompt"]))
     e.add("description", _description(row, question))
@@ -107,6 +112,36 @@ def for_games(svc: Service, seats: list[tuple[dict, str, str, dict[int, str]]]) 
             svc.store.calendar_mailed(game["id"], player, [(r["prompt"], r["sequence"]) for r in open_rows]
                                       + [(r["prompt"], None) for r in owed])
     return ics(events, "PUBLISH" if publish else "CANCEL") if events else None
+
+
+def not_received(svc: Service, game_id: str, player: str, withdrawn: list[dict]) -> None:
+    """Mails withdrawn before they went (outbox status `withdrawn`: their question answered for the
+    player, pbem/outbound/outbox.py) told the reader nothing. For each event they carried, what the
+    reader has is what the newest other mail to that address (sent or still to go) carried: its
+    SEQUENCE, or nothing if it carried none or a cancellation -- so a later mail cancels only
+    events the reader got, and owes again a cancellation the withdrawn mail was to carry. (A mail
+    older than the last LOOKED_BACK to that address is not searched: its event counts as not had.)"""
+    from icalendar import Calendar
+    told: dict[str, tuple[int, str]] = {}
+    for row in withdrawn:
+        for e in Calendar.from_ical(row["calendar"]).walk("VEVENT"):
+            prompt = _prompt(str(e["uid"]), game_id, player)
+            if prompt is not None:
+                told[str(e["uid"])] = (prompt, row["to_addr"])
+    had: dict[str, int | None] = {}
+    for to in {addr for _prompt, addr in told.values()}:
+        for text in svc.store.calendars_to(to, LOOKED_BACK):
+            for e in Calendar.from_ical(text).walk("VEVENT"):
+                if str(e["uid"]) in told and str(e["uid"]) not in had:
+                    had[str(e["uid"])] = None if str(e["status"]) == "CANCELLED" else int(e.decoded("sequence"))
+    svc.store.calendar_mailed(game_id, player, [(prompt, had.get(u)) for u, (prompt, _addr) in told.items()])
+
+
+def _prompt(event_uid: str, game_id: str, player: str) -> int | None:
+    """The question of `event_uid` if it is a deadline of that seat (`uid`), else None."""
+    head, _, rest = event_uid.partition(f"deadline.{game_id}.")
+    number, _, tail = rest.partition(".")
+    return int(number) if not head and number.isdigit() and tail.startswith(f"{player}@") else None
 
 
 def feed(svc: Service, game: dict, player: str, address: str, state) -> str:

@@ -136,7 +136,10 @@ def withdraw_answered(svc: Service, game: str, player: str, prompt: int) -> int:
     asking it that are not sent yet never go (a reply to one would be played against the next
     question). Returns how many were withdrawn."""
     header = msgspec.json.encode({QUESTION_HEADER: str(prompt)}).decode()[1:-1]  # as add_outbox stores it
-    return svc.store.withdraw_queued(game, player, STALE_KINDS, header)
+    withdrawn = svc.store.withdraw_queued(game, player, STALE_KINDS, header)
+    if withdrawn:  # the events they carried were not received: a later mail must not cancel or move them
+        calendar.not_received(svc, game, player, svc.store.withdrawn_calendars(game, player, STALE_KINDS, header))
+    return withdrawn
 
 
 def rendered(svc: Service, row: dict, frames: dict[int, str] | None = None) -> dict:

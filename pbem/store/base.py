@@ -595,6 +595,20 @@ class Store:
         return self._run(f"UPDATE outbox SET status = 'withdrawn' WHERE status = 'queued' AND game = ? AND player = ? "
                          f"AND kind IN ({marks}) AND headers LIKE ?", (game, player, *kinds, f"%{headers_hold}%"))
 
+    def withdrawn_calendars(self, game: str, player: str, kinds: tuple[str, ...], headers_hold: str) -> list[dict]:
+        """The calendar parts of the seat's withdrawn mails of `kinds` whose headers hold `headers_hold`."""
+        marks = ", ".join("?" * len(kinds))
+        return self._all(f"SELECT to_addr, calendar FROM outbox WHERE status = 'withdrawn' AND game = ? AND player = ? "
+                         f"AND kind IN ({marks}) AND headers LIKE ? AND calendar IS NOT NULL",
+                         (game, player, *kinds, f"%{headers_hold}%"))
+
+    def calendars_to(self, to_addr: str, limit: int) -> list[str]:
+        """The calendar parts of the newest `limit` mails to `to_addr` that went or will go (not
+        withdrawn), newest first."""
+        return [r["calendar"] for r in self._all(
+            "SELECT calendar FROM outbox WHERE to_addr = ? AND calendar IS NOT NULL AND status != 'withdrawn' "
+            "ORDER BY id DESC LIMIT ?", (to_addr, limit))]
+
     def outbox_rows(self, status: str | None = None) -> list[dict]:
         sql = ("SELECT id, message_id, game, player, kind, to_addr, subject, status, attempts, last_error, "
                "created_at, next_attempt_at, sent_at FROM outbox")
