@@ -23,7 +23,7 @@ from pbem.cli import main
 from pbem.core import games, people
 from pbem.inbound.process import handle
 from pbem.moderate import newgame, people as moderate_people
-from pbem.outbound import outbox
+from pbem.outbound import outbox, turnmail
 from pbem.pace import seats
 
 PACE = {"deadline": "48h"}
@@ -279,3 +279,34 @@ def test_both_brings_each_report_and_the_digest(paced):
     clk.at(hours=3)  # 08:00 UTC: no zone chosen
     asyncio.run(daemon.cycle(svc))
     assert len(rows_to(svc, "anna@example.org", "daily")) == 1  # and the digest
+
+
+def test_the_digest_tells_what_happened_since_the_seats_last_mail(paced):
+    """anna (digest only) gets no report of bob's moves in winter: her digest tells them, as she
+    may see them (the engine's filter: never another's hidden cards), once."""
+    svc, clk = paced
+    handle(svc, mail(["mail: digest"], sender="anna@example.org", tok=token(svc, "autumn", "anna")))
+    play_winter_until_bob_asks_anna(svc)
+    told, now = svc.store.player("winter", "anna")["reported_seq"], games.get(svc, "winter")["moves"]
+    assert told < now  # bob's last moves: no mail told her
+    missed = svc.engine.filter_events([e for r in svc.store.move_events("winter", told, now)
+                                       for e in turnmail.decode(svc.engine, r["events"])], "anna")
+    hidden = [e.text for r in svc.store.move_events("winter", told, now)
+              for e in turnmail.decode(svc.engine, r["events"]) if e.to and "anna" not in e.to]
+    assert missed
+    clk.at(hours=3)  # 08:00 UTC
+    asyncio.run(daemon.cycle(svc))
+    [row] = rows_to(svc, "anna@example.org", "daily")
+    text, html = outbox.mail(svc, row["id"])["text"], outbox.mail(svc, row["id"])["html"]
+    winter = text[text.index("[winter]"):]
+    winter = winter[:winter.index("Your answer:")]
+    assert "Since your last mail of this game:" in winter
+    flat = " ".join(winter.split())
+    assert all(" ".join(e.text.split()) in flat for e in missed if e.kind not in ("turn", "rollback")), winter
+    assert not any(" ".join(t.split()) in flat for t in hidden)
+    assert text.count("Since your last mail of this game:") == 1  # autumn, spring: nothing since their reports
+    assert "Since your last mail of this game:" in html
+    assert svc.store.player("winter", "anna")["reported_seq"] == now  # told: the next mail starts from here
+    clk.at(days=1, hours=3)
+    asyncio.run(daemon.cycle(svc))
+    assert "Since your last mail" not in outbox.mail(svc, rows_to(svc, "anna@example.org", "daily")[-1]["id"])["text"]

@@ -88,11 +88,12 @@ def test_no_mail_leaks_another_players_spells_the_seed_or_a_token(svc, seed, pac
 
 
 def digests(svc, i: int) -> list[dict]:
-    """Each hero's digest now (issue 29: it lists the reader's own question and options), as
-    outbox rows with the reader's name, checked as every other mail."""
+    """Each hero's digest now (issue 29: it lists the reader's own question and options, and what
+    happened since the seat's last mail), as outbox rows with the reader's name, checked as every
+    other mail."""
     made = []
     for name, _ in HEROES:
-        if daily.queue(svc, f"{name}@example.org", mid_parts=("leak", i)):
+        if daily.queue(svc, f"{name}@example.org", mid_parts=("leak", i), catch_up=True):
             row = [r for r in svc.store.outbox_rows() if r["kind"] == "daily"][-1]
             made.append({**row, "player": name})
     return made

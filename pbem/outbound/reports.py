@@ -250,15 +250,21 @@ def queue_report(svc: Service, game: dict, player: dict, state, *, kind: str = "
     way the mail keeps where its reader was (`since_seq`): a bounce rewinds them there. It is
     made in its reader's language (pbem/core/people.py). `pace`: as `report_context`'s.
     A report no one asked for (not a reply) to a seat whose address chose `mail: digest` is not
-    sent: its daily digest lists the game (pbem/pace/daily.py); the next mail it gets tells
-    what happened since."""
-    if kind == "report" and in_reply_to is None and "token_salt" in player and \
-            not people.wants_each(svc, player.get("email")):
+    sent: its daily digest lists the game and what happened since the seat's last mail
+    (pbem/pace/daily.py)."""
+    if unasked(svc, player, kind, in_reply_to):
         return
     with i18n.using(people.language(svc, game, player["name"], player.get("email"))):
         _queue_report(svc, game, player, state, kind=kind, mid_parts=mid_parts, extra=extra, in_reply_to=in_reply_to,
                       inbox_id=inbox_id, frame=frame, backlog=backlog, catch_up=catch_up, stored_frame=stored_frame,
                       reported=reported, pace=pace)
+
+
+def unasked(svc: Service, player: dict, kind: str, in_reply_to: str | None) -> bool:
+    """A report no one asked for (not a reply) to a seat whose address chose `mail: digest`: not
+    sent, and what it would have told stays untold (`reported_seq` as it was) for the digest."""
+    return kind == "report" and in_reply_to is None and "token_salt" in player and \
+        not people.wants_each(svc, player.get("email"))
 
 
 def _queue_report(svc: Service, game: dict, player: dict, state, *, kind: str, mid_parts, extra: dict | None,

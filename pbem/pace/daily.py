@@ -19,7 +19,7 @@ from pbem.base import clock, engine_text, i18n, log
 from pbem.base.i18n import _, ngettext
 from pbem.core import games, people
 from pbem.core.games import seat_config
-from pbem.outbound import calendar, outbox, reports
+from pbem.outbound import calendar, outbox, reports, turnmail
 from pbem.pace import schedule
 
 if TYPE_CHECKING:
@@ -40,17 +40,21 @@ def tick(svc: Service) -> int:
             if row["digest_day"] == day or here.time() < time(int(hh), int(mm)):
                 continue
             with svc.store.transaction():
-                if svc.store.claim_digest_day(address, day) and queue(svc, address, mid_parts=(KIND, day)):
+                if svc.store.claim_digest_day(address, day) and queue(svc, address, mid_parts=(KIND, day),
+                                                                      catch_up=True):
                     sent += 1
         except Exception:  # noqa: BLE001 -- one address's trouble must not stop the others
             log.get().exception("digest failed", to=log.scrub(address))
     return sent
 
 
-def waiting(svc: Service, address: str, only: set[tuple[str, str]] | None = None) -> tuple[list[dict], list[tuple]]:
+def waiting(svc: Service, address: str, only: set[tuple[str, str]] | None = None,
+            catch_up: bool = False) -> tuple[list[dict], list[tuple]]:
     """Every game that waits for `address` (a question of its seat is open), least time left
     first (no deadline last), as the digest lists them; and each one's (game, seat, question)
-    for its calendar part. `only`: those (game, seat) pairs (a merged reminder's)."""
+    for its calendar part. `only`: those (game, seat) pairs (a merged reminder's). `catch_up`:
+    each game with what happened since the seat's last mail that told it (`since`), which it
+    now is (the daily digest: a digest-only seat gets no report between)."""
     now, zone = svc.now(), people.chosen(svc, address).get("zone")
     found = []
     for seat in svc.store.seats_by_email(address):
@@ -69,6 +73,7 @@ def waiting(svc: Service, address: str, only: set[tuple[str, str]] | None = None
         due = clock.parse(row["due_at"]) if row else None
         tz = zone or seat_config(game, seat["name"]).get("timezone")
         found.append(({"game": game["id"], "me": seat["name"], "turn": view["turn"], "prompt": mine["id"],
+                       "since": since(svc, game, seat) if catch_up else [],
                        "question": mine["question"],
                        "options": [{"line": f"{mine['id']}: {o['key']}", "text": o["text"]} for o in mine["options"]],
                        "due": clock.local(due, tz) if due else None, "left": clock.span(due - now) if due else None,
@@ -76,6 +81,18 @@ def waiting(svc: Service, address: str, only: set[tuple[str, str]] | None = None
                       row["due_at"] if row else "~", (game, seat["name"], mine)))
     found.sort(key=lambda f: (f[1], f[0]["game"]))
     return [f[0] for f in found], [f[2] for f in found]
+
+
+def since(svc: Service, game: dict, seat: dict) -> list[dict]:
+    """The events of `game` its `seat` may see (the engine's view of them: never another's hidden
+    cards) since its last mail that told them, grouped by turn as a report lists them; the seat
+    counts them told from now (`reported_seq`), as a report does."""
+    told, now = seat["reported_seq"] or 0, game["moves"]
+    if told >= now:
+        return []
+    events = turnmail.Backlog(svc, game["id"], told, now).since(told, seat["name"])
+    svc.store.set_reported(game["id"], seat["name"], now)
+    return turnmail.grouped(events)
 
 
 def language(svc: Service, address: str) -> str:
@@ -87,12 +104,13 @@ def language(svc: Service, address: str) -> str:
 
 def queue(svc: Service, address: str, *, mid_parts: tuple, outcomes: list[dict] | None = None,
           reminder: bool = False, only: set[tuple[str, str]] | None = None, in_reply_to: str | None = None,
-          inbox_id: int | None = None) -> bool:
+          inbox_id: int | None = None, catch_up: bool = False) -> bool:
     """Queue one mail to `address` listing the games that wait for it (`reminder`: as a merged
-    reminder; `outcomes`: as the receipt of a digest reply, each game's outcome first). False
-    when there is nothing to say (no game waits, no outcome)."""
+    reminder; `outcomes`: as the receipt of a digest reply, each game's outcome first; `catch_up`:
+    each with what happened since its seat's last mail, the daily digest). False when there is
+    nothing to say (no game waits, no outcome)."""
     with i18n.using(language(svc, address)):
-        items, asked = waiting(svc, address, only)
+        items, asked = waiting(svc, address, only, catch_up)
         if not items and not outcomes:
             return False
         people.digest_token(svc, address)  # its salt made now: the mail is sent by another transaction
