@@ -212,7 +212,9 @@ def _names(source: Source) -> list[str]:
     """The content files of a pack's folder: its own and the overlay's new ones, by name."""
     root = _dir(source)
     names = {e.name for e in root.iterdir() if e.name.endswith(".toml")} if root.is_dir() else set()
-    names |= {path.split("/", 1)[1] for path in _OVERLAY if path.split("/", 1)[0] == source.pack}
+    # not a file in a subfolder: a names file (<pack>/<lang>/names.toml) is the service's, not a deck
+    names |= {rest for folder, _, rest in (path.partition("/") for path in _OVERLAY)
+              if folder == source.pack and "/" not in rest}
     return sorted(names)
 
 

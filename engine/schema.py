@@ -35,6 +35,11 @@ TYPES: dict[str, type] = {
     "confirmed": bool, "count": int, "number": int, "strength": int, "craft": int, "life": int,
     "fate": int, "draw": int, "effect": list, "abilities": list, "corner": bool, "ring": str}
 _TYPE_NAMES = {int: "whole number", str: "string in quotes", bool: "true or false", list: "list [...]"}
+# A names file, <pack>/<lang>/names.toml: what a reader of that language sees for a printed name
+# (pbem/base/printed_names.py). The engine never reads it; its rows are checked here all the same.
+NAMES_FILE = re.compile(r"^[a-z]{2}/names\.toml$")
+NAMES_KINDS = ("character", "space", "card")
+NAME_ROW: dict[str, type] = {"printed": str, "name": str, "confirmed": bool}
 
 
 def card_props(packs: Iterable[Pack]) -> frozenset[str]:
@@ -96,6 +101,31 @@ def rows_problems(path: str, text: str, data: dict[str, object], cards: set[str]
     return out
 
 
+def _names_problems(path: str, text: str) -> list[str]:
+    """A names file's problems: lists `character`, `space`, `card` of rows { printed, name, confirmed }."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        return [f"{path}: not TOML: {e}"]
+    out = []
+    for key, rows in data.items():
+        if key not in NAMES_KINDS or not isinstance(rows, list):
+            out.append(f"{path}: `{key}` is not read from a names file; it may hold lists {', '.join(NAMES_KINDS)}")
+            continue
+        for i, row in enumerate(rows, 1):
+            where = f"{path}: {key} row {i}"
+            if not isinstance(row, dict) or not {"printed", "name"} <= set(row):
+                out.append(f'{where}: a row is {{ printed = "Graveyard", name = "...", confirmed = false }}')
+                continue
+            for field, value in row.items():
+                want = NAME_ROW.get(field)
+                if want is None:
+                    out.append(f"{where}: field `{field}` is not read; a row holds {', '.join(NAME_ROW)}")
+                elif not isinstance(value, want):
+                    out.append(f"{where}: field `{field}` must be a {_TYPE_NAMES[want]}, not {value!r}")
+    return out
+
+
 def problems(files: dict[str, str], packs: Iterable[Pack], packaged: Collection[str] = ()) -> list[str]:
     """Every problem of these content files ({"<pack>/<file>.toml": text}), one message each:
     where (file:line), which field, what is allowed. `packs`: every pack a file may belong to,
@@ -106,6 +136,9 @@ def problems(files: dict[str, str], packs: Iterable[Pack], packaged: Collection[
     cards, out = card_keys(packs), []
     for path, text in sorted(files.items()):
         folder, _, name = path.partition("/")
+        if folder in by_name and NAMES_FILE.match(name):
+            out += _names_problems(path, text)
+            continue
         if not name or "/" in name or folder not in by_name:
             out.append(f"{path}: not a content file: files lie in <pack>/<file>.toml, pack one of "
                        + ", ".join(sorted(by_name)))

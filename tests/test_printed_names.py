@@ -8,7 +8,8 @@ import json
 from conftest import game_config
 from test_languages import PLAYERS, mails
 
-from pbem.base import printed_names
+from engine import content
+from pbem.base import content_overlay, printed_names
 from pbem.core import games
 from pbem.inbound import orders
 from pbem.moderate import newgame
@@ -49,3 +50,25 @@ def test_an_answer_may_name_a_card_or_space_as_the_reader_was_shown_it():
     assert orders._answer("2: Friedhof") == "2: graveyard"
     assert orders._answer("2: hoehle-des-hexenmeisters") == "2: warlocks-cave"
     assert orders._answer("3: left") == "3: left" and orders._answer("3: troll") == "3: troll"
+
+
+def test_an_owner_corrects_a_german_name_in_the_content_folder(svc):
+    """The German names are stand-ins: the moderator's content folder (docs/content.md) corrects
+    one with a file of the same path; `pbem rules check`'s checks read it, and refuse a bad one."""
+    fixed = 'space = [{ printed = "Graveyard", name = "Gottesacker", confirmed = true }]\n'
+    assert content_overlay.problems({"revised4/de/names.toml": fixed, "city/de/names.toml": fixed}) == []
+    wrong = content_overlay.problems({"revised4/de/names.toml": 'space = [{ printed = "Graveyard", nom = "X" }]\n'})
+    assert wrong == ['revised4/de/names.toml: space row 1: a row is { printed = "Graveyard", name = "...", '
+                     'confirmed = false }']
+    previous = content.use_overlay({"revised4/de/names.toml": fixed, "city/de/names.toml": fixed})
+    try:
+        assert printed_names.name("Graveyard", "de") == "Gottesacker"  # the owner's
+        assert printed_names.name("Tavern", "de") == "Taverne"  # the package's, where the owner gives none
+        assert content.load("revised4", ("city",)).board  # a pack's names file is no deck
+        cfg = game_config(players=PLAYERS, characters={"anna": "wizard", "bob": "warrior"})
+        cfg["players"][0]["language"] = "de"
+        newgame.create(svc, cfg)
+        assert "auf Gottesacker" in mails(svc, "anna@example.de", "report")[0]["text"]
+    finally:
+        content.use_overlay(previous)
+    assert printed_names.name("Graveyard", "de") == "Friedhof"

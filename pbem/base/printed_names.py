@@ -14,31 +14,44 @@ import re
 import tomllib
 from importlib import resources
 
+from engine import content
 from engine.content import slug
+from engine.schema import NAMES_KINDS
 from pbem.base import i18n
 
 BASE_PACK = "revised4"  # its names first: a pack's own name for a base card does not replace them
-KINDS = ("character", "space", "card")
 FILE = "names.toml"
 
 
-@functools.cache
 def rows(lang: str) -> tuple[dict, ...]:
-    """Every row of the `lang` names files of the packaged packs, the base game's first."""
+    """Every row of the `lang` names files, the base game's first: each pack's packaged file with
+    the moderator's content folder's file of that path over it (engine/content.py's overlay:
+    an owner of the printed cards corrects a name there, `pbem rules check` checks it)."""
+    return _rows(lang, content.generation())
+
+
+@functools.cache
+def _rows(lang: str, generation: int) -> tuple[dict, ...]:
     root = resources.files("engine").joinpath("content")
-    packs = sorted((d.name for d in root.iterdir() if d.is_dir()), key=lambda p: (p != BASE_PACK, p))
+    overlay = content.overlay()
+    packs = {d.name for d in root.iterdir() if d.is_dir()} | {p.partition("/")[0] for p in overlay}
     out: list[dict] = []
-    for pack in packs:
-        path = root.joinpath(pack, lang, FILE)
-        if path.is_file():
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
-            out.extend({**row, "kind": kind, "pack": pack} for kind in KINDS for row in data.get(kind, []))
+    for pack in sorted(packs, key=lambda p: (p != BASE_PACK, p)):
+        path, over = root.joinpath(pack, lang, FILE), overlay.get(f"{pack}/{lang}/{FILE}")
+        for text in (over, path.read_text(encoding="utf-8") if path.is_file() else None):  # the overlay's first
+            if text is not None:
+                data = tomllib.loads(text)
+                out.extend({**row, "kind": kind, "pack": pack} for kind in NAMES_KINDS for row in data.get(kind, []))
     return tuple(out)
 
 
-@functools.cache
 def table(lang: str) -> dict[str, str]:
-    """Printed name -> the name a reader of `lang` sees (read once per process)."""
+    """Printed name -> the name a reader of `lang` sees (read once per process and overlay)."""
+    return _table(lang, content.generation())
+
+
+@functools.cache
+def _table(lang: str, generation: int) -> dict[str, str]:
     out: dict[str, str] = {}
     for row in rows(lang):
         out.setdefault(row["printed"], row["name"])
@@ -62,11 +75,15 @@ def _keys(text: str) -> set[str]:
     return {written, written.translate(_SPELLED)}
 
 
-@functools.cache
 def key_aliases(langs: tuple[str, ...]) -> dict[str, str]:
     """The option key (the printed name's slug: "graveyard", "healing") that a translated name
     stands for when a player answers with the name they were shown ("friedhof", "heilung"). A
     translated name that is also a printed one's key ("troll") is no alias: the printed one wins."""
+    return _key_aliases(langs, content.generation())
+
+
+@functools.cache
+def _key_aliases(langs: tuple[str, ...], generation: int) -> dict[str, str]:
     printed = {slug(p) for lang in langs for p in table(lang)}
     return {k: slug(p) for lang in langs for p, t in table(lang).items()
             for k in _keys(t) if k != slug(p) and k not in printed}

@@ -25,6 +25,7 @@ from jinja2.filters import do_wordwrap
 from jinja2.visitor import NodeTransformer
 from markupsafe import Markup
 
+from engine import content
 from pbem.base import boardmap, i18n, printed_names
 
 if TYPE_CHECKING:
@@ -224,7 +225,8 @@ def fragment(svc: Service, name: str, ctx, key=None) -> Fragment:
     it was at the last move (the map, the players' table, each player's sheet). `key`
     stands for ctx where ctx is not plain data; then ctx may be a function that makes it.
     The latest FRAGMENTS_KEPT are kept, so a daemon's memory does not grow with its games."""
-    key = (id(templates(svc)), i18n.current(), name, msgspec.json.encode(ctx) if key is None else key)
+    key = (id(templates(svc)), i18n.current(), content.generation(),  # the overlay: names a language reads
+           name, msgspec.json.encode(ctx) if key is None else key)
     done = _fragments.get(key)
     if done is None:
         text, html = templates(svc).render(name, ctx() if callable(ctx) else ctx)
@@ -247,7 +249,7 @@ def map_cells(svc: Service, board: dict) -> dict:
     if not board.get("grid"):
         return board
     template, colours = templates(svc).one("_map_cell.html.j2"), board["colours"]
-    prefix = (id(templates(svc)), i18n.current())
+    prefix = (id(templates(svc)), i18n.current(), content.generation())
 
     def html(c: dict) -> Markup:
         key = (*prefix, msgspec.json.encode((c, [colours[m] for m in c["who"]])))
