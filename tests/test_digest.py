@@ -310,3 +310,22 @@ def test_the_digest_tells_what_happened_since_the_seats_last_mail(paced):
     clk.at(days=1, hours=3)
     asyncio.run(daemon.cycle(svc))
     assert "Since your last mail" not in outbox.mail(svc, rows_to(svc, "anna@example.org", "daily")[-1]["id"])["text"]
+
+
+def test_the_address_zone_is_the_default_of_each_seats_timezone(paced):
+    """One setting for a person: `zone:` (the address's) shows the deadlines of every game in
+    that zone; a seat's own `timezone:` still wins in its game."""
+    svc, _ = paced
+
+    def deadline(game: str) -> str:
+        handle(svc, mail(["status"], sender="anna@example.org", tok=token(svc, game, "anna"), game=game))
+        text = outbox.mail(svc, rows_to(svc, "anna@example.org")[-1]["id"])["text"]
+        return next(ln for ln in text.splitlines() if "DEADLINE" in ln)
+    assert deadline("autumn").endswith("Monday 26 October 2026, 05:00 UTC, in 3 days.")
+    handle(svc, mail(["zone: Europe/Berlin"], sender="anna@example.org", tok=token(svc, "autumn", "anna")))
+    assert "06:00 CET (05:00 UTC)" in deadline("autumn")
+    assert "06:00 CET (05:00 UTC)" in deadline("spring")  # every game of the address
+    handle(svc, mail(["timezone: America/New_York"], sender="anna@example.org", tok=token(svc, "spring", "anna"),
+                     game="spring"))
+    assert "01:00 EDT (05:00 UTC)" in deadline("spring")  # the seat's own wins in its game
+    assert "06:00 CET (05:00 UTC)" in deadline("autumn")

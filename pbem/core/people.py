@@ -26,6 +26,19 @@ def chosen(svc: Service, address: str | None) -> dict:
     return (svc.store.address_settings(address) if address else None) or {}
 
 
+def zone(svc: Service, game: dict, name: str, address: str | None = None) -> str | None:
+    """A seat's time zone for its deadlines: its own `timezone:` in this game (a mail line or its
+    `[[players]]` table), else its address's `zone:` (one setting for a person, in every game),
+    else None (UTC). `address`: the seat's, when the caller has it (else read from the seat)."""
+    own = seat_config(game, name).get("timezone")
+    if own:
+        return own
+    if address is None:
+        seat = svc.store.player(game["id"], name)
+        address = seat["email"] if seat else None
+    return chosen(svc, address).get("zone")
+
+
 def language(svc: Service, game: dict | None, name: str | None, address: str | None) -> str:
     """The language a reader's mail is made in."""
     lang = chosen(svc, address).get("language")

@@ -17,8 +17,8 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 from pbem.base import clock, log
-from pbem.core import games
-from pbem.core.games import GameError, seat_config
+from pbem.core import games, people
+from pbem.core.games import GameError
 from pbem.outbound import announce, notices, outbox, reports
 from pbem.pace import daily, misses, moves, reported, schedule, seats, vacation
 from pbem.pace.pace import Pace, default_key, pace_of
@@ -183,7 +183,7 @@ def _default(svc: Service, game: dict, row: dict, now: datetime) -> bool:
                     f"was refused: {played.failed['reason']}. Answer with `pbem game answer`.",
                     key=f"refused{prompt.id}", game=game["id"])
         return False
-    tz = seat_config(game, row["player"]).get("timezone")
+    tz = people.zone(svc, game, row["player"])
     extra = {"applied": played.applied, "failed": None, "unused": [], "check": False,
              "defaulted": {"prompt": prompt.id, "question": prompt.question, "key": key,
                            "due": clock.local(clock.parse(row["due_at"]), tz)}}
@@ -216,7 +216,7 @@ def _queue(svc: Service, game: dict, player: dict, kind: str, subject: str, mid_
 def _queue_reminder(svc: Service, game: dict, row: dict, lead: timedelta, due: datetime, now: datetime) -> None:
     player = svc.store.player(game["id"], row["player"])
     assert player is not None  # a deadline is kept for a seat
-    when = clock.local(due, seat_config(game, row["player"]).get("timezone"))
+    when = clock.local(due, people.zone(svc, game, row["player"], player["email"]))
     extra = {"reminder": {"prompt": row["prompt"], "due": when, "left": clock.span(due - now),
                           "default": row["default_key"]}}
     _queue(svc, game, player, "reminder", f"[{game['id']}] Reminder: please answer by {when}",

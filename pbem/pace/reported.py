@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from pbem.base import clock
-from pbem.core.games import seat_config
+from pbem.core import people
 from pbem.pace import schedule, vacation
 from pbem.pace.pace import pace_of
 
@@ -18,9 +18,10 @@ def deadline(svc: Service, game: dict, player: str) -> dict | None:
     """The `deadline` of a report's context: the player's open deadlines in their time zone,
     their vacation; None for a game without pace (or for the moderator)."""
     pace = pace_of(game)
-    if pace is None or svc.store.player(game["id"], player) is None:
+    seat = svc.store.player(game["id"], player) if pace is not None else None
+    if pace is None or seat is None:
         return None
-    now, tz = svc.now(), seat_config(game, player).get("timezone")
+    now, tz = svc.now(), people.zone(svc, game, player, seat["email"])
     away = vacation.on_vacation(svc, game["id"], player, now)
     return {
         "open": [{"prompt": r["prompt"], "due": clock.local(clock.parse(r["due_at"]), tz),

@@ -16,7 +16,7 @@ from markupsafe import Markup
 
 from pbem.base import boardmap, clock, i18n
 from pbem.base.i18n import _
-from pbem.core import games, people
+from pbem.core import people
 from pbem.outbound import links, reports, turnmail
 from pbem.pace import reported, schedule
 from pbem.web import board
@@ -161,7 +161,7 @@ def private(svc: Service, game: dict, state, player: dict, upto: int | None = No
     page.update(
         me=name, seat_url=links.seat_path(svc, player), asked=asked, options=options, about=ctx["about"],
         sheet=ctx["sheet"], deadline=ctx["deadline"], standing_orders=ctx["standing_orders"],
-        timezone=games.seat_config(game, name).get("timezone") or "UTC",
+        timezone=people.zone(svc, game, name, player["email"]) or "UTC",
         calendar_url=links.calendar_path(svc, player) if ctx["deadline"] is not None else None,
         languages=[(code, i18n.name(code)) for code in i18n.languages()],
         mail=people.mail_choice(svc, player["email"]),
