@@ -405,7 +405,7 @@ def next_move(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None
     """The character's next move is decided already (the Tavern's wizard and boatman)."""
     p = ctx.player(i)
     p.flags["next-move"] = o["to"]
-    where = "a space of the Outer Region they choose then" if o["to"] == "outer" else ctx.space(o["to"]).name
+    where = msg("a space of the Outer Region they choose then") if o["to"] == "outer" else ctx.space(o["to"]).name
     ctx.emit("next-move",
              msg("{player}'s next move takes them to {where}, instead of a movement roll.", player=p.name,
                  where=where), player=p.name)

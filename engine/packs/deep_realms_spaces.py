@@ -21,7 +21,7 @@ from engine.rules.items import gain_object
 from engine.rules.machine import Ctx, on_answer, task
 from engine.rules.movement import place
 from engine.state import Prompt, Task, option
-from engine.text import msg, word
+from engine.text import msg
 
 
 def arrive(ctx: Ctx, i: int) -> None:
@@ -160,10 +160,10 @@ def ruler(ctx: Ctx, t: Task) -> None:
     n = len(loot(ctx, space))
     name = "the Rat Queen" if "strength" in a else "the Wraith Lord"
     value = {"strength": a["strength"] + n} if "strength" in a else {"craft": a["craft"] + n}
-    ctx.emit("ruler", msg("{player} must fight {name} ({value} "
-             "{next}, with {n} on the pile).", player=p.name, name=name,
-             value=word('strength' if 'strength' in a else 'craft'), next=next(iter(value.values())), n=n),
-             player=p.name)
+    ctx.emit("ruler", msg("{player} must fight the Rat Queen (Strength {next}, with {n} on the pile).", player=p.name,
+                          next=value["strength"], n=n) if "strength" in value else
+             msg("{player} must fight the Wraith Lord (Craft {next}, with {n} on the pile).", player=p.name,
+                 next=value["craft"], n=n), player=p.name)
     ctx.push("fight", t.p, name=name, **value, evadable=False, ends_turn=False,
              on_win="dr-ruler-beaten", on_standoff="dr-ruler-standoff", on_loss_task="dr-ruler-won",
              on_win_args={"space": space})

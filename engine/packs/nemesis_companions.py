@@ -58,10 +58,10 @@ def start_options(ctx: Ctx, i: int) -> list[Option]:
     row = next_level(ctx, i)
     if row is None:
         return []
-    cost = f" ({row['cost_text']})" if row.get("cost_text") else ""
     return [option(f"companion-{row['level']}",
-                   msg("raise your companion to level {row}{cost}: {row2}", row=row['level'], cost=cost,
-                       row2=row['text']))]
+                   msg("raise your companion to level {row} ({cost}): {row2}", row=row["level"], cost=row["cost_text"],
+                       row2=row["text"]) if row.get("cost_text") else
+                   msg("raise your companion to level {row}: {row2}", row=row["level"], row2=row["text"]))]
 
 
 def start_choice(ctx: Ctx, i: int, key: str) -> bool | None:

@@ -46,9 +46,10 @@ def leave(ctx: Ctx, move: Move) -> None:
     p.objects, p.followers, p.spells, p.trophies, p.hand = [], [], [], [], []
     p.gold = p.fate = p.toad = p.miss = p.life = 0
     p.alive, p.out, p.space, p.quest, p.flags = False, True, None, None, {}
-    name = f"the {stats.character(ctx, p).name}" if p.character else "their part"
     ctx.emit("leave",
-             msg("{player} resigns: {name} leaves play, and the game goes on without them.", player=who,
-                 name=name), player=who)
+             msg("{player} resigns: the {character} leaves play, and the game goes on without them.", player=who,
+                 character=stats.character(ctx, p).name) if p.character else
+             msg("{player} resigns: their part leaves play, and the game goes on without them.", player=who),
+             player=who)
     turn.check_last_standing(ctx)
 

@@ -3,9 +3,8 @@
 A card's choice (`op = "choose"`: its `question` and each option's `text`) is said in the words of
 its content file; the engine hands it on as a message whose id is that text (engine/text.py
 `content_text`), so a reader's language translates it as it does the engine's own messages. This
-is the extractor pybabel reads them with (babel-engine.cfg, `make locale`, into engine.pot): names
-stay apart (pbem/base/printed_names.py's files), as does everything the engine only computes
-with.
+is the extractor pybabel reads them with (babel-engine.cfg, `make locale`, into engine.pot). Names
+stay apart (pbem/base/engine_text.py `name`), as does everything the engine only computes with.
 """
 from __future__ import annotations
 
