@@ -75,5 +75,13 @@ def test_read_once_gives_what_each_read_gives_and_reads_again_after_a_write(tmp_
         store.set_address_settings("ben@x", language="de")
         assert store.address_settings("ben@x")["language"] == "de"
         assert store.standing_orders("g", "ben") == alone[1][3]  # no write to it: still the one read
+        try:  # a savepoint undone (its error caught within): what it wrote and was read is read again
+            with store.transaction(savepoint=True):
+                store.file_standing_order("g", "ben", "when fight: 2")
+                assert len(store.standing_orders("g", "ben")) == 2
+                raise RuntimeError("undone")
+        except RuntimeError:
+            pass
+        assert store.standing_orders("g", "ben") == alone[1][3]
     assert store._once is None
     store.close()

@@ -111,6 +111,13 @@ class Store:
                 by_seat.setdefault(row["name" if table == "players" else "player"], []).append(row)
         return [dict(row) for row in by_seat.get(seat, ())]
 
+    def _undone(self) -> None:
+        """A savepoint rolled back within `read_once` (its exception caught inside): what was read
+        may hold what it undid, so all is read again."""
+        if self._once is not None:
+            for key in [k for k in self._once if isinstance(k, tuple)]:
+                del self._once[key]
+
     _WRITES = re.compile(r"\b(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+(\w+)", re.IGNORECASE)
 
     def _written(self, sql: str) -> None:

@@ -88,6 +88,7 @@ class PostgresStore(Store):
                         yield self
                 except BaseException:
                     self._local.told = told  # its NOTIFYs were undone with it
+                    self._undone()
                     raise
             else:
                 yield self

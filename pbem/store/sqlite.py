@@ -79,6 +79,7 @@ class SqliteStore(Store):
                 except BaseException:
                     conn.execute("ROLLBACK TO nested")
                     conn.execute("RELEASE nested")
+                    self._undone()
                     raise
                 conn.execute("RELEASE nested")
             else:
