@@ -523,12 +523,17 @@ def test_a_page_of_the_log_is_read_once_per_game_state_and_again_after_a_move(we
     for _ in range(3):
         name, q = asked(svc, g)
         moderator.answer(svc, g, name, f"{q['id']}: {q['options'][0]['key']}")
+    import jinja2
     read: list[int] = []
-    move_events = Store.move_events
+    move_events, render = Store.move_events, jinja2.Template.render
     monkeypatch.setattr(Store, "move_events", lambda self, game, after, upto: read.append(upto) or
                         move_events(self, game, after, upto))
+    made: list[str] = []
+    monkeypatch.setattr(jinja2.Template, "render",
+                        lambda self, *a, **k: made.append(self.name) or render(self, *a, **k))
     first = client.get(f"/g/{g}").text
     assert client.get(f"/g/{g}").text == first and read == [3]  # the second view read nothing
+    assert made == ["web/_log.html.j2", "web/game.html.j2", "web/game.html.j2"]  # nor rendered the log again
     name, q = asked(svc, g)
     moderator.answer(svc, g, name, f"{q['id']}: {q['options'][0]['key']}")  # its reports read the log too
     read.clear()

@@ -17,7 +17,7 @@ from markupsafe import Markup
 from pbem.base import boardmap, clock, i18n
 from pbem.base.i18n import _
 from pbem.core import people
-from pbem.outbound import links, reports, turnmail
+from pbem.outbound import links, render, reports, turnmail
 from pbem.pace import reported, schedule
 from pbem.web import board
 
@@ -72,15 +72,17 @@ LOGS_KEPT = 256  # pages of the log as the games' readers last saw them
 
 
 def log(svc: Service, game: dict, reader: str, upto: int | None = None) -> dict:
-    """`_log` (below) once per game state, reader, page and language: a page is read many times
-    between two moves (every reader's refresh), and what its moves showed never changes while
-    the game stands where it stood (the key: its state, by a digest, and its moves; a rollback
-    replayed to the same move within the same second keeps `updated_at`, not the state)."""
+    """`_log` (below), with its HTML (`html`: templates/web/_log.html.j2), once per game state,
+    reader, page and language: a page is read many times between two moves (every reader's
+    refresh), and what its moves showed never changes while the game stands where it stood (the
+    key: its state, by a digest, and its moves; a rollback replayed to the same move within the
+    same second keeps `updated_at`, not the state)."""
     state = hashlib.blake2b(bytes(game["state"]), digest_size=16).digest()
     key = (svc.settings.store_target, id(svc.engine), game["id"], game["moves"], state, reader, upto, i18n.current())
     done = _logs.get(key)
     if done is None:
         done = _log(svc, game, reader, upto)
+        done["html"] = Markup(render.templates(svc).env.get_template("web/_log.html.j2").render(log=done))
         with _lock:
             _logs[key] = done
             while len(_logs) > LOGS_KEPT:
