@@ -26,14 +26,15 @@ def queue_reports(svc: Service, game: dict, played, *, sender: str | None = None
     state, seq = played.state, played.seq
     over = bool(getattr(state, "over", False))
     extra = {"seed": games.seed(svc, game), "commitment": game["seed_commitment"]} if over else {}
-    to = turnmail.mailed(svc, game, played, svc.store.players(game["id"], active_only=True), sender=sender, also=also)
-    # a digest-only seat's report is not sent: what it would have told waits for its digest
-    to = [p for p in to if over or p["name"] == sender or not reports.unasked(svc, p, "report", None)]
-    frame = reports.make_frame(svc, state) if to else None
-    stored = svc.store.add_frame(msgspec.json.encode(frame).decode()) if len(to) > 1 else None
-    backlog = turnmail.Backlog(svc, game["id"], min(p["reported_seq"] for p in to), seq) if to else None
-    svc.store.set_reported(game["id"], [p["name"] for p in to if p["reported_seq"] != seq], seq)
-    with svc.store.read_once(game["id"], [p.get("email") for p in to]):  # each seat's reads: one for all
+    seats = svc.store.players(game["id"], active_only=True)
+    with svc.store.read_once(game["id"], [p.get("email") for p in seats]):  # each seat's reads: one for all
+        to = turnmail.mailed(svc, game, played, seats, sender=sender, also=also)
+        # a digest-only seat's report is not sent: what it would have told waits for its digest
+        to = [p for p in to if over or p["name"] == sender or not reports.unasked(svc, p, "report", None)]
+        frame = reports.make_frame(svc, state) if to else None
+        stored = svc.store.add_frame(msgspec.json.encode(frame).decode()) if len(to) > 1 else None
+        backlog = turnmail.Backlog(svc, game["id"], min(p["reported_seq"] for p in to), seq) if to else None
+        svc.store.set_reported(game["id"], [p["name"] for p in to if p["reported_seq"] != seq], seq)
         for player in to:
             mine = player["name"] == sender
             kind = "gameover" if over else sender_kind if mine else "report"
