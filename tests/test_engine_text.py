@@ -167,3 +167,17 @@ def test_why_a_life_is_lost_reads_in_the_readers_language():
         lost = next(e for e in events if e.text.endswith(english))
         with i18n.using("de"):
             assert engine_text.said(lost.text, lost.msg).endswith(german.format(ogre=engine_text.name("Ogre")))
+
+
+def test_a_city_bounty_names_its_enemies_in_the_readers_language():
+    """The City's creature posters: the option names the Enemy kind as a word of its own."""
+    import tomllib
+
+    from engine import scenario
+
+    data = tomllib.loads((ROOT / "tests" / "scenarios" / "city-poster-claim.toml").read_text())
+    state, _ = scenario.run({**data, "moves": []})
+    claim = next(o for o in state.prompt.options if o.key == "claim-animal")
+    assert claim.text.startswith("claim the bounty on Animals: 5 gold")
+    with i18n.using("de"):
+        assert engine_text.said(claim.text, claim.msg).startswith("das Kopfgeld für Tiere einfordern: 5 Gold")
