@@ -14,8 +14,8 @@ from starlette.testclient import TestClient
 from pbem.base import settings as settings_mod
 from pbem.core.service import open_service
 from pbem.inbound.process import handle
-from pbem.moderate import newgame
-from pbem.outbound import links, outbox
+from pbem.moderate import moderator, newgame
+from pbem.outbound import calendar, links, outbox
 from pbem.pace import deadlines
 from pbem.web.app import create_app
 
@@ -188,3 +188,22 @@ def test_a_withdrawn_report_never_counts_as_mailed(paced):
             if r["to_addr"] == "alice@example.org" and r["status"] != "withdrawn"]
     assert len(went) >= 3 and not any(calendar_of(m) for m in went)
 
+
+
+def test_a_cancellation_a_withdrawn_mail_was_to_carry_is_owed_again(paced):
+    """alice got question 1's event; the moderator answers it for her, and the report that tells
+    her (carrying the cancellation) is withdrawn before it goes (as `withdraw_answered` does to a
+    report whose question was answered): the cancellation is owed again, and her next mail carries it."""
+    svc, _ = paced
+    first = [r for r in svc.store.outbox_rows() if r["to_addr"] == "alice@example.org" and r["kind"] == "report"][0]
+    svc.store._run("UPDATE outbox SET status = 'sent' WHERE id = ?", (first["id"],))  # as the sender marks it
+    moderator.answer(svc, "autumn", "alice", "1: rest")
+    told = [r for r in svc.store.outbox_rows() if r["to_addr"] == "alice@example.org"][-1]
+    assert str(calendar_of(last_mail(svc, "alice@example.org"))["method"]) == "CANCEL"
+    svc.store._run("UPDATE outbox SET status = 'withdrawn' WHERE id = ?", (told["id"],))
+    calendar.not_received(svc, "autumn", "alice", svc.store._all("SELECT to_addr, calendar FROM outbox WHERE id = ?",
+                                                                  (told["id"],)))
+    answer(svc, "alice", "status")
+    assert events(calendar_of(last_mail(svc, "alice@example.org", ("receipt", "report", "status")))) == {
+        "deadline.autumn.1.alice@example.org": {"seq": 1, "due": T0 + timedelta(hours=48), "status": "CANCELLED",
+                                                "summary": "Talisman autumn: answer question 1"}}
