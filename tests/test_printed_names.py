@@ -9,7 +9,8 @@ from conftest import game_config
 from test_languages import PLAYERS, mails
 
 from engine import content
-from pbem.base import content_overlay, printed_names
+from engine.text import Msg
+from pbem.base import content_overlay, engine_text, i18n, printed_names
 from pbem.core import games
 from pbem.inbound import orders
 from pbem.moderate import newgame
@@ -41,6 +42,12 @@ def test_a_name_the_file_does_not_give_stays_as_printed_and_players_keep_theirs(
     assert printed_names.name("Goblin", "de") == "Goblin"  # not in the German file
     assert printed_names.name("Graveyard", "en") == "Graveyard"
     assert printed_names.name("troll", "de") == "troll"  # a seat's name (a lower-case slug), not the Troll
+    assert printed_names.name("Fields, Goblin, Forest", "de") == "Felder, Goblin, Forst"  # a list the engine joined
+    assert printed_names.name("3, 4", "de") == "3, 4"
+    with i18n.using("de"):  # a move's message: the spaces it passes, and where it ends
+        assert engine_text.said("", Msg("{player} moves to {space} by way of {via}.",
+                                        {"player": "anna", "space": "Plains", "via": "Fields, Forest"})) == \
+            "anna zieht über Felder, Forst nach Ebene."
     rows = printed_names.rows("de")
     assert rows and all(r["confirmed"] is False for r in rows)  # every German name is a stand-in
 

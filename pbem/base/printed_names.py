@@ -61,8 +61,18 @@ def _table(lang: str, generation: int) -> dict[str, str]:
 def name(value: str, lang: str) -> str:
     """`value` as a reader of `lang` sees it: its translation if it is a printed name the content
     translates, else as it is (a player's name, a number, a name nobody translated). Exact and
-    case-sensitive: seats are lower-case slugs, so a player called "wolf" stays "wolf"."""
-    return table(lang).get(value, value) if isinstance(value, str) else value
+    case-sensitive: seats are lower-case slugs, so a player called "wolf" stays "wolf". A list the
+    engine joined ("Fields, Forest": the spaces a move passes) is translated name by name."""
+    if not isinstance(value, str):
+        return value
+    names = table(lang)
+    if value in names:
+        return names[value]
+    if ", " in value:
+        parts = value.split(", ")
+        if any(p in names for p in parts):
+            return ", ".join(names.get(p, p) for p in parts)
+    return value
 
 
 _SPELLED = str.maketrans({"ä": "ae", "ö": "oe", "ü": "ue", "ß": "ss"})
