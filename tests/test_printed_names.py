@@ -14,6 +14,7 @@ from pbem.base import content_overlay, engine_text, i18n, printed_names
 from pbem.core import games
 from pbem.inbound import orders
 from pbem.moderate import newgame
+from pbem.outbound import render
 
 
 def test_a_german_readers_report_names_spaces_and_characters_in_german_the_summary_stays_english(svc):
@@ -79,3 +80,22 @@ def test_an_owner_corrects_a_german_name_in_the_content_folder(svc):
     finally:
         content.use_overlay(previous)
     assert printed_names.name("Graveyard", "de") == "Friedhof"
+
+
+def test_the_players_table_says_what_each_holds_in_the_readers_language(svc):
+    """The shared frame keeps what each player holds by printed name; each reader's table says it
+    in their language (a frame stored before has its English `notes`, shown as they are)."""
+    row = {"mark": "B", "colour": "#000", "name": "bob", "character": "Warrior", "space": "Tavern", "alive": True,
+           "out": False, "stand_in": False, "space_stand_in": False, "strength": 4, "craft": 2, "gold": 1,
+           "life": "5/5", "fate": "1/1", "spells": 0,
+           "held": [{"what": "Objects", "names": ["Sword", "Goblin Lamp"]}, {"what": "Followers", "names": ["Maiden"]}]}
+    with i18n.using("de"):
+        text, html = render.templates(svc).render("_row", {"p": row, "colour": "#000"})
+    assert "Gegenstände: Schwert, Goblin Lamp; Begleiter: Jungfer." in " ".join(text.split())
+    assert "Gegenstände: Schwert, Goblin Lamp; Begleiter: Jungfer" in html
+    text_en, _ = render.templates(svc).render("_row", {"p": row, "colour": "#000"})
+    assert "Objects: Sword, Goblin Lamp; Followers: Maiden." in " ".join(text_en.split())
+    del row["held"]
+    with i18n.using("de"):
+        old, _ = render.templates(svc).render("_row", {"p": {**row, "notes": "objects: Sword"}, "colour": "#000"})
+    assert "objects: Sword." in old

@@ -100,12 +100,15 @@ def make_frame(svc: Service, state) -> dict:
             "life": f"{p['life']}/{p['max_life']}" if p.get("max_life") else p["life"],
             "fate": f"{p['fate']}/{p['max_fate']}" if p.get("max_fate") else p["fate"],
             "spells": spells if isinstance(spells, int) else len(spells),
-            "notes": "; ".join(f"{what}: {', '.join(_names(p.get(what)))}"
-                               for what in ("objects", "followers", "trophies") if _names(p.get(what)))})
+            # what each holds in the open, by printed name: the templates say it in the reader's
+            # language (a frame is made once for readers of every language; an older one has "notes")
+            "held": [{"what": label, "names": _names(p.get(what))} for what, label in HELD if _names(p.get(what))]})
     return {"turn": public["turn"], "players": players, "map": picture["map"], "lying": picture["lying"],
             "decks": [{"name": k.replace("-", " ").title(), "count": n} for k, n in public.get("decks", {}).items()],
             "packs": pack_lines(public)}
 
+
+HELD = (("objects", i18n.N_("Objects")), ("followers", i18n.N_("Followers")), ("trophies", i18n.N_("Trophies")))
 
 VOYAGE = {"out": i18n.N_("at sea"), "home": i18n.N_("at sea, sailing home"),  # translated where shown
           "wreck": i18n.N_("shipwrecked, adrift"), "prison": i18n.N_("in prison")}
