@@ -28,7 +28,7 @@ games, each `--save`s its games (one JSON line each) and `--table` prints them a
 
 --mixes plays every pack mix the playouts play (tests/test_playouts.py `pack_mixes`), three
 or four seats (a Nemesis game seats the Nemesis) at each level, to the end (no cap; at most
-100,000 answers): no game may raise or stall.
+100,000 answers): no game may raise or stall; the planner's failed playouts are counted.
 """
 from __future__ import annotations
 
@@ -178,14 +178,16 @@ def one_mix(job: tuple[list[str], str, int]) -> dict:
     mix, level, n = job
     config = game_config(mix, 3 if n % 2 else 4)
     names = [p["name"] for p in config["players"]]
+    playouts = planner.Playouts()
     started = time.process_time()
     try:
         result = table.play(config, f"mix-{'-'.join(mix) or 'base'}-{level}-{n}", dict.fromkeys(names, level),
-                            cap=10**9, max_moves=100_000)
+                            cap=10**9, max_moves=100_000, chooser=_timed_choose({}, playouts))
         out = {"ended": not result.capped, "turns": result.state.turn, "error": None}
     except Exception as e:  # noqa: BLE001 -- the table says which mix failed and how
         out = {"ended": False, "turns": None, "error": f"{type(e).__name__}: {e}"}
-    return {"mix": mix, "level": level, "cpu": time.process_time() - started, **out}
+    return {"mix": mix, "level": level, "cpu": time.process_time() - started, "failed": playouts.failed,
+            "failure": playouts.error, **out}
 
 
 def mixes(args) -> None:
@@ -193,10 +195,11 @@ def mixes(args) -> None:
     jobs = [(mix, level, n) for n in range(args.games) for level in args.levels for mix in pack_mixes()]
     done, _ = played(one_mix, jobs, args)
     bad = [d for d in done if not d["ended"]]
-    print(f"{'mix':44} {'level':8} {'ended':>5} {'turns':>6} {'CPU s':>6}")
+    print(f"{'mix':44} {'level':8} {'ended':>5} {'turns':>6} {'CPU s':>6} {'failed playouts':>15}")
     for d in sorted(done, key=lambda d: (d["mix"], d["level"])):
         print(f"{'+'.join(d['mix']) or 'base':44} {d['level']:8} {str(d['ended']):>5} {d['turns'] or '-':>6} "
-              f"{d['cpu']:6.1f}" + (f"  {d['error']}" if d["error"] else ""))
+              f"{d['cpu']:6.1f} {d['failed']:15}" + (f"  {d['error']}" if d["error"] else "")
+              + (f"  (first failed playout: {d['failure']})" if d["failure"] else ""))
     print(f"\n{len(done) - len(bad)} of {len(done)} games ended by the rules ({len(jobs)} asked)")
     if bad:
         raise SystemExit(1)
