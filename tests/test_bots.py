@@ -150,3 +150,19 @@ def test_under_the_hunt_a_bot_climbs_to_the_crown_only_with_four(level, four):
     assert "crown" in {o.key for o in prompt.options}  # as printed (hunt_crown = "open"), offered all the same
     assert api.crown_wins(state, "alice") is four
     assert (bots.choose(state, "alice", level).key == "crown") is four
+
+
+def test_a_playout_leaves_the_game_it_started_from_as_it_was():
+    """Every candidate answer is played out on the same redealt game: a playout that changed it
+    (`apply` shares the players a move did not touch) would judge the next candidate on another
+    game, or break it (a Counterspell already spent)."""
+    state = api.new_game(CONFIG, "playout-input-seed")
+    for _ in range(2):  # bob's first move asked (his turn: alice untouched by it)
+        state, _ = api.apply(state, bots.choose(state, api.prompts(state)[0].players[0], "random"))
+    world = api.redeal(state, "alice", "bot-seed")
+    before = api.encode(world)
+    prompt = api.prompts(world)[0]
+    runs = [planner.played(world, seat, api.Move(prompt.players[0], prompt.options[0].key, prompt.id), ())
+            for seat in ("alice", "bob")]
+    assert api.encode(world) == before
+    assert all(answers > 1 and api.encode(end) != api.encode(after) for after, end, answers in runs)  # played on

@@ -85,6 +85,16 @@ def playout(world: Game, seat: str, packs: Sequence[api.Pack], horizon: int = HO
     return world, played
 
 
+def played(world: Game, seat: str, move: Move, packs: Sequence[api.Pack]) -> tuple[Game, Game, int]:
+    """`move` played on `world`, then played out: the game after the move, where the playout
+    ended, and the answers it played. `world` is left as it was: `apply`'s result shares with its
+    input the players the move did not touch, so the playout (which changes its game in place)
+    runs on a copy of its own, else it would change `world` under the next candidate."""
+    after, _ = api.apply(world, move, packs=packs)
+    end, answers = playout(api.clone(after), seat, packs)
+    return after, end, answers
+
+
 def _greedy_here(world: Game, who: str, keys: list[str], prompt: int, kind: str,
                  packs: Sequence[api.Pack]) -> str:
     """The greedy answer on this game with dice of its own to come (`_blind`)."""
@@ -150,8 +160,7 @@ def choose(state: Game, seat: str, keys: Sequence[str], seed: str, packs: Sequen
             got: dict[int, float] = {}
             for k in weighed:
                 try:
-                    after, _ = api.apply(w, Move(seat, keys[k], prompt.id), packs=packs)
-                    end, answers = playout(after, seat, packs)
+                    after, end, answers = played(w, seat, Move(seat, keys[k], prompt.id), packs)
                 except Exception as e:  # noqa: BLE001 -- a redealt game may break a rule's expectations: counted
                     count.fail(e)
                     continue
