@@ -212,6 +212,21 @@ def test_help_by_mail_brings_a_short_guide_in_the_readers_language(svc):
     assert "Nothing in the text part is a picture." in mails(svc, "bob@example.org", "help")[-1]["text"]
 
 
+def test_resigning_by_mail_is_asked_and_confirmed_in_the_readers_language(svc):
+    mixed(svc)
+    tok = token(svc, "autumn", "anna")
+    handle(svc, mail(["aufgeben"], sender="anna@example.de", tok=tok))
+    [ask] = mails(svc, "anna@example.de", "notice")
+    assert "Bestätigen Sie, dass Sie aufgeben" in outbox.build(svc, ask)["Subject"]
+    assert "Um das Spiel autumn endgültig zu verlassen, antworten Sie mit dieser Zeile:" in ask["text"]
+    code = re.search(r"resign ([0-9a-f]{8})", ask["text"]).group(1)
+    handle(svc, mail([f"aufgeben {code}"], sender="anna@example.de", tok=tok))
+    done = mails(svc, "anna@example.de", "notice")[-1]
+    assert "Sie haben das Spiel autumn verlassen." in done["text"] and "Danke fürs Mitspielen." in done["text"]
+    handle(svc, mail(["resign"], sender="bob@example.org", tok=token(svc, "autumn", "bob")))
+    assert "To leave the game autumn for good" in mails(svc, "bob@example.org", "notice")[-1]["text"]
+
+
 def test_the_web_pages_in_the_readers_language(web):  # noqa: F811
     """A seat's page is in its reader's language (the one their mails are in), and says so in
     <html lang>; the page changes it for every game of the address (`language:` as in a mail);

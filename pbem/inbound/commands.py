@@ -128,18 +128,19 @@ def resign(req: Request, call: Call) -> str:
     if confirmed:
         svc.store.update_player(game["id"], name, status="removed")
         left = _leave_play(svc, game, name)
-        lines = [(f"You have left the game {game['id']}. You get no more mail from it and it takes no more "
-                  "answers from you."), "Thank you for playing."]
-        subject, outcome = "You have left the game", "resigned"
+        lines = [_("You have left the game %(game)s. You get no more mail from it and it takes no more answers "
+                   "from you.", game=game["id"]), _("Thank you for playing.")]
+        subject, outcome = _("You have left the game"), "resigned"
         notices.add(svc, "resigned", f"{name} resigned by mail (confirmed with the code sent to them). " + (
             f"Their character has left play (the move `leave-game {name}` is in the log) and the game goes on."
             if left is None else f"Their character could not leave play ({left}): the seat stays in the game "
             "and you answer for it (`pbem game answer`)."), key=name, game=game["id"])
     else:
-        wrong = "That code is not the one we sent you. " if call.value else ""
-        lines = [f"{wrong}To leave the game {game['id']} for good, reply with this line:", f"resign {code}",
-                 "Nothing changes until you do; your character then leaves play and the game goes on without it."]
-        subject, outcome = "Confirm that you resign", "resign: confirmation asked"
+        wrong = _("That code is not the one we sent you.") + " " if call.value else ""
+        lines = [wrong + _("To leave the game %(game)s for good, reply with this line:", game=game["id"]),
+                 f"resign {code}",
+                 _("Nothing changes until you do; your character then leaves play and the game goes on without it.")]
+        subject, outcome = _("Confirm that you resign"), "resign: confirmation asked"
     ctx = {"address": reports.game_address(svc, game), "subject": subject, "lines": lines}
     outbox.enqueue(svc, kind="notice", message_id=reports.message_id(svc, game, f"in{req.inbox_id}", name, "resign"),
                    sender=reports.game_address(svc, game), to=player["email"], to_name=name,
