@@ -178,6 +178,6 @@ def choose(state: Game, seat: str, keys: Sequence[str], seed: str, packs: Sequen
     # greedy's choice stands unless the playouts put another ahead by more than their error
     best = best if edge > SURE * error else first
     judged = bool(worths[first])
-    got_ = [sum(worths[k]) / len(worths[k]) if judged and k in worths else j.got[k] for k in range(len(keys))]
+    worth = [sum(worths[k]) / len(worths[k]) if judged and k in worths else j.got[k] for k in range(len(keys))]
     holds = [held[k] if k in held else j.holds[k] for k in range(len(keys))]
-    return progress.way_out(state, seat, keys, got_, holds, keys[best], seed)
+    return progress.way_out(state, seat, keys, worth, holds, keys[best], seed)
