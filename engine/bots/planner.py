@@ -56,7 +56,8 @@ def _blind(world: Game) -> Game:
 
 
 def playout(world: Game, seat: str, packs: Sequence[api.Pack], horizon: int = HORIZON) -> tuple[Game, int]:
-    """`world` played on (changed) until the end of `seat`'s next turn, the game's end or
+    """`world` played on (changed) until `seat`'s next turn begins (the turn under way and the
+    other seats' turns after it are played; the bench measured this horizon), the game's end or
     `horizon` answers, every seat answering as the greedy bot would; and the answers played."""
     me = _index(world, seat)
     turns_left = 2 if world.current == me else 1  # this turn's end, then the next one's
