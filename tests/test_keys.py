@@ -254,3 +254,34 @@ def test_the_fingerprint_is_recorded_once_however_many_open_the_store(make_servi
     assert a.store.meta(keys.FINGERPRINT) == a.key_fingerprint
     b = make_service()  # the same home, the same key
     assert b.store.meta(keys.FINGERPRINT) == a.key_fingerprint
+
+
+def test_pages_served_with_a_key_rotated_away_on_another_machine_open_no_seat(tmp_path, pg_url):
+    """The second machine's pages still derive the old links until its daemon notices the
+    rotation: a seat page or feed asked for meanwhile is refused, never served on the old key."""
+    from starlette.testclient import TestClient
+
+    from pbem.web.app import create_app
+    first = new_home(tmp_path, "first", "--db", pg_url)
+    second = new_home(tmp_path, "second", "--db", pg_url, "--key", first / "secret.key")
+    svc, gid = a_game(first)
+    cfg = settings_mod.load(second)
+    other = open_service(settings=cfg)
+    alice = other.store.player(gid, "alice")
+    page, feed = links.seat_path(other, alice), links.calendar_path(other, alice)
+    with TestClient(create_app(lambda: open_service(settings=cfg)), base_url="http://talisman.test") as client:
+        shown = client.get(page)
+        assert shown.status_code == 200 and 'name="csrf"' in shown.text and client.get(feed).status_code == 200
+        rekey.rotate(svc)  # on the first machine
+        for url in (page, feed):
+            refused = client.get(url)
+            assert refused.status_code == 503 and "new key" in refused.text
+            assert 'name="csrf"' not in refused.text and "VEVENT" not in refused.text
+        assert client.get(f"/g/{gid}").status_code == 200  # the public page derives nothing from the key
+    (second / "secret.key").write_bytes((first / "secret.key").read_bytes())  # the operator copies the new key
+    renewed = open_service(settings=settings_mod.load(second))
+    with TestClient(create_app(lambda: open_service(settings=cfg)), base_url="http://talisman.test") as client:
+        assert client.get(page).status_code == 404  # the old link opens nothing
+        assert client.get(links.seat_path(renewed, renewed.store.player(gid, "alice"))).status_code == 200
+    for s in (svc, other, renewed):
+        s.store.close()

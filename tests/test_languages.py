@@ -253,6 +253,8 @@ def test_the_web_pages_in_the_readers_language(web):  # noqa: F811
     assert "Dieses Spiel gibt es nicht." in client.get("/g/nosuch", headers={"accept-language": "de"}).text
     wrong = client.get(url.replace(url[-6:], "000000"), headers={"accept-language": "de"})
     assert wrong.status_code == 404 and "Dieser Link öffnet keinen Platz" in wrong.text
+    odd = client.get(f"/g/{g}?upto=x", headers={"accept-language": "de"})
+    assert odd.status_code == 400 and "?upto= erwartet eine Zugnummer." in odd.text
 
 
 def test_a_browser_language_is_read_by_preference():

@@ -22,7 +22,7 @@ from starlette.types import ASGIApp
 
 from pbem.base import i18n
 from pbem.base.i18n import N_, _
-from pbem.core import health, people
+from pbem.core import health, keys, people
 from pbem.outbound import calendar, links, render, reports
 from pbem.web import forms, pages, replay as web_replay
 
@@ -88,13 +88,19 @@ class Web:
         return game
 
     def _seat(self, game: dict, secret: str, of=links.seat_secret) -> dict:
+        svc = self.svc()
+        try:  # a key rotated on another machine voids the links this process would still derive
+            keys.still_current(svc.store, svc.settings.key_path)
+        except keys.KeyMismatch:
+            raise HTTPException(503, _("This server waits for the service's new key: your newest mail has "
+                                       "your new link; try it again later.")) from None
         seat = None
         if _plain(secret, links.SECRET_CHARS):  # a link's shape says nothing of any seat's secret
-            seat = links.find_seat(self.svc(), game["id"], secret, of)
+            seat = links.find_seat(svc, game["id"], secret, of)
         if seat is None:
             raise HTTPException(404, _("This link opens no seat: it is wrong, or the seat was given to someone else "
                                        "(their mails carry the new link)."))
-        i18n.switch(people.language(self.svc(), game, seat["name"], seat["email"]))  # the seat's page: its language
+        i18n.switch(people.language(svc, game, seat["name"], seat["email"]))  # the seat's page: its language
         return seat
 
     def index_page(self, request: Request) -> Response:
@@ -199,7 +205,7 @@ def _number(request: Request, name: str) -> int | None:
     if not value:
         return None
     if not (value.isascii() and value.isdigit()) or len(value) > len(str(MOST_MOVES)):
-        raise HTTPException(400, f"?{name}= takes a move number.")
+        raise HTTPException(400, _("?%(name)s= takes a move number.", name=name))
     return int(value)
 
 
