@@ -6,7 +6,8 @@ from __future__ import annotations
 import json
 
 from conftest import game_config
-from test_languages import PLAYERS, mails
+from test_languages import PLAYERS, mails, mixed
+from test_web import seat_url, web  # noqa: F401 -- the fixture
 
 from engine import content
 from engine.text import Msg
@@ -99,3 +100,35 @@ def test_the_players_table_says_what_each_holds_in_the_readers_language(svc):
     with i18n.using("de"):
         old, _ = render.templates(svc).render("_row", {"p": {**row, "notes": "objects: Sword"}, "colour": "#000"})
     assert "objects: Sword." in old
+
+
+def test_the_pages_board_names_spaces_and_what_lies_there_in_the_readers_language(web):  # noqa: F811
+    """The web page's SVG board is made once per game state and language: anna's page (German)
+    names the spaces, the cards and the Hex in German, bob's (English) as printed, whichever of
+    the two was drawn first; the public page follows the browser's language."""
+    svc, client = web
+    g = mixed(svc)
+    state = games.state(svc, games.get(svc, g))
+    state.effects.append({"name": "hex", "rounds": 3, "by": "bob", "space": "crags"})
+    state.spaces["woods"] = ["ogre"]
+    state.space_gold["hills"] = 2
+    svc.store.update_game(g, state=svc.engine.encode(state))
+
+    def board(url: str, **headers) -> str:
+        page = client.get(url, headers=headers).text
+        return page[page.index("<svg"):page.index("</svg>")]
+
+    def tile(svg: str, space: str) -> str:
+        at = svg[svg.index(f'data-space="{space}"'):]
+        return at[:at.index("</g>")]
+
+    bob = board(seat_url(svc, g, "bob"))  # drawn first, in English
+    anna = board(seat_url(svc, g, "anna"))
+    assert ">Friedhof</text>" in tile(anna, "graveyard") and "Oger" in tile(anna, "woods")
+    assert "Fluch (3 Runden) von bob" in tile(anna, "crags") and "2 Gold" in tile(anna, "hills")
+    assert 'aria-label="Das Spielbrett"' in anna and "Graveyard" not in anna
+    assert ">Graveyard</text>" in tile(bob, "graveyard") and "Ogre" in tile(bob, "woods")
+    assert "Hex (3 rounds) by bob" in tile(bob, "crags") and "2 gold" in tile(bob, "hills")
+    assert "Friedhof" not in bob and "Fluch" not in bob
+    assert ">Friedhof</text>" in board(f"/g/{g}", **{"accept-language": "de"})
+    assert ">Graveyard</text>" in board(f"/g/{g}", **{"accept-language": "en"})

@@ -15,6 +15,7 @@ from functools import lru_cache
 
 from engine.registry import REGIONS
 from pbem.base import i18n, printed_names
+from pbem.base.i18n import _, ngettext
 
 CELL = 10  # characters per cell in the text map: 7 cells + borders = 78 columns
 COLOURS = ("#1f4e79", "#a3392b", "#2e7d32", "#7b3fa0", "#9a6700", "#00796b", "#c2185b", "#455a64")
@@ -114,17 +115,30 @@ def _named(e: dict) -> str:
     return name + (f" ({detail})" if detail else "") + (f" by {e['by']}" if e.get("by") else "")
 
 
-def lying(view: dict) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+def _said(e: dict) -> str:
+    """ "Fluch (3 Runden) von alice": `_named` in the current reader's words and names."""
+    name, _detail = effect_words(e)
+    rounds = e.get("rounds")
+    text = printed_names.name(name, i18n.current())
+    if isinstance(rounds, int):
+        text = ngettext("%(name)s (%(n)s round)", "%(name)s (%(n)s rounds)", rounds, name=text)
+    return _("%(effect)s by %(player)s", effect=text, player=e["by"]) if e.get("by") else text
+
+
+def lying(view: dict, said: bool = False) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
     """What lies on each space, as words: the effects laid there (the Hex), and the cards and
-    gold."""
+    gold. In English and as printed (the shared picture a mail keeps: its names are translated
+    where it is drawn), or `said` in the current reader's language."""
     effects: dict[str, list[str]] = {}
     for e in view.get("effects", []):
         if e.get("space"):
-            effects.setdefault(e["space"], []).append(_named(e))
-    things = {s: list(cards) for s, cards in view.get("space_cards", {}).items()}
+            effects.setdefault(e["space"], []).append(_said(e) if said else _named(e))
+    shown = i18n.current()
+    things = {s: [printed_names.name(c, shown) if said else c for c in cards]
+              for s, cards in view.get("space_cards", {}).items()}
     for s, gold in view.get("space_gold", {}).items():
         if gold:
-            things.setdefault(s, []).append(f"{gold} gold")
+            things.setdefault(s, []).append(_("%(n)s gold", n=gold) if said else f"{gold} gold")
     return effects, things
 
 

@@ -12,7 +12,8 @@ from __future__ import annotations
 import textwrap
 from html import escape
 
-from pbem.base import boardmap
+from pbem.base import boardmap, i18n, printed_names
+from pbem.base.i18n import _
 
 TILE = 110  # user units per space
 FILLS = {"outer": "#e4efd2", "middle": "#f1e2bd", "inner": "#efcdc3", "crown": "#f6d96b"}
@@ -42,19 +43,20 @@ def _places(view: dict) -> tuple[dict[str, tuple[str, int, int]], int, int]:
 
 
 def svg(view: dict, markers: dict[str, str], colours: dict[str, str]) -> str:
-    """The board of `view` (docs/interfaces.md); `markers`: player -> letter, `colours`:
-    letter -> colour (pbem/base/boardmap.py picture)."""
-    e = escape
-    names = view["space_names"]
+    """The board of `view` (docs/interfaces.md) in the current reader's language; `markers`:
+    player -> letter, `colours`: letter -> colour (pbem/base/boardmap.py picture)."""
+    e, lang = escape, i18n.current()  # names as the reader's cards print them (pbem/base/printed_names.py)
+    names = {s: printed_names.name(n, lang) for s, n in view["space_names"].items()}
     places, cols, rows = _places(view)
-    effects, things = boardmap.lying(view)
+    effects, things = boardmap.lying(view, said=True)
     here: dict[str, list[tuple[str, str]]] = {}
     for name, p in view["players"].items():
         if p.get("space") and p.get("alive", True) and p["space"] in places:
-            here.setdefault(p["space"], []).append((name, p.get("character_name") or p.get("character") or ""))
-    w, h = cols * TILE, rows * TILE
+            character = p.get("character_name") or p.get("character") or ""
+            here.setdefault(p["space"], []).append((name, printed_names.name(character, lang)))
+    w, h, label = cols * TILE, rows * TILE, _("The board")
     out = [(f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {w} {h}" role="img" class="board" '
-           f'aria-label="The board">'), f'<rect width="{w}" height="{h}" fill="#faf7ef"/>']
+           f'aria-label="{e(label)}">'), f'<rect width="{w}" height="{h}" fill="#faf7ef"/>']
     for sid, (ring, c, r) in places.items():
         x, y = c * TILE, r * TILE
         name = names.get(sid, sid)
@@ -72,8 +74,9 @@ def svg(view: dict, markers: dict[str, str], colours: dict[str, str]) -> str:
             out.append(f'<text x="{x + 7}" y="{y + 49 + 12 * i}" font-size="10" fill="{fill}" class="thing">'
                        f'{e(textwrap.shorten(t, 21, placeholder="…"))}</text>')
         if len(written) > len(shown):
+            more = _("+%(n)s more", n=len(written) - len(shown))
             out.append(f'<text x="{x + 7}" y="{y + 49 + 12 * len(shown)}" font-size="10" fill="#555">'
-                       f'+{len(written) - len(shown)} more</text>')
+                       f'{e(more)}</text>')
         for k, (name_, character) in enumerate(here.get(sid, [])):
             mark = markers.get(name_, "?")
             cx, cy = x + 15 + (k % 5) * 20, y + TILE - 15 - (k // 5) * 20

@@ -117,8 +117,9 @@ _drawn: OrderedDict[tuple, tuple] = OrderedDict()
 
 def _board(svc: Service, game: dict, state) -> tuple[dict, Markup, dict, bool]:
     """(spectator's view, SVG, frame, whether anyone holds a hand): the same for every reader
-    of one game state, so made once per state (a game row changes with every move)."""
-    key = (id(svc.engine), game["id"], game["moves"], game["updated_at"])
+    of one game state and language (the SVG names spaces and cards in it), so made once per
+    state and language (a game row changes with every move)."""
+    key = (id(svc.engine), game["id"], game["moves"], game["updated_at"], i18n.current())
     done = _drawn.get(key)
     if done is None:
         view = svc.engine.view(state, SPECTATOR)
