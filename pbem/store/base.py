@@ -901,10 +901,18 @@ class Store:
                          "AND closed_at >= ? ORDER BY due_at, prompt", (game, player, since))
 
     def calendar_mailed(self, game: str, player: str, told: Sequence[tuple[int, int | None]]) -> None:
-        """What a mail's calendar part told: (prompt, SEQUENCE) of each event, None once cancelled."""
+        """What a mail's calendar part told: (prompt, SEQUENCE) of each event, None once cancelled.
+        Within `read_once` the deadlines read stay read, marked as this writes them: each reader's
+        calendar part marks what it carried, and reading the game's deadlines again after each
+        was most of a move's deadline reads."""
+        once = self._once
+        kept = {k: once[k] for k in (("deadlines", "open"), ("deadlines", "owed")) if k in once} \
+            if once is not None and once["game"] == game else {}
         for prompt, seq in told:
             self._run("UPDATE deadlines SET mailed = ? WHERE game = ? AND prompt = ? AND player = ?",
                       (seq, game, prompt, player))
+        if kept and once is not None and self._once is once:
+            once.update(_marked_mailed(kept, player, dict(told)))
 
     def deadlines_passed(self, game: str, now: str) -> list[dict]:
         return self._all("SELECT * FROM deadlines WHERE game = ? AND status = 'open' AND guard != 'held' "
@@ -1072,3 +1080,23 @@ class Store:
     def player_names(self, game: str, prefix: str = "") -> list[str]:
         return [r["name"] for r in self._all("SELECT name FROM players WHERE game = ? AND name LIKE ? ORDER BY seat",
                                              (game, prefix + "%"))]
+
+
+def _marked_mailed(kept: dict, player: str, told: dict[int, int | None]) -> dict:
+    """The deadlines `read_once` read (`kept`: its "open" and "owed" reads, by seat) as they are
+    once `player`'s rows of `told` (prompt: SEQUENCE, None for a cancellation) are marked
+    mailed; the owed read is left out (read again) when a row it may now hold was not read."""
+    out = {}
+    opened = kept.get(("deadlines", "open"))
+    if opened is not None:
+        out[("deadlines", "open")] = {**opened, player: [
+            {**r, "mailed": told[r["prompt"]]} if r["prompt"] in told else r for r in opened.get(player, ())]}
+    owed = kept.get(("deadlines", "owed"))
+    if owed is not None:
+        rows = owed.get(player, [])
+        known = {r["prompt"] for r in rows} | {r["prompt"] for r in (opened or {}).get(player, ())}
+        if all(seq is None or prompt in known for prompt, seq in told.items()):  # no closed row newly owed
+            out[("deadlines", "owed")] = {**owed, player: [
+                {**r, "mailed": told.get(r["prompt"], r["mailed"])} for r in rows
+                if told.get(r["prompt"], r["mailed"]) is not None]}
+    return out
