@@ -306,7 +306,7 @@ class Hooks:
         """EACH: every game pack's, under its name."""
         return {p.name: p.public(ctx) for p in self.packs}
 
-    def public_text(self, ctx: Ctx) -> dict[str, list[str]]:
+    def public_text(self, ctx: Ctx) -> dict[str, Sequence[Text]]:
         """EACH: every game pack's that has something to say, under its name."""
         out = {p.name: p.public_text(ctx) for p in self._by["public_text"]}
         return {name: lines for name, lines in out.items() if lines}

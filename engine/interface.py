@@ -154,6 +154,7 @@ class ViewFields(TypedDict):
     decks: dict[str, int]
     effects: list[dict[str, Any]]
     pack_text: dict[str, list[str]]  # each pack's public state in its own words (Pack.public_text)
+    pack_said: dict[str, list[list[Any]]]  # the same as messages, [id, args] (engine/text.py)
     prompt: list[PromptView]
     mine: PromptView | None
 

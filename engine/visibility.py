@@ -12,8 +12,10 @@ engine/bots/).
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
+
+import msgspec
 
 from engine import rng
 from engine.clone import clone
@@ -22,6 +24,7 @@ from engine.hooks import Hooks
 from engine.rules import endings
 from engine.rules.machine import Ctx
 from engine.state import Event, Game, Player
+from engine.text import Msg, Text, english
 
 MODERATOR = "moderator"
 
@@ -136,10 +139,18 @@ def view(state: Game, player: str | None, hooks: Hooks) -> dict[str, Any]:
         **hooks.public(ctx),
         **state.pools,
         "effects": [dict(e) for e in state.effects],
-        "pack_text": hooks.public_text(ctx),
+        **_pack_text(hooks.public_text(ctx)),
         "prompt": prompt,
         "mine": mine,
     }
+
+
+def _pack_text(said: dict[str, Sequence[Text]]) -> dict[str, Any]:
+    """Each pack's public sentences: `pack_text` in English, `pack_said` the same as messages in
+    plain data (`[id, args]`, as JSON keeps them), which a reader's language translates."""
+    return {"pack_text": {pack: [english(t)[0] for t in lines] for pack, lines in said.items()},
+            "pack_said": {pack: [msgspec.to_builtins(t if isinstance(t, Msg) else Msg(t)) for t in lines]
+                          for pack, lines in said.items()}}
 
 
 def _hidden_places(state: Game, player: str, content: Content, hooks: Hooks) -> list[tuple[list[str], list[int]]]:

@@ -186,6 +186,7 @@ def view(state: Game, player: str | None) -> dict:
             "players": {p.name: _sheet(state, p, player) for p in state.players},
             "board": {"outer": SPACES}, "space_names": {s: s.replace("-", " ").title() for s in SPACES},
             "space_cards": {}, "space_gold": {}, "decks": {"adventure": 10}, "effects": [], "pack_text": {},
+            "pack_said": {},
             "prompt": ps, "mine": next((p for p in ps if me in p["players"]), None)}
 
 

@@ -169,6 +169,6 @@ def test_the_report_names_each_terrain_and_the_denizens_on_the_board():
     from engine.packs.cataclysm import Cataclysm
     state = scenario.build({"game": GAME, "piles": {"terrain@fields": ["settlement"],
                                                     "denizen@village": ["blacksmith"]}})
-    lines = Cataclysm().public_text(api.context(state))
+    lines = [line.english() for line in Cataclysm().public_text(api.context(state))]
     assert "Terrain: Settlement on Fields." in lines
     assert any(line.startswith("Denizens: Blacksmith at Village") for line in lines)

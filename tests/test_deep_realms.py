@@ -192,7 +192,7 @@ def test_the_report_says_a_looted_lair_holds_nothing():
     from engine.packs.deep_realms import public_text
     state = game()
     state.spaces["rats-nest"] = []
-    lines = public_text(state, load("revised4", tuple(state.packs)))
+    lines = [line.english() for line in public_text(state, load("revised4", tuple(state.packs)))]
     assert "On Rat's Nest: nothing." in lines
     assert any(line.startswith("On Throne Room: Onyx Circlet") for line in lines)
 

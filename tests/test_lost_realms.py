@@ -216,5 +216,6 @@ def test_the_gauntlet_report_counts_facedown_cards_and_names_no_faceup_when_none
     """Issue 31: each Inner space's Nether cards in words; ", ... faceup" only where some are."""
     from engine.packs.lost_realms import LostRealms
     state = scenario.build(game("the-gauntlet"))
-    line = next(x for x in LostRealms().public_text(api.context(state)) if x.startswith("The Gauntlet: "))
+    line = next(x for x in (m.english() for m in LostRealms().public_text(api.context(state)))
+                if x.startswith("The Gauntlet: "))
     assert "Mines 1 facedown;" in line and "faceup" not in line

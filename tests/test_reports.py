@@ -12,6 +12,7 @@ import jinja2
 import pytest
 from conftest import game_config, legal, mail, token
 
+from pbem.base import engine_text, i18n
 from pbem.core import games
 from pbem.inbound.process import handle
 from pbem.moderate import moderator, newgame
@@ -266,12 +267,25 @@ def test_a_character_at_sea_is_shown_at_sea_and_every_pack_has_its_lines(svc):
     public = svc.engine.view(state, reports.SPECTATOR)
     assert reports.whereabouts(public, "bob", public["players"]["bob"]) == "at sea, sailing home"
     assert reports.whereabouts(public, "alice", public["players"]["alice"]) == public["players"]["alice"]["space_name"]
-    lines = [(g["pack"], text) for g in reports.pack_lines(public) for text in g["lines"]]
+    lines = [(g["pack"], engine_text.line(text)) for g in reports.pack_lines(public) for text in g["lines"]]
     assert ("Sea Voyage (fan-made)", "bob sails home on the Kogge (ship Strength 1): 3 Rations, 1 of 2 Cargo, "
             "2 turn(s) from home.") in lines
     assert ("Sea Voyage (fan-made)", "Wanted as Pirates: bob.") in lines
     assert ("Timescape", "Imprisoned by the Sentinels: carol (1 turn missed).") in lines
     assert not any("Attacks: none" in text or "Fleet:" in text for _, text in lines)  # no key dumps
+    # each sentence a message: the shared frame (stored as JSON) reads in each reader's language (issue 29)
+    import msgspec
+    frame = render.StoredFrame(msgspec.json.encode(reports.make_frame(svc, state)).decode())
+    with i18n.using("de"):
+        german = render.board(svc, frame)
+        kogge = engine_text.name("Kogge")
+    assert (f"bob segelt auf der {kogge} heimwärts (Schiffsstärke 1): 3 Proviant, 1 von 2 Fracht, 2 Runde(n) "
+            "von zu Hause.") in german.text.replace("\n    ", " ")
+    assert "Als Piraten gesucht: bob." in german.html and "Von den Sentinels gefangen: carol" in german.html
+    assert "sails" not in german.text and "Wanted" not in german.html
+    english = render.board(svc, frame)
+    assert "bob sails home on the Kogge (ship Strength 1): 3 Rations," in english.text
+    assert "<br>Imprisoned by the Sentinels: carol (1 turn missed)." in english.html
 
 
 def test_the_welcome_describes_the_character_and_names_the_rules_and_the_moderator(svc, heroes):

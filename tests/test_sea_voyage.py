@@ -147,6 +147,6 @@ def test_the_report_says_each_voyage_in_words():
     """Issue 31: the prison's turns left, and which way a ship sails (home, with its turns)."""
     state = game(setup={"alice": {"voyage": {"phase": "prison", "prison": 3}},
                         "bob": {"voyage": {"phase": "home", "ship": "kogge", "rations": 3, "cargo": 1, "home": 2}}})
-    lines = sea_voyage.SeaVoyage().public_text(api.context(state))
+    lines = [line.english() for line in sea_voyage.SeaVoyage().public_text(api.context(state))]
     assert "alice sits in prison, 2 turn(s) to go." in lines
     assert any(line.startswith("bob sails home on the Kogge") and "2 turn(s) from home" in line for line in lines)

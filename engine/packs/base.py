@@ -13,7 +13,7 @@ docstring here names its rule.
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, ClassVar, Literal
 
 from engine.config import GameConfig, RuleOption
@@ -240,10 +240,11 @@ class Pack:
         """EACH. The pack's key in the public summary and in every view (`ctx` only to read)."""
         return {}
 
-    def public_text(self, ctx: Ctx) -> list[str]:
+    def public_text(self, ctx: Ctx) -> Sequence[Text]:
         """EACH. The pack's public state as players read it: a few short sentences (no more than
-        `public` shows), each part left out when there is nothing to say. The reports and pages
-        show them under the pack's title (`ctx` only to read)."""
+        `public` shows), each part left out when there is nothing to say, each a message (a reader's
+        language translates it). The reports and pages show them under the pack's title (`ctx`
+        only to read)."""
         return []
 
     # -- checks (engine/invariants.py, asserted by the playouts) ----------------------------------

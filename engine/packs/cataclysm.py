@@ -18,7 +18,7 @@ from engine.rules.machine import Ctx, on_answer, task
 from engine.rules.spaces import beaten, must_face
 from engine.rules.turn import lose_life
 from engine.state import Prompt, Task, option
-from engine.text import msg, word
+from engine.text import Msg, msg, word
 
 # -- Inner Region ----------------------------------------------------------------
 
@@ -98,21 +98,23 @@ class Cataclysm(Pack):
                 out["remnants"][space] = len(cards)
         return out
 
-    def public_text(self, ctx: Ctx) -> list[str]:
+    def public_text(self, ctx: Ctx) -> list[Msg]:
         pub, content = self.public(ctx), ctx.content
         ending = pub["ending"]
-        lines = ["The Alternative Ending lies facedown on the Crown of Command." if ending == "hidden"
-                 else f"On the Crown of Command: {words.card(content, ending)}."]
+        lines = [msg("The Alternative Ending lies facedown on the Crown of Command.") if ending == "hidden"
+                 else msg("On the Crown of Command: {card}.", card=words.card(content, ending))]
         if pub["terrain"]:
-            lines.append("Terrain: " + words.listing(f"{words.card(content, c)} on {words.space(content, sp)}"
-                                                    for sp, c in pub["terrain"].items()) + ".")
+            terrain = words.listing(msg("{card} on {space}", card=words.card(content, c),
+                                        space=words.space(content, sp)) for sp, c in pub["terrain"].items())
+            lines.append(msg("Terrain: {terrain}.", terrain=terrain))
         if pub["denizens"]:
-            lines.append("Denizens: " + "; ".join(
-                f"{words.listing(words.card(content, c) for c in cs)} at {words.space(content, sp)}"
-                for sp, cs in pub["denizens"].items()) + ".")
+            denizens = [msg("{cards} at {space}", cards=words.listing(words.card(content, c) for c in cs),
+                            space=words.space(content, sp)) for sp, cs in pub["denizens"].items()]
+            lines.append(msg("Denizens: {denizens}.", denizens=words.series(denizens)))
         if pub["remnants"]:
-            lines.append("Remnants facedown: " + words.listing(
-                f"{words.space(content, sp)}{f' ({n})' if n > 1 else ''}" for sp, n in pub["remnants"].items()) + ".")
+            remnants = words.listing(msg("{space} ({n})", space=words.space(content, sp), n=n) if n > 1
+                                     else words.space(content, sp) for sp, n in pub["remnants"].items())
+            lines.append(msg("Remnants facedown: {spaces}.", spaces=remnants))
         return lines
 
 

@@ -33,7 +33,7 @@ from engine.rules.machine import Ctx, on_answer, task
 from engine.rules.movement import one_space_only, place
 from engine.rules.rerolls import offer_reroll
 from engine.state import Option, Prompt, Task, option
-from engine.text import Text, msg
+from engine.text import Msg, Text, msg
 
 RING = "city"
 
@@ -256,19 +256,19 @@ class City(Pack):
         return {"characters": there, "jailed": jailed, "posters": list(state.piles.get(city_posters.PILE, [])),
                 "kept_posters": {name: cards for name, cards in kept.items() if cards}}
 
-    def public_text(self, ctx: Ctx) -> list[str]:
+    def public_text(self, ctx: Ctx) -> list[Msg]:
         pub, content = self.public(ctx), ctx.content
         lines = []
         if pub["characters"]:
-            lines.append("In the City: " + words.listing(
-                f"{name} ({words.space(content, sp)})" for name, sp in pub["characters"].items()) + ".")
+            lines.append(msg("In the City: {players}.", players=words.placed(content, pub["characters"])))
         if pub["jailed"]:
-            lines.append(f"Locked up in the Jail: {words.listing(pub['jailed'])}.")
+            lines.append(msg("Locked up in the Jail: {players}.", players=words.listing(pub["jailed"])))
         if pub["posters"]:
             posters = words.listing(words.card(content, c) for c in pub["posters"])
-            lines.append(f"Wanted Posters at the City Gate: {posters}.")
+            lines.append(msg("Wanted Posters at the City Gate: {cards}.", cards=posters))
         for name, cards in pub["kept_posters"].items():
-            lines.append(f"{name} keeps {words.listing(words.card(content, c) for c in cards)}.")
+            kept = words.listing(words.card(content, c) for c in cards)
+            lines.append(msg("{player} keeps {cards}.", player=name, cards=kept))
         return lines
 
     def scenario_setup(self, state: Any, content: Any, p: Any, key: str, value: Any) -> bool | None:

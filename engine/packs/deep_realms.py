@@ -69,20 +69,23 @@ def public(state: Game, content: Content) -> dict[str, Any]:
     return {"characters": where, "stacks": stacks, "loot": loot, "decks": decks}
 
 
-def public_text(state: Game, content: Content) -> list[str]:
+def public_text(state: Game, content: Content) -> list[Msg]:
     pub = public(state, content)
     lines = []
     where = {p.name: p.space for p in state.players if p.name in pub["characters"] and p.space}
     if where:
-        lines.append("In the Deep Realms: " + words.listing(
-            f"{name} ({words.space(content, sp)})" for name, sp in where.items()) + ".")
+        lines.append(msg("In the Deep Realms: {players}.", players=words.placed(content, where)))
     for name, st in pub["stacks"].items():
-        up = f", {words.listing(st['faceup'])} faceup on top" if st["faceup"] else ""
-        lines.append(f"{name}'s Tunnel stack: {st['cards']} card{'s' if st['cards'] != 1 else ''}{up}.")
+        n, s = st["cards"], "s" if st["cards"] != 1 else ""
+        lines.append(msg("{player}'s Tunnel stack: {n} card{s}, {cards} faceup on top.", player=name, n=n, s=s,
+                         cards=words.listing(st["faceup"])) if st["faceup"]
+                     else msg("{player}'s Tunnel stack: {n} card{s}.", player=name, n=n, s=s))
     for sp, cards in pub["loot"].items():
         if sp in content.board.spaces:
-            lines.append(f"On {words.space(content, sp)}: {words.listing(cards) or 'nothing'}.")
-    lines.append(f"Bridge deck {pub['decks'][BRIDGE]}, Tunnel deck {pub['decks'][TUNNEL]}.")
+            lines.append(msg("On {space}: {cards}.", space=words.space(content, sp), cards=words.listing(cards))
+                         if cards else msg("On {space}: nothing.", space=words.space(content, sp)))
+    lines.append(msg("Bridge deck {bridge}, Tunnel deck {tunnel}.", bridge=pub["decks"][BRIDGE],
+                     tunnel=pub["decks"][TUNNEL]))
     return lines
 
 
@@ -286,7 +289,7 @@ class DeepRealms(Pack):
     def public(self, ctx: Ctx) -> dict[str, Any]:
         return public(ctx.s, ctx.content)
 
-    def public_text(self, ctx: Ctx) -> list[str]:
+    def public_text(self, ctx: Ctx) -> list[Msg]:
         return public_text(ctx.s, ctx.content)
 
     def scenario_setup(self, state: Any, content: Any, p: Any, key: str, value: Any) -> bool | None:

@@ -241,16 +241,15 @@ class Dungeon(Pack):
         gone = [c for c in state.discards.get(OUT_OF_PLAY, []) if content.cards[c].deck == TREASURE]
         return {"characters": there, "treasure": sorted(state.decks.get(TREASURE, [])), "treasure_gone": sorted(gone)}
 
-    def public_text(self, ctx: Ctx) -> list[str]:
+    def public_text(self, ctx: Ctx) -> list[Msg]:
         pub, content = self.public(ctx), ctx.content
         lines = []
         if pub["characters"]:
-            lines.append("In the Dungeon: " + words.listing(
-                f"{name} ({words.space(content, sp)})" for name, sp in pub["characters"].items()) + ".")
-        lines.append(f"Treasures left: {words.counted(content, pub['treasure'])}." if pub["treasure"]
-                     else "No Treasure is left.")
+            lines.append(msg("In the Dungeon: {players}.", players=words.placed(content, pub["characters"])))
+        lines.append(msg("Treasures left: {cards}.", cards=words.counted(content, pub["treasure"])) if pub["treasure"]
+                     else msg("No Treasure is left."))
         if pub["treasure_gone"]:
-            lines.append(f"Treasures out of the game: {words.counted(content, pub['treasure_gone'])}.")
+            lines.append(msg("Treasures out of the game: {cards}.", cards=words.counted(content, pub["treasure_gone"])))
         return lines
 
     def invariants(self, state: Any, content: Any) -> list[str]:

@@ -33,7 +33,7 @@ from engine.rules.movement import CROWN, PLAIN, PORTAL, VALLEY, place
 from engine.rules.spaces import beaten, must_face
 from engine.rules.turn import decide, finish, kill
 from engine.state import Game, Player, Prompt, Task, option
-from engine.text import msg
+from engine.text import Msg, msg
 
 PANDORA, GAUNTLET, HUNT = "pandoras-box", "the-gauntlet", "the-hunt"
 NETHER = "nether"
@@ -423,24 +423,27 @@ class LostRealms(Pack):
             out["hunt"] = {p.name: count(p) for p in state.players if p.role == "hero"}
         return out
 
-    def public_text(self, ctx: Ctx) -> list[str]:
+    def public_text(self, ctx: Ctx) -> list[Msg]:
         pub, content = self.public(ctx), ctx.content
         lines = []
         ending = pub.get("ending")
         if ending:
-            lines.append("The Alternative Ending lies facedown on the Crown of Command." if ending == "hidden"
-                         else f"Alternative Ending: {words.card(content, ending)}.")
+            lines.append(msg("The Alternative Ending lies facedown on the Crown of Command.") if ending == "hidden"
+                         else msg("Alternative Ending: {card}.", card=words.card(content, ending)))
         if pub.get("gauntlet"):
-            lines.append("The Gauntlet: " + "; ".join(
-                f"{words.space(content, sp)} {v['facedown']} facedown"
-                + (f", {words.listing(words.card(content, c) for c in v['faceup'])} faceup" if v["faceup"] else "")
-                for sp, v in pub["gauntlet"].items()) + ".")
+            piles = []
+            for sp, v in pub["gauntlet"].items():
+                where, down = words.space(content, sp), v["facedown"]
+                up = words.listing(words.card(content, c) for c in v["faceup"])
+                piles.append(msg("{space} {n} facedown, {cards} faceup", space=where, n=down, cards=up) if v["faceup"]
+                             else msg("{space} {n} facedown", space=where, n=down))
+            lines.append(msg("The Gauntlet: {piles}.", piles=words.series(piles)))
         if pub.get("pandora"):
-            lines.append(f"Pandora's Box: {pub['pandora']['holder']} holds the pile, {pub['pandora']['pile']} Nether "
-                         "cards left; nobody heals or gains life.")
+            lines.append(msg("Pandora's Box: {player} holds the pile, {n} Nether cards left; nobody heals or gains "
+                             "life.", player=pub["pandora"]["holder"], n=pub["pandora"]["pile"]))
         if "hunt" in pub:
-            lines.append(f"The Hunt, defeated Nether Enemies (four on the Crown win): "
-                         f"{words.listing(f'{name} {n}' for name, n in pub['hunt'].items())}.")
+            hunt = words.listing(msg("{player} {n}", player=name, n=n) for name, n in pub["hunt"].items())
+            lines.append(msg("The Hunt, defeated Nether Enemies (four on the Crown win): {counts}.", counts=hunt))
         return lines
 
     def arrived(self, ctx: Ctx, i: int) -> bool | None:

@@ -46,7 +46,7 @@ from engine.packs.base import Pack, RuleOption
 from engine.packs.nemesis_board import adversary_space, heroes, nemesis, tokens
 from engine.rules.machine import Ctx
 from engine.state import Option
-from engine.text import Text
+from engine.text import Msg, Text
 
 
 class Nemesis(Pack):
@@ -161,7 +161,7 @@ class Nemesis(Pack):
                                    "talisman": len(state.players[i].area) > 1}
                                for i in heroes(state) if state.players[i].area}}
 
-    def public_text(self, ctx: Ctx) -> list[str]:
+    def public_text(self, ctx: Ctx) -> list[Msg]:
         return nemesis_text.text(ctx.s, ctx.content)
 
     def invariants(self, state: Any, content: Any) -> list[str]:

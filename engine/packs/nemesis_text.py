@@ -7,10 +7,11 @@ from __future__ import annotations
 from engine.content import Card, Content
 from engine.packs.nemesis_board import BONUSES, adversary_space, heroes, nemesis, tokens
 from engine.state import Game, Player
+from engine.text import Msg, msg
 from engine.words import card, listing, space
 
 
-def text(state: Game, content: Content) -> list[str]:
+def text(state: Game, content: Content) -> list[Msg]:
     k = nemesis(state)
     nem = state.players[k]
     trial = content.cards[state.piles["trial"][0]]
@@ -18,45 +19,58 @@ def text(state: Game, content: Content) -> list[str]:
     adv = adversary_space(state)
     if adv:
         foe = content.cards[state.piles[f"adversary@{adv}"][0]]
-        lines.append(f"The {foe.name} stands on {space(content, adv)}, {state.counters.get('adversary-life', 0)} of "
-                     f"{foe.prop('life')} lives{_bonus(state, 'adversary')}.")
+        life, most = state.counters.get("adversary-life", 0), foe.prop("life")
+        bonus = _bonus(state, "adversary")
+        lines.append(msg("The {card} stands on {space}, {life} of {most} lives, fighting with +{n} until the "
+                         "Nemesis's next turn.", card=foe.name, space=space(content, adv), life=life, most=most,
+                         n=bonus) if bonus
+                     else msg("The {card} stands on {space}, {life} of {most} lives.", card=foe.name,
+                              space=space(content, adv), life=life, most=most))
     sites = tokens(state, "site")
-    lines.append(f"Sacred sites standing: {listing(space(content, sp) for sp in sites)}." if sites
-                 else "Every sacred site is destroyed: the adversary can be wounded.")
+    lines.append(msg("Sacred sites standing: {spaces}.", spaces=listing(space(content, sp) for sp in sites)) if sites
+                 else msg("Every sacred site is destroyed: the adversary can be wounded."))
     villains = tokens(state, "villain")
     if villains:
-        where = listing(f"{space(content, sp)}{f' ({len(vs)})' if len(vs) > 1 else ''}" for sp, vs in villains.items())
-        lines.append(f"Villains on {where}{_bonus(state, 'villains')}.")
+        where = listing(msg("{space} ({n})", space=space(content, sp), n=len(vs)) if len(vs) > 1
+                        else space(content, sp) for sp, vs in villains.items())
+        bonus = _bonus(state, "villains")
+        lines.append(msg("Villains on {spaces}, fighting with +{n} until the Nemesis's next turn.", spaces=where,
+                         n=bonus) if bonus else msg("Villains on {spaces}.", spaces=where))
     companions = [_companion(state, content, state.players[i]) for i in heroes(state) if state.players[i].area]
     if companions:
-        lines.append(f"Companions: {listing(companions)}.")
-    lines.append(f"The Nemesis holds {len(nem.hand)} Action card{'s' if len(nem.hand) != 1 else ''}, has {nem.life} "
-                 f"lives and {nem.fate} fate.")
+        lines.append(msg("Companions: {companions}.", companions=listing(companions)))
+    n = len(nem.hand)
+    lines.append(msg("The Nemesis holds {n} Action card{s}, has {life} lives and {fate} fate.", n=n,
+                     s="s" if n != 1 else "", life=nem.life, fate=nem.fate))
     lines += _this_turn(state, k)
     return lines
 
 
-def _trial(state: Game, trial: Card) -> str:
+def _trial(state: Game, trial: Card) -> Msg:
     deaths = state.counters.get("hero-deaths", 0)
     if trial.prop("objective") == "kill-three":
-        return f"{trial.name}: the Nemesis wins by killing three heroes ({deaths} killed so far)."
+        return msg("{card}: the Nemesis wins by killing three heroes ({n} killed so far).", card=trial.name, n=deaths)
     x = state.counters.get("x-token")
-    bearer = f"; {state.players[x].name} bears it" if x is not None else ""
-    return f"{trial.name}: the Nemesis wins by killing the hero with the X token{bearer}."
+    if x is not None:
+        return msg("{card}: the Nemesis wins by killing the hero with the X token; {player} bears it.",
+                   card=trial.name, player=state.players[x].name)
+    return msg("{card}: the Nemesis wins by killing the hero with the X token.", card=trial.name)
 
 
-def _bonus(state: Game, who: str) -> str:
-    n = state.counters.get(BONUSES[who], 0)
-    return f", fighting with +{n} until the Nemesis's next turn" if n else ""
+def _bonus(state: Game, who: str) -> int:
+    """What the adversary or the villains fight with until the Nemesis's next turn (0: nothing)."""
+    return int(state.counters.get(BONUSES[who], 0))
 
 
-def _companion(state: Game, content: Content, p: Player) -> str:
+def _companion(state: Game, content: Content, p: Player) -> Msg:
     level = state.counters.get(f"companion@{p.name}", 1)
-    talisman = " with its Talisman" if len(p.area) > 1 else ""
-    return f"{p.name}'s {card(content, p.area[0])} (level {level}{talisman})"
+    if len(p.area) > 1:
+        return msg("{player}'s {card} (level {level} with its Talisman)", player=p.name, card=card(content, p.area[0]),
+                   level=level)
+    return msg("{player}'s {card} (level {level})", player=p.name, card=card(content, p.area[0]), level=level)
 
 
-def _this_turn(state: Game, k: int) -> list[str]:
+def _this_turn(state: Game, k: int) -> list[Msg]:
     """What the Nemesis may still do this turn: its actions left on its own turn; on a hero's,
     the one reroll of a creature's die its fate allows."""
     if state.over:
@@ -67,7 +81,9 @@ def _this_turn(state: Game, k: int) -> list[str]:
             left = prompt.data.get("n", 0)
         else:
             left = next((t.a["n"] for t in reversed(state.stack) if t.op == "nemesis-action"), 0)
-        return [f"This turn the Nemesis has {left} action{'s' if left != 1 else ''} left."] if left else []
+        if not left:
+            return []
+        return [msg("This turn the Nemesis has {n} action{s} left.", n=left, s="s" if left != 1 else "")]
     if state.players[k].fate and state.counters.get("nemesis-fate-turn") != state.turn:
-        return ["This turn the Nemesis may still spend 1 fate to reroll the die of a creature a hero fights."]
+        return [msg("This turn the Nemesis may still spend 1 fate to reroll the die of a creature a hero fights.")]
     return []

@@ -67,7 +67,7 @@ from engine.rules.encounter import others_here, steal_options
 from engine.rules.items import discard
 from engine.rules.machine import Ctx
 from engine.state import Option, option
-from engine.text import Text, msg
+from engine.text import Msg, Text, msg
 
 # -- the moderator's words (the hook `adjudicate`) ------------------------------------------
 
@@ -214,18 +214,19 @@ class SeaVoyage(Pack):
                 "wanted": [p.name for p in state.players if p.flags.get("sea-wanted")],
                 "attacks": {p.name: p.flags["sea-attacks"] for p in state.players if p.flags.get("sea-attacks")}}
 
-    def public_text(self, ctx: Ctx) -> list[str]:
+    def public_text(self, ctx: Ctx) -> list[Msg]:
         pub, content = self.public(ctx), ctx.content
         lines = [_voyage(content, name, v) for name, v in pub["at_sea"].items()]
         ships = [c for c, n in pub["fleet"].items() for _ in range(n)]
-        lines.append(f"The Royal Fleet lends: {words.counted(content, ships)}." if ships
-                     else "The Royal Fleet has no ship left to lend.")
+        lines.append(msg("The Royal Fleet lends: {ships}.", ships=words.counted(content, ships)) if ships
+                     else msg("The Royal Fleet has no ship left to lend."))
         if pub["wanted"]:
-            lines.append(f"Wanted as Pirates: {words.listing(pub['wanted'])}.")
+            lines.append(msg("Wanted as Pirates: {players}.", players=words.listing(pub["wanted"])))
         if pub["attacks"]:
-            lines.append("Ships attacked: " + words.listing(f"{name} {n}" for name, n in pub["attacks"].items()) + ".")
+            attacked = words.listing(msg("{player} {n}", player=name, n=n) for name, n in pub["attacks"].items())
+            lines.append(msg("Ships attacked: {attacked}.", attacked=attacked))
         if pub["out_of_play"]:
-            lines.append(f"Out of play: {words.counted(content, pub['out_of_play'])}.")
+            lines.append(msg("Out of play: {cards}.", cards=words.counted(content, pub["out_of_play"])))
         return lines
 
     def scenario_setup(self, state: Any, content: Any, p: Any, key: str, value: Any) -> bool | None:
@@ -265,16 +266,23 @@ class SeaVoyage(Pack):
             return msg("{what} takes a number such as +1 or -2, not {value!r}", what=what, value=value)
 
 
-def _voyage(content: Any, name: str, v: dict[str, Any]) -> str:
-    """One character's voyage, as the summary's `at_sea` holds it."""
+def _voyage(content: Any, name: str, v: dict[str, Any]) -> Msg:
+    """One character's voyage, as the summary's `at_sea` holds it, in words."""
     if v["phase"] == "prison":
-        return f"{name} sits in prison, {v.get('prison', 0)} turn(s) to go."
+        n = v.get("prison", 0)
+        return msg("{player} sits in prison, {n} turn(s) to go.", player=name, n=n)
     if v["phase"] == "wreck":
-        return f"{name} is shipwrecked, adrift on a Raft, {v.get('turns_home', 0)} turn(s) from home."
-    way = "sails home" if v["phase"] == "home" else "sails out"
-    home = f", {v['turns_home']} turn(s) from home" if v["phase"] == "home" else ""
-    return (f"{name} {way} on the {words.card(content, v['ship'])} (ship Strength {v['ship_strength']}): "
-            f"{v['rations']} Rations, {v['cargo']} of {v['hold']} Cargo{home}.")
+        n = v.get("turns_home", 0)
+        return msg("{player} is shipwrecked, adrift on a Raft, {n} turn(s) from home.", player=name, n=n)
+    ship, strength = words.card(content, v["ship"]), v["ship_strength"]
+    rations, cargo, hold = v["rations"], v["cargo"], v["hold"]
+    if v["phase"] == "home":
+        n = v["turns_home"]
+        return msg("{player} sails home on the {ship} (ship Strength {strength}): {rations} Rations, {cargo} of "
+                   "{hold} Cargo, {n} turn(s) from home.", player=name, ship=ship, strength=strength,
+                   rations=rations, cargo=cargo, hold=hold, n=n)
+    return msg("{player} sails out on the {ship} (ship Strength {strength}): {rations} Rations, {cargo} of "
+               "{hold} Cargo.", player=name, ship=ship, strength=strength, rations=rations, cargo=cargo, hold=hold)
 
 
 PACK: Pack = SeaVoyage()

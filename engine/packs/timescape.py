@@ -30,7 +30,7 @@ from engine.rules.machine import Ctx, on_answer, task
 from engine.rules.movement import place
 from engine.rules.rerolls import offer_reroll
 from engine.state import Option, Prompt, Task, option
-from engine.text import Text, msg
+from engine.text import Msg, Text, msg
 
 RING = "timescape"
 HOOKED = {"warp-belt"}  # card hooks this module reads (the pack's card_hooks: automated, engine/coverage.py)
@@ -677,18 +677,19 @@ class Timescape(Pack):
             left[c] = left.get(c, 0) + 1
         return {"characters": there, "imprisoned": prison, "purchase": dict(sorted(left.items()))}
 
-    def public_text(self, ctx: Ctx) -> list[str]:
+    def public_text(self, ctx: Ctx) -> list[Msg]:
         pub, content = self.public(ctx), ctx.content
         lines = []
         if pub["characters"]:
-            lines.append("In the Timescape, out of everyone else's reach: " + words.listing(
-                f"{name} ({words.space(content, sp)})" for name, sp in pub["characters"].items()) + ".")
+            lines.append(msg("In the Timescape, out of everyone else's reach: {players}.",
+                             players=words.placed(content, pub["characters"])))
         if pub["imprisoned"]:
-            lines.append("Imprisoned by the Sentinels: " + words.listing(
-                f"{name} ({n} turn{'s' if n != 1 else ''} missed)" for name, n in pub["imprisoned"].items()) + ".")
+            held = words.listing(msg("{player} ({n} turn{s} missed)", player=name, n=n, s="s" if n != 1 else "")
+                                 for name, n in pub["imprisoned"].items())
+            lines.append(msg("Imprisoned by the Sentinels: {players}.", players=held))
         if pub["purchase"]:
-            lines.append("The Rogue Trader sells: " + words.counted(
-                content, [c for c, n in pub["purchase"].items() for _ in range(n)]) + ".")
+            sold = words.counted(content, [c for c, n in pub["purchase"].items() for _ in range(n)])
+            lines.append(msg("The Rogue Trader sells: {cards}.", cards=sold))
         return lines
 
     def scenario_setup(self, state: Any, content: Any, p: Any, key: str, value: Any) -> bool | None:

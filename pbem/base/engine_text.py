@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from engine.text import revived
 from pbem.base import i18n, printed_names
 
 
@@ -61,6 +62,16 @@ def said(text: str, message: Any) -> str:
         return translated(message)
     except (KeyError, IndexError, ValueError):
         return text
+
+
+def line(value: Any) -> str:
+    """A pack's public sentence (the view's `pack_said`, as a report's frame keeps it) as the
+    current reader reads it: a message in their language (in English, its English); a text
+    as it is (a frame stored before the sentences were messages)."""
+    if isinstance(value, str):
+        return value
+    english = revived(value).english()
+    return said(english, value)
 
 
 def event_text(event: Any) -> str:

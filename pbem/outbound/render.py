@@ -26,7 +26,7 @@ from jinja2.visitor import NodeTransformer
 from markupsafe import Markup
 
 from engine import content
-from pbem.base import boardmap, i18n, printed_names
+from pbem.base import boardmap, engine_text, i18n, printed_names
 
 if TYPE_CHECKING:
     from pbem.core.service import Service
@@ -162,6 +162,7 @@ class Templates:
             env.filters["wordwrap"] = wordwrap
             # a card's, space's or character's name as this language's cards print it (else as printed)
             env.filters["named"] = functools.partial(printed_names.name, lang=lang)
+            env.filters["said"] = engine_text.line  # a pack's sentence, a message (rendered in `lang`)
             env.globals["fitted"] = boardmap.fitted  # the map's cells (templates/_map.html.j2)
             self._envs[lang] = env
         return env

@@ -126,8 +126,8 @@ def pack_lines(public: dict) -> list[dict]:
     """What the packs in play show everyone, in their own words (each pack's `public_text`: the
     Nemesis's Trial, adversary, villains and companions, the Cataclysm's ending and Terrain...),
     under the pack's printed title, for the board part of every report: [{pack, lines}]."""
-    groups = [{"pack": TITLES.get(pack, pack), "lines": list(texts)}
-              for pack, texts in public.get("pack_text", {}).items()]
+    said = public.get("pack_said") or public.get("pack_text", {})  # messages ([id, args]); an older engine's English
+    groups = [{"pack": TITLES.get(pack, pack), "lines": list(texts)} for pack, texts in said.items()]
     forces = [f"{name}: {detail or 'yes'}" for name, detail in boardmap.in_force(public)]
     if forces:  # a lasting effect on no space: a Blizzard
         groups.append({"pack": i18n.N_("In force"), "lines": forces})
