@@ -4,18 +4,23 @@ never in the summary."""
 from __future__ import annotations
 
 import json
+import tomllib
+from pathlib import Path
 
+from babel.messages.pofile import read_po
 from conftest import game_config
 from test_languages import PLAYERS, mails, mixed
 from test_web import seat_url, web  # noqa: F401 -- the fixture
 
-from engine import content
+from engine import content, registry
 from engine.text import Msg
 from pbem.base import content_overlay, engine_text, i18n, printed_names
 from pbem.core import games
 from pbem.inbound import orders
 from pbem.moderate import newgame
 from pbem.outbound import render
+
+ROOT = Path(__file__).resolve().parent.parent / "engine" / "content"
 
 
 def test_a_german_readers_report_names_spaces_and_characters_in_german_the_summary_stays_english(svc):
@@ -29,8 +34,10 @@ def test_a_german_readers_report_names_spaces_and_characters_in_german_the_summa
     assert "Friedhof (hier sind Sie)" in anna["text"] and "Zauber:    Heilung" in anna["text"]
     assert "Heilung: Heal any one character" in anna["text"]  # the card explained, by its German name
     assert "<br>Zauberer</td><td>Friedhof</td>" in anna["html"]  # the HTML players table
-    # the City's spaces have no German names in the content: as printed
-    assert "City Gate, Town Square" in anna["text"] and "City Gate" in anna["html"]
+    # the City's spaces in German too (engine/content/city/de/names.toml); its region's name
+    assert "Stadttor, Stadtplatz" in anna["text"] and "Stadttor" in anna["html"]
+    assert "Die Stadt (Platzhalter)" in anna["text"]
+    assert "Steckbrief 15, Kauf 28, Talisman 4, Waffenkammer 12, Zauberladen 16" in anna["text"]  # the City's decks
     # bob reads English: the printed names, in the same shared board part
     assert "anna: Wizard (stand-in) at Graveyard" in bob["text"] and "Friedhof" not in bob["text"]
     assert "Zauberer" not in bob["html"]
@@ -132,3 +139,40 @@ def test_the_pages_board_names_spaces_and_what_lies_there_in_the_readers_languag
     assert "Friedhof" not in bob and "Fluch" not in bob
     assert ">Friedhof</text>" in board(f"/g/{g}", **{"accept-language": "de"})
     assert ">Graveyard</text>" in board(f"/g/{g}", **{"accept-language": "en"})
+
+
+def test_every_packs_german_names_name_what_the_pack_prints_once_each():
+    """A names file beside each pack's content (engine/content/<pack>/de/names.toml): every row a
+    character, space or card the content prints under that kind (a misspelt `printed` would
+    translate nothing, silently), every row a stand-in, and no two printed names share a German
+    one (an answer naming it could not say which)."""
+    packs = [p.name for p in registry.PACKS]
+    files = {p: ROOT / p / "de" / "names.toml" for p in ["revised4", *packs]}
+    assert all(f.is_file() for f in files.values()), [p for p, f in files.items() if not f.is_file()]
+    for pack, path in files.items():
+        c = content.load("revised4", () if pack == "revised4" else (pack,))
+        printed = {"character": {ch.name for ch in c.characters.values()},
+                   "space": {s.name for s in c.board.spaces.values()}, "card": {cd.name for cd in c.cards.values()}}
+        data = tomllib.loads(path.read_text("utf-8"))
+        for kind, rows in data.items():
+            unknown = [r["printed"] for r in rows if r["printed"] not in printed[kind]]
+            assert not unknown, f"{pack}: {kind} {unknown} not printed in the pack's content"
+            assert all(r["confirmed"] is False for r in rows), pack
+    shown: dict[str, str] = {}
+    for row in printed_names.rows("de"):
+        other = shown.setdefault(row["name"], row["printed"])
+        assert other == row["printed"], f'"{row["name"]}" is the German name of both {other} and {row["printed"]}'
+    assert printed_names.name("City Gate", "de") == "Stadttor" and printed_names.name("Cave Rat", "de") == "Höhlenratte"
+    assert printed_names.name("Boon 1", "de") == "Boon 1"  # a stand-in's number: not named, as printed
+    assert orders._answer("2: stadttor") == "2: city-gate"  # answered with the name shown
+
+
+def test_every_packs_decks_and_regions_have_german_words():
+    """A deck and a region are named by the report's words (pbem/outbound/words.py, the catalogue),
+    as the report names them: every pack's, so a German reader's deck line and map have no English."""
+    words = {m.id: m.string for m in read_po((ROOT.parent.parent / "pbem/locale/de/LC_MESSAGES/pbem.po").open("rb"))}
+    decks = {d for p in registry.PACKS for d in content.load("revised4", (p.name,)).decks}
+    named = [d.replace("-", " ").title() for d in sorted(decks)]  # as reports.make_frame names a deck
+    named += list(registry.REGIONS.values())
+    missing = [n for n in named if not words.get(n)]
+    assert not missing, f"no German for {missing} (pbem/outbound/words.py, then `make locale`)"
