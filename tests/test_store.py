@@ -340,8 +340,8 @@ def test_a_transaction_notifies_each_kind_of_work_once(two_pg):
     import threading
     a, b = two_pg
     notified = []
-    run = b._run
-    b._run = lambda sql, params=(): (notified.append(params) if "pg_notify" in sql else None) or run(sql, params)
+    write = b._write
+    b._write = lambda sql, params=(): (notified.append(params) if "pg_notify" in sql else None) or write(sql, params)
     woke = threading.Event()
     handle = a.watch(woke.set)
     try:
@@ -396,9 +396,9 @@ def test_a_limit_counts_what_fits_in_one_statement_and_forgets_the_old(store):
     now = store.now()
     store._run("INSERT INTO uses (what, who, at, n) VALUES ('m', 'g/a', '2000-01-01T00:00:00Z', 7)")  # long gone
     ran: list[str] = []
-    one, run = store._one, store._run
+    one, write = store._one, store._write
     store._one = lambda sql, params=(): ran.append(sql) or one(sql, params)
-    store._run = lambda sql, params=(): ran.append(sql) or run(sql, params)
+    store._write = lambda sql, params=(): ran.append(sql) or write(sql, params)
     with store.transaction():
         assert store.take_uses("m", "g/a", 1, 3, now) == 1
         assert ran[0].startswith("INSERT INTO uses") and ran[1].startswith("DELETE FROM uses") and len(ran) == 2
@@ -406,5 +406,5 @@ def test_a_limit_counts_what_fits_in_one_statement_and_forgets_the_old(store):
         ran.clear()
         assert store.take_uses("m", "g/a", 1, 3, now) == 0 and len(ran) == 1  # none fits: nothing added or deleted
         assert store.take_uses("m", "g/b", 2, 3, now) == 2  # another's count is its own
-    store._one, store._run = one, run
+    store._one, store._write = one, write
     assert store.uses("m", "g/a", now) == 3 and store.uses("m", "g/a", "1999-01-01T00:00:00Z") == 3  # the old row went

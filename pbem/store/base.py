@@ -45,6 +45,12 @@ class Store:
     def _run(self, sql: str, params=()) -> int:  # the number of rows changed
         raise NotImplementedError
 
+    def _write(self, sql: str, params=()) -> None:
+        """A write whose count nobody reads: PostgreSQL sends it within a transaction without
+        waiting for its answer (pipeline mode: its error, if any, comes at the next read or
+        the commit, and the transaction fails as it would have)."""
+        self._run(sql, params)
+
     def _lock_game(self, game: str) -> None: ...
     def _lock_migrations(self) -> None: ...
     def notify(self, what: str) -> None: ...
@@ -136,11 +142,16 @@ class Store:
 
     # plain SQL for the writes of every move. Column names come from this class, never from input.
     def _insert(self, table: str, row: dict) -> None:
-        self._run(f"INSERT INTO {table} ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})", list(row.values()))
+        self._write(f"INSERT INTO {table} ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})", list(row.values()))
 
     def _update(self, table: str, where: str, params: tuple, fields: dict) -> int:
+        return self._run(*self._setting(table, where, params, fields))
+
+    @staticmethod
+    def _setting(table: str, where: str, params: tuple, fields: dict) -> tuple[str, list]:
+        """The UPDATE of `fields` in the rows `where` picks, and its parameters."""
         sets = ", ".join(f"{k} = ?" for k in fields)
-        return self._run(f"UPDATE {table} SET {sets} WHERE {where}", [*fields.values(), *params])
+        return f"UPDATE {table} SET {sets} WHERE {where}", [*fields.values(), *params]
 
     # -- schema ---------------------------------------------------------------------
 
@@ -240,7 +251,7 @@ class Store:
         if "config" in fields:
             fields["config"] = json.dumps(fields["config"], sort_keys=True)
         fields["updated_at"] = self.now()
-        self._update("games", "id = ?", (id,), fields)
+        self._write(*self._setting("games", "id = ?", (id,), fields))
 
     # a game's seed is kept sealed (pbem/base/sealed.py, pbem/core/games.py): these only move it
     def games_with_clear_seeds(self) -> list[str]:
@@ -339,7 +350,7 @@ class Store:
                    hash=chain_hash(prev, {k: row[k] for k in _CHAINED}, state_hash))
         self._insert("moves", row)
         if count:
-            self._run("UPDATE games SET moves = ?, updated_at = ? WHERE id = ?", (row["seq"], row["at"], game))
+            self._write("UPDATE games SET moves = ?, updated_at = ? WHERE id = ?", (row["seq"], row["at"], game))
         return row
 
     def moves(self, game: str, after: int = 0, upto: int | None = None) -> list[dict]:
@@ -352,7 +363,7 @@ class Store:
     def add_move_events(self, game: str, seq: int, events: str) -> None:
         """What move `seq` showed (JSON, see pbem/outbound/turnmail.py); outside the hash chain:
         the engine derives it again from the log."""
-        self._run("INSERT INTO move_events (game, seq, events) VALUES (?, ?, ?)", (game, seq, events))
+        self._write("INSERT INTO move_events (game, seq, events) VALUES (?, ?, ?)", (game, seq, events))
 
     def move_events(self, game: str, after: int, upto: int) -> list[dict]:
         return self._all("SELECT seq, events FROM move_events WHERE game = ? AND seq > ? AND seq <= ? ORDER BY seq",
@@ -363,8 +374,9 @@ class Store:
         events up to move `seq`."""
         names = [names] if isinstance(names, str) else list(names)
         if names:
-            self._run(f"UPDATE players SET reported_seq = ? WHERE game = ? AND name IN ({', '.join('?' * len(names))})",
-                      (seq, game, *names))
+            marks = ", ".join("?" * len(names))
+            self._write(f"UPDATE players SET reported_seq = ? WHERE game = ? AND name IN ({marks})",
+                        (seq, game, *names))
 
     def rewind_reported(self, game: str, name: str, seq: int) -> None:
         """A report that began at move `seq` was not delivered: the next one starts there again."""
@@ -452,8 +464,8 @@ class Store:
     def finish_inbox(self, id: int, status: str, outcome: str, game: str | None = None,
                      player: str | None = None, raw: bytes | None = None) -> None:
         """Mark a message done; `raw`: the message as kept from now on (its token masked)."""
-        self._run("UPDATE inbox SET status = ?, outcome = ?, game = ?, player = ?, processed_at = ?, "
-                        "raw = COALESCE(?, raw) WHERE id = ?", (status, outcome, game, player, self.now(), raw, id))
+        self._write("UPDATE inbox SET status = ?, outcome = ?, game = ?, player = ?, processed_at = ?, "
+                    "raw = COALESCE(?, raw) WHERE id = ?", (status, outcome, game, player, self.now(), raw, id))
 
     def inbox_attempt_failed(self, id: int, error: str, max_attempts: int) -> bool:
         """Processing raised: count it; after `max_attempts` stop retrying (status failed).
@@ -581,12 +593,12 @@ class Store:
                         (what, who, self.now(), allowed, n, allowed, n, what, who, since))
         if row is None:
             return 0
-        self._run("DELETE FROM uses WHERE what = ? AND who = ? AND at < ?", (what, who, since))
+        self._write("DELETE FROM uses WHERE what = ? AND who = ? AND at < ?", (what, who, since))
         return row["n"]
 
     def add_uses(self, what: str, who: str, n: int, forget_before: str) -> None:
         """Count `n` more; what is older than `forget_before` no longer counts and goes."""
-        self._run("DELETE FROM uses WHERE what = ? AND who = ? AND at < ?", (what, who, forget_before))
+        self._write("DELETE FROM uses WHERE what = ? AND who = ? AND at < ?", (what, who, forget_before))
         self._insert("uses", {"what": what, "who": who, "at": self.now(), "n": n})
 
     def count_mail_to(self, to_addr: str, kinds: tuple[str, ...], since: str) -> int:

@@ -27,6 +27,7 @@ from pbem.store.common import Clock, StoreUnavailable, storable_params, utcnow
 
 CHANNEL = "pbem"
 _ROWS = psycopg.pq.ExecStatus.TUPLES_OK
+_OPEN = (psycopg.pq.TransactionStatus.INTRANS, psycopg.pq.TransactionStatus.INERROR)
 MIGRATION_LOCK = 0x7062656D  # "pbem": the advisory lock key held while migrating
 
 
@@ -97,12 +98,20 @@ class PostgresStore(Store):
             self._local.conn = conn
             self._local.told = set()  # what this transaction has notified (notify)
             try:
-                with conn.transaction():
+                # pipeline mode: BEGIN, the writes whose count nobody reads (_write) and COMMIT go
+                # without waiting for their answers; a read or a counted write waits for all
+                # before it. One round trip where there were one a statement; the commit is
+                # the same commit, as durable (its error, or an earlier write's, raised here).
+                with conn.pipeline() as self._local.pipe:
+                    conn.execute("BEGIN")
                     if redoable:
                         conn.execute("SET LOCAL synchronous_commit = off")
                     yield self
+                    conn.execute("COMMIT")
             finally:
-                self._local.conn = None
+                self._local.conn = self._local.pipe = None
+                if conn.info.transaction_status in _OPEN:
+                    conn.execute("ROLLBACK")  # an error, or an exception out of the block
 
     @contextlib.contextmanager
     def snapshot(self) -> Iterator[PostgresStore]:
@@ -129,6 +138,13 @@ class PostgresStore(Store):
             self._written(sql)
         with self._conn() as conn:
             cur = conn.execute(_pg(sql), storable_params(params))
+            if self.in_transaction:  # its pipeline: fetching waits for what was sent before
+                try:
+                    return cur.fetchall()
+                except psycopg.ProgrammingError as e:
+                    if e.sqlstate is None:  # a statement that returns no rows
+                        return []
+                    raise
             # the result's status, not cur.description: that makes a Column object for every
             # column of every statement (1.5 ms CPU an answer mail), which dict_row does not need
             return cur.fetchall() if cur.pgresult is not None and cur.pgresult.status == _ROWS else []
@@ -137,12 +153,21 @@ class PostgresStore(Store):
         if self._once is not None:
             self._written(sql)
         with self._conn() as conn:
-            return conn.execute(_pg(sql) if params else sql, storable_params(params) if params else None).rowcount
+            cur = conn.execute(_pg(sql) if params else sql, storable_params(params) if params else None)
+            if self.in_transaction:
+                self._local.pipe.sync()  # its count is read: wait for it
+            return cur.rowcount
+
+    def _write(self, sql: str, params=()) -> None:
+        if self._once is not None:
+            self._written(sql)
+        with self._conn() as conn:
+            conn.execute(_pg(sql) if params else sql, storable_params(params) if params else None)
 
     def _lock_game(self, game: str) -> None:
         # held until the transaction ends; two games may share a key (a hash): they then wait
         # for each other, which is only slower
-        self._run("SELECT pg_advisory_xact_lock(hashtextextended(?, 0))", (game,))
+        self._write("SELECT pg_advisory_xact_lock(hashtextextended(?, 0))", (game,))  # the server takes it in order
 
     def _lock_migrations(self) -> None:
         self._run("SELECT pg_advisory_xact_lock(?)", (MIGRATION_LOCK,))
@@ -156,7 +181,7 @@ class PostgresStore(Store):
             if what in self._local.told:
                 return
             self._local.told.add(what)
-        self._run("SELECT pg_notify(?, ?)", (CHANNEL, f"{what} {self.origin}"))
+        self._write("SELECT pg_notify(?, ?)", (CHANNEL, f"{what} {self.origin}"))
 
     def watch(self, wake) -> object:
         """A thread on its own connection that LISTENs and calls `wake()` on each notification

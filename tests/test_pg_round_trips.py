@@ -1,0 +1,57 @@
+"""An answered mail on PostgreSQL waits for the server as few times as it can (issue 28): within a
+transaction the writes whose count nobody reads, BEGIN and COMMIT go in psycopg's pipeline mode
+without waiting for their answers (pbem/store/postgres.py). Counted at the protocol level, as
+libpq traces the messages both ways: each turn from the client's messages to the server's is
+one round trip; each Execute (or simple Query) one statement."""
+import asyncio
+import collections
+from datetime import UTC, datetime
+
+import fake_engine
+import psycopg
+from conftest import StillClock, game_config, mail, token
+
+from pbem.inbound.process import handle
+from pbem.moderate import newgame
+from pbem.outbound import sending
+
+FOUR = [(n, f"{n}@example.org") for n in ("alice", "bob", "carol", "dave")]
+
+
+def answered(svc, line: str, sender: str) -> None:
+    who = sender.split("@")[0]
+    assert handle(svc, mail([line], sender=sender, tok=token(svc, "autumn", who))).status == "applied"
+    asyncio.run(sending.send_due(svc, sending.sender_for(svc.settings)))
+
+
+def test_an_answered_mail_pipelines_its_writes_on_postgresql(make_service, pg_url, monkeypatch, tmp_path):
+    conns: list[psycopg.Connection] = []
+    connect = psycopg.Connection.connect.__func__  # type: ignore[attr-defined]
+
+    def kept(cls, *args, **kwargs):
+        conns.append(connect(cls, *args, **kwargs))
+        return conns[-1]
+    monkeypatch.setattr(psycopg.Connection, "connect", classmethod(kept))
+    svc = make_service(engine=fake_engine, db=pg_url, clock=StillClock(datetime(2026, 10, 23, 9, 0, tzinfo=UTC)))
+    newgame.create(svc, game_config(players=FOUR, options={"turn_cap": 20}))
+    answered(svc, "1: rest", "alice@example.org")  # warm: the pool's connection, its prepared statements
+    trace = tmp_path / "libpq.trace"
+    with trace.open("w") as out:
+        for conn in conns:
+            if not conn.closed:
+                conn.pgconn.trace(out.fileno())
+                conn.pgconn.set_trace_flags(psycopg.pq.Trace.SUPPRESS_TIMESTAMPS)
+        answered(svc, "1: rest", "bob@example.org")
+        for conn in conns:
+            if not conn.closed:
+                conn.pgconn.untrace()
+    messages = [line.split("\t") for line in trace.read_text().splitlines() if line[:2] in ("F\t", "B\t")]
+    sent = collections.Counter(m[2].strip() for m in messages if m[0] == "F")
+    statements = sent["Execute"] + sent["Query"]
+    waits = sum(1 for before, after in zip(messages, messages[1:]) if before[0] == "F" and after[0] == "B")
+    assert statements >= 30, sent  # the answer, its four replies queued, rendered and marked sent
+    # Without the pipeline every statement, BEGIN, SAVEPOINT and COMMIT was a wait of its own: 47
+    # round trips for 45 statements here. With it 37: the answer's unread writes, its lock, its
+    # notifications, BEGIN and COMMIT share the waits of the reads that follow them.
+    assert waits <= statements - 8, (waits, sent)
+    assert waits <= 38, (waits, sent)
