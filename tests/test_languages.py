@@ -13,7 +13,7 @@ from babel.messages.pofile import read_po
 from conftest import game_config, legal, mail, token
 from test_web import hidden, seat_url, web  # noqa: F401 -- the fixture
 
-from pbem.base import i18n
+from pbem.base import i18n, option_keys
 from pbem.core import games, people
 from pbem.inbound import mailtext, orders
 from pbem.inbound.process import handle
@@ -68,7 +68,7 @@ def test_german_answers_and_commands_read(svc):
     mixed(svc)
     player, line = legal(svc, "autumn")
     number, key = line.split(": ")
-    german = {v: k for k, v in orders.KEY_ALIASES.items()}.get(key, key)
+    german = {v: k for k, v in option_keys.ALIASES.items()}.get(key, key)
     order = orders.parse_mail(mail([f"{number}: {german}", "", "Viele Grüße", "Anna", "",
                                     "Gesendet von meinem iPhone", "",
                                     "Am 03.12.2026 um 10:00 schrieb Talisman <talisman@example.org>:",
@@ -263,7 +263,7 @@ def test_a_browser_language_is_read_by_preference():
     assert i18n.preferred("*, x;q=nonsense") == "en" and i18n.preferred(None) == "en"
 
 
-GERMAN_WORDS = {english: german for german, english in orders.KEY_ALIASES.items() if german.isascii()}
+GERMAN_WORDS = {english: german for german, english in option_keys.ALIASES.items() if german.isascii()}
 
 
 def test_a_german_and_an_english_player_play_one_game_by_mail_to_its_end(svc):
@@ -361,3 +361,34 @@ def test_a_refused_answer_says_why_in_the_readers_language(web):  # noqa: F811
                                   "prompt": hidden(page, "prompt"), "form": hidden(page, "form")})
     assert done.status_code == 422 and f"&#39;xyzzy&#39; ist keine Antwort auf Frage {asked.id}" in done.text, \
         done.text[:2000]
+
+
+def test_a_readers_answer_lines_are_in_her_words_and_play_the_same_move_by_mail(svc):
+    """anna (German) is shown her language's words and the names she reads in her answer lines
+    ("2: links", "1: cast-heilung"), bob (English) the engine's keys; each line anna copies from
+    her newest mail and sends back by mail is the same move the engine's key is."""
+    import random
+
+    from pbem import bot
+
+    g = mixed(svc, options={"turn_cap": 3})
+    toks, rnd, german, seen = {n: token(svc, g, n) for n, _ in PLAYERS}, random.Random(29), 0, set()
+    for _ in range(400):
+        state = games.state(svc, games.get(svc, g))
+        if state.over:
+            break
+        move = bot.choose(state, rnd)
+        keys = [o["key"] for o in svc.engine.view(state, move.player)["mine"]["options"]]
+        lines = next(found for m in reversed(mails(svc, dict(PLAYERS)[move.player]))
+                     if (found := re.findall(rf"^  ({move.prompt}: \S+)$", m["text"], re.M)))
+        assert len(lines) == len(keys), (lines, keys)
+        line = lines[keys.index(move.key)]
+        if move.player == "bob":
+            assert lines == [f"{move.prompt}: {k}" for k in keys]  # English: the engine's keys
+        elif line != f"{move.prompt}: {move.key}":
+            german += 1
+            seen.add(line.split(": ")[1])
+        result = handle(svc, mail([line, "", "Viele Grüße"], sender=dict(PLAYERS)[move.player], tok=toks[move.player]))
+        assert result.status == "applied", (line, result.outcome)
+        assert svc.store.moves(g)[-1]["line"] == str(move), (line, str(move))  # the move the engine's key is
+    assert german > 5 and {"links", "rechts", "cast-heilung", "neu-würfeln"} <= seen, (german, seen)

@@ -78,10 +78,15 @@ def name(value: str, lang: str) -> str:
 _SPELLED = str.maketrans({"ä": "ae", "ö": "oe", "ü": "ue", "ß": "ss"})
 
 
+def _written(text: str) -> str:
+    """A name as an answer's key: "Höhle des Hexenmeisters" -> "höhle-des-hexenmeisters"."""
+    return re.sub(r"[^\w]+", "-", text.lower().replace("'", "")).strip("-")
+
+
 def _keys(text: str) -> set[str]:
     """How a player may write a name as an answer's key: "Höhle des Hexenmeisters" as
     "höhle-des-hexenmeisters" or "hoehle-des-hexenmeisters" (orders.py reads a key in lower case)."""
-    written = re.sub(r"[^\w]+", "-", text.lower().replace("'", "")).strip("-")
+    written = _written(text)
     return {written, written.translate(_SPELLED)}
 
 
@@ -108,3 +113,19 @@ def answer_key(key: str) -> str:
         return aliases[key]
     head, _, rest = key.partition("-")
     return f"{head}-{aliases[rest]}" if head == "cast" and rest in aliases else key
+
+
+def shown_key(key: str, lang: str) -> str:
+    """An option key that is a printed name's ("graveyard", "cast-healing") as a reader of `lang`
+    writes the name they were shown ("friedhof", "cast-heilung"); other keys as they are.
+    pbem/base/option_keys.py `shown` keeps it only where `answer_key` reads it back."""
+    keys = _shown_keys(lang, content.generation())
+    if key in keys:
+        return keys[key]
+    head, _, rest = key.partition("-")
+    return f"{head}-{keys[rest]}" if head == "cast" and rest in keys else key
+
+
+@functools.cache
+def _shown_keys(lang: str, generation: int) -> dict[str, str]:
+    return {slug(p): _written(t) for p, t in table(lang).items()}

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import msgspec
 
-from pbem.base import printed_names
+from pbem.base import option_keys
 from pbem.inbound import commands, mail as mail_mod, mailtext
 from pbem.inbound.commands import Call, Form
 from pbem.inbound.mail import MAX_BYTES, Mail, content_hash
@@ -254,23 +254,10 @@ def _answer(line: str) -> str | None:
     return _format(m)
 
 
-# Option keys stay the engine's (language-free); a German player may write these words for the
-# commonest. No engine key is a German word, so the words never shadow a key of their own.
-KEY_ALIASES = {
-    "links": "left", "rechts": "right", "behalten": "keep", "fertig": "done", "neu-wuerfeln": "reroll",
-    "neu-würfeln": "reroll", "nochmal": "reroll", "nein": "no", "ja": "yes", "gold": "gold", "bleiben": "stay",
-    "psychisch": "psychic", "weiter": "continue", "kampf": "battle", "kaempfen": "battle", "kämpfen": "battle",
-    "nichts": "none", "ausweichen": "evade", "feld-begegnen": "encounter-space", "begegnung": "encounter-space",
-    "ueberqueren": "cross", "überqueren": "cross", "staerke": "strength", "stärke": "strength", "anhalten": "stop",
-    "wuerfeln": "roll", "würfeln": "roll", "leben": "life", "list": "craft", "aussetzen": "skip", "passen": "pass",
-    "verlassen": "leave", "spaeter": "later", "später": "later",
-}
-
-
 def _format(m: re.Match) -> str:
     prompt, key, arg = m.groups()
     key = key.lower()
-    key = KEY_ALIASES.get(key) or printed_names.answer_key(key)  # "friedhof": the Graveyard a German report names
+    key = option_keys.read(key)  # "links", "friedhof": a German reader's words and names
     return (f"{prompt}: " if prompt else "") + key + (f" {arg}" if arg else "")
 
 

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from engine.registry import TITLES
-from pbem.base import boardmap, engine_text, i18n
+from pbem.base import boardmap, engine_text, i18n, option_keys
 from pbem.base.i18n import _
 from pbem.core import people
 from pbem.outbound import calendar, glossary, leads, links as web_links, outbox, turnmail
@@ -194,6 +194,7 @@ def report_context(svc: Service, game: dict, player: str, view: dict, events: Se
     mine_sheet = sheet(own, whereabouts(view, player, own), glossary.state_stand_ins(state)) if own else None
     here = view.get("space_cards", {}).get(own.get("space") or "", []) if own else []
     cards = glossary.for_report(game, mine_sheet, mine, here)
+    keys = [option_keys.shown(o["key"], i18n.current()) for o in mine["options"]] if mine else []
     return {
         "game": {"id": game["id"], "address": game_address(svc, game)},
         "me": player, "turn": view["turn"], "over": over, "winners": list(view.get("winners", [])),
@@ -209,7 +210,8 @@ def report_context(svc: Service, game: dict, player: str, view: dict, events: Se
         "asked": mine,
         "leads": leads.leads(svc, state, player, mine),  # per option: where it goes, what it does
         "about": leads.attack(svc, state, player, mine),  # lines under the question: an attack's sides
-        "reply_lines": [f"{mine['id']}: {o['key']}" for o in mine["options"]] if mine else [],
+        "reply_lines": [f"{mine['id']}: {key}" for key in keys] if mine else [],
+        "keys": keys,  # each option's key in the reader's words ("links"), read back as the engine's
         "waiting": [n for p in prompts for n in p["players"]],
         "waiting_question": prompts[0].get("question") if prompts else None,
         # filled in for the sender of a message, and when the game is over:

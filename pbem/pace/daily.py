@@ -15,7 +15,7 @@ from __future__ import annotations
 from datetime import time
 from typing import TYPE_CHECKING
 
-from pbem.base import clock, engine_text, i18n, log
+from pbem.base import clock, engine_text, i18n, log, option_keys
 from pbem.base.i18n import _, ngettext
 from pbem.core import games, people
 from pbem.core.games import seat_config
@@ -55,7 +55,7 @@ def waiting(svc: Service, address: str, only: set[tuple[str, str]] | None = None
     for its calendar part. `only`: those (game, seat) pairs (a merged reminder's). `catch_up`:
     each game with what happened since the seat's last mail that told it (`since`), which it
     now is (the daily digest: a digest-only seat gets no report between)."""
-    now, zone = svc.now(), people.chosen(svc, address).get("zone")
+    now, zone, lang = svc.now(), people.chosen(svc, address).get("zone"), i18n.current()
     found = []
     for seat in svc.store.seats_by_email(address):
         if seat["game_status"] != "active" or seat["status"] != "active" or seat.get("bot") or \
@@ -75,9 +75,10 @@ def waiting(svc: Service, address: str, only: set[tuple[str, str]] | None = None
         found.append(({"game": game["id"], "me": seat["name"], "turn": view["turn"], "prompt": mine["id"],
                        "since": since(svc, game, seat) if catch_up else [],
                        "question": mine["question"],
-                       "options": [{"line": f"{mine['id']}: {o['key']}", "text": o["text"]} for o in mine["options"]],
+                       "options": [{"line": f"{mine['id']}: {option_keys.shown(o['key'], lang)}", "text": o["text"]}
+                                   for o in mine["options"]],  # in the reader's words (read back as the engine's)
                        "due": clock.local(due, tz) if due else None, "left": clock.span(due - now) if due else None,
-                       "default": row["default_key"] if row else None},
+                       "default": option_keys.shown(row["default_key"], lang) if row else None},
                       row["due_at"] if row else "~", (game, seat["name"], mine)))
     found.sort(key=lambda f: (f[1], f[0]["game"]))
     return [f[0] for f in found], [f[2] for f in found]

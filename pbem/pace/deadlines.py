@@ -16,7 +16,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
-from pbem.base import clock, log
+from pbem.base import clock, i18n, log
 from pbem.core import games, people
 from pbem.core.games import GameError
 from pbem.outbound import announce, notices, outbox, reports
@@ -199,10 +199,12 @@ def _default(svc: Service, game: dict, row: dict, now: datetime) -> bool:
 
 def _queue(svc: Service, game: dict, player: dict, kind: str, subject: str, mid_parts: tuple, extra: dict) -> None:
     """A mail of our own kind with a player's report in it (their view, no events). Like a
-    report, it says which question it asks, so a reply to it answers that one only."""
+    report, it says which question it asks, so a reply to it answers that one only. Its context
+    is made in its reader's language (the answer lines' words: pbem/base/option_keys.py)."""
     state = games.state(svc, game)
-    ctx = reports.report_context(svc, game, player["name"], svc.engine.view(state, player["name"]), [], state=state,
-                                 pace=reported.part)
+    with i18n.using(people.language(svc, game, player["name"], player.get("email"))):
+        ctx = reports.report_context(svc, game, player["name"], svc.engine.view(state, player["name"]), [],
+                                     state=state, pace=reported.part)
     ctx.update(extra)
     root = reports.thread_root(svc, game, player["name"])
     outbox.enqueue(svc, kind=kind, message_id=reports.message_id(svc, game, *mid_parts, player["name"], kind),

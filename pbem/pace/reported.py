@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from pbem.base import clock
+from pbem.base import clock, i18n, option_keys
 from pbem.core import people
 from pbem.pace import schedule, vacation
 from pbem.pace.pace import pace_of
@@ -25,7 +25,8 @@ def deadline(svc: Service, game: dict, player: str) -> dict | None:
     away = vacation.on_vacation(svc, game["id"], player, now)
     return {
         "open": [{"prompt": r["prompt"], "due": clock.local(clock.parse(r["due_at"]), tz),
-                  "left": clock.span(clock.parse(r["due_at"]) - now), "default": r["default_key"], "kind": r["kind"]}
+                  "left": clock.span(clock.parse(r["due_at"]) - now), "kind": r["kind"],
+                  "default": option_keys.shown(r["default_key"], i18n.current())}  # in the reader's words
                  for r in schedule.open_rows(svc, game["id"], player)],
         "length": clock.words(pace.deadline),
         "timezone": tz or "UTC",
