@@ -7,6 +7,7 @@ import re
 from test_commands import last_id, mails, send
 from test_reports import hero_config, rows
 
+from pbem.base import engine_text, i18n
 from pbem.core import games
 from pbem.moderate import newgame
 
@@ -44,11 +45,33 @@ def test_the_hex_is_on_every_board_of_every_report(svc):
         assert re.search(rf">{re.escape(where)}<(?:(?!</td>).)*Hex \(3 rounds\) by alice", html)
 
 
+def test_the_hex_and_the_gold_on_the_board_read_in_the_readers_language(svc):
+    """Issue 29: the shared frame keeps what lies on a space as data; each reader's board says it
+    in their words (a German reader read "Hex (3 rounds) by alice")."""
+    g, where, since = cast_hex(svc)
+    send(svc, g, "bob", ["sprache: de"])
+    since = last_id(svc)
+    send(svc, g, "bob", ["status"])
+    (row, text), = [(r, t) for r, t in mails(svc, since) if r["player"] == "bob" and r["kind"] != "press"]
+    with i18n.using("de"):
+        hexed, woods = f"{engine_text.name('Hex')} (3 Runden) von alice", engine_text.name(where)
+    html = next(m for m in rows(svc, id=row["id"]))["html"]
+    assert hexed in text and f"{woods}: {hexed}" in html, text
+    assert "rounds" not in text and "rounds" not in html
+
+
 def test_a_lasting_effect_on_no_space_is_listed_as_in_force():
     from pbem.outbound import reports
     lines = reports.pack_lines({"effects": [{"name": "blizzard", "rounds": 2, "by": "alice"},
                                             {"name": "hex", "rounds": 3, "by": "bob", "space": "woods"}]})
-    assert lines == [{"pack": "In force", "lines": ["Blizzard: 2 rounds"]}]
+    assert [(g["pack"], [engine_text.line(t) for t in g["lines"]]) for g in lines] == [
+        ("In force", ["Blizzard: 2 rounds"])]
+    with i18n.using("de"):
+        assert [engine_text.line(t) for t in lines[0]["lines"]] == [f"{engine_text.name('Blizzard')}: 2 Runden"]
+    shared = reports.pack_lines({"shared_fate": 4})[0]["lines"]
+    assert engine_text.line(shared[0]) == "Shared fate: 4."
+    with i18n.using("de"):
+        assert engine_text.line(shared[0]) == "Gemeinsames Schicksal: 4."
 
 
 def test_the_defender_is_told_who_attacks_and_with_what(svc):

@@ -109,14 +109,8 @@ def effect_words(e: dict) -> tuple[str, str]:
     return str(e.get("name", "?")).replace("-", " ").title(), detail
 
 
-def _named(e: dict) -> str:
-    """ "Hex (3 rounds) by alice" """
-    name, detail = effect_words(e)
-    return name + (f" ({detail})" if detail else "") + (f" by {e['by']}" if e.get("by") else "")
-
-
 def _said(e: dict) -> str:
-    """ "Fluch (3 Runden) von alice": `_named` in the current reader's words and names."""
+    """ "Hex (3 rounds) by alice", in the current reader's words and names ("Fluch (3 Runden) von alice")."""
     name, _detail = effect_words(e)
     rounds = e.get("rounds")
     text = printed_names.name(name, i18n.current())
@@ -125,26 +119,39 @@ def _said(e: dict) -> str:
     return _("%(effect)s by %(player)s", effect=text, player=e["by"]) if e.get("by") else text
 
 
-def lying(view: dict, said: bool = False) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
-    """What lies on each space, as words: the effects laid there (the Hex), and the cards and
-    gold. In English and as printed (the shared picture a mail keeps: its names are translated
-    where it is drawn), or `said` in the current reader's language."""
-    effects: dict[str, list[str]] = {}
+def lying(view: dict, said: bool = False) -> tuple[dict[str, list], dict[str, list]]:
+    """What lies on each space: the effects laid there (the Hex), and the cards and gold. As
+    data for the shared picture a mail keeps (a card by its printed name, `{"effect": ...}`,
+    `{"gold": n}`: each reader's words are found where it is rendered, `thing`), or `said` in
+    the current reader's words."""
+    effects: dict[str, list] = {}
     for e in view.get("effects", []):
         if e.get("space"):
-            effects.setdefault(e["space"], []).append(_said(e) if said else _named(e))
+            effects.setdefault(e["space"], []).append(_said(e) if said else {"effect": e})
     shown = i18n.current()
-    things = {s: [printed_names.name(c, shown) if said else c for c in cards]
-              for s, cards in view.get("space_cards", {}).items()}
+    things: dict[str, list] = {s: [printed_names.name(c, shown) if said else c for c in cards]
+                               for s, cards in view.get("space_cards", {}).items()}
     for s, gold in view.get("space_gold", {}).items():
         if gold:
-            things.setdefault(s, []).append(_("%(n)s gold", n=gold) if said else f"{gold} gold")
+            things.setdefault(s, []).append(_("%(n)s gold", n=gold) if said else {"gold": gold})
     return effects, things
 
 
-def in_force(view: dict) -> list[tuple[str, str]]:
-    """The lasting effects that lie on no space (a Blizzard)."""
-    return [effect_words(e) for e in view.get("effects", []) if not e.get("space")]
+def thing(laid: str | dict) -> str:
+    """What `lying` keeps of one thing on a space, in the current reader's words: a card's name as
+    their cards print it, gold, an effect ("Fluch (3 Runden) von alice"); a text as it is."""
+    if isinstance(laid, str):
+        return printed_names.name(laid, i18n.current())
+    if "gold" in laid:
+        return _("%(n)s gold", n=laid["gold"])
+    return _said(laid["effect"])
+
+
+def forced(e: dict) -> str:
+    """A lasting effect on no space (in force: a Blizzard), in the current reader's words: "Blizzard: 2 rounds"."""
+    name, rounds = printed_names.name(effect_words(e)[0], i18n.current()), e.get("rounds")
+    detail = ngettext("%(n)s round", "%(n)s rounds", rounds) if isinstance(rounds, int) else _("yes")
+    return f"{name}: {detail}"
 
 
 BLANK = {"space": "", "ring": "", "name": ("", ""), "full": "", "who": [], "marks": "", "things": [],
@@ -156,7 +163,7 @@ def draw(board: dict) -> dict:
     shown = i18n.current()  # the names and what lies there as the reader's cards print them
     names = {s: printed_names.name(n, shown) for s, n in board["names"].items()}
     here = board["here"]
-    things = {s: [printed_names.name(t, shown) for t in laid] for s, laid in board["things"].items()}
+    things = {s: [thing(t) for t in laid] for s, laid in board["things"].items()}
     stand_ins = set(board.get("stand_ins", ()))  # a map queued before spaces were marked has none
     rings = tuple((ring, tuple(spaces)) for ring, spaces in board["rings"])
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine.text import revived
-from pbem.base import i18n, printed_names
+from pbem.base import boardmap, i18n, printed_names
 
 
 def name(value: str) -> str:
@@ -65,11 +65,15 @@ def said(text: str, message: Any) -> str:
 
 
 def line(value: Any) -> str:
-    """A pack's public sentence (the view's `pack_said`, as a report's frame keeps it) as the
-    current reader reads it: a message in their language (in English, its English); a text
-    as it is (a frame stored before the sentences were messages)."""
+    """A line under a pack's title in a report's frame (pbem/outbound/reports.py `pack_lines`) as
+    the current reader reads it: a pack's sentence (the view's `pack_said`), a message in their
+    language (in English, its English); a lasting effect in force (`{"in_force": effect}`); the
+    service's own text (`{"text", "args"}`, from its catalogue); a text as it is (a frame stored
+    before the lines were messages)."""
     if isinstance(value, str):
         return value
+    if isinstance(value, dict):
+        return boardmap.forced(value["in_force"]) if "in_force" in value else i18n._(value["text"], **value["args"])
     english = revived(value).english()
     return said(english, value)
 

@@ -163,6 +163,7 @@ class Templates:
             # a card's, space's or character's name as this language's cards print it (else as printed)
             env.filters["named"] = functools.partial(printed_names.name, lang=lang)
             env.filters["said"] = engine_text.line  # a pack's sentence, a message (rendered in `lang`)
+            env.filters["thing"] = boardmap.thing  # what lies on a space (a card, gold, the Hex)
             env.globals["fitted"] = boardmap.fitted  # the map's cells (templates/_map.html.j2)
             self._envs[lang] = env
         return env

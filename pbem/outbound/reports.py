@@ -128,11 +128,12 @@ def pack_lines(public: dict) -> list[dict]:
     under the pack's printed title, for the board part of every report: [{pack, lines}]."""
     said = public.get("pack_said") or public.get("pack_text", {})  # messages ([id, args]); an older engine's English
     groups = [{"pack": TITLES.get(pack, pack), "lines": list(texts)} for pack, texts in said.items()]
-    forces = [f"{name}: {detail or 'yes'}" for name, detail in boardmap.in_force(public)]
-    if forces:  # a lasting effect on no space: a Blizzard
+    forces = [{"in_force": e} for e in public.get("effects", []) if not e.get("space")]
+    if forces:  # a lasting effect on no space: a Blizzard (said in each reader's words: engine_text.line)
         groups.append({"pack": i18n.N_("In force"), "lines": forces})
     if "shared_fate" in public:
-        groups.append({"pack": i18n.N_("Heroes"), "lines": [f"Shared fate: {public['shared_fate']}."]})
+        shared = {"text": i18n.N_("Shared fate: %(n)s."), "args": {"n": public["shared_fate"]}}
+        groups.append({"pack": i18n.N_("Heroes"), "lines": [shared]})
     return groups
 
 
