@@ -207,3 +207,25 @@ def test_a_cancellation_a_withdrawn_mail_was_to_carry_is_owed_again(paced):
     assert events(calendar_of(last_mail(svc, "alice@example.org", ("receipt", "report", "status")))) == {
         "deadline.autumn.1.alice@example.org": {"seq": 1, "due": T0 + timedelta(hours=48), "status": "CANCELLED",
                                                 "summary": "Talisman autumn: answer question 1"}}
+
+
+def test_a_withdrawn_mail_finds_the_event_its_reader_got_however_many_mails_came_between(paced):
+    """As above, with 60 mails to alice between the report that carried question 1's event and the
+    withdrawn one (the check looked back 50): what she has is still found (that report's
+    SEQUENCE), so the cancellation is owed again and her next mail carries it."""
+    svc, _ = paced
+    first = [r for r in svc.store.outbox_rows() if r["to_addr"] == "alice@example.org" and r["kind"] == "report"][0]
+    svc.store._run("UPDATE outbox SET status = 'sent' WHERE id = ?", (first["id"],))
+    other = svc.store.outbox_mail(first["id"])["calendar"].replace("deadline.autumn.1.", "deadline.winter.1.")
+    for i in range(60):  # another game's mails to her address, each with its own event
+        svc.store.add_outbox(message_id=f"<pad.{i}@example.org>", kind="report", to_addr="alice@example.org",
+                             subject="winter", headers={}, text="winter", calendar=other)
+    moderator.answer(svc, "autumn", "alice", "1: rest")
+    told = [r for r in svc.store.outbox_rows() if r["to_addr"] == "alice@example.org"][-1]
+    assert str(calendar_of(last_mail(svc, "alice@example.org"))["method"]) == "CANCEL"
+    svc.store._run("UPDATE outbox SET status = 'withdrawn' WHERE id = ?", (told["id"],))
+    calendar.not_received(svc, "autumn", "alice", svc.store._all("SELECT to_addr, calendar FROM outbox WHERE id = ?",
+                                                                  (told["id"],)))
+    answer(svc, "alice", "status")
+    assert events(calendar_of(last_mail(svc, "alice@example.org", ("receipt", "report", "status"))))[
+        "deadline.autumn.1.alice@example.org"]["status"] == "CANCELLED"

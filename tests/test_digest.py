@@ -312,6 +312,42 @@ def test_the_digest_tells_what_happened_since_the_seats_last_mail(paced):
     assert "Since your last mail" not in outbox.mail(svc, rows_to(svc, "anna@example.org", "daily")[-1]["id"])["text"]
 
 
+def test_a_bounced_digest_tells_again_what_it_lost(paced):
+    """anna's digest tells what happened in winter since her last mail, and bounces: winter's
+    seat is rewound to where it was (as a bounced report's is), her seats are marked
+    undeliverable, and her next digest tells those moves again."""
+    from test_smtp import bounce_of
+
+    from pbem.inbound.process import handle as handle_mail
+    from pbem.outbound import sending
+
+    svc, clk = paced
+    handle(svc, mail(["mail: digest"], sender="anna@example.org", tok=token(svc, "autumn", "anna")))
+    play_winter_until_bob_asks_anna(svc)
+    told, now = svc.store.player("winter", "anna")["reported_seq"], games.get(svc, "winter")["moves"]
+    assert told < now
+    clk.at(hours=3)
+    asyncio.run(daemon.cycle(svc))
+    [row] = rows_to(svc, "anna@example.org", "daily")
+    lost = outbox.mail(svc, row["id"])["text"]
+    lost = lost[lost.index("[winter]"):lost.index("Your answer:", lost.index("[winter]"))]
+    assert "Since your last mail of this game:" in lost and svc.store.player("winter", "anna")["reported_seq"] == now
+    asyncio.run(sending.send_due(svc))
+    result = handle_mail(svc, bounce_of(svc, svc.store.outbox_mail(row["id"])))
+    assert result.status == "bounce", result.outcome
+    assert svc.store.player("winter", "anna")["reported_seq"] == told  # rewound: the moves are untold again
+    assert all(svc.store.player(g, "anna")["undeliverable"] for g in GAMES)
+    # her next digest, before winter's deadline plays for her: she moves its hour to 00:30 (UTC)
+    handle(svc, mail(["digest: 00:30"], sender="anna@example.org", tok=token(svc, "autumn", "anna")))
+    clk.at(hours=19, minutes=40)  # 00:40 UTC the next day
+    asyncio.run(daemon.cycle(svc))
+    assert len(rows_to(svc, "anna@example.org", "daily")) == 2
+    again = outbox.mail(svc, rows_to(svc, "anna@example.org", "daily")[-1]["id"])["text"]
+    again = again[again.index("[winter]"):again.index("Your answer:", again.index("[winter]"))]
+    events = [ln.strip() for ln in lost.splitlines() if ln.strip().startswith("-")]
+    assert events and all(ln in again for ln in events), (events, again)
+
+
 def test_the_address_zone_is_the_default_of_each_seats_timezone(paced):
     """One setting for a person: `zone:` (the address's) shows the deadlines of every game in
     that zone; a seat's own `timezone:` still wins in its game."""

@@ -15,6 +15,8 @@ from email.message import Message
 from email.utils import parseaddr
 from typing import TYPE_CHECKING
 
+import msgspec
+
 from pbem.base import log, tokens
 from pbem.outbound import notices
 
@@ -62,6 +64,14 @@ def handle(svc: Service, msg: Message | None, head: str) -> tuple[str, str | Non
         failed = []
     if not failed:
         return f"bounce for outbox mail {row['id']}: no failure of its recipient (a delay notice?)", None, None
+    if row.get("told"):  # a digest: each game it told comes again in that seat's next mail
+        seats = msgspec.json.decode(row["told"])
+        with svc.store.transaction():
+            for game, seat, since in seats:
+                svc.store.rewind_reported(game, seat, since)
+        for game, seat, _since in seats:
+            mark_undeliverable(svc, game, seat, f"bounced: {failed[0][1]}")
+        return log.scrub(f"bounce: digest {row['id']} to {row['to_addr']} undeliverable"), None, None
     if not (row["game"] and row["player"]):
         return log.scrub(f"bounce: outbox mail {row['id']} to {row['to_addr']} undeliverable"), None, None
     if row.get("since_seq") is not None:

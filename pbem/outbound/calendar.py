@@ -32,7 +32,6 @@ FILENAME = "deadline.ics"
 # An event ends at its deadline and lasts this long: a zero-length event is shown by some calendars
 # as nothing or as an all-day mark, and one that ends at the deadline is read as "answer by then".
 LENGTH = timedelta(minutes=15)
-LOOKED_BACK = 50  # mails to an address searched for the last one that carried a withdrawn mail's event
 
 
 def uid(row: dict, address: str) -> str:
@@ -119,8 +118,9 @@ def not_received(svc: Service, game_id: str, player: str, withdrawn: list[dict])
     player, pbem/outbound/outbox.py) told the reader nothing. For each event they carried, what the
     reader has is what the newest other mail to that address (sent or still to go) carried: its
     SEQUENCE, or nothing if it carried none or a cancellation -- so a later mail cancels only
-    events the reader got, and owes again a cancellation the withdrawn mail was to carry. (A mail
-    older than the last LOOKED_BACK to that address is not searched: its event counts as not had.)"""
+    events the reader got, and owes again a cancellation the withdrawn mail was to carry. Every
+    mail made since the question (last) opened is searched, however many: none before it
+    carried its event (or one that a (re)opening replaced)."""
     from icalendar import Calendar
     told: dict[str, tuple[int, str]] = {}
     for row in withdrawn:
@@ -128,12 +128,17 @@ def not_received(svc: Service, game_id: str, player: str, withdrawn: list[dict])
             prompt = _prompt(str(e["uid"]), game_id, player)
             if prompt is not None:
                 told[str(e["uid"])] = (prompt, row["to_addr"])
+    opened = {r["prompt"]: r["opened_at"] for r in svc.store.deadlines(game_id, player, open_only=False)}
     had: dict[str, int | None] = {}
     for to in {addr for _prompt, addr in told.values()}:
-        for text in svc.store.calendars_to(to, LOOKED_BACK):
+        since = min(opened.get(p, "") for p, addr in told.values() if addr == to)  # "": a row pruned, all mails
+        wanted = {u for u, (_prompt, addr) in told.items() if addr == to}
+        for text in svc.store.calendars_to(to, since):
             for e in Calendar.from_ical(text).walk("VEVENT"):
-                if str(e["uid"]) in told and str(e["uid"]) not in had:
+                if str(e["uid"]) in wanted and str(e["uid"]) not in had:
                     had[str(e["uid"])] = None if str(e["status"]) == "CANCELLED" else int(e.decoded("sequence"))
+            if wanted <= had.keys():
+                break
     svc.store.calendar_mailed(game_id, player, [(prompt, had.get(u)) for u, (prompt, _addr) in told.items()])
 
 

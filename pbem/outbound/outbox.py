@@ -80,7 +80,8 @@ def enqueue(svc: Service, *, kind: str, message_id: str, sender: str, to: str, t
             player: dict | None = None, marker: str | None = None, in_reply_to: str | None = None,
             references: Sequence[str | None] = (), inbox_id: int | None = None, since_seq: int | None = None,
             extra_headers: dict | None = None, reply: bool = False, calendar: str | None = None,
-            by_address: bool = False, offered: str | None = None) -> bool:
+            by_address: bool = False, offered: str | None = None,
+            told: list[tuple[str, str, int]] | None = None) -> bool:
     """Queue one mail: the `context` template `kind` is rendered from when it is sent, or a
     `text` and `html` already made (a resent mail). `player` (a players row) gets a Reply-To
     carrying their token; `marker`, if given, is what the texts use in place of that token.
@@ -88,7 +89,9 @@ def enqueue(svc: Service, *, kind: str, message_id: str, sender: str, to: str, t
     the reader's deadlines as a text/calendar part (pbem/outbound/calendar.py); `by_address`: its
     Reply-To carries the digest token of the address `to` (pbem/pace/daily.py); `offered`: the seat
     an invitation (kind `offer`) offers, `marker` in its texts standing for the reader's code to
-    take it, filled in when it is sent (pbem/moderate/offers.py). The mail is
+    take it, filled in when it is sent (pbem/moderate/offers.py); `told`: the seats a digest
+    tells what happened, each as (game, seat, its `reported_seq` before), which a bounce of it
+    rewinds (pbem/outbound/bounces.py), as a report's `since_seq`. The mail is
     in the language texts are made in now (pbem/base/i18n.py `using`): it says so in
     `Content-Language`, and its context renders in it."""
     held = _holding.get()
@@ -124,7 +127,8 @@ def enqueue(svc: Service, *, kind: str, message_id: str, sender: str, to: str, t
                                 context=None if context is None else msgspec.json.encode(context).decode(),
                                 player=player["name"] if player else offered,
                                 token_marker=marker if tokened or offered else None, inbox_id=inbox_id,
-                                since_seq=since_seq, calendar=calendar)
+                                since_seq=since_seq, calendar=calendar,
+                                told=msgspec.json.encode(told).decode() if told else None)
 
 
 QUESTION_HEADER = "X-Talisman-Question"  # the question a report asks (a reply to it answers that one only)

@@ -73,6 +73,7 @@ def waiting(svc: Service, address: str, only: set[tuple[str, str]] | None = None
         due = clock.parse(row["due_at"]) if row else None
         tz = zone or seat_config(game, seat["name"]).get("timezone")
         found.append(({"game": game["id"], "me": seat["name"], "turn": view["turn"], "prompt": mine["id"],
+                       "told": seat["reported_seq"] or 0,  # where the seat was before (a bounce rewinds to it)
                        "since": since(svc, game, seat) if catch_up else [],
                        "question": mine["question"],
                        "options": [{"line": f"{mine['id']}: {option_keys.shown(o['key'], lang)}", "text": o["text"]}
@@ -114,6 +115,7 @@ def queue(svc: Service, address: str, *, mid_parts: tuple, outcomes: list[dict] 
         items, asked = waiting(svc, address, only, catch_up)
         if not items and not outcomes:
             return False
+        told = [(i["game"], i["me"], i.pop("told")) for i in items]
         people.digest_token(svc, address)  # its salt made now: the mail is sent by another transaction
         tz, at = people.digest_time(svc, address)
         ctx = {"daily": {"items": items, "outcomes": outcomes or [], "reminder": reminder,
@@ -128,4 +130,5 @@ def queue(svc: Service, address: str, *, mid_parts: tuple, outcomes: list[dict] 
         return outbox.enqueue(svc, kind=KIND, message_id=reports.message_id(svc, None, *mid_parts, address),
                               sender=svc.settings.address, to=address, to_name=None, subject=subject, context=ctx,
                               by_address=True, in_reply_to=in_reply_to, references=[in_reply_to],
-                              inbox_id=inbox_id, reply=in_reply_to is not None, calendar=cal)
+                              inbox_id=inbox_id, reply=in_reply_to is not None, calendar=cal,
+                              told=told if catch_up else None)

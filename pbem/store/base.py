@@ -482,17 +482,18 @@ class Store:
     def add_outbox(self, *, message_id: str, kind: str, to_addr: str, subject: str, headers: dict,
                    text: str, html: str | None = None, game: str | None = None, player: str | None = None,
                    token_marker: str | None = None, inbox_id: int | None = None, context: str | None = None,
-                   since_seq: int | None = None, calendar: str | None = None) -> bool:
+                   since_seq: int | None = None, calendar: str | None = None, told: str | None = None) -> bool:
         """Queue a mail (`context`: JSON it is rendered from when sent, pbem/outbound/outbox.py;
-        `calendar`: its text/calendar part); a second row with the same Message-ID is the same
-        mail and is dropped."""
+        `calendar`: its text/calendar part; `told`: a digest's seats and where each was before it);
+        a second row with the same Message-ID is the same mail and is dropped."""
         now = self.now()
         n = self._run(
             "INSERT INTO outbox (message_id, game, player, kind, to_addr, subject, headers, text, html, token_marker, "
-            "inbox_id, context, since_seq, calendar, status, attempts, created_at, next_attempt_at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued', 0, ?, ?) ON CONFLICT (message_id) DO NOTHING",
+            "inbox_id, context, since_seq, calendar, told, status, attempts, created_at, next_attempt_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued', 0, ?, ?) "
+            "ON CONFLICT (message_id) DO NOTHING",
             (message_id, game, player, kind, to_addr, subject, msgspec.json.encode(headers).decode(), text, html,
-             token_marker, inbox_id, context, since_seq, calendar, now, now))
+             token_marker, inbox_id, context, since_seq, calendar, told, now, now))
         if n:
             self.notify("outbox")
         return n == 1
@@ -621,12 +622,12 @@ class Store:
                          f"AND kind IN ({marks}) AND headers LIKE ? AND calendar IS NOT NULL",
                          (game, player, *kinds, f"%{headers_hold}%"))
 
-    def calendars_to(self, to_addr: str, limit: int) -> list[str]:
-        """The calendar parts of the newest `limit` mails to `to_addr` that went or will go (not
-        withdrawn), newest first."""
+    def calendars_to(self, to_addr: str, since: str) -> list[str]:
+        """The calendar parts of the mails to `to_addr` made at or after `since` that went or
+        will go (not withdrawn), newest first."""
         return [r["calendar"] for r in self._all(
-            "SELECT calendar FROM outbox WHERE to_addr = ? AND calendar IS NOT NULL AND status != 'withdrawn' "
-            "ORDER BY id DESC LIMIT ?", (to_addr, limit))]
+            "SELECT calendar FROM outbox WHERE to_addr = ? AND created_at >= ? AND calendar IS NOT NULL "
+            "AND status != 'withdrawn' ORDER BY id DESC", (to_addr, since))]
 
     def outbox_rows(self, status: str | None = None) -> list[dict]:
         sql = ("SELECT id, message_id, game, player, kind, to_addr, subject, status, attempts, last_error, "

@@ -276,6 +276,9 @@ CREATE TABLE offers (                -- a seat offered to a person by the modera
     PRIMARY KEY (game, player, email)
 );
 """),
+    (20, "a digest's bounce rewinds each seat it told", """
+ALTER TABLE outbox ADD COLUMN told TEXT;  -- a mail to an address (the digest): JSON [[game, seat, reported_seq before it], ...]
+"""),
 ]
 
 # What each dialect adds on top: refuse to change the move log at all. Whole statements
