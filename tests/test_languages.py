@@ -179,9 +179,9 @@ def test_every_template_in_every_language_has_no_untranslated_text(name, monkeyp
     ctx = {"count": 2} | {k: Anything() for k in (
         "game", "me", "turn", "observer", "events", "over", "winners", "asked", "about",
                                    "leads", "reply_lines", "waiting", "waiting_question", "service_notes", "deadline",
-                                   "standing_orders", "pace_notes", "sheet", "around", "cards", "board", "links",
-                                   "applied", "failed", "unused", "check", "attempts", "press_notes", "seed",
-                                   "commitment", "ended_by_moderator", "reminder", "defaulted", "recent",
+                                   "standing_orders", "pace_notes", "sheet", "around", "around_text", "cards",
+                                   "board", "links", "applied", "failed", "unused", "check", "attempts", "press_notes",
+                                   "seed", "commitment", "ended_by_moderator", "reminder", "defaulted", "recent",
                                    "predecessors", "since", "sections", "games", "subject", "lines",
                                    "address", "sender", "copy_of", "public", "text", "why", "moderator_told",
                                    "character", "others", "token", "stand_ins", "commands", "turn", "decks", "lying",

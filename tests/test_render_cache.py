@@ -48,6 +48,8 @@ def test_a_move_renders_only_the_map_cells_it_changed(svc, monkeypatch):
 
     def counted(self, filename):
         template = one(self, filename)
+        if filename != "_map_cell.html.j2":
+            return template
         return type("Counted", (), {"render": lambda _, **ctx: made.append(1) or template.render(**ctx)})()
     monkeypatch.setattr(render.Templates, "one", counted)
     render._cells.clear()
@@ -63,3 +65,32 @@ def test_a_move_renders_only_the_map_cells_it_changed(svc, monkeypatch):
         maps.append(_map_html(html[0]))
         assert all(_map_html(h) == maps[-1] for h in html)  # the reports of one state share their map
         assert len(made) <= (49 if n == 0 else 4), n  # the first map whole; then the cells a move changed
+
+
+def test_a_readers_surroundings_are_rendered_once_per_content(svc, monkeypatch):
+    """The "Around you" line (templates/_around.txt.j2) is rendered once for equal
+    surroundings, reader and language (most readers' are as at the last move), and again when
+    any of them differs."""
+    made = []
+    one = render.Templates.one
+
+    def counted(self, filename):
+        template = one(self, filename)
+        if filename != "_around.txt.j2":
+            return template
+        return type("Counted", (), {"render": lambda _, ctx: made.append(1) or template.render(ctx)})()
+    monkeypatch.setattr(render.Templates, "one", counted)
+    render._fragments.clear()
+    cells = [{"name": "Fields", "who": ["anna", "bob"], "lying": [], "mine": True},
+             {"name": "Forest", "who": [], "lying": ["Gold"], "mine": False}]
+
+    def line(me: str, region: str = "Outer Region", lang: str = "en") -> str:
+        with i18n.using(lang):
+            return render._filled(svc, {"me": me, "around": {"region": region, "cells": cells}})["around_text"]
+    first = line("anna")
+    assert "Fields (you are here, with bob), Forest (lying there: Gold)." in first
+    assert line("anna") == first and len(made) == 1
+    assert "you are here, with anna" in line("bob") and len(made) == 2
+    assert "Middle Region" in line("anna", "Middle Region") and len(made) == 3
+    assert line("anna", lang="de") != first and len(made) == 4
+    assert line("anna") == first and len(made) == 4

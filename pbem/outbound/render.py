@@ -211,6 +211,7 @@ def warm(svc: Service) -> None:
     for name in WARMED:
         templates(svc).pair(name)
     templates(svc).one("_map_cell.html.j2")
+    templates(svc).one("_around.txt.j2")
 
 
 class Fragment(NamedTuple):
@@ -219,7 +220,7 @@ class Fragment(NamedTuple):
 
 
 FRAGMENTS_KEPT = 512  # the latest used: a move's board, its map, its rows and sheets, and the moves' before
-_fragments: OrderedDict[tuple, Fragment] = OrderedDict()
+_fragments: OrderedDict[tuple, Any] = OrderedDict()
 
 
 def fragment(svc: Service, name: str, ctx, key=None) -> Fragment:
@@ -227,12 +228,27 @@ def fragment(svc: Service, name: str, ctx, key=None) -> Fragment:
     it was at the last move (the map, the players' table, each player's sheet). `key`
     stands for ctx where ctx is not plain data; then ctx may be a function that makes it.
     The latest FRAGMENTS_KEPT are kept, so a daemon's memory does not grow with its games."""
+    def made() -> Fragment:
+        text, html = templates(svc).render(name, ctx() if callable(ctx) else ctx)
+        return Fragment(text.rstrip("\n"), Markup(html))
+    return _kept(svc, name, msgspec.json.encode(ctx) if key is None else key, made)
+
+
+def text_part(svc: Service, filename: str, ctx: dict) -> str:
+    """Template `filename` (one with no HTML twin) rendered for `ctx`, once for equal contexts,
+    kept as `fragment`'s are."""
+    return _kept(svc, filename, msgspec.json.encode(ctx),
+                 lambda: templates(svc).one(filename).render(ctx).rstrip("\n"))
+
+
+def _kept(svc: Service, name: str, key, make: Callable[[], Any]) -> Any:
+    """What `make` gives, kept under `key` for the templates, language and content it was made
+    in: the latest FRAGMENTS_KEPT."""
     key = (id(templates(svc)), i18n.current(), content.generation(),  # the overlay: names a language reads
-           name, msgspec.json.encode(ctx) if key is None else key)
+           name, key)
     done = _fragments.get(key)
     if done is None:
-        text, html = templates(svc).render(name, ctx() if callable(ctx) else ctx)
-        done = _fragments[key] = Fragment(text.rstrip("\n"), Markup(html))
+        done = _fragments[key] = make()
         if len(_fragments) > FRAGMENTS_KEPT:
             _fragments.popitem(last=False)
     else:
@@ -288,12 +304,14 @@ def board(svc: Service, frame: dict | StoredFrame) -> Fragment:
 
 def _filled(svc: Service, ctx: dict) -> dict:
     """A stored context with its `board` (a frame) and `sheet` (a reader's own character)
-    as their rendered fragments."""
+    as their rendered fragments, and `around` (the spaces about the reader) as `around_text`."""
     ctx = dict(ctx)
     if isinstance(ctx.get("board"), (dict, StoredFrame)):
         ctx["board"] = board(svc, ctx["board"])
     if isinstance(ctx.get("sheet"), dict):
         ctx["sheet"] = fragment(svc, "_sheet", ctx["sheet"])
+    if ctx.get("around"):  # a reader's surroundings: as they were at the last move, most often
+        ctx["around_text"] = text_part(svc, "_around.txt.j2", {"around": ctx["around"], "me": ctx.get("me")})
     return ctx
 
 
