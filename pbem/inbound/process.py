@@ -486,7 +486,8 @@ def _carry_out(svc: Service, game: dict, player: dict, row: dict, order: orders.
             return Result("applied", log.scrub("press: " + " ".join(press_notes)), row["id"], game["id"],
                           player["name"])
         return _reply_error(svc, game, player, row, order, _("No answers were found in your message."))
-    return apply_order(svc, game, player, row, order, lines, press_notes, pace_notes)
+    with svc.store.read_once(game["id"]):  # the answer's reads of the game's seats, deadlines...: one each
+        return apply_order(svc, game, player, row, order, lines, press_notes, pace_notes)
 
 
 _NUMBERED = re.compile(r"^\d+:")

@@ -96,17 +96,26 @@ class Store:
         deadlines, the calendar's cancellations owed, standing orders, vacations; the address
         settings of `addresses`) are one read for all seats each, made at first use: a move's
         reports cost a few statements, not six for each reader (on PostgreSQL a round trip each).
-        A write to a table drops what was read of it, so a read after a write reads again."""
+        A write to a table drops what was read of it, so a read after a write reads again.
+        Within one for the same game (an answer's, around its move and its reports) it goes on
+        with what that one read, its addresses added."""
         outer = self._once
+        if outer is not None and outer["game"] == game:
+            more = [a.lower() for a in addresses if a and a.lower() not in outer["addresses"]]
+            if more:
+                outer["addresses"] = [*outer["addresses"], *more]
+                outer.pop(("address_settings", "all"), None)
+            yield
+            return
         self._once = {"game": game, "addresses": [a.lower() for a in addresses if a]}
         try:
             yield
         finally:
             self._once = outer
 
-    def _seat_rows(self, table: str, what: str, game: str, seat: str, sql: str) -> list[dict] | None:
-        """`seat`'s rows of `game` from the game-wide read `sql` (one parameter: the game) made
-        once within `read_once` (each seat's keep the read's order); None outside it."""
+    def _by_seat(self, table: str, what: str, game: str, sql: str) -> dict[str, list[dict]] | None:
+        """The game-wide read `sql` (one parameter: the game) made once within `read_once`, its
+        rows by seat (each seat's in the read's order); None outside it."""
         once = self._once
         if once is None or once["game"] != game:
             return None
@@ -115,7 +124,12 @@ class Store:
             by_seat = once[(table, what)] = {}
             for row in self._all(sql, (game,)):
                 by_seat.setdefault(row["name" if table == "players" else "player"], []).append(row)
-        return [dict(row) for row in by_seat.get(seat, ())]
+        return by_seat
+
+    def _seat_rows(self, table: str, what: str, game: str, seat: str, sql: str) -> list[dict] | None:
+        """`seat`'s rows of `game` from the game-wide read `sql` (`_by_seat`); None outside `read_once`."""
+        by_seat = self._by_seat(table, what, game, sql)
+        return None if by_seat is None else [dict(row) for row in by_seat.get(seat, ())]
 
     def _undone(self) -> None:
         """A savepoint rolled back within `read_once` (its exception caught inside): what was read
@@ -284,6 +298,10 @@ class Store:
         return self._one("SELECT * FROM players WHERE game = ? AND name = ?", (game, name))
 
     def players(self, game: str, active_only: bool = False) -> list[dict]:
+        by_seat = self._by_seat("players", "all", game, "SELECT * FROM players WHERE game = ?")
+        if by_seat is not None:  # read_once: the seats' one read
+            return sorted((dict(r) for rows in by_seat.values() for r in rows
+                           if not active_only or r["status"] == "active"), key=lambda r: r["seat"])
         sql = "SELECT * FROM players WHERE game = ?" + (" AND status = 'active'" if active_only else "")
         return self._all(sql + " ORDER BY seat", (game,))
 
@@ -374,9 +392,14 @@ class Store:
         events up to move `seq`."""
         names = [names] if isinstance(names, str) else list(names)
         if names:
+            once = self._once
+            seats = once.get(("players", "all")) if once is not None and once["game"] == game else None
             marks = ", ".join("?" * len(names))
             self._write(f"UPDATE players SET reported_seq = ? WHERE game = ? AND name IN ({marks})",
                         (seq, game, *names))
+            if seats is not None and once is not None and self._once is once:  # read_once: the seats stay read
+                once[("players", "all")] = {name: [{**r, "reported_seq": seq} if name in names else r for r in rows]
+                                            for name, rows in seats.items()}
 
     def rewind_reported(self, game: str, name: str, seq: int) -> None:
         """A report that began at move `seq` was not delivered: the next one starts there again."""
@@ -1030,11 +1053,16 @@ class Store:
 
     def standing_orders(self, game: str, player: str | None = None) -> list[dict]:
         """The active orders of `player`, or of every active player of `game`."""
+        once = self._by_seat("standing_orders", "active", game, "SELECT player, n, text, uses, filed_at "
+                             "FROM standing_orders WHERE game = ? AND status = 'active' ORDER BY n")
+        if once is not None:  # read_once: the game's one read
+            if player is not None:
+                return [dict(r) for r in once.get(player, ())]
+            seats = self._by_seat("players", "all", game, "SELECT * FROM players WHERE game = ?") or {}
+            return sorted(({"player": r["player"], "n": r["n"], "text": r["text"]} for name, rows in once.items()
+                           if name in seats and seats[name][0]["status"] == "active" for r in rows),
+                          key=lambda r: r["n"])
         if player is not None:
-            once = self._seat_rows("standing_orders", "active", game, player, "SELECT player, n, text, uses, filed_at "
-                                   "FROM standing_orders WHERE game = ? AND status = 'active' ORDER BY n")
-            if once is not None:
-                return once
             return self._all("SELECT player, n, text, uses, filed_at FROM standing_orders WHERE game = ? "
                              "AND player = ? AND status = 'active' ORDER BY n", (game, player))
         return self._all("SELECT o.player, o.n, o.text FROM standing_orders o JOIN players p ON p.game = o.game "
