@@ -71,7 +71,7 @@ class Mail:
 
     def header(self, name: str) -> str:
         """A header's value as written, on one line ("" when it is absent)."""
-        return " ".join(" ".join(_raw(self.message, name)).split()) if self.message is not None else ""
+        return " ".join(" ".join(_raw(_heads(self.message), name)).split()) if self.message is not None else ""
 
 
 def read(raw: bytes, *, head_only: bool = False) -> Mail:
@@ -84,15 +84,16 @@ def read(raw: bytes, *, head_only: bool = False) -> Mail:
         assert isinstance(msg, EmailMessage)  # the policy's message factory
     except Exception:  # noqa: BLE001 -- nothing the stdlib makes of it
         return _unreadable(raw)
-    ids = [_msg_id([r]) for r in " ".join(_raw(msg, "References")).split()]
-    in_reply_to = _msg_id(_raw(msg, "In-Reply-To"))
-    sender = _sender(msg)
-    mail = Mail(raw=raw, message=msg, subject=" ".join(_subject(msg).split()), sender=sender,
-                recipients=tuple(a.strip().lower() for h in RECIPIENT_HEADERS for _, a in getaddresses(_raw(msg, h))
-                                 if a.strip()),
-                message_id=_msg_id(_raw(msg, "Message-ID")), id_header=_id_header(msg),
-                references=tuple(dict.fromkeys(filter(None, [in_reply_to, *ids[::-1]]))), id_runs=_id_runs(msg),
-                automatic=_automatic(msg, sender), bounce=False, body=None, attachments=(), decoded=None,
+    heads = _heads(msg)
+    ids = [_msg_id([r]) for r in " ".join(_raw(heads, "References")).split()]
+    in_reply_to = _msg_id(_raw(heads, "In-Reply-To"))
+    sender = _sender(heads)
+    mail = Mail(raw=raw, message=msg, subject=" ".join(_subject(msg, heads).split()), sender=sender,
+                recipients=tuple(a.strip().lower() for h in RECIPIENT_HEADERS if h.lower() in heads
+                                 for _, a in getaddresses(_raw(heads, h)) if a.strip()),
+                message_id=_msg_id(_raw(heads, "Message-ID")), id_header=_id_header(heads),
+                references=tuple(dict.fromkeys(filter(None, [in_reply_to, *ids[::-1]]))), id_runs=_id_runs(heads),
+                automatic=_automatic(heads, sender), bounce=False, body=None, attachments=(), decoded=None,
                 content_hash=content_hash(raw))
     try:
         bounce = msg.get_content_type() == "multipart/report" and \
@@ -135,19 +136,27 @@ def _parts(msg: EmailMessage) -> tuple[str | None, tuple[Attachment, ...], tuple
 
 # Address and id headers are read raw: the stdlib's structured header parser raises on
 # some malformed values, and one broken Cc must not make a player's answers unreadable.
-def _raw(msg, name: str) -> list[str]:
-    return [value for key, value in msg.raw_items() if key.lower() == name.lower()]
+def _heads(msg) -> dict[str, list[str]]:
+    """The headers as written, by lower-case name: gone through once, not once a header read."""
+    heads: dict[str, list[str]] = {}
+    for key, value in msg.raw_items():
+        heads.setdefault(key.lower(), []).append(value)
+    return heads
 
 
-def _subject(msg) -> str:
+def _raw(heads: dict[str, list[str]], name: str) -> list[str]:
+    return heads.get(name.lower(), [])
+
+
+def _subject(msg, heads: dict[str, list[str]]) -> str:
     try:
         return str(msg.get("Subject", ""))  # decodes RFC 2047 encoded words
     except Exception:  # noqa: BLE001 -- a malformed encoded word, whichever error it raises: use it undecoded
-        return " ".join(_raw(msg, "Subject"))
+        return " ".join(_raw(heads, "Subject"))
 
 
-def _sender(msg) -> str | None:
-    for _, addr in getaddresses(_raw(msg, "From")):
+def _sender(heads: dict[str, list[str]]) -> str | None:
+    for _, addr in getaddresses(_raw(heads, "From")):
         if "@" in addr:
             return addr.strip().lower()
     return None
@@ -162,40 +171,40 @@ def _msg_id(values: list[str]) -> str | None:
     return m.group() if m else (text or None)
 
 
-def _id_header(msg) -> str | None:
+def _id_header(heads: dict[str, list[str]]) -> str | None:
     """The first Message-ID as written, folded lines joined (what the store knows a mail by)."""
-    values = _raw(msg, "Message-ID")
+    values = _raw(heads, "Message-ID")
     if not values:
         return None
     return " ".join(values[0].encode("ascii", "surrogateescape").decode("ascii", "replace").split()) or None
 
 
-def _id_runs(msg) -> frozenset[str]:
-    text = " ".join(v for h in ("Message-ID", "In-Reply-To", "References") for v in _raw(msg, h))
+def _id_runs(heads: dict[str, list[str]]) -> frozenset[str]:
+    text = " ".join(v for h in ("Message-ID", "In-Reply-To", "References") for v in _raw(heads, h))
     return frozenset(run.lower() for run in tokens.token_runs(text))
 
 
-def _automatic(msg, sender: str | None) -> str | None:
+def _automatic(heads: dict[str, list[str]], sender: str | None) -> str | None:
     """Why this mail is one no one may answer (RFC 3834: auto-replies, lists, bulk, bounces,
     machines), or None: a short line, in text the store takes (a header's bytes that are not
     UTF-8 come as surrogate escapes)."""
-    why = _automatic_header(msg, sender)
+    why = _automatic_header(heads, sender)
     return why[:100].encode("utf-8", "surrogateescape").decode("utf-8", "replace") if why else None
 
 
-def _automatic_header(msg, sender: str | None) -> str | None:
+def _automatic_header(heads: dict[str, list[str]], sender: str | None) -> str | None:
     """A header that cannot be read counts as automatic: no reply then."""
     try:
-        auto = " ".join(_raw(msg, "Auto-Submitted")).strip().lower().partition(";")[0].strip()
+        auto = " ".join(_raw(heads, "Auto-Submitted")).strip().lower().partition(";")[0].strip()
         if auto and auto != "no":
             return f"Auto-Submitted: {auto}"
-        precedence = " ".join(_raw(msg, "Precedence")).strip().lower()
+        precedence = " ".join(_raw(heads, "Precedence")).strip().lower()
         if precedence in ("bulk", "junk", "list"):
             return f"Precedence: {precedence}"
         for header in ("List-Id", "X-Autoreply", "X-Autorespond"):
-            if _raw(msg, header):
+            if _raw(heads, header):
                 return f"the {header} header"
-        if " ".join(_raw(msg, "Return-Path")).strip() == "<>":
+        if " ".join(_raw(heads, "Return-Path")).strip() == "<>":
             return "an empty Return-Path"
     except Exception:  # noqa: BLE001
         return "unreadable headers"
