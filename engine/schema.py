@@ -40,6 +40,11 @@ _TYPE_NAMES = {int: "whole number", str: "string in quotes", bool: "true or fals
 NAMES_FILE = re.compile(r"^[a-z]{2}/names\.toml$")
 NAMES_KINDS = ("character", "space", "card")
 NAME_ROW: dict[str, type] = {"printed": str, "name": str, "confirmed": bool}
+# A texts file, <pack>/<lang>/texts.toml: a card's text (and summary) and a character's abilities
+# in that language (pbem/base/printed_texts.py), each row by its printed name.
+TEXTS_FILE = re.compile(r"^[a-z]{2}/texts\.toml$")
+TEXT_ROWS: dict[str, dict[str, type]] = {"card": {"printed": str, "text": str, "summary": str},
+                                         "character": {"printed": str, "abilities": dict}}
 
 
 def card_props(packs: Iterable[Pack]) -> frozenset[str]:
@@ -126,6 +131,36 @@ def _names_problems(path: str, text: str) -> list[str]:
     return out
 
 
+def _texts_problems(path: str, text: str) -> list[str]:
+    """A texts file's problems: `[[card]]` rows { printed, text, summary } and `[[character]]` rows
+    { printed, abilities = { <ability key> = "..." } }, every value a string."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        return [f"{path}: not TOML: {e}"]
+    out = []
+    for kind, rows in data.items():
+        fields = TEXT_ROWS.get(kind)
+        if fields is None or not isinstance(rows, list):
+            out.append(f"{path}: `{kind}` is not read from a texts file; it may hold [[card]] and [[character]] rows")
+            continue
+        for i, row in enumerate(rows):
+            where = f"{_at(path, text, kind, i)}: [[{kind}]] {row.get('printed', i + 1)!r}"
+            if not isinstance(row.get("printed"), str) or not set(fields) - {"printed", "summary"} <= set(row):
+                out.append(f"{where}: a row has `printed` (the name as the content prints it) and "
+                           + ("`text`" if kind == "card" else "`abilities`"))
+            for field, value in row.items():
+                want = fields.get(field)
+                if want is None:
+                    out.append(f"{where}: field `{field}` is not read; a row holds {', '.join(fields)}")
+                elif not isinstance(value, want) or (isinstance(value, dict)
+                                                     and not all(isinstance(v, str) for v in value.values())):
+                    out.append(f"{where}: field `{field}` must be "
+                               + ("a table of strings (key = \"...\")" if want is dict else f"a {_TYPE_NAMES[want]}")
+                               + f", not {value!r}")
+    return out
+
+
 def problems(files: dict[str, str], packs: Iterable[Pack], packaged: Collection[str] = ()) -> list[str]:
     """Every problem of these content files ({"<pack>/<file>.toml": text}), one message each:
     where (file:line), which field, what is allowed. `packs`: every pack a file may belong to,
@@ -138,6 +173,9 @@ def problems(files: dict[str, str], packs: Iterable[Pack], packaged: Collection[
         folder, _, name = path.partition("/")
         if folder in by_name and NAMES_FILE.match(name):
             out += _names_problems(path, text)
+            continue
+        if folder in by_name and TEXTS_FILE.match(name):
+            out += _texts_problems(path, text)
             continue
         if not name or "/" in name or folder not in by_name:
             out.append(f"{path}: not a content file: files lie in <pack>/<file>.toml, pack one of "

@@ -11,16 +11,19 @@ its reader may see of the moves since their last report, so what a reader may se
 tests/bymail.py gathered for them since then.
 
 Each test has a PostgreSQL half (one playout each) behind the `postgres` marker."""
+import functools
 import re
+from pathlib import Path
 
 import pytest
 from bymail import play_by_mail
 from conftest import game_config, token
 
+from engine import content
 from pbem.base import printed_names
 from pbem.core import games
 from pbem.moderate import newgame
-from pbem.outbound import outbox, render, reports
+from pbem.outbound import glossary, outbox, render, reports
 from pbem.pace import daily
 
 HEROES = [("alice", "wizard"), ("bob", "priest"), ("carol", "sorceress"), ("dave", "prophetess")]
@@ -38,10 +41,27 @@ def spells_held(svc, state) -> dict[str, set[str]]:
     return {n: set(svc.engine.view(state, n)["players"][n]["spells"]) for n, _ in HEROES}
 
 
+@functools.cache
+def explained() -> dict[str, frozenset[str]]:
+    """Each card's name -> its one-line explanations, in English and in German (a report's line
+    for a card tells which card it is as its name does: printed_texts.py)."""
+    out: dict[str, set[str]] = {}
+    for pack in sorted(p.name for p in (Path(content.__file__).parent / "content").iterdir() if p.is_dir()):
+        for card in content.load("revised4", () if pack == "revised4" else (pack,)).cards.values():
+            if card.text:
+                out.setdefault(card.name, set()).update(" ".join(glossary.one_line(card, lang).split())
+                                                        for lang in ("en", "de"))
+    return {name: frozenset(lines) for name, lines in out.items()}
+
+
 def named(name: str, text: str) -> bool:
-    """Whether `text` names the card: as printed, or as a German reader's names file gives it."""
-    return any(re.search(rf"(?<![\w-]){re.escape(n)}(?![\w-])", text) is not None
-               for n in {name, printed_names.name(name, "de")})
+    """Whether `text` names the card: as printed, as a German reader's names file gives it, or by
+    its text in either language."""
+    if any(re.search(rf"(?<![\w-]){re.escape(n)}(?![\w-])", text) is not None
+           for n in {name, printed_names.name(name, "de")}):
+        return True
+    flat = " ".join(text.split())
+    return any(line in flat for line in explained().get(name, ()))
 
 
 @pytest.mark.parametrize("seed,packs,lang", [(1, [], "en"), (2, [], "de"), (3, [], "en"),
@@ -191,3 +211,12 @@ def test_a_nemesis_game_on_postgresql_either(make_service, pg_url):
     """A game played to its end by mail on PostgreSQL: a hand private to one seat, the
     game-over mail and its archive, all read back from the other store."""
     test_a_nemesis_game_by_mail_never_shows_a_hero_the_nemesis_hand(make_service(db=pg_url), 1)
+
+
+def test_a_cards_text_names_it_in_either_language():
+    """A report's line for a card tells which card it is: a hidden Spell's German line, wrapped as
+    a text mail wraps it, counts as naming it, as its name does."""
+    wrapped = "  Heilen Sie eine beliebige Figur, Sie selbst\n    eingeschlossen, bis zu ihrem Lebenswert."
+    assert named("Healing", wrapped)
+    assert named("Healing", "Heal any one character, yourself included, up to their Life value.")
+    assert not named("Healing", "Heilen Sie sich selbst.")

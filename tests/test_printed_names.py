@@ -32,7 +32,7 @@ def test_a_german_readers_report_names_spaces_and_characters_in_german_the_summa
     assert "Ihre Figur: Zauberer (Platzhalter) auf Friedhof" in anna["text"]
     assert "bob: Krieger auf Taverne." in anna["text"] and "Taverne: bob." in anna["text"]
     assert "Friedhof (hier sind Sie)" in anna["text"] and "Zauber:    Heilung" in anna["text"]
-    assert "Heilung: Heal any one character" in anna["text"]  # the card explained, by its German name
+    assert "Heilung: Heilen Sie eine beliebige Figur" in anna["text"]  # the card explained, by its German name
     assert "<br>Zauberer</td><td>Friedhof</td>" in anna["html"]  # the HTML players table
     # the City's spaces in German too (engine/content/city/de/names.toml); its region's name
     assert "Stadttor, Stadtplatz" in anna["text"] and "Stadttor" in anna["html"]

@@ -23,25 +23,26 @@ BASE_PACK = "revised4"  # its names first: a pack's own name for a base card doe
 FILE = "names.toml"
 
 
-def rows(lang: str) -> tuple[dict, ...]:
-    """Every row of the `lang` names files, the base game's first: each pack's packaged file with
-    the moderator's content folder's file of that path over it (engine/content.py's overlay:
-    an owner of the printed cards corrects a name there, `pbem rules check` checks it)."""
-    return _rows(lang, content.generation())
+def rows(lang: str, file: str = FILE, kinds: tuple[str, ...] = NAMES_KINDS) -> tuple[dict, ...]:
+    """Every row of the `lang` names files (or of another per-language `file` with lists `kinds`:
+    printed_texts.py's texts), the base game's first: each pack's packaged file with the
+    moderator's content folder's file of that path over it (engine/content.py's overlay: an owner
+    of the printed cards corrects a name there, `pbem rules check` checks it)."""
+    return _rows(lang, content.generation(), file, kinds)
 
 
 @functools.cache
-def _rows(lang: str, generation: int) -> tuple[dict, ...]:
+def _rows(lang: str, generation: int, file: str, kinds: tuple[str, ...]) -> tuple[dict, ...]:
     root = resources.files("engine").joinpath("content")
     overlay = content.overlay()
     packs = {d.name for d in root.iterdir() if d.is_dir()} | {p.partition("/")[0] for p in overlay}
     out: list[dict] = []
     for pack in sorted(packs, key=lambda p: (p != BASE_PACK, p)):
-        path, over = root.joinpath(pack, lang, FILE), overlay.get(f"{pack}/{lang}/{FILE}")
+        path, over = root.joinpath(pack, lang, file), overlay.get(f"{pack}/{lang}/{file}")
         for text in (over, path.read_text(encoding="utf-8") if path.is_file() else None):  # the overlay's first
             if text is not None:
                 data = tomllib.loads(text)
-                out.extend({**row, "kind": kind, "pack": pack} for kind in NAMES_KINDS for row in data.get(kind, []))
+                out.extend({**row, "kind": kind, "pack": pack} for kind in kinds for row in data.get(kind, []))
     return tuple(out)
 
 

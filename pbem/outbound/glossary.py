@@ -2,7 +2,9 @@
 on their space, named in their question, and those drawn.
 
 The line is the content's own words: a card's `summary` where its text is long, else its text
-without the project's asides (a parenthesis after a sentence: "(Modelled as ...)"). A card whose
+without the project's asides (a parenthesis after a sentence: "(Modelled as ...)"); for a reader
+of another language, the words its texts file gives (pbem/base/printed_texts.py), else the
+content's English. A card whose
 content row is not confirmed (`confirmed = false`) is a stand-in, and says so; so do the spaces
 and characters whose rows are stand-ins (`stand_ins`: the reports' sheet and map, the web pages).
 """
@@ -13,7 +15,8 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from engine import content
-from pbem.base import engine_text
+from pbem.base import engine_text, i18n, printed_texts
+from pbem.base.i18n import _
 
 _ASIDE = re.compile(r"(?<=[.!?:;])\s*\([^()]*(?:\([^()]*\)[^()]*)*\)")
 LONGEST = 220  # characters: a text longer than this is cut after a sentence, with "…"
@@ -26,8 +29,11 @@ def plain(text: str) -> str:
     return _ASIDE.sub("", text).strip()
 
 
-def one_line(card) -> str:
-    text = card.prop("summary") or plain(card.text)
+def one_line(card, lang: str | None = None) -> str:
+    """The card's line for a reader of `lang` (the current language if None)."""
+    given = printed_texts.card(card.pack, card.name, lang or i18n.current())
+    text = (given.get("summary") or plain(given["text"]) if "text" in given
+            else card.prop("summary") or plain(card.text))
     if len(text) > LONGEST:
         cut = text.rfind(". ", 0, LONGEST)
         text = (text[:cut + 1] if cut > 0 else text[:LONGEST].rsplit(" ", 1)[0]) + " …"
@@ -101,7 +107,7 @@ class Glossary:
         card = self.by_slug.get(slug) if event.kind in EXPLAINED and isinstance(slug, str) else None
         if card is None or not card.text or (card.name not in text and engine_text.name(card.name) not in text):
             return text
-        line = one_line(card) + (f" ({STAND_IN})" if not card.confirmed else "")
+        line = one_line(card) + (f" ({_(STAND_IN)})" if not card.confirmed else "")
         return f"{text.rstrip('.')} — {line}"
 
     def entries(self) -> list[dict]:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from engine.registry import TITLES
-from pbem.base import boardmap, engine_text, i18n, option_keys
+from pbem.base import boardmap, engine_text, i18n, option_keys, printed_texts
 from pbem.base.i18n import _
 from pbem.core import people
 from pbem.outbound import calendar, glossary, leads, links as web_links, outbox, turnmail
@@ -397,7 +397,7 @@ def _queue_welcome(svc: Service, game: dict, player: dict, state) -> None:
 
 def _character(g: dict, slug: str | None) -> dict | None:
     """The reader's character as the welcome describes it: its printed values and abilities
-    (the content's own words)."""
+    (the content's own words, in the reader's language where its texts file gives them)."""
     from engine import content  # pure data: the welcome's only use of the rules' content
     ch = content.load(g.get("edition", "revised4"), tuple(g.get("packs", []))).characters.get(slug) if slug else None
     if ch is None:
@@ -405,7 +405,8 @@ def _character(g: dict, slug: str | None) -> dict | None:
     return {"stats": _("Strength %(strength)s, Craft %(craft)s, Life %(life)s, Fate %(fate)s, %(alignment)s, "
                        "starts at the %(start)s", strength=ch.strength, craft=ch.craft, life=ch.life, fate=ch.fate,
                        alignment=_(ch.alignment), start=_(ch.start.replace('-', ' ').title())),
-            "abilities": [glossary.plain(t) for t in ch.ability_texts]}
+            "abilities": [glossary.plain(printed_texts.ability(ch.name, k, i18n.current()) or t)
+                          for k, t in zip(ch.abilities, ch.ability_texts, strict=True)]}
 
 
 def queue_stranger(svc: Service, to: str, *, inbox_id: int, in_reply_to: str | None) -> None:
