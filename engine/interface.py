@@ -138,6 +138,7 @@ class PlayerView(TypedDict):
     toad: int
     miss: int
     quest: Any
+    quest_said: list[Any] | None  # the quest held, as a message: [id, args] (engine/text.py)
 
 
 class ViewFields(TypedDict):

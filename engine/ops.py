@@ -650,7 +650,7 @@ def quest(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None:
             p.flags.pop("took-life", None)
             ctx.emit("quest",
                      msg("{player} draws a Warlock Quest: {text}", player=p.name,
-                         text=ctx.content.cards[card].text), player=p.name)
+                         text=content_text(ctx.content.cards[card].text)), player=p.name)
         return
     dealt = [r for r, q in ctx.content.quests.items() if quest_possible(ctx, i, q.get("goal"))]
     if not dealt:
@@ -668,27 +668,30 @@ def quest(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None:
         p.flags.pop("killed", None)
         p.flags.pop("took-life", None)
         ctx.emit("quest",
-                 msg("{player} rolls {r} and takes a Warlock quest: {get}.", player=p.name, r=r,
-                     get=q.get('text', q.get('name', ''))),
+                 msg("{player} rolls {r} and takes a Warlock quest: {get}", player=p.name, r=r,
+                     get=content_text(q.get("text", q.get("name", "")))),
                  player=p.name)
+
+
+# A wish's gains (the Timescape's wish has these without the teleport: engine/packs/timescape.py)
+WISHES = {"spell": msg("gain 1 Spell"), "gold": msg("gain 1 gold"), "strength": msg("gain 1 Strength"),
+          "craft": msg("gain 1 Craft"), "life": msg("gain 1 life"), "fate": msg("gain 1 fate")}
 
 
 @op("wish")
 def wish(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None:
     p = ctx.player(i)
     region = stats.region(ctx, p.space)
-    choices = [{"key": "spell", "text": "gain 1 Spell", "then": [{"op": "spell"}]},
-               {"key": "gold", "text": "gain 1 gold", "then": [{"op": "gain", "what": "gold"}]},
-               {"key": "strength", "text": "gain 1 Strength", "then": [{"op": "gain", "what": "strength"}]},
-               {"key": "craft", "text": "gain 1 Craft", "then": [{"op": "gain", "what": "craft"}]},
-               {"key": "life", "text": "gain 1 life", "then": [{"op": "gain", "what": "life"}]},
-               {"key": "fate", "text": "gain 1 fate", "then": [{"op": "gain", "what": "fate"}]},
-               {"key": "teleport", "text": "go to any space in this region",
-                "then": [{"op": "teleport", "choose": region}]}]
+    choices = [{"key": k, "text": said, "then": [{"op": "spell"} if k == "spell" else {"op": "gain", "what": k}]}
+               for k, said in WISHES.items()]
+    choices.append({"key": "teleport", "text": msg("go to any space in this region"),
+                    "then": [{"op": "teleport", "choose": region}]})
     if o.get("test") and not test(ctx, i, o["test"]):
         return
     leave(ctx, i, o, meta)
-    choose(ctx, i, {"options": choices, "question": f"{meta.get('source', 'A stranger')} grants you a wish."}, meta)
+    source = meta.get("source")
+    choose(ctx, i, {"options": choices, "question": msg("{card} grants you a wish.", card=source) if source
+                    else msg("A stranger grants you a wish.")}, meta)
 
 
 @op("take-counter")

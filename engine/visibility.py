@@ -24,7 +24,7 @@ from engine.hooks import Hooks
 from engine.rules import endings
 from engine.rules.machine import Ctx
 from engine.state import Event, Game, Player
-from engine.text import Msg, Text, english
+from engine.text import Msg, Text, content_text, english
 
 MODERATOR = "moderator"
 
@@ -112,6 +112,7 @@ def view(state: Game, player: str | None, hooks: Hooks) -> dict[str, Any]:
         ch = content.characters.get(p.character) if p.character else None
         d.update(character_name=ch.name if ch else None, max_life=p.max_life, max_fate=p.max_fate,
                  trophies=[content.cards[t].name for t in p.trophies], toad=p.toad, miss=p.miss, quest=p.quest,
+                 quest_said=_quest(content, p.quest),
                  objects=[content.cards[o].name for o in p.objects],
                  followers=[content.cards[f].name for f in p.followers])
         players[p.name] = d
@@ -143,6 +144,17 @@ def view(state: Game, player: str | None, hooks: Hooks) -> dict[str, Any]:
         "prompt": prompt,
         "mine": mine,
     }
+
+
+def _quest(content: Content, quest: str | None) -> list[Any] | None:
+    """A Warlock quest held (a Quest card's slug, or the table's roll), as what it asks: a message
+    whose id is its content file's text ([id, args], as JSON keeps it)."""
+    if not quest:
+        return None
+    card = content.cards.get(quest)
+    row = card.props if card else content.quests.get(int(quest), {}) if quest.isdigit() else {}
+    said = (card.text if card else None) or row.get("text") or row.get("name")
+    return msgspec.to_builtins(content_text(said)) if said else None
 
 
 def _pack_text(said: dict[str, Sequence[Text]]) -> dict[str, Any]:

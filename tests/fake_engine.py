@@ -171,7 +171,8 @@ def _sheet(state: Game, p: P, me: str | None) -> dict:
             "space_name": SPACES[p.space].replace("-", " ").title(), "region": "outer", "strength": 3, "craft": 3,
             "life": 4, "max_life": 4, "fate": 1, "max_fate": 1, "gold": p.gold, "alignment": "neutral",
             "alive": True, "objects": list(p.hand) if mine else [], "followers": [], "spells": [] if mine else 0,
-            "hand": [] if mine else 0, "area": [], "trophies": [], "toad": 0, "miss": 0, "quest": None}
+            "hand": [] if mine else 0, "area": [], "trophies": [], "toad": 0, "miss": 0, "quest": None,
+            "quest_said": None}
 
 
 def _prompt_dict(p: Prompt) -> dict:

@@ -181,3 +181,61 @@ def test_a_city_bounty_names_its_enemies_in_the_readers_language():
     assert claim.text.startswith("claim the bounty on Animals: 5 gold")
     with i18n.using("de"):
         assert engine_text.said(claim.text, claim.msg).startswith("das Kopfgeld für Tiere einfordern: 5 Gold")
+
+
+def _scenario(name: str, moves: int | None = None):
+    import tomllib
+
+    from engine import scenario
+
+    data = tomllib.loads((ROOT / "tests" / "scenarios" / f"{name}.toml").read_text())
+    return scenario.run({**data, "moves": data["moves"][:moves]})
+
+
+def test_a_companions_level_and_cost_read_in_the_readers_language():
+    """Issue 29: a Nemesis companion's next level, its cost and ability are its content file's texts,
+    translated (they were names, so English, in a German question)."""
+    state, _ = _scenario("nemesis-companion-level-up", 1)
+    raise_ = next(o for o in state.prompt.options if o.key == "companion-2")
+    assert raise_.text == "raise your companion to level 2 (pay 2 gold): heal all your lives"
+    with i18n.using("de"):
+        assert engine_text.said(raise_.text, raise_.msg) == \
+            "Ihren Gefährten auf Stufe 2 heben (2 Gold zahlen): alle Ihre Leben heilen"
+
+
+def test_a_warlock_quest_reads_in_the_readers_language_in_its_event_and_on_the_sheet():
+    """The quest taken (the table's, and a Quest card's) is said in the event and on the reader's
+    sheet in their words (the sheet showed the roll's number, "Quest: 1.")."""
+    from engine import api
+    from pbem.outbound import reports
+
+    state, events = _scenario("warlock-quest")
+    taken = next(e for e in events if "takes a Warlock quest" in e.text)
+    own = api.view(state, "alice")["players"]["alice"]
+    assert taken.text == "alice rolls 5 and takes a Warlock quest: Give 3G to the Warlock."  # one full stop
+    assert reports.sheet(own)["notes"] == ["Quest: Give 3G to the Warlock."]
+    with i18n.using("de"):
+        assert engine_text.said(taken.text, taken.msg).endswith(
+            "Hexenmeister-Aufgabe: Geben Sie dem Hexenmeister 3 Gold.")
+        assert reports.sheet(own)["notes"] == ["Aufgabe: Geben Sie dem Hexenmeister 3 Gold."]
+    _, events = _scenario("cataclysm-quest-deck-impossible")
+    drawn = next(e for e in events if "draws a Warlock Quest" in e.text)
+    with i18n.using("de"):
+        assert engine_text.said(drawn.text, drawn.msg).endswith(
+            "Platzhalter-Aufgabenkarte (Text nicht bekannt): 2 Gold abgeben.")
+
+
+def test_a_wish_reads_in_the_readers_language():
+    state, _ = _scenario("enchanter-wish", 1)
+    asked = api_decoded(state).prompt
+    assert asked.question == "Enchanter grants you a wish." and asked.options[1].text == "gain 1 gold"
+    with i18n.using("de"):
+        enchanter = engine_text.name("Enchanter")
+        assert engine_text.said(asked.question, asked.msg) == f"{enchanter} gewährt Ihnen einen Wunsch."
+        assert engine_text.said(asked.options[1].text, asked.options[1].msg) == "1 Gold erhalten"
+
+
+def api_decoded(state):
+    from engine import api
+
+    return api.decode(api.encode(state))

@@ -33,7 +33,7 @@ from engine.rules.machine import Ctx, on_answer, task
 from engine.rules.movement import one_space_only, place
 from engine.rules.rerolls import offer_reroll
 from engine.state import Option, Prompt, Task, option
-from engine.text import Msg, Text, msg
+from engine.text import Msg, Text, content_text, msg
 
 RING = "city"
 
@@ -314,7 +314,8 @@ class City(Pack):
         p, cards = ctx.player(i), ctx.content.cards
         if p.toad:
             return None
-        return [option(f"drink-{c}", msg("drink {card}: {text}", card=cards[c].name, text=cards[c].text))
+        return [option(f"drink-{c}", msg("drink {card}: {text}", card=cards[c].name,
+                                                    text=content_text(cards[c].text)))
                 for c in dict.fromkeys(p.objects) if cards[c].hook == city_shops.POTION]
 
     def start_choice(self, ctx: Ctx, i: int, key: str) -> bool | None:

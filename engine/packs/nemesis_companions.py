@@ -14,7 +14,7 @@ from engine.packs.nemesis_board import living
 from engine.rules import stats
 from engine.rules.machine import Ctx, task
 from engine.state import Game, Option, Task, option
-from engine.text import Text, msg
+from engine.text import Text, content_text, msg
 
 
 def level(s: Game, name: str) -> int:
@@ -58,10 +58,11 @@ def start_options(ctx: Ctx, i: int) -> list[Option]:
     row = next_level(ctx, i)
     if row is None:
         return []
-    return [option(f"companion-{row['level']}",
-                   msg("raise your companion to level {row} ({cost}): {row2}", row=row["level"], cost=row["cost_text"],
-                       row2=row["text"]) if row.get("cost_text") else
-                   msg("raise your companion to level {row}: {row2}", row=row["level"], row2=row["text"]))]
+    level, ability = row["level"], content_text(row["text"])
+    return [option(f"companion-{level}",
+                   msg("raise your companion to level {row} ({cost}): {row2}", row=level,
+                       cost=content_text(row["cost_text"]), row2=ability) if row.get("cost_text") else
+                   msg("raise your companion to level {row}: {row2}", row=level, row2=ability))]
 
 
 def start_choice(ctx: Ctx, i: int, key: str) -> bool | None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from engine.packs.sea_voyage_state import off_board, settings
 from engine.rules.machine import Ctx, on_answer
 from engine.state import Player, Prompt, option
-from engine.text import msg
+from engine.text import content_text, msg
 
 
 def fleet(ctx: Ctx, p: Player) -> list[str]:
@@ -43,7 +43,7 @@ def naval_shop(ctx: Ctx, i: int) -> None:
     held = {c for c in p.objects if cards[c].prop("naval")}
     opts = [option(c,
                    msg("buy {card} for {prop} gold: {text}", card=cards[c].name, prop=cards[c].prop('price', 0),
-                       text=cards[c].text))
+                       text=content_text(cards[c].text)))
             for c in dict.fromkeys(ctx.s.decks.get("naval", []))
             if c not in held and cards[c].prop("price", 0) <= p.gold]
     ctx.ask(i, "sea-naval", msg("Buy Naval Objects for the voyage (at most one of each type)?"),

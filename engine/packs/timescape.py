@@ -22,6 +22,7 @@ from typing import Any
 from engine import ops, rng, words
 from engine.config import ConfigError
 from engine.content import die_row, pack_table
+from engine.ops import WISHES
 from engine.packs.base import Pack
 from engine.rules import encounter, stats
 from engine.rules.encounter import next_group, still_there
@@ -464,11 +465,10 @@ def strip(ops: list) -> list:
             continue
         o = dict(o)
         if o.get("op") == "wish":  # the wish without its teleport
-            choice = {"op": "choose", "question": "A wish is granted: choose one.", "options": [
-                {"key": k, "text": f"gain 1 {w}",
-                 "then": [{"op": "spell"} if k == "spell" else {"op": "gain", "what": k}]}
-                for k, w in (("spell", "Spell"), ("gold", "gold"), ("strength", "Strength"), ("craft", "Craft"),
-                             ("life", "life"), ("fate", "fate"))]}
+            # content data (it may be kept in a saved game's stack): the texts as the message ids they are
+            choice = {"op": "choose", "question": msg("A wish is granted: choose one.").id, "options": [
+                {"key": k, "text": said.id, "then": [{"op": "spell"} if k == "spell" else {"op": "gain", "what": k}]}
+                for k, said in WISHES.items()]}
             o = {"op": "if", "test": o["test"], "then": [choice]} if o.get("test") else choice
         for key in ("then", "else"):
             if key in o:

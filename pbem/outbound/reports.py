@@ -150,7 +150,8 @@ def sheet(p: dict | None, where: str = "-", marked: glossary.StandIns | None = N
     if p.get("miss"):
         notes.append(_("You miss %(n)s turn(s).", n=p["miss"]))
     if p.get("quest"):
-        notes.append(_("Quest: %(quest)s.", quest=p["quest"]))
+        said = p.get("quest_said")  # what it asks, in the reader's words (an older engine: the quest's id)
+        notes.append(_("Quest: %(quest)s", quest=engine_text.line(said) if said else p["quest"]))
     spells = p.get("spells", [])
     return {
         "character": p.get("character_name") or p.get("character") or "?",
