@@ -153,7 +153,7 @@ def test_every_german_row_names_what_its_pack_prints():
             assert set(r["abilities"]) == set(characters[r["printed"]].abilities), r["printed"]
 
 
-DONE = ("revised4",)  # packs whose every text has its German text
+DONE = ("revised4", "cataclysm", "city", "dungeon", "deep-realms")  # packs whose every text has its German text
 PACKS = sorted(p.name for p in ROOT.iterdir() if p.is_dir() and p.name != "revised4")
 
 
