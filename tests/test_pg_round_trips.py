@@ -52,6 +52,8 @@ def test_an_answered_mail_pipelines_its_writes_on_postgresql(make_service, pg_ur
     assert statements >= 30, sent  # the answer, its four replies queued, rendered and marked sent
     # Without the pipeline every statement, BEGIN, SAVEPOINT and COMMIT was a wait of its own: 47
     # round trips for 45 statements here. With it 37: the answer's unread writes, its lock, its
-    # notifications, BEGIN and COMMIT share the waits of the reads that follow them.
-    assert waits <= statements - 8, (waits, sent)
-    assert waits <= 38, (waits, sent)
+    # notifications, BEGIN and COMMIT share the waits of the reads that follow them. Its four
+    # mails then read their seats once (sending.send_due: read_once), not once each: 35 for 42;
+    # and its four outbox rows go in the pipeline too (outbox.enqueue not `counted`): 31.
+    assert waits <= statements - 10, (waits, sent)
+    assert waits <= 31, (waits, sent)

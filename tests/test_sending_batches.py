@@ -187,7 +187,7 @@ def test_serve_once_reads_the_outbox_only_by_page_and_due_time(make_service, mon
 def test_a_round_claims_and_marks_in_single_statements_and_reads_a_frame_once(svc, game):
     """A claim and a mark "sent" are each one statement, its own commit (no BEGIN and COMMIT
     around them: each is still committed before the next mail goes, so a kill loses no mark);
-    a move's readers share its stored frame, read once a round."""
+    a move's readers share its stored frame, read once a round, and their seat rows."""
     asyncio.run(sending.send_due(svc))  # the opening mails
     sql = "SELECT context FROM outbox WHERE status = 'queued' AND context LIKE '%\"stored\"%'"
     for _ in range(12):  # until a move is reported to both players (their reports share its frame)
@@ -208,3 +208,7 @@ def test_a_round_claims_and_marks_in_single_statements_and_reads_a_frame_once(sv
     read = [s for s in statements if s.startswith("SELECT frame FROM report_frames")]
     stored = {msgspec.json.decode(r["context"])["board"]["stored"] for r in queued}
     assert len(read) == len(stored) < len(queued)
+    # each mail fills in its reader's token from the seat row as it is now: one read of the
+    # game's seats for the mails of one game that go together, not one a mail
+    seats = [s for s in statements if s.startswith("SELECT * FROM players WHERE game")]
+    assert due >= 3 and len(seats) == 1, seats

@@ -93,7 +93,7 @@ def send_due(svc: Service) -> int:
             root = reports.message_id(svc, None, "moderator", "digests")  # one thread of digests
             ctx = context(svc, rows)
             if outbox.enqueue(svc, kind="digest", message_id=mid, sender=svc.settings.address, to=to, to_name=None,
-                              subject=subject(rows), context=ctx, in_reply_to=root, references=[root]):
+                              subject=subject(rows), context=ctx, in_reply_to=root, references=[root], counted=True):
                 svc.store.notices_told(to, rows[0]["last"], mid)
                 queued += 1
     return queued

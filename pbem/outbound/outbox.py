@@ -81,7 +81,7 @@ def enqueue(svc: Service, *, kind: str, message_id: str, sender: str, to: str, t
             references: Sequence[str | None] = (), inbox_id: int | None = None, since_seq: int | None = None,
             extra_headers: dict | None = None, reply: bool = False, calendar: str | None = None,
             by_address: bool = False, offered: str | None = None,
-            told: list[tuple[str, str, int]] | None = None) -> bool:
+            told: list[tuple[str, str, int]] | None = None, counted: bool = False) -> bool | None:
     """Queue one mail: the `context` template `kind` is rendered from when it is sent, or a
     `text` and `html` already made (a resent mail). `player` (a players row) gets a Reply-To
     carrying their token; `marker`, if given, is what the texts use in place of that token.
@@ -93,7 +93,9 @@ def enqueue(svc: Service, *, kind: str, message_id: str, sender: str, to: str, t
     tells what happened, each as (game, seat, its `reported_seq` before), which a bounce of it
     rewinds (pbem/outbound/bounces.py), as a report's `since_seq`. The mail is
     in the language texts are made in now (pbem/base/i18n.py `using`): it says so in
-    `Content-Language`, and its context renders in it."""
+    `Content-Language`, and its context renders in it. `counted`: return whether it was queued
+    (False: a mail of the same Message-ID was, before) -- on PostgreSQL a wait for the server;
+    without it the row goes in the transaction's pipeline and None is returned."""
     held = _holding.get()
     if held is not None and kind in HELD_KINDS and to.lower() == held[0]:
         held[1].append({"kind": kind, "game": game, "context": context or {}})
@@ -128,7 +130,7 @@ def enqueue(svc: Service, *, kind: str, message_id: str, sender: str, to: str, t
                                 player=player["name"] if player else offered,
                                 token_marker=marker if tokened or offered else None, inbox_id=inbox_id,
                                 since_seq=since_seq, calendar=calendar,
-                                told=msgspec.json.encode(told).decode() if told else None)
+                                told=msgspec.json.encode(told).decode() if told else None, counted=counted)
 
 
 QUESTION_HEADER = "X-Talisman-Question"  # the question a report asks (a reply to it answers that one only)

@@ -8,6 +8,7 @@ reports write to, so that neither imports the other's importers.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import json
 import os
@@ -212,6 +213,10 @@ async def send_due(svc: Service, sender=None, stop: asyncio.Event | threading.Ev
     sent) goes on its row, which is due again at the next round, and the round goes on with
     the others.
 
+    The mails of one game that follow each other in a batch (a move's reports) read their seat
+    rows and deadlines once (Store.read_once: one statement, a round trip on PostgreSQL, for all
+    of them, as the seats were when the first of them went), not once a mail.
+
     A batch is one durable commit: its claim and each mail's mark "sent" are commits of their
     own (so a sender killed loses none of them), made durable by one fsync when the batch is
     done (`Store.group_commit`), not one each. A batch claims no more rows than its lease
@@ -237,11 +242,17 @@ async def send_due(svc: Service, sender=None, stop: asyncio.Event | threading.Ev
     more, failed, kept = True, False, False
     try:
         while more and not _stopped(stop):
-            with svc.store.group_commit():
+            with svc.store.group_commit(), contextlib.ExitStack() as seats:
                 batch = svc.store.claim_outbox_rows(OWNER, lease, size, skip=skipped)
                 more = len(batch) == size  # fewer: none was left due and free (what comes later, the next round)
                 last_start = monotonic() + lease - one  # a send begun later might outlast the claim
+                game = None
                 for n, row in enumerate(batch):
+                    if row["game"] != game:  # a move's mails come together: their seats read once for them
+                        seats.close()
+                        game = row["game"]
+                        if game:
+                            seats.enter_context(svc.store.read_once(game))
                     if n and (_stopped(stop) or monotonic() > last_start):
                         with svc.store.transaction():
                             svc.store.release_outbox(OWNER, [r["id"] for r in batch[n:]])

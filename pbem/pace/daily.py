@@ -131,4 +131,4 @@ def queue(svc: Service, address: str, *, mid_parts: tuple, outcomes: list[dict] 
                               sender=svc.settings.address, to=address, to_name=None, subject=subject, context=ctx,
                               by_address=True, in_reply_to=in_reply_to, references=[in_reply_to],
                               inbox_id=inbox_id, reply=in_reply_to is not None, calendar=cal,
-                              told=told if catch_up else None)
+                              told=told if catch_up else None, counted=True) is True

@@ -505,18 +505,25 @@ class Store:
     def add_outbox(self, *, message_id: str, kind: str, to_addr: str, subject: str, headers: dict,
                    text: str, html: str | None = None, game: str | None = None, player: str | None = None,
                    token_marker: str | None = None, inbox_id: int | None = None, context: str | None = None,
-                   since_seq: int | None = None, calendar: str | None = None, told: str | None = None) -> bool:
+                   since_seq: int | None = None, calendar: str | None = None, told: str | None = None,
+                   counted: bool = True) -> bool | None:
         """Queue a mail (`context`: JSON it is rendered from when sent, pbem/outbound/outbox.py;
         `calendar`: its text/calendar part; `told`: a digest's seats and where each was before it);
-        a second row with the same Message-ID is the same mail and is dropped."""
+        a second row with the same Message-ID is the same mail and is dropped. `counted`: say
+        whether it was queued (else None: on PostgreSQL the row then goes without waiting, and
+        the outbox is notified either way)."""
         now = self.now()
-        n = self._run(
-            "INSERT INTO outbox (message_id, game, player, kind, to_addr, subject, headers, text, html, token_marker, "
-            "inbox_id, context, since_seq, calendar, told, status, attempts, created_at, next_attempt_at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued', 0, ?, ?) "
-            "ON CONFLICT (message_id) DO NOTHING",
-            (message_id, game, player, kind, to_addr, subject, msgspec.json.encode(headers).decode(), text, html,
-             token_marker, inbox_id, context, since_seq, calendar, told, now, now))
+        sql = ("INSERT INTO outbox (message_id, game, player, kind, to_addr, subject, headers, text, html, "
+               "token_marker, inbox_id, context, since_seq, calendar, told, status, attempts, created_at, "
+               "next_attempt_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued', 0, ?, ?) "
+               "ON CONFLICT (message_id) DO NOTHING")
+        params = (message_id, game, player, kind, to_addr, subject, msgspec.json.encode(headers).decode(), text, html,
+                  token_marker, inbox_id, context, since_seq, calendar, told, now, now)
+        if not counted:
+            self._write(sql, params)
+            self.notify("outbox")  # a mail queued before: a daemon woken for nothing
+            return None
+        n = self._run(sql, params)
         if n:
             self.notify("outbox")
         return n == 1
