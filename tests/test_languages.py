@@ -186,7 +186,8 @@ def test_every_template_in_every_language_has_no_untranslated_text(name, monkeyp
                                    "address", "sender", "copy_of", "public", "text", "why", "moderator_told",
                                    "character", "others", "token", "stand_ins", "commands", "turn", "decks", "lying",
                                    "packs", "rows", "map_text", "map_html", "p", "colour", "c", "colours", "own",
-                                   "hidden", "lang", "who", "frame", "board_svg", "log", "show_hands", "options",
+                                   "hidden", "lang", "who", "frame", "board_svg", "table_html", "log", "show_hands",
+                                   "options",
                                    "notice", "typed", "seat_url", "calendar_url", "languages", "csrf", "form_id",
                                    "max_upload_kb", "replay", "status", "detail", "timezone", "round", "daily",
                                    "mail_choices", "mail")}

@@ -533,7 +533,8 @@ def test_a_page_of_the_log_is_read_once_per_game_state_and_again_after_a_move(we
                         lambda self, *a, **k: made.append(self.name) or render(self, *a, **k))
     first = client.get(f"/g/{g}").text
     assert client.get(f"/g/{g}").text == first and read == [3]  # the second view read nothing
-    assert made == ["web/_log.html.j2", "web/game.html.j2", "web/game.html.j2"]  # nor rendered the log again
+    # nor rendered the log, the board or the sheets again: only the page's own parts
+    assert made == ["web/_table.html.j2", "web/_log.html.j2", "web/game.html.j2", "web/game.html.j2"]
     name, q = asked(svc, g)
     moderator.answer(svc, g, name, f"{q['id']}: {q['options'][0]['key']}")  # its reports read the log too
     read.clear()
@@ -544,3 +545,34 @@ def test_a_page_of_the_log_is_read_once_per_game_state_and_again_after_a_move(we
     read.clear()
     client.get(f"/g/{g}")
     assert read == [svc.store.game(g)["moves"]]
+
+
+def test_the_board_kept_is_the_game_as_it_stands_not_another_of_its_name_or_second(tmp_path):
+    """What a page keeps of a game's board is keyed by where the game stands (pages.standing: its
+    store, moves and state), not by its row's `updated_at`: a state written within the same
+    second (a rollback replayed to the same move), or another database's game of the same name
+    at the same move, shows its own board."""
+    from conftest import StillClock
+
+    from pbem.web import pages
+    still = StillClock()
+    homes = [open_service(settings=settings_mod.Settings(home=str(tmp_path / h)), clock=still) for h in "ab"]
+    try:
+        for svc, who in zip(homes, ({"alice": "wizard", "bob": "priest"}, {"alice": "troll", "bob": "elf"})):
+            newgame.create(svc, game_config(characters=who))
+        a, b = homes
+        g = a.store.games()[0]["id"]
+        assert b.store.games()[0]["id"] == g and a.store.game(g)["updated_at"] == b.store.game(g)["updated_at"]
+
+        def characters(svc) -> list[str]:
+            return [p["character"] for p in pages.public(svc, svc.store.game(g))["frame"]["players"]]
+        assert characters(a) != characters(b)  # the second database's game, not the first's kept board
+        before = characters(b)
+        state = b.engine.decode(b.store.game(g)["state"])
+        state.players[0].character = state.players[1].character  # the row written again, the same second
+        b.store.update_game(g, state=b.engine.encode(state))
+        assert b.store.game(g)["updated_at"] == a.store.game(g)["updated_at"]
+        assert characters(b) != before and characters(b)[0] == characters(b)[1]
+    finally:
+        for svc in homes:
+            svc.store.close()

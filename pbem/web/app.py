@@ -109,7 +109,7 @@ class Web:
     def game_page(self, request: Request) -> Response:
         svc = self.svc()
         game = self._game(request.path_params["game"])
-        ctx = pages.public(svc, game, svc.engine.decode(game["state"]), _number(request, "upto"))
+        ctx = pages.public(svc, game, None, _number(request, "upto"))  # the state decoded only if not kept
         return self.html("game", ctx)
 
     def seat_page(self, request: Request, notice: dict | None = None, typed: str = "",

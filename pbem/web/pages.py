@@ -67,6 +67,16 @@ def waiting(svc: Service, game: dict, view: dict) -> list[dict]:
 
 
 _lock = threading.Lock()  # pages are made in several threads: what they keep is shared
+
+
+def standing(svc: Service, game: dict) -> tuple:
+    """Where a game stands, as the key of what its pages keep: its store, its engine, its moves
+    and its state by a digest. Every move changes it; a rollback replayed to the same move, or
+    another database's game of the same name, does too (its `updated_at` may not, within a
+    second)."""
+    state = hashlib.blake2b(bytes(game["state"]), digest_size=16).digest()
+    return svc.settings.store_target, id(svc.engine), game["id"], game["moves"], state
+
 _logs: OrderedDict[tuple, dict] = OrderedDict()
 LOGS_KEPT = 256  # pages of the log as the games' readers last saw them
 
@@ -77,8 +87,7 @@ def log(svc: Service, game: dict, reader: str, upto: int | None = None) -> dict:
     refresh), and what its moves showed never changes while the game stands where it stood (the
     key: its state, by a digest, and its moves; a rollback replayed to the same move within the
     same second keeps `updated_at`, not the state)."""
-    state = hashlib.blake2b(bytes(game["state"]), digest_size=16).digest()
-    key = (svc.settings.store_target, id(svc.engine), game["id"], game["moves"], state, reader, upto, i18n.current())
+    key = (*standing(svc, game), reader, upto, i18n.current())
     done = _logs.get(key)
     if done is None:
         done = _log(svc, game, reader, upto)
@@ -115,19 +124,25 @@ def picture(view: dict) -> Markup:
 _drawn: OrderedDict[tuple, tuple] = OrderedDict()
 
 
-def _board(svc: Service, game: dict, state) -> tuple[dict, Markup, dict, bool]:
-    """(spectator's view, SVG, frame, whether anyone holds a hand): the same for every reader
-    of one game state and language (the SVG names spaces and cards in it), so made once per
-    state and language (a game row changes with every move)."""
-    key = (id(svc.engine), game["id"], game["moves"], game["updated_at"], i18n.current())
+def _board(svc: Service, game: dict, state=None) -> tuple[dict, Markup, dict, bool, Markup]:
+    """(spectator's view, SVG, frame, whether anyone holds a hand, the board and sheets as HTML:
+    templates/web/_table.html.j2): the same for every reader of one game state and language (the
+    SVG names spaces and cards in it), so made once per state and language, and only a page's
+    own parts are rendered for each view (at move 10,000 the sheets hold far more than at
+    move 10). `state`: the game row's, decoded (None: decoded here if it is not kept)."""
+    key = (*standing(svc, game), i18n.current())
     done = _drawn.get(key)
     if done is None:
+        state = svc.engine.decode(game["state"]) if state is None else state
         view = svc.engine.view(state, SPECTATOR)
         frame = reports.make_frame(svc, state)
         hands = {n: p.get("hand") for n, p in view["players"].items() if isinstance(p.get("hand"), int)}
         for row in frame["players"]:
             row["hand"] = hands.get(row["name"], 0)
-        done = (view, picture(view), frame, any(hands.values()))
+        svg = picture(view)
+        table = render.templates(svc).env.get_template("web/_table.html.j2").render(
+            turn=view["turn"], board_svg=svg, frame=frame, show_hands=any(hands.values()))
+        done = (view, svg, frame, any(hands.values()), Markup(table))
         with _lock:  # pages are made in several threads
             _drawn[key] = done
             while len(_drawn) > 64:
@@ -135,15 +150,15 @@ def _board(svc: Service, game: dict, state) -> tuple[dict, Markup, dict, bool]:
     return done
 
 
-def public(svc: Service, game: dict, state, upto: int | None = None, reader: str = SPECTATOR) -> dict:
+def public(svc: Service, game: dict, state=None, upto: int | None = None, reader: str = SPECTATOR) -> dict:
     """The game's public page: the board, the public sheets, the log (as `reader` may see it),
-    whom it waits for."""
-    view, svg, frame, show_hands = _board(svc, game, state)
+    whom it waits for. `state`: the game row's, decoded; None: only if its board is not kept."""
+    view, svg, frame, show_hands, table = _board(svc, game, state)
     over = bool(view["over"]) or game["status"] == "ended"
     return {"game": {"id": game["id"], "status": game["status"], "moves": game["moves"], "url":
                      links.game_path(game["id"])},
             "turn": view["turn"], "round": view.get("round"), "over": over, "winners": list(view.get("winners", [])),
-            "board_svg": svg, "frame": frame, "show_hands": show_hands,
+            "board_svg": svg, "frame": frame, "show_hands": show_hands, "table_html": table,
             "waiting": [] if over else waiting(svc, game, view),
             "log": log(svc, game, reader, upto), "replay": over and game["moves"] > 0}
 
