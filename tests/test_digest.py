@@ -125,9 +125,13 @@ DEADLINES = {"autumn": "72h", "winter": "24h", "spring": "48h"}  # the digest li
 
 @pytest.fixture
 def paced(make_service):
+    return paced_league(make_service)
+
+
+def paced_league(make_service, **db):
     """anna in three games, asked first in each, each game with its own deadline."""
     clk = StillClock(T0)
-    svc = make_service(clock=clk)
+    svc = make_service(clock=clk, **db)
     for name in GAMES:
         newgame.create(svc, game_config(name=name, seed=f"digest-{name}-seed-long", pace={
             "deadline": DEADLINES[name], "reminders": ["12h"]},
@@ -312,7 +316,7 @@ def test_the_digest_tells_what_happened_since_the_seats_last_mail(paced):
     assert "Since your last mail" not in outbox.mail(svc, rows_to(svc, "anna@example.org", "daily")[-1]["id"])["text"]
 
 
-def test_a_bounced_digest_tells_again_what_it_lost(paced):
+def test_a_bounced_digest_tells_again_what_it_lost(make_service, db_setting):
     """anna's digest tells what happened in winter since her last mail, and bounces: winter's
     seat is rewound to where it was (as a bounced report's is), her seats are marked
     undeliverable, and her next digest tells those moves again."""
@@ -321,7 +325,7 @@ def test_a_bounced_digest_tells_again_what_it_lost(paced):
     from pbem.inbound.process import handle as handle_mail
     from pbem.outbound import sending
 
-    svc, clk = paced
+    svc, clk = paced_league(make_service, **db_setting)  # migration 20 on both stores
     handle(svc, mail(["mail: digest"], sender="anna@example.org", tok=token(svc, "autumn", "anna")))
     play_winter_until_bob_asks_anna(svc)
     told, now = svc.store.player("winter", "anna")["reported_seq"], games.get(svc, "winter")["moves"]

@@ -393,3 +393,20 @@ def test_a_readers_answer_lines_are_in_her_words_and_play_the_same_move_by_mail(
         assert result.status == "applied", (line, result.outcome)
         assert svc.store.moves(g)[-1]["line"] == str(move), (line, str(move))  # the move the engine's key is
     assert german > 5 and {"links", "rechts", "cast-heilung", "neu-würfeln"} <= seen, (german, seen)
+
+
+def test_a_message_reaches_each_reader_in_their_own_language(svc):
+    """anna (German) writes to bob (English) with a copy for the moderator: bob reads the service's
+    words around her text in English, the moderator too; her receipt is German."""
+    g = mixed(svc, press="copied", moderator="mod@example.org")
+    handle(svc, mail(["an: bob", "Lassen wir den Drachen in Ruhe?"], sender="anna@example.de",
+                     tok=token(svc, g, "anna")))
+    [to_bob] = mails(svc, "bob@example.org", "press")
+    [copy] = mails(svc, "mod@example.org", "press")
+    for m, says in ((to_bob, "anna writes to you in the game"), (copy, "A copy for the moderator: anna wrote to bob")):
+        assert outbox.build(svc, m)["Content-Language"] == "en" and says in m["text"], m["text"]
+        assert "Lassen wir den Drachen in Ruhe?" in m["text"]
+    receipt = mails(svc, "anna@example.de", "receipt")[-1]
+    assert outbox.build(svc, receipt)["Content-Language"] == "de"
+    assert "An bob gesendet (die Spielleitung erhält eine Kopie)." in receipt["text"]
+    assert to_bob["subject"] == "[autumn] Message from anna" and copy["subject"] == to_bob["subject"]

@@ -153,3 +153,22 @@ def test_a_second_daemon_queues_no_second_digest(svc, make_service, clk):
     assert outbox.enqueue(other, kind="digest", message_id=mid, sender="a@x", to="mod@example.org",
                           to_name=None, subject="s", context={}, counted=True) is False
     assert len(digests(svc)) == 1
+
+
+def test_the_moderators_mail_is_english_whatever_the_readers_languages(make_service, clk):
+    """The moderator's digest is English (docs/architecture.md: its notices are stored as English
+    text and quote the command line): a league moderator whose own address reads German as a
+    player, and a daemon that last wrote a German player's mail, still send it in English."""
+    from pbem.base import i18n
+    from pbem.core import people
+
+    svc = make_service(engine=fake_engine, clock=clk)
+    g = newgame.create(svc, game_config(moderator="bob@example.org"))
+    people.set_language(svc, "bob@example.org", "de")
+    bounces.mark_undeliverable(svc, g, "alice", "550 5.1.1 no such user")
+    with i18n.using("de"):
+        assert notices.send_due(svc) == 1
+    [digest] = digests(svc)
+    assert outbox.build(svc, outbox.mail(svc, digest["id"]))["Content-Language"] == "en"
+    assert "Mail to alice cannot be delivered" in outbox.mail(svc, digest["id"])["text"]
+    assert "The game autumn now, turn" in outbox.mail(svc, digest["id"])["text"]

@@ -73,7 +73,7 @@ def test_no_press_when_off_and_an_unknown_name_is_explained(svc):
     since = last_id(svc)
     write(svc, g2, "alice", ["to: dave", "hello"])
     text = [t for r, t in mails(svc, since) if r["player"] == "alice"][0]
-    assert "no other player is called 'dave'" in text and "bob, carol" in text
+    assert 'no other player is called "dave"' in text and "bob, carol" in text
 
 
 def test_answers_above_a_message_are_played(svc):

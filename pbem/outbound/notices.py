@@ -17,7 +17,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING, NamedTuple
 
-from pbem.base import clock, log, terminal
+from pbem.base import clock, i18n, log, terminal
 from pbem.base.i18n import N_
 from pbem.core import games
 from pbem.outbound import outbox, reports
@@ -92,8 +92,11 @@ def send_due(svc: Service) -> int:
             mid = reports.message_id(svc, None, "digest", rows[0]["id"])
             root = reports.message_id(svc, None, "moderator", "digests")  # one thread of digests
             ctx = context(svc, rows)
-            if outbox.enqueue(svc, kind="digest", message_id=mid, sender=svc.settings.address, to=to, to_name=None,
-                              subject=subject(rows), context=ctx, in_reply_to=root, references=[root], counted=True):
+            with i18n.using(i18n.DEFAULT):  # the moderator's mail is English (docs/architecture.md)
+                queued_now = outbox.enqueue(svc, kind="digest", message_id=mid, sender=svc.settings.address, to=to,
+                                            to_name=None, subject=subject(rows), context=ctx, in_reply_to=root,
+                                            references=[root], counted=True)
+            if queued_now:
                 svc.store.notices_told(to, rows[0]["last"], mid)
                 queued += 1
     return queued
