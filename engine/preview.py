@@ -47,18 +47,6 @@ def _answered(state: Game, move: Move, faces: list[int] | None, events: list[Eve
     return ctx
 
 
-def _replayed(state: Game, move: Move, faces: list[int] | None, tasks: int, hooks: Hooks) -> Game:
-    """The game as it stood after the answer and its first `tasks` tasks: played again on a new
-    copy (the rules are deterministic, and none of those tasks drew), which costs less than a
-    copy kept before every task in case the next one draws."""
-    ctx = _answered(state, move, faces, [], hooks)
-    s = ctx.s
-    for _ in range(tasks):
-        t = s.stack.pop()
-        machine.TASKS[t.op](ctx, t)
-    return s
-
-
 def play(state: Game, player: str, key: str, hooks: Hooks, faces: list[int] | None = None,
          deeper: bool = True) -> dict[str, Any]:
     """The outcome of `player` answering `key` to the open question, with `faces` as the next
@@ -72,45 +60,51 @@ def play(state: Game, player: str, key: str, hooks: Hooks, faces: list[int] | No
     answer to the reader's next question and its outcome).
 
     A task that draws is undone whole (its state and its events): what it did after a draw,
-    or which it drew first, could tell the draw."""
+    or which it drew first, could tell the draw. Of the game as it stood before that task the
+    outcome reads only where the reader stood (the space, its name as it stood then, its
+    region): that is kept before each task, not the game (a copy before every task, or the
+    tasks played again on a new copy, cost a quarter of a preview)."""
     i = machine.Ctx(state, [], hooks).index(player)
     start, turn, marks = state.players[i].space, state.turn, _unknown_marks(state)
     move = Move(player, key, state.prompt.id if state.prompt else None)
     events: list[Event] = []
     stop = "end"
     cut: dict[str, Any] | None = None
+    stood: dict[str, Any] | None = None  # where the reader stood before a task taken back
     ctx = _answered(state, move, faces, events, hooks)
     s = ctx.s
     if _unknown_marks(s) != marks:  # the answer itself drew (a reroll's die beyond `faces`)
         s, stop = state, "unknown"  # only read from here on
         del events[:]
     else:
-        for done in range(_LIMIT):
+        for _ in range(_LIMIT):
             if s.prompt is not None:
                 stop = "question"
                 break
             if not s.stack or s.over:
                 break
-            seen = len(events)
+            seen, standing = len(events), _stand(ctx, i)
             t = s.stack.pop()
             meets: dict[str, Any] = {"op": t.op}
             meets.update({k: t.a[k] for k in ("name", "strength", "craft") if k in t.a})
             machine.TASKS[t.op](ctx, t)
             unknown = _unknown_marks(s) != marks
             if unknown or s.turn != turn:  # a draw; or the reader's turn is over: another story
-                s = _replayed(state, move, faces, done, hooks)
+                stood = standing  # all the outcome reads of the game then: not played again
                 del events[seen:]
                 if unknown:
                     stop, cut = "unknown", meets
                 break
     ctx = machine.Ctx(s, [], hooks)
+    if stood is None:
+        stood = _stand(ctx, i)
     seen_by = [e for e in events if visibility.may_see(e, player)]
     out: dict[str, Any] = {
         "events": [e.text for e in seen_by], "effects": [e.text for e in seen_by if e.kind not in TELLING],
         # the same as messages (engine/text.py), for a reader's language
         "event_msgs": [e.msg for e in seen_by], "effect_msgs": [e.msg for e in seen_by if e.kind not in TELLING],
-        "moved": s.players[i].space != start, "stop": stop, "cut": cut, "question": None, "asked": []}
-    out.update(_stand(ctx, i))
+        "moved": stood["space"] != start, "stop": stop, "cut": cut, "question": None, "asked": []}
+    out.update(stood)
     if stop == "question" and s.prompt is not None:
         out["question"] = s.prompt.question
         out["question_msg"] = s.prompt.msg
