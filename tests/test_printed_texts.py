@@ -69,20 +69,22 @@ def test_cards_drawn_along_a_game_are_explained_in_each_readers_language(svc):
     toks = {p["name"]: token(svc, g, p["name"]) for p in svc.store.players(g)}
     by_german = {printed_names.name(c.name, "de"): c for c in reversed(list(CARDS.values()))}
     by_name = {c.name: c for c in reversed(list(CARDS.values()))}
-    drawn = {"alice": 0, "bob": 0}
+    drawn = {"alice": 0, "bob": 0, "alice's stand-ins": 0}
     seen = 0
-    for _ in range(120):
+    for _ in range(200):
         for row, text in mails(svc, seen):
             text = flat(text)
             if row["player"] == "alice":
+                assert "(stand-in)" not in text  # a stand-in card drawn says so in her words: "(Platzhalter)"
                 for name in re.findall(r"\b\w+ zieht ([A-ZÄÖÜ][\w' -]*?)(?= —|\.)", text):
                     card = by_german.get(name)
                     if card is not None and card.text:
                         line = flat(glossary.one_line(card, "de"))
                         assert line != flat(glossary.one_line(card, "en")), name  # a German text, not the fallback
-                        assert f"zieht {name} — {line}" in text, name
+                        assert f"zieht {name} — {line}" + ("" if card.confirmed else " (Platzhalter)") in text, name
                         assert flat(glossary.one_line(card, "en")) not in text, name
                         drawn["alice"] += 1
+                        drawn["alice's stand-ins"] += not card.confirmed
             elif row["player"] == "bob":
                 for name in re.findall(r"\b\w+ draws ([A-Z][\w' -]*?)(?= —|\.)", text):
                     card = by_name.get(name)
@@ -91,7 +93,7 @@ def test_cards_drawn_along_a_game_are_explained_in_each_readers_language(svc):
                         drawn["bob"] += 1
         seen = last_id(svc)
         state = games.state(svc, games.get(svc, g))
-        if state.over or min(drawn.values()) >= 3:
+        if state.over or min(drawn.values()) >= 2:
             break
         move = bot.choose(state, rnd)
         if move.player == svc.engine.MODERATOR:
@@ -99,7 +101,7 @@ def test_cards_drawn_along_a_game_are_explained_in_each_readers_language(svc):
         else:
             handle(svc, mail([f"{move.prompt}: {move.key}"], sender=f"{move.player}@example.org",
                              tok=toks[move.player], game=g))
-    assert min(drawn.values()) >= 3, drawn
+    assert min(drawn.values()) >= 2, drawn
 
 
 def test_a_text_the_file_does_not_give_stays_english_and_english_readers_keep_theirs():
@@ -156,10 +158,28 @@ def test_every_german_row_names_what_its_pack_prints():
 PACKS = sorted(p.name for p in ROOT.iterdir() if p.is_dir() and p.name != "revised4")
 
 
+def numbers(text: str) -> list[str]:
+    return sorted(re.findall(r"\d+", glossary.plain(text)))
+
+
 def test_every_content_text_a_reader_sees_has_its_german_text():
-    """A new card, summary or ability without its German text fails here by name; and no German
-    line is cut short ("…", glossary.LONGEST) where the English one is whole."""
+    """A new card, summary or ability without its German text fails here by name; a German text
+    says the numbers its English says (a Strength, a price, a roll: a changed English number
+    leaves the German stale, and fails here); and no German line is cut short ("…",
+    glossary.LONGEST) where the English one is whole."""
     assert printed_texts.missing("de") == []
+    for path in sorted(ROOT.glob("*/*.toml")):
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        for table in ("card", "spell", "item", "talisman"):
+            rows = data.get(table, [])
+            for row in [rows] if isinstance(rows, dict) else rows:
+                german = printed_texts.card(path.parent.name, row["name"], "de")
+                for field in ("text", "summary"):
+                    if row.get(field):
+                        assert numbers(row[field]) == numbers(german[field]), (path.parent.name, row["name"], field)
+        for ch in data.get("character", []):
+            for a in ch.get("abilities", []):
+                assert numbers(a["text"]) == numbers(printed_texts.ability(ch["name"], a["key"], "de") or ""), a["key"]
     for pack in ("revised4", *PACKS):
         for card in content.load("revised4", () if pack == "revised4" else (pack,)).cards.values():
             if card.pack == pack and card.text:

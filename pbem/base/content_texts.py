@@ -8,7 +8,7 @@ a few other texts the engine puts in a question, an event or a sheet: a Nemesis 
 sale and the City's Potions (their cards' `text`: SAID_DECKS, SAID_HOOKS). This is the extractor
 pybabel reads them with (babel-engine.cfg, `make locale`, into engine.pot). Names stay apart
 (pbem/base/engine_text.py `name`), as does everything the engine only computes with, and the other
-cards' rules texts (the glossary's, English).
+cards' rules texts (the glossary's: pbem/base/printed_texts.py).
 """
 from __future__ import annotations
 
