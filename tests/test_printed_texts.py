@@ -112,6 +112,9 @@ def test_a_text_the_file_does_not_give_stays_english_and_english_readers_keep_th
     assert glossary.one_line(goblin, "fr") == glossary.plain(goblin.text)  # no French file
     immobility = CARDS["immobility"]  # a summary where the text is long: the German summary
     assert glossary.one_line(immobility, "de") == printed_texts.card("revised4", "Immobility", "de")["summary"]
+    potion = content.load("revised4", ("city",)).cards["healing-draught"]  # a text the engine shows itself:
+    said = i18n.translations("de", i18n.ENGINE_DOMAIN).gettext(potion.text)  # its one German, the catalogue's
+    assert glossary.one_line(potion, "de") == glossary.plain(said) != glossary.plain(potion.text)
     assert printed_texts.ability("Wizard", "keep-one-spell", "de").startswith("Er hält")
     assert printed_texts.ability("Prophetess", "keep-one-spell", "de").startswith("Sie hält")  # one key, two texts
 
@@ -173,7 +176,7 @@ def test_every_content_text_a_reader_sees_has_its_german_text():
         for table in ("card", "spell", "item", "talisman"):
             rows = data.get(table, [])
             for row in [rows] if isinstance(rows, dict) else rows:
-                german = printed_texts.card(path.parent.name, row["name"], "de")
+                german = printed_texts.card(path.parent.name, row["name"], "de", row.get("text", ""))
                 for field in ("text", "summary"):
                     if row.get(field):
                         assert numbers(row[field]) == numbers(german[field]), (path.parent.name, row["name"], field)

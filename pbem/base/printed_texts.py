@@ -8,7 +8,8 @@ the printed name as names.toml's are: a card's within its pack's file (the card 
 so "Ring", printed by two packs with two texts, is one row in each pack's file; the Purchase
 deck's Axe shares the Adventure Axe's row, as a report explains a card by its name). A reader of
 that language reads these where a report or the welcome shows the content's words
-(pbem/outbound/glossary.py, reports.py); a text the files do not give stays English. Read once
+(pbem/outbound/glossary.py, reports.py); a card text the engine shows itself is translated in
+the `engine` catalogue instead (`card`); a text neither gives stays English. Read once
 per process and content overlay, the moderator's content folder's file over the packaged one
 (printed_names.rows): an owner of the printed cards corrects a text there, field by field.
 """
@@ -20,15 +21,25 @@ from importlib import resources
 
 from engine import content
 from engine.schema import TEXT_ROWS
-from pbem.base import printed_names
+from pbem.base import i18n, printed_names
 
 FILE = "texts.toml"
 KINDS = tuple(TEXT_ROWS)  # card, character
 
 
-def card(pack: str, printed: str, lang: str) -> dict[str, str]:
-    """The `lang` row of the card `printed` of `pack` (its `text`, maybe its `summary`); {} if none."""
-    return _table(lang, content.generation()).get(("card", pack, printed), {})
+def card(pack: str, printed: str, lang: str, english: str = "") -> dict[str, str]:
+    """The `lang` words of the card `printed` of `pack`: its row (`text`, maybe `summary`); else,
+    for a card whose `english` text the engine shows itself (a Potion to drink, a Naval Object on
+    sale, a Quest drawn: content_texts.SAID_DECKS, SAID_HOOKS), that text's translation in the
+    `engine` catalogue, so that one text has one translation; else {}."""
+    row = _table(lang, content.generation()).get(("card", pack, printed))
+    if row is not None or not english or lang == i18n.DEFAULT:
+        return row or {}
+    try:
+        said = i18n.translations(lang, i18n.ENGINE_DOMAIN).gettext(english)
+    except LookupError:  # a language the service has no catalogue for
+        return {}
+    return {"text": said} if said != english else {}
 
 
 def ability(character: str, key: str, lang: str) -> str | None:
@@ -59,7 +70,7 @@ def missing(lang: str) -> list[str]:
             for table in ("card", "spell", "item", "talisman"):
                 rows = data.get(table, [])
                 for row in [rows] if isinstance(rows, dict) else rows:
-                    given = card(folder.name, row["name"], lang)
+                    given = card(folder.name, row["name"], lang, row.get("text", ""))
                     out += [f"{folder.name}: {row['name']}" + (" (summary)" if field == "summary" else "")
                             for field in ("text", "summary") if row.get(field) and field not in given]
             for ch in data.get("character", []):

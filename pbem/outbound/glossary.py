@@ -31,7 +31,7 @@ def plain(text: str) -> str:
 
 def one_line(card, lang: str | None = None) -> str:
     """The card's line for a reader of `lang` (the current language if None)."""
-    given = printed_texts.card(card.pack, card.name, lang or i18n.current())
+    given = printed_texts.card(card.pack, card.name, lang or i18n.current(), card.text)
     text = (given.get("summary") or plain(given["text"]) if "text" in given
             else card.prop("summary") or plain(card.text))
     if len(text) > LONGEST:
