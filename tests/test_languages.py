@@ -13,7 +13,7 @@ from babel.messages.pofile import read_po
 from conftest import game_config, legal, mail, token
 from test_web import hidden, seat_url, web  # noqa: F401 -- the fixture
 
-from pbem.base import i18n, option_keys
+from pbem.base import engine_text, i18n, option_keys
 from pbem.core import games, people
 from pbem.inbound import mailtext, orders
 from pbem.inbound.process import handle
@@ -410,3 +410,27 @@ def test_a_message_reaches_each_reader_in_their_own_language(svc):
     assert outbox.build(svc, receipt)["Content-Language"] == "de"
     assert "An bob gesendet (die Spielleitung erhält eine Kopie)." in receipt["text"]
     assert to_bob["subject"] == "[autumn] Message from anna" and copy["subject"] == to_bob["subject"]
+
+
+def test_a_default_played_for_a_german_reader_is_told_in_her_words(make_service):
+    """anna (German) misses her deadline: the mail that tells her names the question and the
+    answer played for her as her reports do (German question, her word for the key)."""
+    from conftest import StillClock
+
+    from pbem.pace import deadlines
+
+    clk = StillClock()
+    svc = make_service(clock=clk)
+    g = mixed(svc, pace={"deadline": "48h"}, characters={"anna": "warrior", "bob": "priest"})
+    state = games.state(svc, games.get(svc, g))
+    [prompt] = [p for p in svc.engine.prompts(state) if "anna" in p.players]
+    clk.at(hours=49)
+    assert deadlines.tick(svc)["defaults"] == 1
+    [told] = mails(svc, "anna@example.de", "default")
+    key = svc.store.moves(g)[-1]["line"].rsplit(" ", 1)[1]
+    with i18n.using("de"):
+        asked = engine_text.said(prompt.question, prompt.msg)
+        word = option_keys.shown(key, "de")
+    assert word != key and asked != prompt.question  # a key and a question a German reader reads otherwise
+    assert " ".join(asked.split()) in " ".join(told["text"].split()), told["text"]
+    assert f"\n  {word}\n" in told["text"] and prompt.question not in told["text"], told["text"]

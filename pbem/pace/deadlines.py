@@ -16,7 +16,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
-from pbem.base import clock, i18n, log
+from pbem.base import clock, engine_text, i18n, log, option_keys
 from pbem.core import games, people
 from pbem.core.games import GameError
 from pbem.outbound import announce, notices, outbox, reports
@@ -184,9 +184,12 @@ def _default(svc: Service, game: dict, row: dict, now: datetime) -> bool:
                     key=f"refused{prompt.id}", game=game["id"])
         return False
     tz = people.zone(svc, game, row["player"])
-    extra = {"applied": played.applied, "failed": None, "unused": [], "check": False,
-             "defaulted": {"prompt": prompt.id, "question": prompt.question, "key": key,
-                           "due": clock.local(clock.parse(row["due_at"]), tz)}}
+    seat = svc.store.player(game["id"], row["player"])
+    with i18n.using(people.language(svc, game, row["player"], seat["email"] if seat else None)):
+        asked = engine_text.said(prompt.question, getattr(prompt, "msg", None))  # in the reader's words
+        extra = {"applied": played.applied, "failed": None, "unused": [], "check": False,
+                 "defaulted": {"prompt": prompt.id, "question": asked, "key": option_keys.shown(key, i18n.current()),
+                               "due": clock.local(clock.parse(row["due_at"]), tz)}}
     announce.queue_reports(svc, game, played, sender=row["player"], sender_kind="default", sender_extra=extra,
                            pace=reported.part)
     log.get(game=game["id"]).info("default played", player=row["player"], prompt=prompt.id, key=key)
