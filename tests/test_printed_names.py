@@ -162,6 +162,10 @@ def test_every_packs_german_names_name_what_the_pack_prints_once_each():
     for row in printed_names.rows("de"):
         other = shown.setdefault(row["name"], row["printed"])
         assert other == row["printed"], f'"{row["name"]}" is the German name of both {other} and {row["printed"]}'
+    # a lasting effect is named by the card that lays it (engine/rules/turn.py effect_name): each one has German
+    lasting = {"Hex", "Destroy Magic"} | {cd.name for p in registry.PACKS for cd in content.load(
+        "revised4", (p.name,)).cards.values() if any(o.get("op") == "lasting" for o in cd.effect)}
+    assert "Blizzard" in lasting and all(printed_names.name(n, "de") != n for n in lasting), lasting
     assert printed_names.name("City Gate", "de") == "Stadttor" and printed_names.name("Cave Rat", "de") == "Höhlenratte"
     assert printed_names.name("Boon 1", "de") == "Boon 1"  # a stand-in's number: not named, as printed
     assert orders._answer("2: stadttor") == "2: city-gate"  # answered with the name shown
