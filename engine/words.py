@@ -47,3 +47,26 @@ def series(items: Iterable[Text]) -> Msg:
     if len(out) <= 1:
         return msg("{item}", item=out[0] if out else "")
     return msg("{first}; {rest}", first=out[0], rest=series(out[1:]))
+
+
+# The foes a fight names in words of its own rather than a card's printed name (its `name`, English)
+FOES = {"an Alien": msg("an Alien"), "the Alien": msg("the Alien"), "the Warp Demon": msg("the Warp Demon"),
+        "the mutinous crew": msg("the mutinous crew"), "the Command Spell": msg("the Command Spell")}
+
+
+def joined(items: list[Text]) -> Msg:
+    """"a and b and c", as a message (a group of Enemies met together)."""
+    if len(items) <= 1:
+        return msg("{item}", item=items[0] if items else "")
+    return msg("{first} and {last}", first=items[0], last=joined(items[1:]))
+
+
+def foe(content: Content, fight: dict) -> Text:
+    """Whom a fight (a task's arguments: its English `name`, the `cards` met) is against, as a
+    message says it: the cards met together, each by its name; a foe of FOES; else its name as
+    printed (a name the reader's language translates)."""
+    name, cards = fight.get("name", ""), fight.get("cards") or []
+    if len(cards) > 1 and all(c in content.cards for c in cards) and \
+            name == " and ".join(card(content, c) for c in cards):
+        return joined([card(content, c) for c in cards])
+    return FOES.get(name, name)

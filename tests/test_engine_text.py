@@ -6,6 +6,7 @@ from __future__ import annotations
 import string
 from pathlib import Path
 
+import msgspec
 from babel.messages.extract import extract_from_dir
 from babel.messages.pofile import read_po
 
@@ -239,3 +240,26 @@ def api_decoded(state):
     from engine import api
 
     return api.decode(api.encode(state))
+
+
+def test_an_enemy_outside_the_four_kinds_and_a_group_of_enemies_read_in_the_readers_language():
+    """Issue 29: an Alien (the Timescape's) is a foe of its own words; Enemies met together are
+    named each by the reader's name, joined in their language ("Wolf und Goblin"); the City's
+    posters name the Aliens' bounty as a word of its own."""
+    from engine import words
+    from engine.content import load
+    from engine.packs import city_posters
+
+    content = load("revised4", ("timescape",))
+    alien = words.foe(content, {"name": "an Alien", "strength": 9})  # Death World's (engine/packs/timescape.py)
+    faced = msg("{a} ({kind}, {value}) faces you.", a=alien, kind=word("battle"), value=9)
+    assert faced.english() == "an Alien (battle, 9) faces you."
+    with i18n.using("de"):
+        assert engine_text.said(faced.english(), msgspec.to_builtins(faced)) == \
+            "ein Alien (Kampf 9) stellt sich Ihnen entgegen."
+    _, events = _scenario("enemies-combine")
+    beaten = next(e for e in events if e.text == "alice beats Wolf and Goblin.")
+    with i18n.using("de"):
+        wolf, goblin = engine_text.name("Wolf"), engine_text.name("Goblin")
+        assert engine_text.said(beaten.text, beaten.msg) == f"alice besiegt {wolf} und {goblin}."
+    assert city_posters.KINDS["alien"].english() == "Aliens" and words.FOES["the Warp Demon"].id == "the Warp Demon"

@@ -20,11 +20,12 @@ from engine.rules.items import discard
 from engine.rules.machine import Ctx
 from engine.rules.turn import spend_trophy
 from engine.state import Option, option
-from engine.text import msg, word
+from engine.text import Msg, msg, word
 
 DECK = "wanted-poster"
 # the Enemy kinds a poster names, as the bounty's option says them (a kind not here: "Kinds")
-KINDS = {"dragon": msg("Dragons"), "animal": msg("Animals"), "monster": msg("Monsters"), "spirit": msg("Spirits")}
+KINDS = {"dragon": msg("Dragons"), "animal": msg("Animals"), "monster": msg("Monsters"), "spirit": msg("Spirits"),
+         "alien": msg("Aliens")}
 PILE = "wanted-poster@city-gate"
 # the posters' card hooks; one annotated name a line: mypyc, reading city.py in an import cycle with this
 # module, cannot infer a tuple-unpacked constant ("Cannot determine type", the wheel falls back to pure)
@@ -75,9 +76,9 @@ def gate_options(ctx: Ctx, i: int) -> list[Option]:
     for kind in dict.fromkeys(target(ctx, c, CREATURE) for c in lying + kept(ctx, i)):
         trophies = _bounty(ctx, i, kind) if kind else []
         if kind and trophies:
+            kinds = KINDS.get(kind) or Msg(f"{kind.title()}s")  # a kind of a moderator's own cards: as it is
             opts.append(option(f"claim-{kind}", msg("claim the bounty on {kinds}: {_value} gold "
-                               "for {count} trophies", kinds=KINDS.get(kind) or f"{kind.title()}s",
-                               _value=_value(ctx, trophies),
+                               "for {count} trophies", kinds=kinds, _value=_value(ctx, trophies),
                                count=len(trophies))))
     price = _tables()["poster_price"]
     if p.gold >= price:

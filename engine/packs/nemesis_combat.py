@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from engine import rng
+from engine import rng, words
 from engine.packs.nemesis_board import BONUSES, heroes, living, nemesis, stat, tokens
 from engine.rules.items import discard
 from engine.rules.machine import Ctx, on_answer, task
@@ -112,8 +112,8 @@ def ask_helpers(ctx: Ctx, i: int, a: dict) -> bool | None:
     ctx.push("combat-roll", i, **{**a, "helpers_asked": True})
     kind = "battle" if a.get("strength") is not None else "psychic combat"
     ctx.ask(helpers, "join-forces",
-            msg("{player} fights {a} ({kind}) on your space. Join forces?", player=ctx.name(i), a=a['name'],
-                 kind=word(kind)),
+            msg("{player} fights {a} ({kind}) on your space. Join forces?", player=ctx.name(i),
+                a=words.foe(ctx.content, a), kind=word(kind)),
             [option("join", msg("add your Strength or Craft to the attack")), option("no", msg("stay out"))])
     return True
 
@@ -150,7 +150,7 @@ def foe_reroll_task(ctx: Ctx, t: Task) -> None:
     if a["roll"] + a["base"] < a["foe_roll"] + a["foe"] or a["foe_roll"] == 6:
         return
     ctx.ask(t.p, "foe-reroll", msg("{a} totals {value} against {value2}. "
-            "Spend 1 fate to reroll its die?", a=a['name'], value=a['foe_roll'] + a['foe'],
+            "Spend 1 fate to reroll its die?", a=words.foe(ctx.content, a), value=a['foe_roll'] + a['foe'],
             value2=a['roll'] + a['base']),
             [option("reroll", msg("spend 1 fate and reroll")), option("keep", msg("keep it"))])
 
@@ -164,4 +164,5 @@ def foe_reroll_answer(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: 
     p.fate -= 1
     s.counters["nemesis-fate-turn"] = s.turn
     a["foe_roll"] = rng.die(s)
-    ctx.emit("fate", msg("The Nemesis spends 1 fate and rerolls {a}'s die: {a2}.", a=a['name'], a2=a['foe_roll']))
+    ctx.emit("fate", msg("The Nemesis spends 1 fate and rerolls {a}'s die: {a2}.", a=words.foe(ctx.content, a),
+                         a2=a['foe_roll']))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+from engine import words
 from engine.packs.base import Pack
 from engine.rules import stats
 from engine.rules.encounter import draw_adventure, wander
@@ -74,7 +75,7 @@ class Revised4(Pack):
         cards = [ctx.content.cards[c] for c in a.get("cards", [])]
         if cards and all(c.kind == "spirit" for c in cards) and (
                 stats.holds(ctx, i, "cross") or stats.has_ability(ctx, p, "priest-destroy-spirits")):
-            opts.append(option("banish", msg("destroy {a} without a fight (no trophy)", a=a['name'])))
+            opts.append(option("banish", msg("destroy {a} without a fight (no trophy)", a=words.foe(ctx.content, a))))
         return opts
 
     def fight_choice(self, ctx: Ctx, i: int, key: str, a: dict[str, Any]) -> Literal["again", "over"] | None:
@@ -101,7 +102,7 @@ class Revised4(Pack):
             for c in a.get("cards", []):
                 ctx.s.spaces[p.space].remove(c)
                 discard(ctx, c)
-            ctx.emit("banish", msg("{player} destroys {a}.", player=p.name, a=a['name']), player=p.name)
+            ctx.emit("banish", msg("{player} destroys {a}.", player=p.name, a=words.foe(ctx.content, a)), player=p.name)
             return "over"
         return None
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from engine import rng
+from engine import rng, words
 from engine.ops import op, run as run_ops
 from engine.packs.sea_voyage_state import at_sea, bump, flag, ship_strength
 from engine.rules.machine import Ctx, task
@@ -49,15 +49,15 @@ def ship_combat_resolve(ctx: Ctx, t: Task) -> None:
     p = ctx.player(i)
     mine, theirs = a["dice"][0] + a["base"], a["foe_roll"] + a["foe"]
     if mine == theirs:
-        ctx.emit("sea-combat", msg("{player}'s ship and {a} part: nothing happens.", player=p.name, a=a['name']),
-                 player=p.name)
+        ctx.emit("sea-combat", msg("{player}'s ship and {a} part: nothing happens.", player=p.name,
+                                   a=words.foe(ctx.content, a)), player=p.name)
         return
     won = mine > theirs
     ctx.emit("sea-combat",
-             (msg("{player} wins the ship-combat against {a} ({mine} to {theirs}).", player=p.name, a=a["name"],
-                  mine=mine, theirs=theirs) if won else
-              msg("{player} loses the ship-combat against {a} ({mine} to {theirs}).", player=p.name, a=a["name"],
-                  mine=mine, theirs=theirs)),
+             (msg("{player} wins the ship-combat against {a} ({mine} to {theirs}).", player=p.name,
+                  a=words.foe(ctx.content, a), mine=mine, theirs=theirs) if won else
+              msg("{player} loses the ship-combat against {a} ({mine} to {theirs}).", player=p.name,
+                  a=words.foe(ctx.content, a), mine=mine, theirs=theirs)),
              player=p.name)
     if won and a.get("attack"):
         attacked(ctx, i)

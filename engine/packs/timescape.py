@@ -622,8 +622,8 @@ def reward(ctx: Ctx, t: Task) -> None:
                and (c.prop(attr) or (attr == "strength" and c.prop("weapon")))]
     if helpers:
         ctx.emit("timescape",
-                 msg("{names} fought beside {player}: no gain for beating {a}.", names=', '.join(helpers),
-                     player=p.name, a=t.a['foe']),
+                 msg("{names} fought beside {player}: no gain for beating {a}.", names=words.listing(helpers),
+                     player=p.name, a=words.foe(ctx.content, {"name": t.a["foe"]})),
                  player=p.name)
         return
     ops.change(ctx, t.p, attr, n)

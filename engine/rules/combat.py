@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from engine import rng
+from engine import rng, words
 from engine.rules import items, spells, stats
 from engine.rules.machine import Ctx, on_answer, task
 from engine.rules.movement import place
@@ -47,17 +47,18 @@ def fight(ctx: Ctx, t: Task) -> None:
         return
     kind = "battle" if a.get("strength") is not None else "psychic combat"
     value = a.get("strength") if kind == "battle" else a.get("craft")
-    opts = [option("fight", msg("fight {a} ({kind}, {value})", a=a['name'], kind=word(kind), value=value))]
+    them = words.foe(ctx.content, a)
+    opts = [option("fight", msg("fight {a} ({kind}, {value})", a=them, kind=word(kind), value=value))]
     cards = [ctx.content.cards[c] for c in a.get("cards", [])]
     # lost-realms.txt, Traps: no ability or effect avoids a Trap unless it says it works against Traps
     # (none of our cards or abilities says so)
     trap = any(c.prop("trap") for c in cards)
     if cards and not trap and all(c.kind in ("animal", "dragon") for c in cards) \
             and stats.has_ability(ctx, p, "minstrel-animals"):
-        opts.append(option("evade", msg("{a} will not attack you: pass by", a=a['name'])))
+        opts.append(option("evade", msg("{a} will not attack you: pass by", a=them)))
     elif a.get("evadable", True) and a.get("spells", True) and not trap:
         if can_evade(ctx, i):
-            opts.append(option("evade", msg("evade {a}", a=a['name'])))
+            opts.append(option("evade", msg("evade {a}", a=them)))
         opts += [option(f"cast-{s}",
                         msg("cast {card} to evade", card=ctx.content.cards[s].name)) for s in evade_spells(ctx, i)]
     if kind == "battle" and p.spells and a.get("spells", True) and spells.may_cast(ctx, i):
@@ -67,7 +68,7 @@ def fight(ctx: Ctx, t: Task) -> None:
     # a card's options (the Potion, the Mercenary, the Cross); a trap is not destroyed either
     opts += [o for o in ctx.hooks.fight_options(ctx, i, a) if not (trap and o.key == "banish")]
     ctx.push("combat-roll", i, **a)
-    ctx.ask(i, "fight", msg("{a} ({kind}, {value}) faces you.", a=a['name'], kind=word(kind), value=value), opts)
+    ctx.ask(i, "fight", msg("{a} ({kind}, {value}) faces you.", a=them, kind=word(kind), value=value), opts)
 
 
 @on_answer("fight", "a creature faces you: `fight`, `evade`, `cast-<spell>`, or a card's option (`use-<card>`...)",
@@ -96,7 +97,7 @@ def fight_answer(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) 
             refight(ctx, i)
             return
     ctx.s.stack.pop()
-    ctx.emit("evade", msg("{player} evades {a}.", player=p.name, a=roll_task.a['name']), player=p.name)
+    ctx.emit("evade", msg("{player} evades {a}.", player=p.name, a=words.foe(ctx.content, roll_task.a)), player=p.name)
     if roll_task.a.get("evaded_to"):
         ctx.push(roll_task.a["evaded_to"], i)
 
@@ -124,8 +125,8 @@ def combat_roll(ctx: Ctx, t: Task) -> None:
     ctx.push("combat-resolve", i, **resolve)
     ctx.hooks.foe_reroll(ctx, i)  # Nemesis: may reroll the creature's die, after the hero
     ctx.emit("combat", msg("{player} rolls {roll} (total {total}); {enemy} rolls {enemy_roll} (total {enemy_total}).",
-                             player=p.name, roll=max(mine), total=max(mine) + base, enemy=a["name"], enemy_roll=theirs,
-                             enemy_total=theirs + foe), player=p.name)
+                             player=p.name, roll=max(mine), total=max(mine) + base, enemy=words.foe(ctx.content, a),
+                             enemy_roll=theirs, enemy_total=theirs + foe), player=p.name)
     if stats.fate(ctx, p) and max(mine) + base <= theirs + foe:
         ctx.ask(i, "combat-reroll",
                 msg("You total {value} against {value2}. Spend 1 fate to reroll your die?", value=max(mine) + base,
@@ -150,7 +151,7 @@ def combat_resolve(ctx: Ctx, t: Task) -> None:
     if a.get("scored"):  # a pack's task that reads both attack scores once the fight is over (the Dungeon)
         ctx.push(a["scored"], i, mine=mine, theirs=theirs)
     if mine > theirs:
-        ctx.emit("win", msg("{player} beats {a}.", player=p.name, a=a['name']), player=p.name)
+        ctx.emit("win", msg("{player} beats {a}.", player=p.name, a=words.foe(ctx.content, a)), player=p.name)
         for card in a.get("cards", []):
             ctx.s.spaces[p.space].remove(card)
             p.trophies.append(card)
@@ -162,13 +163,14 @@ def combat_resolve(ctx: Ctx, t: Task) -> None:
     if a.get("on_loss") == "stay" and a.get("where"):
         place(ctx, i, a["where"])
     if mine == theirs:
-        ctx.emit("standoff", msg("{player} and {a} stand off.", player=p.name, a=a['name']), player=p.name)
+        ctx.emit("standoff", msg("{player} and {a} stand off.", player=p.name, a=words.foe(ctx.content, a)),
+                 player=p.name)
         if a.get("on_standoff"):
             ctx.push(a["on_standoff"], i, **a.get("on_win_args", {}))
         if a.get("ends_turn", True):
             spells.finish_turn(ctx)
         return
-    ctx.emit("lose-fight", msg("{a} beats {player}.", a=a['name'], player=p.name), player=p.name)
+    ctx.emit("lose-fight", msg("{a} beats {player}.", a=words.foe(ctx.content, a), player=p.name), player=p.name)
     # The turn's end comes first: what the loss still asks (an armour reroll, Healing) is
     # pushed above the end-turn task and runs before it.
     if a.get("ends_turn", True):

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from engine import words
 from engine.questions import OTHER, SELF
 from engine.rules import items, reach, stats
 from engine.rules.machine import Ctx, could_change, on_answer, registrar, task
@@ -166,8 +167,8 @@ def counterspell(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) 
         return
     spend(ctx, ctx.index(who), "counterspell")
     resolve = ctx.s.stack.pop()
-    ctx.emit("counterspell", msg("{player} casts Counterspell: {a} has no effect.", player=who, a=resolve.a['name']),
-             player=who)
+    ctx.emit("counterspell", msg("{player} casts Counterspell: {a} has no effect.", player=who,
+                                 a=words.foe(ctx.content, resolve.a)), player=who)
 
 
 @task("spell-resolve")
