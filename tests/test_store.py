@@ -409,3 +409,23 @@ def test_a_limit_counts_what_fits_in_one_statement_and_forgets_the_old(store):
         assert store.take_uses("m", "g/b", 2, 3, now) == 2  # another's count is its own
     store._one, store._write = one, write
     assert store.uses("m", "g/a", now) == 3 and store.uses("m", "g/a", "1999-01-01T00:00:00Z") == 3  # the old row went
+
+
+def test_the_chain_hash_is_that_of_its_record_written_by_json_dumps():
+    """chain_hash writes a record with msgspec (verify hashes every move again: issue 28) and
+    must give the hash the json.dumps way gave, for every code point a line or a Message-ID may
+    hold, integers of any size, null and booleans; what else a record might hold goes the old way."""
+    import hashlib
+    import json
+
+    from pbem.store import chain_hash
+
+    def before(prev: str, record: dict, state: str) -> str:
+        body = json.dumps(record, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        return hashlib.sha256(f"{prev}\n{body}\n{state}".encode()).hexdigest()
+    chars = [chr(c) for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF]  # a lone surrogate is never stored
+    records = [{"line": "".join(chars[i:i + 2048]), "seq": i, "prompt": None, "at": "2026-12-04T03:00:00Z",
+                "inbox_id": -i, "big": 10**30, "yes": True} for i in range(0, len(chars), 2048)]
+    records += [{"seq": 1, "weight": 1e16, "nested": {"b": [1, "é\n"]}}]  # not plain: json.dumps itself
+    for record in records:
+        assert chain_hash("p" * 64, record, "s" * 64) == before("p" * 64, record, "s" * 64)

@@ -10,6 +10,8 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
+import msgspec
+
 Clock = Callable[[], datetime]
 
 
@@ -31,9 +33,19 @@ class StoreUnavailable(Exception):
     """The database cannot be opened or written now: a mail pipe should say 'try later'."""
 
 
+_PLAIN = (str, int, type(None))  # what a chained record holds (bool is an int)
+
+
 def chain_hash(prev_hash: str, record: dict[str, Any], state_hash: str) -> str:
-    body = json.dumps(record, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(f"{prev_hash}\n{body}\n{state_hash}".encode()).hexdigest()
+    """The move log's link: the previous hash, the record as JSON (keys sorted, compact,
+    non-ASCII as it is: json.dumps's), the state's hash. For strings, integers and null msgspec
+    writes those same bytes (every code point: tests/test_store.py) in a fifth of the time, and
+    `verify` hashes every move again; anything else goes through json.dumps as it always did."""
+    if all(isinstance(v, _PLAIN) for v in record.values()):
+        body = msgspec.json.encode(record, order="sorted")
+    else:
+        body = json.dumps(record, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+    return hashlib.sha256(b"%s\n%s\n%s" % (prev_hash.encode(), body, state_hash.encode())).hexdigest()
 
 
 _CHAINED = ("game", "seq", "kind", "player", "actor", "line", "prompt", "message_id", "inbox_id", "at")
