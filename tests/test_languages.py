@@ -434,3 +434,22 @@ def test_a_default_played_for_a_german_reader_is_told_in_her_words(make_service)
     assert word != key and asked != prompt.question  # a key and a question a German reader reads otherwise
     assert " ".join(asked.split()) in " ".join(told["text"].split()), told["text"]
     assert f"\n  {word}\n" in told["text"] and prompt.question not in told["text"], told["text"]
+
+
+def test_settings_lines_are_answered_in_german_and_a_standing_order_reads_her_words(svc):
+    """anna's settings lines are answered in her language; her standing order names the answer as
+    her answer lines show it ("fertig"), and plays the engine's key ("done")."""
+    g = mixed(svc, pace={"deadline": "48h"}, characters={"anna": "wizard", "bob": "priest"})
+    state = games.state(svc, games.get(svc, g))
+    [prompt] = [p for p in svc.engine.prompts(state) if "anna" in p.players]
+    assert prompt.kind == "start-spell" and "done" in [o.key for o in prompt.options]
+    handle(svc, mail(["urlaub: 3d", "zeitzone: Europe/Berlin", "berichte: turn",
+                      "dauerauftrag: when start-spell answer fertig"], sender="anna@example.de",
+                     tok=token(svc, g, "anna")))
+    [move] = svc.store.moves(g)
+    assert (move["actor"], move["line"]) == ("standing", f"anna: {prompt.id}: done")
+    notes = mails(svc, "anna@example.de", "receipt")[-1]["text"]
+    for said in ("urlaub: Ihre Fristen warten bis", "zeitzone: Zeiten werden in Europe/Berlin angezeigt",
+                 "berichte: Sie erhalten einen Bericht, wenn", "Dauerauftrag 1 angelegt: when start-spell answer"):
+        assert said in notes, notes
+    assert "your deadlines wait" not in notes and "standing order 1 filed" not in notes

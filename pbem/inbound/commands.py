@@ -109,7 +109,7 @@ def status(req: Request, call: Call) -> str:
     reports.queue_report(svc, game, req.player, games.state(svc, game), kind="report",
                          mid_parts=(f"in{req.inbox_id}", "status"), in_reply_to=req.message_id,
                          inbox_id=req.inbox_id, extra={"press_notes": req.notes}, pace=reported.part)
-    return "status: the report sent again"
+    return _("status: the report sent again")
 
 
 def resign_code(svc: Service, player: dict) -> str:
@@ -175,7 +175,7 @@ def back(req: Request, call: Call) -> str:
         announce.queue_reports(svc, game, played, sender=name, sender_kind="error" if played.failed else "receipt",
                                sender_extra=extra, in_reply_to=req.message_id, inbox_id=req.inbox_id,
                                pace=reported.part)
-        return f"{played.status}: `{call.command}` played as an answer"
+        return _("%(status)s: `%(key)s` played as an answer", status=played.status, key=call.command)
     note = seats.take_back(svc, game, name)
     extra = {"applied": [], "failed": None, "unused": [], "check": False, "pace_notes": [note], "press_notes": []}
     reports.queue_report(svc, game, req.player, games.state(svc, game), kind="receipt",
@@ -260,7 +260,7 @@ def guide(req: Request, call: Call) -> str:
                    subject=f"[{game['id']}] " + _("How to play by mail"), context=ctx, game=game["id"],
                    player=player, in_reply_to=req.message_id, references=[req.message_id], inbox_id=req.inbox_id,
                    reply=True)
-    return "help: the guide sent"
+    return _("help: the guide sent")
 
 
 # -- the table ----------------------------------------------------------------------------------

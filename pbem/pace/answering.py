@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from engine import bots
-from pbem.base import log
+from pbem.base import log, option_keys
 from pbem.pace.pace import default_key
 
 if TYPE_CHECKING:
@@ -41,7 +41,7 @@ _NAMED = {
     "never-reroll": Rule(REROLLS + ("table-reroll",), prefer=("keep",)),
     "never-reroll-movement": Rule(("direction",), exclude=("reroll",)),
 }
-_WHEN = re.compile(r"^when\s+([a-z][a-z0-9-]*)\s+answer\s+([a-z0-9-]+(?:\s+or\s+[a-z0-9-]+)*)$")
+_WHEN = re.compile(r"^when\s+([a-z][a-z0-9-]*)\s+answer\s+([\w-]+(?:\s+or\s+[\w-]+)*)$")
 def normal(text: str) -> str:
     """Lower case, single spaces, "a, b" as "a or b"."""
     return re.sub(r"\bor(?: or)+\b", "or", " ".join(text.lower().replace(",", " or ").split()))
@@ -56,7 +56,8 @@ def parse(text: str) -> Rule:
     if not m:
         raise ValueError(f"not a standing order: {text!r} (write e.g. \"standing: when fight answer fight\", "
                          f"\"standing: reroll-if-losing\", \"standing: cancel 2\")")
-    return Rule((m.group(1),), prefer=tuple(k for k in m.group(2).split() if k != "or"))
+    # a key in a reader's words ("links", "neu-würfeln") as the engine's, as an answer line's is
+    return Rule((m.group(1),), prefer=tuple(option_keys.read(k) for k in m.group(2).split() if k != "or"))
 
 
 def match(rules: list[tuple[int, Rule]], prompt, player: str) -> tuple[str, int] | None:

@@ -22,6 +22,7 @@ import re
 from typing import TYPE_CHECKING
 
 from pbem.base import clock
+from pbem.base.i18n import N_, _, ngettext
 from pbem.core.games import seat_config
 from pbem.outbound.turnmail import EVERY, TURN
 from pbem.pace import answering, moves, vacation
@@ -30,8 +31,8 @@ from pbem.pace.pace import DEFAULTS, check_reports
 if TYPE_CHECKING:
     from pbem.core.service import Service
 
-REPORTS_NOTES = {EVERY: "reports: you get a report after every move",
-                 TURN: "reports: you get a report when you are asked, when a turn begins and after your answers"}
+REPORTS_NOTES = {EVERY: N_("reports: you get a report after every move"),
+                 TURN: N_("reports: you get a report when you are asked, when a turn begins and after your answers")}
 _CANCEL = re.compile(r"^cancel\s+(all|\d+)$")
 
 
@@ -58,17 +59,19 @@ def carry_out(svc: Service, game_id: str, player: str, text: str, check: bool = 
     m = _CANCEL.match(text)
     if m:
         if check:
-            return f"standing: {text}: would be done"
+            return _("standing: %(order)s: would be done", order=text)
         n = cancel(svc, game_id, player, m.group(1))
         if not n:
-            return f"standing: {text}: no such standing order"
-        return f"standing: {text}: {n} standing order{'s' if n != 1 else ''} cancelled"
+            return _("standing: %(order)s: no such standing order", order=text)
+        return ngettext("standing: %(order)s: %(n)s standing order cancelled",
+                        "standing: %(order)s: %(n)s standing orders cancelled", n, order=text)
     rule = answering.parse(text)
     unknown = [k for k in rule.kinds if k not in DEFAULTS]
-    note = f" (no question of kind {unknown[0]!r} is known yet: check the spelling)" if unknown else ""
+    note = _(" (no question of kind '%(kind)s' is known yet: check the spelling)", kind=unknown[0]) \
+        if unknown else ""
     if check:
-        return f"standing: {text}: would be filed{note}"
-    return f"standing order {file(svc, game_id, player, text)} filed: {text}{note}"
+        return _("standing: %(order)s: would be filed", order=text) + note
+    return _("standing order %(n)s filed: %(order)s", n=file(svc, game_id, player, text), order=text) + note
 
 
 def settle(svc: Service, game: dict, played) -> None:
@@ -94,22 +97,23 @@ def standing_line(svc: Service, game: dict, player: str, value: str, check: bool
 def vacation_line(svc: Service, game: dict, player: str, value: str, check: bool = False) -> str:
     """`vacation: 5d` pauses the seat's deadlines; `vacation: end` (back, over, 0, none) ends it;
     `vacation: 5d all` pauses every running game of the seat's address."""
-    head, _, last = value.rpartition(" ")
+    head, _space, last = value.rpartition(" ")
     if head and last.lower() == "all":
         seat = svc.store.player(game["id"], player)
         assert seat is not None  # the seat the mail authenticated
-        return "vacation: " + "; ".join(vacation.start_everywhere(svc, seat["email"], clock.duration(head, unit="d"),
-                                                                  check=check))
+        notes = vacation.start_everywhere(svc, seat["email"], clock.duration(head, unit="d"), check=check)
+        return _("vacation:") + " " + "; ".join(notes)
     if value.lower() in ("end", "over", "0", "none", "back"):
         if check:
-            return "vacation: would end now"
+            return _("vacation: would end now")
         vacation.end(svc, game, player)
-        return "vacation: ended; your deadlines run again"
+        return _("vacation: ended; your deadlines run again")
     length = clock.duration(value, unit="d")
     if check:
-        return f"vacation: {value}: would start now"
+        return _("vacation: %(length)s: would start now", length=value)
     end = vacation.start(svc, game, player, length, by=player)
-    return f"vacation: your deadlines wait until {clock.local(end, seat_config(game, player).get('timezone'))}"
+    when = clock.local(end, seat_config(game, player).get("timezone"))
+    return _("vacation: your deadlines wait until %(when)s", when=when)
 
 
 def timezone_line(svc: Service, game: dict, player: str, value: str, check: bool = False) -> str:
@@ -117,7 +121,7 @@ def timezone_line(svc: Service, game: dict, player: str, value: str, check: bool
     clock.zone(value)
     if not check:
         vacation.set_timezone(svc, game, player, value)
-    return f"timezone: times are shown in {value}"
+    return _("timezone: times are shown in %(zone)s", zone=value)
 
 
 def reports_line(svc: Service, game: dict, player: str, value: str, check: bool = False) -> str:
@@ -125,4 +129,4 @@ def reports_line(svc: Service, game: dict, player: str, value: str, check: bool 
     how = check_reports(value.lower())
     if not check:
         vacation.set_reports(svc, game, player, how)
-    return REPORTS_NOTES[how]
+    return _(REPORTS_NOTES[how])
