@@ -54,7 +54,9 @@ def _table(lang: str, generation: int) -> dict[tuple[str, str, str], dict]:
         kind = row["kind"]
         key = (kind, row["pack"] if kind == "card" else "", row["printed"])
         had = out.get(key, {})  # an earlier row's fields win: the overlay corrects field by field
-        out[key] = {**row, **had, "abilities": {**row.get("abilities", {}), **had.get("abilities", {})}}
+        out[key] = {**row, **had}
+        if kind == "character":  # and an ability by ability
+            out[key]["abilities"] = {**row.get("abilities", {}), **had.get("abilities", {})}
     return out
 
 
