@@ -54,6 +54,13 @@ DECKS = {"adventure": msg("Adventure"), "spell": msg("Spell"), "purchase": msg("
          "companion": msg("Companion"), "ship": msg("Ship"), "timescape": msg("Timescape")}
 
 
+def printed(name: str) -> str:
+    """A card's, space's or character's name as printed, where a message names one of its own
+    ("{player} reaches the {crown}!", crown=printed("Crown of Command")): a value, so a reader reads
+    the name their language gives (pbem/base/printed_names.py), as they do a name the state holds."""
+    return name
+
+
 def word(key: str, shown: str | None = None) -> Msg:
     """`key` ("strength", "gold") as a message: a word of WORDS, else `shown` (the key when
     none) as it is, untranslated."""

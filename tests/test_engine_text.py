@@ -263,3 +263,17 @@ def test_an_enemy_outside_the_four_kinds_and_a_group_of_enemies_read_in_the_read
         wolf, goblin = engine_text.name("Wolf"), engine_text.name("Goblin")
         assert engine_text.said(beaten.text, beaten.msg) == f"alice besiegt {wolf} und {goblin}."
     assert city_posters.KINDS["alien"].english() == "Aliens" and words.FOES["the Warp Demon"].id == "the Warp Demon"
+
+
+def test_a_name_the_engines_own_sentence_names_reads_as_the_readers_cards_print_it():
+    """Issue 29: a name inside an engine sentence ("opens the Portal of Power") is a value passed as
+    a name (engine/text.py `printed`), so a German reader reads the German name the content gives
+    (the catalogue's German sentence held the English name); the English is as it was."""
+    _, events = _scenario("lost-realms-gauntlet-portal")
+    opened = next(e for e in events if "opens the" in e.text)
+    assert opened.text == "alice rolls 1+1 against Strength 6 and opens the Portal of Power."
+    assert opened.msg.args["portal_of_power"] == "Portal of Power"
+    with i18n.using("de"):
+        portal = engine_text.name("Portal of Power")
+        assert portal != "Portal of Power"  # the base game's names file gives it (a stand-in, unconfirmed)
+        assert engine_text.said(opened.text, opened.msg) == f"alice würfelt 1+1 gegen Stärke 6 und öffnet das {portal}."

@@ -18,7 +18,7 @@ from engine.rules.machine import Ctx, on_answer, task
 from engine.rules.spaces import beaten, must_face
 from engine.rules.turn import lose_life
 from engine.state import Prompt, Task, option
-from engine.text import Msg, msg, word
+from engine.text import Msg, msg, printed, word
 
 # -- Inner Region ----------------------------------------------------------------
 
@@ -28,9 +28,11 @@ def frozen_spire(ctx: Ctx, t: Task) -> None:
     p = ctx.player(t.p)
     p.flags.pop("frozen", None)
     r = rng.die(ctx.s)
-    ctx.emit("roll", msg("{player} rolls {r} at the Frozen Spire.", player=p.name, r=r), player=p.name)
+    ctx.emit("roll", msg("{player} rolls {r} at the {frozen_spire}.", frozen_spire=printed("Frozen Spire"),
+                         player=p.name, r=r), player=p.name)
     ctx.ask(t.p, "frozen-spire",
-            msg("The Frozen Spire: lose {r} {lives}, or stay and face it again next turn?", r=r,
+            msg("The {frozen_spire}: lose {r} {lives}, or stay and face it again next turn?",
+                frozen_spire=printed("Frozen Spire"), r=r,
                 lives=word("life" if r == 1 else "lives")),
             [option("lose-lives", msg("lose {r} {lives}", r=r, lives=word("life" if r == 1 else "lives"))),
              option("stay", msg("stay here and encounter it again next turn"))], n=r)
@@ -41,7 +43,8 @@ def frozen_answer(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str)
     i = ctx.index(who)
     if key == "stay":
         must_face(ctx, i, "frozen", 1)  # movement offers nothing but facing it again
-        ctx.emit("frozen", msg("{player} stays at the Frozen Spire.", player=who), player=who)
+        ctx.emit("frozen", msg("{player} stays at the {frozen_spire}.", frozen_spire=printed("Frozen Spire"),
+                               player=who), player=who)
         return
     beaten(ctx, i, "frozen")
     lose_life(ctx, i, prompt.data["n"], " to the cold")

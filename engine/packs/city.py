@@ -33,7 +33,7 @@ from engine.rules.machine import Ctx, on_answer, task
 from engine.rules.movement import one_space_only, place
 from engine.rules.rerolls import offer_reroll
 from engine.state import Option, Prompt, Task, option
-from engine.text import Msg, Text, content_text, msg
+from engine.text import Msg, Text, content_text, msg, printed
 
 RING = "city"
 
@@ -178,11 +178,13 @@ def jail_roll(ctx: Ctx, t: Task) -> None:
     roll = rng.die(ctx.s)
     if die_row(tables()["jail_chart"], roll) == "free":
         del p.flags["city-jailed"]
-        ctx.emit("jail", msg("{player} rolls {roll} on the Jail chart and is released.", player=p.name, roll=roll),
+        ctx.emit("jail", msg("{player} rolls {roll} on the {jail} chart and is released.", jail=printed("Jail"),
+                             player=p.name, roll=roll),
                  player=p.name, roll=roll)
         ctx.push_all([("city-move", t.p, {}), ("encounter", t.p, {})])
         return
-    ctx.emit("jail", msg("{player} rolls {roll} on the Jail chart and stays locked up.", player=p.name, roll=roll),
+    ctx.emit("jail", msg("{player} rolls {roll} on the {jail} chart and stays locked up.", jail=printed("Jail"),
+                         player=p.name, roll=roll),
              player=p.name, roll=roll)
     ctx.end_turn()
 
@@ -191,7 +193,8 @@ def jail_roll(ctx: Ctx, t: Task) -> None:
 def jail(ctx: Ctx, t: Task) -> None:
     p = ctx.player(t.p)
     p.flags["city-jailed"] = 1
-    ctx.emit("jail", msg("{player} is locked up in the Jail; the turn ends.", player=p.name), player=p.name)
+    ctx.emit("jail", msg("{player} is locked up in the {jail}; the turn ends.", jail=printed("Jail"), player=p.name),
+                         player=p.name)
     ctx.end_turn()
 
 
@@ -201,7 +204,8 @@ def gate(ctx: Ctx, t: Task) -> None:
     after each claim or purchase."""
     posters = ", ".join(ctx.content.cards[c].name for c in ctx.s.piles.get(city_posters.PILE, [])) or "none"
     ctx.ask(t.p, "city-gate",
-            msg("You are at the City Gate (Wanted Posters here: {posters}). Leave the City?", posters=posters),
+            msg("You are at the {city_gate} (Wanted Posters here: {posters}). Leave the City?",
+                city_gate=printed("City Gate"), posters=posters),
             [option("stay", msg("stay in the City")), option("leave", msg("leave to the main board's City space"))]
             + city_posters.gate_options(ctx, t.p))
 
@@ -211,7 +215,7 @@ def gate(ctx: Ctx, t: Task) -> None:
 def gate_answer(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> None:
     i = ctx.index(who)
     if key == "leave":
-        leave(ctx, i, msg("by the City Gate"))
+        leave(ctx, i, msg("by the {city_gate}", city_gate=printed("City Gate")))
     elif key != "stay":
         city_posters.gate_choice(ctx, i, key)
         ctx.push("space:city-gate", i)
@@ -219,7 +223,7 @@ def gate_answer(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -
 
 @task("space:city-wharf")
 def wharf(ctx: Ctx, t: Task) -> None:
-    leave(ctx, t.p, msg("by boat from the Wharf"))
+    leave(ctx, t.p, msg("by boat from the {wharf}", wharf=printed("Wharf")))
 
 
 def leave(ctx: Ctx, i: int, how: Text) -> None:
@@ -262,10 +266,12 @@ class City(Pack):
         if pub["characters"]:
             lines.append(msg("In the City: {players}.", players=words.placed(content, pub["characters"])))
         if pub["jailed"]:
-            lines.append(msg("Locked up in the Jail: {players}.", players=words.listing(pub["jailed"])))
+            lines.append(msg("Locked up in the {jail}: {players}.", jail=printed("Jail"),
+                             players=words.listing(pub["jailed"])))
         if pub["posters"]:
             posters = words.listing(words.card(content, c) for c in pub["posters"])
-            lines.append(msg("Wanted Posters at the City Gate: {cards}.", cards=posters))
+            lines.append(msg("Wanted Posters at the {city_gate}: {cards}.", city_gate=printed("City Gate"),
+                             cards=posters))
         for name, cards in pub["kept_posters"].items():
             kept = words.listing(words.card(content, c) for c in cards)
             lines.append(msg("{player} keeps {cards}.", player=name, cards=kept))
@@ -285,13 +291,15 @@ class City(Pack):
         """On the main board's City space: into the City by the Gate instead of rolling."""
         if ctx.player(i).space != tables()["main_city"]:
             return None
-        return [option("city-enter", msg("go into the City by the City Gate instead of rolling"))]
+        return [option("city-enter", msg("go into the City by the {city_gate} instead of rolling",
+                                         city_gate=printed("City Gate")))]
 
     def move_choice(self, ctx: Ctx, i: int, key: str) -> bool | None:
         if key != "city-enter":
             return None
         p = ctx.player(i)
-        ctx.emit("city", msg("{player} enters the City by the City Gate.", player=p.name), player=p.name,
+        ctx.emit("city", msg("{player} enters the City by the {city_gate}.", city_gate=printed("City Gate"),
+                             player=p.name), player=p.name,
                  space=tables()["entry"])
         place(ctx, i, tables()["entry"])
         return True

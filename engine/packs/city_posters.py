@@ -20,7 +20,7 @@ from engine.rules.items import discard
 from engine.rules.machine import Ctx
 from engine.rules.turn import spend_trophy
 from engine.state import Option, option
-from engine.text import Msg, msg, word
+from engine.text import Msg, msg, printed, word
 
 DECK = "wanted-poster"
 # the Enemy kinds a poster names, as the bounty's option says them (a kind not here: "Kinds")
@@ -45,7 +45,8 @@ def refill(ctx: Ctx) -> None:
         if card is None:
             return
         pile.append(card)
-        ctx.emit("poster", msg("A Wanted Poster goes up at the City Gate: {card}.", card=ctx.content.cards[card].name),
+        ctx.emit("poster", msg("A Wanted Poster goes up at the {city_gate}: {card}.", city_gate=printed("City Gate"),
+                               card=ctx.content.cards[card].name),
                  card=card)
 
 

@@ -21,7 +21,7 @@ from engine.rules.items import gain_object
 from engine.rules.machine import Ctx, on_answer, task
 from engine.rules.movement import place
 from engine.state import Prompt, Task, option
-from engine.text import msg
+from engine.text import msg, printed
 
 
 def arrive(ctx: Ctx, i: int) -> None:
@@ -204,7 +204,8 @@ def ruler_won(ctx: Ctx, t: Task) -> None:
         card = random_card(ctx, tables()["throne_deck"])
         if card:
             ctx.s.spaces.setdefault(space, []).append(card)
-            ctx.emit("ruler", msg("{card} is added to the Throne Room's pile.", card=ctx.content.cards[card].name),
+            ctx.emit("ruler", msg("{card} is added to the {throne_room}'s pile.", throne_room=printed("Throne Room"),
+                                  card=ctx.content.cards[card].name),
                      card=card)
     thrown_out(ctx, t.p, space)
 
@@ -246,7 +247,8 @@ def sneakthief(ctx: Ctx, t: Task) -> None:
     choices = {f"{o}-from-{ctx.name(j)}": (j, o) for j in reach.others(ctx, t.p)
                for o in dict.fromkeys(ctx.s.players[j].objects)}
     if choices:
-        ctx.ask(t.p, "dr-sneakthief", msg("The Sneakthief is beaten: whose Object do you take?"),
+        ctx.ask(t.p, "dr-sneakthief", msg("The {sneakthief} is beaten: whose Object do you take?",
+                                          sneakthief=printed("Sneakthief")),
                 [option(k, msg("take {card} from {player}", card=ctx.content.cards[o].name, player=ctx.name(j))) for k,
                  (j, o) in choices.items()],
                 choices={k: [j, o] for k, (j, o) in choices.items()})

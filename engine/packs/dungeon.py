@@ -26,7 +26,7 @@ from engine.rules.machine import Ctx, on_answer, task
 from engine.rules.movement import one_space_only, place
 from engine.rules.turn import finish
 from engine.state import Prompt, Task, option
-from engine.text import Msg, msg
+from engine.text import Msg, msg, printed
 
 RING = "dungeon"
 # names issue 17 fixes for the three packs (the Deep Realms rely on them): space ids and decks
@@ -69,10 +69,13 @@ def ask_way(ctx: Ctx, i: int, roll: int, rerolled: bool) -> None:
     here = ctx.content.space(p.space).index
     opts = []
     if here < len(path(ctx)) - 1:
-        opts.append(option(WITH, msg("move {roll} with the arrows, deeper toward the Treasure Chamber", roll=roll)))
-    opts.append(option(AGAINST, msg("move {roll} against the arrows, out of the Dungeon to the Ruins", roll=roll)
+        opts.append(option(WITH, msg("move {roll} with the arrows, deeper toward the {treasure_chamber}",
+                                     treasure_chamber=printed("Treasure Chamber"), roll=roll)))
+    opts.append(option(AGAINST, msg("move {roll} against the arrows, out of the Dungeon to the {ruins}",
+                                    ruins=printed("Ruins"), roll=roll)
                        if roll > here else
-                       msg("move {roll} against the arrows, toward the Dungeon Entrance", roll=roll)))
+                       msg("move {roll} against the arrows, toward the {dungeon_entrance}",
+                           dungeon_entrance=printed("Dungeon Entrance"), roll=roll)))
     if stats.fate(ctx, p) and not rerolled:
         opts.append(option("reroll", msg("spend 1 fate to roll again")))
     opts += ctx.hooks.move_options(ctx, i)
@@ -99,7 +102,8 @@ def way_answer(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) ->
     at = ctx.content.space(p.space).index
     if key == AGAINST and roll > at:
         p.flags[STAYING] = 1  # out by the Entrance: the Ruins are met as the Ruins
-        ctx.emit("move", msg("{player} leaves the Dungeon by the Dungeon Entrance to the Ruins.", player=p.name),
+        ctx.emit("move", msg("{player} leaves the Dungeon by the {dungeon_entrance} to the {ruins}.",
+                             dungeon_entrance=printed("Dungeon Entrance"), ruins=printed("Ruins"), player=p.name),
                  player=p.name,
                  space=RUINS)
         place(ctx, i, RUINS)
@@ -125,7 +129,8 @@ def enter_answer(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) 
     i = ctx.index(who)
     p = ctx.player(i)
     if key == "enter":
-        ctx.emit("dungeon", msg("{player} goes down into the Dungeon by the Dungeon Entrance.", player=p.name),
+        ctx.emit("dungeon", msg("{player} goes down into the Dungeon by the {dungeon_entrance}.",
+                                dungeon_entrance=printed("Dungeon Entrance"), player=p.name),
                  player=p.name,
                  space=ENTRANCE)
         place(ctx, i, ENTRANCE)
@@ -215,7 +220,8 @@ def emerged(ctx: Ctx, t: Task) -> None:
     moderator's chart may say only "gain"): the character still emerges, onto the Ruins."""
     p = ctx.player(t.p)
     if p.alive and p.space == CHAMBER:
-        ctx.emit("dungeon", msg("{player} climbs out of the Dungeon to the Ruins.", player=p.name), player=p.name,
+        ctx.emit("dungeon", msg("{player} climbs out of the Dungeon to the {ruins}.", ruins=printed("Ruins"),
+                                player=p.name), player=p.name,
                  space=RUINS)
         place(ctx, t.p, RUINS)
 
@@ -269,9 +275,11 @@ class Dungeon(Pack):
             return None
         if p.flags.pop(STAYING, None):
             return None
-        ctx.ask(i, "dungeon-enter", msg("You arrive at the Ruins. Stay here, or go down into the Dungeon?"),
-                [option("stay", msg("stay and encounter the Ruins")),
-                 option("enter", msg("go to the Dungeon Entrance (and encounter it)"))])
+        ctx.ask(i, "dungeon-enter", msg("You arrive at the {ruins}. Stay here, or go down into the Dungeon?",
+                                        ruins=printed("Ruins")),
+                [option("stay", msg("stay and encounter the {ruins}", ruins=printed("Ruins"))),
+                 option("enter", msg("go to the {dungeon_entrance} (and encounter it)",
+                                     dungeon_entrance=printed("Dungeon Entrance")))])
         return True
 
     def between_turns(self, ctx: Ctx, done: int, nxt: int) -> None:

@@ -33,7 +33,7 @@ from engine.rules.movement import CROWN, PLAIN, PORTAL, VALLEY, place
 from engine.rules.spaces import beaten, must_face
 from engine.rules.turn import decide, finish, kill
 from engine.state import Game, Player, Prompt, Task, option
-from engine.text import Msg, msg
+from engine.text import Msg, msg, printed
 
 PANDORA, GAUNTLET, HUNT = "pandoras-box", "the-gauntlet", "the-hunt"
 NETHER = "nether"
@@ -176,9 +176,10 @@ def gauntlet_crown(ctx: Ctx, t: Task) -> None:
     tidy(ctx, p.space)
     if p.flags.get("nether-card") == p.space:
         ctx.ask(i, "gauntlet-crown",
-                msg("A Nether card on the Crown of Command beat you. Face it again, or turn back?"),
+                msg("A Nether card on the {crown_of_command} beat you. Face it again, or turn back?",
+                    crown_of_command=printed("Crown of Command")),
                 [option("face", msg("face the Nether card again")),
-                 option("back", msg("turn back to the Valley of Fire"))])
+                 option("back", msg("turn back to the {valley_of_fire}", valley_of_fire=printed("Valley of Fire")))])
         return
     ctx.push("gauntlet-won", i)
     ctx.push("nether-face", i, space=p.space, n=len(ctx.s.piles.get(f"{NETHER}@{p.space}", [])))
@@ -198,7 +199,8 @@ def gauntlet_crown_answer(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, w
     ctx.emit("move", msg("{player} turns back to the {space}.", player=who, space=ctx.space(VALLEY).name), player=who,
              space=VALLEY)
     ctx.emit("gauntlet",
-             msg("{player} turns back and ignores the Nether cards on the way back to the Plain of Peril.", player=who),
+             msg("{player} turns back and ignores the Nether cards on the way back to the {plain_of_peril}.",
+                 plain_of_peril=printed("Plain of Peril"), player=who),
              player=who)
     place(ctx, i, VALLEY)
     ctx.push("encounter", i)
@@ -208,7 +210,9 @@ def gauntlet_crown_answer(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, w
 def gauntlet_won(ctx: Ctx, t: Task) -> None:
     p = ctx.player(t.p)
     if p.alive and ctx.content.space(p.space).ring == "crown" and not p.flags.get("nether-card"):
-        ctx.emit("gauntlet", msg("{player} survives The Gauntlet and claims the Crown of Command!", player=p.name),
+        ctx.emit("gauntlet", msg("{player} survives {the_gauntlet} and claims the {crown_of_command}!",
+                                 crown_of_command=printed("Crown of Command"), the_gauntlet=printed("The Gauntlet"),
+                                     player=p.name),
                  player=p.name)
         finish(ctx, [p.name])
 
@@ -241,7 +245,9 @@ def pandoras_box(ctx: Ctx, t: Task) -> None:
                  player=p.name)
     elif not holder(ctx, i):
         ctx.emit("pandora",
-                 msg("The Crown of Command is sealed: {player} is thrown onto the Plain of Peril.", player=p.name),
+                 msg("The {crown_of_command} is sealed: {player} is thrown onto the {plain_of_peril}.",
+                     crown_of_command=printed("Crown of Command"), plain_of_peril=printed("Plain of Peril"),
+                         player=p.name),
                  player=p.name)
         place(ctx, i, PLAIN)
         return
@@ -278,7 +284,8 @@ def pandora_use(ctx: Ctx, t: Task) -> None:
     if len(left) > 1 and len(targets) > 1 and t.a["deferred"] < len(left) - 1:
         opts.append(option("later", msg("keep {name} for later this turn", name=name)))
     ctx.ask(i, "pandora",
-            msg("Pandora's Box: against whom do you use {name}? ({count} of this turn's cards left)", name=name,
+            msg("{pandora_s_box}: against whom do you use {name}? ({count} of this turn's cards left)",
+                pandora_s_box=printed("Pandora's Box"), name=name,
                 count=len(left)),
             opts, left=left, deferred=t.a["deferred"])
 
@@ -321,7 +328,8 @@ def hunt_swap(ctx: Ctx, t: Task) -> None:
     drawn_here = [c for c in dict.fromkeys(t.a["drawn"]) if c in lying]
     if not p.alive or not drawn_here:
         return
-    ctx.ask(t.p, "hunt-swap", msg("The Hunt: discard one card you drew and draw a Nether card to encounter instead?"),
+    ctx.ask(t.p, "hunt-swap", msg("{the_hunt}: discard one card you drew and draw a Nether card to encounter instead?",
+                                  the_hunt=printed("The Hunt")),
             [option(f"swap-{c}",
                     msg("discard {card}, draw a Nether card", card=ctx.content.cards[c].name)) for c in drawn_here]
             + [option("keep", msg("keep the cards you drew"))])
@@ -351,7 +359,8 @@ def hunt_crown(ctx: Ctx, t: Task) -> None:
     n = hunted(ctx, p)
     if n >= HUNT_GOAL:
         ctx.emit("hunt",
-                 msg("{player} reaches the Crown of Command with {n} defeated Nether Enemies and wins The Hunt!",
+                 msg("{player} reaches the {crown_of_command} with {n} defeated Nether Enemies and wins {the_hunt}!",
+                     crown_of_command=printed("Crown of Command"), the_hunt=printed("The Hunt"),
                      player=p.name, n=n),
                  player=p.name)
         finish(ctx, [p.name])
@@ -437,13 +446,15 @@ class LostRealms(Pack):
                 up = words.listing(words.card(content, c) for c in v["faceup"])
                 piles.append(msg("{space} {n} facedown, {cards} faceup", space=where, n=down, cards=up) if v["faceup"]
                              else msg("{space} {n} facedown", space=where, n=down))
-            lines.append(msg("The Gauntlet: {piles}.", piles=words.series(piles)))
+            lines.append(msg("{the_gauntlet}: {piles}.", the_gauntlet=printed("The Gauntlet"),
+                             piles=words.series(piles)))
         if pub.get("pandora"):
             lines.append(msg("Pandora's Box: {player} holds the pile, {n} Nether cards left; nobody heals or gains "
                              "life.", player=pub["pandora"]["holder"], n=pub["pandora"]["pile"]))
         if "hunt" in pub:
             hunt = words.listing(msg("{player} {n}", player=name, n=n) for name, n in pub["hunt"].items())
-            lines.append(msg("The Hunt, defeated Nether Enemies (four on the Crown win): {counts}.", counts=hunt))
+            lines.append(msg("{the_hunt}, defeated Nether Enemies (four on the Crown win): {counts}.",
+                             the_hunt=printed("The Hunt"), counts=hunt))
         return lines
 
     def arrived(self, ctx: Ctx, i: int) -> bool | None:
@@ -469,7 +480,8 @@ class LostRealms(Pack):
             p.flags.pop("nether-card")
             p.flags["nether-back"] = 1
             ctx.emit("gauntlet",
-                     msg("{player} turns back and ignores the Nether cards on the way back to the Plain of Peril.",
+                     msg("{player} turns back and ignores the Nether cards on the way back to the {plain_of_peril}.",
+                         plain_of_peril=printed("Plain of Peril"),
                          player=p.name),
                      player=p.name)
         if p.flags.get("nether-back"):

@@ -9,7 +9,7 @@ from engine.rules.machine import Ctx, on_answer, task
 from engine.rules.movement import place
 from engine.rules.turn import finish
 from engine.state import Option, Prompt, Task, option
-from engine.text import msg
+from engine.text import msg, printed
 
 
 def killed(ctx: Ctx, i: int) -> None:
@@ -77,7 +77,8 @@ def champion(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> N
     best = max(votes.values())
     i = next(i for i in living(ctx.s) if votes[i] == best)
     place(ctx, i, LAIR)
-    ctx.emit("to-the-death", msg("{player} goes to the Lair of the Beast.", player=ctx.name(i)))
+    ctx.emit("to-the-death", msg("{player} goes to the {lair_of_the_beast}.",
+                                 lair_of_the_beast=printed("Lair of the Beast"), player=ctx.name(i)))
     ctx.push("final-attack", i)
 
 

@@ -16,7 +16,7 @@ from engine.rules.encounter import draw_adventure, wander
 from engine.rules.items import discard, gain_object
 from engine.rules.machine import Ctx, on_answer, task
 from engine.state import Option, Prompt, Task, option
-from engine.text import msg
+from engine.text import msg, printed
 
 RAFT_SPACES = ("Woods", "Forest")  # base-cards.md §2: the Axe builds a Raft "in Woods or Forest"
 HOOKED = {"alchemist", "hag", "gnome", "mercenary", "poltergeist", "amulet", "cross", "orb-of-knowledge",
@@ -71,7 +71,8 @@ class Revised4(Pack):
         if battle and stats.holds(ctx, i, "potion-of-strength") and not a.get("potion"):
             opts.append(option("drink-potion", msg("drink the Potion of Strength (+2 Strength)")))
         if battle and stats.holds(ctx, i, "mercenary") and p.gold >= 1 and not a.get("mercenary"):
-            opts.append(option("pay-mercenary", msg("pay the Mercenary 1 gold (+3 Strength)")))
+            opts.append(option("pay-mercenary", msg("pay the {mercenary} 1 gold (+3 Strength)",
+                                                    mercenary=printed("Mercenary"))))
         cards = [ctx.content.cards[c] for c in a.get("cards", [])]
         if cards and all(c.kind == "spirit" for c in cards) and (
                 stats.holds(ctx, i, "cross") or stats.has_ability(ctx, p, "priest-destroy-spirits")):
@@ -95,7 +96,8 @@ class Revised4(Pack):
             p.gold -= 1
             a["bonus"] = a.get("bonus", 0) + 3
             a["mercenary"] = True
-            ctx.emit("mercenary", msg("{player} pays the Mercenary to fight alongside.", player=p.name), player=p.name)
+            ctx.emit("mercenary", msg("{player} pays the {mercenary} to fight alongside.",
+                                      mercenary=printed("Mercenary"), player=p.name), player=p.name)
             return "again"
         if key == "banish":
             assert p.space is not None
@@ -133,7 +135,8 @@ class Revised4(Pack):
                              player=p.name), player=p.name)
         elif hook == "mercenary":
             p.gold -= 1
-            ctx.emit("mercenary", msg("{player} hires the Mercenary for 1 gold.", player=p.name), player=p.name)
+            ctx.emit("mercenary", msg("{player} hires the {mercenary} for 1 gold.", mercenary=printed("Mercenary"),
+                                      player=p.name), player=p.name)
 
     def crossed_river(self, ctx: Ctx, i: int) -> None:
         """The Poltergeist stays behind when its host crosses the Storm River."""

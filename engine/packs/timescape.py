@@ -31,7 +31,7 @@ from engine.rules.machine import Ctx, on_answer, task
 from engine.rules.movement import place
 from engine.rules.rerolls import offer_reroll
 from engine.state import Option, Prompt, Task, option
-from engine.text import Msg, Text, msg
+from engine.text import Msg, Text, msg, printed
 
 RING = "timescape"
 HOOKED = {"warp-belt"}  # card hooks this module reads (the pack's card_hooks: automated, engine/coverage.py)
@@ -106,7 +106,7 @@ def leave(ctx: Ctx, i: int, dest: str) -> None:
 
 @task("ts-enter-spell")
 def enter_spell(ctx: Ctx, t: Task) -> None:
-    enter(ctx, t.p, msg("opens a Warp Gate"))
+    enter(ctx, t.p, msg("opens a {warp_gate}", warp_gate=printed("Warp Gate")))
 
 
 @task("ts-gate-mystic")
@@ -127,9 +127,11 @@ def gate_roll(ctx: Ctx, i: int, who: str) -> None:
     need = 2 if p.toad else ch.strength + ch.craft
     dice = rng.dice(ctx.s, 2)
     rolled = {"player": p.name, "die": dice[0], "die2": dice[1], "who": who, "need": need}
-    ctx.emit("roll", msg("{player} rolls {die}+{die2} for the {who}'s Warp Gate (needs {need} or less, as a Toad).",
+    ctx.emit("roll", msg("{player} rolls {die}+{die2} for the {who}'s {warp_gate} (needs {need} or less, as a Toad).",
+                         warp_gate=printed("Warp Gate"),
                          **rolled) if p.toad else
-             msg("{player} rolls {die}+{die2} for the {who}'s Warp Gate (needs {need} or less).", **rolled),
+             msg("{player} rolls {die}+{die2} for the {who}'s {warp_gate} (needs {need} or less).",
+                 warp_gate=printed("Warp Gate"), **rolled),
              player=p.name, dice=dice)
     if sum(dice) > need:
         offer_reroll(ctx, i, msg("You roll {dice}+{dice2} for the {player}'s Warp Gate and need {need} or less. "
@@ -264,7 +266,8 @@ def ts_move(ctx: Ctx, t: Task) -> None:
     if any(ctx.content.cards[c].hook == "warp-belt" for c in p.objects):
         belt = msg("follow the 1-2 line to {space}", space=ctx.space(line(ctx, p.space, 1)).name)
         ctx.ask(t.p, "ts-warp",
-                msg("You are in the Timescape. Roll for the warp line, or use the Warp Belt (as a roll of 1-2)?"),
+                msg("You are in the Timescape. Roll for the warp line, or use the {warp_belt} (as a roll of 1-2)?",
+                    warp_belt=printed("Warp Belt")),
                 [option("roll", msg("roll a die for the warp line")), option("warp-belt", belt)])
         return
     roll_line(ctx, t.p)
@@ -299,7 +302,7 @@ def warp_answer(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -
     if key == "roll":
         roll_line(ctx, i)
     else:
-        warp_to(ctx, i, line(ctx, ctx.player(i).space, 1), msg("by the Warp Belt"))
+        warp_to(ctx, i, line(ctx, ctx.player(i).space, 1), msg("by the {warp_belt}", warp_belt=printed("Warp Belt")))
 
 
 @on_answer("ts-any", "judged innocent: the Timescape space to move to (a space id)", default=())
@@ -564,14 +567,15 @@ def vortex(ctx: Ctx, t: Task) -> None:
     p = ctx.player(t.p)
     r = rng.die(ctx.s)
     dest = die_row(ctx.space(p.space).hook_args["table"], r)
-    ctx.emit("roll", msg("{player} rolls {r} in the Vortex.", player=p.name, r=r), player=p.name, roll=r)
+    ctx.emit("roll", msg("{player} rolls {r} in the {vortex}.", vortex=printed("Vortex"), player=p.name, r=r),
+                         player=p.name, roll=r)
     if inside(ctx, dest):
-        warp_to(ctx, t.p, dest, msg("through the Vortex"))
+        warp_to(ctx, t.p, dest, msg("through the {vortex}", vortex=printed("Vortex")))
         p.flags.pop("moved", None)
         return
     if ctx.covered(dest):  # the Cataclysm: a space under Terrain is no longer on the board
         ctx.emit("terrain",
-                 msg("{space} lies under a Terrain card: {player} stays in the Vortex.",
+                 msg("{space} lies under a Terrain card: {player} stays in the {vortex}.", vortex=printed("Vortex"),
                      space=ctx.content.space(dest).name, player=p.name),
                  player=p.name)
         return
@@ -582,7 +586,8 @@ def vortex(ctx: Ctx, t: Task) -> None:
 def warp_demon(ctx: Ctx, t: Task) -> None:
     a = ctx.space(ctx.player(t.p).space).hook_args
     ctx.ask(t.p, "ts-demon",
-            msg("The Warp Demon (Strength {a}, Craft {a2}) attacks. Which combat do you fight?", a=a['strength'],
+            msg("The {warp_demon} (Strength {a}, Craft {a2}) attacks. Which combat do you fight?",
+                warp_demon=printed("Warp Demon"), a=a['strength'],
                 a2=a['craft']),
             [option("battle", msg("battle against Strength {a}", a=a['strength'])),
              option("psychic", msg("psychic combat against Craft {a}", a=a['craft']))])
@@ -633,7 +638,8 @@ def reward(ctx: Ctx, t: Task) -> None:
 def to_vortex(ctx: Ctx, t: Task) -> None:
     p = ctx.player(t.p)
     p.flags["ts-next"] = tables()["exit"]
-    ctx.emit("timescape", msg("The Sentinels judge {player} a threat: to the Vortex next turn.", player=p.name),
+    ctx.emit("timescape", msg("The Sentinels judge {player} a threat: to the {vortex} next turn.",
+                              vortex=printed("Vortex"), player=p.name),
              player=p.name)
 
 
@@ -721,7 +727,8 @@ class Timescape(Pack):
                 continue
             asked = msg("ask {who} to open a Warp Gate to the Timescape (roll 2 dice against your starting "
                         "Strength + Craft)", who=g["who"]) if g["name"] != "warlock" else \
-                msg("ask {who} to open a Warp Gate to the Timescape (roll 1 die for his fee instead of a quest)",
+                msg("ask {who} to open a {warp_gate} to the Timescape (roll 1 die for his fee instead of a quest)",
+                    warp_gate=printed("Warp Gate"),
                     who=g["who"])
             out.append({"key": f"warp-{g['name']}", "text": asked,
                         "then": [{"op": "hook", "name": f"ts-gate-{g['name']}"}]})

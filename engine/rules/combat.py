@@ -16,7 +16,7 @@ from engine.rules.movement import place
 from engine.rules.rerolls import fate_reroll, offer_reroll
 from engine.rules.turn import lose_life
 from engine.state import Prompt, Task, option
-from engine.text import msg, word
+from engine.text import msg, printed, word
 
 EVADE_ABILITIES = {"woods": "elf-evade-woods", "hills": "dwarf-evade-hills"}
 
@@ -255,7 +255,8 @@ def attack(ctx: Ctx, t: Task) -> None:
     immobile = t.a.get("immobile", False)
     if not immobile and "immobility" in p.spells and spells.may_cast(ctx, i) and not spells.shielded(ctx, i, j):
         opts.append(option("cast-immobility",
-                           msg("first cast Immobility on {player}: no evading, no Spells, no die", player=q.name)))
+                           msg("first cast {immobility} on {player}: no evading, no Spells, no die",
+                               immobility=printed("Immobility"), player=q.name)))
     ctx.ask(i, "attack-kind", msg("You attack {player}. Battle or psychic combat?", player=q.name), opts, target=j,
             life_only=t.a.get("life_only", False), battle_only=t.a.get("battle_only", False), immobile=immobile)
 
@@ -270,7 +271,8 @@ def attack_kind(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -
         ctx.push("attack", i, target=j, battle_only=prompt.data.get("battle_only", False),
                  life_only=prompt.data.get("life_only", False))  # "immobile" once the Spell holds
         spells.spend(ctx, i, "immobility")
-        ctx.emit("cast", msg("{player} casts Immobility on {player2}.", player=p.name, player2=ctx.name(j)),
+        ctx.emit("cast", msg("{player} casts {immobility} on {player2}.", immobility=printed("Immobility"),
+                             player=p.name, player2=ctx.name(j)),
                  player=p.name, card="immobility")
         ctx.push("immobilise", i, target=j, name="Immobility")  # Counterspell cancels this task
         spells.offer_counterspell(ctx, i, "Immobility")

@@ -11,7 +11,7 @@ from engine.rules import items, reach, spells, stats
 from engine.rules.items import discard, gain_object
 from engine.rules.machine import Ctx, on_answer, task
 from engine.state import Option, Prompt, Task, option
-from engine.text import msg
+from engine.text import msg, printed
 
 MEETS_OTHERS_INNER = ("plain-of-peril", "valley-of-fire", "crown-of-command")
 ORDER = {"event": 0, "enemy": 1, "stranger": 2, "follower": 3, "object": 3, "magic-object": 3, "place": 4}
@@ -69,9 +69,11 @@ def ask_again_after_move(ctx: Ctx, t: Task) -> None:
 
 def ask_after_move(ctx: Ctx, i: int) -> None:
     ctx.ask(i, "after-move",
-            msg("You have moved to {space}. Cast Destruction before you encounter?",
+            msg("You have moved to {space}. Cast {destruction} before you encounter?",
+                destruction=printed("Destruction"),
                 space=ctx.space(ctx.player(i).space).name),
-            [option("cast-destruction", msg("cast Destruction: discard a faceup Adventure card"))]
+            [option("cast-destruction", msg("cast {destruction}: discard a faceup Adventure card",
+                                            destruction=printed("Destruction")))]
             + spells.ditch_option(ctx, i) + [option("no", msg("go on to the encounter"))])
 
 

@@ -8,7 +8,7 @@ from engine.rules.items import discard
 from engine.rules.machine import Ctx, on_answer, task
 from engine.rules.rerolls import offer_reroll
 from engine.state import Option, Prompt, Task, option
-from engine.text import Msg, msg, word
+from engine.text import Msg, msg, printed, word
 
 SENTINEL, SENTINEL_MIDDLE = "sentinel", "hills-3"
 PORTAL, PLAIN = "portal-of-power", "plain-of-peril"
@@ -166,9 +166,11 @@ def crossing_at(ctx: Ctx, i: int, space: str, passing: bool = True) -> tuple[Msg
         # Terrain on the Sentinel or the Portal: the crossing is free (cataclysm.txt).
         middle = space == SENTINEL
         return (msg("You reach a free crossing into the Middle Region. Cross?") if middle else
-                msg("You reach a free crossing into the Inner Region, to the Plain of Peril. Cross?"),
+                msg("You reach a free crossing into the Inner Region, to the {plain_of_peril}. Cross?",
+                    plain_of_peril=printed("Plain of Peril")),
                 [option("cross", msg("cross into the Middle Region") if middle else
-                        msg("cross into the Inner Region, to the Plain of Peril")),
+                        msg("cross into the Inner Region, to the {plain_of_peril}",
+                            plain_of_peril=printed("Plain of Peril"))),
                  option("continue", msg("keep moving along this region"))])
     if space == SENTINEL:
         return (msg("You reach the Sentinel's bridge. Cross into the Middle Region "
@@ -180,7 +182,8 @@ def crossing_at(ctx: Ctx, i: int, space: str, passing: bool = True) -> tuple[Msg
                 [option("cross", msg("cross the bridge outward")),
                  option("continue", msg("keep moving along the Middle Region"))])
     if space == PORTAL and not p.quest:
-        return (msg("Your move carries you past the Portal of Power. Try to open it?"),
+        return (msg("Your move carries you past the {portal_of_power}. Try to open it?",
+                    portal_of_power=printed("Portal of Power")),
                 [option("portal-strength", msg("roll 2 dice against your Strength")),
                  option("portal-craft", msg("roll 2 dice against your Craft")),
                  option("continue", msg("move on along the Middle Region"))])
@@ -206,7 +209,8 @@ def crossing(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> N
         space = prompt.data["space"]
         dest = SENTINEL_MIDDLE if space == SENTINEL else SENTINEL
         if space == PORTAL:  # free through a Terrain-covered Portal; the turn ends there, as after opening it
-            ctx.emit("portal", msg("{player} walks through to the Plain of Peril.", player=who), player=who)
+            ctx.emit("portal", msg("{player} walks through to the {plain_of_peril}.",
+                                   plain_of_peril=printed("Plain of Peril"), player=who), player=who)
             place(ctx, i, PLAIN)
             spells.finish_turn(ctx)
             ctx.hooks.through_portal(ctx, i)  # The Lost Realms' Gauntlet: the Plain's Nether cards
@@ -266,7 +270,8 @@ def portal_resolve(ctx: Ctx, t: Task) -> None:
     p = ctx.player(i)
     value = stats.strength(ctx, p) if attr == "strength" else stats.craft(ctx, p)
     if sum(roll) <= value:
-        ctx.emit("portal", msg("{player} rolls {dice} against {attr} {value} and opens the Portal of Power.",
+        ctx.emit("portal", msg("{player} rolls {dice} against {attr} {value} and opens the {portal_of_power}.",
+                               portal_of_power=printed("Portal of Power"),
                                player=p.name, dice="+".join(map(str, roll)), attr=word(attr), value=value),
                  player=p.name)
         place(ctx, i, PLAIN)
@@ -300,9 +305,11 @@ def inner_move(ctx: Ctx, i: int) -> None:
         opts.append(option(key, msg("move to {space}", space=ctx.space(dest).name)))
     # turning back out of the Portal: the way a character came in, walking or by a teleport
     if here == PLAIN and (not stay or p.flags.get("came-from") in (PORTAL, None)):
-        opts.append(option("portal", msg("go back out to the Portal of Power")))
+        opts.append(option("portal", msg("go back out to the {portal_of_power}",
+                                         portal_of_power=printed("Portal of Power"))))
     if here == VALLEY and not stay and not ctx.hooks.crown_closed(ctx, i):
-        opts.append(option("crown", msg("climb to the Crown of Command")))
+        opts.append(option("crown", msg("climb to the {crown_of_command}",
+                                        crown_of_command=printed("Crown of Command"))))
     ctx.ask(i, "inner-move", msg("You are in the Inner Region: where do you move?"), opts)
 
 

@@ -14,7 +14,7 @@ from engine.rules.movement import place
 from engine.rules.rerolls import fate_reroll, offer_reroll
 from engine.rules.turn import finish, lose_life, one_effect
 from engine.state import Prompt, Task, option
-from engine.text import msg, word
+from engine.text import msg, printed, word
 
 
 def args(ctx: Ctx, space: str) -> dict:
@@ -36,7 +36,8 @@ def portal_space(ctx: Ctx, t: Task) -> None:
     """Landing exactly on the Portal: the character may try to open it (rules-decisions)."""
     if ctx.player(t.p).quest:
         return
-    ctx.ask(t.p, "portal-try", msg("You stand at the Portal of Power. Try to open it?"),
+    ctx.ask(t.p, "portal-try", msg("You stand at the {portal_of_power}. Try to open it?",
+                                   portal_of_power=printed("Portal of Power")),
             [option("portal-strength", msg("roll 2 dice against your Strength")),
              option("portal-craft", msg("roll 2 dice against your Craft")), option("no", msg("not now"))])
 
@@ -230,7 +231,8 @@ def crown(ctx: Ctx, t: Task) -> None:
     p = ctx.player(t.p)
     if not s.crown_reached:
         s.crown_reached = True
-        ctx.emit("crown", msg("{player} reaches the Crown of Command! From now on death is final.", player=p.name),
+        ctx.emit("crown", msg("{player} reaches the {crown_of_command}! From now on death is final.",
+                              crown_of_command=printed("Crown of Command"), player=p.name),
                  player=p.name)
         if s.options.get("sudden_death"):
             finish(ctx, [p.name])

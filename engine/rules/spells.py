@@ -18,7 +18,7 @@ from engine.questions import OTHER, SELF
 from engine.rules import items, reach, stats
 from engine.rules.machine import Ctx, could_change, on_answer, registrar, task
 from engine.state import Option, Prompt, Task, option
-from engine.text import Text, msg
+from engine.text import Text, msg, printed
 
 HOOKS: dict[str, Callable[..., Any]] = {}
 
@@ -107,7 +107,8 @@ def own_destroy_magic_ends(ctx: Ctx, i: int) -> None:
         return e["name"] == "destroy-magic" and e["by"] == name and e.get("turn") != turn
     if any(ending(e) for e in ctx.s.effects):
         ctx.s.effects = [e for e in ctx.s.effects if not ending(e)]
-        ctx.emit("lasting-ends", msg("{name}'s Destroy Magic ends.", name=name))
+        ctx.emit("lasting-ends", msg("{name}'s {destroy_magic} ends.", destroy_magic=printed("Destroy Magic"),
+                                     name=name))
 
 
 @on_answer("start-spell", "before moving: `cast-<spell>`, a card's use (`use-<card>`...), `ditch`, or `done`",
@@ -155,8 +156,10 @@ def offer_counterspell(ctx: Ctx, i: int, name: str) -> None:
         q = ctx.player(j)
         if j != i and "counterspell" in q.spells and may_cast(ctx, j) and reach.reaches(ctx, j, i):
             ctx.ask(j, "counterspell",
-                    msg("{player} casts {name}. Cancel it with your Counterspell?", player=ctx.name(i), name=name),
-                    [option("counter", msg("cast Counterspell on {name}", name=name)),
+                    msg("{player} casts {name}. Cancel it with your {counterspell}?",
+                        counterspell=printed("Counterspell"), player=ctx.name(i), name=name),
+                    [option("counter", msg("cast {counterspell} on {name}", counterspell=printed("Counterspell"),
+                                           name=name)),
                      option("let", msg("let it happen"))])
             return
 
@@ -167,7 +170,8 @@ def counterspell(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) 
         return
     spend(ctx, ctx.index(who), "counterspell")
     resolve = ctx.s.stack.pop()
-    ctx.emit("counterspell", msg("{player} casts Counterspell: {a} has no effect.", player=who,
+    ctx.emit("counterspell", msg("{player} casts {counterspell}: {a} has no effect.",
+                                 counterspell=printed("Counterspell"), player=who,
                                  a=words.foe(ctx.content, resolve.a)), player=who)
 
 
@@ -217,7 +221,8 @@ def destroy_magic(ctx: Ctx, i: int) -> None:
     should the caster miss that turn or be out)."""
     ctx.s.effects.append({"name": "destroy-magic", "rounds": 2, "by": ctx.name(i), "turn": ctx.s.turn})
     ctx.emit("lasting",
-             msg("Destroy Magic: nobody else may cast Spells until {player}'s next turn.", player=ctx.name(i)))
+             msg("{destroy_magic}: nobody else may cast Spells until {player}'s next turn.",
+                 destroy_magic=printed("Destroy Magic"), player=ctx.name(i)))
 
 
 @spell_hook("healing")
@@ -280,8 +285,8 @@ def healing_window(ctx: Ctx, t: Task) -> None:
             if ctx.player(k).life < ctx.player(k).max_life and not shielded(ctx, j, k)]
     if not hurt:
         return
-    opts = [option(f"heal-{ctx.name(k)}", msg("cast Healing on yourself") if k == j else
-                   msg("cast Healing on {value}", value=ctx.name(k))) for k in hurt]
+    opts = [option(f"heal-{ctx.name(k)}", msg("cast {healing} on yourself", healing=printed("Healing")) if k == j else
+                   msg("cast {healing} on {value}", healing=printed("Healing"), value=ctx.name(k))) for k in hurt]
     ctx.ask(j, "healing-window", msg("You have lost a life on another's turn. Cast Healing now "
             "(your one Spell this turn)?"), opts + [option("no", msg("not now"))])
 
@@ -314,8 +319,10 @@ def end_spells(ctx: Ctx, t: Task) -> None:
     if not p.alive or "destroy-magic" not in p.spells or blocked(ctx, t.p):
         return
     ctx.ask(t.p, "end-spell",
-            msg("Your turn ends. Cast Destroy Magic (nobody else casts Spells until your next turn)?"),
-            [option("cast-destroy-magic", msg("cast Destroy Magic")), option("done", msg("end the turn"))])
+            msg("Your turn ends. Cast {destroy_magic} (nobody else casts Spells until your next turn)?",
+                destroy_magic=printed("Destroy Magic")),
+            [option("cast-destroy-magic", msg("cast {destroy_magic}", destroy_magic=printed("Destroy Magic"))),
+                                              option("done", msg("end the turn"))])
 
 
 @on_answer("end-spell", "at the end of the turn: `cast-destroy-magic` or `done`", default=("done",))

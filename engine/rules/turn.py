@@ -9,7 +9,7 @@ from engine.rules.items import discard
 from engine.rules.machine import Ctx, task
 from engine.rules.setup import begin_character
 from engine.state import Player, Task
-from engine.text import Text, msg, word
+from engine.text import Text, msg, printed, word
 
 
 @task("turn")
@@ -161,7 +161,8 @@ def lose_life(ctx: Ctx, i: int, n: int = 1, cause: str = "") -> None:
         # Preservation saves one life; cast for its holder only when that saves the character
         # (on another's turn it is the holder's one Spell of that turn).
         spells.spend(ctx, i, "preservation")
-        ctx.emit("cast", msg("{player} casts Preservation and is spared a life.", player=p.name), player=p.name)
+        ctx.emit("cast", msg("{player} casts {preservation} and is spared a life.",
+                             preservation=printed("Preservation"), player=p.name), player=p.name)
         n -= 1
         if n == 0:
             return
