@@ -33,7 +33,10 @@ from engine.text import msg
 # 0.8: packs as declared objects, question kinds declared; `leave-game` (a resigned character leaves
 # play); a teleport leaves no way back to the space before it (the Gauntlet's turning back); an
 # attack between characters is told to everyone, with both sides' values
-ENGINE_VERSION = "0.8.0"
+# 0.9: The Hunt's dead end ends the game with no winner; names in the events' words are values
+# (printed), packs' status lines and foes as messages, the Warlock quest's words mended: the
+# wording changed, so archives of 0.8 verify with a note, not as tampered
+ENGINE_VERSION = "0.9.0"
 
 
 _ENC = msgspec.msgpack.Encoder()

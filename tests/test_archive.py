@@ -311,3 +311,24 @@ def test_refusals(svc, game, tmp_path):
 def test_the_seed_script_still_takes_a_bare_seed():
     out = subprocess.run([sys.executable, str(SCRIPT), "x", "--commitment"], capture_output=True, text=True).stdout
     assert out.strip() == __import__("hashlib").sha256(b"x").hexdigest()
+
+
+# The English wording of the engine's events (engine.pot's messages) by engine version. An
+# archive re-run by the engine version that made it must match word for word ("events differ"
+# reads as tampering), so new wording needs a new ENGINE_VERSION: older archives then verify
+# with a note. When this fails, raise ENGINE_VERSION (engine/api.py says what changed) and add
+# the pair the message names.
+WORDINGS = {"0.9.0": "95666fb0836d71bb"}
+
+
+def test_a_change_of_the_engines_wording_comes_with_a_new_engine_version():
+    import hashlib
+
+    from babel.messages.pofile import read_po
+    with (Path(__file__).parent.parent / "pbem" / "locale" / "engine.pot").open("rb") as f:
+        ids = sorted(str(m.id) for m in read_po(f) if m.id)
+    wording = hashlib.sha256("\n".join(ids).encode()).hexdigest()[:16]
+    assert WORDINGS.get(api.ENGINE_VERSION) == wording, (
+        f"the engine's wording is {wording}, recorded for no version or another: archives made by "
+        f"engine {api.ENGINE_VERSION} would no longer verify. Raise ENGINE_VERSION and add "
+        f"{{'<new version>': '{wording}'}} to WORDINGS")
