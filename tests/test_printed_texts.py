@@ -47,6 +47,9 @@ def test_a_german_reader_reads_her_characters_abilities_and_her_spells_in_german
     for key, english in zip(ch.abilities, ch.ability_texts, strict=True):  # the welcome's abilities
         assert flat(printed_texts.ability(ch.name, key, "de") or "") in flat(alice_welcome), key
         assert flat(glossary.plain(english)) not in flat(alice_welcome), key
+    shown, start = printed_names.name(ch.name, "de"), printed_names.name(ch.start.replace("-", " ").title(), "de")
+    assert shown != ch.name and f"Sie spielen die Figur {shown}" in flat(alice_welcome)  # her character and start
+    assert start in flat(alice_welcome) and f"Figur {ch.name}" not in flat(alice_welcome)  # named in German too
     bob = content.load("revised4", ()).characters[next(p for p in state.players if p.name == "bob").character]
     assert all(flat(glossary.plain(t)) in flat(bob_welcome) for t in bob.ability_texts)  # English unchanged
     for p in state.players:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from engine.registry import TITLES
-from pbem.base import boardmap, engine_text, i18n, option_keys, printed_texts
+from pbem.base import boardmap, engine_text, i18n, option_keys, printed_names, printed_texts
 from pbem.base.i18n import _
 from pbem.core import people
 from pbem.outbound import calendar, glossary, leads, links as web_links, outbox, turnmail
@@ -405,7 +405,8 @@ def _character(g: dict, slug: str | None) -> dict | None:
         return None
     return {"stats": _("Strength %(strength)s, Craft %(craft)s, Life %(life)s, Fate %(fate)s, %(alignment)s, "
                        "starts at the %(start)s", strength=ch.strength, craft=ch.craft, life=ch.life, fate=ch.fate,
-                       alignment=_(ch.alignment), start=_(ch.start.replace('-', ' ').title())),
+                       alignment=_(ch.alignment),
+                       start=printed_names.name(ch.start.replace('-', ' ').title(), i18n.current())),
             "abilities": [glossary.plain(printed_texts.ability(ch.name, k, i18n.current()) or t)
                           for k, t in zip(ch.abilities, ch.ability_texts, strict=True)]}
 
