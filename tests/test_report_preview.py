@@ -154,3 +154,20 @@ def test_the_preview_stops_where_a_copy_before_every_task_would(packs):
                     compared.add((want["stop"], bool(want["events"]), back is not None))
         state, _ = api.apply(state, move)
     assert {("unknown", True, True), ("question", True, False), ("end", True, True)} <= compared  # each way met
+
+
+def test_where_an_answer_leads_is_named_in_the_readers_language(svc):
+    """A German reader's 'dann Felder (Äußere Region)': the space by the names file's German, as
+    everywhere else she reads it (it said 'dann Fields'); an English reader's line unchanged."""
+    from pbem.base import i18n
+    from pbem.outbound import leads
+    state = api.new_game({"players": HEROES}, "preview-bridge")
+    state.players[0].space, state.forced = "woods", [4]
+    while state.prompt.kind != "direction":
+        state, _ = api.apply(state, api.Move("alice", "done", state.prompt.id))
+    asked = svc.engine.view(state, "alice")["mine"]
+    with i18n.using("de"):
+        german = leads.leads(svc, state, "alice", asked)["left"]
+    english = leads.leads(svc, state, "alice", asked)["left"]
+    assert german == ["dann Felder (Äußere Region)"], german
+    assert english == ["then Fields (Outer Region)"], english

@@ -225,7 +225,7 @@ def mail(req: Request, call: Call) -> str:
 def _digest_when(req: Request) -> str:
     tz, at = people.digest_time(req.svc, req.player["email"])
     return _("(at %(at)s, %(zone)s; `digest: 20:00` and `zone: Europe/Berlin` change it)",
-             at=f"{at:%H:%M}", zone=tz or "UTC")
+             at=at.strftime("%H:%M"), zone=tz or "UTC")
 
 
 def zone(req: Request, call: Call) -> str:

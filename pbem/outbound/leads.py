@@ -30,7 +30,9 @@ def region(ring: str | None) -> str:
 
 
 def _where(o: dict) -> str:
-    return f"{o['space_name']} ({_(region(o['region']))})" if o.get("space_name") else _("off the board")
+    if not o.get("space_name"):
+        return _("off the board")
+    return f"{engine_text.name(o['space_name'])} ({_(region(o['region']))})"
 
 
 def _texts(o: dict, key: str) -> list[str]:
@@ -48,7 +50,8 @@ def _next(o: dict) -> str:
     if o["stop"] == "unknown":
         if cut.get("name") and ("strength" in cut or "craft" in cut):
             kind, value = (_("Strength"), cut["strength"]) if "strength" in cut else (_("Craft"), cut["craft"])
-            return _("a fight with %(name)s (%(kind)s %(value)s): the dice decide", name=cut["name"], kind=kind,
+            return _("a fight with %(name)s (%(kind)s %(value)s): the dice decide", name=engine_text.name(cut["name"]),
+                     kind=kind,
                      value=value)
         return _("the dice or the cards decide")
     if o["stop"] == "question":
