@@ -1,0 +1,238 @@
+"""Issue 29: the English a German reader still meets, found by playing.
+
+One short game of each pack set is played by mail through the real pipeline (as
+bench/pipeline.py does: a reply mail per answer handed to `process.handle`, a bot choosing a
+random legal answer, the moderator's questions skipped), with one seat (`anna`) reading German
+(`language = "de"` in [[players]]). Between her answers she writes the service a few of its
+commands in German (status, help, a new address, a vacation, a standing order, a wrong line...),
+so the replies to those are read too. Every mail she gets (its subject and text part, the
+code mail to a new address included) is rendered as it would be sent, and each line is checked
+against a list of common English words that are not German words: the lines with one are
+printed once each (digits folded, the first one seen shown), with the words found and the
+pack sets that showed it; then the count per pack set.
+
+Printed names that have no German name yet (the stand-ins, as printed) and their answer keys
+are taken out of a line before it is checked: a line whose only English is such a name is not
+counted. Everything else is: an English answer key ("right-1") is English to the reader.
+
+    .venv/bin/python tools/language_survey.py [--sets revised4,city] [--moves 60] [--seed 1] [--quiet]
+
+Exit status 0 whatever it finds (a survey, not a test); about half a minute for every set.
+"""
+from __future__ import annotations
+
+import argparse
+import random
+import re
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from engine import content, registry  # noqa: E402
+from pbem import demo  # noqa: E402
+from pbem.base import log, printed_names, settings as settings_mod  # noqa: E402
+from pbem.core import games  # noqa: E402
+from pbem.core.service import open_service  # noqa: E402
+from pbem.inbound.process import handle  # noqa: E402
+from pbem.moderate import moderator, newgame  # noqa: E402
+from pbem.outbound import outbox  # noqa: E402
+
+# name -> (edition, packs); with nemesis a seat (not the German one) plays the Nemesis
+PACK_SETS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "revised4": ("revised4", ()),
+    "cataclysm": ("revised4", ("cataclysm",)),
+    "lost-realms": ("revised4", ("lost-realms",)),
+    "city": ("revised4", ("city",)),
+    "dungeon": ("revised4", ("dungeon",)),
+    "deep-realms": ("revised4", ("city", "dungeon", "deep-realms")),
+    "sea-voyage": ("revised4", ("sea-voyage",)),
+    "timescape": ("revised4", ("timescape",)),
+    "nemesis": ("fifth", ("nemesis",)),
+}
+READER, ADDRESS, NEW_ADDRESS = "anna", "anna@example.de", "anna@neu.example.de"
+PLAYERS = [(READER, ADDRESS), ("bob", "bob@example.org"), ("carl", "carl@example.org")]
+
+# What the German reader writes the service after the game's answer number N (a mail of its own).
+COMMANDS: dict[int, list[str]] = {
+    2: ["status"],
+    4: ["hilfe"],
+    6: ["urlaub: 5d alle"],
+    8: [f"e-mail: {NEW_ADDRESS}"],
+    10: ["dauerauftrag: wenn kampf antworte kämpfen"],
+    12: ["dauerauftrag: when fight answer fight"],
+    14: ["99: links"],
+    16: ["zurück"],
+    18: ["berichte: jede"],
+    20: ["an: alle", "Hallo zusammen"],
+    22: ["zeitzone: Europe/Berlin"],
+    24: ["aufgeben"],
+}
+
+# Common English words that are not German words (so not "was", "will", "an", "die", "man",
+# "also", "hat", "war", "so", "in", "bald", "gift", "mail", "code", "status"...): one in a line
+# marks it English. Case is not looked at.
+ENGLISH = frozenset("""
+the and of you your then answer answers roll rolls to is are with for this that it its be has have
+on at by from or not if when which who what whom where there their they them he she his her him
+can may must would should could been being were does did done do any each every all none no yes
+one two three four five six first next last other another more most less than only just
+than into onto out up down over under again after before until while because about
+here how why turn turns player players move moves moved space spaces card cards question questions
+game games round rounds time times day days hour hours week weeks left right keep reroll continue
+battle evade cross strength craft life lives fate stay stop fight fights draw draws lose loses
+gain gains take takes taken encounter encountered spell spells cast casts follower followers
+object objects enemy enemies none pass leave later skip please reply replies send sent
+address new old confirm confirms confirmed change changed played play plays asked ask asks
+waiting wait waits deadline deadlines reminder vacation standing order orders report reports
+reply help resign resigned back message messages note notes kind key keys default
+shown show read write wrote written line lines said says say nothing something everyone
+won win wins wins ends end ended begin begins began start starts started yet still now
+you're don't can't isn't won't it's
+""".split())
+WORD = re.compile(r"[A-Za-zÄÖÜäöüß']+")
+FOLD = re.compile(r"\d+")
+NOISE = [re.compile(p) for p in (
+    r"^[\w-]+ / (?=\S+:)",  # the guide's command names, each beside its German word
+    r"https?://\S+", r"[\w.+-]+@[\w.-]+", r"\b[0-9a-f]{8,}\b", r"\bpbemtoken\w*", r"^Subject: \[[^\]]*\]",
+)]
+
+
+@dataclass
+class Found:
+    example: str
+    words: list[str]
+    sets: dict[str, int] = field(default_factory=dict)
+
+
+def stand_ins(edition: str, packs: tuple[str, ...]) -> list[str]:
+    """The printed names of the set (cards, spaces, characters, the packs' titles) a German
+    reader still sees as printed, and their answer keys, longest first (so "Wild Boar" goes
+    before "Boar")."""
+    got = content.load(edition, packs)
+    german = printed_names.table("de")
+    names = {c.name for c in got.cards.values()} | {s.name for s in got.board.spaces.values()} \
+        | {c.name for c in got.characters.values()} | set(registry.TITLES.values())
+    kept = {n for n in names if n and german.get(n, n) == n}
+    out = kept | {content.slug(n) for n in kept}
+    return sorted(out, key=len, reverse=True)
+
+
+def english(line: str, names: list[str]) -> list[str]:
+    """The English words of `line` once the names kept as printed, addresses and tokens are out."""
+    for rx in NOISE:
+        line = rx.sub(" ", line)
+    for n in names:
+        if n in line:
+            line = line.replace(n, " ")
+    return [w for w in WORD.findall(line) if w.lower() in ENGLISH]
+
+
+class Game:
+    """One game of a pack set, anna reading German, played by mail."""
+
+    def __init__(self, svc, name: str, edition: str, packs: tuple[str, ...], seed: int):
+        self.svc, self.name, self.mid = svc, name, 0
+        cfg = {"game": {"name": name, "edition": edition, "packs": list(packs), "address": "talisman@example.org",
+                        "seed": f"survey-{name}-{seed}", "moderator": "mod@example.org"},
+               "players": [{"name": p, "email": e} for p, e in PLAYERS]}
+        cfg["players"][0]["language"] = "de"
+        if "nemesis" in packs:  # the German reader plays a hero; another seat the Nemesis
+            cfg["players"][1]["role"] = "nemesis"
+        newgame.create(svc, cfg)
+        self.rnd = random.Random(seed)
+        self.tokens = {p: svc.token(svc.store.player(name, p)) for p, _ in PLAYERS}
+
+    def send(self, player: str, lines: list[str]) -> None:
+        self.mid += 1
+        address = dict(PLAYERS)[player]
+        handle(self.svc, demo.reply(self.name, player, address, self.tokens[player], "\n".join(lines),
+                                    f"<survey-{self.name}-{self.mid}@example.org>"))
+
+    def step(self) -> bool:
+        """One answer by whoever is asked (a random legal one); False once the game is over."""
+        for _ in range(50):
+            state = games.state(self.svc, games.get(self.svc, self.name))
+            if state.over:
+                return False
+            moves = [m for m in self.svc.engine.legal_moves(state)]
+            if not moves:
+                return False
+            move = self.rnd.choice(moves)
+            if move.player != self.svc.engine.MODERATOR:
+                self.send(move.player, [f"{move.prompt}: {move.key}"])
+                return True
+            moderator.answer(self.svc, self.name, move.player, f"{move.prompt}: skip")
+        return False
+
+
+def survey(set_name: str, moves: int, seed: int, found: dict[str, Found]) -> tuple[int, int]:
+    """Play the set's game; (mails read, English lines in them) added to `found`."""
+    edition, packs = PACK_SETS[set_name]
+    names = stand_ins(edition, packs)
+    with tempfile.TemporaryDirectory() as home:
+        svc = open_service(settings=settings_mod.Settings(home=home, mails_per_hour=10 ** 9))
+        g = Game(svc, set_name, edition, packs, seed)
+        for n in range(1, moves + 1):
+            if not g.step():
+                break
+            if n in COMMANDS:
+                g.send(READER, COMMANDS[n])
+        mails = lines = 0
+        for row in svc.store.outbox_rows():
+            if row["to_addr"] not in (ADDRESS, NEW_ADDRESS):
+                continue
+            mail = outbox.mail(svc, row["id"])
+            if mail is None:
+                continue
+            mails += 1
+            for line in [f"Subject: {row['subject']}", *(mail.get("text") or "").splitlines()]:
+                line = line.strip()
+                words = english(line, names)
+                if not words:
+                    continue
+                lines += 1
+                key = FOLD.sub("#", line)
+                entry = found.setdefault(key, Found(line, sorted(set(words))))
+                entry.sets[set_name] = entry.sets.get(set_name, 0) + 1
+        svc.store.close()
+    return mails, lines
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--sets", default=",".join(PACK_SETS), help=f"comma-separated, of: {', '.join(PACK_SETS)}")
+    ap.add_argument("--moves", type=int, default=60, help="answers played in each game")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--quiet", action="store_true", help="only the counts per pack set")
+    args = ap.parse_args()
+    log.configure("json", "error")
+    chosen = [s.strip() for s in args.sets.split(",") if s.strip()]
+    unknown = [s for s in chosen if s not in PACK_SETS]
+    if unknown:
+        ap.error(f"unknown pack set(s): {', '.join(unknown)}; known: {', '.join(PACK_SETS)}")
+    found: dict[str, Found] = {}
+    counts: dict[str, tuple[int, int, int]] = {}
+    start = time.process_time()
+    for s in chosen:
+        before = {k for k, f in found.items() if s in f.sets}
+        mails, lines = survey(s, args.moves, args.seed, found)
+        distinct = sum(1 for f in found.values() if s in f.sets) - len(before)
+        counts[s] = (mails, lines, distinct)
+    if not args.quiet:
+        for f in sorted(found.values(), key=lambda f: (-sum(f.sets.values()), f.example)):
+            sets = ", ".join(f"{k} {n}" for k, n in f.sets.items())
+            print(f"{f.example}\n    [{', '.join(f.words)}] {sum(f.sets.values())}x: {sets}")
+        print()
+    print(f"{'pack set':<12} {'mails':>6} {'English lines':>14} {'distinct':>9}")
+    for s, (mails, lines, distinct) in counts.items():
+        print(f"{s:<12} {mails:>6} {lines:>14} {distinct:>9}")
+    print(f"{len(found)} distinct lines in all; {time.process_time() - start:.1f} s CPU")
+
+
+if __name__ == "__main__":
+    main()
