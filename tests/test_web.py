@@ -576,3 +576,24 @@ def test_the_board_kept_is_the_game_as_it_stands_not_another_of_its_name_or_seco
     finally:
         for svc in homes:
             svc.store.close()
+
+
+def test_a_seats_page_says_what_its_cards_do_in_its_readers_language_and_no_one_elses(web):
+    """The seat page lists what each card its seat holds does, as its report does (glossary.py):
+    in the reader's language, never on another seat's page or the public one."""
+    svc, client = web
+    cfg = game_config(characters={"alice": "wizard", "bob": "priest"})
+    cfg["players"][1]["language"] = "de"  # bob reads German
+    g = newgame.create(svc, cfg)
+    state = games.state(svc, games.get(svc, g))
+    for p in state.players:
+        p.spells = ["healing"] if p.name == "alice" else []
+        p.objects = ["sword"] if p.name == "bob" else []
+    svc.store.update_game(g, state=svc.engine.encode(state))
+    alice, bob = (client.get(seat_url(svc, g, n)).text for n in ("alice", "bob"))
+    assert "The cards named here" in alice and "Heal any one character, yourself included" in alice
+    assert "Die hier genannten Karten" in bob and "Eine Waffe: +1 Stärke im Kampf." in bob
+    assert "A Weapon: +1 Strength" not in bob and "Heilen Sie" not in bob and "Heal any one" not in bob
+    assert "Eine Waffe" not in alice and "A Weapon" not in alice
+    public = client.get(f"/g/{g}").text
+    assert "Heal any one character" not in public and "The cards named here" not in public

@@ -178,7 +178,7 @@ def private(svc: Service, game: dict, state, player: dict, upto: int | None = No
                for o, line in zip(asked["options"], ctx["reply_lines"])] if asked else []
     page.update(
         me=name, seat_url=links.seat_path(svc, player), asked=asked, options=options, about=ctx["about"],
-        sheet=ctx["sheet"], deadline=ctx["deadline"], standing_orders=ctx["standing_orders"],
+        sheet=ctx["sheet"], cards=ctx["cards"], deadline=ctx["deadline"], standing_orders=ctx["standing_orders"],
         timezone=people.zone(svc, game, name, player["email"]) or "UTC",
         calendar_url=links.calendar_path(svc, player) if ctx["deadline"] is not None else None,
         languages=[(code, i18n.name(code)) for code in i18n.languages()],
