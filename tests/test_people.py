@@ -146,7 +146,7 @@ def test_email_all_by_mail_moves_every_running_game_and_check_changes_nothing(le
     line = f"email: alice@home.example.org {code} all"
     trial = handle(league, mail([line], sender="alice@example.org", tok=token(league, "autumn", "alice"),
                                 subject="CHECK [autumn]"))
-    assert "email: alice@home.example.org: would change 2 seat(s)" in receipt_text(league, trial)
+    assert "email: alice@home.example.org: would change 2 seats" in receipt_text(league, trial)
     assert league.store.player("autumn", "alice")["email"] == "alice@example.org"
     done = reply(league, "winter", [line])
     assert "your address is now alice@home.example.org (in autumn, winter)" in receipt_text(league, done)

@@ -16,6 +16,7 @@ are taken out of a line before it is checked: a line whose only English is such 
 counted. Everything else is: an English answer key ("right-1") is English to the reader.
 
     .venv/bin/python tools/language_survey.py [--sets revised4,city] [--moves 60] [--seed 1] [--quiet]
+                                              [--dump DIR]
 
 Exit status 0 whatever it finds (a survey, not a test); about half a minute for every set.
 """
@@ -170,8 +171,9 @@ class Game:
         return False
 
 
-def survey(set_name: str, moves: int, seed: int, found: dict[str, Found]) -> tuple[int, int]:
-    """Play the set's game; (mails read, English lines in them) added to `found`."""
+def survey(set_name: str, moves: int, seed: int, found: dict[str, Found], dump: Path | None = None) -> tuple[int, int]:
+    """Play the set's game; (mails read, English lines in them) added to `found`; each mail's
+    subject and text written to `dump`/SET.txt too when given."""
     edition, packs = PACK_SETS[set_name]
     names = stand_ins(edition, packs)
     with tempfile.TemporaryDirectory() as home:
@@ -183,6 +185,7 @@ def survey(set_name: str, moves: int, seed: int, found: dict[str, Found]) -> tup
             if n in COMMANDS:
                 g.send(READER, COMMANDS[n])
         mails = lines = 0
+        texts = []
         for row in svc.store.outbox_rows():
             if row["to_addr"] not in (ADDRESS, NEW_ADDRESS):
                 continue
@@ -190,6 +193,7 @@ def survey(set_name: str, moves: int, seed: int, found: dict[str, Found]) -> tup
             if mail is None:
                 continue
             mails += 1
+            texts.append(f"=== {row['id']} {row['kind']} to {row['to_addr']}: {row['subject']}\n{mail.get('text')}\n")
             for line in [f"Subject: {row['subject']}", *(mail.get("text") or "").splitlines()]:
                 line = line.strip()
                 words = english(line, names)
@@ -200,6 +204,9 @@ def survey(set_name: str, moves: int, seed: int, found: dict[str, Found]) -> tup
                 entry = found.setdefault(key, Found(line, sorted(set(words))))
                 entry.sets[set_name] = entry.sets.get(set_name, 0) + 1
         svc.store.close()
+    if dump is not None:
+        dump.mkdir(parents=True, exist_ok=True)
+        (dump / f"{set_name}.txt").write_text("".join(texts))
     return mails, lines
 
 
@@ -209,6 +216,7 @@ def main() -> None:
     ap.add_argument("--moves", type=int, default=60, help="answers played in each game")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--quiet", action="store_true", help="only the counts per pack set")
+    ap.add_argument("--dump", type=Path, metavar="DIR", help="every mail the German seat got, to DIR/SET.txt")
     args = ap.parse_args()
     log.configure("json", "error")
     chosen = [s.strip() for s in args.sets.split(",") if s.strip()]
@@ -220,7 +228,7 @@ def main() -> None:
     start = time.process_time()
     for s in chosen:
         before = {k for k, f in found.items() if s in f.sets}
-        mails, lines = survey(s, args.moves, args.seed, found)
+        mails, lines = survey(s, args.moves, args.seed, found, args.dump)
         distinct = sum(1 for f in found.values() if s in f.sets) - len(before)
         counts[s] = (mails, lines, distinct)
     if not args.quiet:

@@ -20,12 +20,16 @@ import hashlib
 import hmac
 from typing import TYPE_CHECKING
 
-from pbem.base import log
+from pbem.base import i18n, log
+from pbem.base.i18n import _, ngettext
+from pbem.core import people
 from pbem.core.games import GameError, _check_email
 from pbem.outbound import outbox, reports
 
 if TYPE_CHECKING:
     from pbem.core.service import Service
+
+ALL_WORDS = ("all", "alle")  # `email: NEW CODE all`, `e-mail: NEU CODE alle`
 
 
 def seats_of(svc: Service, address: str) -> list[dict]:
@@ -47,20 +51,24 @@ def change(svc: Service, game: dict, name: str, new: str, *, by: str) -> str:
     other = next((p["name"] for p in svc.store.players(game["id"], active_only=True)
                   if p["name"] != name and p["email"].lower() == new.lower()), None)
     if other:
-        raise GameError(f"{game['id']}: {new} is {other}'s address: each seat needs its own")
+        raise GameError(_("%(game)s: %(new)s is %(other)s's address: each seat needs its own",
+                          game=game["id"], new=new, other=other))
+    lang = people.language(svc, game, name, old)  # both notices in the seat's reader's language, as it was
     svc.store.update_player(game["id"], name, email=new, undeliverable=None)
     for p in game["config"].get("players", []):
         if p.get("name") == name:
             p["email"] = new
     svc.store.update_game(game["id"], config=game["config"])
     moved = svc.store.readdress_outbox(game["id"], name, new, outbox.mailbox(name, new))
-    lines = [f"The address of your seat {name} in the game {game['id']} is now {new} (it was {old}); "
-             + ("the moderator changed it." if by == svc.engine.MODERATOR else "you asked for it and confirmed it."),
-             "Your token is unchanged: reply to your reports as before, from the new address.",
-             "If you did not ask for this, tell the moderator."]
     stamp = svc.now().strftime("%Y%m%dT%H%M%S")
-    for to in (new, old):
-        _notice(svc, game, name, to, "Your address has changed", lines, ("email", stamp, to))
+    with i18n.using(lang):
+        how = _("the moderator changed it.") if by == svc.engine.MODERATOR else _("you asked for it and confirmed it.")
+        lines = [_("The address of your seat %(name)s in the game %(game)s is now %(new)s (it was %(old)s); %(how)s",
+                   name=name, game=game["id"], new=new, old=old, how=how),
+                 _("Your token is unchanged: reply to your reports as before, from the new address."),
+                 _("If you did not ask for this, tell the moderator.")]
+        for to in (new, old):
+            _notice(svc, game, name, to, _("Your address has changed"), lines, ("email", stamp, to))
     log.get(game=game["id"], player=name).info("address changed", by=by, mails_readdressed=moved)
     return old
 
@@ -75,35 +83,42 @@ def mail_line(svc: Service, game: dict, name: str, rest: str, check: bool = Fals
     """An `email:` line of the seat's mail: `NEW` (a code is mailed to NEW), `NEW CODE` (the
     change), `NEW CODE all` (every running game of the seat's address); what became of it."""
     words = rest.split()
-    everywhere = len(words) > 1 and words[-1].lower() == "all"
+    everywhere = len(words) > 1 and words[-1].lower() in ALL_WORDS
     words = words[:-1] if everywhere else words
     if not 1 <= len(words) <= 2:
-        raise GameError("write `email: NEW-ADDRESS`, then confirm with the code sent there")
+        raise GameError(_("write `email: NEW-ADDRESS`, then confirm with the code sent there"))
     player = svc.store.player(game["id"], name)
     assert player is not None  # the seat the mail authenticated
     new, old = _check_email(words[0], "email"), player["email"]
     if new.lower() == old.lower():  # e.g. a signature's "Email:" line
-        return f"email: {new} is your address already"
+        return _("email: %(new)s is your address already", new=new)
     given = words[1] if len(words) == 2 else None
     if given is None:
         if check:
-            return f"email: {new}: a code would be sent there"
-        _notice(svc, game, name, new, "Confirm your new address", [
-            f"The player {name} of the Talisman game {game['id']} asked to receive the game's mail at this address.",
-            f"To confirm, they send this line from their present address: email: {new} {code(svc, old, new)}",
-            f"(or `email: {new} {code(svc, old, new)} all` to move every game they play from {old}).",
-            "If you did not expect this, ignore it: nothing changes."],
+            return _("email: %(new)s: a code would be sent there", new=new)
+        # in the language of the mail that asks (its reader's: pbem/inbound/process.py), to the new address too;
+        # the line to send in the reader's words, as the command table reads them (`e-mail:`, `alle`)
+        word = _("email")
+        line, also = f"{word}: {new} {code(svc, old, new)}", _("all")
+        _notice(svc, game, name, new, _("Confirm your new address"), [
+            _("The player %(name)s of the Talisman game %(game)s asked to receive the game's mail at this address.",
+              name=name, game=game["id"]),
+            _("To confirm, they send this line from their present address: %(line)s", line=line),
+            _("(or `%(line)s %(all)s` to move every game they play from %(old)s).", line=line, all=also, old=old),
+            _("If you did not expect this, ignore it: nothing changes.")],
                 ("email-code", new, svc.now().strftime("%Y%m%dT%H%M%S")))
-        return f"email: a code was sent to {new}; reply with the line `email: {new} CODE` to confirm"
+        return _("email: a code was sent to %(new)s; reply with the line `%(word)s: %(new)s %(code)s` to confirm",
+                 new=new, word=word, code=_("CODE"))
     if not hmac.compare_digest(given.lower(), code(svc, old, new)):
-        raise GameError(f"that code is not the one sent to {new}: nothing changed")
+        raise GameError(_("that code is not the one sent to %(new)s: nothing changed", new=new))
     seats = seats_of(svc, old) if everywhere else [player]
     if check:
-        return f"email: {new}: would change {len(seats)} seat(s)"
+        return ngettext("email: %(new)s: would change %(n)s seat", "email: %(new)s: would change %(n)s seats",
+                        len(seats), new=new)
     for seat in seats:
         change(svc, game if seat["game"] == game["id"] else _game(svc, seat["game"]), seat["name"], new, by=name)
     where = ", ".join(s["game"] for s in seats)
-    return f"email: your address is now {new} (in {where}); your token is unchanged"
+    return _("email: your address is now %(new)s (in %(games)s); your token is unchanged", new=new, games=where)
 
 
 def _game(svc: Service, game_id: str) -> dict:
