@@ -141,6 +141,17 @@ def test_the_pages_board_names_spaces_and_what_lies_there_in_the_readers_languag
     assert ">Graveyard</text>" in board(f"/g/{g}", **{"accept-language": "en"})
 
 
+def _foes(folder: Path) -> set[str]:
+    """The names a pack's content files give the foes its rolls make a character fight (`op =
+    "fight", name = ...`: the Crags' Spirit), which are no card."""
+    def walk(node) -> set[str]:
+        if isinstance(node, dict):
+            here = {node["name"]} if node.get("op") == "fight" and isinstance(node.get("name"), str) else set()
+            return here.union(*(walk(v) for v in node.values()))
+        return set().union(*(walk(v) for v in node)) if isinstance(node, list) else set()
+    return set().union(*(walk(tomllib.loads(f.read_text("utf-8"))) for f in folder.glob("*.toml")))
+
+
 def test_every_packs_german_names_name_what_the_pack_prints_once_each():
     """A names file beside each pack's content (engine/content/<pack>/de/names.toml): every row a
     character, space or card the content prints under that kind (a misspelt `printed` would
@@ -152,7 +163,8 @@ def test_every_packs_german_names_name_what_the_pack_prints_once_each():
     for pack, path in files.items():
         c = content.load("revised4", () if pack == "revised4" else (pack,))
         printed = {"character": {ch.name for ch in c.characters.values()},
-                   "space": {s.name for s in c.board.spaces.values()}, "card": {cd.name for cd in c.cards.values()}}
+                   "space": {s.name for s in c.board.spaces.values()}, "card": {cd.name for cd in c.cards.values()},
+                   "foe": _foes(ROOT / pack)}
         data = tomllib.loads(path.read_text("utf-8"))
         for kind, rows in data.items():
             unknown = [r["printed"] for r in rows if r["printed"] not in printed[kind]]
@@ -167,7 +179,8 @@ def test_every_packs_german_names_name_what_the_pack_prints_once_each():
         "revised4", (p.name,)).cards.values() if any(o.get("op") == "lasting" for o in cd.effect)}
     assert "Blizzard" in lasting and all(printed_names.name(n, "de") != n for n in lasting), lasting
     assert printed_names.name("City Gate", "de") == "Stadttor" and printed_names.name("Cave Rat", "de") == "Höhlenratte"
-    assert printed_names.name("Boon 1", "de") == "Boon 1"  # a stand-in's number: not named, as printed
+    # a card our sources know only by its number has a German stand-in of the same pattern
+    assert printed_names.name("Boon 1", "de") == "Gunst 1" and printed_names.name("Companion A", "de") == "Gefährte A"
     assert orders._answer("2: stadttor") == "2: city-gate"  # answered with the name shown
 
 
@@ -180,3 +193,19 @@ def test_every_packs_decks_and_regions_have_german_words():
     named += list(registry.REGIONS.values())
     missing = [n for n in named if not words.get(n)]
     assert not missing, f"no German for {missing} (pbem/outbound/words.py, then `make locale`)"
+
+
+def test_a_foe_a_roll_makes_her_fight_is_named_in_her_language():
+    """The Crags' roll of 1 is a fight with the Spirit of the Crags, a foe the content file names
+    (`op = "fight", name = ...`) though it is no card: the names file's `foe` list gives its German."""
+    from engine import scenario
+
+    data = {"dice": [1, 1, 1, 1], "moves": ["alice: left", "alice: keep"], "game": {"seed": "s", "players": [
+        {"name": "alice", "character": "thief"}, {"name": "bob", "character": "troll"}]},
+        "setup": {"alice": {"space": "plains"}, "bob": {"space": "woods"}}}
+    _, events = scenario.run(data)
+    fight = events[-1]
+    assert fight.text == "alice rolls 1 (total 4); Spirit of the Crags rolls 1 (total 5)."
+    with i18n.using("de"):
+        assert engine_text.event_text(fight) == (
+            "alice würfelt 1 (zusammen 4); Geist der Klippen würfelt 1 (zusammen 5).")
