@@ -250,7 +250,7 @@ def test_a_vacation_by_mail_pauses_deadlines_within_the_allowance(paced, clk):
     assert "vacation: your deadlines wait until Sunday 25 October 2026, 20:00 CET" in receipt["text"]
     assert "You are on vacation until" in receipt["text"] and "vacation left in this game: 1 day" in receipt["text"]
     answer(svc, g, "alice", "vacation: 2d")
-    assert "not done: only 1 day of vacation are left" in outbox.mail(svc, svc.store.outbox_rows()[-1]["id"])["text"]
+    assert "not done: only 1 day of vacation left" in outbox.mail(svc, svc.store.outbox_rows()[-1]["id"])["text"]
     clk.at(hours=40)
     answer(svc, g, "alice", "vacation: end")
     assert rows(svc, g)[0]["due_at"] == "2026-10-26T15:00:00Z"  # paused 30 hours: 48 + 30

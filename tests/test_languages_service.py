@@ -50,3 +50,17 @@ def test_a_new_address_asked_in_german_is_answered_in_german_and_its_code_line_r
     changed = texts(svc, NEW)[-1]
     assert "Ihre Adresse hat sich geändert" in changed
     assert "Ihr Token bleibt derselbe" in changed and "your" not in changed.lower()
+
+
+def test_vacation_in_every_game_says_each_game_in_german(svc):
+    pace = {"deadline": "48h", "vacation_days": 3}
+    german_game(svc, pace=pace)
+    cfg = game_config(name="winter", players=PLAYERS, pace=pace)
+    newgame.create(svc, cfg)  # her seat there reads English by its config: the mail's language is hers here
+    first = reply_text(svc, anna(svc, ["urlaub: 2d alle"]))
+    assert "urlaub: autumn: Ihre Fristen warten bis" in first and "winter: Ihre Fristen warten bis" in first
+    again = reply_text(svc, anna(svc, ["urlaub: 2d alle"]))
+    assert "autumn: nicht ausgeführt: nur noch 1 Tag Urlaub in diesem Spiel" in again
+    assert "your" not in first + again and "not done" not in again
+    ended = reply_text(svc, anna(svc, ["urlaub: ende"]))
+    assert "urlaub: beendet" in ended

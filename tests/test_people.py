@@ -169,4 +169,4 @@ def test_vacation_all_pauses_every_running_game_of_the_address(league):
         assert vacation.on_vacation(league, g, "alice", league.now())
     assert not vacation.on_vacation(league, "winter", "bob", league.now())
     over = reply(league, "winter", ["vacation: 2d all"])  # 3 days each: 1 left
-    assert "autumn: not done: only 1 day of vacation are left" in receipt_text(league, over)
+    assert "autumn: not done: only 1 day of vacation left" in receipt_text(league, over)

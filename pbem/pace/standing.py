@@ -94,16 +94,20 @@ def standing_line(svc: Service, game: dict, player: str, value: str, check: bool
     return carry_out(svc, game["id"], player, value, check)
 
 
+ALL_WORDS = ("all", "alle")  # `vacation: 5d all`, `urlaub: 5d alle`
+END_WORDS = ("end", "over", "0", "none", "back", "ende", "vorbei", "zurück", "zurueck")  # `urlaub: ende`
+
+
 def vacation_line(svc: Service, game: dict, player: str, value: str, check: bool = False) -> str:
     """`vacation: 5d` pauses the seat's deadlines; `vacation: end` (back, over, 0, none) ends it;
     `vacation: 5d all` pauses every running game of the seat's address."""
     head, _space, last = value.rpartition(" ")
-    if head and last.lower() == "all":
+    if head and last.lower() in ALL_WORDS:
         seat = svc.store.player(game["id"], player)
         assert seat is not None  # the seat the mail authenticated
         notes = vacation.start_everywhere(svc, seat["email"], clock.duration(head, unit="d"), check=check)
         return _("vacation:") + " " + "; ".join(notes)
-    if value.lower() in ("end", "over", "0", "none", "back"):
+    if value.lower() in END_WORDS:
         if check:
             return _("vacation: would end now")
         vacation.end(svc, game, player)

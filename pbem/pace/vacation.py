@@ -13,6 +13,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 from pbem.base import clock, log
+from pbem.base.i18n import _
 from pbem.core.games import GameError, seat_config
 from pbem.pace import schedule
 from pbem.pace.pace import check_reports, pace_of
@@ -44,14 +45,14 @@ def start(svc: Service, game: dict, player: str, length: timedelta, *, by: str) 
     the moderator (`by` "moderator") may go past the game's allowance. Returns the end."""
     pace, now = pace_of(game), svc.now()
     if pace is None:
-        raise GameError(f"{game['id']} has no deadlines: there is nothing to pause")
+        raise GameError(_("%(game)s has no deadlines: there is nothing to pause", game=game["id"]))
     if length <= timedelta(0):
-        raise GameError("a vacation needs a length (write e.g. 5d)")
+        raise GameError(_("a vacation needs a length (write e.g. 5d)"))
     if length > LONGEST:  # and a date past the year 9999 cannot be kept
-        raise GameError(f"a vacation is at most {LONGEST.days} days")
+        raise GameError(_("a vacation is at most %(days)s days", days=LONGEST.days))
     allowed = left(svc, game, player, now)
     if by != svc.engine.MODERATOR and length > allowed:
-        raise GameError(f"only {clock.words(allowed)} of vacation are left in this game")
+        raise GameError(_("only %(left)s of vacation left in this game", left=clock.words(allowed)))
     running = on_vacation(svc, game["id"], player, now)
     if running:
         end = clock.parse(running["ends_at"]) + length
@@ -75,14 +76,14 @@ def start_everywhere(svc: Service, address: str, length: timedelta, *, check: bo
             continue
         try:
             if check:
-                notes.append(f"{game['id']}: would start now")
+                notes.append(_("%(game)s: would start now", game=game["id"]))
                 continue
             end = start(svc, game, seat["name"], length, by=seat["name"])
-            notes.append(f"{game['id']}: your deadlines wait until "
-                         f"{clock.local(end, seat_config(game, seat['name']).get('timezone'))}")
+            notes.append(_("%(game)s: your deadlines wait until %(when)s", game=game["id"],
+                           when=clock.local(end, seat_config(game, seat["name"]).get("timezone"))))
         except GameError as e:
-            notes.append(f"{game['id']}: not done: {e}")
-    return notes or ["no running game with deadlines"]
+            notes.append(_("%(game)s: not done: %(why)s", game=game["id"], why=e))
+    return notes or [_("no running game with deadlines")]
 
 
 def end(svc: Service, game: dict, player: str) -> None:
@@ -90,7 +91,7 @@ def end(svc: Service, game: dict, player: str) -> None:
     now = svc.now()
     running = on_vacation(svc, game["id"], player, now)
     if running is None:
-        raise GameError("you are not on vacation")
+        raise GameError(_("you are not on vacation"))
     cut = clock.parse(running["ends_at"]) - now
     svc.store.end_vacation_at(running["id"], iso(now))
     pace = pace_of(game)
