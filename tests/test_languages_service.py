@@ -64,3 +64,25 @@ def test_vacation_in_every_game_says_each_game_in_german(svc):
     assert "your" not in first + again and "not done" not in again
     ended = reply_text(svc, anna(svc, ["urlaub: ende"]))
     assert "urlaub: beendet" in ended
+
+
+def test_back_played_as_an_answer_is_said_in_german(fake_svc, monkeypatch):
+    """`zurück` where an answer `back` is open (The Gauntlet's "turn back") is played as it; the
+    note said 'applied: `back` ...' in English to a German reader."""
+    import fake_engine
+    monkeypatch.setattr(fake_engine, "OPTIONS", [*fake_engine.OPTIONS, fake_engine.Option("back", "turn back")])
+    cfg = game_config(players=[("anna", "anna@example.de"), ("bob", "bob@example.org")])
+    cfg["players"][0]["language"] = "de"
+    newgame.create(fake_svc, cfg)
+    result = handle(fake_svc, mail(["zurück"], sender="anna@example.de", tok=token(fake_svc, "autumn", "anna")))
+    assert result.status == "applied", result.outcome
+    assert result.outcome == "angewendet: `zurück` als Antwort gespielt"
+
+
+def test_a_command_not_done_and_the_press_limit_are_said_in_german(svc):
+    german_game(svc)
+    press = [w for i in range(12) for w in ("an: alle", f"Hallo {i}")]
+    text = reply_text(svc, anna(svc, ["zeitzone: Mars/Olymp", *press]))
+    assert "zeitzone: Mars/Olymp: nicht ausgeführt:" in text and "not done" not in text
+    assert re.search(r"\d+ weitere Nachrichten wurden nicht gesendet: höchstens \d+ Nachrichten in einer Mail "
+                     r"\(press_per_mail\)", text), text

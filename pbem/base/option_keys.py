@@ -22,7 +22,7 @@ WORDS: dict[str, dict[str, str]] = {"de": {
     "nichts": "none", "ausweichen": "evade", "begegnung": "encounter-space", "feld-begegnen": "encounter-space",
     "überqueren": "cross", "ueberqueren": "cross", "stärke": "strength", "staerke": "strength", "anhalten": "stop",
     "würfeln": "roll", "wuerfeln": "roll", "leben": "life", "list": "craft", "aussetzen": "skip", "passen": "pass",
-    "verlassen": "leave", "später": "later", "spaeter": "later",
+    "verlassen": "leave", "später": "later", "spaeter": "later", "zurück": "back", "zurueck": "back",
 }}
 ALIASES = {word: key for words in WORDS.values() for word, key in words.items()}  # read in every game
 _SHOWN = {lang: {key: word for word, key in reversed(words.items())} for lang, words in WORDS.items()}

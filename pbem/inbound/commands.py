@@ -28,8 +28,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from pbem.base import i18n
-from pbem.base.i18n import _
+from pbem.base import i18n, option_keys
+from pbem.base.i18n import N_, _, ngettext
 from pbem.core import games, people
 from pbem.moderate import moderator
 from pbem.outbound import announce, limits, notices, outbox, press, reports
@@ -175,7 +175,8 @@ def back(req: Request, call: Call) -> str:
         announce.queue_reports(svc, game, played, sender=name, sender_kind="error" if played.failed else "receipt",
                                sender_extra=extra, in_reply_to=req.message_id, inbox_id=req.inbox_id,
                                pace=reported.part)
-        return _("%(status)s: `%(key)s` played as an answer", status=played.status, key=call.command)
+        return _("%(status)s: `%(key)s` played as an answer", status=_(PLAYED[played.status]),
+                 key=option_keys.shown(call.command, i18n.current()))
     note = seats.take_back(svc, game, name)
     extra = {"applied": [], "failed": None, "unused": [], "check": False, "pace_notes": [note], "press_notes": []}
     reports.queue_report(svc, game, req.player, games.state(svc, game), kind="receipt",
@@ -197,6 +198,7 @@ def message(req: Request, call: Call) -> str:
 
 
 ALL_WORDS = ("all", "alle")  # `to: all`, `an: alle`
+PLAYED = {"applied": N_("applied"), "partial": N_("partly applied"), "rejected": N_("not played")}  # Played.status
 
 
 def language(req: Request, call: Call) -> str:
@@ -266,7 +268,6 @@ def guide(req: Request, call: Call) -> str:
 # -- the table ----------------------------------------------------------------------------------
 
 # `help` is the English text; the guide and docs/orders.md show it translated (i18n.N_ marks it).
-N_ = i18n.N_
 TABLE: list[Command] = [
     Command("resign", Form.WORD, Stage.ALONE, resign, takes="[0-9a-f]{8}", subject=True, aliases=("aufgeben",),
             help=N_("leave the game; the service answers with a code, and `resign CODE` confirms")),
@@ -407,21 +408,33 @@ def before(req: Request, calls: list[Call]) -> tuple[list[str], list[str]]:
         try:
             notes.append(cmd.run(req, call))
         except (ValueError, games.GameError) as e:
-            notes.append(f"{call.command}: {call.value}: not done: {e}")
+            notes.append(_("%(command)s: %(value)s: not done: %(why)s", command=said(cmd), value=call.value, why=e))
     for name, n in refused.items():
         cmd = command(name)
         notes = messages if cmd.form is Form.MESSAGE else settings
-        limit = getattr(req.svc.settings, cmd.per_mail or "")
-        what = cmd.noun.removesuffix("s") if n == 1 else cmd.noun
-        notes.append(f"{n} more {what} {'was' if n == 1 else 'were'} not {cmd.done}: at most {limit} "
-                     f"{cmd.noun} in one mail ({cmd.per_mail}).")
+        values = {"limit": getattr(req.svc.settings, cmd.per_mail or ""), "key": cmd.per_mail}
+        notes.append(ngettext("%(n)s more message was not sent: at most %(limit)s messages in one mail (%(key)s).",
+                              "%(n)s more messages were not sent: at most %(limit)s messages in one mail (%(key)s).",
+                              n, **values) if cmd.form is Form.MESSAGE else
+                     ngettext("%(n)s more line was not done: at most %(limit)s lines in one mail (%(key)s).",
+                              "%(n)s more lines were not done: at most %(limit)s lines in one mail (%(key)s).",
+                              n, **values))
     return messages, settings
+
+
+def said(cmd: Command) -> str:
+    """The command's word as its reader writes it: the table's aliases are the German words, so a
+    reader not of English is shown the first of them (`urlaub`), an English reader its name."""
+    return cmd.aliases[0] if cmd.aliases and i18n.current() != i18n.DEFAULT else cmd.name
 
 
 def _over_day(req: Request, cmd: Command, call: Call) -> str:
     limit = cmd.per_day
     assert limit is not None
     limits.over(req.svc, limit, limits.seat(req.player), game=req.game["id"])
-    whom = f" to {call.value}" if cmd.form is Form.MESSAGE else ""
-    return (f"Not {cmd.done}{whom}: you have {cmd.done} {limit.allowed(req.svc)} {cmd.noun} in {limit.span} "
-            f"({limit.key}).")
+    span = _("the last hour") if limit.window == limits.HOUR else _("the last 24 hours") \
+        if limit.window == limits.DAY else str(limit.window)
+    values = {"n": limit.allowed(req.svc), "span": span, "key": limit.key}
+    if cmd.form is Form.MESSAGE:
+        return _("Not sent to %(to)s: you have sent %(n)s messages in %(span)s (%(key)s).", to=call.value, **values)
+    return _("Not done: you have done %(n)s lines in %(span)s (%(key)s).", **values)
