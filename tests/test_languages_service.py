@@ -86,3 +86,40 @@ def test_a_command_not_done_and_the_press_limit_are_said_in_german(svc):
     assert "zeitzone: Mars/Olymp: nicht ausgeführt:" in text and "not done" not in text
     assert re.search(r"\d+ weitere Nachrichten wurden nicht gesendet: höchstens \d+ Nachrichten in einer Mail "
                      r"\(press_per_mail\)", text), text
+
+
+def test_a_previews_nested_answers_and_places_are_in_the_readers_words(svc):
+    """The answers of a question on the way (the Sentinel's bridge: `weiter`) and of each face of
+    a reroll (`links`, `rechts`) as her answer lines show keys, the spaces by their German names;
+    they said 'continue, dann', 'left: 1 Plains'. An English reader's lines keep the engine's."""
+    from engine import api
+    from pbem.base import i18n
+    from pbem.outbound import leads
+    state = api.new_game({"players": [{"name": "alice", "character": "wizard"},
+                                      {"name": "bob", "character": "priest"}]}, "preview-bridge")
+    state.players[0].space, state.forced = "woods", [4]
+    while state.prompt.kind != "direction":
+        state, _ = api.apply(state, api.Move("alice", "done", state.prompt.id))
+    asked = svc.engine.view(state, "alice")["mine"]
+    with i18n.using("de"):
+        german = leads.leads(svc, state, "alice", asked)
+    english = leads.leads(svc, state, "alice", asked)
+    assert "(weiter, dann Felder (Äußere Region))" in german["right"][0], german["right"]
+    assert "(continue, then Fields (Outer Region))" in english["right"][0], english["right"]
+    rolled = " ".join(german["reroll"])
+    assert "links: 1 " in rolled and "rechts: 1 " in rolled and "left" not in rolled, rolled
+    for english_name in ("Plains", "Woods", "Fields", "Sentinel", "Hills", "Chapel"):
+        assert english_name not in rolled, rolled
+    assert "left: 1 " in " ".join(english["reroll"])
+
+
+def test_keys_of_a_word_and_a_rest_show_whole_in_her_words_or_whole_as_the_engines():
+    from pbem.base import option_keys
+    shown = {k: option_keys.shown(k, "de") for k in ("right-1", "left-6", "cast-healing", "encounter-bob",
+                                                      "cast-no-such-spell", "continue")}
+    assert shown == {"right-1": "rechts-1", "left-6": "links-6", "cast-healing": "heilung-wirken",
+                     "encounter-bob": "bob-angreifen", "cast-no-such-spell": "cast-no-such-spell",
+                     "continue": "weiter"}
+    assert all(option_keys.read(v) == k for k, v in shown.items())
+    assert option_keys.read("cast-heilung") == "cast-healing"  # the form shown before reads still
+    assert option_keys.shown("right-1", "en") == "right-1"

@@ -7,6 +7,11 @@ in any game (`read`). A reader of another language than English is shown those w
 answer lines (`shown`): only where `read` takes the shown word back to the same key, so a line
 copied from a German report is the same move. A player's name, a number and a key no language
 has a word for are shown as they are.
+
+A key made of a word and a rest ("right-1", "cast-healing", "encounter-bob") is shown by its
+language's form (`FORMS`: "rechts-1", "heilung-wirken", "bob-angreifen") when the rest is in the
+reader's words too (a number, a player's name, a card the names file translates); else as the
+engine's key whole ("cast-destroy-magic", never a half-English "cast-magie-zerstoeren").
 """
 from __future__ import annotations
 
@@ -24,14 +29,46 @@ WORDS: dict[str, dict[str, str]] = {"de": {
     "würfeln": "roll", "wuerfeln": "roll", "leben": "life", "list": "craft", "aussetzen": "skip", "passen": "pass",
     "verlassen": "leave", "später": "later", "spaeter": "later", "zurück": "back", "zurueck": "back",
 }}
+# A language's forms of the keys made of a word and a rest: the word -> (its form, what the rest is):
+# NAME a card's or space's key, shown only as the reader's names file gives it; AS_IS a number or a
+# player's name, the same in every language.
+NAME, AS_IS = "name", "as-is"
+FORMS: dict[str, dict[str, tuple[str, str]]] = {"de": {
+    "left": ("links-{}", AS_IS), "right": ("rechts-{}", AS_IS), "encounter": ("{}-angreifen", AS_IS),
+    "cast": ("{}-wirken", NAME), "buy": ("{}-kaufen", NAME), "use": ("{}-nutzen", NAME),
+}}
 ALIASES = {word: key for words in WORDS.values() for word, key in words.items()}  # read in every game
 _SHOWN = {lang: {key: word for word, key in reversed(words.items())} for lang, words in WORDS.items()}
 
 
 def read(key: str) -> str:
     """An answer's key (lower case) as the engine's: a language's word ("links" -> "left"), a
-    translated name ("friedhof" -> "graveyard", "cast-heilung" -> "cast-healing"), else as it is."""
-    return ALIASES.get(key) or printed_names.answer_key(key)
+    translated name ("friedhof" -> "graveyard", "cast-heilung" -> "cast-healing"), a form
+    ("rechts-1" -> "right-1", "heilung-wirken" -> "cast-healing"), else as it is."""
+    return ALIASES.get(key) or _form_read(key) or printed_names.answer_key(key)
+
+
+def _form_read(key: str) -> str | None:
+    for forms in FORMS.values():
+        for word, (form, rest_is) in forms.items():
+            head, _, tail = form.partition("{}")
+            if len(key) > len(head) + len(tail) and key.startswith(head) and key.endswith(tail):
+                rest = key[len(head):len(key) - len(tail)]
+                return f"{word}-{printed_names.answer_key(rest) if rest_is == NAME else rest}"
+    return None
+
+
+def _form_shown(key: str, lang: str) -> str | None:
+    word, _, rest = key.partition("-")
+    found = FORMS.get(lang, {}).get(word)
+    if not rest or found is None:
+        return None
+    form, rest_is = found
+    if rest_is == NAME:
+        rest = printed_names.shown_key(rest, lang)
+        if rest == key.partition("-")[2]:  # a name the reader's file does not give: the key stays whole
+            return key
+    return form.format(rest)
 
 
 def shown(key: str, lang: str) -> str:
@@ -39,5 +76,5 @@ def shown(key: str, lang: str) -> str:
     language's word or the name they were shown, where `read` gives `key` back; else `key`."""
     if lang == i18n.DEFAULT or not key:  # a deadline row without a default has None
         return key
-    word = _SHOWN.get(lang, {}).get(key) or printed_names.shown_key(key, lang)
+    word = _SHOWN.get(lang, {}).get(key) or _form_shown(key, lang) or printed_names.shown_key(key, lang)
     return word if read(word) == key else key

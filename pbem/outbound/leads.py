@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from pbem.base import boardmap, engine_text, log
+from pbem.base import boardmap, engine_text, i18n, log, option_keys
 from pbem.base.i18n import _
 
 if TYPE_CHECKING:
@@ -23,6 +23,12 @@ def _then() -> str:
     """The word between an answer and what it leads to ("then Fields"): a word, not an arrow, which
     a screen reader reads as "rightwards arrow"."""
     return _("then")
+
+
+def _key(key: str) -> str:
+    """A nested question's answer as the reader writes it, as the top-level answer lines show keys
+    (pbem/base/option_keys.py: only where it reads back)."""
+    return option_keys.shown(key, i18n.current())
 
 
 def region(ring: str | None) -> str:
@@ -68,7 +74,7 @@ def _walk(o: dict) -> list[str]:
     """Where a move ends, or the crossing it stops at and where each answer there leads."""
     if o["moved"]:
         return [f"{_then()} {_where(o)}"]
-    ways = [f"{k}, {_then()} {_where(t)}" for k, t in (o.get("then") or {}).items() if t["moved"]]
+    ways = [f"{_key(k)}, {_then()} {_where(t)}" for k, t in (o.get("then") or {}).items() if t["moved"]]
     if ways:  # a question on the way (a bridge, the Portal) whose answers move on
         return [f"{_then()} " + _("on the way: %(question)s (%(ways)s)", question=_question(o), ways="; ".join(ways))]
     if o["stop"] == "unknown" and (o.get("cut") or {}).get("name"):  # a fight on the way (the Sentinel)
@@ -82,9 +88,10 @@ def _cap(text: str) -> str:
 
 def _short(o: dict) -> str:
     if o["moved"]:
-        return o["space_name"]
-    return _("a question at %(space)s", space=o["at"]) if o.get("at") else _("a question") if o["stop"] == "question" \
-        else "?"
+        return engine_text.name(o["space_name"])
+    if o.get("at"):
+        return _("a question at %(space)s", space=engine_text.name(o["at"]))
+    return _("a question") if o["stop"] == "question" else "?"
 
 
 def _faces(faces: dict) -> list[str]:
@@ -95,7 +102,7 @@ def _faces(faces: dict) -> list[str]:
             for key, t in (o.get("then") or {}).items():
                 ways.setdefault(key, []).append((face, _short(t)))
         return [f"{_then()} " + _("a new roll:") + " " + "; ".join(
-            f"{k}: {', '.join(f'{fs} {text}' for fs, text in _runs(v))}" for k, v in ways.items())]
+            f"{_key(k)}: {', '.join(f'{fs} {text}' for fs, text in _runs(v))}" for k, v in ways.items())]
     said = _runs([(face, " ".join(_texts(o, "effects")) if o["effects"] else _cap(_next(o)) + ".") for face,
                   o in faces.items()])
     return [f"{_then()} " + _("a new die:")] + [f"{fs}: {text}" for fs, text in said]
