@@ -212,3 +212,58 @@ def test_a_round_claims_and_marks_in_single_statements_and_reads_a_frame_once(sv
     # game's seats for the mails of one game that go together, not one a mail
     seats = [s for s in statements if s.startswith("SELECT * FROM players WHERE game")]
     assert due >= 3 and len(seats) == 1, seats
+
+
+@pytest.mark.parametrize("tmpfile", [True, False], ids=["O_TMPFILE", "rename"])
+def test_each_eml_is_durable_before_its_mail_is_marked_sent(make_service, monkeypatch, tmpfile):
+    """A power cut must not keep a mark "sent" whose file it lost (written, never synced: an
+    empty or missing .eml): every file of a batch is fdatasynced and the folder fsynced before
+    the batch's first mark, and the store's one fsync of the batch comes after its marks."""
+    if not tmpfile:
+        monkeypatch.setattr(sending, "_TMPFILE", 0)
+    svc = make_service()
+    queue(svc, 3)
+    events: list[tuple[str, str]] = []
+    fdatasync, fsync, mark, sync = os.fdatasync, os.fsync, svc.store.outbox_sent, svc.store.sync
+
+    def named(fd):  # by inode: an O_TMPFILE's descriptor keeps its anonymous name once linked
+        ino = os.fstat(fd).st_ino
+        folder = svc.settings.outbox_path
+        return next((p.name for p in folder.iterdir() if p.stat().st_ino == ino), None) or \
+            ("outbox" if os.stat(folder).st_ino == ino else "other")
+
+    monkeypatch.setattr(os, "fdatasync", lambda fd: events.append(("datasync", named(fd))) or fdatasync(fd))
+    monkeypatch.setattr(os, "fsync", lambda fd: events.append(("fsync", named(fd))) or fsync(fd))
+    monkeypatch.setattr(svc.store, "outbox_sent", lambda id, *a: events.append(("sent", str(id))) or mark(id, *a))
+    monkeypatch.setattr(svc.store, "sync", lambda: events.append(("store sync", "")) or sync())
+    assert asyncio.run(sending.send_due(svc)) == 3
+    names = [sending.eml_name(i) for i in (1, 2, 3)]
+    assert [e for e in events if e[0] != "fsync" or e[1] == "outbox"] == [
+        *(("datasync", n) for n in names), ("fsync", "outbox"),
+        ("sent", "1"), ("sent", "2"), ("sent", "3"), ("store sync", "")]
+    assert files(svc) == names
+
+
+def test_a_failed_sync_marks_nothing_sent_and_the_mails_go_again(make_service, monkeypatch):
+    """The disk refusing to make the files durable is the link's kind of failure: none of the
+    batch is marked sent, each waits with the error, and the next round writes them again, in
+    place."""
+    svc = make_service()
+    queue(svc, 3)
+    fdatasync = os.fdatasync
+
+    def refused(fd):
+        raise OSError(5, "Input/output error")
+
+    monkeypatch.setattr(os, "fdatasync", refused)
+    unsent: list = []
+    assert asyncio.run(sending.send_due(svc, unsent=unsent)) == 0
+    rows = svc.store.query("SELECT status, attempts, last_error, claimed_by FROM outbox ORDER BY id")
+    assert [(r["status"], r["attempts"], r["claimed_by"]) for r in rows] == [("queued", 1, None)] * 3
+    assert all("Input/output error" in r["last_error"] for r in rows)
+    assert sorted(u.id for u in unsent) == [1, 2, 3] and not any(u.final for u in unsent)
+    monkeypatch.setattr(os, "fdatasync", fdatasync)
+    svc.store.conn.execute("UPDATE outbox SET next_attempt_at = '2000-01-01'")  # the backoff passed
+    assert asyncio.run(sending.send_due(svc)) == 3
+    assert files(svc) == [sending.eml_name(i) for i in (1, 2, 3)]
+    assert all(r["status"] == "sent" for r in svc.store.outbox_rows())

@@ -45,11 +45,17 @@ class FileSender:
     its bytes are written (Linux's O_TMPFILE, then linked under its name), so a reader of the
     folder never sees half a mail, and no temporary file is written and renamed for each. The
     same row sent again (a lease that ran out) replaces its file; where O_TMPFILE is not
-    supported, every mail takes that way: a temporary name, then a rename."""
+    supported, every mail takes that way: a temporary name, then a rename.
+
+    A file written is not yet durable: `sync` makes every file written since the last one
+    durable (each file's data, then the folder's names, one fsync for the folder), and
+    `send_due` calls it before it marks those mails sent, once a batch -- a power cut cannot
+    leave a row marked sent whose file is empty or missing."""
 
     def __init__(self, folder: Path):
         self.folder = Path(folder)
         self._dir: int | None = None  # the folder, opened once per sender
+        self._unsynced: list[int] = []  # the open files written since the last sync
 
     def _folder(self) -> int:
         if self._dir is None:
@@ -69,20 +75,39 @@ class FileSender:
                     _write_all(fd, raw)
                     # linkat(AT_SYMLINK_FOLLOW) of the open file: os.link without dir fds would not follow it
                     os.link(f"/proc/self/fd/{fd}", name, src_dir_fd=folder, dst_dir_fd=folder)
-                    return
                 except OSError:  # sent before (FileExistsError: replaced below, whole), or no /proc
-                    pass
-                finally:
                     os.close(fd)
+                else:
+                    self._unsynced.append(fd)
+                    return
         tmp = f".{name}.tmp"
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600, dir_fd=folder)
         try:
             _write_all(fd, raw)
-        finally:
+            os.replace(tmp, name, src_dir_fd=folder, dst_dir_fd=folder)  # the same row sent again overwrites
+        except BaseException:
             os.close(fd)
-        os.replace(tmp, name, src_dir_fd=folder, dst_dir_fd=folder)  # the same row sent again overwrites
+            raise
+        self._unsynced.append(fd)
+
+    async def sync(self) -> None:
+        """Every file written since the last sync made durable: its data (fdatasync), then the
+        folder's entries (one fsync of the folder). OSError when the disk refuses."""
+        try:
+            for fd in self._unsynced:
+                os.fdatasync(fd)
+            if self._unsynced:
+                os.fsync(self._folder())
+        finally:
+            self._drop()
+
+    def _drop(self) -> None:
+        for fd in self._unsynced:
+            os.close(fd)
+        self._unsynced.clear()
 
     async def close(self) -> None:
+        self._drop()  # written, never synced: their rows are not marked sent, so they go again
         if self._dir is not None:
             os.close(self._dir)
             self._dir = None
@@ -221,6 +246,9 @@ async def send_due(svc: Service, sender=None, stop: asyncio.Event | threading.Ev
     own (so a sender killed loses none of them), made durable by one fsync when the batch is
     done (`Store.group_commit`), not one each. A batch claims no more rows than its lease
     covers at one send's longest; a mail that could outlast the claim is given back unsent.
+    A sender whose mails are durable only once it syncs (`FileSender`: the .eml files) has its
+    batch's mails marked after its `sync`, never before: a power cut cannot keep a mark whose
+    file it lost, and a kill before the marks writes the batch's files again, in place.
 
     At least once at the edge: a sender killed after the server took a mail and before the
     row is marked sent leaves the row claimed; once the lease runs out it is sent again, once,
@@ -237,6 +265,7 @@ async def send_due(svc: Service, sender=None, stop: asyncio.Event | threading.Ev
     skipped: list[int] = []  # rows claimed and put back this round
     unsent = [] if unsent is None else unsent
     frames: dict[int, str] = {}  # the report frames read this round: a move's readers share one
+    held: list[dict] | None = [] if hasattr(sender, "sync") else None  # written, to mark once synced
     lease, one = lease_seconds(svc), one_send_seconds(svc)
     size = max(1, min(BATCH, int(lease // one)))
     more, failed, kept = True, False, False
@@ -257,11 +286,15 @@ async def send_due(svc: Service, sender=None, stop: asyncio.Event | threading.Ev
                         with svc.store.transaction():
                             svc.store.release_outbox(OWNER, [r["id"] for r in batch[n:]])
                         break
-                    went = await _send(svc, sender, row, skipped, unsent, logger, frames)
+                    went = await _send(svc, sender, row, skipped, unsent, logger, frames, held)
                     if went is None:  # the link or the server failed: the round ends
                         more, failed = False, True
                         break
                     sent += went
+                marked = await _settle(svc, sender, held, skipped, unsent, logger)
+                if marked is None:  # the disk refused to make them durable: the round ends
+                    more, failed = False, True
+                sent += marked or 0
         kept = not own and not failed and sent > 0
     finally:
         if not kept:  # this round's own, idle, its link failed, or it raised
@@ -275,9 +308,10 @@ def _stopped(stop: asyncio.Event | threading.Event | None) -> bool:
 
 
 async def _send(svc: Service, sender, row: dict, skipped: list[int], unsent: list[Unsent], logger,
-                frames: dict[int, str]) -> bool | None:
+                frames: dict[int, str], held: list[dict] | None = None) -> bool | None:
     """One claimed row rendered, sent and marked sent: True if it went, False if it waits
-    (put back, or failed for now), None if the link failed (every due row failed with it)."""
+    (put back, or failed for now, or `held`: written, to be marked once the sender has synced),
+    None if the link failed (every due row failed with it, but those held)."""
     try:
         row = rendered(svc, row, frames)
     except Exception as e:  # noqa: BLE001  (logged by _put_back) a template fault: this mail waits
@@ -286,16 +320,43 @@ async def _send(svc: Service, sender, row: dict, skipped: list[int], unsent: lis
     try:
         await sender.send({**row, "return_path": return_path(svc, row)}, wire(svc, row))
     except Exception as e:  # noqa: BLE001  (logged by _put_back or _failed)
-        await sender.close()  # a link in the middle of a mail, or broken, is not reused
+        if held is None:  # a link in the middle of a mail, or broken, is not reused (files: no link;
+            await sender.close()  # those written stay open for the batch's sync)
         if not isinstance(e, SEND_ERRORS):  # a fault of ours with this mail, not the link's: as above
             _put_back(svc, row, "sending failed", e, skipped, unsent)
             return False
         _failed(svc, row, e, unsent)
         if not verdict(e)[1]:  # the link or the server: the rest fails with it, untried
+            written = {r["id"] for r in held or ()}
             for other in svc.store.outbox_due():
-                _failed(svc, other, e, unsent)
+                if other["id"] not in written:
+                    _failed(svc, other, e, unsent)
             return None
         return False
+    if held is not None:
+        held.append(row)
+        return False
+    return _mark(svc, row, skipped, unsent, logger)
+
+
+async def _settle(svc: Service, sender, held: list[dict] | None, skipped: list[int], unsent: list[Unsent],
+                  logger) -> int | None:
+    """The mails `held` (written by a sender that syncs) made durable, then marked sent: how
+    many were; None when the sync failed (each of them failed for now, to go again)."""
+    if not held:
+        return 0
+    rows = list(held)
+    held.clear()
+    try:
+        await sender.sync()
+    except SEND_ERRORS as e:
+        for row in rows:
+            _failed(svc, row, e, unsent)
+        return None
+    return sum(_mark(svc, row, skipped, unsent, logger) for row in rows)
+
+
+def _mark(svc: Service, row: dict, skipped: list[int], unsent: list[Unsent], logger) -> bool:
     try:  # one statement, its own commit (no BEGIN and COMMIT around it): the rendered text stays
         svc.store.outbox_sent(row["id"], row["text"], row["html"])
     except Exception as e:  # noqa: BLE001  it went, unmarked: it goes again (the same Message-ID)
