@@ -33,9 +33,21 @@ def folder(settings: Settings) -> Path:
     return Path(settings.home) / "cache" / "content"
 
 
+_parse: Callable[[str], dict[str, Any]] = tomllib.loads  # the one `use` set
+
+
 def use(settings: Settings) -> None:
-    """The engine parses its content files through the home's cache from now on."""
-    content.use_parser(parser(folder(settings)))
+    """The engine parses its content files through the home's cache from now on, and so do
+    the service's own readers of content files (`parse`: the names files, read every process)."""
+    global _parse
+    _parse = parser(folder(settings))
+    content.use_parser(_parse)
+
+
+def parse(text: str) -> dict[str, Any]:
+    """A content file's text parsed as the engine parses it now: through the home's cache once
+    a service is open (tomllib.loads before)."""
+    return _parse(text)
 
 
 def parser(where: Path) -> Callable[[str], dict[str, Any]]:

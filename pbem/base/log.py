@@ -7,6 +7,7 @@ passes: anything shaped like a token (20 hex characters, or the token part of a
 """
 from __future__ import annotations
 
+import importlib
 import logging
 import re
 import sys
@@ -15,19 +16,38 @@ from types import ModuleType
 from pbem.base.tokens import mask_text, seed_weakness
 
 
+class _Later(ModuleType):
+    """A module imported when first used: structlog's `asyncio`, read only by its async
+    loggers, which the service never makes."""
+
+    def __getattr__(self, name: str):
+        if sys.modules.get(self.__name__) is self:  # used while still standing in: the real one now
+            del sys.modules[self.__name__]
+        return getattr(importlib.import_module(self.__name__), name)
+
+
 def _structlog() -> ModuleType:
     """structlog, without rich unless stderr is a terminal: structlog imports rich (and rich
     pygments) when it is installed, for pretty tracebacks at a terminal, which cost a process
     about a tenth of a second to import -- a daemon's, a pipe's or cron's, whose logs are JSON
-    lines, pays for nothing then. rich stays importable for what shows tables at a terminal."""
-    if "structlog" in sys.modules or sys.stderr is None or sys.stderr.isatty() or "rich" in sys.modules:
+    lines, pays for nothing then. rich stays importable for what shows tables at a terminal.
+    Nor asyncio unless something else imports it (about 50 ms of CPU a process: a pipe's
+    `ingest` never runs a loop); a daemon, which does, has it already."""
+    if "structlog" in sys.modules:
         import structlog
         return structlog
-    sys.modules["rich"] = None  # type: ignore[assignment]  # structlog's `import rich` fails: plain tracebacks
+    stand_ins: dict[str, ModuleType | None] = {}
+    if "asyncio" not in sys.modules:
+        stand_ins["asyncio"] = _Later("asyncio")
+    if not (sys.stderr is None or sys.stderr.isatty() or "rich" in sys.modules):
+        stand_ins["rich"] = None  # structlog's `import rich` fails: plain tracebacks
+    sys.modules.update(stand_ins)  # type: ignore[arg-type]
     try:
         import structlog
     finally:
-        del sys.modules["rich"]
+        for name, module in stand_ins.items():
+            if sys.modules.get(name) is module:
+                del sys.modules[name]
     return structlog
 
 

@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import functools
 import re
-import tomllib
 from importlib import resources
 
 from engine import content
 from engine.content import slug
 from engine.schema import NAMES_KINDS
-from pbem.base import i18n
+from pbem.base import content_cache, i18n
 
 BASE_PACK = "revised4"  # its names first: a pack's own name for a base card does not replace them
 FILE = "names.toml"
@@ -41,7 +40,7 @@ def _rows(lang: str, generation: int, file: str, kinds: tuple[str, ...]) -> tupl
         path, over = root.joinpath(pack, lang, file), overlay.get(f"{pack}/{lang}/{file}")
         for text in (over, path.read_text(encoding="utf-8") if path.is_file() else None):  # the overlay's first
             if text is not None:
-                data = tomllib.loads(text)
+                data = content_cache.parse(text)  # the home's cache: read each process
                 out.extend({**row, "kind": kind, "pack": pack} for kind in kinds for row in data.get(kind, []))
     return tuple(out)
 

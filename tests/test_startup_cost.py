@@ -1,0 +1,48 @@
+"""What a process without a daemon pays before its work (issue 28: an MTA's `pbem ingest`, a
+command): the names files (engine/content/<pack>/<lang>/names.toml), read by every process that
+reads an answer (its key may be a translated name), come from the home's cache of parsed content
+as the engine's own files do; logging does not import asyncio (structlog would: about 50 ms of
+CPU). bench/pipe.py has the figures."""
+import hashlib
+import subprocess
+import sys
+from importlib import resources
+
+import msgspec
+import pytest
+
+from pbem.base import content_cache, printed_names, settings as settings_mod
+from pbem.core import home as home_mod
+from pbem.core.service import open_service
+
+
+@pytest.fixture
+def svc(tmp_path, monkeypatch):
+    # what the service sets, undone after
+    monkeypatch.setattr(content_cache, "_parse", getattr(content_cache, "_parse", None), raising=False)
+    home = tmp_path / "pbem"
+    home_mod.init(home)
+    s = open_service(settings=settings_mod.load(home))
+    yield s
+    s.store.close()
+
+
+def test_the_names_files_are_parsed_through_the_homes_cache(svc):
+    printed_names._rows.cache_clear()
+    assert printed_names.table("de")["Graveyard"] == "Friedhof"
+    text = resources.files("engine").joinpath("content", "revised4", "de", "names.toml").read_text("utf-8")
+    versions = (f"{content_cache.FORMAT}\0{sys.version_info[0]}.{sys.version_info[1]}\0"
+                f"{msgspec.__version__}\0")
+    form = content_cache.folder(svc.settings) / (hashlib.sha256((versions + text).encode()).hexdigest() + ".msgpack")
+    assert form.is_file(), "the German names file was parsed without the cache"
+    assert msgspec.msgpack.decode(form.read_bytes())["space"]
+
+
+def test_logging_does_not_import_asyncio_and_still_logs():
+    code = ("import sys\nfrom pbem.base import log\nassert 'asyncio' not in sys.modules, 'asyncio imported'\n"
+            "log.configure('json', 'info')\nlog.get(game='g').info('hello', token='0123456789abcdef0123')\n"
+            "import structlog.stdlib, asyncio\nassert structlog.stdlib.asyncio.get_running_loop is "
+            "asyncio.get_running_loop\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr[-1500:]
+    assert '"event": "hello"' in done.stderr and "0123456789abcdef0123" not in done.stderr  # redacted as ever
