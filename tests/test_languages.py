@@ -450,6 +450,7 @@ def test_settings_lines_are_answered_in_german_and_a_standing_order_reads_her_wo
     assert (move["actor"], move["line"]) == ("standing", f"anna: {prompt.id}: done")
     notes = mails(svc, "anna@example.de", "receipt")[-1]["text"]
     for said in ("urlaub: Ihre Fristen warten bis", "zeitzone: Zeiten werden in Europe/Berlin angezeigt",
-                 "berichte: Sie erhalten einen Bericht, wenn", "Dauerauftrag 1 angelegt: when start-spell answer"):
+                 "berichte: Sie erhalten einen Bericht, wenn",
+                 "Dauerauftrag 1 angelegt: wenn zugbeginn antworte fertig"):
         assert said in notes, notes
     assert "your deadlines wait" not in notes and "standing order 1 filed" not in notes

@@ -123,3 +123,37 @@ def test_keys_of_a_word_and_a_rest_show_whole_in_her_words_or_whole_as_the_engin
     assert all(option_keys.read(v) == k for k, v in shown.items())
     assert option_keys.read("cast-heilung") == "cast-healing"  # the form shown before reads still
     assert option_keys.shown("right-1", "en") == "right-1"
+
+
+def test_a_standing_order_in_german_words_files_plays_and_is_hinted_in_them(svc):
+    """`dauerauftrag: wenn richtung antworte links` is read as `when direction answer left`; the
+    hint under her question names the kind and the line in her words (it said `dauerauftrag:
+    when direction answer SCHLÜSSEL`), her orders are listed in them, and `streichen` cancels."""
+    from pbem.pace import answering
+    assert answering.parse("wenn richtung antworte links oder rechts") == answering.parse(
+        "when direction answer left or right")
+    assert answering.parse("wenn uebergang antworte standard").kinds == ("crossing",)
+    assert answering.shown("when fight answer battle or evade", "de") == "wenn kampf antworte kämpfen oder ausweichen"
+    assert answering.shown("when fight answer fight", "en") == "when fight answer fight"
+    german_game(svc, characters={"anna": "wizard"})
+    filed = reply_text(svc, anna(svc, ["dauerauftrag: when fight answer evade"]))
+    assert "Dauerauftrag 1 angelegt: wenn kampf antworte ausweichen" in filed
+    assert "1. wenn kampf antworte ausweichen" in filed and "when" not in filed
+    assert re.search(r"Diese Frage ist von der Art „[^“]+“: eine Zeile „dauerauftrag: wenn [^ ]+ antworte "
+                     r"SCHLÜSSEL“", filed), filed
+    assert "„dauerauftrag: streichen N“" in filed
+    refused = reply_text(svc, anna(svc, ["dauerauftrag: wenn kampf"]))
+    assert "kein Dauerauftrag" in refused and "write" not in refused
+    cancelled = reply_text(svc, anna(svc, ["dauerauftrag: streichen alle"]))
+    assert "dauerauftrag: streichen alle: 1 Dauerauftrag aufgehoben" in cancelled, cancelled
+
+
+def test_a_kind_without_a_german_word_is_named_as_the_game_names_it_and_said_so():
+    from pbem.base import i18n
+    from pbem.pace import reported
+    with i18n.using("de"):
+        hint = reported.kind_hint("no-such-kind")
+        known = reported.kind_hint("hex-space")
+    assert hint == {"kind": "no-such-kind", "as_named": True,
+                    "line": "dauerauftrag: wenn no-such-kind antworte SCHLÜSSEL"}
+    assert known["kind"] == "fluch-feld" and not known["as_named"]

@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING
 
 from engine import bots
 from pbem.base import log, option_keys
+from pbem.base.i18n import _
+from pbem.pace import order_words
 from pbem.pace.pace import default_key
 
 if TYPE_CHECKING:
@@ -27,8 +29,6 @@ BOT_BATCH = 60
 REROLLS = ("combat-reroll", "duel-reroll", "death-reroll", "dice-reroll")
 
 
-
-
 @dataclass(frozen=True)
 class Rule:
     kinds: tuple[str, ...]  # the kinds of question it answers
@@ -41,23 +41,53 @@ _NAMED = {
     "never-reroll": Rule(REROLLS + ("table-reroll",), prefer=("keep",)),
     "never-reroll-movement": Rule(("direction",), exclude=("reroll",)),
 }
-_WHEN = re.compile(r"^when\s+([a-z][a-z0-9-]*)\s+answer\s+([\w-]+(?:\s+or\s+[\w-]+)*)$")
+
+
+def _alt(english: str) -> str:
+    return "(?:" + "|".join(map(re.escape, order_words.words(english))) + ")"
+
+
+_WHEN = re.compile(rf"^{_alt('when')}\s+(\S+)\s+{_alt('answer')}\s+(\S+(?:\s+{_alt('or')}\s+\S+)*)$")
+_OR = set(order_words.words("or"))
+_DEFAULT = set(order_words.words("default"))
+
+
 def normal(text: str) -> str:
     """Lower case, single spaces, "a, b" as "a or b"."""
     return re.sub(r"\bor(?: or)+\b", "or", " ".join(text.lower().replace(",", " or ").split()))
 
 
 def parse(text: str) -> Rule:
-    """A standing order's text as a Rule; ValueError says how to write one."""
+    """A standing order's text as a Rule, its words in any language's (`wenn kampf antworte
+    kämpfen`, pbem/pace/order_words.py); ValueError says how to write one."""
     text = normal(text)
     if text in _NAMED:
         return _NAMED[text]
     m = _WHEN.match(text)
     if not m:
-        raise ValueError(f"not a standing order: {text!r} (write e.g. \"standing: when fight answer fight\", "
-                         f"\"standing: reroll-if-losing\", \"standing: cancel 2\")")
+        raise ValueError(_("not a standing order: %(order)s (write e.g. \"standing: when fight answer fight\", "
+                           "\"standing: reroll-if-losing\", \"standing: cancel 2\")", order=repr(text)))
     # a key in a reader's words ("links", "neu-würfeln") as the engine's, as an answer line's is
-    return Rule((m.group(1),), prefer=tuple(option_keys.read(k) for k in m.group(2).split() if k != "or"))
+    keys = [k for k in m.group(2).split() if k not in _OR]
+    return Rule((order_words.read_kind(m.group(1)),),
+                prefer=tuple("default" if k in _DEFAULT else option_keys.read(k) for k in keys))
+
+
+def shown(text: str, lang: str) -> str:
+    """An order on file as a reader of `lang` reads it: `when fight answer fight or evade` filed
+    in English is `wenn kampf antworte kämpfen oder ausweichen` to a German reader, wherever the
+    words read back; a named order, and an order that no longer reads, as filed."""
+    try:
+        rule = parse(text)
+    except ValueError:
+        return text
+    if normal(text) in _NAMED or len(rule.kinds) != 1:
+        return text
+    kind = order_words.kind(rule.kinds[0], lang) or rule.kinds[0]
+    keys = [order_words.word("default", lang) if k == "default" else option_keys.shown(k, lang) for k in rule.prefer]
+    said = " ".join([order_words.word("when", lang), kind, order_words.word("answer", lang),
+                     f" {order_words.word('or', lang)} ".join(keys)])
+    return said if parse(said) == rule else text
 
 
 def match(rules: list[tuple[int, Rule]], prompt, player: str) -> tuple[str, int] | None:

@@ -6,8 +6,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from pbem.base import clock, i18n, option_keys
+from pbem.base.i18n import _
 from pbem.core import people
-from pbem.pace import schedule, vacation
+from pbem.pace import answering, order_words, schedule, vacation
 from pbem.pace.pace import pace_of
 
 if TYPE_CHECKING:
@@ -47,4 +48,17 @@ def part(svc: Service, game: dict, player: str, mine: dict | None, state) -> dic
         kind = next((d["kind"] for d in (due or {}).get("open", []) if d["prompt"] == mine["id"]), None)
         if kind is None:  # the view does not carry it (see docs/pace.md): from the game's state
             kind = next((p.kind for p in svc.engine.prompts(state) if p.id == mine["id"]), None)
-    return {"deadline": due, "standing_orders": {"active": orders, "kind": kind}}
+    return {"deadline": due, "standing_orders": {"active": [{**o, "text": answering.shown(o["text"], i18n.current())}
+                                                            for o in orders], **kind_hint(kind)}}
+
+
+def kind_hint(kind: str | None) -> dict:
+    """The kind of the question asked as the reader names it in an order (`kind`: a German
+    reader's word, else the engine's name, `as_named` then), and the order's line (`line`) in
+    her words: "dauerauftrag: wenn richtung antworte SCHLÜSSEL"."""
+    if kind is None:
+        return {"kind": None}
+    lang = i18n.current()
+    said = order_words.kind(kind, lang)
+    return {"kind": said or kind, "as_named": said is None,
+            "line": _("standing: when %(kind)s answer KEY", kind=said or kind)}

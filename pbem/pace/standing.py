@@ -21,11 +21,11 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from pbem.base import clock
+from pbem.base import clock, i18n
 from pbem.base.i18n import N_, _, ngettext
 from pbem.core.games import seat_config
 from pbem.outbound.turnmail import EVERY, TURN
-from pbem.pace import answering, moves, vacation
+from pbem.pace import answering, moves, order_words, vacation
 from pbem.pace.pace import DEFAULTS, check_reports
 
 if TYPE_CHECKING:
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
 REPORTS_NOTES = {EVERY: N_("reports: you get a report after every move"),
                  TURN: N_("reports: you get a report when you are asked, when a turn begins and after your answers")}
-_CANCEL = re.compile(r"^cancel\s+(all|\d+)$")
+_CANCEL = re.compile(rf"^(?:{'|'.join(order_words.words('cancel'))})\s+({'|'.join(order_words.words('all'))}|\d+)$")
 
 
 # -- the orders on file ------------------------------------------------------------------
@@ -50,7 +50,7 @@ def file(svc: Service, game_id: str, player: str, text: str) -> int:
 
 def cancel(svc: Service, game_id: str, player: str, which: str = "all") -> int:
     """Cancel order `which` (a number) or all of them; returns how many were cancelled."""
-    return svc.store.cancel_standing_orders(game_id, player, None if which == "all" else int(which))
+    return svc.store.cancel_standing_orders(game_id, player, None if which in order_words.words("all") else int(which))
 
 
 def carry_out(svc: Service, game_id: str, player: str, text: str, check: bool = False) -> str:
@@ -71,7 +71,8 @@ def carry_out(svc: Service, game_id: str, player: str, text: str, check: bool = 
         if unknown else ""
     if check:
         return _("standing: %(order)s: would be filed", order=text) + note
-    return _("standing order %(n)s filed: %(order)s", n=file(svc, game_id, player, text), order=text) + note
+    n = file(svc, game_id, player, text)
+    return _("standing order %(n)s filed: %(order)s", n=n, order=answering.shown(text, i18n.current())) + note
 
 
 def settle(svc: Service, game: dict, played) -> None:
