@@ -157,3 +157,17 @@ def test_a_kind_without_a_german_word_is_named_as_the_game_names_it_and_said_so(
     assert hint == {"kind": "no-such-kind", "as_named": True,
                     "line": "dauerauftrag: wenn no-such-kind antworte SCHLÜSSEL"}
     assert known["kind"] == "fluch-feld" and not known["as_named"]
+
+
+def test_the_kind_words_name_real_kinds_once_each():
+    """order_words.toml: each kind it names is one the engine asks, each word is one kind's only,
+    and no word is another kind's own name (it would read as that kind)."""
+    from engine import api
+    from pbem.pace import order_words
+    kinds = {k.name for k in api.question_kinds()}
+    for lang, table in order_words._table().items():
+        said = table["kinds"]
+        assert set(said) <= kinds, (lang, set(said) - kinds)
+        assert len(set(said.values())) == len(said), lang
+        assert not (set(said.values()) & (kinds - set(said))), lang
+        assert all(order_words.read_kind(w) == k and order_words.kind(k, lang) == w for k, w in said.items())
