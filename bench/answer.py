@@ -26,7 +26,8 @@ tests/pgcluster.py starts), its server's CPU over the same time counted, against
 answered in the same rounds. Target (issue 28): <= 1.5x.
 
 `--profile N` plays N answered mails under cProfile instead (after the same warm-up) and
-prints the functions with the most CPU time, cumulative and own.
+prints the process's user and system CPU over them, then the functions with the most time,
+cumulative and own (`--clock`: wall by default, see `profile`).
 
     .venv/bin/python bench/answer.py [--rounds 7] [--per-round 20] [--batch 10] [--postgres] [--profile 200]
 """
@@ -121,12 +122,21 @@ def with_server(work: Callable[[int], timing.Sample], k: int, cluster, server: l
     return timing.Sample(got.cpu + server[-1], got.wall)
 
 
-def profile(b: Bench, n: int, top: int, dump: str | None = None, kind: str = "answered") -> None:
-    prof = cProfile.Profile(time.process_time)  # CPU time, as every figure here
+def profile(b: Bench, n: int, top: int, dump: str | None = None, kind: str = "answered", clock: str = "wall") -> None:
+    """`clock`: cProfile's timer. "wall" (perf_counter, read without a system call) by default:
+    "cpu" (process_time) is a system call per function entered and left (a CPU-time clock has no
+    vDSO), 3.5 million of them for 200 mails, which made the profile 40-50 % system time and
+    inflated the functions that make many small calls."""
+    import resource
+    prof = cProfile.Profile(time.process_time) if clock == "cpu" else cProfile.Profile()
+    before = resource.getrusage(resource.RUSAGE_SELF)
     work = {"answered": lambda: b.answered(n), "alone": lambda: b.alone(n)}[kind]
     prof.enable()
     work()
     prof.disable()
+    after = resource.getrusage(resource.RUSAGE_SELF)
+    print(f"{n} mails ({kind}) under the profiler: user {after.ru_utime - before.ru_utime:.2f} s, "
+          f"system {after.ru_stime - before.ru_stime:.2f} s; {clock} clock")
     if dump:
         prof.dump_stats(dump)
     for order in ("cumulative", "tottime"):
@@ -147,6 +157,8 @@ def main() -> None:
     ap.add_argument("--floor", type=Path, default=timing.floor_path())
     ap.add_argument("--profile", type=int, default=0, metavar="N", help="profile N answered mails instead")
     ap.add_argument("--kind", choices=("answered", "alone"), default="answered", help="what --profile plays")
+    ap.add_argument("--clock", choices=("wall", "cpu"), default="wall",
+                    help="--profile's timer: wall (no system call a function) or cpu (one each: 40-50 %% system time)")
     ap.add_argument("--top", type=int, default=30)
     ap.add_argument("--dump", metavar="FILE", help="with --profile: the profile's stats written to FILE (pstats)")
     ap.add_argument("--postgres", action="store_true",
@@ -163,7 +175,7 @@ def main() -> None:
         b.answered(20)  # warm: templates, caches, the store's pages
         b.grouped(10, args.batch)
         if args.profile:
-            profile(b, args.profile, args.top, args.dump, args.kind)
+            profile(b, args.profile, args.top, args.dump, args.kind, args.clock)
             return
         replies: list[int] = []
         work = {
