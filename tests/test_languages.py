@@ -220,7 +220,7 @@ def test_resigning_by_mail_is_asked_and_confirmed_in_the_readers_language(svc):
     [ask] = mails(svc, "anna@example.de", "notice")
     assert "Bestätigen Sie, dass Sie aufgeben" in outbox.build(svc, ask)["Subject"]
     assert "Um das Spiel autumn endgültig zu verlassen, antworten Sie mit dieser Zeile:" in ask["text"]
-    code = re.search(r"resign ([0-9a-f]{8})", ask["text"]).group(1)
+    code = re.search(r"aufgeben ([0-9a-f]{8})", ask["text"]).group(1)  # the line in her words
     handle(svc, mail([f"aufgeben {code}"], sender="anna@example.de", tok=tok))
     done = mails(svc, "anna@example.de", "notice")[-1]
     assert "Sie haben das Spiel autumn verlassen." in done["text"] and "Danke fürs Mitspielen." in done["text"]

@@ -171,3 +171,28 @@ def test_the_kind_words_name_real_kinds_once_each():
         assert len(set(said.values())) == len(said), lang
         assert not (set(said.values()) & (kinds - set(said))), lang
         assert all(order_words.read_kind(w) == k and order_words.kind(k, lang) == w for k, w in said.items())
+
+
+def test_what_was_applied_and_what_is_open_are_in_her_words(svc):
+    """Her receipt listed 'anna: 1: done' for her `1: fertig`, and a refused line's
+    'Jetzt offen: cast-healing, done': both in her words now (what she would write)."""
+    german_game(svc, characters={"anna": "wizard"})
+    done = reply_text(svc, anna(svc, ["1: fertig"]))
+    assert "anna: 1: fertig" in done and "anna: 1: done" not in done, done
+    bad = reply_text(svc, anna(svc, ["links", "1: quatsch"]))  # the direction, then a closed question
+    assert "anna: 2: links" in bad, bad
+    open_now = re.search(r"Jetzt offen: (.*)", bad).group(1).split(", ")
+    assert open_now and not {"left", "right", "reroll", "keep", "done"} & set(open_now), bad
+
+
+def test_reports_every_and_the_resign_code_in_her_words(svc):
+    german_game(svc)
+    every = reply_text(svc, anna(svc, ["berichte: jeder"]))
+    assert "berichte: Sie erhalten nach jedem Zug einen Bericht" in every, every
+    wrong = reply_text(svc, anna(svc, ["berichte: manchmal"]))
+    assert "schreiben Sie „berichte: jeder“" in wrong and "write" not in wrong
+    anna(svc, ["aufgeben"])
+    [asked] = [t for t in texts(svc, "anna@example.de", "notice") if "aufgeben " in t]
+    code = re.search(r"^aufgeben ([0-9a-f]{8})$", asked, re.M).group(1)
+    anna(svc, [f"aufgeben {code}"])
+    assert svc.store.player("autumn", "anna")["status"] == "removed"

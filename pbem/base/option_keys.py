@@ -28,6 +28,8 @@ WORDS: dict[str, dict[str, str]] = {"de": {
     "überqueren": "cross", "ueberqueren": "cross", "stärke": "strength", "staerke": "strength", "anhalten": "stop",
     "würfeln": "roll", "wuerfeln": "roll", "leben": "life", "list": "craft", "aussetzen": "skip", "passen": "pass",
     "verlassen": "leave", "später": "later", "spaeter": "later", "zurück": "back", "zurueck": "back",
+    "bekämpfen": "fight", "bekaempfen": "fight", "portal-stärke": "portal-strength",
+    "portal-staerke": "portal-strength", "portal-list": "portal-craft", "schicksal-ziehen": "fate-move",
 }}
 # A language's forms of the keys made of a word and a rest: the word -> (its form, what the rest is):
 # NAME a card's or space's key, shown only as the reader's names file gives it; AS_IS a number or a
@@ -35,7 +37,7 @@ WORDS: dict[str, dict[str, str]] = {"de": {
 NAME, AS_IS = "name", "as-is"
 FORMS: dict[str, dict[str, tuple[str, str]]] = {"de": {
     "left": ("links-{}", AS_IS), "right": ("rechts-{}", AS_IS), "encounter": ("{}-angreifen", AS_IS),
-    "cast": ("{}-wirken", NAME), "buy": ("{}-kaufen", NAME), "use": ("{}-nutzen", NAME),
+    "cast": ("{}-wirken", NAME), "buy": ("{}-kaufen", NAME), "use": ("{}-nutzen", NAME), "side": ("seite-{}", NAME),
 }}
 ALIASES = {word: key for words in WORDS.values() for word, key in words.items()}  # read in every game
 _SHOWN = {lang: {key: word for word, key in reversed(words.items())} for lang, words in WORDS.items()}
@@ -78,3 +80,25 @@ def shown(key: str, lang: str) -> str:
         return key
     word = _SHOWN.get(lang, {}).get(key) or _form_shown(key, lang) or printed_names.shown_key(key, lang)
     return word if read(word) == key else key
+
+
+def shown_line(line: str, lang: str) -> str:
+    """An answer line as the log keeps it ("anna: 4: left", "4: cast-hex woods") with its key as
+    a reader of `lang` is shown it ("anna: 4: links"): what she would write for the same move."""
+    head, sep, rest = line.rpartition(": ")
+    if not sep or lang == i18n.DEFAULT:
+        return line
+    key, space, args = rest.partition(" ")
+    return f"{head}{sep}{shown(key, lang)}{space}{args}"
+
+
+def in_words(extra: dict, lang: str) -> dict:
+    """A reply's context part with its `applied` lines and the `failed` line's open options in the
+    reader's words (the player's own lines, `unused`, stay as she wrote them)."""
+    if lang == i18n.DEFAULT:
+        return extra
+    out = {**extra, "applied": [shown_line(ln, lang) for ln in extra.get("applied") or []]}
+    failed = extra.get("failed")
+    if failed and failed.get("options"):
+        out["failed"] = {**failed, "options": [shown(k, lang) for k in failed["options"]]}
+    return out

@@ -138,7 +138,7 @@ def resign(req: Request, call: Call) -> str:
     else:
         wrong = _("That code is not the one we sent you.") + " " if call.value else ""
         lines = [wrong + _("To leave the game %(game)s for good, reply with this line:", game=game["id"]),
-                 f"resign {code}",
+                 f"{said(command('resign'))} {code}",
                  _("Nothing changes until you do; your character then leaves play and the game goes on without it.")]
         subject, outcome = _("Confirm that you resign"), "resign: confirmation asked"
     ctx = {"address": reports.game_address(svc, game), "subject": subject, "lines": lines}
@@ -170,8 +170,8 @@ def back(req: Request, call: Call) -> str:
             name in p.players and any(o.key == call.command for o in p.options)
             for p in svc.engine.prompts(games.state(svc, game))):
         played = moves.play(svc, game, name, [call.command], message_id=req.message_id, inbox_id=req.inbox_id)
-        extra = {"applied": played.applied, "failed": played.failed, "unused": [], "check": False,
-                 "pace_notes": [], "press_notes": []}
+        extra = option_keys.in_words({"applied": played.applied, "failed": played.failed, "unused": [],
+                                      "check": False, "pace_notes": [], "press_notes": []}, i18n.current())
         announce.queue_reports(svc, game, played, sender=name, sender_kind="error" if played.failed else "receipt",
                                sender_extra=extra, in_reply_to=req.message_id, inbox_id=req.inbox_id,
                                pace=reported.part)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import TYPE_CHECKING
 
-from pbem.base import i18n, log, tokens
+from pbem.base import i18n, log, option_keys, tokens
 from pbem.base.i18n import _
 from pbem.core import games, people
 from pbem.inbound import commands, digest, mail as mail_mod, orders
@@ -520,8 +520,9 @@ def apply_order(svc: Service, game: dict, player: dict, row: dict, order: orders
     lines = [orders.redact(line, order.token) for line in lines]  # a token is never logged nor echoed
     stale = _stale(svc, game, player, before, order, lines)
     if stale:
-        extra = {"failed": stale, "unused": [ln for ln in lines if ln != stale["line"]], "check": order.check,
-                 "pace_notes": notes, "attempts": order.attempts, "press_notes": press_notes}
+        extra = option_keys.in_words({"failed": stale, "unused": [ln for ln in lines if ln != stale["line"]],
+                                      "check": order.check, "pace_notes": notes, "attempts": order.attempts,
+                                      "press_notes": press_notes}, i18n.current())
         reports.queue_report(svc, game, player, before, kind="error", mid_parts=(f"in{row['id']}",), extra=extra,
                              in_reply_to=order.message_id, inbox_id=row["id"], pace=reported.part)
         return Result("rejected", f"rejected: replies to closed question; {len(lines)} line(s) not played",
@@ -534,8 +535,9 @@ def apply_order(svc: Service, game: dict, player: dict, row: dict, order: orders
         if not played.applied and not played.standing and not notes:
             return _reply_error(svc, game, player, row, order, _("No answers were found in your message "
                                 "(the last line, %(line)s, reads as your name).", line=repr(order.signature)))
-    extra = {"applied": played.applied, "failed": played.failed, "unused": played.unused, "check": order.check,
-             "pace_notes": notes, "attempts": order.attempts, "press_notes": press_notes}
+    extra = option_keys.in_words({"applied": played.applied, "failed": played.failed, "unused": played.unused,
+                                  "check": order.check, "pace_notes": notes, "attempts": order.attempts,
+                                  "press_notes": press_notes}, i18n.current())  # keys in the reader's words
     kind = "error" if played.failed else "receipt"
     if order.check:  # the reply shows the state as it is: a trial's dice stay unseen
         reports.queue_report(svc, game, player, before, kind=kind, mid_parts=(f"in{row['id']}", "check"),

@@ -187,7 +187,8 @@ def _default(svc: Service, game: dict, row: dict, now: datetime) -> bool:
     seat = svc.store.player(game["id"], row["player"])
     with i18n.using(people.language(svc, game, row["player"], seat["email"] if seat else None)):
         asked = engine_text.said(prompt.question, getattr(prompt, "msg", None))  # in the reader's words
-        extra = {"applied": played.applied, "failed": None, "unused": [], "check": False,
+        extra = {"applied": [option_keys.shown_line(ln, i18n.current()) for ln in played.applied], "failed": None,
+                 "unused": [], "check": False,
                  "defaulted": {"prompt": prompt.id, "question": asked, "key": option_keys.shown(key, i18n.current()),
                                "due": clock.local(clock.parse(row["due_at"]), tz)}}
     announce.queue_reports(svc, game, played, sender=row["player"], sender_kind="default", sender_extra=extra,

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 
 REPORTS_NOTES = {EVERY: N_("reports: you get a report after every move"),
                  TURN: N_("reports: you get a report when you are asked, when a turn begins and after your answers")}
+REPORTS_WORDS = {"jeder": EVERY, "jede": EVERY, "jeden": EVERY, "zug": TURN}  # `berichte: jeder`
 _CANCEL = re.compile(rf"^(?:{'|'.join(order_words.words('cancel'))})\s+({'|'.join(order_words.words('all'))}|\d+)$")
 
 
@@ -130,8 +131,11 @@ def timezone_line(svc: Service, game: dict, player: str, value: str, check: bool
 
 
 def reports_line(svc: Service, game: dict, player: str, value: str, check: bool = False) -> str:
-    """`reports: every` (a report after every move) or `reports: turn`."""
-    how = check_reports(value.lower())
+    """`reports: every` (a report after every move) or `reports: turn`; `berichte: jeder`, `berichte: zug`."""
+    how = REPORTS_WORDS.get(value.lower(), value.lower())
+    if how not in (EVERY, TURN):
+        raise ValueError(_('write "reports: every" (a report after every move) or "reports: turn" (the default)'))
+    how = check_reports(how)
     if not check:
         vacation.set_reports(svc, game, player, how)
     return _(REPORTS_NOTES[how])
