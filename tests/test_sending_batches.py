@@ -66,6 +66,18 @@ def test_a_batch_is_claimed_at_once_and_made_durable_once(make_service, monkeypa
     assert claims == []
 
 
+def test_a_round_with_nothing_to_send_makes_no_fsync(make_service, monkeypatch):
+    """A daemon's idle cycle (nothing due) claims nothing and writes nothing: its group commit
+    has nothing to make durable, and pays no fsync (it paid one every cycle)."""
+    svc = make_service()
+    seen = counted(svc, monkeypatch)
+    assert asyncio.run(sending.send_due(svc)) == 0
+    assert seen["claims"] == [0] and seen["syncs"] == 0
+    queue(svc, 2)
+    assert asyncio.run(sending.send_due(svc)) == 2
+    assert seen["syncs"] == 1
+
+
 def test_a_batch_claims_no_more_than_its_lease_covers(make_service, monkeypatch):
     """A send may take `one_send_seconds`: a lease of 2.5 s covers two of them (file sending:
     1 s each), and a mail that could outlast the claim is given back, not sent under it."""
