@@ -36,7 +36,10 @@ from engine.text import msg
 # 0.9: The Hunt's dead end ends the game with no winner; names in the events' words are values
 # (printed), packs' status lines and foes as messages, the Warlock quest's words mended: the
 # wording changed, so archives of 0.8 verify with a note, not as tampered
-ENGINE_VERSION = "0.9.0"
+# 0.10: names inside the content files' choices are values ("Roll on the {Crags} table"), an
+# attack's dice, what gold pays for, a companion level's source and the Timescape's gates are
+# messages: the ids changed (the English did not), so archives of 0.9 verify with a note
+ENGINE_VERSION = "0.10.0"
 
 
 _ENC = msgspec.msgpack.Encoder()

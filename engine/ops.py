@@ -19,7 +19,7 @@ from engine.rules.rerolls import fate_reroll
 from engine.rules.setup import draw_spell
 from engine.rules.turn import effect_name, kill, lose_life, one_effect
 from engine.state import Option, Prompt, Task, option
-from engine.text import content_text, msg, word
+from engine.text import content_text, msg, revived, word
 
 OpHandler = Callable[[Ctx, int, dict[str, Any], dict[str, Any]], None]  # (ctx, player, op, meta)
 OPS: dict[str, OpHandler] = {}
@@ -60,7 +60,8 @@ def run_op(ctx: Ctx, t: Task) -> None:
     o = t.a["o"]
     if not ctx.player(t.p).alive and o.get("who", "self") == "self":
         return
-    OPS.get(o["op"], OPS["moderator"])(ctx, t.p, o, t.a)
+    meta = t.a if not isinstance(t.a.get("source"), list) else {**t.a, "source": revived(t.a["source"])}
+    OPS.get(o["op"], OPS["moderator"])(ctx, t.p, o, meta)  # a source that is a message, as a saved game keeps it
 
 
 def run(ctx: Ctx, i: int, ops: list, meta: dict) -> None:
@@ -535,7 +536,7 @@ def pay_for_answer(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str
             setattr(p, what, getattr(p, what) + n)
         ctx.emit(what,
                  msg("{player} pays {value} gold for {n} {what}.", player=p.name, value=n * prompt.data['price'], n=n,
-                     what=what), player=p.name)
+                     what=word(what)), player=p.name)
 
 
 @op("pay-heal")

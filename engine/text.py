@@ -12,6 +12,7 @@ once, where the message is made) beside the message, which they carry in `msg`.
 """
 from __future__ import annotations
 
+import string
 from typing import Any
 
 import msgspec
@@ -84,8 +85,29 @@ def revived(value: Any) -> Any:
 def content_text(text: str | Msg) -> Msg:
     """A text a content file holds and a player reads (a card's choice: its question, its options'
     words) as a message: its id the text as the file has it (pbem/base/content_texts.py extracts
-    these for the catalogue); a message as it is."""
-    return text if isinstance(text, Msg) else Msg(text)
+    these for the catalogue), each printed name it writes in braces ("Roll on the {Crags} table",
+    docs/content.md) a value that is that name, so a reader reads the name their language gives
+    and the English is the text without the braces; a message as it is."""
+    if isinstance(text, Msg):
+        return text
+    names = braced(text)
+    return Msg(text, names) if names else Msg(text)
+
+
+def braced(text: str) -> dict[str, str]:
+    """The printed names a content text writes in braces, each its own value ({"Crags": "Crags"});
+    none where it has no braces or braces that hold no plain name (a format spec, an index): such a
+    text is shown as written, braces and all, rather than failing the game."""
+    if "{" not in text:
+        return {}
+    try:
+        fields = [(name, spec, conv) for _, name, spec, conv in string.Formatter().parse(text) if name is not None]
+    except ValueError:
+        return {}
+    if any(spec or conv or not name.strip() or name.isdigit() or "." in name or "[" in name
+           for name, spec, conv in fields):
+        return {}
+    return {name: name for name, _, _ in fields}
 
 
 Text = str | Msg  # what an emit, a question or an option takes: a message, or an English text not yet one

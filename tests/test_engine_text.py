@@ -4,6 +4,7 @@ same placeholders; a message's English is the text the engine keeps."""
 from __future__ import annotations
 
 import string
+import tomllib
 from pathlib import Path
 
 import msgspec
@@ -11,7 +12,7 @@ from babel.messages.extract import extract_from_dir
 from babel.messages.pofile import read_po
 
 from engine.text import Msg, msg, word
-from pbem.base import engine_text, i18n
+from pbem.base import engine_text, i18n, printed_names
 
 ROOT = Path(__file__).resolve().parent.parent
 LOCALE = ROOT / "pbem" / "locale"
@@ -126,6 +127,19 @@ def test_no_message_takes_an_english_word_as_a_value():
                      and isinstance(n.targets[0], ast.Name) and _english_literal(n.value, defaults=False)}
             found += [f"{path.relative_to(ROOT)}:{node.lineno} {k.arg}={k.value.id}" for node in ast.walk(fn)
                       if _is_msg(node) for k in node.keywords if isinstance(k.value, ast.Name) and k.value.id in words]
+            # the values handed over as a dict (`msg(..., **scores)`): `"rolls": "each adding a die"` is a
+            # piece of the sentence written outside its message
+            dicts = {n.targets[0].id: n.value for n in ast.walk(fn) if isinstance(n, ast.Assign)
+                     and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) and isinstance(n.value, ast.Dict)}
+            found += [f"{path.relative_to(ROOT)}:{node.lineno} **{k.value.id}: {ast.unparse(key)}={ast.unparse(v)}"
+                      for node in ast.walk(fn) if _is_msg(node) for k in node.keywords
+                      if k.arg is None and isinstance(k.value, ast.Name) and k.value.id in dicts
+                      for key, v in zip(dicts[k.value.id].keys, dicts[k.value.id].values)
+                      if _english_literal(v, defaults=False) or isinstance(v, ast.Name) and v.id in words]
+        # what an effect's messages name as its source ("{source}: what do you do?"): an f-string there is English
+        found += [f"{path.relative_to(ROOT)}:{node.lineno} source={ast.unparse(v)}" for node in ast.walk(tree)
+                  if isinstance(node, ast.Dict) for key, v in zip(node.keys, node.values)
+                  if isinstance(key, ast.Constant) and key.value == "source" and isinstance(v, ast.JoinedStr)]
         for node in ast.walk(tree):
             if _is_msg(node):
                 found += [f"{path.relative_to(ROOT)}:{node.lineno} {k.arg}={ast.unparse(k.value)}"
@@ -136,10 +150,34 @@ def test_no_message_takes_an_english_word_as_a_value():
     assert not found, found
 
 
+def test_every_message_id_is_one_text_pybabel_reads_whole():
+    """A message's id is one literal text in the call (pieces side by side are one text to Python
+    and to pybabel alike): an id made at run time (an f-string, a `+`, a variable) is never in the
+    catalogue, so never translated; and what pybabel extracts from each file is exactly the ids its
+    `msg` calls make (a split id it read otherwise would be translated under another id)."""
+    import ast
+
+    from babel.messages.extract import extract_from_file
+
+    made, wrong = {}, []
+    for path in sorted((ROOT / "engine").rglob("*.py")):
+        calls = [n for n in ast.walk(ast.parse(path.read_text())) if _is_msg(n)]
+        wrong += [f"{path.relative_to(ROOT)}:{n.lineno} {ast.unparse(n.args[0])[:60]}" for n in calls
+                  if not n.args or not (isinstance(n.args[0], ast.Constant) and isinstance(n.args[0].value, str))]
+        ids = {n.args[0].value for n in calls if n.args and isinstance(n.args[0], ast.Constant)}
+        extracted_here = {m[1] for m in extract_from_file("python", str(path), keywords={"msg": None})}
+        if ids != extracted_here:
+            made[str(path.relative_to(ROOT))] = sorted(ids ^ extracted_here)
+    assert not wrong, wrong
+    assert not made, made
+
+
 def test_a_cards_choice_from_the_content_files_reads_in_the_readers_language():
     """A choice the content files word (the Crags: roll, or let the Guide lead) is a message whose
-    id is the file's text (engine/text.py `content_text`), kept in a saved game, and German has it."""
-    from engine import api, scenario
+    id is the file's text (engine/text.py `content_text`), kept in a saved game, and German has it;
+    the names it writes in braces ("Roll on the {Crags} table") are values, so she reads the names
+    her names file gives (an owner's correction of one included), the English reader the text."""
+    from engine import api, content, scenario
 
     data = {"dice": [1], "moves": ["alice: left"], "game": {"seed": "s", "players": [
         {"name": "alice", "character": "thief"}, {"name": "bob", "character": "troll"}]},
@@ -148,9 +186,36 @@ def test_a_cards_choice_from_the_content_files_reads_in_the_readers_language():
     asked = api.decode(api.encode(state)).prompt
     assert asked.kind == "choose" and [o.text for o in asked.options] == [
         "Roll on the Crags table", "Your Guide leads you through: no roll"]
+    assert asked.options[0].msg == Msg("Roll on the {Crags} table", {"Crags": "Crags"})
     with i18n.using("de"):
         assert [engine_text.said(o.text, o.msg) for o in asked.options] == [
-            "Auf der Tabelle der Crags würfeln", "Ihr Guide führt Sie hindurch: kein Wurf"]
+            "Auf der Tabelle für die Klippen würfeln", "Ihr Führer führt Sie hindurch: kein Wurf"]
+        previous = content.use_overlay({"revised4/de/names.toml": 'space = [{ printed = "Crags", name = "Felsen" }]\n'})
+        try:
+            crags = asked.options[0]
+            assert engine_text.said(crags.text, crags.msg) == "Auf der Tabelle für die Felsen würfeln"
+        finally:
+            content.use_overlay(previous)
+
+
+def test_a_content_texts_braces_hold_printed_names():
+    """A name a content file's text writes in braces is one the content prints (a typo would be
+    shown as written to every reader, untranslated), and a text with braces that hold no plain name
+    is shown as written rather than failing the game."""
+    from engine import content, registry
+    from engine.text import content_text
+    from pbem.base.content_texts import said
+
+    printed = set(printed_names.table("de"))
+    for pack in registry.PACKS:
+        c = content.load("revised4", (pack.name,))
+        printed |= {x.name for x in (*c.cards.values(), *c.board.spaces.values(), *c.characters.values())}
+    braced = {text: content_text(text).args for path in sorted((ROOT / "engine" / "content").glob("*/*.toml"))
+              for text in said(tomllib.loads(path.read_text("utf-8"))) if "{" in text}
+    assert len(braced) > 20, braced
+    wrong = {text: sorted(set(names) - printed) for text, names in braced.items() if not names or set(names) - printed}
+    assert not wrong, wrong
+    assert content_text("Pay {n:3} gold").english() == "Pay {n:3} gold" and not content_text("a } b").args
 
 
 def test_why_a_life_is_lost_reads_in_the_readers_language():
@@ -277,3 +342,33 @@ def test_a_name_the_engines_own_sentence_names_reads_as_the_readers_cards_print_
         portal = engine_text.name("Portal of Power")
         assert portal != "Portal of Power"  # the base game's names file gives it (a stand-in, unconfirmed)
         assert engine_text.said(opened.text, opened.msg) == f"alice würfelt 1+1 gegen Stärke 6 und öffnet das {portal}."
+
+
+def test_the_pieces_of_a_sentence_read_in_the_readers_language():
+    """A sentence's pieces filled in apart from its message are messages too: what a character pays
+    gold for (was the English word as the content writes it: "zahlt 1 Gold für 1 life"), the dice an
+    attack adds ("each adding a die"), a Nemesis companion's level as the source of its effects
+    ("Companion A, level 2"), and whom the Timescape asks for a Warp Gate (the Enchantress by her
+    German name, not "the Enchantress bitten")."""
+    from engine import scenario
+    from engine.packs.timescape import tables
+
+    data = tomllib.loads((ROOT / "tests" / "scenarios" / "cataclysm-denizen-choose.toml").read_text())
+    _, events = scenario.run({k: v for k, v in data.items() if k not in ("expect", "rule")})
+    paid = next(e for e in events if e.kind == "life")
+    assert paid.text == "alice pays 1 gold for 1 life."
+    gates = {g["name"]: g["who"] for g in tables()["gates"]}
+    assert gates == {"mystic": "Mystic", "enchantress": "Enchantress", "warlock": "Warlock"}  # names as printed
+    gate = msg("ask the {who} to open a {warp_gate} to the Timescape (roll 2 dice against your starting "
+               "Strength + Craft)", who=gates["enchantress"], warp_gate="Warp Gate")
+    assert gate.english().startswith("ask the Enchantress to open a Warp Gate")
+    attack = msg("{player} attacks {target} in battle: {attr} {score} against {target_score}, {rolls}.",
+                 player="anna", target="bob", attr=word("strength"), score=5, target_score=2,
+                 rolls=msg("each adding a die"))
+    level = msg("{card}, level {n}", card="Companion A", n=2)
+    with i18n.using("de"):
+        assert engine_text.event_text(paid) == "alice zahlt 1 Gold für 1 Leben."
+        assert engine_text.translated(gate).startswith("Verzauberin um ein Warptor zur Timescape bitten")
+        assert engine_text.translated(attack) == (
+            "anna greift bob im Kampf an: Stärke 5 gegen 2, jeder mit einem Würfel dazu.")
+        assert engine_text.translated(level) == "Gefährte A, Stufe 2"

@@ -14,7 +14,7 @@ from engine.packs.nemesis_board import living
 from engine.rules import stats
 from engine.rules.machine import Ctx, task
 from engine.state import Game, Option, Task, option
-from engine.text import Text, content_text, msg
+from engine.text import Msg, Text, content_text, msg
 
 
 def level(s: Game, name: str) -> int:
@@ -65,13 +65,19 @@ def start_options(ctx: Ctx, i: int) -> list[Option]:
                    msg("raise your companion to level {row}: {row2}", row=level, row2=ability))]
 
 
+def level_source(ctx: Ctx, i: int, n: int) -> Msg:
+    """A companion's level as the source its effects name ("Companion A, level 2"): a message, so a
+    reader reads it in their language (ops.py `run_op` revives it in a saved game)."""
+    return msg("{card}, level {n}", card=ctx.content.cards[ctx.player(i).area[0]].name, n=n)
+
+
 def start_choice(ctx: Ctx, i: int, key: str) -> bool | None:
     if not key.startswith("companion-"):
         return None
     row = next_level(ctx, i)
     if row is None or key != f"companion-{row['level']}":
         return None
-    source = f"{ctx.content.cards[ctx.player(i).area[0]].name}, level {row['level']}"
+    source = level_source(ctx, i, row["level"])
     reached = row.get("effect", []) if row.get("when") == "reached" else []
     ctx.push_all([("effect", i, {"ops": ops, "source": source}) for ops in [row.get("pay", [])] if ops]
                  + [("companion-level", i, {"level": row["level"]})]
@@ -94,4 +100,4 @@ def companion_turn(ctx: Ctx, t: Task) -> None:
         for row in levels(ctx, i)[::-1]:  # not reversed(): mypyc 2.4.1 crashes on it over a list of dicts
             if row.get("when") == "nemesis-turn" and row.get("level", 1) <= level(ctx.s, name):
                 run(ctx, i, row.get("effect", []),
-                    {"source": f"{ctx.content.cards[ctx.player(i).area[0]].name}, level {row['level']}"})
+                    {"source": level_source(ctx, i, row["level"])})

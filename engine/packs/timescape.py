@@ -134,8 +134,9 @@ def gate_roll(ctx: Ctx, i: int, who: str) -> None:
                  warp_gate=printed("Warp Gate"), **rolled),
              player=p.name, dice=dice)
     if sum(dice) > need:
-        offer_reroll(ctx, i, msg("You roll {dice}+{dice2} for the {player}'s Warp Gate and need {need} or less. "
-                     "Spend 1 fate to reroll your highest die?", dice=dice[0], dice2=dice[1], player=who, need=need),
+        offer_reroll(ctx, i, msg("You roll {dice}+{dice2} for the {player}'s {warp_gate} and need {need} or less. "
+                     "Spend 1 fate to reroll your highest die?", dice=dice[0], dice2=dice[1], player=who, need=need,
+                     warp_gate=printed("Warp Gate")),
                      "ts-gate-resolve", dice=dice, need=need, who=who,
                      low_is_good=True)
         return
@@ -725,9 +726,10 @@ class Timescape(Pack):
         for g in tables()["gates"]:
             if not (keys & set(g["keys"]) or source in g["sources"]) or p.flags.get(f"warp-sent-{g['name']}"):
                 continue
-            asked = msg("ask {who} to open a Warp Gate to the Timescape (roll 2 dice against your starting "
-                        "Strength + Craft)", who=g["who"]) if g["name"] != "warlock" else \
-                msg("ask {who} to open a {warp_gate} to the Timescape (roll 1 die for his fee instead of a quest)",
+            asked = msg("ask the {who} to open a {warp_gate} to the Timescape (roll 2 dice against your starting "
+                        "Strength + Craft)", who=g["who"], warp_gate=printed("Warp Gate")) \
+                if g["name"] != "warlock" else \
+                msg("ask the {who} to open a {warp_gate} to the Timescape (roll 1 die for his fee instead of a quest)",
                     warp_gate=printed("Warp Gate"),
                     who=g["who"])
             out.append({"key": f"warp-{g['name']}", "text": asked,

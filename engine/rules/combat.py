@@ -281,8 +281,8 @@ def attack_kind(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -
     psychic = key == "psychic"
     attr = "Craft" if psychic else "Strength"
     # said to everyone, the defender first of all, whether or not it has anything to answer
-    rolls = "each adding a die" if not (immobile or defenceless(ctx, i, psychic)) else \
-        f"{ctx.name(j)} adding no die"
+    rolls = msg("each adding a die") if not (immobile or defenceless(ctx, i, psychic)) else \
+        msg("{player} adding no die", player=ctx.name(j))
     scores = {"player": who, "target": ctx.name(j), "attr": word(attr.lower()), "score": duel_score(ctx, i, psychic, 0),
               "target_score": duel_score(ctx, j, psychic, 0), "rolls": rolls}
     ctx.emit("attack", msg("{player} attacks {target} in psychic combat: {attr} {score} against {target_score}, "
