@@ -123,6 +123,10 @@ def test_keys_of_a_word_and_a_rest_show_whole_in_her_words_or_whole_as_the_engin
     assert all(option_keys.read(v) == k for k, v in shown.items())
     assert option_keys.read("cast-heilung") == "cast-healing"  # the form shown before reads still
     assert option_keys.shown("right-1", "en") == "right-1"
+    # the Dungeon's way, a default played, and more the survey found English
+    for key, word in {"with": "mit", "against": "gegen", "fight": "bekämpfen", "portal-strength": "portal-stärke",
+                      "side-portal-of-power": "seite-portal-der-macht"}.items():
+        assert option_keys.shown(key, "de") == word and option_keys.read(word) == key
 
 
 def test_a_standing_order_in_german_words_files_plays_and_is_hinted_in_them(svc):

@@ -5,8 +5,11 @@ bench/pipeline.py does: a reply mail per answer handed to `process.handle`, a bo
 random legal answer, the moderator's questions skipped), with one seat (`anna`) reading German
 (`language = "de"` in [[players]]). Between her answers she writes the service a few of its
 commands in German (status, help, a new address, a vacation, a standing order, a wrong line...),
-so the replies to those are read too. Every mail she gets (its subject and text part, the
-code mail to a new address included) is rendered as it would be sent, and each line is checked
+so the replies to those are read too. The game has deadlines, and now and then the clock moves
+on by hours (reminders, answers played by default, her daily digest); another seat writes her a
+message; at the end the moderator ends the game (the game-over mail). Every mail she gets (its
+subject and text part, the code mail to a new address included) is rendered as it would be
+sent, and each line is checked
 against a list of common English words that are not German words: the lines with one are
 printed once each (digits folded, the first one seen shown), with the words found and the
 pack sets that showed it; then the count per pack set.
@@ -18,7 +21,7 @@ counted. Everything else is: an English answer key ("right-1") is English to the
     .venv/bin/python tools/language_survey.py [--sets revised4,city] [--moves 60] [--seed 1] [--quiet]
                                               [--dump DIR]
 
-Exit status 0 whatever it finds (a survey, not a test); about half a minute for every set.
+Exit status 0 whatever it finds (a survey, not a test); about 10 s CPU for every set.
 """
 from __future__ import annotations
 
@@ -29,6 +32,7 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -42,6 +46,7 @@ from pbem.core.service import open_service  # noqa: E402
 from pbem.inbound.process import handle  # noqa: E402
 from pbem.moderate import moderator, newgame  # noqa: E402
 from pbem.outbound import outbox  # noqa: E402
+from pbem.pace import daily, deadlines  # noqa: E402
 
 # name -> (edition, packs); with nemesis a seat (not the German one) plays the Nemesis
 PACK_SETS: dict[str, tuple[str, tuple[str, ...]]] = {
@@ -62,7 +67,7 @@ PLAYERS = [(READER, ADDRESS), ("bob", "bob@example.org"), ("carl", "carl@example
 COMMANDS: dict[int, list[str]] = {
     2: ["status"],
     4: ["hilfe"],
-    6: ["urlaub: 5d alle"],
+    6: ["urlaub: 1d alle"],
     8: [f"e-mail: {NEW_ADDRESS}"],
     10: ["dauerauftrag: wenn kampf antworte kämpfen"],
     12: ["dauerauftrag: when fight answer fight"],
@@ -72,7 +77,17 @@ COMMANDS: dict[int, list[str]] = {
     20: ["an: alle", "Hallo zusammen"],
     22: ["zeitzone: Europe/Berlin"],
     24: ["aufgeben"],
+    26: ["post: beides"],
+    28: ["dauerauftrag: quatsch"],
+    30: ["urlaub: ende"],
 }
+# After the game's answer number N the clock moves on (hours): reminders, defaults played for
+# whoever is asked, the daily digest. The game has deadlines (PACE).
+LATER: dict[int, int] = {9: 7, 19: 13, 29: 25, 39: 13}
+PACE = {"deadline": "12h", "reminders": ["6h"], "vacation_days": 14}
+# Another seat writes the German one a message now and then (her copy of it is read).
+PRESS: dict[int, list[str]] = {5: ["to: anna", "Hello Anna"]}
+
 
 # Common English words that are not German words (so not "was", "will", "an", "die", "man",
 # "also", "hat", "war", "so", "in", "bald", "gift", "mail", "code", "status"...): one in a line
@@ -99,6 +114,7 @@ WORD = re.compile(r"[A-Za-zÄÖÜäöüß']+")
 FOLD = re.compile(r"\d+")
 NOISE = [re.compile(p) for p in (
     r"^[\w-]+ / (?=\S+:)",  # the guide's command names, each beside its German word
+    r"\b[A-Z][a-z]+/[A-Za-z_]+\b",  # a time zone's name (America/New_York)
     r"https?://\S+", r"[\w.+-]+@[\w.-]+", r"\b[0-9a-f]{8,}\b", r"\bpbemtoken\w*", r"^Subject: \[[^\]]*\]",
 )]
 
@@ -133,13 +149,24 @@ def english(line: str, names: list[str]) -> list[str]:
     return [w for w in WORD.findall(line) if w.lower() in ENGLISH]
 
 
+class Clock:
+    """The service's clock: a second a reading, moved on by hours where the survey says."""
+
+    def __init__(self) -> None:
+        self.t = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
+
+    def __call__(self) -> datetime:
+        self.t += timedelta(seconds=1)
+        return self.t
+
+
 class Game:
     """One game of a pack set, anna reading German, played by mail."""
 
     def __init__(self, svc, name: str, edition: str, packs: tuple[str, ...], seed: int):
         self.svc, self.name, self.mid = svc, name, 0
         cfg = {"game": {"name": name, "edition": edition, "packs": list(packs), "address": "talisman@example.org",
-                        "seed": f"survey-{name}-{seed}", "moderator": "mod@example.org"},
+                        "seed": f"survey-{name}-{seed}", "moderator": "mod@example.org", "pace": PACE},
                "players": [{"name": p, "email": e} for p, e in PLAYERS]}
         cfg["players"][0]["language"] = "de"
         if "nemesis" in packs:  # the German reader plays a hero; another seat the Nemesis
@@ -177,13 +204,22 @@ def survey(set_name: str, moves: int, seed: int, found: dict[str, Found], dump: 
     edition, packs = PACK_SETS[set_name]
     names = stand_ins(edition, packs)
     with tempfile.TemporaryDirectory() as home:
-        svc = open_service(settings=settings_mod.Settings(home=home, mails_per_hour=10 ** 9))
+        clk = Clock()
+        svc = open_service(settings=settings_mod.Settings(home=home, mails_per_hour=10 ** 9), clock=clk)
         g = Game(svc, set_name, edition, packs, seed)
         for n in range(1, moves + 1):
             if not g.step():
                 break
             if n in COMMANDS:
                 g.send(READER, COMMANDS[n])
+            if n in PRESS:
+                g.send(PLAYERS[1][0], PRESS[n])
+            if n in LATER:
+                clk.t += timedelta(hours=LATER[n])
+                deadlines.tick(svc)
+                daily.tick(svc)
+        if not games.get(svc, set_name)["status"] == "ended":
+            moderator.end(svc, set_name)  # the game-over mail
         mails = lines = 0
         texts = []
         for row in svc.store.outbox_rows():

@@ -30,6 +30,7 @@ WORDS: dict[str, dict[str, str]] = {"de": {
     "verlassen": "leave", "später": "later", "spaeter": "later", "zurück": "back", "zurueck": "back",
     "bekämpfen": "fight", "bekaempfen": "fight", "portal-stärke": "portal-strength",
     "portal-staerke": "portal-strength", "portal-list": "portal-craft", "schicksal-ziehen": "fate-move",
+    "mit": "with", "gegen": "against",
 }}
 # A language's forms of the keys made of a word and a rest: the word -> (its form, what the rest is):
 # NAME a card's or space's key, shown only as the reader's names file gives it; AS_IS a number or a
