@@ -200,3 +200,16 @@ def test_reports_every_and_the_resign_code_in_her_words(svc):
     code = re.search(r"^aufgeben ([0-9a-f]{8})$", asked, re.M).group(1)
     anna(svc, [f"aufgeben {code}"])
     assert svc.store.player("autumn", "anna")["status"] == "removed"
+
+
+def test_a_game_the_moderator_ends_tells_no_deadline(svc):
+    """The game-over mail of a game with deadlines said 'FRIST für Frage 1 ... noch 12 Stunden' and
+    that a default would be played: the game takes no answers any more."""
+    from pbem.moderate import moderator
+    german_game(svc, pace={"deadline": "12h"})
+    assert "FRIST" in texts(svc, "anna@example.de", "report")[-1]
+    moderator.end(svc, "autumn")
+    [over] = texts(svc, "anna@example.de", "gameover")
+    assert "FRIST" not in over and "Standard" not in over and "dauerauftrag" not in over, over
+    [bobs] = texts(svc, "bob@example.org", "gameover")
+    assert "DEADLINE" not in bobs and "standing" not in bobs, bobs

@@ -60,7 +60,8 @@ def end(svc: Service, game_id: str) -> None:
             raise GameError(f"{game_id} has ended already")
         svc.store.update_game(game_id, status="ended")
         if game["status"] == "active":  # the players learn the end and the seed
-            announce.queue_game_over(svc, game, games.state(svc, game), ended_by_moderator=True, pace=reported.part)
+            announce.queue_game_over(svc, {**game, "status": "ended"}, games.state(svc, game), ended_by_moderator=True,
+                                     pace=reported.part)
     log.get(game=game_id).info("game ended by the moderator")
 
 

@@ -41,6 +41,8 @@ def part(svc: Service, game: dict, player: str, mine: dict | None, state) -> dic
     `standing_orders`: the player's active orders (pbem/pace/standing.py), and the kind of the
     question they are asked (what `when <kind>` names; `state`, the game as the report shows it,
     has it)."""
+    if game.get("status") == "ended":  # the game-over mail: no question waits, no deadline runs
+        return {"deadline": None, "standing_orders": {"active": [], "kind": None}}
     due = deadline(svc, game, player)
     orders = svc.store.standing_orders(game["id"], player) if player != svc.engine.MODERATOR else []
     kind = None
