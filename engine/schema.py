@@ -38,7 +38,7 @@ _TYPE_NAMES = {int: "whole number", str: "string in quotes", bool: "true or fals
 # A names file, <pack>/<lang>/names.toml: what a reader of that language sees for a printed name
 # (pbem/base/printed_names.py). The engine never reads it; its rows are checked here all the same.
 NAMES_FILE = re.compile(r"^[a-z]{2}/names\.toml$")
-NAMES_KINDS = ("character", "space", "card", "foe")  # foe: a fight's name that is no card (`op = "fight"`)
+NAMES_KINDS = ("character", "space", "card", "foe", "pack")  # foe: a fight's name that is no card; pack: a title
 NAME_ROW: dict[str, type] = {"printed": str, "name": str, "confirmed": bool}
 # A texts file, <pack>/<lang>/texts.toml: a card's text (and summary) and a character's abilities
 # in that language (pbem/base/printed_texts.py), each row by its printed name.
@@ -107,7 +107,7 @@ def rows_problems(path: str, text: str, data: dict[str, object], cards: set[str]
 
 
 def _names_problems(path: str, text: str) -> list[str]:
-    """A names file's problems: lists `character`, `space`, `card`, `foe` of rows { printed, name, confirmed }."""
+    """A names file's problems: lists of NAMES_KINDS of rows { printed, name, confirmed }."""
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:

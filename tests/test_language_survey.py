@@ -14,8 +14,9 @@ def test_english_words_mark_a_line_names_kept_as_printed_do_not():
     assert survey.english("email: a code was sent to you", names) == ["sent", "to", "you"]  # not 'was': German
     assert survey.english("Ihre Frage: Sie stehen auf Friedhof; Kampf oder Flucht", names) == []
     # a card named as printed (no German name yet), its answer key too: not English to count
-    kept = next(n for n in names if " " in n and n.lower().startswith("the "))
-    assert survey.english(f"Sie ziehen {kept}.", names) == []
+    kept = "The Lost Realms"  # every such name of the base game has a German one now: one kept, as a test
+    assert survey.english(f"Sie ziehen {kept}.", names) == ["The"]
+    assert survey.english(f"Sie ziehen {kept}.", [kept, *names]) == []
     assert survey.english("Zugdatei mit token; Adresse anna@example.de", names) == []
     assert survey.english("dann ein neuer Wurf: left: 1 Plains", names) == ["left"]
 

@@ -13,6 +13,7 @@ from test_languages import PLAYERS, mails, mixed
 from test_web import seat_url, web  # noqa: F401 -- the fixture
 
 from engine import content, registry
+from engine.config import EDITION_TITLES
 from engine.text import Msg
 from pbem.base import content_overlay, engine_text, i18n, printed_names
 from pbem.core import games
@@ -164,7 +165,8 @@ def test_every_packs_german_names_name_what_the_pack_prints_once_each():
         c = content.load("revised4", () if pack == "revised4" else (pack,))
         printed = {"character": {ch.name for ch in c.characters.values()},
                    "space": {s.name for s in c.board.spaces.values()}, "card": {cd.name for cd in c.cards.values()},
-                   "foe": _foes(ROOT / pack)}
+                   "foe": _foes(ROOT / pack),
+                   "pack": set(EDITION_TITLES.values()) if pack == "revised4" else {registry.TITLES[pack]}}
         data = tomllib.loads(path.read_text("utf-8"))
         for kind, rows in data.items():
             unknown = [r["printed"] for r in rows if r["printed"] not in printed[kind]]
@@ -209,3 +211,19 @@ def test_a_foe_a_roll_makes_her_fight_is_named_in_her_language():
     with i18n.using("de"):
         assert engine_text.event_text(fight) == (
             "alice würfelt 1 (zusammen 4); Geist der Klippen würfelt 1 (zusammen 5).")
+
+
+def test_a_german_readers_welcome_and_report_name_the_packs_by_their_german_titles(svc):
+    """The packs' titles (engine/registry.py TITLES) are printed names too: a `pack` list in each
+    pack's names file gives the German stand-in, which her welcome (the edition, the packs) and the
+    title over a pack's lines in her report show; bob's stay as printed."""
+    cfg = game_config(players=PLAYERS, characters={"anna": "wizard", "bob": "warrior"}, packs=["cataclysm", "city"])
+    cfg["players"][0]["language"] = "de"
+    newgame.create(svc, cfg)
+    anna, bob = mails(svc, "anna@example.de", "welcome")[0], mails(svc, "bob@example.org", "welcome")[0]
+    assert "Überarbeitete 4. Edition" in anna["text"] and "Die Katastrophe, Die Stadt" in anna["text"]
+    assert "Die Katastrophe, Die Stadt" in anna["html"] and "The Cataclysm" not in anna["html"]
+    assert "Revised 4th Edition" in bob["text"] and "The Cataclysm, The City" in bob["text"]
+    report = mails(svc, "anna@example.de", "report")[0]
+    assert "Die Katastrophe:" in report["text"] and "The Cataclysm" not in report["text"]
+    assert "The Cataclysm:" in mails(svc, "bob@example.org", "report")[0]["text"]
