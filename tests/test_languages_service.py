@@ -213,3 +213,22 @@ def test_a_game_the_moderator_ends_tells_no_deadline(svc):
     assert "FRIST" not in over and "Standard" not in over and "dauerauftrag" not in over, over
     [bobs] = texts(svc, "bob@example.org", "gameover")
     assert "DEADLINE" not in bobs and "standing" not in bobs, bobs
+
+
+def test_a_reminder_is_all_in_her_language(make_service):
+    """Her reminder was English around a German report ('The game waits for your answer...',
+    its subject 'Reminder: please answer by ...'): the mail was made in the process's language."""
+    from conftest import StillClock
+
+    from pbem.pace import deadlines
+    clk = StillClock()
+    svc = make_service(clock=clk)
+    german_game(svc, pace={"deadline": "48h", "reminders": ["24h"]}, characters={"anna": "wizard"})
+    clk.at(hours=25)
+    deadlines.tick(svc)
+    [row] = [r for r in svc.store.outbox_rows() if r["kind"] == "reminder"]
+    assert row["to_addr"] == "anna@example.de" and row["subject"].startswith("[autumn] Erinnerung: bitte antworten")
+    text = outbox.mail(svc, row["id"])["text"]
+    assert "Das Spiel wartet auf Ihre Antwort auf Frage" in text, text
+    assert "The game waits" not in text and "Reply with" not in text and "„fertig“" in text, text
+    assert outbox.build(svc, outbox.mail(svc, row["id"]))["Content-Language"] == "de"

@@ -81,9 +81,9 @@ COMMANDS: dict[int, list[str]] = {
     28: ["dauerauftrag: quatsch"],
     30: ["urlaub: ende"],
 }
-# After the game's answer number N the clock moves on (hours): reminders, defaults played for
-# whoever is asked, the daily digest. The game has deadlines (PACE).
-LATER: dict[int, int] = {9: 7, 19: 13, 29: 25, 39: 13}
+# After the game's answer number N the clock moves on (hours), at the next answer that leaves the
+# German seat asked: her reminders, her defaults, her daily digest. The game has deadlines (PACE).
+LATER: dict[int, int] = {9: 7, 19: 13, 29: 25, 39: 7, 49: 13}
 PACE = {"deadline": "12h", "reminders": ["6h"], "vacation_days": 14}
 # Another seat writes the German one a message now and then (her copy of it is read).
 PRESS: dict[int, list[str]] = {5: ["to: anna", "Hello Anna"]}
@@ -207,6 +207,7 @@ def survey(set_name: str, moves: int, seed: int, found: dict[str, Found], dump: 
         clk = Clock()
         svc = open_service(settings=settings_mod.Settings(home=home, mails_per_hour=10 ** 9), clock=clk)
         g = Game(svc, set_name, edition, packs, seed)
+        later = 0
         for n in range(1, moves + 1):
             if not g.step():
                 break
@@ -214,8 +215,11 @@ def survey(set_name: str, moves: int, seed: int, found: dict[str, Found], dump: 
                 g.send(READER, COMMANDS[n])
             if n in PRESS:
                 g.send(PLAYERS[1][0], PRESS[n])
-            if n in LATER:
-                clk.t += timedelta(hours=LATER[n])
+            later += LATER.get(n, 0)
+            state = games.state(svc, games.get(svc, set_name))
+            if later and READER in svc.engine.waiting_for(state):  # her reminder, her default
+                clk.t += timedelta(hours=later)
+                later = 0
                 deadlines.tick(svc)
                 daily.tick(svc)
         if not games.get(svc, set_name)["status"] == "ended":

@@ -16,6 +16,7 @@ import contextlib
 import functools
 import secrets
 import threading
+import weakref
 from collections.abc import Iterator
 
 import psycopg
@@ -28,6 +29,7 @@ from pbem.store.common import Clock, StoreUnavailable, storable_params, utcnow
 CHANNEL = "pbem"
 _ROWS = psycopg.pq.ExecStatus.TUPLES_OK
 _OPEN = (psycopg.pq.TransactionStatus.INTRANS, psycopg.pq.TransactionStatus.INERROR)
+_IDLE = psycopg.pq.TransactionStatus.IDLE
 MIGRATION_LOCK = 0x7062656D  # "pbem": the advisory lock key held while migrating
 
 
@@ -50,6 +52,7 @@ class PostgresStore(Store):
         self.target = url
         self.origin = secrets.token_hex(6)  # names this store's NOTIFYs, which its own listener passes over
         self._local = threading.local()
+        self._cursors: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # _cursor
         self.pool: psycopg_pool.ConnectionPool[psycopg.Connection[DictRow]] = psycopg_pool.ConnectionPool(
             url, min_size=1, max_size=pool_size, open=False, timeout=timeout, name="pbem",
             kwargs={"autocommit": True, "row_factory": dict_row})
@@ -68,15 +71,6 @@ class PostgresStore(Store):
         return getattr(self._local, "conn", None) is not None
 
     @contextlib.contextmanager
-    def _conn(self) -> Iterator[psycopg.Connection[DictRow]]:
-        conn = getattr(self._local, "conn", None)
-        if conn is not None:
-            yield conn
-            return
-        with self.pool.connection() as conn:
-            yield conn
-
-    @contextlib.contextmanager
     def transaction(self, redoable: bool = False, savepoint: bool = False) -> Iterator[PostgresStore]:
         """As SqliteStore.transaction; `redoable`: committed without waiting for the WAL
         flush (synchronous_commit off: a crash of the server may lose it, never corrupt it)."""
@@ -84,6 +78,12 @@ class PostgresStore(Store):
         if conn is not None:
             if savepoint:
                 told = set(self._local.told)
+                if conn.info.transaction_status == _IDLE:
+                    # libpq learns the transaction's state from the server's ReadyForQuery, which in
+                    # a pipeline comes only after a Sync: with nothing pending it still says idle,
+                    # and psycopg would then open (and commit, or roll back) an outer transaction
+                    # where a savepoint belongs. The sync tells it (only then: pending, it says active).
+                    self._local.pipe.sync()
                 try:
                     with conn.transaction():  # psycopg: a savepoint inside the open transaction
                         yield self
@@ -96,18 +96,22 @@ class PostgresStore(Store):
             return
         with self.pool.connection() as conn:
             self._local.conn = conn
-            self._local.told = set()  # what this transaction has notified (notify)
+            self._local.told = set()  # what this transaction notifies at its commit (notify)
             try:
                 # pipeline mode: BEGIN, the writes whose count nobody reads (_write) and COMMIT go
                 # without waiting for their answers; a read or a counted write waits for all
                 # before it. One round trip where there were one a statement; the commit is
                 # the same commit, as durable (its error, or an earlier write's, raised here).
                 with conn.pipeline() as self._local.pipe:
-                    conn.execute("BEGIN")
+                    unread = self._cursor(conn, 1)
+                    unread.execute("BEGIN")
                     if redoable:
-                        conn.execute("SET LOCAL synchronous_commit = off")
+                        unread.execute("SET LOCAL synchronous_commit = off")
                     yield self
-                    conn.execute("COMMIT")
+                    if self._local.told:  # one NOTIFY for all it queued, delivered at the commit
+                        unread.execute("SELECT pg_notify(%s, %s)",
+                                       (CHANNEL, f"{' '.join(sorted(self._local.told))} {self.origin}"))
+                    unread.execute("COMMIT")
             finally:
                 self._local.conn = self._local.pipe = None
                 if conn.info.transaction_status in _OPEN:
@@ -133,18 +137,32 @@ class PostgresStore(Store):
     def sync(self) -> None:
         pass
 
+    def _cursor(self, conn: psycopg.Connection[DictRow], which: int) -> psycopg.Cursor[DictRow]:
+        """The connection's own cursors, kept: 0 reads (each read fetched before the next) and
+        counted writes, 1 the writes nobody reads (in a pipeline their results come back later,
+        so they never land on the reader's cursor). A cursor a statement was about 10 us of CPU
+        a statement, an answered mail runs about 35."""
+        kept = self._cursors.get(conn)
+        if kept is None:
+            kept = self._cursors[conn] = (conn.cursor(), conn.cursor())
+        return kept[which]
+
     def _all(self, sql: str, params=()) -> list[dict]:
         if self._once is not None:
             self._written(sql)
-        with self._conn() as conn:
-            cur = conn.execute(_pg(sql), storable_params(params))
-            if self.in_transaction:  # its pipeline: fetching waits for what was sent before
-                try:
-                    return cur.fetchall()
-                except psycopg.ProgrammingError as e:
-                    if e.sqlstate is None:  # a statement that returns no rows
-                        return []
-                    raise
+        conn = getattr(self._local, "conn", None)
+        if conn is not None:  # a transaction's pipeline: fetching waits for what was sent before
+            cur = self._cursor(conn, 0)
+            cur.execute(_pg(sql), storable_params(params))
+            try:
+                return cur.fetchall()
+            except psycopg.ProgrammingError as e:
+                if e.sqlstate is None:  # a statement that returns no rows
+                    return []
+                raise
+        with self.pool.connection() as conn:
+            cur = self._cursor(conn, 0)
+            cur.execute(_pg(sql), storable_params(params))
             # the result's status, not cur.description: that makes a Column object for every
             # column of every statement (1.5 ms CPU an answer mail), which dict_row does not need
             return cur.fetchall() if cur.pgresult is not None and cur.pgresult.status == _ROWS else []
@@ -152,17 +170,26 @@ class PostgresStore(Store):
     def _run(self, sql: str, params=()) -> int:
         if self._once is not None:
             self._written(sql)
-        with self._conn() as conn:
-            cur = conn.execute(_pg(sql) if params else sql, storable_params(params) if params else None)
-            if self.in_transaction:
-                self._local.pipe.sync()  # its count is read: wait for it
+        conn = getattr(self._local, "conn", None)
+        if conn is not None:
+            cur = self._cursor(conn, 0)
+            cur.execute(_pg(sql) if params else sql, storable_params(params) if params else None)
+            self._local.pipe.sync()  # its count is read: wait for it
+            return cur.rowcount
+        with self.pool.connection() as conn:
+            cur = self._cursor(conn, 0)
+            cur.execute(_pg(sql) if params else sql, storable_params(params) if params else None)
             return cur.rowcount
 
     def _write(self, sql: str, params=()) -> None:
         if self._once is not None:
             self._written(sql)
-        with self._conn() as conn:
-            conn.execute(_pg(sql) if params else sql, storable_params(params) if params else None)
+        conn = getattr(self._local, "conn", None)
+        if conn is not None:
+            self._cursor(conn, 1).execute(_pg(sql) if params else sql, storable_params(params) if params else None)
+            return
+        with self.pool.connection() as conn:
+            self._cursor(conn, 1).execute(_pg(sql) if params else sql, storable_params(params) if params else None)
 
     def _lock_game(self, game: str) -> None:
         # held until the transaction ends; two games may share a key (a hash): they then wait
@@ -173,14 +200,13 @@ class PostgresStore(Store):
         self._run("SELECT pg_advisory_xact_lock(?)", (MIGRATION_LOCK,))
 
     def notify(self, what: str) -> None:
-        """Wake the other listening daemons at commit: once a transaction for each `what` (a
-        second pg_notify of the same payload would be delivered as one anyway: one round trip
-        saved for each further mail an answer queues). The payload names this store (`origin`):
-        its own listener passes it over (watch)."""
+        """Wake the other listening daemons at commit. A transaction sends one NOTIFY just
+        before its COMMIT, naming every `what` it queued ("inbox outbox ORIGIN": a statement
+        for each kind was a statement more for every answer); outside one, a statement of its
+        own. The payload ends with this store's `origin`: its own listener passes it over (watch)."""
         if self.in_transaction:
-            if what in self._local.told:
-                return
             self._local.told.add(what)
+            return
         self._write("SELECT pg_notify(?, ?)", (CHANNEL, f"{what} {self.origin}"))
 
     def watch(self, wake) -> object:
