@@ -123,9 +123,11 @@ def test_keys_of_a_word_and_a_rest_show_whole_in_her_words_or_whole_as_the_engin
     assert all(option_keys.read(v) == k for k, v in shown.items())
     assert option_keys.read("cast-heilung") == "cast-healing"  # the form shown before reads still
     assert option_keys.shown("right-1", "en") == "right-1"
+    assert option_keys.shown("left-x", "de") == "left-x"  # a number's form takes a number only
     # the Dungeon's way, a default played, and more the survey found English
     for key, word in {"with": "mit", "against": "gegen", "fight": "bekämpfen", "portal-strength": "portal-stärke",
-                      "side-portal-of-power": "seite-portal-der-macht"}.items():
+                      "side-portal-of-power": "seite-portal-der-macht", "fate-1": "schicksal-1",
+                      "heal-2": "leben-2"}.items():
         assert option_keys.shown(key, "de") == word and option_keys.read(word) == key
 
 
@@ -139,6 +141,8 @@ def test_a_standing_order_in_german_words_files_plays_and_is_hinted_in_them(svc)
     assert answering.parse("wenn uebergang antworte standard").kinds == ("crossing",)
     assert answering.shown("when fight answer battle or evade", "de") == "wenn kampf antworte kämpfen oder ausweichen"
     assert answering.shown("when fight answer fight", "en") == "when fight answer fight"
+    assert answering.parse("neuwurf-wenn-verloren") == answering.parse("reroll-if-losing")
+    assert answering.shown("never-reroll", "de") == "nie-neuwurf"
     german_game(svc, characters={"anna": "wizard"})
     filed = reply_text(svc, anna(svc, ["dauerauftrag: when fight answer evade"]))
     assert "Dauerauftrag 1 angelegt: wenn kampf antworte ausweichen" in filed

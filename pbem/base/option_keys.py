@@ -33,11 +33,12 @@ WORDS: dict[str, dict[str, str]] = {"de": {
     "mit": "with", "gegen": "against",
 }}
 # A language's forms of the keys made of a word and a rest: the word -> (its form, what the rest is):
-# NAME a card's or space's key, shown only as the reader's names file gives it; AS_IS a number or a
-# player's name, the same in every language.
-NAME, AS_IS = "name", "as-is"
+# NAME a card's or space's key, shown only as the reader's names file gives it; NUMBER a number;
+# PLAYER a player's name (any rest), the same in every language.
+NAME, NUMBER, PLAYER = "name", "number", "player"
 FORMS: dict[str, dict[str, tuple[str, str]]] = {"de": {
-    "left": ("links-{}", AS_IS), "right": ("rechts-{}", AS_IS), "encounter": ("{}-angreifen", AS_IS),
+    "left": ("links-{}", NUMBER), "right": ("rechts-{}", NUMBER), "fate": ("schicksal-{}", NUMBER),
+    "heal": ("leben-{}", NUMBER), "encounter": ("{}-angreifen", PLAYER),
     "cast": ("{}-wirken", NAME), "buy": ("{}-kaufen", NAME), "use": ("{}-nutzen", NAME), "side": ("seite-{}", NAME),
 }}
 ALIASES = {word: key for words in WORDS.values() for word, key in words.items()}  # read in every game
@@ -57,6 +58,8 @@ def _form_read(key: str) -> str | None:
             head, _, tail = form.partition("{}")
             if len(key) > len(head) + len(tail) and key.startswith(head) and key.endswith(tail):
                 rest = key[len(head):len(key) - len(tail)]
+                if rest_is == NUMBER and not rest.isdigit():
+                    continue
                 return f"{word}-{printed_names.answer_key(rest) if rest_is == NAME else rest}"
     return None
 
@@ -67,6 +70,8 @@ def _form_shown(key: str, lang: str) -> str | None:
     if not rest or found is None:
         return None
     form, rest_is = found
+    if rest_is == NUMBER and not rest.isdigit():
+        return None
     if rest_is == NAME:
         rest = printed_names.shown_key(rest, lang)
         if rest == key.partition("-")[2]:  # a name the reader's file does not give: the key stays whole

@@ -61,8 +61,8 @@ def parse(text: str) -> Rule:
     """A standing order's text as a Rule, its words in any language's (`wenn kampf antworte
     kämpfen`, pbem/pace/order_words.py); ValueError says how to write one."""
     text = normal(text)
-    if text in _NAMED:
-        return _NAMED[text]
+    if order_words.read_named(text) in _NAMED:
+        return _NAMED[order_words.read_named(text)]
     m = _WHEN.match(text)
     if not m:
         raise ValueError(_("not a standing order: %(order)s (write e.g. \"standing: when fight answer fight\", "
@@ -81,7 +81,9 @@ def shown(text: str, lang: str) -> str:
         rule = parse(text)
     except ValueError:
         return text
-    if normal(text) in _NAMED or len(rule.kinds) != 1:
+    if order_words.read_named(normal(text)) in _NAMED:
+        return order_words.named(order_words.read_named(normal(text)), lang)
+    if len(rule.kinds) != 1:
         return text
     kind = order_words.kind(rule.kinds[0], lang) or rule.kinds[0]
     keys = [order_words.word("default", lang) if k == "default" else option_keys.shown(k, lang) for k in rule.prefer]

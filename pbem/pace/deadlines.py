@@ -17,6 +17,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 from pbem.base import clock, engine_text, i18n, log, option_keys
+from pbem.base.i18n import _
 from pbem.core import games, people
 from pbem.core.games import GameError
 from pbem.outbound import announce, notices, outbox, reports
@@ -203,12 +204,12 @@ def _default(svc: Service, game: dict, row: dict, now: datetime) -> bool:
 
 def _queue(svc: Service, game: dict, player: dict, kind: str, subject: str, mid_parts: tuple, extra: dict) -> None:
     """A mail of our own kind with a player's report in it (their view, no events). Like a
-    report, it says which question it asks, so a reply to it answers that one only. Its context
-    is made in its reader's language (the answer lines' words: pbem/base/option_keys.py)."""
+    report, it says which question it asks, so a reply to it answers that one only. The caller
+    makes it in its reader's language (`i18n.using`): the context's words, the answer lines'
+    (pbem/base/option_keys.py) and the mail's own language, which it is rendered in."""
     state = games.state(svc, game)
-    with i18n.using(people.language(svc, game, player["name"], player.get("email"))):
-        ctx = reports.report_context(svc, game, player["name"], svc.engine.view(state, player["name"]), [],
-                                     state=state, pace=reported.part)
+    ctx = reports.report_context(svc, game, player["name"], svc.engine.view(state, player["name"]), [],
+                                 state=state, pace=reported.part)
     ctx.update(extra)
     root = reports.thread_root(svc, game, player["name"])
     outbox.enqueue(svc, kind=kind, message_id=reports.message_id(svc, game, *mid_parts, player["name"], kind),
@@ -222,11 +223,14 @@ def _queue(svc: Service, game: dict, player: dict, kind: str, subject: str, mid_
 def _queue_reminder(svc: Service, game: dict, row: dict, lead: timedelta, due: datetime, now: datetime) -> None:
     player = svc.store.player(game["id"], row["player"])
     assert player is not None  # a deadline is kept for a seat
-    when = clock.local(due, people.zone(svc, game, row["player"], player["email"]))
-    extra = {"reminder": {"prompt": row["prompt"], "due": when, "left": clock.span(due - now),
-                          "default": row["default_key"]}}
-    _queue(svc, game, player, "reminder", f"[{game['id']}] Reminder: please answer by {when}",
-           ("dl", row["prompt"], int(due.timestamp()), schedule.secs(lead)), extra)
+    # all of it in the reader's language: it was English around a German report (the mail's own
+    # language was the process's), its subject too
+    with i18n.using(people.language(svc, game, row["player"], player["email"])):
+        when = clock.local(due, people.zone(svc, game, row["player"], player["email"]))
+        extra = {"reminder": {"prompt": row["prompt"], "due": when, "left": clock.span(due - now),
+                              "default": option_keys.shown(row["default_key"], i18n.current())}}
+        _queue(svc, game, player, "reminder", f"[{game['id']}] " + _("Reminder: please answer by %(when)s", when=when),
+               ("dl", row["prompt"], int(due.timestamp()), schedule.secs(lead)), extra)
 
 
 def _queue_alert(svc: Service, game: dict, now: datetime) -> None:

@@ -31,6 +31,20 @@ def word(english: str, lang: str) -> str:
     return _table().get(lang, {}).get("syntax", {}).get(english, english)
 
 
+def read_named(said: str) -> str:
+    """A named order ("neuwurf-wenn-verloren") by its English name; else as it is."""
+    for t in _table().values():
+        for english, name in t.get("named", {}).items():
+            if said in (name, name.translate(_SPELLED)):
+                return english
+    return said
+
+
+def named(english: str, lang: str) -> str:
+    """The named order `english` as a reader of `lang` is shown it."""
+    return _table().get(lang, {}).get("named", {}).get(english, english)
+
+
 @functools.cache
 def _kinds_read() -> dict[str, str]:
     out: dict[str, str] = {}
