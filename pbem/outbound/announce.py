@@ -7,8 +7,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import msgspec
-
 from pbem.core import games
 from pbem.outbound import notices, observers, reports, turnmail
 
@@ -31,19 +29,18 @@ def queue_reports(svc: Service, game: dict, played, *, sender: str | None = None
         to = turnmail.mailed(svc, game, played, seats, sender=sender, also=also)
         # a digest-only seat's report is not sent: what it would have told waits for its digest
         to = [p for p in to if over or p["name"] == sender or not reports.unasked(svc, p, "report", None)]
-        frame = reports.make_frame(svc, state) if to else None
-        stored = svc.store.add_frame(msgspec.json.encode(frame).decode()) if len(to) > 1 else None
+        made = reports.store_made(svc, game, state) if len(to) > 1 else None  # stored once for all
         backlog = turnmail.Backlog(svc, game["id"], min(p["reported_seq"] for p in to), seq) if to else None
         svc.store.set_reported(game["id"], [p["name"] for p in to if p["reported_seq"] != seq], seq)
         for player in to:
             mine = player["name"] == sender
             kind = "gameover" if over else sender_kind if mine else "report"
             reports.queue_report(svc, game, player, state, kind=kind, mid_parts=("over",) if over else (seq,),
-                                 extra={**extra, **(sender_extra or {})} if mine else extra, frame=frame,
+                                 extra={**extra, **(sender_extra or {})} if mine else extra,
                                  backlog=backlog, in_reply_to=in_reply_to if mine else None, inbox_id=inbox_id,
-                                 stored_frame=stored, reported=True, pace=pace)
+                                 made=made, reported=True, pace=pace)
     if turnmail.everyone(svc.engine, played):
-        observers.queue(svc, game, state, key="over" if over else seq, frame=frame)
+        observers.queue(svc, game, state, key="over" if over else seq)
     if svc.engine.MODERATOR in svc.engine.waiting_for(state):
         notices.add(svc, "ruling", "The game waits for you: a card needs your ruling.", key=seq, game=game["id"])
 
@@ -51,13 +48,13 @@ def queue_reports(svc: Service, game: dict, played, *, sender: str | None = None
 def queue_game_over(svc: Service, game: dict, state, *, ended_by_moderator: bool = False,
                     pace: reports.PacePart) -> None:
     """The last mail of a game to every player: the final report and the seed revealed."""
-    frame = reports.make_frame(svc, state)
     game = {**game, "status": "ended"}
+    made = reports.store_made(svc, game, state)
     extra = {"seed": games.seed(svc, game), "commitment": game["seed_commitment"],
              "ended_by_moderator": ended_by_moderator}
     players = svc.store.players(game["id"], active_only=True)
     with svc.store.read_once(game["id"], [p.get("email") for p in players]):
         for player in players:
             reports.queue_report(svc, game, player, state, kind="gameover", mid_parts=("over",), extra=extra,
-                                 frame=frame, pace=pace)
-    observers.queue(svc, game, state, key="over", frame=frame)
+                                 made=made, pace=pace)
+    observers.queue(svc, game, state, key="over")

@@ -25,7 +25,7 @@ import msgspec
 from pbem.archive import archive
 from pbem.base import i18n, log, tokens
 from pbem.core import people
-from pbem.outbound import calendar, links, mime
+from pbem.outbound import calendar, contexts, links, mime
 
 if TYPE_CHECKING:
     from pbem.core.service import Service
@@ -162,6 +162,8 @@ def rendered(svc: Service, row: dict, frames: dict[int, str] | None = None) -> d
         if board["stored"] not in frames:
             frames[board["stored"]] = svc.store.frame(board["stored"])
         context["board"] = render.StoredFrame(frames[board["stored"]])
+    if contexts.MADE in context:  # a report queued as what it is made from: made whole now
+        context = contexts.made(svc, context)
     text, html = render.render(svc, row["kind"], context)
     return {**row, "text": text, "html": html, "context": None}
 

@@ -1,0 +1,70 @@
+"""A report is queued as what it is made from and made when it is rendered (issue 28): handling an
+answer builds no reader's context (views, sheets, the preview of their answers, the shared
+frame), so its commit comes sooner; the mail then shows the state of its move, whatever happened
+since, and nothing stored for it holds the game's secret seed."""
+import asyncio
+import re
+
+import msgspec
+from conftest import game_config, legal, mail, token
+
+from pbem.core import games
+from pbem.inbound.process import handle
+from pbem.moderate import newgame
+from pbem.outbound import contexts, leads, outbox, sending
+
+
+def answer(svc, game="autumn"):
+    player, line = legal(svc, game)
+    got = handle(svc, mail([line], sender=f"{player}@example.org", tok=token(svc, game, player)))
+    assert got.status == "applied", got.outcome
+    return player
+
+
+def test_handling_an_answer_makes_no_readers_context_sending_does(svc, monkeypatch):
+    newgame.create(svc, game_config())
+    asyncio.run(sending.send_due(svc))  # the welcomes
+    made: list[str] = []
+
+    def counted(module, name):
+        kept = getattr(module, name)
+        monkeypatch.setattr(module, name, lambda *a, **k: made.append(name) or kept(*a, **k))
+    for name, module in (("make_frame", contexts), ("report_context", contexts), ("leads", leads)):
+        counted(module, name)
+    answer(svc)
+    queued = [r for r in svc.store.outbox_rows() if r["status"] == "queued"]
+    assert queued and made == []  # made at once, these ran once per reader before the commit
+    assert asyncio.run(sending.send_due(svc)) == len(queued)
+    assert {"make_frame", "report_context", "leads"} <= set(made)
+
+
+def test_a_report_shows_its_moves_state_though_the_game_moved_on_before_it_went(svc):
+    newgame.create(svc, game_config())
+    asyncio.run(sending.send_due(svc))
+    first = answer(svc)
+    receipt = svc.store.query("SELECT id, headers FROM outbox WHERE status = 'queued' AND player = ? "
+                              "AND kind = 'receipt'", (first,))[0]
+    asked = msgspec.json.decode(receipt["headers"]).get(outbox.QUESTION_HEADER)
+    for _ in range(3):  # the game moves on; the receipt is not sent yet
+        answer(svc)
+    now = svc.engine.view(games.state(svc, svc.store.game("autumn")), first)
+    text = outbox.mail(svc, receipt["id"])["text"]
+    assert asked and re.search(rf"^ *{asked}: ", text, re.M), text  # what its move asked, its options
+    assert now["mine"] is None or str(now["mine"]["id"]) != asked  # asked anew since
+    if now["mine"]:
+        assert not re.search(rf"^ *{now['mine']['id']}: ", text, re.M), text
+
+
+def test_nothing_stored_for_a_report_holds_the_seed(svc):
+    newgame.create(svc, game_config())
+    asyncio.run(sending.send_due(svc))
+    for _ in range(3):
+        answer(svc)
+    stored = [r["frame"] for r in svc.store.query("SELECT frame FROM report_frames")]
+    queued = [msgspec.json.decode(r["context"]) for r in svc.store.query(
+        "SELECT context FROM outbox WHERE status = 'queued'")]
+    stored += [msgspec.json.encode(c["board"][contexts.MADE]).decode() for c in queued if contexts.MADE in c["board"]]
+    assert stored
+    for text in stored:
+        made = msgspec.json.decode(text, type=contexts._Made)
+        assert svc.engine.decode(made.state).seed == "" and "seed" not in made.game
