@@ -109,8 +109,8 @@ class PostgresStore(Store):
                         unread.execute("SET LOCAL synchronous_commit = off")
                     yield self
                     if self._local.told:  # one NOTIFY for all it queued, delivered at the commit
-                        unread.execute("SELECT pg_notify(%s, %s)",
-                                       (CHANNEL, f"{' '.join(sorted(self._local.told))} {self.origin}"))
+                        kinds = " ".join(sorted(self._local.told))
+                        self._write("SELECT pg_notify(?, ?)", (CHANNEL, f"{kinds} {self.origin}"))
                     unread.execute("COMMIT")
             finally:
                 self._local.conn = self._local.pipe = None
