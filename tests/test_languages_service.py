@@ -236,3 +236,21 @@ def test_a_reminder_is_all_in_her_language(make_service):
     assert "Das Spiel wartet auf Ihre Antwort auf Frage" in text, text
     assert "The game waits" not in text and "Reply with" not in text and "„fertig“" in text, text
     assert outbox.build(svc, outbox.mail(svc, row["id"]))["Content-Language"] == "de"
+
+
+def test_a_reply_to_a_message_and_too_many_mails_are_told_in_german(make_service):
+    """Her answer in a reply to bob's message is not played, and she was told so in English; the
+    notice of her mails over the hour's limit was English too."""
+    svc = make_service(mails_per_hour=3)
+    german_game(svc)
+    handle(svc, mail(["to: anna", "Hello"], sender="bob@example.org", tok=token(svc, "autumn", "bob")))
+    [press] = [r for r in svc.store.outbox_rows() if r["kind"] == "press" and r["to_addr"] == "anna@example.de"]
+    handle(svc, mail(["links"], sender="anna@example.de", tok=token(svc, "autumn", "anna"),
+                     headers={"In-Reply-To": press["message_id"], "References": press["message_id"]}))
+    [astray] = [t for t in texts(svc, "anna@example.de", "notice") if "nicht" in t]
+    assert "Ihre Antwort wurde nicht gespielt" in astray and "eine Nachricht eines anderen Spielers" in astray
+    assert "reply" not in astray.lower()
+    for _ in range(4):
+        anna(svc, ["status"])
+    [over] = [t for t in texts(svc, "anna@example.de", "notice") if "Stunde" in t]
+    assert "Zu viele Mails in dieser Stunde" in over and "You have sent" not in over, over

@@ -19,7 +19,7 @@ from datetime import timedelta
 from typing import TYPE_CHECKING
 
 from pbem.base import i18n, log, option_keys, tokens
-from pbem.base.i18n import _
+from pbem.base.i18n import N_, _
 from pbem.core import games, people
 from pbem.inbound import commands, digest, mail as mail_mod, orders
 from pbem.inbound.commands import Form, Stage
@@ -367,9 +367,11 @@ def _automatic(svc: Service, row: dict, mail: Mail, order: orders.Order | None) 
     if isinstance(seat, str):
         return Result("ignored", outcome, row["id"])
     game, player = seat
-    reports.tell_next(svc, player, f"An automatic mail ({mail.automatic}) came from your address on "
-                                   f"{svc.now():%Y-%m-%d %H:%M} UTC: it was kept, not answered, and nothing in it "
-                                   "was played. If it held your answers, send them again in a mail of your own.")
+    with i18n.using(people.language(svc, game, player["name"], player["email"])):  # said in her next report
+        when = svc.now().strftime("%Y-%m-%d %H:%M")
+        reports.tell_next(svc, player, _("An automatic mail (%(why)s) came from your address on %(when)s UTC: it was "
+                                         "kept, not answered, and nothing in it was played. If it held your answers, "
+                                         "send them again in a mail of your own.", why=mail.automatic, when=when))
     return Result("ignored", outcome, row["id"], game["id"], player["name"])
 
 
@@ -379,10 +381,12 @@ def _over_hourly(svc: Service, game: dict, player: dict, row: dict, order: order
     limit = limits.MAILS_PER_HOUR
     n = limit.allowed(svc)
     if limits.over(svc, limit, limits.seat(player), game=game["id"]):
-        lines = [f"You have sent {n} mails in the last hour ({limit.key}), the most this game takes from one seat "
-                 "in an hour. This mail, and any more this hour, are kept but nothing in them is done.",
-                 "Send your answers again in an hour."]
-        _notice(svc, game, player, row, order, "Too many mails this hour: not played", lines)
+        with i18n.using(people.language(svc, game, player["name"], player["email"])):
+            lines = [_("You have sent %(n)s mails in the last hour (%(key)s), the most this game takes from one seat "
+                       "in an hour. This mail, and any more this hour, are kept but nothing in them is done.",
+                       n=n, key=limit.key),
+                     _("Send your answers again in an hour.")]
+            _notice(svc, game, player, row, order, _("Too many mails this hour: not played"), lines)
     return Result("refused", f"refused: over the limit of {n} mails an hour from this seat ({limit.key})",
                   row["id"], game["id"], player["name"])
 
@@ -411,9 +415,11 @@ def _observer(svc: Service, row: dict, order: orders.Order) -> Result | None:
         if observers.status(svc, game, observer, row["id"], order.message_id):
             return Result("applied", "status: the public report sent to an observer", row["id"], game["id"])
         return Result("refused", f"refused: an observer over {limits.OBSERVER_STATUS.key}", row["id"], game["id"])
-    _notice(svc, game, observer, row, order, "Observers may send status only",
-            [f"You watch the game {game['id']} as an observer, so your mail plays nothing and reaches no one.",
-             "A mail with the word \"status\" (a line, or the subject) brings the report again at once."])
+    with i18n.using(people.language(svc, game, None, observer["email"])):
+        _notice(svc, game, observer, row, order, _("Observers may send status only"),
+                [_("You watch the game %(game)s as an observer, so your mail plays nothing and reaches no one.",
+                   game=game["id"]),
+                 _("A mail with the word \"status\" (a line, or the subject) brings the report again at once.")])
     return Result("rejected", "rejected: an observer may send status only", row["id"], game["id"])
 
 
@@ -434,9 +440,9 @@ def _taker(svc: Service, row: dict, order: orders.Order) -> Result | None:
 
 
 # What a mail of ours is, when a reply to it cannot be an answer: it asked no question.
-ASKS_NOTHING = {"press": "a message from another player", "digest": "the moderator's digest",
-                "notice": "a notice from the service", "stranger": "a reply from the service",
-                "unprocessed": "a reply from the service"}
+ASKS_NOTHING = {"press": N_("a message from another player"), "digest": N_("the moderator's digest"),
+                "notice": N_("a notice from the service"), "stranger": N_("a reply from the service"),
+                "unprocessed": N_("a reply from the service")}
 
 
 def _astray(svc: Service, game: dict, order: orders.Order) -> str | None:
@@ -449,8 +455,8 @@ def _astray(svc: Service, game: dict, order: orders.Order) -> str | None:
             what = ASKS_NOTHING.get(row["kind"])
             if what is None:
                 return None
-            return (f"Your mail replies to {what}, not to a report, so nothing in it was played as an answer. "
-                    "Answers go in a reply to your latest report (or write them on the game's page).")
+            return _("Your mail replies to %(what)s, not to a report, so nothing in it was played as an answer. "
+                     "Answers go in a reply to your latest report (or write them on the game's page).", what=_(what))
     return None
 
 
@@ -476,7 +482,7 @@ def _carry_out(svc: Service, game: dict, player: dict, row: dict, order: orders.
             return Result("applied", commands.command(reply.command).run(req, reply), row["id"], game["id"],
                           player["name"])
         if astray and press_notes == [astray]:
-            _notice(svc, game, player, row, order, "Your reply was not played", [astray])
+            _notice(svc, game, player, row, order, _("Your reply was not played"), [astray])
             return Result("rejected", "rejected: a reply to a mail that asks nothing", row["id"], game["id"],
                           player["name"])
         if press_notes:
