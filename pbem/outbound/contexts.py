@@ -260,8 +260,8 @@ def made(svc: Service, context: dict) -> dict:
         ctx = report_context(svc, game, name, svc.engine.view(state, name), turnmail.decode(svc.engine, part["events"]),
                              frame, state, pace=lambda *_: part["pace"])
     ctx.update(context)
-    ctx["board"] = frame
-    ctx = msgspec.json.decode(msgspec.json.encode(ctx))  # as a context stored whole read back
+    ctx["board"] = None  # the frame is read back from its JSON as it was stored: not again here
+    ctx = msgspec.json.decode(msgspec.json.encode(ctx))  # the rest as a context stored whole read back
     ctx["board"] = render.StoredFrame(frame_text)
     return ctx
 
