@@ -254,3 +254,12 @@ def test_a_reply_to_a_message_and_too_many_mails_are_told_in_german(make_service
         anna(svc, ["status"])
     [over] = [t for t in texts(svc, "anna@example.de", "notice") if "Stunde" in t]
     assert "Zu viele Mails in dieser Stunde" in over and "You have sent" not in over, over
+
+
+def test_a_line_not_read_as_an_answer_is_shown_how_to_write_one_in_her_words(svc):
+    german_game(svc)
+    result = anna(svc, ["Quatsch?!"])
+    text = reply_text(svc, result)
+    assert "links    8: links    8 links    8. links    F8: links" in text and "Q8: left" not in text, text
+    html = outbox.mail(svc, svc.store.query("SELECT id FROM outbox WHERE inbox_id = ?", (result.inbox_id,))[0]["id"])
+    assert "<code>F8: links</code>" in html["html"] and "<code>Q8: left</code>" not in html["html"]
