@@ -263,3 +263,17 @@ def test_a_line_not_read_as_an_answer_is_shown_how_to_write_one_in_her_words(svc
     assert "links    8: links    8 links    8. links    F8: links" in text and "Q8: left" not in text, text
     html = outbox.mail(svc, svc.store.query("SELECT id FROM outbox WHERE inbox_id = ?", (result.inbox_id,))[0]["id"])
     assert "<code>F8: links</code>" in html["html"] and "<code>Q8: left</code>" not in html["html"]
+
+
+def test_a_seat_that_moves_keeps_the_language_its_person_chose(svc):
+    """anna chose German by a mail line (her address's choice, not her seat's config); her seat
+    moved to a new address, whose mail then came in English."""
+    cfg = game_config(players=PLAYERS)
+    newgame.create(svc, cfg)  # her seat reads English by its config
+    anna(svc, ["sprache: de", "ortszeit: Europe/Berlin"])
+    from pbem.pace import addresses
+    addresses.change(svc, svc.store.game("autumn"), "anna", NEW, by="moderator")
+    from pbem.core import people
+    assert people.language(svc, svc.store.game("autumn"), "anna", NEW) == "de"
+    assert people.chosen(svc, NEW)["zone"] == "Europe/Berlin"
+    assert "Ihre Adresse hat sich geändert" in texts(svc, NEW)[-1]

@@ -51,6 +51,20 @@ def language(svc: Service, game: dict | None, name: str | None, address: str | N
         return i18n.DEFAULT
 
 
+CARRIED = ("language", "mail", "zone", "digest_at")  # what a seat's person chose, kept when it moves
+
+
+def carry_over(svc: Service, old: str, new: str) -> None:
+    """A seat moved from `old` to `new` (pbem/pace/addresses.py): what the person chose for the
+    old address -- the language above all, else her mail would turn English -- holds for the new
+    one where it chose nothing of its own. Never its digest token's salt: the new address gets
+    its own."""
+    had, has = chosen(svc, old), chosen(svc, new)
+    kept = {k: had[k] for k in CARRIED if had.get(k) and not has.get(k)}
+    if kept:
+        svc.store.set_address_settings(new, **kept)
+
+
 def set_language(svc: Service, address: str, value: str) -> str:
     lang = i18n.language(value)
     svc.store.set_address_settings(address, language=lang)

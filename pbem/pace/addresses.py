@@ -55,6 +55,7 @@ def change(svc: Service, game: dict, name: str, new: str, *, by: str) -> str:
                           game=game["id"], new=new, other=other))
     lang = people.language(svc, game, name, old)  # both notices in the seat's reader's language, as it was
     svc.store.update_player(game["id"], name, email=new, undeliverable=None)
+    people.carry_over(svc, old, new)
     for p in game["config"].get("players", []):
         if p.get("name") == name:
             p["email"] = new
