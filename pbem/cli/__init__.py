@@ -3,12 +3,12 @@ library call, in the module of its topic; this module is the root group and list
 Exit codes: 0 done, 1 refused input, 2 usage, 75 try again later (stdin)."""
 from __future__ import annotations
 
+import importlib
 import os
 
 import click
 
 from pbem.base import tokens
-from pbem.cli import archives, games, mail, rules, season, seats, storage, templates, upkeep
 from pbem.cli.common import Group, Home
 from pbem.core import home as home_mod
 
@@ -33,7 +33,56 @@ def _print_version(ctx, param, value) -> None:
 PRIVATE_UMASK = 0o077  # every file a command or the daemon writes is its user's alone (pbem/core/home.py)
 
 
-@click.group(cls=Group)
+# Each command's module is imported when the command runs (or help lists it): importing them all
+# took the whole service and engine into every command, `pbem --version` and `status` too.
+LAZY = {
+    "game": ("games", "game"), "log": ("games", "log_cmd"), "player": ("seats", "player"),
+    "observer": ("seats", "observer"), "ingest": ("mail", "ingest_cmd"), "submit": ("mail", "submit_cmd"),
+    "serve": ("mail", "serve_cmd"), "outbox": ("mail", "outbox_group"), "inbox": ("mail", "inbox_group"),
+    "backup": ("storage", "backup_cmd"), "restore": ("storage", "restore_cmd"), "store": ("storage", "store_group"),
+    "export": ("archives", "export_cmd"), "verify": ("archives", "verify_cmd"), "replay": ("archives", "replay_cmd"),
+    "scenario": ("rules", "scenario_cmd"), "rules": ("rules", "rules_group"),
+    "templates": ("templates", "templates_group"), "status": ("upkeep", "status_cmd"), "key": ("upkeep", "key_group"),
+    "prune": ("season", "prune_cmd"), "upgrade-check": ("season", "upgrade_check_cmd"),
+}
+
+
+class Root(Group):
+    """The root group: its commands in LAZY imported on first use. `commands` (what a caller
+    reads to walk them all: tests/test_docs.py) imports every one."""
+
+    def __init__(self, *args, lazy: dict[str, tuple[str, str]], **kwargs):
+        self._lazy = dict(lazy)
+        super().__init__(*args, **kwargs)
+
+    @property  # type: ignore[override]
+    def commands(self) -> dict[str, click.Command]:
+        for name in list(self._lazy):
+            self._load(name)
+        return self._commands
+
+    @commands.setter
+    def commands(self, value: dict[str, click.Command]) -> None:
+        self._commands = value
+
+    def add_command(self, cmd: click.Command, name: str | None = None) -> None:
+        self._commands[name or cmd.name or ""] = cmd  # not through `commands`, which loads them all
+
+    def _load(self, name: str) -> click.Command:
+        module, attr = self._lazy.pop(name)
+        command = self._commands[name] = getattr(importlib.import_module(f"pbem.cli.{module}"), attr)
+        return command
+
+    def get_command(self, ctx, cmd_name):
+        if cmd_name in self._lazy:
+            return self._load(cmd_name)
+        return self._commands.get(cmd_name)
+
+    def list_commands(self, ctx):
+        return sorted({*self._commands, *self._lazy})
+
+
+@click.group(cls=Root, lazy=LAZY)
 @click.option("--home", envvar="PBEM_HOME", default="var", show_default=True, type=click.Path(file_okay=False),
               help="The state folder (database, inbox, outbox, pbem.toml); or $PBEM_HOME.")
 @click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_print_version,
@@ -68,9 +117,3 @@ def init_cmd(ctx, folder, key_file, db):
     click.echo(f"{folder}: a pbem home" + ("" if done else " already; nothing changed"))
 
 
-for command in (games.game, games.log_cmd, seats.player, seats.observer, mail.ingest_cmd, mail.submit_cmd,
-                mail.serve_cmd, mail.outbox_group, mail.inbox_group, storage.backup_cmd, storage.restore_cmd,
-                storage.store_group, archives.export_cmd, archives.verify_cmd, archives.replay_cmd,
-                rules.scenario_cmd, rules.rules_group, templates.templates_group, upkeep.status_cmd,
-                upkeep.key_group, season.prune_cmd, season.upgrade_check_cmd):
-    main.add_command(command)

@@ -13,10 +13,9 @@ from pbem.base.terminal import inert, inert_json
 from pbem.core import home as home_mod, keys
 from pbem.core.games import GameError
 from pbem.core.service import Service, open_service
-from pbem.sources import stdin as stdin_source
+from pbem.sources.pipe import EX_TEMPFAIL
 from pbem.store import Clock, StoreUnavailable
 
-EX_TEMPFAIL = stdin_source.EX_TEMPFAIL
 CONTEXT = {"help_option_names": ["-h", "--help"]}
 
 
@@ -155,6 +154,7 @@ def duration(value: str, unit: str = "h"):
 
 
 def report_result(label: str, result) -> None:
+    from pbem.sources import stdin as stdin_source  # here: it imports the whole of processing
     click.echo(stdin_source.result_line(label, result))
 
 
