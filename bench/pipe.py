@@ -10,6 +10,8 @@ Three ways a mail comes in through the pipe, each a real answer to a real game:
 - in process: no daemon runs, so `ingest` stores and processes the mail itself (imports
   the service, opens the store, its content parsed or read from the home's cache). Target
   (issue 28): at most 2x the floor.
+- a command: `pbem status` and `pbem game list` on the same home, as a moderator or cron
+  runs them (the click CLI, the service opened). Target (issue 28): at most 2x the floor.
 The console script is the venv's `pbem`, with the environment Postfix's pipe(8) gives.
 
     .venv/bin/python bench/pipe.py [--rounds 5] [--per-round 3] [--floor PATH]
@@ -37,7 +39,7 @@ from pbem.sources import pipe
 
 PBEM = Path(sys.executable).with_name("pbem")
 ENV = {"LANG": "C", "TZ": "UTC", "PATH": "/usr/bin:/bin"}  # what pipe(8) exports, about
-for key in ("PBEM_PURE",):  # the engine build the caller chose
+for key in ("PBEM_PURE", "PYTHONPATH"):  # the engine build (and the tree: a tree to compare) the caller chose
     if key in os.environ:
         ENV[key] = os.environ[key]
 
@@ -103,6 +105,11 @@ def main() -> None:
             got = timing.rounds({"floor": floor, "spooled": spooled}, args.rounds, args.per_round)
             daemon_cpu = (proc_cpu(daemon.pid) - cpu0) / len(spooled_mails)
             slow = timing.rounds({"floor": floor, "in process": alone.ingest}, args.rounds, args.per_round)
+            # status exits 1 here: no daemon runs on this home
+            command = lambda *words: lambda: timing.process(  # noqa: E731
+                [str(PBEM), "--home", str(alone.home), *words], b"", ENV, cwd=alone.home, ok=(0, 1))
+            cli = timing.rounds({"floor": floor, "status": command("status"), "game list": command("game", "list")},
+                                args.rounds, args.per_round)
         finally:
             daemon.terminate()
             daemon.wait(30)
@@ -113,6 +120,9 @@ def main() -> None:
           f"outbox folder): {daemon_cpu * 1e3:.1f} ms")
     print(timing.report("pbem ingest, in process (no daemon)", slow["in process"]))
     print(timing.ratio("in process / floor", slow["in process"], slow["floor"], target=2.0))
+    for name in ("status", "game list"):
+        print(timing.report(f"pbem {name}", cli[name]))
+        print(timing.ratio(f"{name} / floor", cli[name], cli["floor"], target=2.0))
 
 
 if __name__ == "__main__":

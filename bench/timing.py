@@ -41,13 +41,14 @@ def _children_cpu() -> float:
     return r.ru_utime + r.ru_stime
 
 
-def process(cmd: list[str], stdin: bytes = b"", env: dict | None = None, cwd=None) -> Sample:
+def process(cmd: list[str], stdin: bytes = b"", env: dict | None = None, cwd=None,
+            ok: tuple[int, ...] = (0,)) -> Sample:
     """`cmd` run as a new process, timed as a whole (start-up, imports and exit included);
-    it must exit 0."""
+    it must exit with a code of `ok`."""
     c0, w0 = _children_cpu(), time.perf_counter()
     done = subprocess.run(cmd, input=stdin, env=env, cwd=cwd, capture_output=True, check=False)
     sample = Sample(_children_cpu() - c0, time.perf_counter() - w0)
-    if done.returncode != 0:
+    if done.returncode not in ok:
         raise SystemExit(f"{' '.join(map(str, cmd))} exited {done.returncode}: {done.stderr.decode()[-600:]}")
     return sample
 
