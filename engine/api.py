@@ -39,7 +39,9 @@ from engine.text import msg
 # 0.10: names inside the content files' choices are values ("Roll on the {Crags} table"), an
 # attack's dice, what gold pays for, a companion level's source and the Timescape's gates are
 # messages: the ids changed (the English did not), so archives of 0.9 verify with a note
-ENGINE_VERSION = "0.10.0"
+# 0.11: the Hex and the Potion of Strength values in their sentences, the Deep Realms' realms, the
+# Lord of Darkness and Enemies met together (why a life is lost) messages: ids changed, not the English
+ENGINE_VERSION = "0.11.0"
 
 
 _ENC = msgspec.msgpack.Encoder()

@@ -51,7 +51,8 @@ def series(items: Iterable[Text]) -> Msg:
 
 # The foes a fight names in words of its own rather than a card's printed name (its `name`, English)
 FOES = {"an Alien": msg("an Alien"), "the Alien": msg("the Alien"), "the Warp Demon": msg("the Warp Demon"),
-        "the mutinous crew": msg("the mutinous crew"), "the Command Spell": msg("the Command Spell")}
+        "the mutinous crew": msg("the mutinous crew"), "the Command Spell": msg("the Command Spell"),
+        "the Lord of Darkness": msg("the Lord of Darkness")}
 
 
 def joined(items: list[Text]) -> Msg:
@@ -69,4 +70,15 @@ def foe(content: Content, fight: dict) -> Text:
     if len(cards) > 1 and all(c in content.cards for c in cards) and \
             name == " and ".join(card(content, c) for c in cards):
         return joined([card(content, c) for c in cards])
+    return FOES.get(name, name)
+
+
+def foe_named(content: Content, name: str) -> Text:
+    """A foe known only by the English `name` a fight gave it (why a life was lost, " to X"): Enemies
+    met together ("Ape and Bandit") each by its name, joined by a message, when every part is a
+    card's name; a foe of FOES; else the name as printed."""
+    parts = name.split(" and ")
+    names = {c.name for c in content.cards.values()} if len(parts) > 1 else set()
+    if len(parts) > 1 and name not in names and all(part in names for part in parts):
+        return joined(list(parts))
     return FOES.get(name, name)

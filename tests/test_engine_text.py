@@ -372,3 +372,41 @@ def test_the_pieces_of_a_sentence_read_in_the_readers_language():
         assert engine_text.translated(attack) == (
             "anna greift bob im Kampf an: Stärke 5 gegen 2, jeder mit einem Würfel dazu.")
         assert engine_text.translated(level) == "Gefährte A, Stufe 2"
+
+
+def _played(name: str, moves: int | None = None):
+    from engine import scenario
+
+    data = tomllib.loads((ROOT / "tests" / "scenarios" / name).read_text())
+    data = {k: v for k, v in data.items() if k not in ("expect", "expect_events", "rule")}
+    return scenario.run({**data, "moves": data["moves"][:moves]} if moves is not None else data)
+
+
+def test_the_names_a_sentence_writes_in_its_own_words_read_in_the_readers_names():
+    """A name the engine's sentence wrote into its id is a value (the Hex, the Potion of Strength),
+    a realm and the Lord of Darkness are messages, Enemies met together are joined by a message
+    where a life lost to them is told, and a question's option that is only a name (a space to
+    move to: the engine gives it no message) is in her names -- each was English in a German mail."""
+    from engine import content, words
+    from engine.packs.deep_realms import REALM_NAMES
+    from engine.text import msg as message
+
+    state, _ = _played("hex-prompt-space-options.toml", 1)
+    hexed = state.prompt
+    _, events = _played("potion-of-strength.toml")
+    drunk = next(e for e in events if e.kind == "potion")
+    assert drunk.text == "alice drinks the Potion of Strength."
+    assert hexed.question.startswith("Where do you lay the Hex?")
+    base = content.load("revised4", ())
+    assert words.foe_named(base, "Horse and Cart") == "Horse and Cart"  # a card's own name, not two
+    group = message(" to {foe}", foe=words.foe_named(base, "Ape and Bandit"))
+    assert group.english() == " to Ape and Bandit"
+    lord = message(" to {foe}", foe=words.foe_named(base, "the Lord of Darkness"))
+    with i18n.using("de"):
+        assert engine_text.event_text(drunk) == "alice trinkt den Stärketrank."
+        assert engine_text.said(hexed.question, hexed.msg).startswith("Wohin legen Sie den Fluch?")
+        assert engine_text.translated(group) == " durch Affe und Räuber"
+        assert engine_text.translated(lord) == " durch Fürst der Finsternis"
+        assert engine_text.translated(REALM_NAMES["rat-lair"]) == "Hort der Rattenkönigin"
+        assert engine_text.option_text("Portal of Power", None) == "Portal der Macht"
+        assert engine_text.option_text("alice", None) == "alice"

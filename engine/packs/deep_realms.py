@@ -39,7 +39,7 @@ from engine.rules.rerolls import offer_reroll
 from engine.state import Game, Option, Player, Prompt, Task, option
 from engine.text import Msg, msg
 
-REALM_NAMES = {"rat-lair": "the Rat Queen's Lair", "wraith-domain": "the Wraith Lord's Domain"}
+REALM_NAMES = {"rat-lair": msg("the Rat Queen's Lair"), "wraith-domain": msg("the Wraith Lord's Domain")}
 
 
 def setup(ctx: Ctx, config: GameConfig) -> None:

@@ -3,7 +3,7 @@ Catacombs", "Rat's Nest", "Throne Room") and the Bridge cards' hooks. The pack's
 escape are in engine/packs/deep_realms.py; its tables and piles in deep_realms_state.py."""
 from __future__ import annotations
 
-from engine import rng
+from engine import rng, words
 from engine.ops import change
 from engine.packs.deep_realms_state import (
     BRIDGE,
@@ -47,7 +47,7 @@ def bridge(ctx: Ctx, t: Task) -> None:
     if drawn:
         ctx.emit("bridge",
                  msg("{player} draws {names} from the Bridge deck onto {space}.", player=p.name,
-                     names=' and '.join(drawn), space=ctx.space(p.space).name),
+                     names=words.joined(list(drawn)), space=ctx.space(p.space).name),
                  player=p.name)
     ctx.push("resolve-cards", t.p)
 

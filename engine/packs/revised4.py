@@ -90,7 +90,8 @@ class Revised4(Pack):
             discard(ctx, card)
             a["bonus"] = a.get("bonus", 0) + 2
             a["potion"] = True
-            ctx.emit("potion", msg("{player} drinks the Potion of Strength.", player=p.name), player=p.name)
+            ctx.emit("potion", msg("{player} drinks the {potion}.", player=p.name,
+                                   potion=printed("Potion of Strength")), player=p.name)
             return "again"
         if key == "pay-mercenary":
             p.gold -= 1

@@ -421,10 +421,10 @@ def hex_(ctx: Ctx, i: int, target: str | None = None) -> None:
             return
     sides = hex_sides(ctx)
     if not sides:
-        ctx.emit("hex", msg("No empty space is left for the Hex; it is lost."))
+        ctx.emit("hex", msg("No empty space is left for the {hex}; it is lost.", hex=printed("Hex")))
         return
-    ctx.ask(i, "hex-space", msg("Where do you lay the Hex? Choose a side of a region (next time you may write "
-            "cast-hex <space>):"),
+    ctx.ask(i, "hex-space", msg("Where do you lay the {hex}? Choose a side of a region (next time you may write "
+            "cast-hex <space>):", hex=printed("Hex")),
             [option(f"side-{first}", msg("Outer Region: {spaces}", spaces=names) if ring == "outer" else
                     msg("Middle Region: {spaces}", spaces=names))
              for ring, first, spaces in sides for names in [", ".join(ctx.space(sp).name for sp in spaces)]],
@@ -452,7 +452,7 @@ def hex_space(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> 
     i = ctx.index(who)
     if key.startswith("side-"):
         spaces = prompt.data["sides"][key]
-        ctx.ask(i, "hex-space", msg("On which space do you lay the Hex?"),
+        ctx.ask(i, "hex-space", msg("On which space do you lay the {hex}?", hex=printed("Hex")),
                 [Option(sp, ctx.space(sp).name) for sp in spaces])
     else:
         lay_hex(ctx, i, key)
@@ -460,7 +460,8 @@ def hex_space(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) -> 
 
 def lay_hex(ctx: Ctx, i: int, space: str) -> None:
     ctx.s.effects.append({"name": "hex", "rounds": 3, "by": ctx.name(i), "space": space})
-    ctx.emit("hex", msg("{player} places a Hex on {space}.", player=ctx.name(i), space=ctx.space(space).name))
+    ctx.emit("hex", msg("{player} places a {hex} on {space}.", player=ctx.name(i), space=ctx.space(space).name,
+                            hex=printed("Hex")))
 
 
 TARGETED = {"hex", "healing"}  # Spells whose target may be named with the answer

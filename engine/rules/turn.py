@@ -4,6 +4,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
+from engine import words
 from engine.rules import spells, stats
 from engine.rules.items import discard
 from engine.rules.machine import Ctx, task
@@ -146,11 +147,12 @@ CAUSES = {" to Death": msg(" to Death"), " to the Command Spell": msg(" to the C
           " adrift on the Raft": msg(" adrift on the Raft"), " to the cold": msg(" to the cold")}
 
 
-def cause_said(cause: str) -> Text:
-    """`cause` as a message's value (a cause not written as above stays as it is)."""
+def cause_said(ctx: Ctx, cause: str) -> Text:
+    """`cause` as a message's value (a cause not written as above stays as it is): a foe as
+    `words.foe_named` says it ("Ape and Bandit" as "Affe und Räuber")."""
     if cause in CAUSES:
         return CAUSES[cause]
-    return msg(" to {foe}", foe=cause[4:]) if cause.startswith(" to ") else cause
+    return msg(" to {foe}", foe=words.foe_named(ctx.content, cause[4:])) if cause.startswith(" to ") else cause
 
 
 def lose_life(ctx: Ctx, i: int, n: int = 1, cause: str = "") -> None:
@@ -168,8 +170,8 @@ def lose_life(ctx: Ctx, i: int, n: int = 1, cause: str = "") -> None:
             return
     p.life = max(0, p.life - n)
     ctx.emit("life",
-             msg("{player} loses 1 life{cause}.", player=p.name, cause=cause_said(cause)) if n == 1 else
-             msg("{player} loses {n} lives{cause}.", player=p.name, n=n, cause=cause_said(cause)), player=p.name,
+             msg("{player} loses 1 life{cause}.", player=p.name, cause=cause_said(ctx, cause)) if n == 1 else
+             msg("{player} loses {n} lives{cause}.", player=p.name, n=n, cause=cause_said(ctx, cause)), player=p.name,
              n=-n)
     if p.life == 0:
         kill(ctx, i)

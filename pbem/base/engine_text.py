@@ -99,4 +99,11 @@ def question(prompt: dict | None, asked: Any) -> dict | None:
         return prompt  # a question hidden from its reader (another's: "") stays hidden
     by_key = {o.key: getattr(o, "msg", None) for o in asked.options}
     return {**prompt, "question": said(prompt["question"], getattr(asked, "msg", None)),
-            "options": [{**o, "text": said(o["text"], by_key.get(o["key"]))} for o in prompt["options"]]}
+            "options": [{**o, "text": option_text(o["text"], by_key.get(o["key"]))} for o in prompt["options"]]}
+
+
+def option_text(text: str, message: Any) -> str:
+    """An option as the current reader reads it: its message translated; an option with none is a
+    name (a space to move to, a card, a player: the engine's `Option(key, name)`), in the reader's
+    names."""
+    return said(text, message) if message is not None else name(text)
