@@ -277,3 +277,17 @@ def test_a_seat_that_moves_keeps_the_language_its_person_chose(svc):
     assert people.language(svc, svc.store.game("autumn"), "anna", NEW) == "de"
     assert people.chosen(svc, NEW)["zone"] == "Europe/Berlin"
     assert "Ihre Adresse hat sich geändert" in texts(svc, NEW)[-1]
+
+
+def test_a_mail_too_large_is_refused_in_her_language(svc):
+    """Her mail over the size limit was answered in English ('It is larger than 1 MB'), its
+    subject too; her seat reads German."""
+    german_game(svc)
+    big = mail(["links"], sender="anna@example.de", tok=token(svc, "autumn", "anna")).replace(
+        b"links\n", b"links\n" + b"x" * (1024 * 1024 + 1) + b"\n")
+    result = handle(svc, big)
+    assert result.status == "refused"
+    [row] = [r for r in svc.store.outbox_rows() if r["kind"] == "unprocessed"]
+    text = outbox.mail(svc, row["id"])["text"]
+    assert row["to_addr"] == "anna@example.de" and "größer als 1 MB" in text and "larger" not in text, text
+    assert row["subject"] == "Ihre Nachricht an den Talisman-Dienst konnte nicht verarbeitet werden"

@@ -26,7 +26,7 @@ from pbem.inbound.commands import Form, Stage
 from pbem.inbound.mail import Mail
 from pbem.moderate import offers
 from pbem.outbound import announce, bounces, limits, notices, observers, outbox, reports
-from pbem.pace import moves, reported
+from pbem.pace import daily, moves, reported
 from pbem.store import StoreUnavailable, iso, storable_data
 
 if TYPE_CHECKING:
@@ -164,8 +164,9 @@ def _too_large(svc: Service, raw: bytes, reading: Reading, kind: str, source: st
                                    content_hash=content_hash, message_id=message_id, filename=filename)
     row = svc.store.inbox(inbox_id)
     assert row is not None  # stored just above
-    _reply_unprocessed(svc, row, f"It is larger than {orders.MAX_BYTES // (1024 * 1024)} MB: please send your "
-                                 "answers as text, without large attachments.", tell_moderator=False, reading=reading)
+    _reply_unprocessed(svc, row, N_("It is larger than %(mb)s MB: please send your answers as text, without large "
+                                    "attachments."), {"mb": orders.MAX_BYTES // (1024 * 1024)}, tell_moderator=False,
+                       reading=reading)
     outcome = f"refused: the message is {size // 1024} KB, over the {orders.MAX_BYTES // 1024} KB limit"
     svc.store.finish_inbox(inbox_id, "processed", outcome)
     log.get(inbox=inbox_id).info("processed", status="refused", outcome=outcome)
@@ -203,7 +204,7 @@ def _given_up(svc: Service, inbox_id: int, reason: str) -> None:
         with svc.store.transaction(savepoint=True):
             row = svc.store.inbox(inbox_id)
             assert row is not None  # its attempts were just counted
-            _reply_unprocessed(svc, row, "Something went wrong on our side while processing it.", reason=reason)
+            _reply_unprocessed(svc, row, N_("Something went wrong on our side while processing it."), reason=reason)
     except Exception:  # noqa: BLE001 -- the failure stays recorded on the row; `pbem inbox list` shows it
         log.get(inbox=inbox_id).exception("could not tell anyone about a failed message")
 
@@ -291,11 +292,12 @@ def _refuse(svc: Service, row: dict, reading: Reading, reason: str) -> Result:
     return Result("refused", log.scrub(f"refused: {reason}"), row["id"])
 
 
-def _reply_unprocessed(svc: Service, row: dict, why: str, *, reason: str | None = None,
+def _reply_unprocessed(svc: Service, row: dict, why: str, values: dict | None = None, *, reason: str | None = None,
                        tell_moderator: bool = True, reading: Reading | None = None) -> None:
     """Tell the sender we could not process their message (with `tell_moderator`: that the
-    moderator knows, and tell the moderator `reason`). A turn file's sender is the seat its
-    token opened, if any; a mail's, its From (rate-limited like any refusal)."""
+    moderator knows, and tell the moderator `reason`): `why`, a message (N_) and its `values`,
+    in the sender's language (the seat's, else what the address chose). A turn file's sender is
+    the seat its token opened, if any; a mail's, its From (rate-limited like any refusal)."""
     reading = reading or read(row)
     order = reading.order
     seat = authenticate(svc, order, row["kind"], row.get("token_hash")) if order is not None else "unread"
@@ -303,12 +305,15 @@ def _reply_unprocessed(svc: Service, row: dict, why: str, *, reason: str | None 
     to = seat[1]["email"] if not isinstance(seat, str) else _reply_to(svc, row, reading)
     in_reply_to = reading.mail.message_id if reading.mail is not None else None
     if to:
-        ctx = {"address": svc.settings.address, "why": why, "moderator_told": tell_moderator}
-        outbox.enqueue(svc, kind="unprocessed",
-                       message_id=reports.message_id(svc, None, f"in{row['id']}", "unprocessed"),
-                       sender=svc.settings.address, to=to, to_name=None,
-                       subject="Your message to the Talisman service could not be processed", context=ctx,
-                       in_reply_to=in_reply_to, references=[in_reply_to], inbox_id=row["id"])
+        # the seat's language; a mail not read far enough to know its seat: its address's (daily.language)
+        lang = people.language(svc, game, seat[1]["name"], to) if not isinstance(seat, str) else daily.language(svc, to)
+        with i18n.using(lang):
+            ctx = {"address": svc.settings.address, "why": _(why, **(values or {})), "moderator_told": tell_moderator}
+            outbox.enqueue(svc, kind="unprocessed",
+                           message_id=reports.message_id(svc, None, f"in{row['id']}", "unprocessed"),
+                           sender=svc.settings.address, to=to, to_name=None,
+                           subject=_("Your message to the Talisman service could not be processed"), context=ctx,
+                           in_reply_to=in_reply_to, references=[in_reply_to], inbox_id=row["id"])
     if tell_moderator:
         lines = [(f"Message {row['id']} ({row['kind']} from {row['source']}, received {row['received_at']}) could "
                  f"not be processed after {MAX_ATTEMPTS} attempts: {reason}"),
