@@ -127,7 +127,8 @@ def test_keys_of_a_word_and_a_rest_show_whole_in_her_words_or_whole_as_the_engin
     # the Dungeon's way, a default played, and more the survey found English
     for key, word in {"with": "mit", "against": "gegen", "fight": "bekämpfen", "portal-strength": "portal-stärke",
                       "side-portal-of-power": "seite-portal-der-macht", "fate-1": "schicksal-1",
-                      "heal-2": "leben-2"}.items():
+                      "heal-2": "leben-2", "go-on": "weitergehen", "press-on": "voran",
+                      "enter-old-sewers": "alte-kanäle-betreten", "warp-enchantress": "verzauberin-warptor"}.items():
         assert option_keys.shown(key, "de") == word and option_keys.read(word) == key
 
 

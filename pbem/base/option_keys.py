@@ -30,7 +30,7 @@ WORDS: dict[str, dict[str, str]] = {"de": {
     "verlassen": "leave", "später": "later", "spaeter": "later", "zurück": "back", "zurueck": "back",
     "bekämpfen": "fight", "bekaempfen": "fight", "portal-stärke": "portal-strength",
     "portal-staerke": "portal-strength", "portal-list": "portal-craft", "schicksal-ziehen": "fate-move",
-    "mit": "with", "gegen": "against",
+    "mit": "with", "gegen": "against", "weitergehen": "go-on", "voran": "press-on",
 }}
 # A language's forms of the keys made of a word and a rest: the word -> (its form, what the rest is):
 # NAME a card's or space's key, shown only as the reader's names file gives it; NUMBER a number;
@@ -40,6 +40,7 @@ FORMS: dict[str, dict[str, tuple[str, str]]] = {"de": {
     "left": ("links-{}", NUMBER), "right": ("rechts-{}", NUMBER), "fate": ("schicksal-{}", NUMBER),
     "heal": ("leben-{}", NUMBER), "encounter": ("{}-angreifen", PLAYER),
     "cast": ("{}-wirken", NAME), "buy": ("{}-kaufen", NAME), "use": ("{}-nutzen", NAME), "side": ("seite-{}", NAME),
+    "enter": ("{}-betreten", NAME), "warp": ("{}-warptor", NAME),
 }}
 ALIASES = {word: key for words in WORDS.values() for word, key in words.items()}  # read in every game
 _SHOWN = {lang: {key: word for word, key in reversed(words.items())} for lang, words in WORDS.items()}
