@@ -41,7 +41,8 @@ from engine.text import msg
 # messages: the ids changed (the English did not), so archives of 0.9 verify with a note
 # 0.11: the Hex and the Potion of Strength values in their sentences, the Deep Realms' realms, the
 # Lord of Darkness and Enemies met together (why a life is lost) messages: ids changed, not the English
-ENGINE_VERSION = "0.11.0"
+# 0.11.1: the Vampire and the Lich (their drink, a life or a Follower lost to them) as messages
+ENGINE_VERSION = "0.11.1"
 
 
 _ENC = msgspec.msgpack.Encoder()

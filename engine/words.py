@@ -52,7 +52,10 @@ def series(items: Iterable[Text]) -> Msg:
 # The foes a fight names in words of its own rather than a card's printed name (its `name`, English)
 FOES = {"an Alien": msg("an Alien"), "the Alien": msg("the Alien"), "the Warp Demon": msg("the Warp Demon"),
         "the mutinous crew": msg("the mutinous crew"), "the Command Spell": msg("the Command Spell"),
-        "the Lord of Darkness": msg("the Lord of Darkness")}
+        "the Lord of Darkness": msg("the Lord of Darkness"), "the Vampire": msg("the Vampire"),
+        "the Lich": msg("the Lich")}
+# The same foes at the start of a sentence ("The Vampire drinks")
+FOES_START = {"the Vampire": msg("The Vampire"), "the Lich": msg("The Lich")}
 
 
 def joined(items: list[Text]) -> Msg:

@@ -402,11 +402,16 @@ def test_the_names_a_sentence_writes_in_its_own_words_read_in_the_readers_names(
     group = message(" to {foe}", foe=words.foe_named(base, "Ape and Bandit"))
     assert group.english() == " to Ape and Bandit"
     lord = message(" to {foe}", foe=words.foe_named(base, "the Lord of Darkness"))
+    drinks = message("{value} drinks ({n} to go): a life or a Follower?", value=words.FOES_START["the Vampire"], n=2)
+    assert drinks.english() == "The Vampire drinks (2 to go): a life or a Follower?"
+    vampire = message(" to {foe}", foe=words.foe_named(base, "the Vampire"))
     with i18n.using("de"):
         assert engine_text.event_text(drunk) == "alice trinkt den Stärketrank."
         assert engine_text.said(hexed.question, hexed.msg).startswith("Wohin legen Sie den Fluch?")
         assert engine_text.translated(group) == " durch Affe und Räuber"
         assert engine_text.translated(lord) == " durch Fürst der Finsternis"
+        assert engine_text.translated(vampire) == " durch Vampir"
+        assert engine_text.translated(drinks) == "Der Vampir trinkt (noch 2): ein Leben oder ein Begleiter?"
         assert engine_text.translated(REALM_NAMES["rat-lair"]) == "Hort der Rattenkönigin"
         assert engine_text.option_text("Portal of Power", None) == "Portal der Macht"
         assert engine_text.option_text("alice", None) == "alice"

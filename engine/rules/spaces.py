@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from engine import ops, rng
+from engine import ops, rng, words
 from engine.content import die_row
 from engine.rules import reach, spells, stats
 from engine.rules.items import discard
@@ -117,8 +117,8 @@ def vampire_drink(ctx: Ctx, t: Task) -> None:
             + [option(f, msg("give up {card}", card=ctx.content.cards[f].name)) for f in dict.fromkeys(p.followers)])
     ctx.push("vampire-drink", t.p, n=n - 1, foe=foe)
     ctx.ask(t.p, "vampire",
-            msg("{value} drinks ({n} to go): a life or a Follower?", value=foe[0].upper() + foe[1:],
-                n=n), opts, foe=foe)
+            msg("{value} drinks ({n} to go): a life or a Follower?",
+                value=words.FOES_START.get(foe) or foe[0].upper() + foe[1:], n=n), opts, foe=foe)
 
 
 @on_answer("vampire", "the Vampire drinks: `life` (lose a life) or a Follower's slug (give it up)", default=())
@@ -134,7 +134,7 @@ def vampire_answer(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str
         discard(ctx, key)
         ctx.emit("vampire",
                  msg("{player} gives up {card} to {foe}.", player=who, card=ctx.content.cards[key].name,
-                     foe=foe), player=who)
+                     foe=words.FOES.get(foe, foe)), player=who)
 
 
 def must_face(ctx: Ctx, i: int, key: str, value: Any) -> None:
