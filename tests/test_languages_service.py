@@ -124,11 +124,14 @@ def test_keys_of_a_word_and_a_rest_show_whole_in_her_words_or_whole_as_the_engin
     assert option_keys.read("cast-heilung") == "cast-healing"  # the form shown before reads still
     assert option_keys.shown("right-1", "en") == "right-1"
     assert option_keys.shown("left-x", "de") == "left-x"  # a number's form takes a number only
+    assert option_keys.shown("no-such-card-on-hills", "de") == "no-such-card-on-hills"  # whole, not half
     # the Dungeon's way, a default played, and more the survey found English
     for key, word in {"with": "mit", "against": "gegen", "fight": "bekämpfen", "portal-strength": "portal-stärke",
                       "side-portal-of-power": "seite-portal-der-macht", "fate-1": "schicksal-1",
                       "heal-2": "leben-2", "go-on": "weitergehen", "press-on": "voran",
-                      "enter-old-sewers": "alte-kanäle-betreten", "warp-enchantress": "verzauberin-warptor"}.items():
+                      "enter-old-sewers": "alte-kanäle-betreten", "warp-enchantress": "verzauberin-warptor",
+                      "spell": "zauber", "buy-spell": "zauber-kaufen", "site-craft": "stätte-list",
+                      "witch-on-hills": "hexe-auf-hügel", "sword-on-fields-3": "schwert-auf-felder-3"}.items():
         assert option_keys.shown(key, "de") == word and option_keys.read(word) == key
 
 

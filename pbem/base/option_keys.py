@@ -31,6 +31,8 @@ WORDS: dict[str, dict[str, str]] = {"de": {
     "bekämpfen": "fight", "bekaempfen": "fight", "portal-stärke": "portal-strength",
     "portal-staerke": "portal-strength", "portal-list": "portal-craft", "schicksal-ziehen": "fate-move",
     "mit": "with", "gegen": "against", "weitergehen": "go-on", "voran": "press-on",
+    "zauber": "spell", "schicksal": "fate", "zauber-kaufen": "buy-spell", "stätte-stärke": "site-strength",
+    "staette-staerke": "site-strength", "stätte-list": "site-craft", "staette-list": "site-craft",
 }}
 # A language's forms of the keys made of a word and a rest: the word -> (its form, what the rest is):
 # NAME a card's or space's key, shown only as the reader's names file gives it; NUMBER a number;
@@ -46,11 +48,45 @@ ALIASES = {word: key for words in WORDS.values() for word, key in words.items()}
 _SHOWN = {lang: {key: word for word, key in reversed(words.items())} for lang, words in WORDS.items()}
 
 
+# A card on a space ("witch-on-hills", "sword-on-fields-3": Destruction's targets), per language:
+# the word between the two names ("hexe-auf-hügel", "schwert-auf-felder-3").
+ON: dict[str, str] = {"de": "auf"}
+
+
+def _name_shown(key: str, lang: str) -> str | None:
+    """A card's or space's key ("fields-3": a space of several) as the reader's name, or None."""
+    base, _, n = key.rpartition("-") if key.rpartition("-")[2].isdigit() else (key, "", "")
+    shown = printed_names.shown_key(base, lang)
+    return None if shown == base else shown + (f"-{n}" if n else "")
+
+
+def _name_read(said: str) -> str:
+    base, _, n = said.rpartition("-") if said.rpartition("-")[2].isdigit() else (said, "", "")
+    return printed_names.answer_key(base) + (f"-{n}" if n else "")
+
+
+def _on_shown(key: str, lang: str) -> str | None:
+    card, sep, space = key.partition("-on-")
+    word = ON.get(lang)
+    if not sep or word is None:
+        return None
+    a, b = _name_shown(card, lang), _name_shown(space, lang)
+    return f"{a}-{word}-{b}" if a and b else key
+
+
+def _on_read(said: str) -> str | None:
+    for word in ON.values():
+        card, sep, space = said.partition(f"-{word}-")
+        if sep:
+            return f"{_name_read(card)}-on-{_name_read(space)}"
+    return None
+
+
 def read(key: str) -> str:
     """An answer's key (lower case) as the engine's: a language's word ("links" -> "left"), a
     translated name ("friedhof" -> "graveyard", "cast-heilung" -> "cast-healing"), a form
     ("rechts-1" -> "right-1", "heilung-wirken" -> "cast-healing"), else as it is."""
-    return ALIASES.get(key) or _form_read(key) or printed_names.answer_key(key)
+    return ALIASES.get(key) or _form_read(key) or _on_read(key) or printed_names.answer_key(key)
 
 
 def _form_read(key: str) -> str | None:
@@ -85,7 +121,8 @@ def shown(key: str, lang: str) -> str:
     language's word or the name they were shown, where `read` gives `key` back; else `key`."""
     if lang == i18n.DEFAULT or not key:  # a deadline row without a default has None
         return key
-    word = _SHOWN.get(lang, {}).get(key) or _form_shown(key, lang) or printed_names.shown_key(key, lang)
+    word = _SHOWN.get(lang, {}).get(key) or _form_shown(key, lang) or _on_shown(key, lang) \
+        or printed_names.shown_key(key, lang)
     return word if read(word) == key else key
 
 
