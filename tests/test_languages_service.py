@@ -131,7 +131,8 @@ def test_keys_of_a_word_and_a_rest_show_whole_in_her_words_or_whole_as_the_engin
                       "heal-2": "leben-2", "go-on": "weitergehen", "press-on": "voran",
                       "enter-old-sewers": "alte-kanäle-betreten", "warp-enchantress": "verzauberin-warptor",
                       "spell": "zauber", "buy-spell": "zauber-kaufen", "site-craft": "stätte-list",
-                      "witch-on-hills": "hexe-auf-hügel", "sword-on-fields-3": "schwert-auf-felder-3"}.items():
+                      "witch-on-hills": "hexe-auf-hügel", "sword-on-fields-3": "schwert-auf-felder-3",
+                      "pony-on-plains": "pony-auf-ebene"}.items():  # Pony: its German name spelt alike
         assert option_keys.shown(key, "de") == word and option_keys.read(word) == key
 
 
@@ -295,3 +296,15 @@ def test_a_mail_too_large_is_refused_in_her_language(svc):
     text = outbox.mail(svc, row["id"])["text"]
     assert row["to_addr"] == "anna@example.de" and "größer als 1 MB" in text and "larger" not in text, text
     assert row["subject"] == "Ihre Nachricht an den Talisman-Dienst konnte nicht verarbeitet werden"
+
+
+def test_a_kept_roll_that_leads_to_a_fight_says_then_once():
+    """'dann Dann ein Kampf gegen ...' (and 'then Then a fight with ...'): a kept roll with no
+    event before the fight."""
+    from pbem.base import i18n
+    from pbem.outbound import leads
+    o = {"events": [], "effects": [], "stop": "unknown", "cut": {"name": "Wolf", "strength": 2}}
+    assert f"{leads._then()} {leads._said(o)}" == "then a fight with Wolf (Strength 2): the dice decide"
+    with i18n.using("de"):
+        said = f"{leads._then()} {leads._said(o)}"
+    assert said.startswith("dann ein Kampf") and "Dann" not in said, said

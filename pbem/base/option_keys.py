@@ -15,6 +15,9 @@ engine's key whole ("cast-destroy-magic", never a half-English "cast-magie-zerst
 """
 from __future__ import annotations
 
+import functools
+
+from engine import content
 from pbem.base import i18n, printed_names
 
 # A language's words for the commonest keys, each -> the engine's key. The first word given for a
@@ -54,10 +57,18 @@ ON: dict[str, str] = {"de": "auf"}
 
 
 def _name_shown(key: str, lang: str) -> str | None:
-    """A card's or space's key ("fields-3": a space of several) as the reader's name, or None."""
+    """A card's or space's key ("fields-3": a space of several) as the reader's name, or None
+    where her names file does not give one (a name spelt alike, "Talisman", is given)."""
     base, _, n = key.rpartition("-") if key.rpartition("-")[2].isdigit() else (key, "", "")
-    shown = printed_names.shown_key(base, lang)
-    return None if shown == base else shown + (f"-{n}" if n else "")
+    if base not in _named(lang, content.generation()):
+        return None
+    return printed_names.shown_key(base, lang) + (f"-{n}" if n else "")
+
+
+@functools.cache
+def _named(lang: str, generation: int) -> frozenset[str]:
+    """The keys of the printed names `lang`'s names files give a name for."""
+    return frozenset(content.slug(p) for p in printed_names.table(lang))
 
 
 def _name_read(said: str) -> str:

@@ -66,8 +66,12 @@ def _next(o: dict) -> str:
 
 
 def _said(o: dict) -> str:
-    """A kept roll's (or a face's) outcome: the engine's events, else what comes next."""
-    return " ".join(_texts(o, "events") + ([] if o["effects"] else [_("Then %(next)s.", next=_next(o))]))
+    """A kept roll's (or a face's) outcome: the engine's events, else what comes next (after
+    "then" already: no second "Then" when no event comes before it)."""
+    events = _texts(o, "events")
+    if o["effects"]:
+        return " ".join(events)
+    return " ".join([*events, _("Then %(next)s.", next=_next(o))]) if events else _next(o)
 
 
 def _walk(o: dict) -> list[str]:
