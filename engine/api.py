@@ -42,7 +42,8 @@ from engine.text import msg
 # 0.11: the Hex and the Potion of Strength values in their sentences, the Deep Realms' realms, the
 # Lord of Darkness and Enemies met together (why a life is lost) messages: ids changed, not the English
 # 0.11.1: the Vampire and the Lich (their drink, a life or a Follower lost to them) as messages
-ENGINE_VERSION = "0.11.1"
+# 0.11.2: the Pirate, the Pirate-Captain, the hostile natives, the Rat Queen and the Wraith Lord as messages
+ENGINE_VERSION = "0.11.2"
 
 
 _ENC = msgspec.msgpack.Encoder()

@@ -53,7 +53,9 @@ def series(items: Iterable[Text]) -> Msg:
 FOES = {"an Alien": msg("an Alien"), "the Alien": msg("the Alien"), "the Warp Demon": msg("the Warp Demon"),
         "the mutinous crew": msg("the mutinous crew"), "the Command Spell": msg("the Command Spell"),
         "the Lord of Darkness": msg("the Lord of Darkness"), "the Vampire": msg("the Vampire"),
-        "the Lich": msg("the Lich")}
+        "the Lich": msg("the Lich"), "the Pirate": msg("the Pirate"), "the Pirate-Captain": msg("the Pirate-Captain"),
+        "the hostile natives": msg("the hostile natives"), "the Rat Queen": msg("the Rat Queen"),
+        "the Wraith Lord": msg("the Wraith Lord")}
 # The same foes at the start of a sentence ("The Vampire drinks")
 FOES_START = {"the Vampire": msg("The Vampire"), "the Lich": msg("The Lich")}
 

@@ -411,6 +411,9 @@ def test_the_names_a_sentence_writes_in_its_own_words_read_in_the_readers_names(
         assert engine_text.translated(group) == " durch Affe und Räuber"
         assert engine_text.translated(lord) == " durch Fürst der Finsternis"
         assert engine_text.translated(vampire) == " durch Vampir"
+        pirate = message("{player} loses the ship-combat against {a} ({mine} to {theirs}).", player="anna",
+                         a=words.foe(base, {"name": "the Pirate"}), mine=6, theirs=8)
+        assert engine_text.translated(pirate) == "anna verliert den Schiffskampf gegen Pirat (6 zu 8)."
         assert engine_text.translated(drinks) == "Der Vampir trinkt (noch 2): ein Leben oder ein Begleiter?"
         assert engine_text.translated(REALM_NAMES["rat-lair"]) == "Hort der Rattenkönigin"
         assert engine_text.option_text("Portal of Power", None) == "Portal der Macht"

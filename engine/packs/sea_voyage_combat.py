@@ -33,7 +33,7 @@ def ship_combat(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> No
          "meta": {k: v for k, v in meta.items() if k != "o"}}
     ctx.emit("sea-combat", msg("Ship-combat: {player} rolls {mine} (ship Strength {base}, total {value}); "
              "{o} rolls {theirs} (total {value2}).", player=p.name, mine=mine, base=base, value=mine + base,
-             o=o['name'], theirs=theirs, value2=theirs + foe), player=p.name)
+             o=words.foe(ctx.content, o), theirs=theirs, value2=theirs + foe), player=p.name)
     if mine + base <= theirs + foe:  # losing or drawn: the roller's own die may be rerolled with fate
         offer_reroll(ctx, i,
                      msg("Your ship totals {value} against {value2}. Spend 1 fate to reroll your die?",
