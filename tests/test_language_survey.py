@@ -27,3 +27,8 @@ def test_a_short_game_reads_the_german_seats_mails():
     assert mails >= 4  # the welcome, the first report, a receipt or two
     assert all("revised4" in f.sets for f in found.values())
     assert lines == sum(f.sets["revised4"] for f in found.values())
+
+
+def test_an_html_part_is_read_as_its_lines():
+    lines = survey.html_lines("<html><head><style>p{}</style></head><p>Ihre <code>17: links</code>&nbsp;x</p></html>")
+    assert [ln.strip() for ln in lines if ln.strip()] == ["Ihre", "17: links", "x"]  # no style, no tags

@@ -8,24 +8,25 @@ commands in German (status, help, a new address, a vacation, a standing order, a
 so the replies to those are read too. The game has deadlines, and now and then the clock moves
 on by hours (reminders, answers played by default, her daily digest); another seat writes her a
 message; at the end the moderator ends the game (the game-over mail). Every mail she gets (its
-subject and text part, the code mail to a new address included) is rendered as it would be
-sent, and each line is checked
-against a list of common English words that are not German words: the lines with one are
-printed once each (digits folded, the first one seen shown), with the words found and the
-pack sets that showed it; then the count per pack set.
+subject and text part, or with --html its HTML part; the code mail to a new address included)
+is rendered as it would be sent, and each line is checked against a list of common English
+words that are not German words: the lines with one are printed once each (digits folded, the
+first one seen shown), with the words found and the pack sets that showed it; then the count
+per pack set.
 
 Printed names that have no German name yet (the stand-ins, as printed) and their answer keys
 are taken out of a line before it is checked: a line whose only English is such a name is not
 counted. Everything else is: an English answer key ("right-1") is English to the reader.
 
     .venv/bin/python tools/language_survey.py [--sets revised4,city] [--moves 60] [--seed 1] [--quiet]
-                                              [--dump DIR]
+                                              [--dump DIR] [--html]
 
 Exit status 0 whatever it finds (a survey, not a test); about 10 s CPU for every set.
 """
 from __future__ import annotations
 
 import argparse
+import html
 import random
 import re
 import sys
@@ -198,7 +199,14 @@ class Game:
         return False
 
 
-def survey(set_name: str, moves: int, seed: int, found: dict[str, Found], dump: Path | None = None) -> tuple[int, int]:
+def html_lines(page: str) -> list[str]:
+    """An HTML part's text, a line per element (its style and tags out)."""
+    page = re.sub(r"(?s)<(style|head)\b.*?</\1>", " ", page)
+    return html.unescape(re.sub(r"<[^>]+>", "\n", page)).splitlines()
+
+
+def survey(set_name: str, moves: int, seed: int, found: dict[str, Found], dump: Path | None = None,
+           part: str = "text") -> tuple[int, int]:
     """Play the set's game; (mails read, English lines in them) added to `found`; each mail's
     subject and text written to `dump`/SET.txt too when given."""
     edition, packs = PACK_SETS[set_name]
@@ -234,7 +242,8 @@ def survey(set_name: str, moves: int, seed: int, found: dict[str, Found], dump: 
                 continue
             mails += 1
             texts.append(f"=== {row['id']} {row['kind']} to {row['to_addr']}: {row['subject']}\n{mail.get('text')}\n")
-            for line in [f"Subject: {row['subject']}", *(mail.get("text") or "").splitlines()]:
+            body = html_lines(mail.get("html") or "") if part == "html" else (mail.get("text") or "").splitlines()
+            for line in [f"Subject: {row['subject']}", *body]:
                 line = line.strip()
                 words = english(line, names)
                 if not words:
@@ -257,6 +266,7 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--quiet", action="store_true", help="only the counts per pack set")
     ap.add_argument("--dump", type=Path, metavar="DIR", help="every mail the German seat got, to DIR/SET.txt")
+    ap.add_argument("--html", action="store_true", help="read the mails' HTML parts (their text) instead")
     args = ap.parse_args()
     log.configure("json", "error")
     chosen = [s.strip() for s in args.sets.split(",") if s.strip()]
@@ -268,7 +278,7 @@ def main() -> None:
     start = time.process_time()
     for s in chosen:
         before = {k for k, f in found.items() if s in f.sets}
-        mails, lines = survey(s, args.moves, args.seed, found, args.dump)
+        mails, lines = survey(s, args.moves, args.seed, found, args.dump, "html" if args.html else "text")
         distinct = sum(1 for f in found.values() if s in f.sets) - len(before)
         counts[s] = (mails, lines, distinct)
     if not args.quiet:
