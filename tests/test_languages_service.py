@@ -184,6 +184,9 @@ def test_the_kind_words_name_real_kinds_once_each():
         assert len(set(said.values())) == len(said), lang
         assert not (set(said.values()) & (kinds - set(said))), lang
         assert all(order_words.read_kind(w) == k and order_words.kind(k, lang) == w for k, w in said.items())
+    # every kind a player is asked has its German word (adjudicate is the moderator's)
+    missing = kinds - {"adjudicate"} - set(order_words._table()["de"]["kinds"])
+    assert not missing, f"pbem/pace/order_words.toml [de.kinds] has no word for {sorted(missing)}"
 
 
 def test_what_was_applied_and_what_is_open_are_in_her_words(svc):

@@ -91,7 +91,7 @@ PRESS: dict[int, list[str]] = {5: ["to: anna", "Hello Anna"]}
 
 
 # Common English words that are not German words (so not "was", "will", "an", "die", "man",
-# "also", "hat", "war", "so", "in", "bald", "gift", "mail", "code", "status"...): one in a line
+# "also", "hat", "war", "so", "in", "bald", "gift", "mail", "code", "status", "start"...): one in a line
 # marks it English. Case is not looked at.
 ENGLISH = frozenset("""
 the and of you your then answer answers roll rolls to is are with for this that it its be has have
@@ -108,7 +108,7 @@ address new old confirm confirms confirmed change changed played play plays aske
 waiting wait waits deadline deadlines reminder vacation standing order orders report reports
 reply help resign resigned back message messages note notes kind key keys default
 shown show read write wrote written line lines said says say nothing something everyone
-won win wins wins ends end ended begin begins began start starts started yet still now
+won win wins ends end ended begin begins began starts started yet still now
 you're don't can't isn't won't it's
 """.split())
 WORD = re.compile(r"[A-Za-zÄÖÜäöüß']+")
