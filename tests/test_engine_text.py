@@ -418,3 +418,15 @@ def test_the_names_a_sentence_writes_in_its_own_words_read_in_the_readers_names(
         assert engine_text.translated(REALM_NAMES["rat-lair"]) == "Hort der Rattenkönigin"
         assert engine_text.option_text("Portal of Power", None) == "Portal der Macht"
         assert engine_text.option_text("alice", None) == "alice"
+
+
+def test_a_fights_english_name_reads_in_the_readers_words():
+    """What a preview says a fight is against is the fight's English name (engine/preview.py): a
+    foe of the engine's own words and Enemies met together read in her words too (pbem/outbound/
+    leads.py "a fight with ..." said 'the Lord of Darkness', 'Wild Boar and Goblin')."""
+    with i18n.using("de"):
+        assert engine_text.name("the Lord of Darkness") == "Fürst der Finsternis"
+        assert engine_text.name("Wild Boar and Goblin") == "Wildschwein und Goblin"
+        assert engine_text.name("Graveyard") == "Friedhof" and engine_text.name("anna") == "anna"
+        assert engine_text.name("salt and pepper") == "salt and pepper"  # no name in it: as it is
+    assert engine_text.name("the Lord of Darkness") == "the Lord of Darkness"

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from engine import words
 from engine.text import revived
 from pbem.base import boardmap, i18n, printed_names
 
@@ -18,8 +19,19 @@ from pbem.base import boardmap, i18n, printed_names
 def name(value: str) -> str:
     """A name a message shows (a card's, a space's, a character's, a player's) as the current
     reader sees it: the name the content gives in their language (pbem/base/printed_names.py), else
-    as printed."""
-    return printed_names.name(value, i18n.current())
+    as printed. A fight's English name is a name too (a preview's "a fight with ..."): a foe of the
+    engine's own words (`words.FOES`, "the Lord of Darkness") is its message, Enemies met together
+    ("Wild Boar and Goblin") each by its name, joined by the message that joins them."""
+    lang = i18n.current()
+    shown = printed_names.name(value, lang)
+    if shown != value or lang == i18n.DEFAULT or not isinstance(value, str):
+        return shown
+    if value in words.FOES:
+        return translated(words.FOES[value])
+    parts = value.split(" and ")
+    if len(parts) > 1 and any(printed_names.name(p, lang) != p for p in parts):
+        return translated(words.joined(list(parts)))
+    return value
 
 
 def _parts(message: Any) -> tuple[str, dict[str, Any]]:
