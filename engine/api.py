@@ -43,7 +43,8 @@ from engine.text import msg
 # Lord of Darkness and Enemies met together (why a life is lost) messages: ids changed, not the English
 # 0.11.1: the Vampire and the Lich (their drink, a life or a Follower lost to them) as messages
 # 0.11.2: the Pirate, the Pirate-Captain, the hostile natives, the Rat Queen and the Wraith Lord as messages
-ENGINE_VERSION = "0.11.2"
+# 0.11.3: the Sea Voyage's tables as messages where a roll names them
+ENGINE_VERSION = "0.11.3"
 
 
 _ENC = msgspec.msgpack.Encoder()

@@ -60,8 +60,13 @@ def run_op(ctx: Ctx, t: Task) -> None:
     o = t.a["o"]
     if not ctx.player(t.p).alive and o.get("who", "self") == "self":
         return
-    meta = t.a if not isinstance(t.a.get("source"), list) else {**t.a, "source": revived(t.a["source"])}
-    OPS.get(o["op"], OPS["moderator"])(ctx, t.p, o, meta)  # a source that is a message, as a saved game keeps it
+    OPS.get(o["op"], OPS["moderator"])(ctx, t.p, o, with_source(t.a))
+
+
+def with_source(meta: dict[str, Any]) -> dict[str, Any]:
+    """An effect's `meta` with its `source` a message again where a saved game kept one as `[id, args]`
+    (a Nemesis companion's level, a Sea Voyage table)."""
+    return meta if not isinstance(meta.get("source"), list) else {**meta, "source": revived(meta["source"])}
 
 
 def run(ctx: Ctx, i: int, ops: list, meta: dict) -> None:
@@ -234,7 +239,7 @@ def table_reroll(ctx: Ctx, prompt: Prompt, key: str, arg: str | None, who: str) 
 
 @task("roll-table")
 def roll_table(ctx: Ctx, t: Task) -> None:
-    meta = {k: v for k, v in t.a.items() if k not in ("dice", "o")}
+    meta = with_source({k: v for k, v in t.a.items() if k not in ("dice", "o")})
     read_table(ctx, t.p, t.a["o"], meta, t.a["dice"])
 
 

@@ -320,7 +320,8 @@ def test_the_seed_script_still_takes_a_bare_seed():
 # the pair the message names.
 WORDINGS = {"0.9.0": "95666fb0836d71bb", "0.10.0": "ae956bb0c8802325",
             "0.11.0": "2163d897ad1b0822", "0.11.1": "a9f7195cd96a9f76",
-            "0.11.2": "eed2fa35b558205e"}
+            "0.11.2": "eed2fa35b558205e",
+            "0.11.3": "8b21eacb1a46a245"}
 
 
 def test_a_change_of_the_engines_wording_comes_with_a_new_engine_version():

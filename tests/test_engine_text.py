@@ -430,3 +430,18 @@ def test_a_fights_english_name_reads_in_the_readers_words():
         assert engine_text.name("Graveyard") == "Friedhof" and engine_text.name("anna") == "anna"
         assert engine_text.name("salt and pepper") == "salt and pepper"  # no name in it: as it is
     assert engine_text.name("the Lord of Darkness") == "the Lord of Darkness"
+
+
+def test_a_sea_voyage_table_is_named_in_the_readers_words_a_saved_game_too():
+    """The Sea Voyage's tables are messages as the roll names them ('würfelt 6 für Schiffstabelle
+    A', was 'Ship Table A'); a source kept as `[id, args]` by a saved game is a message again
+    (ops.with_source), so the English stays the English."""
+    from engine.ops import with_source
+
+    state, events = _played("sea-voyage-cathay.toml", 2)
+    rolled = next(e for e in events if e.kind == "roll" and "Ship Table A" in e.text)
+    assert rolled.text == "alice rolls 6 for Ship Table A: 6."
+    kept = with_source({"source": ["Ship Table A", {}], "card": "x"})
+    assert kept == {"source": Msg("Ship Table A"), "card": "x"} and f"{kept['source']}" == "Ship Table A"
+    with i18n.using("de"):
+        assert engine_text.event_text(rolled) == "alice würfelt 6 für Schiffstabelle A: 6."

@@ -16,12 +16,15 @@ from engine.rules.machine import Ctx, on_answer
 from engine.state import Prompt, option
 from engine.text import msg
 
+# The tables as a sentence names them ("rolls 4 for Ship Table A"): messages (ops.with_source revives one)
+TITLES = {"ship-a": msg("Ship Table A"), "ship-b": msg("Ship Table B"), "attack-a": msg("Ship Attack Table A"),
+          "attack-b": msg("Ship Attack Table B"), "isle-a": msg("Isle Table A"), "isle-b": msg("Isle Table B")}
+
 
 @op("sea-table")
 def sea_table(ctx: Ctx, i: int, o: dict[str, Any], meta: dict[str, Any]) -> None:
     name = o["name"]
-    title = {"ship-a": "Ship Table A", "ship-b": "Ship Table B", "attack-a": "Ship Attack Table A",
-             "attack-b": "Ship Attack Table B", "isle-a": "Isle Table A", "isle-b": "Isle Table B"}.get(name, name)
+    title = TITLES.get(name, name)
     OPS["roll"](ctx, i, {"op": "roll", "table": tables()[name]},
                 {**{k: v for k, v in meta.items() if k != "o"}, "source": title})
 
