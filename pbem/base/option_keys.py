@@ -21,21 +21,21 @@ from engine import content
 from pbem.base import i18n, printed_names
 
 # A language's words for the commonest keys, each -> the engine's key. The first word given for a
-# key is the one shown; the others (spelled without umlauts, a shorter word) are read too. No
+# key is the one shown; the others (a shorter word) are read too, and each spelled without umlauts. No
 # engine key is a German word, so the words never shadow a key of their own.
 WORDS: dict[str, dict[str, str]] = {"de": {
     "links": "left", "rechts": "right", "behalten": "keep", "fertig": "done", "neu-würfeln": "reroll",
-    "neu-wuerfeln": "reroll", "nochmal": "reroll", "nein": "no", "ja": "yes", "gold": "gold", "bleiben": "stay",
-    "psychisch": "psychic", "weiter": "continue", "kämpfen": "battle", "kampf": "battle", "kaempfen": "battle",
+    "nochmal": "reroll", "nein": "no", "ja": "yes", "gold": "gold", "bleiben": "stay",
+    "psychisch": "psychic", "weiter": "continue", "kämpfen": "battle", "kampf": "battle",
     "nichts": "none", "ausweichen": "evade", "begegnung": "encounter-space", "feld-begegnen": "encounter-space",
-    "überqueren": "cross", "ueberqueren": "cross", "stärke": "strength", "staerke": "strength", "anhalten": "stop",
-    "würfeln": "roll", "wuerfeln": "roll", "leben": "life", "list": "craft", "aussetzen": "skip", "passen": "pass",
-    "verlassen": "leave", "später": "later", "spaeter": "later", "zurück": "back", "zurueck": "back",
-    "bekämpfen": "fight", "bekaempfen": "fight", "portal-stärke": "portal-strength",
-    "portal-staerke": "portal-strength", "portal-list": "portal-craft", "schicksal-ziehen": "fate-move",
+    "überqueren": "cross", "stärke": "strength", "anhalten": "stop",
+    "würfeln": "roll", "leben": "life", "list": "craft", "aussetzen": "skip", "passen": "pass",
+    "verlassen": "leave", "später": "later", "zurück": "back",
+    "bekämpfen": "fight", "portal-stärke": "portal-strength",
+    "portal-list": "portal-craft", "schicksal-ziehen": "fate-move",
     "mit": "with", "gegen": "against", "weitergehen": "go-on", "voran": "press-on",
     "zauber": "spell", "schicksal": "fate", "zauber-kaufen": "buy-spell", "stätte-stärke": "site-strength",
-    "staette-staerke": "site-strength", "stätte-list": "site-craft", "staette-list": "site-craft",
+    "stätte-list": "site-craft",
 }}
 # A language's forms of the keys made of a word and a rest: the word -> (its form, what the rest is):
 # NAME a card's or space's key, shown only as the reader's names file gives it; NUMBER a number;
@@ -47,7 +47,8 @@ FORMS: dict[str, dict[str, tuple[str, str]]] = {"de": {
     "cast": ("{}-wirken", NAME), "buy": ("{}-kaufen", NAME), "use": ("{}-nutzen", NAME), "side": ("seite-{}", NAME),
     "enter": ("{}-betreten", NAME), "warp": ("{}-warptor", NAME),
 }}
-ALIASES = {word: key for words in WORDS.values() for word, key in words.items()}  # read in every game
+ALIASES = {spelled: key for words in WORDS.values() for word, key in words.items()  # read in every game
+           for spelled in (word, printed_names.without_umlauts(word))}
 _SHOWN = {lang: {key: word for word, key in reversed(words.items())} for lang, words in WORDS.items()}
 
 
@@ -56,13 +57,19 @@ _SHOWN = {lang: {key: word for word, key in reversed(words.items())} for lang, w
 ON: dict[str, str] = {"de": "auf"}
 
 
+def _numbered(key: str) -> tuple[str, str]:
+    """("fields", "-3") of "fields-3", a space of several; (key, "") of a key with no number."""
+    base, _, n = key.rpartition("-")
+    return (base, f"-{n}") if n.isdigit() else (key, "")
+
+
 def _name_shown(key: str, lang: str) -> str | None:
     """A card's or space's key ("fields-3": a space of several) as the reader's name, or None
     where her names file does not give one (a name spelt alike, "Talisman", is given)."""
-    base, _, n = key.rpartition("-") if key.rpartition("-")[2].isdigit() else (key, "", "")
+    base, n = _numbered(key)
     if base not in _named(lang, content.generation()):
         return None
-    return printed_names.shown_key(base, lang) + (f"-{n}" if n else "")
+    return printed_names.shown_key(base, lang) + n
 
 
 @functools.cache
@@ -72,8 +79,8 @@ def _named(lang: str, generation: int) -> frozenset[str]:
 
 
 def _name_read(said: str) -> str:
-    base, _, n = said.rpartition("-") if said.rpartition("-")[2].isdigit() else (said, "", "")
-    return printed_names.answer_key(base) + (f"-{n}" if n else "")
+    base, n = _numbered(said)
+    return printed_names.answer_key(base) + n
 
 
 def _on_shown(key: str, lang: str) -> str | None:

@@ -78,6 +78,11 @@ def name(value: str, lang: str) -> str:
 _SPELLED = str.maketrans({"ä": "ae", "ö": "oe", "ü": "ue", "ß": "ss"})
 
 
+def without_umlauts(word: str) -> str:
+    """A German word as a keyboard without umlauts writes it: "übergang" -> "uebergang"."""
+    return word.translate(_SPELLED)
+
+
 def _written(text: str) -> str:
     """A name as an answer's key: "Höhle des Hexenmeisters" -> "höhle-des-hexenmeisters"."""
     return re.sub(r"[^\w]+", "-", text.lower().replace("'", "")).strip("-")
@@ -87,7 +92,7 @@ def _keys(text: str) -> set[str]:
     """How a player may write a name as an answer's key: "Höhle des Hexenmeisters" as
     "höhle-des-hexenmeisters" or "hoehle-des-hexenmeisters" (orders.py reads a key in lower case)."""
     written = _written(text)
-    return {written, written.translate(_SPELLED)}
+    return {written, without_umlauts(written)}
 
 
 def key_aliases(langs: tuple[str, ...]) -> dict[str, str]:

@@ -39,7 +39,6 @@ def game_address(svc: Service, game: dict) -> str:
     return game["config"].get("game", {}).get("address") or svc.settings.address
 
 
-
 # -- what everyone sees alike ----------------------------------------------------------
 
 def _names(items) -> list[str]:
@@ -196,7 +195,6 @@ def report_context(svc: Service, game: dict, player: str, view: dict, events: Se
         "seed": None, "commitment": game.get("seed_commitment"), "ended_by_moderator": False,
         **pace(svc, game, player, mine, state),  # deadline, standing_orders
     }
-
 
 
 # -- a report made when it is rendered ------------------------------------------------------------

@@ -19,10 +19,8 @@ from pbem.base.i18n import _
 from pbem.core import people
 from pbem.outbound import calendar, contexts, glossary, links as web_links, outbox, turnmail
 from pbem.outbound.contexts import (  # what a report shows, by the names its callers know
-    HELD as HELD,
     MADE as MADE,
     SPECTATOR as SPECTATOR,
-    VOYAGE as VOYAGE,
     PacePart as PacePart,
     game_address as game_address,
     make_frame as make_frame,
@@ -74,7 +72,6 @@ def message_id(svc: Service, game: dict | None, *parts) -> str:
 def _message_id(svc: Service, game: dict | None, parts: tuple) -> str:
     domain = outbox.clean(outbox.domain_of(game_address(svc, game) if game else svc.settings.address))
     return f"<{'.'.join(_id_part(p) for p in ((game['id'],) if game else ()) + parts)}@{domain}>"
-
 
 
 def show_text(svc: Service, game: dict, player: str, *, pace: PacePart) -> str:
@@ -165,7 +162,6 @@ def _queue_report(svc: Service, game: dict, player: dict, state, *, kind: str, m
                    in_reply_to=in_reply_to or root, references=[root, in_reply_to], inbox_id=inbox_id,
                    since_seq=since, extra_headers={QUESTION_HEADER: str(mine["id"])} if mine else None,
                    reply=in_reply_to is not None, calendar=calendar_part(svc, game, player, head))
-
 
 
 def refused_why(failed: dict) -> str:

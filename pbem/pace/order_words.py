@@ -12,8 +12,7 @@ import tomllib
 from importlib import resources
 
 from pbem.base import i18n
-
-_SPELLED = str.maketrans({"ä": "ae", "ö": "oe", "ü": "ue", "ß": "ss"})  # "übergang" written "uebergang"
+from pbem.base.printed_names import without_umlauts
 
 
 @functools.cache
@@ -35,7 +34,7 @@ def read_named(said: str) -> str:
     """A named order ("neuwurf-wenn-verloren") by its English name; else as it is."""
     for t in _table().values():
         for english, name in t.get("named", {}).items():
-            if said in (name, name.translate(_SPELLED)):
+            if said in (name, without_umlauts(name)):
                 return english
     return said
 
@@ -50,7 +49,7 @@ def _kinds_read() -> dict[str, str]:
     out: dict[str, str] = {}
     for t in _table().values():
         for kind, said in t.get("kinds", {}).items():
-            out[said] = out[said.translate(_SPELLED)] = kind
+            out[said] = out[without_umlauts(said)] = kind
     return out
 
 
