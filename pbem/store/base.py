@@ -529,7 +529,8 @@ class Store:
         return n == 1
 
     def add_frame(self, frame: str) -> int:
-        """Store a report frame (JSON) that several queued mails share; its id."""
+        """Store what a move's reports are made from (JSON, contexts.store_made), which several
+        queued mails share; its id. The table is still named for the frame it once held."""
         return self._all("INSERT INTO report_frames (frame) VALUES (?) RETURNING id", (frame,))[0]["id"]
 
     def frame(self, id: int) -> str:

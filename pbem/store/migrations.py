@@ -161,6 +161,9 @@ UPDATE players SET reported_seq = (SELECT moves FROM games WHERE games.id = play
     (6, "mail queued as the context it is rendered from", """
 ALTER TABLE outbox ADD COLUMN context TEXT;  -- JSON a queued mail is rendered from when sent (then NULL, text set)
 """),
+    # report_frames.frame no longer holds the frame's JSON: it holds what a move's reports are
+    # made from (its state without the seed, JSON of pbem/outbound/contexts.py `_Made`). The
+    # SQL below is as it was applied; its column comment is the old one.
     (7, "the board part of a move's reports stored once", """
 CREATE TABLE report_frames (         -- the public part every report of one state shows alike
     id {id},
