@@ -68,7 +68,7 @@ def test_german_answers_and_commands_read(svc):
     mixed(svc)
     player, line = legal(svc, "autumn")
     number, key = line.split(": ")
-    german = {v: k for k, v in option_keys.ALIASES.items()}.get(key, key)
+    german = {v: k for k, v in option_keys.aliases().items()}.get(key, key)
     order = orders.parse_mail(mail([f"{number}: {german}", "", "Viele Grüße", "Anna", "",
                                     "Gesendet von meinem iPhone", "",
                                     "Am 03.12.2026 um 10:00 schrieb Talisman <talisman@example.org>:",
@@ -264,7 +264,7 @@ def test_a_browser_language_is_read_by_preference():
     assert i18n.preferred("*, x;q=nonsense") == "en" and i18n.preferred(None) == "en"
 
 
-GERMAN_WORDS = {english: german for german, english in option_keys.ALIASES.items() if german.isascii()}
+GERMAN_WORDS = {english: german for german, english in option_keys.aliases().items() if german.isascii()}
 
 
 def test_a_german_and_an_english_player_play_one_game_by_mail_to_its_end(svc):

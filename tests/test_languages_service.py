@@ -132,7 +132,10 @@ def test_keys_of_a_word_and_a_rest_show_whole_in_her_words_or_whole_as_the_engin
                       "enter-old-sewers": "alte-kanäle-betreten", "warp-enchantress": "verzauberin-warptor",
                       "spell": "zauber", "buy-spell": "zauber-kaufen", "site-craft": "stätte-list",
                       "witch-on-hills": "hexe-auf-hügel", "sword-on-fields-3": "schwert-auf-felder-3",
-                      "pony-on-plains": "pony-auf-ebene"}.items():  # Pony: its German name spelt alike
+                      "pony-on-plains": "pony-auf-ebene",  # Pony: its German name spelt alike
+                      # a Nemesis Action card played and a Trial's villain fought (numbered names)
+                      "play-standard-action-7": "standardaktion-7-spielen",
+                      "fight-trial-1-villain": "schurke-der-prüfung-1-bekämpfen"}.items():
         assert option_keys.shown(key, "de") == word and option_keys.read(word) == key
 
 

@@ -2,59 +2,58 @@
 
 The engine's option keys are English words ("left", "reroll", "done") and printed names' keys
 ("graveyard", "cast-healing"); they stay the engine's. A player may answer with the words of any
-language the service has (`ALIASES`) or a name as they were shown it (pbem/base/printed_names.py),
-in any game (`read`). A reader of another language than English is shown those words in the
-answer lines (`shown`): only where `read` takes the shown word back to the same key, so a line
-copied from a German report is the same move. A player's name, a number and a key no language
-has a word for are shown as they are.
+language the service has (the data file option_words.toml beside this module) or a name as they were
+shown it (pbem/base/printed_names.py), in any game (`read`). A reader of another language than
+English is shown those words in the answer lines (`shown`): only where `read` takes the shown word
+back to the same key, so a line copied from a German report is the same move. A player's name, a
+number and a key no language has a word for are shown as they are.
 
 A key made of a word and a rest ("right-1", "cast-healing", "encounter-bob") is shown by its
-language's form (`FORMS`: "rechts-1", "heilung-wirken", "bob-angreifen") when the rest is in the
+language's form (its `forms`: "rechts-1", "heilung-wirken", "bob-angreifen") when the rest is in the
 reader's words too (a number, a player's name, a card the names file translates); else as the
 engine's key whole ("cast-destroy-magic", never a half-English "cast-magie-zerstoeren").
 """
 from __future__ import annotations
 
 import functools
+import tomllib
+from importlib import resources
 
 from engine import content
 from pbem.base import i18n, printed_names
 
-# A language's words for the commonest keys, each -> the engine's key. The first word given for a
-# key is the one shown; the others (a shorter word) are read too, and each spelled without umlauts. No
-# engine key is a German word, so the words never shadow a key of their own.
-WORDS: dict[str, dict[str, str]] = {"de": {
-    "links": "left", "rechts": "right", "behalten": "keep", "fertig": "done", "neu-würfeln": "reroll",
-    "nochmal": "reroll", "nein": "no", "ja": "yes", "gold": "gold", "bleiben": "stay",
-    "psychisch": "psychic", "weiter": "continue", "kämpfen": "battle", "kampf": "battle",
-    "nichts": "none", "ausweichen": "evade", "begegnung": "encounter-space", "feld-begegnen": "encounter-space",
-    "überqueren": "cross", "stärke": "strength", "anhalten": "stop",
-    "würfeln": "roll", "leben": "life", "list": "craft", "aussetzen": "skip", "passen": "pass",
-    "verlassen": "leave", "später": "later", "zurück": "back",
-    "bekämpfen": "fight", "portal-stärke": "portal-strength",
-    "portal-list": "portal-craft", "schicksal-ziehen": "fate-move",
-    "mit": "with", "gegen": "against", "weitergehen": "go-on", "voran": "press-on",
-    "zauber": "spell", "schicksal": "fate", "zauber-kaufen": "buy-spell", "stätte-stärke": "site-strength",
-    "stätte-list": "site-craft",
-}}
-# A language's forms of the keys made of a word and a rest: the word -> (its form, what the rest is):
-# NAME a card's or space's key, shown only as the reader's names file gives it; NUMBER a number;
-# PLAYER a player's name (any rest), the same in every language.
-NAME, NUMBER, PLAYER = "name", "number", "player"
-FORMS: dict[str, dict[str, tuple[str, str]]] = {"de": {
-    "left": ("links-{}", NUMBER), "right": ("rechts-{}", NUMBER), "fate": ("schicksal-{}", NUMBER),
-    "heal": ("leben-{}", NUMBER), "encounter": ("{}-angreifen", PLAYER),
-    "cast": ("{}-wirken", NAME), "buy": ("{}-kaufen", NAME), "use": ("{}-nutzen", NAME), "side": ("seite-{}", NAME),
-    "enter": ("{}-betreten", NAME), "warp": ("{}-warptor", NAME),
-}}
-ALIASES = {spelled: key for words in WORDS.values() for word, key in words.items()  # read in every game
-           for spelled in (word, printed_names.without_umlauts(word))}
-_SHOWN = {lang: {key: word for word, key in reversed(words.items())} for lang, words in WORDS.items()}
+NAME, NUMBER, PLAYER = "name", "number", "player"  # what the rest of a form is (option_words.toml)
 
 
-# A card on a space ("witch-on-hills", "sword-on-fields-3": Destruction's targets), per language:
-# the word between the two names ("hexe-auf-hügel", "schwert-auf-felder-3").
-ON: dict[str, str] = {"de": "auf"}
+@functools.cache
+def _table() -> dict[str, dict]:
+    """option_words.toml beside this module: per language its words, forms and the word of `-on-`."""
+    return tomllib.loads(resources.files("pbem.base").joinpath("option_words.toml").read_text("utf-8"))
+
+
+@functools.cache
+def _forms() -> dict[str, dict[str, list[str]]]:
+    """Per language, a key's first word -> [its form, what the rest is]."""
+    return {lang: words.get("forms", {}) for lang, words in _table().items()}
+
+
+@functools.cache
+def _on_words() -> dict[str, str]:
+    return {lang: words["on"]["word"] for lang, words in _table().items() if "on" in words}
+
+
+@functools.cache
+def aliases() -> dict[str, str]:
+    """Every language's word (and its spelling without umlauts) -> the engine's key: read in every game."""
+    return {spelled: key for words in _table().values() for word, key in words.get("words", {}).items()
+            for spelled in (word, printed_names.without_umlauts(word))}
+
+
+@functools.cache
+def _shown_words(lang: str) -> dict[str, str]:
+    """The engine's key -> the word `lang`'s reader is shown: the first one given for it."""
+    words = _table().get(lang, {}).get("words", {})
+    return {key: word for word, key in reversed(words.items())}
 
 
 def _numbered(key: str) -> tuple[str, str]:
@@ -85,7 +84,7 @@ def _name_read(said: str) -> str:
 
 def _on_shown(key: str, lang: str) -> str | None:
     card, sep, space = key.partition("-on-")
-    word = ON.get(lang)
+    word = _on_words().get(lang)
     if not sep or word is None:
         return None
     a, b = _name_shown(card, lang), _name_shown(space, lang)
@@ -93,7 +92,7 @@ def _on_shown(key: str, lang: str) -> str | None:
 
 
 def _on_read(said: str) -> str | None:
-    for word in ON.values():
+    for word in _on_words().values():
         card, sep, space = said.partition(f"-{word}-")
         if sep:
             return f"{_name_read(card)}-on-{_name_read(space)}"
@@ -104,11 +103,11 @@ def read(key: str) -> str:
     """An answer's key (lower case) as the engine's: a language's word ("links" -> "left"), a
     translated name ("friedhof" -> "graveyard", "cast-heilung" -> "cast-healing"), a form
     ("rechts-1" -> "right-1", "heilung-wirken" -> "cast-healing"), else as it is."""
-    return ALIASES.get(key) or _form_read(key) or _on_read(key) or printed_names.answer_key(key)
+    return aliases().get(key) or _form_read(key) or _on_read(key) or printed_names.answer_key(key)
 
 
 def _form_read(key: str) -> str | None:
-    for forms in FORMS.values():
+    for forms in _forms().values():
         for word, (form, rest_is) in forms.items():
             head, _, tail = form.partition("{}")
             if len(key) > len(head) + len(tail) and key.startswith(head) and key.endswith(tail):
@@ -121,7 +120,7 @@ def _form_read(key: str) -> str | None:
 
 def _form_shown(key: str, lang: str) -> str | None:
     word, _, rest = key.partition("-")
-    found = FORMS.get(lang, {}).get(word)
+    found = _forms().get(lang, {}).get(word)
     if not rest or found is None:
         return None
     form, rest_is = found
@@ -139,7 +138,7 @@ def shown(key: str, lang: str) -> str:
     language's word or the name they were shown, where `read` gives `key` back; else `key`."""
     if lang == i18n.DEFAULT or not key:  # a deadline row without a default has None
         return key
-    word = _SHOWN.get(lang, {}).get(key) or _form_shown(key, lang) or _on_shown(key, lang) \
+    word = _shown_words(lang).get(key) or _form_shown(key, lang) or _on_shown(key, lang) \
         or printed_names.shown_key(key, lang)
     return word if read(word) == key else key
 
