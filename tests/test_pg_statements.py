@@ -115,3 +115,31 @@ def test_a_savepoint_after_a_read_is_a_savepoint(pg_url):
         assert store.meta("outer") == "2" and store.meta("inner") is None
     finally:
         store.close()
+
+
+def test_a_frame_this_store_stored_is_not_read_back(pg_url):
+    """The state a move's reports are made from (report_frames) is stored by the answer and read
+    by the sending, most often in the same process: kept, it is no statement. A rolled-back
+    row's id is never given again (an identity column), so what is kept is what is stored."""
+    store = open_store(pg_url)
+    try:
+        try:
+            with store.transaction():
+                undone = store.add_frame('{"undone": 1}')
+                raise RuntimeError("rolled back")
+        except RuntimeError:
+            pass
+        with store.transaction():
+            kept = store.add_frame('{"kept": 1}')
+        assert kept != undone
+        read: list[str] = []
+        all_ = store._all
+        store._all = lambda sql, params=(): read.append(sql) or all_(sql, params)  # type: ignore[method-assign]
+        assert store.frame(kept) == '{"kept": 1}' and read == []
+        other = open_store(pg_url)  # another process's store reads it
+        try:
+            assert other.frame(kept) == '{"kept": 1}'
+        finally:
+            other.close()
+    finally:
+        store.close()

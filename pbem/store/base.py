@@ -31,6 +31,7 @@ class Store:
     FOR_UPDATE = ""  # a read inside a transaction that will write what it read
     SKIP_LOCKED = ""  # a claim: rows another transaction holds are passed over
     notifies = False  # True: watch() wakes an idle daemon when another process queues work
+    WRITING_WITH = False  # True: a WITH may write (PostgreSQL): a DELETE and an INSERT as one statement
     errors: tuple[type[BaseException], ...] = ()  # what the database raises when it fails
     clock: Clock  # set by the dialect's __init__
 
@@ -618,11 +619,17 @@ class Store:
     def take_uses(self, what: str, who: str, n: int, allowed: int, since: str) -> int:
         """Count as many of `n` more `what` as fit under `allowed` since `since`, and say how many:
         one statement (the count and the row it adds), then the rows older than `since` go (none
-        goes when nothing fits: the count stands as it was)."""
-        row = self._one("INSERT INTO uses (what, who, at, n) SELECT ?, ?, ?, fits FROM (SELECT CASE "
-                        "WHEN ? - COALESCE(SUM(n), 0) < ? THEN ? - COALESCE(SUM(n), 0) ELSE ? END AS fits "
-                        "FROM uses WHERE what = ? AND who = ? AND at >= ?) AS room WHERE fits > 0 RETURNING n",
-                        (what, who, self.now(), allowed, n, allowed, n, what, who, since))
+        goes when nothing fits: the count stands as it was). On PostgreSQL the old rows go in
+        the same statement, fit or not (they count for nothing either way): a statement less a mail."""
+        take = ("INSERT INTO uses (what, who, at, n) SELECT ?, ?, ?, fits FROM (SELECT CASE "
+                "WHEN ? - COALESCE(SUM(n), 0) < ? THEN ? - COALESCE(SUM(n), 0) ELSE ? END AS fits "
+                "FROM uses WHERE what = ? AND who = ? AND at >= ?) AS room WHERE fits > 0 RETURNING n")
+        params = (what, who, self.now(), allowed, n, allowed, n, what, who, since)
+        if self.WRITING_WITH:  # the DELETE does not change what the INSERT's sum reads: at < since
+            row = self._one(f"WITH old AS (DELETE FROM uses WHERE what = ? AND who = ? AND at < ?) {take}",
+                            (what, who, since, *params))
+            return 0 if row is None else row["n"]
+        row = self._one(take, params)
         if row is None:
             return 0
         self._write("DELETE FROM uses WHERE what = ? AND who = ? AND at < ?", (what, who, since))
@@ -867,8 +874,7 @@ class Store:
     def deadlines(self, game: str, player: str | None = None, open_only: bool = True,
                   order: str = "due_at, prompt, player") -> list[dict]:
         if player and open_only and order == "due_at, prompt, player":
-            once = self._seat_rows("deadlines", "open", game, player, "SELECT * FROM deadlines WHERE game = ? "
-                                   "AND status = 'open' ORDER BY due_at, prompt, player")
+            once = self._once_deadlines(game, player, "open")
             if once is not None:
                 return once
         sql, params = "SELECT * FROM deadlines WHERE game = ?", [game]
@@ -878,6 +884,22 @@ class Store:
             sql += " AND player = ?"
             params.append(player)
         return self._all(f"{sql} ORDER BY {order}", params)
+
+    def _once_deadlines(self, game: str, seat: str, what: str) -> list[dict] | None:
+        """Within `read_once`: `seat`'s open deadlines ("open") or cancellations owed ("owed"),
+        both read in one statement the first time either is wanted (every report asks for both:
+        two statements a move were one); None outside it. Both are in the order of `deadlines`
+        (a seat's rows have one player, so "owed"'s `due_at, prompt` is the same order)."""
+        once = self._once
+        if once is None or once["game"] != game:
+            return None
+        if ("deadlines", "open") not in once or ("deadlines", "owed") not in once:
+            kept: dict[str, dict[str, list[dict]]] = {"open": {}, "owed": {}}
+            for row in self._all("SELECT * FROM deadlines WHERE game = ? AND (status = 'open' OR mailed IS NOT NULL) "
+                                 "ORDER BY due_at, prompt, player", (game,)):
+                kept["open" if row["status"] == "open" else "owed"].setdefault(row["player"], []).append(row)
+            once[("deadlines", "open")], once[("deadlines", "owed")] = kept["open"], kept["owed"]
+        return [dict(row) for row in once[("deadlines", what)].get(seat, ())]
 
     def open_deadline(self, game: str, prompt: int, player: str, *, kind: str, default_key: str, opened_at: str,
                       due_at: str, reminded: str, next_at: str, email: str | None = None) -> None:
@@ -932,8 +954,7 @@ class Store:
     def calendar_owed(self, game: str, player: str) -> list[dict]:
         """The player's deadlines in `game` whose calendar event a mail has carried and that are
         closed since: their cancellation is owed (the partial index deadlines_mailed)."""
-        once = self._seat_rows("deadlines", "owed", game, player, "SELECT * FROM deadlines WHERE game = ? "
-                               "AND mailed IS NOT NULL AND status != 'open' ORDER BY due_at, prompt")
+        once = self._once_deadlines(game, player, "owed")
         if once is not None:
             return once
         return self._all("SELECT * FROM deadlines WHERE game = ? AND player = ? AND mailed IS NOT NULL "

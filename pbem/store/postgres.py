@@ -44,6 +44,7 @@ class PostgresStore(Store):
     FOR_UPDATE = " FOR UPDATE"
     SKIP_LOCKED = " FOR UPDATE SKIP LOCKED"
     notifies = True
+    WRITING_WITH = True
     errors = (psycopg.Error, psycopg_pool.PoolTimeout)
 
     def __init__(self, url: str, clock: Clock = utcnow, timeout: float = 10.0, pool_size: int = 4):
@@ -53,6 +54,7 @@ class PostgresStore(Store):
         self.origin = secrets.token_hex(6)  # names this store's NOTIFYs, which its own listener passes over
         self._local = threading.local()
         self._cursors: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # _cursor
+        self._frames: dict[int, str] = {}  # add_frame: what this store stored, by id
         self.pool: psycopg_pool.ConnectionPool[psycopg.Connection[DictRow]] = psycopg_pool.ConnectionPool(
             url, min_size=1, max_size=pool_size, open=False, timeout=timeout, name="pbem",
             kwargs={"autocommit": True, "row_factory": dict_row})
@@ -123,6 +125,21 @@ class PostgresStore(Store):
         with self.transaction():
             self._run("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
             yield self
+
+    def add_frame(self, frame: str) -> int:
+        id = super().add_frame(frame)
+        if len(self._frames) >= 32:
+            self._frames.clear()
+        self._frames[id] = frame
+        return id
+
+    def frame(self, id: int) -> str:
+        """A move's reports are sent by the process that queued them, most often: what it stored
+        is kept (the last 32), not read back (a statement an answered mail). Safe here, not on
+        SQLite: an identity column never gives a rolled-back row's id again, so a kept id is
+        that row or no row anyone refers to."""
+        kept = self._frames.get(id)
+        return super().frame(id) if kept is None else kept
 
     def _after_copy(self) -> None:
         # rows came with their ids: the identity columns go on after the largest
