@@ -166,6 +166,30 @@ def test_no_token_survives_masking_in_any_decoded_form(raw):
     assert TOKEN.encode() not in decoded_forms(tokens.mask_message(raw))
 
 
+ADDRESS_BITS = ["p2", "Anna Maria", "p2@example.org", "talisman+0123456789abcdef0123@example.org", "a.b@c.d", "a..b@c",
+                "@", "<", ">", " ", "\t", '"', "(", ")", ",", ";", ":", ".", "\\", "=?utf-8?q?J=C3=B6rg?=", "ä",
+                "\r\n ", "x@", "@y", "<>", "<a@b>", "a@b.", "-"]
+
+
+@fuzz(EXAMPLES * 4)
+@given(st.lists(st.lists(st.one_of(st.sampled_from(ADDRESS_BITS), st.text(max_size=4))).map("".join),
+                min_size=1, max_size=2))
+def test_an_address_header_is_read_as_the_stdlib_reads_it(values):
+    """The plain `Name <addr>` or `addr` a mail's From and To hold is read by a pattern (issue 28:
+    the stdlib's address parser was a fifth of reading a mail); what it reads, the parser reads."""
+    from email.utils import getaddresses
+    assert mail._addresses(values) == [addr for _, addr in getaddresses(values)]
+
+
+@pytest.mark.parametrize("value", ["p2 <p2@example.org>", "talisman+0123456789abcdef0123@example.org",
+                                   "  Anna Maria\t<a.m@x.example> ", "<a@b>", "=?utf-8?q?J=C3=B6rg?= <j@x>"])
+def test_a_plain_address_is_read_without_the_stdlib_parser(value, monkeypatch):
+    from email.utils import getaddresses
+    expected = [addr for _, addr in getaddresses([value])]
+    monkeypatch.setattr(mail, "getaddresses", None)  # not called
+    assert mail._addresses([value]) == expected
+
+
 @pytest.fixture(scope="module", params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
 def pipeline(tmp_path_factory, request):
     """The service on SQLite, and on PostgreSQL behind the `postgres` marker (issue 26: the

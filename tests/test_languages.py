@@ -264,6 +264,18 @@ def test_a_browser_language_is_read_by_preference():
     assert i18n.preferred("*, x;q=nonsense") == "en" and i18n.preferred(None) == "en"
 
 
+def test_the_languages_are_looked_for_once_a_process(monkeypatch):
+    """Every answer's keys ask which languages there are (printed_names.answer_key): the locale
+    folder is searched once, as its catalogues are loaded once (issue 28)."""
+    searched = []
+    glob = type(i18n.LOCALE_DIR).glob
+    monkeypatch.setattr(type(i18n.LOCALE_DIR), "glob",
+                        lambda self, pattern: searched.append(pattern) or glob(self, pattern))
+    i18n.languages.cache_clear()
+    assert i18n.languages() == i18n.languages() == ("en", "de")
+    assert len(searched) == 1
+
+
 GERMAN_WORDS = {english: german for german, english in option_keys.aliases().items() if german.isascii()}
 
 

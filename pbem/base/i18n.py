@@ -47,8 +47,10 @@ def preferred(accept: str | None) -> str:
     return DEFAULT
 
 
+@functools.cache  # each answer's keys ask (printed_names.answer_key): a glob of the folder was 4 % of handling it
 def languages() -> tuple[str, ...]:
-    """The languages the service writes: English and each language with a compiled catalogue."""
+    """The languages the service writes: English and each language with a compiled catalogue
+    (found once a process, as the catalogues are loaded once: `make locale` runs before a start)."""
     found = sorted(p.parent.parent.name for p in LOCALE_DIR.glob(f"*/LC_MESSAGES/{DOMAIN}.mo"))
     return (DEFAULT, *(lang for lang in found if lang != DEFAULT))
 
