@@ -21,7 +21,10 @@ from pbem.core.service import open_service
 from pbem.moderate import newgame
 
 # The console script's `main` in a process of its own, which names what it imported of these.
-HEAVY = ("click", "jinja2", "lxml", "inscriptis", "sqlite_utils", "rich", "pygments", "icalendar")
+# Babel is for a reader's catalogue, dates and numbers (a pipe's ingest renders nothing), and
+# typing_extensions is msgspec's for nothing the service uses (pbem/base/settings.py).
+HEAVY = ("click", "jinja2", "lxml", "inscriptis", "sqlite_utils", "rich", "pygments", "icalendar", "babel",
+         "typing_extensions")
 RUN = ("import sys\nfrom pbem.entry import main\ntry:\n    main()\nexcept SystemExit as e:\n    code = e.code\n"
        f"print('imported:', sorted({{m.split('.')[0] for m in sys.modules}} & set({HEAVY!r})), 'exit:', code)")
 

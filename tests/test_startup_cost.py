@@ -59,3 +59,16 @@ def test_a_command_imports_only_its_own_module(tmp_path):
                           text=True, timeout=60)
     assert "store:" in done.stdout, done.stderr[-1500:]
     assert done.stdout.strip().splitlines()[-1] == "['pbem.cli.common', 'pbem.cli.upkeep']"
+
+
+def test_game_list_imports_neither_the_moderators_side_nor_the_reports(tmp_path):
+    """`pbem game list` imported pbem.moderate (game creation, and with it the outbound side) for a
+    listing: the group's other commands import theirs when they run (cli.common.Later)."""
+    home = tmp_path / "pbem"
+    home_mod.init(home)
+    code = ("import sys\nfrom pbem.cli import main\ntry:\n    main()\nexcept SystemExit:\n    pass\n"
+            "print(sorted(m for m in sys.modules if m.startswith(('pbem.moderate', 'pbem.outbound.reports'))))")
+    done = subprocess.run([sys.executable, "-c", code, "--home", str(home), "game", "list"], capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 0, done.stderr[-1500:]
+    assert done.stdout.strip().splitlines()[-1] == "[]"

@@ -14,10 +14,15 @@ import contextvars
 import functools
 from collections.abc import Iterator
 from datetime import datetime
+from gettext import NullTranslations  # English's (the texts as written); babel's adds nothing used
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from babel import Locale, UnknownLocaleError, dates as babel_dates, numbers as babel_numbers
-from babel.support import NullTranslations, Translations
+if TYPE_CHECKING:
+    from babel import Locale
+
+# Babel is imported where a catalogue, a date or a number in a locale is made: a process that
+# writes nothing to a reader (a pipe's `ingest`, most commands) paid about 5 ms for it.
 
 DOMAIN = "pbem"
 ENGINE_DOMAIN = "engine"  # the engine's messages (engine/text.py): a catalogue of their own, apart from the service's
@@ -71,6 +76,7 @@ def translations(lang: str, domain: str = DOMAIN) -> NullTranslations:
     the engine's messages (domain ENGINE_DOMAIN, pbem/base/engine_text.py)."""
     if lang == DEFAULT:
         return NullTranslations()
+    from babel.support import Translations
     found = Translations.load(str(LOCALE_DIR), [lang], domain)
     if not isinstance(found, Translations):
         raise LookupError(f"no compiled catalogue for {lang!r} in {LOCALE_DIR} (make locale)")
@@ -125,6 +131,7 @@ def N_(message: str) -> str:
 
 
 def locale(lang: str | None = None) -> Locale:
+    from babel import Locale, UnknownLocaleError
     try:
         return Locale.parse(lang or current())
     except (UnknownLocaleError, ValueError):
@@ -134,12 +141,14 @@ def locale(lang: str | None = None) -> Locale:
 def when(t: datetime, lang: str | None = None) -> str:
     """A local time (already in the reader's zone) as the reader's locale writes it, with the
     zone's abbreviation: "Sonntag, 25. Oktober 2026, 11:00 MEZ"."""
+    from babel import dates as babel_dates
     loc = locale(lang)
     day = babel_dates.format_date(t, "full", locale=loc)
     return f"{day}, {babel_dates.format_time(t, 'HH:mm', locale=loc)} {t.tzname()}"
 
 
 def number(n: float, lang: str | None = None) -> str:
+    from babel import numbers as babel_numbers
     return babel_numbers.format_decimal(n, locale=locale(lang))
 
 

@@ -9,13 +9,25 @@ names the nearest known one (pbem/base/configkeys.py): the known keys are the St
 from __future__ import annotations
 
 import os
+import sys
 import tomllib
 from datetime import timedelta
 from pathlib import Path
 
-import msgspec
+# msgspec without typing_extensions unless something imported either first: msgspec takes
+# `get_type_hints` and `NotRequired` from it when it is installed (typing's otherwise, which has
+# both from 3.11), and its 3,000 lines cost every process a few ms of CPU for nothing the
+# service's Structs need. The settings are what imports msgspec first.
+_HIDDEN = "msgspec" not in sys.modules and "typing_extensions" not in sys.modules
+if _HIDDEN:
+    sys.modules["typing_extensions"] = None  # type: ignore[assignment]  # its import fails: typing's are used
+try:
+    import msgspec
+finally:
+    if _HIDDEN and sys.modules.get("typing_extensions", 0) is None:
+        del sys.modules["typing_extensions"]
 
-from pbem.base import clock, configkeys
+from pbem.base import clock, configkeys  # noqa: E402
 
 
 class SmtpSettings(msgspec.Struct, forbid_unknown_fields=True):

@@ -2,6 +2,7 @@
 shell completion of game ids and player names."""
 from __future__ import annotations
 
+import importlib
 import json
 import sys
 from datetime import UTC, datetime
@@ -17,6 +18,18 @@ from pbem.sources.pipe import EX_TEMPFAIL
 from pbem.store import Clock, StoreUnavailable
 
 CONTEXT = {"help_option_names": ["-h", "--help"]}
+
+
+class Later:
+    """A module imported at its first use: a command imports what it runs, not what the other
+    commands of its group run (`game list` imported the moderator's side, game creation and
+    the reports with it, for a listing)."""
+
+    def __init__(self, name: str):
+        self._name = name
+
+    def __getattr__(self, attr: str):
+        return getattr(importlib.import_module(self._name), attr)
 
 
 class Home:

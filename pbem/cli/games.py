@@ -6,6 +6,7 @@ import click
 from pbem.base.terminal import inert
 from pbem.cli.common import (
     Group,
+    Later,
     duration,
     echo_json,
     game_arg,
@@ -14,8 +15,9 @@ from pbem.cli.common import (
     table,
 )
 from pbem.core import games
-from pbem.moderate import moderator, newgame
-from pbem.outbound import reports
+
+moderator, newgame = Later("pbem.moderate.moderator"), Later("pbem.moderate.newgame")
+reports = Later("pbem.outbound.reports")
 
 # -- games -----------------------------------------------------------------------------------
 
