@@ -8,6 +8,7 @@ from collections import Counter
 from datetime import UTC, datetime
 
 import fake_engine
+import pytest
 from conftest import Clock, StillClock, game_config, mail, token
 
 from pbem.inbound.process import handle
@@ -116,3 +117,45 @@ def test_read_once_gives_what_each_read_gives_and_reads_again_after_a_write(tmp_
         assert store.standing_orders("g", "ben") == alone[1][3]
     assert store._once is None
     store.close()
+
+
+def test_an_answers_reports_make_no_view_of_the_game(make_service, monkeypatch):
+    """What the headers of a move's mails need of each reader (the question they are asked, whom
+    the game waits for) is read from the summary and the engine's open prompts, once for the
+    move: a whole view per reader only for that was 7 % of handling an answer (issue 28)."""
+    svc = make_service(engine=fake_engine)
+    newgame.create(svc, game_config(players=FOUR))
+    made = []
+    view = fake_engine.view
+    monkeypatch.setattr(fake_engine, "view", lambda state, player: made.append(player) or view(state, player))
+    queued = len(svc.store.outbox_rows())
+    assert handle(svc, mail(["1: rest"], sender="alice@example.org", tok=token(svc, "autumn", "alice"))).status \
+        == "applied"
+    assert len(svc.store.outbox_rows()) - queued == 4 and made == []
+
+
+@pytest.mark.parametrize("packs", [[], ["timescape"], ["lost-realms", "cataclysm"], ["nemesis"]], ids=str)
+def test_the_questions_a_mail_names_are_the_readers_views(packs):
+    """Each state of a played game: for every reader, the question `open_questions` says they are
+    asked, and whom it says the game waits for, are those of their own view."""
+    from types import SimpleNamespace
+
+    from test_playouts import game_config as playout_config
+
+    from engine import api
+    from pbem.bot import playout
+    from pbem.outbound import contexts, reports
+
+    config = playout_config(packs, 4, {"turn_cap": 6})
+    _, moves = playout(config, "shown", bot_seed=3)
+    state, svc, game = api.new_game(config, "shown"), SimpleNamespace(engine=api), {"status": "active"}
+    names = [p["name"] for p in config["players"]]
+    for move in moves[:400]:
+        shown = reports.open_questions(svc, state)
+        for name in names:
+            view = api.view(state, name)
+            assert (shown.turn, shown.winners) == (view["turn"], view["winners"])
+            mine, questions = contexts.asking(svc, game, name, shown.as_seen_by(name), state)[1:]
+            assert mine == view["mine"] and mine == contexts.asking(svc, game, name, view, state)[1]
+            assert [n for q in questions for n in q["players"]] == [n for q in view["prompt"] for n in q["players"]]
+        state, _ = api.apply(state, move)

@@ -30,6 +30,7 @@ def queue_reports(svc: Service, game: dict, played, *, sender: str | None = None
         # a digest-only seat's report is not sent: what it would have told waits for its digest
         to = [p for p in to if over or p["name"] == sender or not reports.unasked(svc, p, "report", None)]
         made = reports.store_made(svc, game, state) if len(to) > 1 else None  # stored once for all
+        shown = reports.open_questions(svc, state)
         backlog = turnmail.Backlog(svc, game["id"], min(p["reported_seq"] for p in to), seq) if to else None
         svc.store.set_reported(game["id"], [p["name"] for p in to if p["reported_seq"] != seq], seq)
         for player in to:
@@ -38,7 +39,7 @@ def queue_reports(svc: Service, game: dict, played, *, sender: str | None = None
             reports.queue_report(svc, game, player, state, kind=kind, mid_parts=("over",) if over else (seq,),
                                  extra={**extra, **(sender_extra or {})} if mine else extra,
                                  backlog=backlog, in_reply_to=in_reply_to if mine else None, inbox_id=inbox_id,
-                                 made=made, reported=True, pace=pace)
+                                 made=made, reported=True, pace=pace, shown=shown)
     if turnmail.everyone(svc.engine, played):
         observers.queue(svc, game, state, key="over" if over else seq)
     if svc.engine.MODERATOR in svc.engine.waiting_for(state):
@@ -53,8 +54,9 @@ def queue_game_over(svc: Service, game: dict, state, *, ended_by_moderator: bool
     extra = {"seed": games.seed(svc, game), "commitment": game["seed_commitment"],
              "ended_by_moderator": ended_by_moderator}
     players = svc.store.players(game["id"], active_only=True)
+    shown = reports.open_questions(svc, state)
     with svc.store.read_once(game["id"], [p.get("email") for p in players]):
         for player in players:
             reports.queue_report(svc, game, player, state, kind="gameover", mid_parts=("over",), extra=extra,
-                                 made=made, pace=pace)
+                                 made=made, pace=pace, shown=shown)
     observers.queue(svc, game, state, key="over")

@@ -9,7 +9,7 @@ what a report shows: the shared frame and each reader's context).
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import msgspec
 
@@ -96,17 +96,48 @@ def subject(game: dict, ctx: dict, kind: str) -> str:
 
 # -- what to send -----------------------------------------------------------------------
 
+class Shown(NamedTuple):
+    """What every reader's mail of one state says alike: its turn and winners, and its open
+    questions with those still to answer, as a view shows them to one they ask."""
+    turn: int
+    winners: list[str]
+    over: bool
+    questions: list[dict]
+
+    def as_seen_by(self, name: str) -> dict:
+        """The fields of `name`'s view that contexts.asking reads: the question they are asked
+        (`mine`: one with options that waits for them, as engine.api.view says), and whom the
+        others wait for (their questions' words are not theirs to see)."""
+        mine = next((q for q in self.questions if q["options"] and name in q["players"]), None)
+        return {"over": self.over, "mine": mine,
+                "prompt": [q if q is mine else {**q, "kind": "", "question": "", "options": []}
+                           for q in self.questions]}
+
+
+def open_questions(svc: Service, state) -> Shown:
+    """A state's `Shown`, from its summary and the engine's prompts. The mail's headers need only
+    this of a reader's view, and a view per reader (the whole board, each sheet) was 7 % of
+    handling an answer (issue 28); one is made for all the readers of a move."""
+    summary = svc.engine.summary(state)
+    return Shown(summary["turn"], list(summary.get("winners", [])), bool(summary["over"]),
+                 [{"id": p.id, "players": list(p.players), "kind": p.kind, "question": p.question,
+                   "options": [{"key": o.key, "text": o.text} for o in p.options]}
+                  for p in svc.engine.prompts(state)])
+
+
+
 def queue_report(svc: Service, game: dict, player: dict, state, *, kind: str = "report", mid_parts=(),
                  extra: dict | None = None, in_reply_to: str | None = None, inbox_id: int | None = None,
                  backlog: turnmail.Backlog | None = None, catch_up: bool = True, made: int | None = None,
-                 reported: bool = False, pace: PacePart) -> None:
+                 reported: bool = False, pace: PacePart, shown: Shown | None = None) -> None:
     """Queue one player's report (or receipt, error, game over: a report with more in it) of
     `state`, the game as it is now. It shows the events the player may see of the moves since
     their last report, which it now is (`catch_up` False: no events, e.g. a briefing that
     tells the story its own way); `backlog` holds them when several reports share it. Either
     way the mail keeps where its reader was (`since_seq`): a bounce rewinds them there. It is
     made in its reader's language (pbem/core/people.py). `pace`: as `report_context`'s.
-    `made`: the state as `store_made` stored it, when several reports share it.
+    `made`: the state as `store_made` stored it, when several reports share it; `shown`: its open
+    questions (`open_questions`), likewise.
     A report no one asked for (not a reply) to a seat whose address chose `mail: digest` is not
     sent: its daily digest lists the game and what happened since the seat's last mail
     (pbem/pace/daily.py)."""
@@ -114,7 +145,8 @@ def queue_report(svc: Service, game: dict, player: dict, state, *, kind: str = "
         return
     with i18n.using(people.language(svc, game, player["name"], player.get("email"))):
         _queue_report(svc, game, player, state, kind=kind, mid_parts=mid_parts, extra=extra, in_reply_to=in_reply_to,
-                      inbox_id=inbox_id, backlog=backlog, catch_up=catch_up, made=made, reported=reported, pace=pace)
+                      inbox_id=inbox_id, backlog=backlog, catch_up=catch_up, made=made, reported=reported, pace=pace,
+                      shown=shown)
 
 
 def unasked(svc: Service, player: dict, kind: str, in_reply_to: str | None) -> bool:
@@ -126,7 +158,7 @@ def unasked(svc: Service, player: dict, kind: str, in_reply_to: str | None) -> b
 
 def _queue_report(svc: Service, game: dict, player: dict, state, *, kind: str, mid_parts, extra: dict | None,
                   in_reply_to: str | None, inbox_id: int | None, backlog: turnmail.Backlog | None,
-                  catch_up: bool, made: int | None, reported: bool, pace: PacePart) -> None:
+                  catch_up: bool, made: int | None, reported: bool, pace: PacePart, shown: Shown | None) -> None:
     """The mail is queued with what its context is made from (`made`, below), not the context:
     what the headers, the calendar part and the pace part need is read now, from the store as
     it is at this move; the rest (the reader's view, sheet, glossary, the preview of their
@@ -141,9 +173,9 @@ def _queue_report(svc: Service, game: dict, player: dict, state, *, kind: str, m
         if not reported:  # `reported`: the caller has stored it, for several readers at once
             svc.store.set_reported(game["id"], name, seq)
         player["reported_seq"] = seq
-    view = svc.engine.view(state, name)
-    _, mine, prompts = contexts.asking(svc, game, name, view, state)
-    head = {"turn": view["turn"], "winners": list(view.get("winners", [])), "asked": mine,
+    shown = shown or open_questions(svc, state)
+    _, mine, prompts = contexts.asking(svc, game, name, shown.as_seen_by(name), state)
+    head = {"turn": shown.turn, "winners": shown.winners, "asked": mine,
             "waiting": [n for p in prompts for n in p["players"]]}  # as report_context says them
     ctx = dict(extra or {})  # laid over the made context, as it was over the context made at once
     ctx["service_notes"] = _told(svc, player)
