@@ -22,7 +22,7 @@ move, printed as the median and spread over `--rounds` rounds (at least 7). Targ
 are sent between rounds, untimed, so every round starts with an empty queue.
 
 `--postgres` adds a fourth kind: answered on PostgreSQL (a cluster of its own, as
-tests/pgcluster.py starts), its server's CPU over the same time counted, against SQLite's
+tests/pgcluster.py starts), its server's CPU over the timed mails counted, against SQLite's
 answered in the same rounds. Target (issue 28): <= 1.5x.
 
 `--profile N` plays N answered mails under cProfile instead (after the same warm-up) and
@@ -97,7 +97,11 @@ class Bench:
         self.send()
         return mean(out)
 
-    def answered(self, k: int, replies: list[int] | None = None) -> timing.Sample:
+    def answered(self, k: int, replies: list[int] | None = None, server: Callable[[], float] | None = None,
+                 served: list[float] | None = None) -> timing.Sample:
+        """`server`: the PostgreSQL server's CPU so far, read around each timed mail (the bot's
+        reads choosing the next answer and the moderator's skipped questions, untimed here,
+        are not the answer's), its sum added to `served`."""
         out = []
         for _ in range(k):
             raw = self.g.next_mail()
@@ -106,19 +110,22 @@ class Bench:
             def whole(raw=raw, got=got):
                 self._handle(raw)
                 got["n"] = self.send()
+            before = server() if server else 0.0
             out.append(timing.timed(whole))
+            if server and served is not None:
+                served[-1] += server() - before
             if replies is not None:
                 replies.append(got["n"])
         return mean(out)
 
 
-def with_server(work: Callable[[int], timing.Sample], k: int, cluster, server: list[float]) -> timing.Sample:
-    """`work(k)`'s sample per mail with the PostgreSQL server's CPU over the same time added, per
-    mail (the server serves this bench alone); that share also appended to `server`."""
+def with_server(b: Bench, k: int, cluster, server: list[float]) -> timing.Sample:
+    """`b.answered(k)`'s sample per mail with the PostgreSQL server's CPU over the timed mails
+    added, per mail (the server serves this bench alone); that share also appended to `server`."""
     from scale import server_cpu
-    before = server_cpu(cluster)
-    got = work(k)
-    server.append((server_cpu(cluster) - before) / k)
+    server.append(0.0)
+    got = b.answered(k, server=lambda: server_cpu(cluster), served=server)
+    server[-1] /= k
     return timing.Sample(got.cpu + server[-1], got.wall)
 
 
@@ -193,7 +200,7 @@ def main() -> None:
             stack.callback(pg.svc.store.close)
             pg.answered(20)
             server: list[float] = []
-            work["pg"] = lambda: with_server(pg.answered, k, cluster, server)
+            work["pg"] = lambda: with_server(pg, k, cluster, server)
         got = timing.rounds(work, args.rounds, 1)
         print(f"{args.rounds} rounds of {k} mails of each kind ({b.g.n - b.g.first} game(s) of 6 players); "
               f"per mail, the mean of a round; replies sent per answered mail: {sum(replies) / len(replies):.2f}")

@@ -7,9 +7,10 @@ has that many moves and the game still runs) is served by uvicorn on a local por
 public page and then a seat's private page, `--seconds` each. It prints requests per second,
 the median and p99 time of a request, and the page's size (and gzipped, as a proxy would send
 it). Nothing replays the game to make a page: the state is kept on the game row, and the log
-is read from the last moves' stored events; the game at move 10 is the reference, asked in
-rounds taking turns with the game at move N: CPU per request (this process: client and
-server) beside the median wall time, medians and spread over the rounds, and their ratio.
+is read from the last moves' stored events; the game at move 10 is the reference, asked
+request by request in turn with the game at move N: a round's median CPU per request (this
+process: client and server) beside its median wall time, medians and spread over the
+rounds, and their ratio.
 The page at move 10 shows ten moves of the log where a longer game's shows a page of them
 (pages.LOG_MOVES, 50), so a game just past one page of log is measured too: the game's length
 alone is move N against that one (target 1.2x, as for move N against move 10).
@@ -80,23 +81,35 @@ def serve(cfg) -> tuple[int, object]:
     return port, server
 
 
-def hammer(port: int, path: str, seconds: float) -> tuple[timing.Sample, int, bytes]:
-    """Requests for `seconds` on one kept-alive connection: (per request: this process's CPU,
-    client and server, and the median wall time; how many; the last page)."""
-    conn = http.client.HTTPConnection("127.0.0.1", port)
-    times, body = [], b""
-    c0 = time.process_time()
+def _get(conn: http.client.HTTPConnection, path: str) -> bytes:
+    conn.request("GET", path)
+    r = conn.getresponse()
+    body = r.read()
+    assert r.status == 200, (path, r.status)
+    return body
+
+
+def alternating(port: int, paths: dict[str, str], seconds: float) -> tuple[dict[str, timing.Sample], dict, dict]:
+    """One request to each of `paths` in turn (each on its kept-alive connection) for `seconds`:
+    per key, the median CPU (this process: client and server) and wall time of its requests, how
+    many, and its last page. Request by request, so each game's figure is taken under the same
+    load as the others' (slots of a second each let the other sessions' work fall on one game
+    and not the other: a round's ratio spread 0.6-1.9 at the same page)."""
+    conns = {k: http.client.HTTPConnection("127.0.0.1", port) for k in paths}
+    cpu: dict[str, list[float]] = {k: [] for k in paths}
+    wall: dict[str, list[float]] = {k: [] for k in paths}
+    last: dict[str, bytes] = {}
     end = time.perf_counter() + seconds
     while time.perf_counter() < end:
-        t = time.perf_counter()
-        conn.request("GET", path)
-        r = conn.getresponse()
-        body = r.read()
-        assert r.status == 200, (path, r.status)
-        times.append(time.perf_counter() - t)
-    cpu = (time.process_time() - c0) / len(times)
-    conn.close()
-    return timing.Sample(cpu, statistics.median(times)), len(times), body
+        for k, path in paths.items():
+            c, t = time.process_time(), time.perf_counter()
+            last[k] = _get(conns[k], path)
+            wall[k].append(time.perf_counter() - t)
+            cpu[k].append(time.process_time() - c)
+    for c in conns.values():
+        c.close()
+    return ({k: timing.Sample(statistics.median(cpu[k]), statistics.median(wall[k])) for k in paths},
+            {k: len(cpu[k]) for k in paths}, last)
 
 
 def main() -> None:
@@ -123,22 +136,21 @@ def main() -> None:
             print(f"game {g}: move {svc.store.game(g)['moves']}, turn {state.turn}")
         slot = args.seconds / args.rounds
         for label in ("public page", "private page"):
-            shown, counts = {}, dict.fromkeys(made.values(), 0)
-            for g in made.values():
-                hammer(port, paths[g][label], 0.5)  # warm: templates compiled, the thread's store opened
-
-            def piece(g):
-                def run() -> timing.Sample:
-                    sample, n, shown[g] = hammer(port, paths[g][label], slot)
-                    counts[g] += n
-                    return sample
-                return run
-
-            got = timing.rounds({key: piece(g) for key, g in made.items()}, args.rounds, 1)
-            print(f"{label} ({args.rounds} rounds of {slot:.1f} s per game, taking turns):")
+            wanted = {key: paths[g][label] for key, g in made.items()}
+            alternating(port, wanted, 0.5)  # warm: templates compiled, the thread's store opened
+            got: dict[str, list[timing.Sample]] = {key: [] for key in made}
+            counts = dict.fromkeys(made, 0)
+            shown: dict[str, bytes] = {}
+            for _ in range(args.rounds):
+                medians, n, shown = alternating(port, wanted, slot)
+                for key in made:
+                    got[key].append(medians[key])
+                    counts[key] += n[key]
+            print(f"{label} ({args.rounds} rounds of {slot:.1f} s, one request to each game in turn; "
+                  f"a round's median request):")
             for key, g in made.items():
-                body = shown[g]
-                print(f"  move {svc.store.game(g)['moves']:>6}: {counts[g] / args.seconds:7.1f} req/s; per request "
+                body = shown[key]
+                print(f"  move {svc.store.game(g)['moves']:>6}: {counts[key] / args.seconds:7.1f} req/s; per request "
                       f"{timing.report('', got[key], 1e3, ' ms').removeprefix(': ')}; page {len(body) / 1024:.1f} KB "
                       f"({len(gzip.compress(body)) / 1024:.1f} KB gzipped)")
             moves = svc.store.game(long_)["moves"]
