@@ -159,3 +159,21 @@ def test_the_questions_a_mail_names_are_the_readers_views(packs):
             assert mine == view["mine"] and mine == contexts.asking(svc, game, name, view, state)[1]
             assert [n for q in questions for n in q["players"]] == [n for q in view["prompt"] for n in q["players"]]
         state, _ = api.apply(state, move)
+
+
+def test_a_new_message_is_stored_without_looking_for_it_first(make_service):
+    """A message is known again by its unique keys (its content, its Message-ID): it is stored
+    first, and the inbox read only when they say it is there already (issue 28: a read per answer)."""
+    svc = make_service(engine=fake_engine)
+    newgame.create(svc, game_config(players=FOUR))
+    raw = mail(["1: rest"], sender="alice@example.org", tok=token(svc, "autumn", "alice"))
+    seen: list[str] = []
+    svc.store.conn.set_trace_callback(seen.append)
+    try:
+        first = handle(svc, raw)
+        reads = sum(bool(re.match(r"\s*SELECT \* FROM inbox", sql)) for sql in seen)
+        again = handle(svc, raw)
+    finally:
+        svc.store.conn.set_trace_callback(None)
+    assert first.status == "applied" and reads == 0
+    assert again.status == "duplicate" and again.inbox_id == first.inbox_id and len(svc.store.inbox_rows()) == 1

@@ -139,12 +139,17 @@ def receive(svc: Service, raw: bytes, kind: str, source: str, filename: str | No
     known = known_tokens(svc, mail, order.token if order else None) if mail is not None else set()
     message_id = _masked_id(mail.id_header, known) if mail is not None else None
     content_hash = _dedupe_hash(svc, raw, reading, upload_id)
-    earlier = svc.store.find_inbox(message_id, content_hash)
-    if earlier is not None:
-        return earlier["id"], earlier
     token_hash = tokens.hash_token(order.token) if order is not None and order.token else None
-    return svc.store.add_inbox(stored_form(raw, mail, known), source=source, kind=kind, content_hash=content_hash,
-                               message_id=message_id, filename=filename, token_hash=token_hash, stored=stored), None
+    # Stored first, looked for only when its unique keys (the content, the Message-ID) say it is
+    # known: a new message, nearly every one, costs no read (issue 28).
+    stored = {} if stored is None else stored
+    inbox_id = svc.store.add_inbox(stored_form(raw, mail, known), source=source, kind=kind, content_hash=content_hash,
+                                   message_id=message_id, filename=filename, token_hash=token_hash, stored=stored)
+    if stored:
+        return inbox_id, None
+    earlier = svc.store.find_inbox(message_id, content_hash)
+    assert earlier is not None  # what it conflicted with
+    return earlier["id"], earlier
 
 
 def _too_large(svc: Service, raw: bytes, reading: Reading, kind: str, source: str, filename: str | None,
