@@ -279,3 +279,21 @@ def test_a_failed_sync_marks_nothing_sent_and_the_mails_go_again(make_service, m
     assert asyncio.run(sending.send_due(svc)) == 3
     assert files(svc) == [sending.eml_name(i) for i in (1, 2, 3)]
     assert all(r["status"] == "sent" for r in svc.store.outbox_rows())
+
+
+def test_a_mail_whose_claim_another_sender_took_is_not_marked_sent_by_the_first(make_service, monkeypatch):
+    """A sync that outlasts the lease: another sender claims the row meanwhile (and will send
+    it, under the same Message-ID). The first one's mark must not take it from them: the row
+    stays theirs, queued, and the first round counts it as not sent."""
+    svc = make_service()
+    queue(svc, 1)
+    fdatasync = os.fdatasync
+
+    def slow(fd):  # while the file is synced, the lease runs out and another daemon claims the row
+        svc.store.conn.execute("UPDATE outbox SET claimed_by = 'other', claim_until = '9999-01-01' WHERE id = 1")
+        fdatasync(fd)
+
+    monkeypatch.setattr(os, "fdatasync", slow)
+    assert asyncio.run(sending.send_due(svc)) == 0
+    [row] = svc.store.query("SELECT status, claimed_by FROM outbox")
+    assert (row["status"], row["claimed_by"]) == ("queued", "other")

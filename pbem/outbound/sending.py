@@ -367,9 +367,12 @@ async def _settle(svc: Service, sender, held: list[dict] | None, skipped: list[i
 
 def _mark(svc: Service, row: dict, skipped: list[int], unsent: list[Unsent], logger) -> bool:
     try:  # one statement, its own commit (no BEGIN and COMMIT around it): the rendered text stays
-        svc.store.outbox_sent(row["id"], row["text"], row["html"])
+        marked = svc.store.outbox_sent(row["id"], row["text"], row["html"], OWNER)
     except Exception as e:  # noqa: BLE001  it went, unmarked: it goes again (the same Message-ID)
         _put_back(svc, row, "sent, but not marked sent", e, skipped, unsent)
+        return False
+    if not marked:  # our lease ran out and another sender claimed it: theirs to send (the same Message-ID) and mark
+        logger.warning("sent, but another sender holds the mail now", outbox=row["id"], kind=row["kind"])
         return False
     logger.info("sent", outbox=row["id"], kind=row["kind"], game=row["game"], to=row["to_addr"])
     return True

@@ -700,13 +700,16 @@ class Store:
         """The row's text and HTML, rendered from its context, which it needs no more."""
         self._run("UPDATE outbox SET text = ?, html = ?, context = NULL WHERE id = ?", (text, html, id))
 
-    def outbox_sent(self, id: int, text: str | None = None, html: str | None = None) -> None:
+    def outbox_sent(self, id: int, text: str | None = None, html: str | None = None, owner: str | None = None) -> bool:
         """Sent; `text` and `html`, when given, as rendered for it (as outbox_rendered: the
-        context goes), in the same statement."""
+        context goes), in the same statement. With `owner`: only while `owner` still holds the
+        row's claim (False: another sender took it when the lease ran out, and sends it)."""
         rendered = "text = ?, html = ?, context = NULL, " if text is not None else ""
-        self._run(f"UPDATE outbox SET {rendered}status = 'sent', attempts = attempts + 1, sent_at = ?, "
-                  "last_error = NULL, claimed_by = NULL, claim_until = NULL WHERE id = ?",
-                  ((text, html) if text is not None else ()) + (self.now(), id))
+        held = " AND claimed_by = ?" if owner is not None else ""
+        return 1 == self._run(f"UPDATE outbox SET {rendered}status = 'sent', attempts = attempts + 1, sent_at = ?, "
+                              f"last_error = NULL, claimed_by = NULL, claim_until = NULL WHERE id = ?{held}",
+                              ((text, html) if text is not None else ()) + (self.now(), id)
+                              + ((owner,) if owner is not None else ()))
 
     def outbox_attempt_failed(self, id: int, error: str, retry_at: str | None, owner: str | None = None) -> bool:
         """A send failed: try again at `retry_at`, or give up (None). Only for a row `owner`
