@@ -58,11 +58,19 @@ def test_wordwrap_once_per_text_wraps_as_jinja_does():
     env = render.Templates().env
     plain = jinja2.Environment(keep_trailing_newline=True)
     texts = ["", "short", "a line\nwith\n\nparagraphs", "x" * 200, "é " * 60, "tab\there  two  spaces ",
-             "hyphen-ated-words-" * 8, Markup("<b>bold</b> & " * 10)]
+             "hyphen-ated-words-" * 8, Markup("<b>bold</b> & " * 10),
+             # lines that fit as they are (kept whole), or fit but end or start in whitespace
+             "  leading kept", "trailing dropped  ", "x" * 20, "x" * 21, "a \xa0", "a b\xa0", "a \xa0 b", "\t",
+             "two\r\nline ends\x1cand more", "   ", "fits\n\n  indented\nlast "]
     for text in texts:
         for args in ("", "(30)", '(40, wrapstring="\\n    ")', "(20, false)", "(25, break_on_hyphens=false)"):
             source = "{{ t|wordwrap" + args + " }}"
             assert env.from_string(source).render(t=text) == plain.from_string(source).render(t=text), (text, args)
+    rng = random.Random(7)  # and random texts of words, spaces of every kind, hyphens and line ends
+    pieces = ["word", "a", "hyphen-ated", " ", "  ", "\t", "\n", "\xa0", "\u2003", "-", "x" * 25, "é"]
+    for _ in range(2000):
+        text, width = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 12))), rng.randint(1, 40)
+        assert render.wordwrap(env, text, width) == plain.from_string("{{ t|wordwrap(w) }}").render(t=text, w=width)
 
 
 def test_a_stored_frame_renders_its_board_as_the_frame_itself_does(svc):

@@ -75,6 +75,11 @@ class _Environment(jinja2.Environment):
 @functools.lru_cache(maxsize=8192)
 def _wrapped(env: jinja2.Environment, s: str, width: int, break_long_words: bool, wrapstring: str | None,
              break_on_hyphens: bool) -> str:
+    lines = s.splitlines()
+    # a line that fits and does not end in whitespace is what textwrap gives back for it (most of
+    # a report's lines: a player's row, a short event); textwrap split and joined it again
+    if all(len(line) <= width and not line[-1:].isspace() for line in lines):
+        return (env.newline_sequence if wrapstring is None else wrapstring).join(lines)
     return do_wordwrap(env, s, width, break_long_words, wrapstring, break_on_hyphens)
 
 
