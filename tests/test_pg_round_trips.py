@@ -55,6 +55,9 @@ def test_an_answered_mail_pipelines_its_writes_on_postgresql(make_service, pg_ur
     # notifications, BEGIN and COMMIT share the waits of the reads that follow them. Its four
     # mails then read their seats once (sending.send_due: read_once), not once each: 35 for 42;
     # and its four outbox rows go in the pipeline too (outbox.enqueue not `counted`): 31; with the
-    # answer's own reads made once with its reports' (read_once around both): 29 for 40.
-    assert waits <= statements - 10, (waits, sent)
-    assert waits <= 29, (waits, sent)
+    # answer's own reads made once with its reports' (read_once around both): 29 for 40. Then
+    # fewer statements (perf28k): the open deadlines and those owed one read, the stored state
+    # and the move's events not read back (reads, so waits too), the limit's DELETE in its INSERT
+    # (a write the pipeline sent without waiting): 26 for 35.
+    assert waits <= statements - 9, (waits, sent)
+    assert waits <= 26 and statements <= 35, (waits, sent)

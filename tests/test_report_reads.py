@@ -17,7 +17,7 @@ from pbem.store import open_store
 
 PACE = {"deadline": "48h", "reminders": ["24h"], "vacation_days": 5}
 FOUR = [(n, f"{n}@example.org") for n in ("alice", "bob", "carol", "dave")]
-READS = ("deadlines", "standing_orders", "vacations", "address_settings")
+READS = ("deadlines", "standing_orders", "vacations", "address_settings", "move_events")
 
 
 def test_a_moves_reports_read_each_table_once_for_all_readers(make_service):
@@ -49,6 +49,7 @@ def test_a_moves_reports_read_each_table_once_for_all_readers(make_service):
     # a calendar part marks what it carried (a write to deadlines): the read is kept, marked as
     # written (read again after each reader's part, these were 7; 3 before the open and owed were one)
     assert seen["deadlines"] <= 2, seen  # the open ones and those owed read together
+    assert seen["move_events"] == 0, seen  # the move's events, just stored, are what its reports show
 
 
 def test_read_once_gives_what_each_read_gives_and_reads_again_after_a_write(tmp_path, db_setting):
@@ -115,6 +116,14 @@ def test_read_once_gives_what_each_read_gives_and_reads_again_after_a_write(tmp_
         except RuntimeError:
             pass
         assert store.standing_orders("g", "ben") == alone[1][3]
+        store.add_move_events("g", 1, '[{"kind": "k", "text": "a\x00b"}]')  # kept as the store keeps it
+        store.add_move_events("g", 2, "[]")
+        kept = len(statements)
+        assert store.move_events("g", 0, 2) == [{"seq": 1, "events": '[{"kind": "k", "text": "a\u2400b"}]'},
+                                                {"seq": 2, "events": "[]"}]
+        assert len(statements) == kept  # the moves it stored itself: not read back
+        assert store.move_events("g", 0, 2) == store.query("SELECT seq, events FROM move_events WHERE game = 'g' "
+                                                          "ORDER BY seq")
     assert store._once is None
     store.close()
 

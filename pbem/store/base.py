@@ -382,9 +382,20 @@ class Store:
     def add_move_events(self, game: str, seq: int, events: str) -> None:
         """What move `seq` showed (JSON, see pbem/outbound/turnmail.py); outside the hash chain:
         the engine derives it again from the log."""
+        once = self._once
+        kept = once.get(("move_events", "written")) if once is not None and once["game"] == game else None
         self._write("INSERT INTO move_events (game, seq, events) VALUES (?, ?, ?)", (game, seq, events))
+        if once is not None and once["game"] == game:  # the move's reports read them next: kept, as stored
+            once[("move_events", "written")] = {**(kept or {}), seq: storable(events)}  # rows are never changed
 
     def move_events(self, game: str, after: int, upto: int) -> list[dict]:
+        """The events of moves after `after` up to `upto`. Within `read_once`, those of moves it
+        stored itself come from what it stored: a move's reports read the move just played (a
+        statement an answered mail)."""
+        once = self._once
+        written = once.get(("move_events", "written")) if once is not None and once["game"] == game else None
+        if written and all(seq in written for seq in range(after + 1, upto + 1)):
+            return [{"seq": seq, "events": written[seq]} for seq in range(after + 1, upto + 1)]
         return self._all("SELECT seq, events FROM move_events WHERE game = ? AND seq > ? AND seq <= ? ORDER BY seq",
                          (game, after, upto))
 
