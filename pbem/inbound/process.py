@@ -360,7 +360,11 @@ def _process(svc: Service, row: dict, reading: Reading) -> Result:
     bounces.heard_from(svc, player)
     if mail is not None and not limits.take(svc, limits.MAILS_PER_HOUR, limits.seat(player)):
         return _over_hourly(svc, game, player, row, order)
-    with i18n.using(people.language(svc, game, player["name"], player["email"])):  # the notes of its replies
+    # The seats' rows and their addresses' settings read once for all this mail does: the sender's
+    # language here, then each reader's report (announce.queue_reports goes on with this read_once).
+    with svc.store.read_once(game["id"]), \
+            svc.store.read_once(game["id"], [p["email"] for p in svc.store.players(game["id"], active_only=True)]), \
+            i18n.using(people.language(svc, game, player["name"], player["email"])):  # the notes of its replies
         if game["status"] != "active":
             why = _("The game %(game)s is %(status)s: it takes no answers now.", game=game["id"],
                     status=_(game["status"]))

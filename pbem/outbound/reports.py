@@ -8,6 +8,7 @@ what a report shows: the shared frame and each reader's context).
 """
 from __future__ import annotations
 
+import functools
 import re
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -53,7 +54,17 @@ _UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 def _id_part(part) -> str:
     """A part of a Message-ID: names may hold anything, an id only letters, digits, - and _
     (anything else is written =XX, so two names never give one id)."""
-    return _UNSAFE.sub(lambda m: "".join(f"={b:02X}" for b in m.group().encode()), str(part))
+    return _id_text(str(part))
+
+
+@functools.lru_cache(maxsize=4096)  # a move's mails share their parts (game, names, kinds): 6 ids an answer
+def _id_text(part: str) -> str:
+    return _UNSAFE.sub(lambda m: "".join(f"={b:02X}" for b in m.group().encode()), part)
+
+
+@functools.lru_cache(maxsize=256)
+def _id_domain(address: str) -> str:
+    return outbox.clean(outbox.domain_of(address))
 
 
 def thread_root(svc: Service, game: dict, player: str) -> str:
@@ -70,7 +81,7 @@ def message_id(svc: Service, game: dict | None, *parts) -> str:
 
 
 def _message_id(svc: Service, game: dict | None, parts: tuple) -> str:
-    domain = outbox.clean(outbox.domain_of(game_address(svc, game) if game else svc.settings.address))
+    domain = _id_domain(game_address(svc, game) if game else svc.settings.address)
     return f"<{'.'.join(_id_part(p) for p in ((game['id'],) if game else ()) + parts)}@{domain}>"
 
 
