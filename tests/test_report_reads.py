@@ -186,3 +186,18 @@ def test_a_new_message_is_stored_without_looking_for_it_first(make_service):
         svc.store.conn.set_trace_callback(None)
     assert first.status == "applied" and reads == 0
     assert again.status == "duplicate" and again.inbox_id == first.inbox_id and len(svc.store.inbox_rows()) == 1
+
+
+def test_a_mails_date_is_the_standards_made_once_a_second():
+    """The Date header of each mail queued (issue 28: formatted for every mail) is made once for the
+    mails of one second, as email.utils writes it."""
+    from datetime import timedelta, timezone
+    from email.utils import format_datetime
+
+    from pbem.outbound import outbox
+
+    for when in (datetime(2026, 12, 4, 14, 18, 38, 123456, tzinfo=UTC),
+                 datetime(2026, 12, 4, 14, 18, 38, tzinfo=timezone(timedelta(hours=2)))):
+        assert outbox.date_header(when) == format_datetime(when) == format_datetime(when.replace(microsecond=0))
+    assert outbox.date_header(datetime(2026, 1, 1, 0, 0, 0, 1, tzinfo=UTC)) is \
+        outbox.date_header(datetime(2026, 1, 1, 0, 0, 0, 999, tzinfo=UTC))

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import email
 import email.policy
+import functools
 import json
 import re
 import secrets
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
+from datetime import datetime
 from email.message import EmailMessage
 from email.utils import format_datetime, formataddr
 from typing import TYPE_CHECKING
@@ -38,9 +40,20 @@ def clean(value: str) -> str:
     return _LINEBREAK.sub(" ", str(value)).strip()
 
 
+@functools.lru_cache(maxsize=1024)  # a move's mails name the same few (issue 28: 2 a mail queued)
 def mailbox(name: str | None, addr: str) -> str:
     """`Name <addr>`, quoted as needed."""
     return formataddr((clean(name or ""), clean(addr)))
+
+
+def date_header(when: datetime) -> str:
+    """The Date header of a mail made `when` (to the second: the mails of one move share one)."""
+    return _date_header(when.replace(microsecond=0))
+
+
+@functools.lru_cache(maxsize=8)
+def _date_header(when: datetime) -> str:
+    return format_datetime(when)
 
 
 def domain_of(address: str) -> str:
@@ -107,7 +120,7 @@ def enqueue(svc: Service, *, kind: str, message_id: str, sender: str, to: str, t
         "From": mailbox(f"Talisman {game}" if game else "Talisman", sender),
         "To": mailbox(to_name, to),
         "Subject": clean(subject),
-        "Date": format_datetime(svc.now()),
+        "Date": date_header(svc.now()),
         "Message-ID": message_id,
         # RFC 3834: a well-behaved responder answers neither; ours tells a reply from a report
         "Auto-Submitted": "auto-replied" if reply or kind in REPLIES else "auto-generated",
