@@ -8,24 +8,35 @@ names the nearest known one (pbem/base/configkeys.py): the known keys are the St
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import tomllib
+from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
 
-# msgspec without typing_extensions unless something imported either first: msgspec takes
+
+@contextlib.contextmanager
+def _without(name: str) -> Iterator[None]:
+    """Imports inside find no `name` unless it is imported already (they fall back, as they
+    would were it not installed)."""
+    hide = name not in sys.modules
+    if hide:
+        sys.modules[name] = None  # type: ignore[assignment]  # its import fails
+    try:
+        yield
+    finally:
+        if hide and sys.modules.get(name, 0) is None:
+            del sys.modules[name]
+
+
+# msgspec without typing_extensions unless something imported it first: msgspec takes
 # `get_type_hints` and `NotRequired` from it when it is installed (typing's otherwise, which has
 # both from 3.11), and its 3,000 lines cost every process a few ms of CPU for nothing the
 # service's Structs need. The settings are what imports msgspec first.
-_HIDDEN = "msgspec" not in sys.modules and "typing_extensions" not in sys.modules
-if _HIDDEN:
-    sys.modules["typing_extensions"] = None  # type: ignore[assignment]  # its import fails: typing's are used
-try:
+with _without("typing_extensions"):
     import msgspec
-finally:
-    if _HIDDEN and sys.modules.get("typing_extensions", 0) is None:
-        del sys.modules["typing_extensions"]
 
 from pbem.base import clock, configkeys  # noqa: E402
 
