@@ -22,8 +22,9 @@ move, printed as the median and spread over `--rounds` rounds (at least 7). Targ
 are sent between rounds, untimed, so every round starts with an empty queue.
 
 `--postgres` adds a fourth kind: answered on PostgreSQL (a cluster of its own, as
-tests/pgcluster.py starts), its server's CPU over the timed mails counted, against SQLite's
-answered mail by mail in turn with it. Target (issue 28): <= 1.5x.
+tests/pgcluster.py starts), its server's CPU over the timed mails counted, against SQLite
+answering the same mails of the same games (a home of its own) in turn with it, mail by mail.
+Target (issue 28): <= 1.5x.
 
 `--profile N` plays N answered mails under cProfile instead (after the same warm-up) and
 prints the process's user and system CPU over them, then the functions with the most time,
@@ -121,8 +122,9 @@ class Bench:
 
 def with_server(pg: Bench, sqlite: Bench, k: int, cluster, server: list[float],
                 beside: list[timing.Sample]) -> timing.Sample:
-    """`k` answered mails on PostgreSQL, each after one on SQLite (mail by mail in turn, so both
-    stores' figures are taken under the same load: a round of each in its own slot spread the
+    """`k` answered mails on PostgreSQL, each after the same mail on SQLite (`sqlite` plays the
+    same games from the same seeds, answer for answer: the same work, taken mail by mail in turn
+    under the same load; a round of each in its own slot, on games at other moves, spread the
     ratio 1.1-2.5): PostgreSQL's sample per mail with its server's CPU over its timed mails
     added (the server serves this bench alone; that share also appended to `server`), and
     SQLite's mean appended to `beside`."""
@@ -186,7 +188,7 @@ def main() -> None:
     log.configure("json", "warning")
     k = args.per_round
     with tempfile.TemporaryDirectory() as home, tempfile.TemporaryDirectory() as pg_home, \
-            contextlib.ExitStack() as stack:
+            tempfile.TemporaryDirectory() as twin_home, contextlib.ExitStack() as stack:
         b = Bench(home)
         b.answered(20)  # warm: templates, caches, the store's pages
         b.grouped(10, args.batch)
@@ -207,10 +209,12 @@ def main() -> None:
             stack.callback(cluster.stop)
             pg = Bench(pg_home, cluster.database())
             stack.callback(pg.svc.store.close)
+            twin = Bench(twin_home)  # SQLite playing PostgreSQL's games, answer for answer
             pg.answered(20)
+            twin.answered(20)
             server: list[float] = []
             beside: list[timing.Sample] = []
-            work["pg"] = lambda: with_server(pg, b, k, cluster, server, beside)
+            work["pg"] = lambda: with_server(pg, twin, k, cluster, server, beside)
         got = timing.rounds(work, args.rounds, 1)
         print(f"{args.rounds} rounds of {k} mails of each kind ({b.g.n - b.g.first} game(s) of 6 players); "
               f"per mail, the mean of a round; replies sent per answered mail: {sum(replies) / len(replies):.2f}")
