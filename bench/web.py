@@ -90,20 +90,23 @@ def _get(conn: http.client.HTTPConnection, path: str) -> bytes:
 
 
 def alternating(port: int, paths: dict[str, str], seconds: float) -> tuple[dict[str, timing.Sample], dict, dict]:
-    """One request to each of `paths` in turn (each on its kept-alive connection) for `seconds`:
-    per key, the median CPU (this process: client and server) and wall time of its requests, how
-    many, and its last page. Request by request, so each game's figure is taken under the same
-    load as the others' (slots of a second each let the other sessions' work fall on one game
-    and not the other: a round's ratio spread 0.6-1.9 at the same page)."""
+    """One request to each of `paths` in turn (each on its kept-alive connection, a different one
+    first each time) for `seconds`: per key, the median CPU (this process: client and server)
+    and wall time of its requests, how many, and its last page. Request by request, so each
+    game's figure is taken under the same load as the others' (slots of a second each let the
+    other sessions' work fall on one game and not the other: a round's ratio spread 0.6-1.9 at
+    the same page)."""
     conns = {k: http.client.HTTPConnection("127.0.0.1", port) for k in paths}
     cpu: dict[str, list[float]] = {k: [] for k in paths}
     wall: dict[str, list[float]] = {k: [] for k in paths}
     last: dict[str, bytes] = {}
+    keys, turn = list(paths), 0
     end = time.perf_counter() + seconds
     while time.perf_counter() < end:
-        for k, path in paths.items():
+        turn += 1  # each goes first in turn: what follows another request may find more of it warm
+        for k in keys[turn % len(keys):] + keys[:turn % len(keys)]:
             c, t = time.process_time(), time.perf_counter()
-            last[k] = _get(conns[k], path)
+            last[k] = _get(conns[k], paths[k])
             wall[k].append(time.perf_counter() - t)
             cpu[k].append(time.process_time() - c)
     for c in conns.values():
