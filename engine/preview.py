@@ -37,10 +37,12 @@ def _stand(ctx: machine.Ctx, i: int) -> dict[str, Any]:
     return {"space": sid, "space_name": ctx.space(sid).name, "region": ctx.content.board.spaces[sid].ring}
 
 
-def _answered(state: Game, move: Move, faces: list[int] | None, events: list[Event], hooks: Hooks) -> machine.Ctx:
+def _answered(state: Game, move: Move, faces: list[int] | None, events: list[Event], hooks: Hooks,
+              own: bool = False) -> machine.Ctx:
     """A copy of `state` with `move` answered, `faces` the next dice, as `api.apply` makes it:
-    the players are copied when a rule first asks for one (most moves change one of several)."""
-    s = clone(state, players=False)
+    the players are copied when a rule first asks for one (most moves change one of several).
+    `own`: `state` is the preview's own copy, answered in place."""
+    s = state if own else clone(state, players=False)
     s.forced = list(faces or [])
     ctx = machine.Ctx(s, events, hooks, shared=True)
     machine.answer(ctx, move)
@@ -48,7 +50,7 @@ def _answered(state: Game, move: Move, faces: list[int] | None, events: list[Eve
 
 
 def play(state: Game, player: str, key: str, hooks: Hooks, faces: list[int] | None = None,
-         deeper: bool = True) -> dict[str, Any]:
+         deeper: bool = True, own: bool = False) -> dict[str, Any]:
     """The outcome of `player` answering `key` to the open question, with `faces` as the next
     dice (none: it stops at the first die; `deeper`: also the outcomes of the reader's next
     question). Keys: events (texts the player may see), effects (those that are not a die's
@@ -63,18 +65,23 @@ def play(state: Game, player: str, key: str, hooks: Hooks, faces: list[int] | No
     or which it drew first, could tell the draw. Of the game as it stood before that task the
     outcome reads only where the reader stood (the space, its name as it stood then, its
     region): that is kept before each task, not the game (a copy before every task, or the
-    tasks played again on a new copy, cost a quarter of a preview)."""
-    i = machine.Ctx(state, [], hooks).index(player)
+    tasks played again on a new copy, cost a quarter of a preview).
+
+    `own`: `state` is a copy no one reads after this (the last answer to the reader's next
+    question): played in place, not copied again (a tenth of a preview was its copies)."""
+    first = machine.Ctx(state, [], hooks)
+    i = first.index(player)
     start, turn, marks = state.players[i].space, state.turn, _unknown_marks(state)
+    before = _stand(first, i) if own else None  # the answer changes `state` itself
     move = Move(player, key, state.prompt.id if state.prompt else None)
     events: list[Event] = []
     stop = "end"
     cut: dict[str, Any] | None = None
     stood: dict[str, Any] | None = None  # where the reader stood before a task taken back
-    ctx = _answered(state, move, faces, events, hooks)
+    ctx = _answered(state, move, faces, events, hooks, own)
     s = ctx.s
     if _unknown_marks(s) != marks:  # the answer itself drew (a reroll's die beyond `faces`)
-        s, stop = state, "unknown"  # only read from here on
+        s, stop, stood = state, "unknown", before  # only read from here on
         del events[:]
     else:
         for _ in range(_LIMIT):
@@ -112,7 +119,10 @@ def play(state: Game, player: str, key: str, hooks: Hooks, faces: list[int] | No
         out["at"] = ctx.space(at).name if isinstance(at, str) and at in ctx.content.board.spaces else None
         out["asked"] = [n for n in s.prompt.players if n not in s.prompt.answers]
         if deeper and out["asked"] == [player]:  # the reader's next question (a crossing): one step on
-            out["then"] = {o.key: play(s, player, o.key, hooks, deeper=False) for o in s.prompt.options}
+            options = s.prompt.options
+            last = len(options) - 1  # the others are played on copies first: the last may change `s`
+            out["then"] = {o.key: play(s, player, o.key, hooks, deeper=False, own=n == last)
+                           for n, o in enumerate(options)}
     return out
 
 

@@ -171,3 +171,39 @@ def test_where_an_answer_leads_is_named_in_the_readers_language(svc):
     english = leads.leads(svc, state, "alice", asked)["left"]
     assert german == ["dann Felder (Äußere Region)"], german
     assert english == ["then Fields (Outer Region)"], english
+
+
+@pytest.mark.parametrize("packs", [[], ["cataclysm", "lost-realms"], ["timescape"]])
+def test_each_answer_to_the_next_question_is_played_as_on_its_own_copy(packs):
+    """The reader's next question (a crossing, each face of a reroll's new direction): its last
+    answer is played on the preview's own copy, not a new one (issue 28). Along random games,
+    each of its answers leads where it would from the game that answer's move makes, and an
+    answer played in place (`own`) on a copy leads where it does on the game itself."""
+    from engine import preview
+    from engine.clone import clone
+    rnd = random.Random(5)
+    state = api.new_game({"players": HEROES + [{"name": "carol"}], "packs": packs}, "preview-then")
+    hooks = api.context(state).hooks
+    nested = 0
+    for _ in range(150):
+        move = bot.choose(state, rnd)
+        if move is None:
+            break
+        asked = state.prompt.players if state.prompt else []
+        if len(asked) == 1 and asked[0] != api.MODERATOR:
+            reader, before = asked[0], api.state_hash(state)
+            out = api.preview(state, reader)
+            for o in state.prompt.options:
+                alone = {k: v for k, v in out[o.key].items() if k != "faces"}  # outcomes adds a reroll's faces
+                assert preview.play(clone(state), reader, o.key, hooks, own=True) == alone
+                for face, got in [(None, out[o.key])] + [([int(f)], g) for f, g in out[o.key].get("faces", {}).items()]:
+                    if "then" not in got:
+                        continue
+                    made, _ = api.apply(msgspec.structs.replace(state, forced=face or []),
+                                        api.Move(reader, o.key, state.prompt.id))
+                    assert got["then"] == {k.key: preview.play(made, reader, k.key, hooks, deeper=False)
+                                           for k in made.prompt.options}, (packs, o.key, face)
+                    nested += 1
+            assert api.state_hash(state) == before
+        state, _ = api.apply(state, move)
+    assert nested > 5
