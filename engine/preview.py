@@ -22,12 +22,14 @@ REROLL = "reroll"
 TELLING = ("fate", "roll")  # kinds of event that tell a die, not what it did
 FACES = (1, 2, 3, 4, 5, 6)
 _LIMIT = 10_000  # tasks: a guard, as in machine.run
+_NOWHERE = object()  # no space `_stand` was kept for
 
 
 def _unknown_marks(s: Game) -> tuple:
     """What changes when something not yet known is drawn: the random counter and every deck's
-    size (forced dice are the faces a reroll is played with: known)."""
-    return s.rng, tuple(map(len, s.decks.values()))
+    size (forced dice are the faces a reroll is played with: known). A list made in the compiled
+    loop: tuple(map(len, ...)) went through the generic iterator, a tenth of a preview."""
+    return s.rng, [len(cards) for cards in s.decks.values()]
 
 
 def _stand(ctx: machine.Ctx, i: int) -> dict[str, Any]:
@@ -78,6 +80,8 @@ def play(state: Game, player: str, key: str, hooks: Hooks, faces: list[int] | No
     stop = "end"
     cut: dict[str, Any] | None = None
     stood: dict[str, Any] | None = None  # where the reader stood before a task taken back
+    standing: dict[str, Any] = {}
+    known: object = _NOWHERE  # the space `standing` was made for, bare (no Terrain card on it)
     ctx = _answered(state, move, faces, events, hooks, own)
     s = ctx.s
     if _unknown_marks(s) != marks:  # the answer itself drew (a reroll's die beyond `faces`)
@@ -90,7 +94,11 @@ def play(state: Game, player: str, key: str, hooks: Hooks, faces: list[int] | No
                 break
             if not s.stack or s.over:
                 break
-            seen, standing = len(events), _stand(ctx, i)
+            seen, sid = len(events), s.players[i].space
+            covered = sid is not None and ctx.covered(sid)  # a Terrain card names it anew (Ctx.space)
+            if covered or sid != known:  # else where the reader stands is as it was before the last task
+                standing = _stand(ctx, i)
+            known = _NOWHERE if covered else sid
             t = s.stack.pop()
             meets: dict[str, Any] = {"op": t.op}
             meets.update({k: t.a[k] for k in ("name", "strength", "craft") if k in t.a})
@@ -102,7 +110,8 @@ def play(state: Game, player: str, key: str, hooks: Hooks, faces: list[int] | No
                 if unknown:
                     stop, cut = "unknown", meets
                 break
-    ctx = machine.Ctx(s, [], hooks)
+    if s is not ctx.s:
+        ctx = machine.Ctx(s, [], hooks)  # only read from here on
     if stood is None:
         stood = _stand(ctx, i)
     seen_by = [e for e in events if visibility.may_see(e, player)]

@@ -207,3 +207,27 @@ def test_each_answer_to_the_next_question_is_played_as_on_its_own_copy(packs):
             assert api.state_hash(state) == before
         state, _ = api.apply(state, move)
     assert nested > 5
+
+
+def test_a_terrain_laid_on_the_readers_space_is_its_name_when_a_later_task_is_taken_back(monkeypatch):
+    """engine/preview.py makes where the reader stands again before a task only when the space
+    changed or a Terrain card covers it (issue 28: made before every task, it was a twentieth of
+    a preview). A task that lays a Terrain on the reader's space without a draw (as a Terrain
+    moved from another space does), then one that draws: the outcome names the space as the
+    Terrain had it just before the draw, not as it was when the play began."""
+    from engine import preview
+    from engine.rules import machine
+    from engine.state import Prompt, Task, option
+    state = api.new_game({"players": HEROES}, "preview-terrain")
+    sid, card = state.players[0].space, "wolf"
+    assert card in api.context(state).content.cards
+    monkeypatch.setitem(machine.ANSWERS, "test-nothing", lambda ctx, prompt, key, arg, who: None)
+    monkeypatch.setitem(machine.TASKS, "test-cover", lambda ctx, t: ctx.s.piles.__setitem__(f"terrain@{sid}", [card]))
+    monkeypatch.setitem(machine.TASKS, "test-draw", lambda ctx, t: setattr(ctx.s, "rng", ctx.s.rng + 1))
+    state.prompt = Prompt(state.next_prompt, ["alice"], "test-nothing", "?",
+                          [option("go", "go"), option("stay", "stay")])
+    state.stack.extend([Task("test-draw", 0, {}), Task("test-cover", 0, {})])  # the last runs first
+    out = preview.play(state, "alice", "go", api.context(state).hooks)
+    assert out["stop"] == "unknown" and out["cut"] == {"op": "test-draw"}
+    assert out["space"] == sid and out["space_name"] == api.context(state).content.cards[card].name != \
+        api.context(state).content.space(sid).name
