@@ -335,3 +335,32 @@ def test_a_change_of_the_engines_wording_comes_with_a_new_engine_version():
         f"the engine's wording is {wording}, recorded for no version or another: archives made by "
         f"engine {api.ENGINE_VERSION} would no longer verify. Raise ENGINE_VERSION and add "
         f"{{'<new version>': '{wording}'}} to WORDINGS")
+
+
+@pytest.mark.parametrize("values", [
+    {},
+    {"line": 'p0 7: say "hi" \\ \u00e9\u2028\u2029\x00\x1f\U0001f600', "at": None, "message_id": "<a\u00ff@b>"},
+    {"player": None, "actor": None, "prompt": None, "inbox_id": 2**62, "kind": "rollback"},
+])
+def test_a_checked_move_is_linked_as_the_store_links_it(finished, values):
+    """`verify` hashes the links of moves read with load's `checking` (their fields validated
+    as strings, integers or null) from one encoded Struct, not chain_hash's sorted dict: the
+    same hash for every value a field may hold (escapes, non-ASCII, null, large integers)."""
+    assert archive._Link.__struct_fields__ == tuple(sorted(_CHAINED))
+    path, seq = finished
+    data = archive.load(path, checking=True)
+    assert isinstance(data["moves"], archive._Plain)
+    m = {**data["moves"][seq - 1], **values}
+    prev = data["moves"][seq - 2]["hash"]
+    record = {k: m[k] for k in _CHAINED if k != "game"} | {"game": data["game"]}
+    m["hash"] = chain_hash(prev, record, m["state_hash"])
+    assert archive._check_link(data, m, seq, prev, plain=True) == m["hash"]
+    with pytest.raises(archive.Divergence, match="chain broken"):
+        archive._check_link(data, {**m, "line": m["line"] + " "}, seq, prev, plain=True)
+
+
+def test_verify_of_a_checked_archive_links_without_chain_hash(finished, monkeypatch):
+    path, _ = finished
+    monkeypatch.setattr(archive, "chain_hash", lambda *a: pytest.fail("chain_hash on a checked archive"))
+    verdict = archive.verify(archive.load(path, checking=True))
+    assert verdict.ok and verdict.rerun, verdict.problem

@@ -78,7 +78,7 @@ class Divergence(Exception):
         super().__init__(f"move {seq}: {what}" if seq else f"setup: {what}")
 
 
-@dataclass
+@dataclass(slots=True)
 class Step:
     seq: int  # 0: the game as set up, before any move
     row: dict | None  # the logged move (None for the setup)
@@ -303,14 +303,36 @@ class _Checked(msgspec.Struct):
     hidden: bool = False
 
 
+class _Plain(list):
+    """Moves read as _Checked: their chained fields are known to be strings, integers or null."""
+
+
+class _Link(msgspec.Struct):
+    """A move's chained record (pbem/store `_CHAINED`), its fields in sorted order: encoded, it
+    is the JSON `chain_hash` writes for plain values, without building and sorting a dict."""
+    actor: str | None
+    at: str | None
+    game: str
+    inbox_id: int | None
+    kind: str
+    line: str
+    message_id: str | None
+    player: str | None
+    prompt: int | None
+    seq: int
+
+
+_LINK = msgspec.json.Encoder()
+
+
 def _for_checking(raw: bytes) -> dict | None:
     """The archive with its moves as _Checked dicts; None if it is not shaped so (then the
     plain reading lets verify say what is wrong)."""
     try:
         top = msgspec.json.decode(raw, type=dict[str, msgspec.Raw])
         data = {k: msgspec.json.decode(v) for k, v in top.items() if k != "moves"}
-        data["moves"] = [msgspec.structs.asdict(m) for m in msgspec.json.decode(top.get("moves", b"[]"),
-                                                                                 type=list[_Checked])]
+        data["moves"] = _Plain(msgspec.structs.asdict(m) for m in msgspec.json.decode(top.get("moves", b"[]"),
+                                                                                     type=list[_Checked]))
     except (msgspec.DecodeError, msgspec.ValidationError):
         return None
     return data
@@ -420,23 +442,31 @@ def _versions(archive: dict) -> list[str]:
     return notes
 
 
-def _check_link(archive: dict, m: dict, seq: int, prev: str) -> str:
+def _check_link(archive: dict, m: dict, seq: int, prev: str, plain: bool = False) -> str:
+    """The move's link checked against `prev`; `plain`: its chained fields were read as _Checked."""
     if m.get("seq") != seq:
         raise Divergence(seq, f"missing (the next move in the archive is {m.get('seq')})")
     if m.get("hidden"):  # a player's export hides others' lines: only the links can be followed
         if m["prev_hash"] != prev:
             raise Divergence(seq, "chain broken")
         return m["hash"]
-    record = {k: m[k] for k in _CHAINED if k != "game"} | {"game": archive["game"]}
-    if m["prev_hash"] != prev or chain_hash(prev, record, m["state_hash"]) != m["hash"]:
+    if plain:  # chain_hash's bytes in half its time (no dict built, checked and sorted): verify links every move
+        body = _LINK.encode(_Link(m["actor"], m["at"], archive["game"], m["inbox_id"], m["kind"], m["line"],
+                                  m["message_id"], m["player"], m["prompt"], m["seq"]))
+        link = hashlib.sha256(b"%s\n%s\n%s" % (prev.encode(), body, m["state_hash"].encode())).hexdigest()
+    else:
+        record = {k: m[k] for k in _CHAINED if k != "game"} | {"game": archive["game"]}
+        link = chain_hash(prev, record, m["state_hash"])
+    if m["prev_hash"] != prev or link != m["hash"]:
         raise Divergence(seq, "chain broken")
     return m["hash"]
 
 
 def _chain(archive: dict, moves: list[dict], progress: Progress) -> None:
     prev = archive["seed_commitment"]  # the chain starts at the commitment published at the start
+    plain = isinstance(moves, _Plain) and isinstance(archive.get("game"), str)
     for seq, m in enumerate(moves, 1):
-        prev = _check_link(archive, m, seq, prev)
+        prev = _check_link(archive, m, seq, prev, plain)
         progress(seq, len(moves))
 
 
@@ -451,8 +481,9 @@ def _rerun(archive: dict, moves: list[dict], seed: str, progress: Progress, v: V
     view = api.view(start.state, None)
     _same(0, "board differs", archive.get("board"), {"rings": view["board"], "names": view["space_names"]})
     last = start
+    plain = isinstance(moves, _Plain) and isinstance(archive.get("game"), str)
     for seq, m in enumerate(moves, 1):
-        prev = _check_link(archive, m, seq, prev)  # the chain first: a changed line shows as such
+        prev = _check_link(archive, m, seq, prev, plain)  # the chain first: a changed line shows as such
         try:
             last = next(steps)
         except StopIteration:  # cannot happen: one step per move
