@@ -11,6 +11,21 @@ from pbem import bot
 HEROES = [{"name": "alice", "character": "wizard"}, {"name": "bob", "character": "priest"}]
 
 
+def one_asked_along_a_game(packs: list[str], seed: str, rnd_seed: int, moves: int):
+    """(state, reader, hooks) at each move of a random game where one player (not the moderator) is asked."""
+    rnd = random.Random(rnd_seed)
+    state = api.new_game({"players": HEROES + [{"name": "carol"}], "packs": packs}, seed)
+    hooks = api.context(state).hooks
+    for _ in range(moves):
+        move = bot.choose(state, rnd)
+        if move is None:
+            return
+        asked = state.prompt.players if state.prompt else []
+        if len(asked) == 1 and asked[0] != api.MODERATOR:
+            yield state, asked[0], hooks
+        state, _ = api.apply(state, move)
+
+
 def at_the_tavern_roll(roll: int):
     """alice one space short of the Tavern with a movement die of 1, then `roll` for the table."""
     state = api.new_game({"players": HEROES}, "preview-tavern")
@@ -136,23 +151,14 @@ def test_the_preview_stops_where_a_copy_before_every_task_would(packs):
     played again were a quarter of a preview): along random games, every answer's outcome (a
     reroll's too, face by face) is the one the plain way finds."""
     from engine import preview
-    rnd = random.Random(11)
-    state = api.new_game({"players": HEROES + [{"name": "carol"}], "packs": packs}, "preview-replay")
-    hooks = api.context(state).hooks
     compared = set()
-    for _ in range(120):
-        move = bot.choose(state, rnd)
-        if move is None:
-            break
-        asked = state.prompt.players if state.prompt else []
-        if len(asked) == 1 and asked[0] != api.MODERATOR:
-            for o in state.prompt.options:
-                for faces in ([None] + [[f] for f in preview.FACES] if o.key == preview.REROLL else [None]):
-                    got = preview.play(state, asked[0], o.key, hooks, faces, deeper=False)
-                    want, back = played_copying_every_task(state, asked[0], o.key, faces)
-                    assert {k: got[k] for k in want} == want, (packs, state.prompt.kind, o.key, faces)
-                    compared.add((want["stop"], bool(want["events"]), back is not None))
-        state, _ = api.apply(state, move)
+    for state, reader, hooks in one_asked_along_a_game(packs, "preview-replay", 11, 120):
+        for o in state.prompt.options:
+            for faces in ([None] + [[f] for f in preview.FACES] if o.key == preview.REROLL else [None]):
+                got = preview.play(state, reader, o.key, hooks, faces, deeper=False)
+                want, back = played_copying_every_task(state, reader, o.key, faces)
+                assert {k: got[k] for k in want} == want, (packs, state.prompt.kind, o.key, faces)
+                compared.add((want["stop"], bool(want["events"]), back is not None))
     assert {("unknown", True, True), ("question", True, False), ("end", True, True)} <= compared  # each way met
 
 
@@ -181,31 +187,22 @@ def test_each_answer_to_the_next_question_is_played_as_on_its_own_copy(packs):
     answer played in place (`own`) on a copy leads where it does on the game itself."""
     from engine import preview
     from engine.clone import clone
-    rnd = random.Random(5)
-    state = api.new_game({"players": HEROES + [{"name": "carol"}], "packs": packs}, "preview-then")
-    hooks = api.context(state).hooks
     nested = 0
-    for _ in range(150):
-        move = bot.choose(state, rnd)
-        if move is None:
-            break
-        asked = state.prompt.players if state.prompt else []
-        if len(asked) == 1 and asked[0] != api.MODERATOR:
-            reader, before = asked[0], api.state_hash(state)
-            out = api.preview(state, reader)
-            for o in state.prompt.options:
-                alone = {k: v for k, v in out[o.key].items() if k != "faces"}  # outcomes adds a reroll's faces
-                assert preview.play(clone(state), reader, o.key, hooks, own=True) == alone
-                for face, got in [(None, out[o.key])] + [([int(f)], g) for f, g in out[o.key].get("faces", {}).items()]:
-                    if "then" not in got:
-                        continue
-                    made, _ = api.apply(msgspec.structs.replace(state, forced=face or []),
-                                        api.Move(reader, o.key, state.prompt.id))
-                    assert got["then"] == {k.key: preview.play(made, reader, k.key, hooks, deeper=False)
-                                           for k in made.prompt.options}, (packs, o.key, face)
-                    nested += 1
-            assert api.state_hash(state) == before
-        state, _ = api.apply(state, move)
+    for state, reader, hooks in one_asked_along_a_game(packs, "preview-then", 5, 150):
+        before = api.state_hash(state)
+        out = api.preview(state, reader)
+        for o in state.prompt.options:
+            alone = {k: v for k, v in out[o.key].items() if k != "faces"}  # outcomes adds a reroll's faces
+            assert preview.play(clone(state), reader, o.key, hooks, own=True) == alone
+            for face, got in [(None, out[o.key])] + [([int(f)], g) for f, g in out[o.key].get("faces", {}).items()]:
+                if "then" not in got:
+                    continue
+                made, _ = api.apply(msgspec.structs.replace(state, forced=face or []),
+                                    api.Move(reader, o.key, state.prompt.id))
+                assert got["then"] == {k.key: preview.play(made, reader, k.key, hooks, deeper=False)
+                                       for k in made.prompt.options}, (packs, o.key, face)
+                nested += 1
+        assert api.state_hash(state) == before
     assert nested > 5
 
 
