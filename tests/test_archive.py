@@ -364,3 +364,26 @@ def test_verify_of_a_checked_archive_links_without_chain_hash(finished, monkeypa
     monkeypatch.setattr(archive, "chain_hash", lambda *a: pytest.fail("chain_hash on a checked archive"))
     verdict = archive.verify(archive.load(path, checking=True))
     assert verdict.ok and verdict.rerun, verdict.problem
+
+
+def test_verify_tells_its_progress_every_tick_and_at_the_end(finished, monkeypatch):
+    """A terminal's progress bar costs a microsecond a call: verify tells it every TICK moves
+    and at the last, with or without the seed."""
+    path, _ = finished
+    monkeypatch.setattr(archive, "TICK", 3)
+    data = archive.load(path, checking=True)
+    n = len(data["moves"])
+    expected = [(s, n) for s in range(3, n + 1, 3)] + ([(n, n)] if n % 3 else [])
+    for each in (data, {k: v for k, v in data.items() if k != "seed"}):
+        told = []
+        assert archive.verify(each, progress=lambda done, total: told.append((done, total))).ok
+        assert told == expected
+
+
+def test_every_move_of_an_export_is_checked_as_bytes(finished, monkeypatch):
+    """What the replay shows is encoded as `dumps` wrote it: each move of an exported archive
+    is checked in one comparison of bytes, never the slower data comparison."""
+    path, _ = finished
+    monkeypatch.setattr(archive, "_events", lambda *a: pytest.fail("a move compared as data"))
+    verdict = archive.verify(archive.load(path, checking=True))
+    assert verdict.ok and verdict.rerun, verdict.problem
