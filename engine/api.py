@@ -178,6 +178,12 @@ def view(state: Game, player: str | None, *, packs: Sequence[Pack] = ()) -> dict
     return visibility.view(state, player, registry.hooks(state.packs, packs))
 
 
+def view_questions(state: Game, player: str | None) -> dict[str, Any]:
+    """The part of `player`'s view about the open questions ("over", "prompt", "mine"), without the
+    rest of the view: what a mail's headers name (pbem/outbound/reports.py)."""
+    return visibility.view_questions(state, player)
+
+
 def redeal(state: Game, player: str, seed: str, *, packs: Sequence[Pack] = ()) -> Game:
     """A game `player` cannot tell from `state`: a new seed, and every card they may not see dealt
     again at random (engine/visibility.py): what a bot plays ahead on (engine/bots/)."""

@@ -116,18 +116,6 @@ def view(state: Game, player: str | None, hooks: Hooks) -> dict[str, Any]:
                  objects=[content.cards[o].name for o in p.objects],
                  followers=[content.cards[f].name for f in p.followers])
         players[p.name] = d
-    prompt: list[dict[str, Any]] = []
-    if state.prompt and not state.over:
-        q = state.prompt
-        waiting = [n for n in q.players if n not in q.answers]
-        if everything or player in q.players:
-            prompt = [{"id": q.id, "players": waiting, "kind": q.kind, "question": q.question,
-                       "options": [{"key": o.key, "text": o.text} for o in q.options]}]
-        else:
-            # Another's question can name what they hold ("cast Teleport"): others see only
-            # whom the game waits for.
-            prompt = [{"id": q.id, "players": waiting, "kind": "", "question": "", "options": []}]
-    mine = next((q for q in prompt if q["options"] and (everything or player in q["players"])), None)
     return {
         "turn": state.turn, "round": state.round, "over": state.over, "winners": list(state.winners),
         "me": None if everything else player,
@@ -141,9 +129,27 @@ def view(state: Game, player: str | None, hooks: Hooks) -> dict[str, Any]:
         **state.pools,
         "effects": [dict(e) for e in state.effects],
         **_pack_text(hooks.public_text(ctx)),
-        "prompt": prompt,
-        "mine": mine,
+        **view_questions(state, player),
     }
+
+
+def view_questions(state: Game, player: str | None) -> dict[str, Any]:
+    """The fields of `player`'s view about the open questions: "over", "prompt" (each open question
+    as they may see it) and "mine" (the one that asks them, with its options, or None)."""
+    everything = player in (None, MODERATOR)
+    prompt: list[dict[str, Any]] = []
+    if state.prompt and not state.over:
+        q = state.prompt
+        waiting = [n for n in q.players if n not in q.answers]
+        if everything or player in q.players:
+            prompt = [{"id": q.id, "players": waiting, "kind": q.kind, "question": q.question,
+                       "options": [{"key": o.key, "text": o.text} for o in q.options]}]
+        else:
+            # Another's question can name what they hold ("cast Teleport"): others see only
+            # whom the game waits for.
+            prompt = [{"id": q.id, "players": waiting, "kind": "", "question": "", "options": []}]
+    mine = next((q for q in prompt if q["options"] and (everything or player in q["players"])), None)
+    return {"over": state.over, "prompt": prompt, "mine": mine}
 
 
 def _quest(content: Content, quest: str | None) -> list[Any] | None:

@@ -181,14 +181,19 @@ def _prompt_dict(p: Prompt) -> dict:
 
 
 def view(state: Game, player: str | None) -> dict:
-    ps = [_prompt_dict(p) for p in prompts(state)]
     me = None if player in (None, MODERATOR) else player
     return {"turn": state.turn, "round": state.turn, "over": state.over, "winners": state.winners, "me": me,
             "players": {p.name: _sheet(state, p, player) for p in state.players},
             "board": {"outer": SPACES}, "space_names": {s: s.replace("-", " ").title() for s in SPACES},
             "space_cards": {}, "space_gold": {}, "decks": {"adventure": 10}, "effects": [], "pack_text": {},
             "pack_said": {},
-            "prompt": ps, "mine": next((p for p in ps if me in p["players"]), None)}
+            **view_questions(state, player)}
+
+
+def view_questions(state: Game, player: str | None) -> dict:
+    ps = [_prompt_dict(p) for p in prompts(state)]
+    me = None if player in (None, MODERATOR) else player
+    return {"over": state.over, "prompt": ps, "mine": next((p for p in ps if me in p["players"]), None)}
 
 
 VIEW_ONLY = ("role", "max_fate", "hand", "area")  # a player's fields in a view, not in the summary

@@ -145,8 +145,9 @@ def test_an_answers_reports_make_no_view_of_the_game(make_service, monkeypatch):
 
 @pytest.mark.parametrize("packs", [[], ["timescape"], ["lost-realms", "cataclysm"], ["nemesis"]], ids=str)
 def test_the_questions_a_mail_names_are_the_readers_views(packs):
-    """Each state of a played game: for every reader, the question `open_questions` says they are
-    asked, and whom it says the game waits for, are those of their own view."""
+    """Each state of a played game: for every reader, the question a mail says they are asked
+    (`open_questions`, the engine's `view_questions`), and whom it says the game waits for, are those
+    of their own view."""
     from types import SimpleNamespace
 
     from test_playouts import game_config as playout_config
@@ -164,7 +165,7 @@ def test_the_questions_a_mail_names_are_the_readers_views(packs):
         for name in names:
             view = api.view(state, name)
             assert (shown.turn, shown.winners) == (view["turn"], view["winners"])
-            mine, questions = contexts.asking(svc, game, name, shown.as_seen_by(name), state)[1:]
+            mine, questions = contexts.asking(svc, game, name, api.view_questions(state, name), state)[1:]
             assert mine == view["mine"] and mine == contexts.asking(svc, game, name, view, state)[1]
             assert [n for q in questions for n in q["players"]] == [n for q in view["prompt"] for n in q["players"]]
         state, _ = api.apply(state, move)

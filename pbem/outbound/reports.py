@@ -108,33 +108,17 @@ def subject(game: dict, ctx: dict, kind: str) -> str:
 # -- what to send -----------------------------------------------------------------------
 
 class Shown(NamedTuple):
-    """What every reader's mail of one state says alike: its turn and winners, and its open
-    questions with those still to answer, as a view shows them to one they ask."""
+    """What every reader's mail of one state says alike: its turn and winners."""
     turn: int
     winners: list[str]
-    over: bool
-    questions: list[dict]
-
-    def as_seen_by(self, name: str) -> dict:
-        """The fields of `name`'s view that contexts.asking reads: the question they are asked
-        (`mine`: one with options that waits for them, as engine.api.view says), and whom the
-        others wait for (their questions' words are not theirs to see)."""
-        mine = next((q for q in self.questions if q["options"] and name in q["players"]), None)
-        return {"over": self.over, "mine": mine,
-                "prompt": [q if q is mine else {**q, "kind": "", "question": "", "options": []}
-                           for q in self.questions]}
 
 
 def open_questions(svc: Service, state) -> Shown:
-    """A state's `Shown`, from its summary and the engine's prompts. The mail's headers need only
-    this of a reader's view, and a view per reader (the whole board, each sheet) was 7 % of
-    handling an answer (issue 28); one is made for all the readers of a move."""
+    """A state's `Shown`, from its summary, once for a move's readers. Each reader's questions are
+    the engine's `view_questions` (the part of their view about them): a whole view per reader (the
+    board, each sheet) only for the headers was 7 % of handling an answer (issue 28)."""
     summary = svc.engine.summary(state)
-    return Shown(summary["turn"], list(summary.get("winners", [])), bool(summary["over"]),
-                 [{"id": p.id, "players": list(p.players), "kind": p.kind, "question": p.question,
-                   "options": [{"key": o.key, "text": o.text} for o in p.options]}
-                  for p in svc.engine.prompts(state)])
-
+    return Shown(summary["turn"], list(summary.get("winners", [])))
 
 
 def queue_report(svc: Service, game: dict, player: dict, state, *, kind: str = "report", mid_parts=(),
@@ -185,7 +169,7 @@ def _queue_report(svc: Service, game: dict, player: dict, state, *, kind: str, m
             svc.store.set_reported(game["id"], name, seq)
         player["reported_seq"] = seq
     shown = shown or open_questions(svc, state)
-    _, mine, prompts = contexts.asking(svc, game, name, shown.as_seen_by(name), state)
+    _, mine, prompts = contexts.asking(svc, game, name, svc.engine.view_questions(state, name), state)
     head = {"turn": shown.turn, "winners": shown.winners, "asked": mine,
             "waiting": [n for p in prompts for n in p["players"]]}  # as report_context says them
     ctx = dict(extra or {})  # laid over the made context, as it was over the context made at once
