@@ -314,3 +314,17 @@ def test_a_kept_roll_that_leads_to_a_fight_says_then_once():
     with i18n.using("de"):
         said = f"{leads._then()} {leads._said(o)}"
     assert said.startswith("dann ein Kampf") and "Dann" not in said, said
+
+
+def test_a_refused_mail_from_her_address_is_answered_in_german_and_a_strangers_in_english(svc):
+    """A mail from anna's address with a wrong token is refused as a stranger's: the reply says
+    nothing of any game, in her language (subject and text); one from an unknown address, English."""
+    german_game(svc)
+    for sender, words in (("anna@example.de", ("Ihre Nachricht an den Talisman-Dienst", "Guten Tag")),
+                          ("eve@example.net", ("Your message to the Talisman service", "Hello"))):
+        result = handle(svc, mail(["1: rest"], sender=sender, tok="0" * 20))
+        assert result.status == "refused"
+        [row] = svc.store.query("SELECT id FROM outbox WHERE inbox_id = ? AND kind = 'stranger'", (result.inbox_id,))
+        sent = outbox.mail(svc, row["id"])
+        assert sent["subject"] == words[0] and words[1] in sent["text"], sent
+        assert "autumn" not in sent["text"] and "anna" not in sent["text"]

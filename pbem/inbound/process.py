@@ -293,7 +293,8 @@ def _refuse(svc: Service, row: dict, reading: Reading, reason: str) -> Result:
     sender = _reply_to(svc, row, reading)
     if sender:
         assert reading.mail is not None  # only a mail's sender is answered
-        reports.queue_stranger(svc, sender, inbox_id=row["id"], in_reply_to=reading.mail.message_id)
+        reports.queue_stranger(svc, sender, inbox_id=row["id"], in_reply_to=reading.mail.message_id,
+                               lang=daily.language(svc, sender))
     return Result("refused", log.scrub(f"refused: {reason}"), row["id"])
 
 

@@ -295,9 +295,11 @@ def _character(g: dict, slug: str | None) -> dict | None:
                           for k, t in zip(ch.abilities, ch.ability_texts, strict=True)]}
 
 
-def queue_stranger(svc: Service, to: str, *, inbox_id: int, in_reply_to: str | None) -> None:
-    """The reply to a message that could not be authenticated: says nothing about any game."""
-    outbox.enqueue(svc, kind="stranger", message_id=message_id(svc, None, f"in{inbox_id}", "stranger"),
-                   sender=svc.settings.address, to=to, to_name=None, subject="Your message to the Talisman service",
-                   context={"address": svc.settings.address}, in_reply_to=in_reply_to, references=[in_reply_to],
-                   inbox_id=inbox_id)
+def queue_stranger(svc: Service, to: str, *, inbox_id: int, in_reply_to: str | None, lang: str) -> None:
+    """The reply to a message that could not be authenticated: says nothing about any game; in
+    `lang`, the language `to` reads (a seat whose token was wrong reads hers; a stranger English)."""
+    with i18n.using(lang):
+        outbox.enqueue(svc, kind="stranger", message_id=message_id(svc, None, f"in{inbox_id}", "stranger"),
+                       sender=svc.settings.address, to=to, to_name=None,
+                       subject=_("Your message to the Talisman service"), context={"address": svc.settings.address},
+                       in_reply_to=in_reply_to, references=[in_reply_to], inbox_id=inbox_id)
