@@ -52,16 +52,9 @@ def positions(moves: int) -> list[tuple]:
     """(state, the one player asked, the game's packs as hooks) along one bot game per set of packs."""
     out = []
     for n, packs in enumerate(PACKS):
-        rnd = random.Random(n)
         state = api.new_game({"players": PLAYERS, "packs": packs}, f"bench-preview-{n}")
-        for _ in range(moves):
-            move = bot.choose(state, rnd)
-            if move is None:
-                break
-            asked = state.prompt.players if state.prompt else []
-            if len(asked) == 1 and asked[0] != api.MODERATOR:
-                out.append((state, asked[0], registry.hooks(state.packs, ())))
-            state, _ = api.apply(state, move)
+        out += [(at, reader, registry.hooks(at.packs, ()))
+                for at, reader in bot.asked_alone(state, random.Random(n), moves)]
     return out
 
 

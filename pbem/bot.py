@@ -21,6 +21,19 @@ def choose(state, rnd: random.Random) -> api.Move | None:
     return api.Move(player, rnd.choice(prompt.options).key, prompt.id)
 
 
+def asked_alone(state, rnd: random.Random, moves: int):
+    """Along `moves` random moves from `state`: each state where one player, not the moderator,
+    is asked, with that player (the positions a preview or a report's answers are made at)."""
+    for _ in range(moves):
+        move = choose(state, rnd)
+        if move is None:
+            return
+        asked = state.prompt.players if state.prompt else []
+        if len(asked) == 1 and asked[0] != api.MODERATOR:
+            yield state, asked[0]
+        state, _ = api.apply(state, move)
+
+
 def playout(config: dict, seed: str, bot_seed: int = 0, max_moves: int = 20000, check: bool = False,
             packs: Sequence[Pack] = ()):
     """Play a whole game; returns (final state, moves). With check, asserts the invariants

@@ -13,17 +13,10 @@ HEROES = [{"name": "alice", "character": "wizard"}, {"name": "bob", "character":
 
 def one_asked_along_a_game(packs: list[str], seed: str, rnd_seed: int, moves: int):
     """(state, reader, hooks) at each move of a random game where one player (not the moderator) is asked."""
-    rnd = random.Random(rnd_seed)
     state = api.new_game({"players": HEROES + [{"name": "carol"}], "packs": packs}, seed)
     hooks = api.context(state).hooks
-    for _ in range(moves):
-        move = bot.choose(state, rnd)
-        if move is None:
-            return
-        asked = state.prompt.players if state.prompt else []
-        if len(asked) == 1 and asked[0] != api.MODERATOR:
-            yield state, asked[0], hooks
-        state, _ = api.apply(state, move)
+    for at, reader in bot.asked_alone(state, random.Random(rnd_seed), moves):
+        yield at, reader, hooks
 
 
 def at_the_tavern_roll(roll: int):
