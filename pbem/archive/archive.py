@@ -326,16 +326,43 @@ class _Link(msgspec.Struct):
 _JSON = msgspec.json.Encoder()
 
 
+_ANY: Any = msgspec.UNSET  # a top-level field the file does not hold: left out of load's dict
+
+
+class _Archive(msgspec.Struct):
+    """An archive as `verify` reads it, in one pass over the file (reading the top level as Raw
+    first and the moves after was a second scan of its megabytes): every top-level key `export`
+    writes (others are not read: verify reads none), its moves as _Checked."""
+    format: Any = _ANY
+    version: Any = _ANY
+    game: Any = _ANY
+    scope: Any = _ANY
+    player: Any = _ANY
+    status: Any = _ANY
+    exported_at: Any = _ANY
+    engine_version: Any = _ANY
+    content_version: Any = _ANY
+    exported_with: Any = _ANY
+    config: Any = _ANY
+    seed_commitment: Any = _ANY
+    content_files: Any = _ANY
+    content_files_at_start: Any = _ANY
+    seed: Any = _ANY
+    board: Any = _ANY
+    start: Any = _ANY
+    final: Any = _ANY
+    moves: list[_Checked] = []
+
+
 def _for_checking(raw: bytes) -> dict | None:
     """The archive with its moves as _Checked dicts; None if it is not shaped so (then the
     plain reading lets verify say what is wrong)."""
     try:
-        top = msgspec.json.decode(raw, type=dict[str, msgspec.Raw])
-        data = {k: msgspec.json.decode(v) for k, v in top.items() if k != "moves"}
-        data["moves"] = _Plain(msgspec.structs.asdict(m) for m in msgspec.json.decode(top.get("moves", b"[]"),
-                                                                                     type=list[_Checked]))
+        top = msgspec.json.decode(raw, type=_Archive)
     except (msgspec.DecodeError, msgspec.ValidationError):
         return None
+    data = {k: v for k in top.__struct_fields__ if (v := getattr(top, k)) is not msgspec.UNSET}
+    data["moves"] = _Plain(msgspec.structs.asdict(m) for m in top.moves)
     return data
 
 
@@ -369,7 +396,10 @@ def verify(archive: dict, progress: Progress = no_progress) -> Verdict:
     """Check an archive: the hash chain always; with the seed, also the commitment and every
     move re-run through the engine (state hashes, events, positions, random draws)."""
     from engine import content
-    previous = content.use_overlay(archive.get("content_files") or {})  # the game's own texts
+    files = archive.get("content_files") or {}  # the game's own texts
+    if files == content.overlay():  # already read: swapping would only empty the engine's content caches
+        return _verify(archive, progress)
+    previous = content.use_overlay(files)
     try:
         return _verify(archive, progress)
     finally:
