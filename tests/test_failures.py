@@ -43,7 +43,7 @@ STEPS = [
     (Store, "finish_inbox"),  # marked processed (its transaction not yet committed)
     (dropfolder, "archive"),  # committed; the file not yet moved
     (sending.FileSender, "send"),  # the .eml written; the row not yet marked sent
-    (Store, "outbox_sent"),
+    (Store, "outbox_sent_rows"),  # the batch marked sent (committed; the store not yet synced)
 ]
 
 

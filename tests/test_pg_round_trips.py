@@ -58,6 +58,7 @@ def test_an_answered_mail_pipelines_its_writes_on_postgresql(make_service, pg_ur
     # answer's own reads made once with its reports' (read_once around both): 29 for 40. Then
     # fewer statements (perf28k): the open deadlines and those owed one read, the stored state
     # and the move's events not read back (reads, so waits too), the limit's DELETE in its INSERT
-    # (a write the pipeline sent without waiting): 26 for 35.
+    # (a write the pipeline sent without waiting): 26 for 35; others' cuts since: 24 for 33. The
+    # four mails' marks "sent", one statement and one commit for the batch (perf28o): 21 for 30.
     assert waits <= statements - 9, (waits, sent)
-    assert waits <= 26 and statements <= 35, (waits, sent)
+    assert waits <= 21 and statements <= 30, (waits, sent)

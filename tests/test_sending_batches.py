@@ -6,6 +6,7 @@ guarantee under kills is tests/test_kill.py's and tests/test_daemons.py's."""
 import asyncio
 import email
 import os
+import sqlite3
 import stat
 from email.policy import default as default_policy
 from html import unescape
@@ -26,9 +27,15 @@ def queue(svc, n: int, start: int = 0) -> None:
 
 
 def counted(svc, monkeypatch) -> dict:
-    """The claims, the marks "sent" and the fsyncs (Store.sync) a sending round makes."""
-    seen = {"claims": [], "sent": 0, "syncs": 0}
+    """The claims, the marks "sent" (one a mail, and those of a batch at once) and the fsyncs
+    (Store.sync) a sending round makes."""
+    seen = {"claims": [], "sent": 0, "marked": [], "syncs": 0}
     claim, mark, sync = svc.store.claim_outbox_rows, svc.store.outbox_sent, svc.store.sync
+    mark_rows = svc.store.outbox_sent_rows
+
+    def sent_rows(rows, owner):
+        seen["marked"].append(len(rows))
+        return mark_rows(rows, owner)
 
     def claim_rows(*args, **kwargs):
         rows = claim(*args, **kwargs)
@@ -45,6 +52,7 @@ def counted(svc, monkeypatch) -> dict:
 
     monkeypatch.setattr(svc.store, "claim_outbox_rows", claim_rows)
     monkeypatch.setattr(svc.store, "outbox_sent", sent)
+    monkeypatch.setattr(svc.store, "outbox_sent_rows", sent_rows)
     monkeypatch.setattr(svc.store, "sync", synced)
     return seen
 
@@ -59,7 +67,8 @@ def test_a_batch_is_claimed_at_once_and_made_durable_once(make_service, monkeypa
     seen = counted(svc, monkeypatch)
     assert asyncio.run(sending.send_due(svc)) == 45
     assert seen["claims"] == [20, 20, 5]  # three batches; the short one says nothing is left
-    assert seen["sent"] == 45 and seen["syncs"] == 3  # a mark per mail, an fsync per batch
+    # a statement marks a batch (written files, synced together), not one a mail; an fsync per batch
+    assert seen["sent"] == 0 and seen["marked"] == [20, 20, 5] and seen["syncs"] == 3
     assert files(svc) == [sending.eml_name(i) for i in range(1, 46)]
     assert all(r["status"] == "sent" for r in svc.store.outbox_rows())
     claims = svc.store.query("SELECT claimed_by, claim_until FROM outbox WHERE claimed_by IS NOT NULL")
@@ -91,7 +100,7 @@ def test_a_batch_claims_no_more_than_its_lease_covers(make_service, monkeypatch)
     monkeypatch.setattr(svc.store, "release_outbox", lambda owner, ids: released.append(list(ids)) or
                         release(owner, ids))
     assert asyncio.run(sending.send_due(svc)) == 5
-    assert seen["claims"] == [2, 2, 1] and released == [] and seen["sent"] == 5  # each batch within its lease
+    assert seen["claims"] == [2, 2, 1] and released == [] and seen["marked"] == [2, 2, 1]  # each batch within its lease
     # a send that takes long: the rest of its batch is given back, then claimed again
     queue(svc, 4, start=100)
     seen["claims"].clear()
@@ -197,9 +206,10 @@ def test_serve_once_reads_the_outbox_only_by_page_and_due_time(make_service, mon
 
 
 def test_a_round_claims_and_marks_in_single_statements_and_reads_a_frame_once(svc, game):
-    """A claim and a mark "sent" are each one statement, its own commit (no BEGIN and COMMIT
-    around them: each is still committed before the next mail goes, so a kill loses no mark);
-    a move's readers share its stored frame, read once a round, and their seat rows."""
+    """A claim and the batch's marks "sent" are each one statement, its own commit (no BEGIN
+    and COMMIT around them; the file sender's marks follow its sync, so a kill before them writes
+    the batch's files again, in place); a move's readers share its stored frame, read once a
+    round, and their seat rows."""
     asyncio.run(sending.send_due(svc))  # the opening mails
     sql = "SELECT context FROM outbox WHERE status = 'queued' AND context LIKE '%\"stored\"%'"
     for _ in range(12):  # until a move is reported to both players (their reports share its frame)
@@ -216,7 +226,8 @@ def test_a_round_claims_and_marks_in_single_statements_and_reads_a_frame_once(sv
         svc.store.conn.set_trace_callback(None)
     assert [s for s in statements if s.startswith(("BEGIN", "COMMIT"))] == []
     assert len([s for s in statements if s.startswith("UPDATE outbox SET claimed_by")]) == 1
-    assert len([s for s in statements if s.startswith("UPDATE outbox SET text")]) == due
+    assert len([s for s in statements if s.startswith("WITH m (mark_id")]) == 1  # a batch: one mark
+    assert not [s for s in statements if s.startswith("UPDATE outbox SET text")]
     read = [s for s in statements if s.startswith("SELECT frame FROM report_frames")]
     stored = {msgspec.json.decode(r["context"])["board"]["stored"] for r in queued}
     assert len(read) == len(stored) < len(queued)
@@ -236,7 +247,7 @@ def test_each_eml_is_durable_before_its_mail_is_marked_sent(make_service, monkey
     svc = make_service()
     queue(svc, 3)
     events: list[tuple[str, str]] = []
-    fdatasync, fsync, mark, sync = os.fdatasync, os.fsync, svc.store.outbox_sent, svc.store.sync
+    fdatasync, fsync, mark, sync = os.fdatasync, os.fsync, svc.store.outbox_sent_rows, svc.store.sync
 
     def named(fd):  # by inode: an O_TMPFILE's descriptor keeps its anonymous name once linked
         ino = os.fstat(fd).st_ino
@@ -246,13 +257,14 @@ def test_each_eml_is_durable_before_its_mail_is_marked_sent(make_service, monkey
 
     monkeypatch.setattr(os, "fdatasync", lambda fd: events.append(("datasync", named(fd))) or fdatasync(fd))
     monkeypatch.setattr(os, "fsync", lambda fd: events.append(("fsync", named(fd))) or fsync(fd))
-    monkeypatch.setattr(svc.store, "outbox_sent", lambda id, *a: events.append(("sent", str(id))) or mark(id, *a))
+    monkeypatch.setattr(svc.store, "outbox_sent_rows", lambda rows, owner: events.append(
+        ("sent", " ".join(str(r[0]) for r in rows))) or mark(rows, owner))
     monkeypatch.setattr(svc.store, "sync", lambda: events.append(("store sync", "")) or sync())
     assert asyncio.run(sending.send_due(svc)) == 3
     names = [sending.eml_name(i) for i in (1, 2, 3)]
     seen = [e for e in events if e[0] != "fsync" or e[1] == "outbox"]
     assert sorted(seen[:3]) == [("datasync", n) for n in names]  # side by side: in any order
-    assert seen[3:] == [("fsync", "outbox"), ("sent", "1"), ("sent", "2"), ("sent", "3"), ("store sync", "")]
+    assert seen[3:] == [("fsync", "outbox"), ("sent", "1 2 3"), ("store sync", "")]  # the batch's marks at once
     assert files(svc) == names
 
 
@@ -282,18 +294,44 @@ def test_a_failed_sync_marks_nothing_sent_and_the_mails_go_again(make_service, m
 
 
 def test_a_mail_whose_claim_another_sender_took_is_not_marked_sent_by_the_first(make_service, monkeypatch):
-    """A sync that outlasts the lease: another sender claims the row meanwhile (and will send
+    """A sync that outlasts the lease: another sender claims a row meanwhile (and will send
     it, under the same Message-ID). The first one's mark must not take it from them: the row
-    stays theirs, queued, and the first round counts it as not sent."""
+    stays theirs, queued, and the first round counts it as not sent; the batch's other rows,
+    marked in the same statement, are sent."""
     svc = make_service()
-    queue(svc, 1)
+    queue(svc, 3)
     fdatasync = os.fdatasync
 
     def slow(fd):  # while the file is synced, the lease runs out and another daemon claims the row
-        svc.store.conn.execute("UPDATE outbox SET claimed_by = 'other', claim_until = '9999-01-01' WHERE id = 1")
+        svc.store.conn.execute("UPDATE outbox SET claimed_by = 'other', claim_until = '9999-01-01' WHERE id = 2")
         fdatasync(fd)
 
     monkeypatch.setattr(os, "fdatasync", slow)
-    assert asyncio.run(sending.send_due(svc)) == 0
-    [row] = svc.store.query("SELECT status, claimed_by FROM outbox")
-    assert (row["status"], row["claimed_by"]) == ("queued", "other")
+    assert asyncio.run(sending.send_due(svc)) == 2
+    rows = svc.store.query("SELECT status, claimed_by FROM outbox ORDER BY id")
+    assert [(r["status"], r["claimed_by"]) for r in rows] == [("sent", None), ("queued", "other"), ("sent", None)]
+
+
+def test_a_batch_whose_marks_fail_goes_again_under_the_same_message_ids(make_service, monkeypatch):
+    """The store refusing the batch's mark (one statement for all): none is marked, each is put
+    back with the reason and named unsent, and the next round writes the same files again, in
+    place (the same mails: a receiver drops the copy by its Message-ID)."""
+    svc = make_service()
+    queue(svc, 3)
+    mark = svc.store.outbox_sent_rows
+
+    def refused(rows, owner):
+        raise sqlite3.OperationalError("disk I/O error")
+
+    monkeypatch.setattr(svc.store, "outbox_sent_rows", refused)
+    unsent: list = []
+    assert asyncio.run(sending.send_due(svc, unsent=unsent)) == 0
+    rows = svc.store.query("SELECT status, attempts, last_error, claimed_by FROM outbox ORDER BY id")
+    assert [(r["status"], r["attempts"], r["claimed_by"]) for r in rows] == [("queued", 1, None)] * 3
+    assert all(r["last_error"].startswith("sent, but not marked sent: OperationalError") for r in rows)
+    assert sorted(u.id for u in unsent) == [1, 2, 3] and not any(u.final for u in unsent)
+    first = {n: (svc.settings.outbox_path / n).read_bytes() for n in files(svc)}
+    monkeypatch.setattr(svc.store, "outbox_sent_rows", mark)
+    assert asyncio.run(sending.send_due(svc)) == 3
+    assert {n: (svc.settings.outbox_path / n).read_bytes() for n in files(svc)} == first
+    assert all(r["status"] == "sent" for r in svc.store.outbox_rows())

@@ -195,6 +195,28 @@ def test_outbox_same_message_id_is_one_mail(store):
     assert store.outbox_rows()[0]["status"] == "sent"
 
 
+def test_a_batch_of_marks_is_one_statement_and_marks_only_the_owners_rows(store):
+    """outbox_sent_rows (issue 28): a sender's batch marked sent in one statement, each row with
+    its own text and HTML (a NUL made storable, as every text); a row whose claim another sender
+    took meanwhile is left to that sender, queued, and is not among the ids it returns."""
+    args = dict(kind="report", to_addr="a@x", subject="s", headers={"Subject": "s"}, text="t", context="{}")
+    for i in range(4):
+        store.add_outbox(message_id=f"<{i}@x>", **args)
+    ids = [r["id"] for r in store.claim_outbox_rows("me", 60, 4)]
+    store.query("UPDATE outbox SET claimed_by = 'other' WHERE id = ?", (ids[1],))
+    marks = [(ids[0], "one", "<p>one</p>"), (ids[1], "two", None), (ids[2], "thr\x00ee", None)]
+    assert store.outbox_sent_rows(marks, "me") == {ids[0], ids[2]}
+    rows = {r["id"]: r for r in store.query("SELECT * FROM outbox")}
+    assert [rows[i]["status"] for i in ids] == ["sent", "queued", "sent", "queued"]
+    assert (rows[ids[0]]["text"], rows[ids[0]]["html"], rows[ids[0]]["context"]) == ("one", "<p>one</p>", None)
+    assert rows[ids[2]]["text"] == "thr\u2400ee" and rows[ids[2]]["html"] is None
+    assert rows[ids[0]]["attempts"] == 1 and rows[ids[0]]["claimed_by"] is None and rows[ids[0]]["sent_at"]
+    assert (rows[ids[1]]["text"], rows[ids[1]]["claimed_by"], rows[ids[1]]["attempts"]) == ("t", "other", 0)
+    assert rows[ids[3]]["claimed_by"] == "me"  # claimed, not in the batch: untouched
+    assert store.outbox_sent_rows([], "me") == set()
+    assert store.outbox_sent_rows([(ids[0], "again", None)], "me") == set()  # no longer claimed by anyone
+
+
 def test_snapshot_before(store):
     add_game(store)
     store.save_snapshot("g", 0, b"s0")

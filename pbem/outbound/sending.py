@@ -274,8 +274,9 @@ async def send_due(svc: Service, sender=None, stop: asyncio.Event | threading.Ev
     done (`Store.group_commit`), not one each. A batch claims no more rows than its lease
     covers at one send's longest; a mail that could outlast the claim is given back unsent.
     A sender whose mails are durable only once it syncs (`FileSender`: the .eml files) has its
-    batch's mails marked after its `sync`, never before: a power cut cannot keep a mark whose
-    file it lost, and a kill before the marks writes the batch's files again, in place.
+    batch's mails marked after its `sync`, never before, all in one statement and one commit
+    (Store.outbox_sent_rows): a power cut cannot keep a mark whose file it lost, and a kill
+    before the marks writes the batch's files again, in place.
 
     At least once at the edge: a sender killed after the server took a mail and before the
     row is marked sent leaves the row claimed; once the lease runs out it is sent again, once,
@@ -380,7 +381,15 @@ async def _settle(svc: Service, sender, held: list[dict] | None, skipped: list[i
         for row in rows:
             _failed(svc, row, e, unsent)
         return None
-    return sum(_mark(svc, row, skipped, unsent, logger) for row in rows)
+    try:  # all in one statement and one commit: the batch's files are durable together anyway
+        marked = svc.store.outbox_sent_rows([(row["id"], row["text"], row["html"]) for row in rows], OWNER)
+    except Exception as e:  # noqa: BLE001  they went, unmarked: they go again (the same Message-IDs, in place)
+        for row in rows:
+            _put_back(svc, row, "sent, but not marked sent", e, skipped, unsent)
+        return 0
+    for row in rows:
+        _logged(logger, row, row["id"] in marked)
+    return len(marked)
 
 
 def _mark(svc: Service, row: dict, skipped: list[int], unsent: list[Unsent], logger) -> bool:
@@ -389,6 +398,10 @@ def _mark(svc: Service, row: dict, skipped: list[int], unsent: list[Unsent], log
     except Exception as e:  # noqa: BLE001  it went, unmarked: it goes again (the same Message-ID)
         _put_back(svc, row, "sent, but not marked sent", e, skipped, unsent)
         return False
+    return _logged(logger, row, marked)
+
+
+def _logged(logger, row: dict, marked: bool) -> bool:
     if not marked:  # our lease ran out and another sender claimed it: theirs to send (the same Message-ID) and mark
         logger.warning("sent, but another sender holds the mail now", outbox=row["id"], kind=row["kind"])
         return False

@@ -722,6 +722,24 @@ class Store:
                               ((text, html) if text is not None else ()) + (self.now(), id)
                               + ((owner,) if owner is not None else ()))
 
+    def outbox_sent_rows(self, rows: Sequence[tuple[int, str, str | None]], owner: str) -> set[int]:
+        """A batch of rows sent, each (id, text, html) as rendered for it (as outbox_sent), in one
+        statement, its own commit: only those `owner` still holds (another sender took the others
+        when the lease ran out); the ids it marked. A mark a statement was a commit a mail, and on
+        PostgreSQL about a third of the server's work of an answered mail (issue 28)."""
+        if not rows:
+            return set()
+        # VALUES, each text a parameter of its own: three arrays unnested (one statement's text for
+        # any count) cost PostgreSQL twice the server's CPU and 40 % more of psycopg's than a
+        # statement a row (each array's text escaped, then parsed), VALUES a third less of both
+        values = ", ".join(["(?, ?, ?)"] * len(rows))
+        return {r["id"] for r in self._all(
+            f"WITH m (mark_id, mark_text, mark_html) AS (VALUES {values}) UPDATE outbox SET text = m.mark_text, "
+            "html = m.mark_html, context = NULL, status = 'sent', attempts = attempts + 1, sent_at = ?, "
+            "last_error = NULL, claimed_by = NULL, claim_until = NULL FROM m "
+            "WHERE outbox.id = m.mark_id AND outbox.claimed_by = ? RETURNING outbox.id",
+            (*[v for row in rows for v in row], self.now(), owner))}
+
     def outbox_attempt_failed(self, id: int, error: str, retry_at: str | None, owner: str | None = None) -> bool:
         """A send failed: try again at `retry_at`, or give up (None). Only for a row `owner`
         holds, or one no live claim holds (False: another sender has it now)."""
