@@ -554,9 +554,7 @@ def _rerun(archive: dict, moves: list[dict], seed: str, progress: Progress, v: V
             raise Divergence(seq, "state hash differs")
         if m["turn"] != last.state.turn:
             raise Divergence(seq, "turn differs")
-        dice = _rng(last)
-        if not _as_written(m, last.events, last.state, dice, player):  # the usual case: one comparison of bytes
-            _check_apart(archive, m, seq, last.events, last.state, dice, player, v)
+        _check_apart(archive, m, seq, last.events, last.state, _rng(last), player, v)
         v.moves = seq
         if seq % TICK == 0 or seq == n:
             progress(seq, n)
@@ -578,6 +576,7 @@ def _fold(archive: dict, moves: _Plain, seed: str, progress: Progress, v: Verdic
         state_hash = api.state_hash(state)
         _check_start(archive, state, state_hash, {"from": 0, "to": state.rng, "draws": trace[:]})
         events: list
+        shown = bytearray()  # what the replay shows of each move, encoded into one buffer
         for seq, m in enumerate(moves, 1):
             prev = _check_checked_link(game, m, seq, prev)  # the chain first: a changed line shows as such
             before, drawn = state.rng, len(trace)
@@ -596,7 +595,7 @@ def _fold(archive: dict, moves: _Plain, seed: str, progress: Progress, v: Verdic
             if m.turn != state.turn:
                 raise Divergence(seq, "turn differs")
             dice = {"from": before, "to": state.rng, "draws": trace[drawn:]}
-            if not _as_written(m, events, state, dice, player):
+            if not _as_written(m, events, state, dice, player, shown):  # the usual case: one comparison of bytes
                 _check_apart(archive, m, seq, events, state, dice, player, v)
             v.moves = seq
             if seq % TICK == 0 or seq == n:
@@ -635,15 +634,15 @@ def _check_final(archive: dict, n: int, state, state_hash: str) -> None:
     _same(n, "final result differs", [final["over"], final["winners"]], [state.over, list(state.winners)])
 
 
-def _as_written(m: dict | _Checked, events: list, state, dice: dict, player: str | None) -> bool:
+def _as_written(m: _Checked, events: list, state, dice: dict, player: str | None, shown: bytearray) -> bool:
     """Whether a move read with load's `checking` holds, byte for byte, the events, positions
     and dice the replay shows, as `dumps` would write them (the events encoded from the
-    engine's Structs, as to_builtins would give them). False: compare them one by one."""
-    if not isinstance(m, _Checked):
-        return False
-    recorded = b"".join((b"[", m.events, b",", m.positions, b",", m.rng, b"]"))
+    engine's Structs, as to_builtins would give them), encoded into `shown`. False: compare
+    them one by one."""
     where = {p.name: _Where(p.space, p.character, p.life, p.alive) for p in state.players}
-    return recorded == _JSON.encode([api.filter_events(events, player), where, dice])
+    # everyone (None) sees every event (visibility.may_see): export wrote them all
+    _JSON.encode_into([events if player is None else api.filter_events(events, player), where, dice], shown)
+    return shown == b"".join((b"[", m.events, b",", m.positions, b",", m.rng, b"]"))
 
 
 class _Where(msgspec.Struct):
