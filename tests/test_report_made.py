@@ -11,7 +11,7 @@ from conftest import game_config, legal, mail, token
 from pbem.core import games
 from pbem.inbound.process import handle
 from pbem.moderate import newgame
-from pbem.outbound import contexts, leads, outbox, sending
+from pbem.outbound import contexts, leads, outbox, sending, turnmail
 
 
 def answer(svc, game="autumn"):
@@ -68,3 +68,35 @@ def test_nothing_stored_for_a_report_holds_the_seed(svc):
     for text in stored:
         made = msgspec.json.decode(text, type=contexts._Made)
         assert svc.engine.decode(made.state).seed == "" and "seed" not in made.game
+
+
+def test_a_moves_events_are_stored_once_for_its_readers_not_copied_into_each(svc):
+    """Issue 28: each reader's queued report carried its events, encoded as JSON into the JSON of
+    its context (every text and its message, once per reader). They are stored once, with the state
+    the move's reports are made from, each report naming where its own start and end; its reader's
+    are filtered from them when it is rendered. A report queued the old way, its events in it,
+    renders the same."""
+    newgame.create(svc, game_config())
+    asyncio.run(sending.send_due(svc))
+    for _ in range(40):  # to a move that mails both players
+        answer(svc)
+        rows = svc.store.query("SELECT * FROM outbox WHERE status = 'queued'")
+        last = svc.store.query("SELECT events FROM move_events ORDER BY seq DESC LIMIT 1")[0]["events"]
+        texts = [e["text"] for e in msgspec.json.decode(last) if len(e["text"]) > 12]
+        if len(rows) > 1 and texts:
+            break
+        asyncio.run(sending.send_due(svc))
+    assert len(rows) > 1 and texts
+    frame = svc.store.query("SELECT frame FROM report_frames ORDER BY id DESC LIMIT 1")[0]["frame"]
+    assert all(text in frame for text in texts)  # once for the move's readers
+    shown = []
+    for row in rows:
+        assert not any(text in row["context"] for text in texts), row["context"]  # not in each reader's
+        ctx = msgspec.json.decode(row["context"])
+        part = ctx[contexts.MADE]
+        events = turnmail.Backlog(svc, "autumn", part["after"], part["upto"]).since(part["after"], part["me"])
+        old = {**ctx, contexts.MADE: {"me": part["me"], "events": turnmail.encode(events), "pace": part["pace"]}}
+        text = outbox.rendered(svc, dict(row))["text"]
+        assert outbox.rendered(svc, {**row, "context": msgspec.json.encode(old).decode()})["text"] == text
+        shown += [t for t in texts if t in text]
+    assert shown  # the events are in the mails

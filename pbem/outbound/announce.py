@@ -29,16 +29,16 @@ def queue_reports(svc: Service, game: dict, played, *, sender: str | None = None
         to = turnmail.mailed(svc, game, played, seats, sender=sender, also=also)
         # a digest-only seat's report is not sent: what it would have told waits for its digest
         to = [p for p in to if over or p["name"] == sender or not reports.unasked(svc, p, "report", None)]
-        made = reports.store_made(svc, game, state) if len(to) > 1 else None  # stored once for all
+        # stored once for all, with the events since the earliest of their last reports
+        made = reports.store_made(svc, game, state, min(p["reported_seq"] for p in to)) if len(to) > 1 else None
         shown = reports.open_questions(svc, state)
-        backlog = turnmail.Backlog(svc, game["id"], min(p["reported_seq"] for p in to), seq) if to else None
         svc.store.set_reported(game["id"], [p["name"] for p in to if p["reported_seq"] != seq], seq)
         for player in to:
             mine = player["name"] == sender
             kind = "gameover" if over else sender_kind if mine else "report"
             reports.queue_report(svc, game, player, state, kind=kind, mid_parts=("over",) if over else (seq,),
                                  extra={**extra, **(sender_extra or {})} if mine else extra,
-                                 backlog=backlog, in_reply_to=in_reply_to if mine else None, inbox_id=inbox_id,
+                                 in_reply_to=in_reply_to if mine else None, inbox_id=inbox_id,
                                  made=made, reported=True, pace=pace, shown=shown)
     if turnmail.everyone(svc.engine, played):
         observers.queue(svc, game, state, key="over" if over else seq)
@@ -50,10 +50,10 @@ def queue_game_over(svc: Service, game: dict, state, *, ended_by_moderator: bool
                     pace: reports.PacePart) -> None:
     """The last mail of a game to every player: the final report and the seed revealed."""
     game = {**game, "status": "ended"}
-    made = reports.store_made(svc, game, state)
+    players = svc.store.players(game["id"], active_only=True)
+    made = reports.store_made(svc, game, state, min((p["reported_seq"] for p in players), default=game["moves"]))
     extra = {"seed": games.seed(svc, game), "commitment": game["seed_commitment"],
              "ended_by_moderator": ended_by_moderator}
-    players = svc.store.players(game["id"], active_only=True)
     shown = reports.open_questions(svc, state)
     with svc.store.read_once(game["id"], [p.get("email") for p in players]):
         for player in players:

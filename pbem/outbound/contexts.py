@@ -11,7 +11,7 @@ is its reader's own: their events, their question, their sheet and Spells.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import msgspec
 
@@ -210,24 +210,40 @@ MADE = "made"  # a queued context's key: what its report is made from (`made`)
 class _Made(msgspec.Struct):
     game: dict  # what report_context reads of the game row: id, status, commitment, config's game
     state: bytes  # games.encode: without its seed
+    # the events of the moves its reports show (by seq, as `move_events` stores them): once for the
+    # move's readers, each report naming where its own start (issue 28); none in a frame from before
+    events: dict[int, msgspec.Raw] = msgspec.field(default_factory=dict)
 
 
-def made_of(svc: Service, game: dict, state) -> _Made:
+def made_of(svc: Service, game: dict, state, after: int | None = None) -> _Made:
+    """`after`: the events of the moves after it (up to the game's) go with it (`_events`)."""
     kept = {"id": game["id"], "status": game.get("status"), "seed_commitment": game.get("seed_commitment"),
             "config": {"game": game["config"].get("game", {})}}
-    return _Made(kept, games.encode(svc, state))
+    rows = svc.store.move_events(game["id"], after, game["moves"]) if after is not None and after < game["moves"] \
+        else []  # within the answer's read_once, the moves it just stored are not read back
+    return _Made(kept, games.encode(svc, state), {r["seq"]: msgspec.Raw(r["events"].encode()) for r in rows})
 
 
-def store_made(svc: Service, game: dict, state) -> int:
-    """Store what the reports of `state` are made from; its id (`made` of `queue_report`)."""
-    return svc.store.add_frame(msgspec.json.encode(made_of(svc, game, state)).decode())
+def store_made(svc: Service, game: dict, state, after: int | None = None) -> int:
+    """Store what the reports of `state` are made from, with the events of the moves after `after`;
+    its id (`made` of `queue_report`)."""
+    return svc.store.add_frame(msgspec.json.encode(made_of(svc, game, state, after)).decode())
 
 
-_made_cache: dict[tuple, tuple[dict, Any, dict, str]] = {}
+class _Stored(NamedTuple):
+    game: dict
+    state: Any
+    frame: dict
+    frame_text: str  # the frame as JSON
+    events: dict[int, msgspec.Raw]
+    decoded: dict[int, list]  # `events` decoded, as its readers need them
 
 
-def _made_from(svc: Service, stored: str) -> tuple[dict, Any, dict, str]:
-    """(game, state, frame, the frame as JSON) of a stored `_Made`: the readers of one move share them."""
+_made_cache: dict[tuple, _Stored] = {}
+
+
+def _made_from(svc: Service, stored: str) -> _Stored:
+    """A stored `_Made` made ready to make reports from: the readers of one move share it."""
     key = (id(svc.engine), content.generation(), stored)
     got = _made_cache.get(key)
     if got is None:
@@ -236,11 +252,27 @@ def _made_from(svc: Service, stored: str) -> tuple[dict, Any, dict, str]:
         # draw, the same whatever the seed: tests/test_report_preview.py), and no stored copy holds it.
         state = svc.engine.decode(made.state)
         frame = make_frame(svc, state)
-        got = (made.game, state, frame, msgspec.json.encode(frame).decode())
+        got = _Stored(made.game, state, frame, msgspec.json.encode(frame).decode(), made.events, {})
         while len(_made_cache) >= 4:  # the moves of one send round, most often one
             _made_cache.pop(next(iter(_made_cache)))
         _made_cache[key] = got
     return got
+
+
+def _events(svc: Service, made: _Stored, part: dict) -> list:
+    """The events a queued report shows its reader: those it may see of the moves after `after` up
+    to `upto`, stored with what it is made from (a mail queued before issue 28 carries its own; the
+    moves' stored events are read if need be)."""
+    if "events" in part:
+        return turnmail.decode(svc.engine, part["events"])
+    seqs = range(part["after"] + 1, part["upto"] + 1)
+    if not all(seq in made.events for seq in seqs):
+        return list(turnmail.Backlog(svc, made.game["id"], part["after"], part["upto"]).since(part["after"],
+                                                                                               part["me"]))
+    for seq in seqs:
+        if seq not in made.decoded:
+            made.decoded[seq] = turnmail.decode(svc.engine, bytes(made.events[seq]).decode())
+    return list(svc.engine.filter_events([e for seq in seqs for e in made.decoded[seq]], part["me"]))
 
 
 def made(svc: Service, context: dict) -> dict:
@@ -251,12 +283,12 @@ def made(svc: Service, context: dict) -> dict:
     context = dict(context)
     part = context.pop(MADE)
     board = context["board"]  # the stored _Made as read, or one reader's own
-    game, state, frame, frame_text = _made_from(svc, str(board) if isinstance(board, str) else
-                                                msgspec.json.encode(board[MADE]).decode())
+    stored = _made_from(svc, str(board) if isinstance(board, str) else msgspec.json.encode(board[MADE]).decode())
+    game, state, frame, frame_text = stored.game, stored.state, stored.frame, stored.frame_text
     name = part["me"]
     with i18n.using(context.get("lang")):
-        ctx = report_context(svc, game, name, svc.engine.view(state, name), turnmail.decode(svc.engine, part["events"]),
-                             frame, state, pace=lambda *_: part["pace"])
+        ctx = report_context(svc, game, name, svc.engine.view(state, name), _events(svc, stored, part), frame,
+                             state, pace=lambda *_: part["pace"])
     ctx.update(context)
     ctx["board"] = None  # the frame is read back from its JSON as it was stored: not again here
     ctx = msgspec.json.decode(msgspec.json.encode(ctx))  # the rest as a context stored whole read back

@@ -18,7 +18,7 @@ from engine.registry import TITLES
 from pbem.base import engine_text, i18n, printed_names, printed_texts
 from pbem.base.i18n import _
 from pbem.core import people
-from pbem.outbound import calendar, contexts, glossary, links as web_links, outbox, turnmail
+from pbem.outbound import calendar, contexts, glossary, links as web_links, outbox
 from pbem.outbound.contexts import (  # what a report shows, by the names its callers know
     MADE as MADE,
     SPECTATOR as SPECTATOR,
@@ -34,9 +34,6 @@ from pbem.outbound.contexts import (  # what a report shows, by the names its ca
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
-
-    from engine.interface import EventLike
     from pbem.core.service import Service
 
 NAMES = ("welcome", "report", "receipt", "error", "gameover", "digest", "stranger")
@@ -123,15 +120,16 @@ def open_questions(svc: Service, state) -> Shown:
 
 def queue_report(svc: Service, game: dict, player: dict, state, *, kind: str = "report", mid_parts=(),
                  extra: dict | None = None, in_reply_to: str | None = None, inbox_id: int | None = None,
-                 backlog: turnmail.Backlog | None = None, catch_up: bool = True, made: int | None = None,
+                 catch_up: bool = True, made: int | None = None,
                  reported: bool = False, pace: PacePart, shown: Shown | None = None) -> None:
     """Queue one player's report (or receipt, error, game over: a report with more in it) of
     `state`, the game as it is now. It shows the events the player may see of the moves since
     their last report, which it now is (`catch_up` False: no events, e.g. a briefing that
-    tells the story its own way); `backlog` holds them when several reports share it. Either
+    tells the story its own way), read from the moves' stored events when it is rendered. Either
     way the mail keeps where its reader was (`since_seq`): a bounce rewinds them there. It is
     made in its reader's language (pbem/core/people.py). `pace`: as `report_context`'s.
-    `made`: the state as `store_made` stored it, when several reports share it; `shown`: its open
+    `made`: the state as `store_made` stored it (with the events since the readers' last reports),
+    when several reports share it; `shown`: its open
     questions (`open_questions`), likewise.
     A report no one asked for (not a reply) to a seat whose address chose `mail: digest` is not
     sent: its daily digest lists the game and what happened since the seat's last mail
@@ -140,7 +138,7 @@ def queue_report(svc: Service, game: dict, player: dict, state, *, kind: str = "
         return
     with i18n.using(people.language(svc, game, player["name"], player.get("email"))):
         _queue_report(svc, game, player, state, kind=kind, mid_parts=mid_parts, extra=extra, in_reply_to=in_reply_to,
-                      inbox_id=inbox_id, backlog=backlog, catch_up=catch_up, made=made, reported=reported, pace=pace,
+                      inbox_id=inbox_id, catch_up=catch_up, made=made, reported=reported, pace=pace,
                       shown=shown)
 
 
@@ -152,18 +150,15 @@ def unasked(svc: Service, player: dict, kind: str, in_reply_to: str | None) -> b
 
 
 def _queue_report(svc: Service, game: dict, player: dict, state, *, kind: str, mid_parts, extra: dict | None,
-                  in_reply_to: str | None, inbox_id: int | None, backlog: turnmail.Backlog | None,
+                  in_reply_to: str | None, inbox_id: int | None,
                   catch_up: bool, made: int | None, reported: bool, pace: PacePart, shown: Shown | None) -> None:
     """The mail is queued with what its context is made from (`made`, below), not the context:
     what the headers, the calendar part and the pace part need is read now, from the store as
     it is at this move; the rest (the reader's view, sheet, glossary, the preview of their
     answers, the shared frame) is made when the mail is rendered, the same from the same state."""
     name, seq = player["name"], game["moves"]
-    events: Sequence[EventLike] = []
     since = player.get("reported_seq")
-    if catch_up:
-        assert since is not None, "a seat's row has its reported_seq"
-        events = (backlog or turnmail.Backlog(svc, game["id"], since, seq)).since(since, name)
+    assert since is not None or not catch_up, "a seat's row has its reported_seq"
     if player.get("reported_seq") != seq:
         if not reported:  # `reported`: the caller has stored it, for several readers at once
             svc.store.set_reported(game["id"], name, seq)
@@ -179,8 +174,12 @@ def _queue_report(svc: Service, game: dict, player: dict, state, *, kind: str, m
     marker = outbox.new_marker() if "token_salt" in player else None  # only a seat has a token
     ctx["links"] = web_links.mail_links(svc, game, marker)  # the game's page, the reader's (pbem/web)
     # what it is made from: stored once for a move's readers, else in the one reader's context
-    ctx["board"] = {"stored": made} if made is not None else {MADE: contexts.made_of(svc, game, state)}
-    ctx[MADE] = {"me": name, "events": turnmail.encode(events), "pace": pace(svc, game, name, mine, state)}
+    after = since if catch_up else seq
+    ctx["board"] = {"stored": made} if made is not None else {MADE: contexts.made_of(svc, game, state, after)}
+    # its events go with what it is made from, once for the move's readers, and are filtered for
+    # the reader when it is rendered: not encoded into every reader's mail (issue 28)
+    ctx[MADE] = {"me": name, "after": after, "upto": seq,
+                 "pace": pace(svc, game, name, mine, state)}
     root = thread_root(svc, game, player["name"])
     outbox.enqueue(svc, kind=kind, message_id=message_id(svc, game, *mid_parts, player["name"], kind),
                    sender=game_address(svc, game), to=player["email"], to_name=player["name"],
