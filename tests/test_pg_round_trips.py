@@ -49,7 +49,7 @@ def test_an_answered_mail_pipelines_its_writes_on_postgresql(make_service, pg_ur
     sent = collections.Counter(m[2].strip() for m in messages if m[0] == "F")
     statements = sent["Execute"] + sent["Query"]
     waits = sum(1 for before, after in zip(messages, messages[1:]) if before[0] == "F" and after[0] == "B")
-    assert statements >= 30, sent  # the answer, its four replies queued, rendered and marked sent
+    assert statements >= 25, sent  # the answer, its four replies queued, rendered and marked sent
     # Without the pipeline every statement, BEGIN, SAVEPOINT and COMMIT was a wait of its own: 47
     # round trips for 45 statements here. With it 37: the answer's unread writes, its lock, its
     # notifications, BEGIN and COMMIT share the waits of the reads that follow them. Its four
@@ -59,6 +59,8 @@ def test_an_answered_mail_pipelines_its_writes_on_postgresql(make_service, pg_ur
     # fewer statements (perf28k): the open deadlines and those owed one read, the stored state
     # and the move's events not read back (reads, so waits too), the limit's DELETE in its INSERT
     # (a write the pipeline sent without waiting): 26 for 35; others' cuts since: 24 for 33. The
-    # four mails' marks "sent", one statement and one commit for the batch (perf28o): 21 for 30.
-    assert waits <= statements - 9, (waits, sent)
-    assert waits <= 21 and statements <= 30, (waits, sent)
+    # four mails' marks "sent", one statement and one commit for the batch (perf28o): 21 for 30;
+    # the chain's head read with the game under its lock, not again by append_move: 20 for 29;
+    # the four outbox rows one INSERT (PostgresStore._write_row; writes not waited for): 20 for 26.
+    assert waits <= statements - 6, (waits, sent)
+    assert waits <= 20 and statements <= 26, (waits, sent)

@@ -61,6 +61,48 @@ def test_transaction_rolls_back(store):
     assert store.moves("g") == [] and store.game("g")["moves"] == 0
 
 
+def test_a_move_appended_after_its_game_was_read_reads_no_chain_and_the_chain_holds(store, tmp_path):
+    """append_move takes the chain's head from the game's read under its lock (Store.game) or its
+    own last append in the same transaction: no read of its own (a statement and a wait an
+    answer on PostgreSQL). What a savepoint undid, or another process appended between two
+    transactions, is read again: the chain holds, every seq once."""
+    add_game(store)
+    move = dict(kind="move", player="a", actor="a", line="a: 1: left")
+    with store.transaction():
+        store.append_move("g", state_hash="s1", **move)  # the game not read: its chain is
+    seen: list[str] = []
+    real = store._all
+    store._all = lambda sql, params=(): seen.append(sql) or real(sql, params)
+    with store.transaction():
+        game = store.game("g")
+        assert game["moves"] == 1 and "chain_head" not in game
+        store.append_move("g", state_hash="s2", **move)
+        row = store.append_move("g", state_hash="s3", count=False, **move)
+        store.update_game("g", moves=row["seq"])
+        with pytest.raises(RuntimeError):
+            with store.transaction(savepoint=True):
+                store.append_move("g", state_hash="undone", **move)
+                raise RuntimeError("undone")
+        store.append_move("g", state_hash="s4", **move)  # after the undone one: read again
+    assert [s for s in seen if s.startswith("SELECT moves, seed_commitment")] == [seen[-1]]
+    del store._all
+    other = open_store(store.target, clock=Clock())  # another process, between two transactions
+    try:
+        with store.transaction():
+            store.game("g")
+        with other.transaction():
+            other.game("g")
+            other.append_move("g", state_hash="s5", **move)
+    finally:
+        other.close()
+    with store.transaction():
+        store.game("g")
+        store.append_move("g", state_hash="s6", **move)
+    assert store.verify_chain("g") == []
+    assert [m["state_hash"] for m in store.moves("g")] == ["s1", "s2", "s3", "s4", "s5", "s6"]
+    assert store.game("g")["moves"] == 6
+
+
 def test_a_savepoint_undoes_its_own_work_only(store):
     add_game(store)
     with store.transaction():
@@ -215,6 +257,38 @@ def test_a_batch_of_marks_is_one_statement_and_marks_only_the_owners_rows(store)
     assert rows[ids[3]]["claimed_by"] == "me"  # claimed, not in the batch: untouched
     assert store.outbox_sent_rows([], "me") == set()
     assert store.outbox_sent_rows([(ids[0], "again", None)], "me") == set()  # no longer claimed by anyone
+
+
+def test_mails_queued_unread_in_a_transaction_are_all_queued_once_and_a_savepoint_takes_its_own(store):
+    """Rows queued without their count read (add_outbox counted=False) go, on PostgreSQL, as one
+    INSERT for those that follow each other (PostgresStore._write_row): every one is stored, a
+    Message-ID twice is one mail, a read in between sees those before it, and a savepoint undone
+    takes its own rows and only those."""
+    args = dict(kind="report", to_addr="a@x", subject="s", headers={"Subject": "s"}, text="t", counted=False)
+    ids = lambda: [r["message_id"] for r in store.query("SELECT message_id FROM outbox ORDER BY id")]
+    with store.transaction():
+        store.add_outbox(message_id="<1@x>", **args)
+        store.add_outbox(message_id="<2@x>", **args)
+        store.add_outbox(message_id="<1@x>", **args)  # the same mail
+        assert ids() == ["<1@x>", "<2@x>"]  # a read sends them first
+        store.add_outbox(message_id="<3@x>", **args)
+        with pytest.raises(RuntimeError):
+            with store.transaction(savepoint=True):
+                store.add_outbox(message_id="<4@x>", **args)
+                store.add_outbox(message_id="<5@x>", **args)
+                raise RuntimeError("undone")
+        with store.transaction(savepoint=True):
+            store.add_outbox(message_id="<6@x>", **args)
+        store.add_outbox(message_id="<7\x00@x>", **args)
+        assert store.add_outbox(message_id="<8@x>", **{**args, "counted": True})
+    assert ids() == ["<1@x>", "<2@x>", "<3@x>", "<6@x>", "<7\u2400@x>", "<8@x>"]
+    with pytest.raises(RuntimeError):
+        with store.transaction():
+            store.add_outbox(message_id="<9@x>", **args)
+            raise RuntimeError("rolled back")
+    with store.transaction():
+        store.add_outbox(message_id="<10@x>", **args)
+    assert ids()[-1] == "<10@x>" and len(ids()) == 7
 
 
 def test_snapshot_before(store):

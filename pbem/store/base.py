@@ -132,9 +132,18 @@ class Store:
         by_seat = self._by_seat(table, what, game, sql)
         return None if by_seat is None else [dict(row) for row in by_seat.get(seat, ())]
 
+    def _heads(self) -> dict[str, tuple[int, str]] | None:
+        """Within a write transaction (the dialect's, reset at its start): each game's move count
+        and the hash its chain ends with, as `game` read them under the game's lock and
+        `append_move` left them; None outside one."""
+        return None
+
     def _undone(self) -> None:
-        """A savepoint rolled back within `read_once` (its exception caught inside): what was read
-        may hold what it undid, so all is read again."""
+        """A savepoint rolled back (its exception caught inside): what was read within `read_once`,
+        and the chains' heads, may hold what it undid, so they are read again."""
+        heads = self._heads()
+        if heads:
+            heads.clear()
         if self._once is not None:
             for key in [k for k in self._once if isinstance(k, tuple)]:
                 del self._once[key]
@@ -250,12 +259,20 @@ class Store:
     def game(self, id: str) -> dict | None:
         """The game; inside a transaction, locked for it (PostgreSQL): whatever this
         transaction does with the game, no other does at the same time."""
+        heads = self._heads()
         if self.in_transaction:
             self._lock_game(id)
-        row = self._one("SELECT * FROM games WHERE id = ?", (id,))
+        if heads is None:
+            row = self._one("SELECT * FROM games WHERE id = ?", (id,))
+        else:  # the chain's head too, for append_move (a statement and a wait an answer on PostgreSQL)
+            row = self._one(f"SELECT *, ({self._HEAD}) AS chain_head FROM games WHERE id = ?", (id,))
+            if row:
+                heads[id] = (row["moves"], row.pop("chain_head") or row["seed_commitment"])
         if row:
             row["config"] = json.loads(row["config"])
         return row
+
+    _HEAD = "SELECT hash FROM moves WHERE game = games.id ORDER BY seq DESC LIMIT 1"
 
     def games(self) -> list[dict]:
         rows = self._all("SELECT id, status, engine_version, moves, created_at, updated_at FROM games "
@@ -265,6 +282,9 @@ class Store:
     def update_game(self, id: str, **fields) -> None:
         if "config" in fields:
             fields["config"] = json.dumps(fields["config"], sort_keys=True)
+        heads = self._heads()
+        if heads and id in heads and fields.get("moves", heads[id][0]) != heads[id][0]:
+            del heads[id]  # not the count append_move left: read the chain again
         fields["updated_at"] = self.now()
         self._write(*self._setting("games", "id = ?", (id,), fields))
 
@@ -357,17 +377,23 @@ class Store:
                     state_hash: str, prompt: int | None = None, message_id: str | None = None,
                     inbox_id: int | None = None, count: bool = True) -> dict:
         """Append one hash-chained row; returns it (with its seq). `count` False: the caller
-        sets the game's `moves` to it in its own update of the game row (one write, not two)."""
-        g = self._the_one("SELECT moves, seed_commitment, "
-                      "(SELECT hash FROM moves WHERE game = games.id ORDER BY seq DESC LIMIT 1) AS last "
-                      "FROM games WHERE id = ?", (game,))
-        prev = g["last"] or g["seed_commitment"]  # the chain starts at the seed's commitment
-        row = {"game": game, "seq": g["moves"] + 1, "kind": kind, "player": player, "actor": actor, "line": line,
+        sets the game's `moves` to it in its own update of the game row (one write, not two).
+        The chain's head is read, unless this transaction read it with the game (`game`, under
+        the game's lock: no one else appends meanwhile) or appended the last move itself."""
+        heads = self._heads()
+        head = heads.get(game) if heads is not None else None
+        if head is None:
+            g = self._the_one(f"SELECT moves, seed_commitment, ({self._HEAD}) AS last FROM games WHERE id = ?", (game,))
+            head = (g["moves"], g["last"] or g["seed_commitment"])  # the chain starts at the seed's commitment
+        moves, prev = head
+        row = {"game": game, "seq": moves + 1, "kind": kind, "player": player, "actor": actor, "line": line,
                "prompt": prompt, "message_id": message_id, "inbox_id": inbox_id, "at": self.now()}
         row = {k: storable(v) if isinstance(v, str) else v for k, v in row.items()}  # hashed as it is stored
-        row.update(state_hash=state_hash, prev_hash=prev,
-                   hash=chain_hash(prev, {k: row[k] for k in _CHAINED}, state_hash))
+        digest = chain_hash(prev, {k: row[k] for k in _CHAINED}, state_hash)
+        row.update(state_hash=state_hash, prev_hash=prev, hash=digest)
         self._insert("moves", row)
+        if heads is not None:
+            heads[game] = (moves + 1, digest)
         if count:
             self._write("UPDATE games SET moves = ?, updated_at = ? WHERE id = ?", (row["seq"], row["at"], game))
         return row
@@ -525,20 +551,30 @@ class Store:
         whether it was queued (else None: on PostgreSQL the row then goes without waiting, and
         the outbox is notified either way)."""
         now = self.now()
-        sql = ("INSERT INTO outbox (message_id, game, player, kind, to_addr, subject, headers, text, html, "
-               "token_marker, inbox_id, context, since_seq, calendar, told, status, attempts, created_at, "
-               "next_attempt_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued', 0, ?, ?) "
-               "ON CONFLICT (message_id) DO NOTHING")
+        head, values, tail = self._OUTBOX_ROW
+        sql = f"{head} VALUES {values}{tail}"
         params = (message_id, game, player, kind, to_addr, subject, msgspec.json.encode(headers).decode(), text, html,
                   token_marker, inbox_id, context, since_seq, calendar, told, now, now)
         if not counted:
-            self._write(sql, params)
+            self._write_row(self._OUTBOX_ROW, params)
             self.notify("outbox")  # a mail queued before: a daemon woken for nothing
             return None
         n = self._run(sql, params)
         if n:
             self.notify("outbox")
         return n == 1
+
+    _OUTBOX_ROW = ("INSERT INTO outbox (message_id, game, player, kind, to_addr, subject, headers, text, html, "
+                   "token_marker, inbox_id, context, since_seq, calendar, told, status, attempts, created_at, "
+                   "next_attempt_at)", "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued', 0, ?, ?)",
+                   " ON CONFLICT (message_id) DO NOTHING")
+
+    def _write_row(self, insert: tuple[str, str, str], params: Sequence) -> None:
+        """The INSERT `insert` (its head, its row of VALUES, its tail) of one row, a write nobody
+        reads (`_write`). PostgreSQL sends the rows of one INSERT that follow each other in a
+        transaction as one statement (PostgresStore._write_row)."""
+        head, values, tail = insert
+        self._write(f"{head} VALUES {values}{tail}", params)
 
     def add_frame(self, frame: str) -> int:
         """Store what a move's reports are made from (JSON, contexts.store_made), which several

@@ -79,6 +79,7 @@ class PostgresStore(Store):
         conn = getattr(self._local, "conn", None)
         if conn is not None:
             if savepoint:
+                self._flush_rows()  # the rows before it are not the savepoint's to undo
                 told = set(self._local.told)
                 if conn.info.transaction_status == _IDLE:
                     # libpq learns the transaction's state from the server's ReadyForQuery, which in
@@ -88,7 +89,12 @@ class PostgresStore(Store):
                     self._local.pipe.sync()
                 try:
                     with conn.transaction():  # psycopg: a savepoint inside the open transaction
-                        yield self
+                        try:
+                            yield self
+                        except BaseException:
+                            self._local.rows = None  # its rows not yet sent go with it
+                            raise
+                        self._flush_rows()
                 except BaseException:
                     self._local.told = told  # its NOTIFYs were undone with it
                     self._undone()
@@ -99,6 +105,8 @@ class PostgresStore(Store):
         with self.pool.connection() as conn:
             self._local.conn = conn
             self._local.told = set()  # what this transaction notifies at its commit (notify)
+            self._local.heads = {}  # Store._heads
+            self._local.rows = None  # _write_row: rows of one INSERT not yet sent
             try:
                 # pipeline mode: BEGIN, the writes whose count nobody reads (_write) and COMMIT go
                 # without waiting for their answers; a read or a counted write waits for all
@@ -110,14 +118,18 @@ class PostgresStore(Store):
                     if redoable:
                         unread.execute("SET LOCAL synchronous_commit = off")
                     yield self
+                    self._flush_rows()
                     if self._local.told:  # one NOTIFY for all it queued, delivered at the commit
                         kinds = " ".join(sorted(self._local.told))
                         self._write("SELECT pg_notify(?, ?)", (CHANNEL, f"{kinds} {self.origin}"))
                     unread.execute("COMMIT")
             finally:
-                self._local.conn = self._local.pipe = None
+                self._local.conn = self._local.pipe = self._local.heads = self._local.rows = None
                 if conn.info.transaction_status in _OPEN:
                     conn.execute("ROLLBACK")  # an error, or an exception out of the block
+
+    def _heads(self) -> dict | None:
+        return getattr(self._local, "heads", None)
 
     @contextlib.contextmanager
     def snapshot(self) -> Iterator[PostgresStore]:
@@ -164,11 +176,39 @@ class PostgresStore(Store):
             kept = self._cursors[conn] = (conn.cursor(), conn.cursor())
         return kept[which]
 
+    def _write_row(self, insert: tuple[str, str, str], params) -> None:
+        """Within a transaction, the row is kept until the next statement (or the commit), and the
+        rows of the same INSERT that follow it go with it as one statement: a move's mails queued
+        (3-4 an answered mail, outbox.enqueue) one statement, not one each. ON CONFLICT DO
+        NOTHING takes a row of the same key twice in one statement as it took it in two."""
+        local = self._local
+        if getattr(local, "conn", None) is None:
+            super()._write_row(insert, params)
+            return
+        if local.rows is not None and local.rows[0] != insert:
+            self._flush_rows()
+        if self._once is not None:
+            self._written(insert[0])
+        if local.rows is None:
+            local.rows = (insert, [])
+        local.rows[1].append(params)
+
+    def _flush_rows(self) -> None:
+        """The rows `_write_row` kept, sent (in the pipeline, not waited for)."""
+        local = self._local
+        rows = getattr(local, "rows", None)
+        if rows:
+            local.rows = None
+            (head, values, tail), params = rows
+            sql = f"{head} VALUES {', '.join([values] * len(params))}{tail}"
+            self._cursor(local.conn, 1).execute(_pg(sql), storable_params([p for row in params for p in row]))
+
     def _all(self, sql: str, params=()) -> list[dict]:
         if self._once is not None:
             self._written(sql)
         conn = getattr(self._local, "conn", None)
         if conn is not None:  # a transaction's pipeline: fetching waits for what was sent before
+            self._flush_rows()
             cur = self._cursor(conn, 0)
             cur.execute(_pg(sql), storable_params(params))
             try:
@@ -189,6 +229,7 @@ class PostgresStore(Store):
             self._written(sql)
         conn = getattr(self._local, "conn", None)
         if conn is not None:
+            self._flush_rows()
             cur = self._cursor(conn, 0)
             cur.execute(_pg(sql) if params else sql, storable_params(params) if params else None)
             self._local.pipe.sync()  # its count is read: wait for it
@@ -203,6 +244,7 @@ class PostgresStore(Store):
             self._written(sql)
         conn = getattr(self._local, "conn", None)
         if conn is not None:
+            self._flush_rows()
             self._cursor(conn, 1).execute(_pg(sql) if params else sql, storable_params(params) if params else None)
             return
         with self.pool.connection() as conn:

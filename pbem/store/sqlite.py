@@ -31,6 +31,7 @@ class SqliteStore(Store):
         self.path = Path(path)
         self.target = str(path)
         self._grouped = 0  # depth of group_commit(): commits skip their fsync, sync() does it
+        self._tx_heads: dict | None = None  # Store._heads, while a transaction() is open
         try:
             Path(path).parent.mkdir(parents=True, exist_ok=True)
             self.conn = conn = sqlite3.connect(str(path), isolation_level=None, timeout=timeout,
@@ -90,6 +91,7 @@ class SqliteStore(Store):
             conn.execute("PRAGMA synchronous=NORMAL")
         try:
             conn.execute("BEGIN IMMEDIATE")
+            self._tx_heads = {}
             try:
                 yield self
             except BaseException:  # a crash of any kind leaves nothing half-written
@@ -98,8 +100,12 @@ class SqliteStore(Store):
                 raise
             conn.execute("COMMIT")
         finally:
+            self._tx_heads = None
             if redoable:
                 conn.execute("PRAGMA synchronous=FULL")
+
+    def _heads(self) -> dict | None:
+        return self._tx_heads
 
     @contextlib.contextmanager
     def snapshot(self) -> Iterator[SqliteStore]:
