@@ -13,6 +13,7 @@ deadline rows a daemon claims (FOR UPDATE SKIP LOCKED: another daemon takes the 
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import re
 from collections.abc import Iterator, Sequence
@@ -24,6 +25,10 @@ from pbem.base import tokens
 from pbem.store import migrations
 from pbem.store.common import _CHAINED, Clock, chain_hash, iso, storable
 
+
+@functools.lru_cache(maxsize=1024)  # a few dozen statements, each run many times (issue 28: 13 an answer)
+def _tables_written(sql: str) -> tuple[str, ...]:
+    return tuple(table.lower() for table in Store._WRITES.findall(sql))
 
 class Store:
     SNAPSHOT_EVERY = 100
@@ -154,8 +159,8 @@ class Store:
         """A statement run within `read_once`: what was read of the tables it writes is dropped."""
         once = self._once
         if once is not None:
-            for table in self._WRITES.findall(sql):
-                for key in [k for k in once if isinstance(k, tuple) and k[0] == table.lower()]:
+            for table in _tables_written(sql):
+                for key in [k for k in once if isinstance(k, tuple) and k[0] == table]:
                     del once[key]
 
     def _the_one(self, sql: str, params=()) -> dict:
