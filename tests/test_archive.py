@@ -6,6 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import msgspec
 import pytest
 from click.testing import CliRunner
 from conftest import PLAYERS, game_config, mail, token
@@ -350,13 +351,13 @@ def test_a_checked_move_is_linked_as_the_store_links_it(finished, values):
     path, seq = finished
     data = archive.load(path, checking=True)
     assert isinstance(data["moves"], archive._Plain)
-    m = {**data["moves"][seq - 1], **values}
+    m = msgspec.structs.replace(data["moves"][seq - 1], **values)
     prev = data["moves"][seq - 2]["hash"]
     record = {k: m[k] for k in _CHAINED if k != "game"} | {"game": data["game"]}
-    m["hash"] = chain_hash(prev, record, m["state_hash"])
-    assert archive._check_link(data, m, seq, prev, plain=True) == m["hash"]
+    m = msgspec.structs.replace(m, hash=chain_hash(prev, record, m.state_hash))
+    assert archive._check_checked_link(data["game"], m, seq, prev) == m.hash
     with pytest.raises(archive.Divergence, match="chain broken"):
-        archive._check_link(data, {**m, "line": m["line"] + " "}, seq, prev, plain=True)
+        archive._check_checked_link(data["game"], msgspec.structs.replace(m, line=m.line + " "), seq, prev)
 
 
 def test_verify_of_a_checked_archive_links_without_chain_hash(finished, monkeypatch):

@@ -486,21 +486,16 @@ def _versions(archive: dict) -> list[str]:
     return notes
 
 
-def _check_link(archive: dict, m: dict, seq: int, prev: str, plain: bool = False) -> str:
-    """The move's link checked against `prev`; `plain`: its chained fields were read as _Checked."""
+def _check_link(archive: dict, m: dict, seq: int, prev: str) -> str:
+    """The move's link checked against `prev` (a move read as a dict: chain_hash's way)."""
     if m.get("seq") != seq:
         raise Divergence(seq, f"missing (the next move in the archive is {m.get('seq')})")
     if m.get("hidden"):  # a player's export hides others' lines: only the links can be followed
         if m["prev_hash"] != prev:
             raise Divergence(seq, "chain broken")
         return m["hash"]
-    if plain:
-        link = _link(prev, _Link(m["actor"], m["at"], archive["game"], m["inbox_id"], m["kind"], m["line"],
-                                 m["message_id"], m["player"], m["prompt"], m["seq"]), m["state_hash"])
-    else:
-        record = {k: m[k] for k in _CHAINED if k != "game"} | {"game": archive["game"]}
-        link = chain_hash(prev, record, m["state_hash"])
-    if m["prev_hash"] != prev or link != m["hash"]:
+    record = {k: m[k] for k in _CHAINED if k != "game"} | {"game": archive["game"]}
+    if m["prev_hash"] != prev or chain_hash(prev, record, m["state_hash"]) != m["hash"]:
         raise Divergence(seq, "chain broken")
     return m["hash"]
 
@@ -511,7 +506,8 @@ def _link(prev: str, record: _Link, state_hash: str) -> str:
 
 
 def _check_checked_link(game: str, m: _Checked, seq: int, prev: str) -> str:
-    """_check_link(plain=True) of a move read as _Checked, by its attributes."""
+    """_check_link of a move read as _Checked (its chained fields known to be strings, integers
+    or null), by its attributes, its link hashed from one encoded _Link."""
     if m.seq != seq:
         raise Divergence(seq, f"missing (the next move in the archive is {m.seq})")
     if m.hidden:
@@ -527,9 +523,10 @@ def _check_checked_link(game: str, m: _Checked, seq: int, prev: str) -> str:
 
 def _chain(archive: dict, moves: list[dict], progress: Progress) -> None:
     prev = archive["seed_commitment"]  # the chain starts at the commitment published at the start
-    plain = isinstance(moves, _Plain) and isinstance(archive.get("game"), str)
+    game = archive.get("game")
+    plain = isinstance(moves, _Plain) and isinstance(game, str)
     for seq, m in enumerate(moves, 1):
-        prev = _check_link(archive, m, seq, prev, plain)
+        prev = _check_checked_link(game, m, seq, prev) if plain else _check_link(archive, m, seq, prev)
         if seq % TICK == 0 or seq == len(moves):
             progress(seq, len(moves))
 
