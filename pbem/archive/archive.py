@@ -521,12 +521,14 @@ def _check_checked_link(game: str, m: _Checked, seq: int, prev: str) -> str:
     return m.hash
 
 
-def _chain(archive: dict, moves: list[dict], progress: Progress) -> None:
+def _chain(archive: dict, moves: list, progress: Progress) -> None:
     prev = archive["seed_commitment"]  # the chain starts at the commitment published at the start
     game = archive.get("game")
-    plain = isinstance(moves, _Plain) and isinstance(game, str)
     for seq, m in enumerate(moves, 1):
-        prev = _check_checked_link(game, m, seq, prev) if plain else _check_link(archive, m, seq, prev)
+        if isinstance(m, _Checked) and isinstance(game, str):
+            prev = _check_checked_link(game, m, seq, prev)
+        else:
+            prev = _check_link(archive, m, seq, prev)
         if seq % TICK == 0 or seq == len(moves):
             progress(seq, len(moves))
 
