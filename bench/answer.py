@@ -120,6 +120,23 @@ class Bench:
         return mean(out)
 
 
+def server_cpu(cluster) -> float:
+    """The PostgreSQL server's CPU seconds so far: each running process's time on a CPU from
+    /proc/PID/schedstat (nanoseconds), the postmaster's and what its reaped children used (in
+    clock ticks: autovacuum's workers). scale.server_cpu reads 10 ms ticks only: read around each
+    mail (about 2.5 ms of the server's) a tick fell in one mail of four, and a round's server share
+    varied by about a millisecond a mail from that alone."""
+    from scale import cpu_of
+    pid = int((cluster.data / "postmaster.pid").read_text().split()[0])
+    total = cpu_of(pid, children=True) - cpu_of(pid)  # the reaped children's
+    for proc in (str(pid), *Path(f"/proc/{pid}/task/{pid}/children").read_text().split()):
+        try:
+            total += int(Path(f"/proc/{proc}/schedstat").read_text().split()[0]) / 1e9
+        except FileNotFoundError:  # ended meanwhile: its time is among the reaped children's next time
+            pass
+    return total
+
+
 def with_server(pg: Bench, sqlite: Bench, k: int, cluster, server: list[float],
                 beside: list[timing.Sample]) -> timing.Sample:
     """`k` answered mails on PostgreSQL, each after the same mail on SQLite (`sqlite` plays the
@@ -128,7 +145,6 @@ def with_server(pg: Bench, sqlite: Bench, k: int, cluster, server: list[float],
     ratio 1.1-2.5): PostgreSQL's sample per mail with its server's CPU over its timed mails
     added (the server serves this bench alone; that share also appended to `server`), and
     SQLite's mean appended to `beside`."""
-    from scale import server_cpu
     server.append(0.0)
     pgs, sqlites = [], []
     for i in range(k):  # which goes first alternates: the second of a pair, its mail just played, costs less
