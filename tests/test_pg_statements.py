@@ -143,3 +143,39 @@ def test_a_frame_this_store_stored_is_not_read_back(pg_url):
             other.close()
     finally:
         store.close()
+
+
+def test_frames_stored_in_a_transaction_take_reserved_ids_and_wait_for_nothing(pg_url):
+    """Within a transaction a frame goes under an id the store reserved from the identity's
+    sequence (16 at a time): a write sent without waiting, where INSERT ... RETURNING id was a
+    read and a wait each. Two stores (processes) never share an id; an id of a rolled-back frame
+    is not given again; every frame reads back as stored, from any store."""
+    store, other = open_store(pg_url), open_store(pg_url)
+    try:
+        reads: list[str] = []
+        all_ = store._all
+        store._all = lambda sql, params=(): reads.append(sql) or all_(sql, params)  # type: ignore[method-assign]
+        ids = {}
+        for i in range(20):
+            for s in (store, other):
+                with s.transaction():
+                    ids[s.add_frame(f'{{"n": {i}, "by": {id(s)}}}')] = f'{{"n": {i}, "by": {id(s)}}}'
+        assert len(ids) == 40  # none given twice
+        assert len(reads) == 2 and all("nextval" in sql for sql in reads)  # 16, then 4 of the next 16
+        with pytest.raises(RuntimeError), store.transaction():
+            undone = store.add_frame('{"undone": 1}')
+            raise RuntimeError("rolled back")
+        with store.transaction():
+            kept = store.add_frame('{"kept": 1}')
+        assert undone not in ids and kept not in {*ids, undone}
+        with pytest.raises(AssertionError):
+            other.frame(undone)  # no such row
+        fresh = open_store(pg_url)
+        try:
+            assert all(fresh.frame(i) == frame for i, frame in ids.items())
+            assert fresh.frame(kept) == '{"kept": 1}'
+        finally:
+            fresh.close()
+    finally:
+        store.close()
+        other.close()

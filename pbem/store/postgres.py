@@ -55,6 +55,7 @@ class PostgresStore(Store):
         self._local = threading.local()
         self._cursors: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # _cursor
         self._frames: dict[int, str] = {}  # add_frame: what this store stored, by id
+        self._frame_ids: list[int] = []  # add_frame: ids reserved for the frames it will store
         self.pool: psycopg_pool.ConnectionPool[psycopg.Connection[DictRow]] = psycopg_pool.ConnectionPool(
             url, min_size=1, max_size=pool_size, open=False, timeout=timeout, name="pbem",
             kwargs={"autocommit": True, "row_factory": dict_row})
@@ -139,7 +140,21 @@ class PostgresStore(Store):
             yield self
 
     def add_frame(self, frame: str) -> int:
-        id = super().add_frame(frame)
+        """Within a transaction under an id taken from the ones this store reserved (the identity's
+        sequence, 16 at a time): a write sent without waiting, not an INSERT ... RETURNING read
+        back (a wait, half of the answered mails). A reserved id is used once or never: unique
+        across processes (nextval), never one of a row rolled back (see frame)."""
+        if self.in_transaction:
+            try:
+                id = self._frame_ids.pop()  # atomic: threads may share the store
+            except IndexError:
+                ids = [r["id"] for r in self._all(
+                    "SELECT nextval(pg_get_serial_sequence('report_frames', 'id')) AS id FROM generate_series(1, 16)")]
+                id = ids.pop()
+                self._frame_ids.extend(ids)
+            self._write("INSERT INTO report_frames (id, frame) VALUES (?, ?)", (id, frame))
+        else:
+            id = super().add_frame(frame)
         if len(self._frames) >= 32:
             self._frames.clear()
         self._frames[id] = frame
