@@ -230,3 +230,21 @@ def test_the_tables_a_statement_writes_are_found_once_per_statement(make_service
         svc.store.set_reported("autumn", "alice", before + 7)
         svc.store.update_player("autumn", "alice", notes="x")  # a write the memo does not keep: read again
         assert svc.store.player("autumn", "alice")["notes"] == "x"
+
+
+def test_a_reply_reads_the_mail_it_replies_to_once(make_service):
+    """An answer asks twice about the mail of ours it replies to: whether that asked anything (a
+    reply to a notice is not played) and which question it asked (a reply to a closed one is not
+    played). The row, the whole mail with its rendered text, was read for each (issue 28)."""
+    svc = make_service(engine=fake_engine)
+    newgame.create(svc, game_config(players=FOUR))
+    report = next(r for r in svc.store.outbox_rows() if r["player"] == "alice")["message_id"]
+    seen: list[str] = []
+    svc.store.conn.set_trace_callback(seen.append)
+    try:
+        got = handle(svc, mail(["1: rest"], sender="alice@example.org", tok=token(svc, "autumn", "alice"),
+                               headers={"In-Reply-To": report, "References": report}))
+    finally:
+        svc.store.conn.set_trace_callback(None)
+    assert got.status == "applied", got.outcome
+    assert sum(bool(re.search(r"FROM outbox WHERE message_id = ", sql)) for sql in seen) == 1, seen

@@ -460,12 +460,12 @@ ASKS_NOTHING = {"press": N_("a message from another player"), "digest": N_("the 
                 "unprocessed": N_("a reply from the service")}
 
 
-def _astray(svc: Service, game: dict, order: orders.Order) -> str | None:
+def _astray(svc: Service, game: dict, order: orders.Order, read: dict[str, dict | None]) -> str | None:
     """Why the order's answers must not be played, as a note: the mail replies to one of ours
     that asked no question (a press message, the digest, a notice), where a one-word reply
-    means something else. None: it may answer."""
+    means something else. None: it may answer. `read`: the rows read (reports.replied_row)."""
     for mid in order.references:  # newest first: the one it replies to
-        row = svc.store.outbox_by_message_id(mid)
+        row = reports.replied_row(svc, mid, read)
         if row is not None and row["game"] in (None, game["id"]):
             what = ASKS_NOTHING.get(row["kind"])
             if what is None:
@@ -486,7 +486,8 @@ def _carry_out(svc: Service, game: dict, player: dict, row: dict, order: orders.
         return Result("applied", commands.command(call.command).run(req, call), row["id"], game["id"], player["name"])
     press_notes, pace_notes = commands.before(req, order.calls)
     lines = order.lines
-    astray = _astray(svc, game, order) if lines else None
+    replied: dict[str, dict | None] = {}  # our mails it replies to, read once for both questions
+    astray = _astray(svc, game, order, replied) if lines else None
     if astray:
         press_notes.append(astray)
         lines = []
@@ -508,16 +509,17 @@ def _carry_out(svc: Service, game: dict, player: dict, row: dict, order: orders.
                           player["name"])
         return _reply_error(svc, game, player, row, order, _("No answers were found in your message."))
     with svc.store.read_once(game["id"]):  # the answer's reads of the game's seats, deadlines...: one each
-        return apply_order(svc, game, player, row, order, lines, press_notes, pace_notes)
+        return apply_order(svc, game, player, row, order, lines, press_notes, pace_notes, replied)
 
 
 _NUMBERED = re.compile(r"^\d+:")
 
 
-def _stale(svc: Service, game: dict, player: dict, state, order: orders.Order, lines: list[str]) -> dict | None:
+def _stale(svc: Service, game: dict, player: dict, state, order: orders.Order, lines: list[str],
+           replied: dict[str, dict | None] | None = None) -> dict | None:
     """Why the order's unnumbered lines must not be played: they reply to a report whose
     question has closed since (a new one would take them for its own), or None."""
-    asked = reports.question_replied_to(svc, game, player["name"], order.references)
+    asked = reports.question_replied_to(svc, game, player["name"], order.references, replied)
     unnumbered = [line for line in lines if not _NUMBERED.match(line)]
     if asked is None or not unnumbered:
         return None
@@ -534,12 +536,13 @@ def _stale(svc: Service, game: dict, player: dict, state, order: orders.Order, l
 
 
 def apply_order(svc: Service, game: dict, player: dict, row: dict, order: orders.Order, lines: list[str],
-                press_notes: list[str], notes: list[str]) -> Result:
+                press_notes: list[str], notes: list[str], replied: dict[str, dict | None] | None = None) -> Result:
     """Play the order's answer `lines` (its settings lines were carried out first, `notes` says
-    how, so an order filed now answers this mail's questions; `press_notes`: its messages)."""
+    how, so an order filed now answers this mail's questions; `press_notes`: its messages;
+    `replied`: our mails it replies to, as read already)."""
     blob, before = game["state"], games.state(svc, game)
     lines = [orders.redact(line, order.token) for line in lines]  # a token is never logged nor echoed
-    stale = _stale(svc, game, player, before, order, lines)
+    stale = _stale(svc, game, player, before, order, lines, replied)
     if stale:
         extra = option_keys.in_words({"failed": stale, "unused": [ln for ln in lines if ln != stale["line"]],
                                       "check": order.check, "pace_notes": notes, "attempts": order.attempts,

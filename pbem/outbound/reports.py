@@ -234,11 +234,23 @@ _PROMPT_WORD = re.compile(r"\bprompt\b")
 QUESTION_HEADER = outbox.QUESTION_HEADER
 
 
-def question_replied_to(svc: Service, game: dict, player: str, references: list[str]) -> str | None:
+def replied_row(svc: Service, message_id: str, read: dict[str, dict | None] | None = None) -> dict | None:
+    """The outbox row of our mail `message_id` that a mail replies to; `read`: the rows its
+    handling read already, by id (what it replies to is asked twice: whether it asked anything,
+    and which question; the row read once, the same row: issue 28)."""
+    if read is None:
+        return svc.store.outbox_by_message_id(message_id)
+    if message_id not in read:
+        read[message_id] = svc.store.outbox_by_message_id(message_id)
+    return read[message_id]
+
+
+def question_replied_to(svc: Service, game: dict, player: str, references: list[str],
+                        read: dict[str, dict | None] | None = None) -> str | None:
     """The question the report a reply answers asked (the newest of the ids it replies to that
-    is a report to this player), or None."""
+    is a report to this player), or None. `read`: as `replied_row`'s."""
     for mid in references:
-        row = svc.store.outbox_by_message_id(mid)
+        row = replied_row(svc, mid, read)
         if row and row["game"] == game["id"] and row["player"] == player:
             return msgspec.json.decode(row["headers"]).get(QUESTION_HEADER)
     return None
