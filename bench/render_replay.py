@@ -8,7 +8,7 @@ call `send_due` makes (its kind and its context, made whole) kept in FILE, in th
 `replay FILE`: the recording rendered again in this process: a first pass untimed (the
 templates compiled), then `--passes` passes, each with the fragment and cell caches emptied
 first (the recording's order brings back the hits a daemon has: the readers of a move share
-their board). Prints the CPU per reply (median and spread of the passes) and the digest of
+their board), the recording itself frozen out of the collector's work. Prints the CPU per reply (median and spread of the passes) and the digest of
 every text and HTML part made: two trees must print the same digest.
 
 `compare FILE OTHER_TREE`: replay in this tree and in OTHER_TREE (a checkout of another
@@ -20,6 +20,7 @@ commit) taking turns, `--runs` processes each, niced; prints both and the ratio.
 from __future__ import annotations
 
 import argparse
+import gc
 import hashlib
 import os
 import pickle
@@ -96,6 +97,8 @@ def replay(path: Path, passes: int) -> None:
     render.PACKAGED = TREE / "templates"  # the editable install maps pbem.templates to its own checkout
     assert Path(render.__file__).is_relative_to(TREE), render.__file__
     calls = pickle.loads(path.read_bytes())
+    gc.collect()
+    gc.freeze()  # the recording's objects out of the collector's counts: a daemon does not hold them
     with tempfile.TemporaryDirectory() as home:
         svc = open_service(settings=settings_mod.Settings(home=home, db="pbem.db"))
         digest = hashlib.sha256()

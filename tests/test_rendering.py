@@ -82,3 +82,21 @@ def test_a_stored_frame_renders_its_board_as_the_frame_itself_does(svc):
     render._fragments.clear()
     assert render.board(svc, frame) == from_text
     assert "<table" in from_text.html and "Where everyone is, turn" in from_text.text
+
+
+def test_a_drawn_map_makes_each_space_once_and_names_its_taken_cells(svc, monkeypatch):
+    """boardmap.draw: a space's cell is one dict in the grid and in its ring's list, `taken` is
+    what the text part once selected (`ring.cells|selectattr("marks")|list`), and the board's
+    names are looked up once per board and language, not at every map (issue 28)."""
+    g = newgame.create(svc, game_config())
+    drawn_map = reports.make_frame(svc, games.state(svc, games.get(svc, g)))["map"]
+    drawn = boardmap.draw(drawn_map)
+    by_space = {c["space"]: c for ring in drawn["rings"] for c in ring["cells"]}
+    assert all(c is by_space[c["space"]] for row in drawn["grid"] for c in row if c["space"])
+    selected = jinja2.Environment().from_string('{{ cells|selectattr("marks")|map(attribute="space")|join(",") }}')
+    for ring in drawn["rings"]:
+        assert ",".join(c["space"] for c in ring["taken"]) == selected.render(cells=ring["cells"])
+    assert any(ring["taken"] for ring in drawn["rings"])  # the players stand somewhere
+    looked = []
+    monkeypatch.setattr(boardmap.printed_names, "name", lambda v, lang: looked.append(v) or v)
+    assert boardmap.draw(drawn_map) == drawn and not [v for v in looked if v in drawn_map["names"].values()]

@@ -13,6 +13,7 @@ import math
 import textwrap
 from functools import lru_cache
 
+from engine import content
 from engine.registry import REGIONS
 from pbem.base import i18n, printed_names
 from pbem.base.i18n import _, ngettext
@@ -154,6 +155,14 @@ def forced(e: dict) -> str:
     return f"{name}: {detail}"
 
 
+@lru_cache(maxsize=64)
+def _printed(lang: str, generation: int, names: tuple[tuple[str, str], ...]) -> dict[str, str]:
+    """A board's space names as a reader of `lang` sees them, once per board and content (the
+    overlay's `generation`): a game's spaces stay, and looking each up at every map was a third
+    of drawing it. Read only: `draw` shares it."""
+    return {s: printed_names.name(n, lang) for s, n in names}
+
+
 BLANK = {"space": "", "ring": "", "name": ("", ""), "full": "", "who": [], "marks": "", "things": [],
          "stand_in": False}  # no centre space
 
@@ -161,7 +170,7 @@ BLANK = {"space": "", "ring": "", "name": ("", ""), "full": "", "who": [], "mark
 def draw(board: dict) -> dict:
     """A picture's "map" laid out: "grid" (rows of cells) or, for other boards, "rings"."""
     shown = i18n.current()  # the names and what lies there as the reader's cards print them
-    names = {s: printed_names.name(n, shown) for s, n in board["names"].items()}
+    names = _printed(shown, content.generation(), tuple(board["names"].items()))
     here = board["here"]
     things = {s: [thing(t) for t in laid] for s, laid in board["things"].items()}
     stand_ins = set(board.get("stand_ins", ()))  # a map queued before spaces were marked has none
@@ -178,11 +187,16 @@ def draw(board: dict) -> dict:
 
     drawn = next((k for k in range(len(rings), 0, -1) if layout(rings[:k])), 0)  # a board beside: listed
     grid = layout(rings[:drawn]) if drawn else None
-    # a ring whose every space is a stand-in (the City's board) is marked once, not space by space
-    listed = [{"name": ring_name(ring), "cells": [cell(ring, s) for s in spaces],
-               "stand_in": bool(spaces) and stand_ins.issuperset(spaces)} for ring, spaces in rings]
+    made: dict[tuple[str, str], dict] = {}  # a space's cell, made once for its ring's list and the grid
+    listed = []
+    for ring, spaces in rings:
+        cells = [made.setdefault((ring, s), cell(ring, s)) for s in spaces]
+        # a ring whose every space is a stand-in (the City's board) is marked once, not space by space;
+        # `taken`: its cells where someone stands or something lies (the text part lists those)
+        listed.append({"name": ring_name(ring), "cells": cells, "taken": [c for c in cells if c["marks"]],
+                       "stand_in": bool(spaces) and stand_ins.issuperset(spaces)})
     return {"width": CELL, "colours": board["colours"],
-            "grid": [[cell(*c) if c else BLANK for c in row] for row in grid] if grid else None,
+            "grid": [[made[c] if c else BLANK for c in row] for row in grid] if grid else None,
             "rings": listed, "beside": listed[drawn:]}
 
 
