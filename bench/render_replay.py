@@ -8,8 +8,9 @@ call `send_due` makes (its kind and its context, made whole) kept in FILE, in th
 `replay FILE`: the recording rendered again in this process: a first pass untimed (the
 templates compiled), then `--passes` passes, each with the fragment and cell caches emptied
 first (the recording's order brings back the hits a daemon has: the readers of a move share
-their board), the recording itself frozen out of the collector's work. Prints the CPU per reply (median and spread of the passes) and the digest of
-every text and HTML part made: two trees must print the same digest.
+their board), the recording itself frozen out of the collector's work. Prints the CPU per
+reply (median and spread of the passes) and the digest of every text and HTML part made: two
+trees must print the same digest.
 
 `compare FILE OTHER_TREE`: replay in this tree and in OTHER_TREE (a checkout of another
 commit) taking turns, `--runs` processes each, niced; prints both and the ratio.
