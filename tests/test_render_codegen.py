@@ -5,8 +5,10 @@ import jinja2
 import pytest
 from jinja2.compiler import CodeGenerator
 from markupsafe import Markup
+from test_reports import hero_config
 
-from pbem.outbound import render
+from pbem.moderate import newgame
+from pbem.outbound import outbox, render
 
 SOURCE = ("{{ s }}|{{ m }}|{{ n }}|{{ b }}|{{ f }}|{{ none }}|{{ d.name }}|{{ d.items }}|{{ d.get('name') }}|"
           "{{ o.name }}|{{ d.inner.deep }}|{{ [s, m] }}|{{ s ~ m }}|{{ m ~ s }}|{{ d.n + 1 }}|"
@@ -28,9 +30,13 @@ def values() -> dict:
 
 
 class JinjasCode(render._Environment):
-    """The same Environment (a dict's key before its attribute) compiling Jinja's own code."""
+    """The same Environment (a dict's key before its attribute) compiling Jinja's own code,
+    its includes left as includes."""
     code_generator_class = CodeGenerator
     template_class = jinja2.Template
+
+    def _parse(self, source, name, filename, within=()):
+        return jinja2.Environment._parse(self, source, name, filename)
 
 
 def environments(autoescape: bool):
@@ -72,3 +78,54 @@ def test_every_shipped_template_compiles(tmp_path):
     assert len(names) > 40
     for name in names:
         env.get_template(name)
+
+
+PARTS = {
+    "page.html.j2": ('<p>{{ x }}</p>{% include "part.html.j2" %}|{{ x }}|{{ y is defined }}|'
+                     '{% for i in d.list %}{% include "row.html.j2" %}{% endfor %}|{% include "blocks.html.j2" %}|'
+                     '{% include "tree.html.j2" %}|{% include "text.txt.j2" %}'),
+    "part.html.j2": '{% set x = "in <part>" %}{% set y = 1 %}<b>{{ x }}</b>{{ s }}{% include "deeper.html.j2" %}',
+    "deeper.html.j2": "[{{ x }}{{ m }}]\n",
+    "row.html.j2": "<li>{{ i.x }} {{ loop is defined }}</li>",
+    "blocks.html.j2": "{% block b %}block {{ s }}{% endblock %}",
+    "tree.html.j2": '{% set n = (n|default(0)) + 1 %}{{ n }}{% if n < 3 %}({% include "tree.html.j2" %}){% endif %}',
+    "text.txt.j2": "text {{ s }}",
+    "child.html.j2": '{% extends "base.html.j2" %}{% block b %}{% include "part.html.j2" %}{{ x }}{% endblock %}',
+    "base.html.j2": "<main>{% block b %}{% endblock %}</main>",
+}
+
+
+def loaded(cls):
+    return cls(loader=jinja2.DictLoader(PARTS), undefined=jinja2.StrictUndefined,
+               autoescape=lambda name: (name or "").endswith(".html.j2"))
+
+
+@pytest.mark.parametrize("name", ["page.html.j2", "child.html.j2"])
+def test_an_include_put_in_place_renders_as_the_include(name):
+    """Inlined (render._Inlined): what the included sets stays in it, nested includes too; a
+    template with blocks, one that includes itself, one escaped otherwise and one included in
+    a loop (which must not see the loop) stay includes -- all as Jinja renders them."""
+    ours, jinjas = loaded(render._Environment), loaded(JinjasCode)
+    got = ours.get_template(name).render(values(), x="<outer>")
+    assert got == jinjas.get_template(name).render(values(), x="<outer>")
+    assert "&lt;outer&gt;" in got and "&lt;b&gt;in" not in got and "<b>in &lt;part&gt;</b>" in got
+    code = ours.compile(PARTS[name], name, raw=True)
+    looked_up = {n for n in PARTS if f"get_template('{n}'" in code}
+    # part and deeper put in place; tree too, its include of itself left in it
+    assert looked_up == ({"row.html.j2", "blocks.html.j2", "text.txt.j2", "tree.html.j2"}
+                         if name == "page.html.j2" else {"base.html.j2"})  # extends: looked up
+
+
+def test_an_include_is_put_in_place_when_compiled_and_an_override_of_it_is_what_is_put(svc, tmp_path):
+    """No include is looked up at render for a report's parts, and the part an operator
+    overrides (`<home>/templates/_pace.txt.j2`, which every report includes) is the one a
+    report shows."""
+    code = render.Templates(None).environment("en").compile(
+        render.PACKAGED.joinpath("report.txt.j2").read_text(), "report.txt.j2", raw=True)
+    assert "get_template" not in code
+    newgame.create(svc, hero_config())
+    row = next(r for r in svc.store.outbox_rows() if r["kind"] == "report")
+    (tmp_path / "_pace.txt.j2").write_text("PACE OF THE HOUSE\n")
+    svc.templates = render.Templates(tmp_path)
+    mail = outbox.rendered(svc, svc.store.outbox_mail(row["id"]))
+    assert "PACE OF THE HOUSE" in mail["text"] and "PACE OF THE HOUSE" not in mail["html"]

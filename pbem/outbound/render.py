@@ -109,14 +109,61 @@ class _Template(jinja2.Template):
         return rv
 
 
+class _Inlined(NodeTransformer):
+    """`{% include "NAME" %}` as NAME's own statements in place, when the template is compiled:
+    each include looked NAME up and made a context of its own at every render (a report
+    includes two or three). NAME is read through the Environment's loader, as the include
+    would have read it, so an operator's override of NAME is what is put in. Its statements go
+    in a scope of their own, so what NAME sets stays in NAME, as with an include. Left as an
+    include: a name made at render, an `ignore missing`, one without context, one escaped
+    otherwise than its includer, and one with blocks, macros, imports or extends (whose meaning
+    depends on the template they are in), or that includes itself; and an include within a loop,
+    a macro or a call block (an include sees neither `loop` nor a macro's `caller`)."""
+
+    def __init__(self, env: _Environment, name: str | None, within: tuple[str, ...]):
+        self.env, self.name, self.within, self.nested = env, name, within, 0
+
+    def _nesting(self, node: nodes.Node) -> nodes.Node:
+        self.nested += 1
+        try:
+            return self.generic_visit(node)
+        finally:
+            self.nested -= 1
+
+    visit_For = visit_Macro = visit_CallBlock = _nesting
+
+    def _escapes(self, name: str | None) -> bool:
+        auto = self.env.autoescape
+        return bool(auto(name) if callable(auto) else auto)
+
+    def visit_Include(self, node: nodes.Include) -> nodes.Node:
+        target = node.template
+        if not (isinstance(target, nodes.Const) and isinstance(target.value, str) and node.with_context
+                and not node.ignore_missing and not self.nested):
+            return node
+        name = self.env.join_path(target.value, self.name) if self.name else target.value
+        if name in self.within or self._escapes(name) != self._escapes(self.name):
+            return node
+        source, filename, _ = self.env.loader.get_source(self.env, name)  # type: ignore[union-attr]
+        tree = self.env._parse(source, name, filename, (*self.within, name))
+        if any(tree.find_all((nodes.Extends, nodes.Block, nodes.Macro, nodes.Import, nodes.FromImport))):
+            return node
+        return nodes.Scope(tree.body, lineno=node.lineno)
+
+
 class _Environment(jinja2.Environment):
     translated: _Translated | None = None  # set per language (Templates.environment)
     code_generator_class = _Generator
     template_class = _Template
 
-    def _parse(self, source: str, name: str | None, filename: str | None) -> nodes.Template:
+    def _parse(self, source: str, name: str | None, filename: str | None,
+               within: tuple[str, ...] = ()) -> nodes.Template:
         tree = super()._parse(source, name, filename)
-        return self.translated.visit(tree) if self.translated is not None else tree
+        if self.translated is not None:
+            tree = self.translated.visit(tree)
+        if self.loader is None:  # a template from a string alone: nothing to read an include from
+            return tree
+        return _Inlined(self, name, within or ((name,) if name else ())).visit(tree)
 
     def make_globals(self, d):
         """A template's globals as one dict, not Jinja's ChainMap over the Environment's: every
