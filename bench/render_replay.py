@@ -111,8 +111,9 @@ def replay(path: Path, passes: int) -> None:
             render._fragments.clear()
             render._cells.clear()
             render._wrapped.cache_clear()
-            for cache in getattr(render, "CLEARED", ()):  # what a tree keeps besides
-                cache()
+            getattr(render, "_said", {}).clear()  # what a tree keeps besides, where it keeps it
+            if hasattr(render.boardmap, "_printed"):
+                render.boardmap._printed.cache_clear()
             c0 = time.process_time()
             for name, ctx in calls:
                 render.render(svc, name, ctx)

@@ -100,3 +100,36 @@ def test_a_drawn_map_makes_each_space_once_and_names_its_taken_cells(svc, monkey
     looked = []
     monkeypatch.setattr(boardmap.printed_names, "name", lambda v, lang: looked.append(v) or v)
     assert boardmap.draw(drawn_map) == drawn and not [v for v in looked if v in drawn_map["names"].values()]
+
+
+def test_a_packs_line_is_said_once_per_language_and_as_engine_text_says_it(monkeypatch):
+    """render.said: the board's text and HTML parts, and the boards of the next moves, say a
+    pack's line from what was kept (each language its own); a text is as it is."""
+    from pbem.base import engine_text, i18n
+    line = {"text": "%(n)s gold", "args": {"n": 3}}
+    render._said.clear()
+    calls = []
+    real = engine_text.line
+    monkeypatch.setattr(engine_text, "line", lambda v: calls.append(v) or real(v))
+    for lang in i18n.languages():
+        with i18n.using(lang):
+            said = [render.said(line) for _ in range(3)]
+            assert said == [real(line)] * 3
+    assert len(calls) == len(i18n.languages())
+    assert render.said("plain <text>") == "plain <text>" and len(calls) == len(i18n.languages())
+
+
+def test_the_filters_are_jinjas_own_without_the_async_wrapper():
+    env = render.Templates(None).environment("en")
+    for name in render._SYNC_FILTERS:
+        assert env.filters[name] is getattr(jinja2.filters, f"sync_do_{name}")
+    out = env.from_string('{{ xs|map("upper")|join(",") }}|{{ xs|select("ne", "b")|list }}|{{ xs|first }}|'
+                          '{{ ds|selectattr("k")|map(attribute="k")|sum }}|{{ xs|unique|list|length }}|'
+                          '{{ xs|slice(2)|list }}|{{ ds|groupby("k")|length }}|{{ xs|reject("eq", "a")|list }}|'
+                          '{{ ds|rejectattr("k")|list }}').render(xs=["a", "b", "a"], ds=[{"k": 1}, {"k": 0}, {"k": 2}])
+    plain = jinja2.Environment().from_string('{{ xs|map("upper")|join(",") }}|{{ xs|select("ne", "b")|list }}|'
+                                             '{{ xs|first }}|{{ ds|selectattr("k")|map(attribute="k")|sum }}|'
+                                             '{{ xs|unique|list|length }}|{{ xs|slice(2)|list }}|'
+                                             '{{ ds|groupby("k")|length }}|{{ xs|reject("eq", "a")|list }}|'
+                                             '{{ ds|rejectattr("k")|list }}')
+    assert out == plain.render(xs=["a", "b", "a"], ds=[{"k": 1}, {"k": 0}, {"k": 2}])

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import jinja2
 import msgspec
-from jinja2 import nodes
+from jinja2 import filters as jinja_filters, nodes
 from jinja2.compiler import CodeGenerator, optimizeconst
 from jinja2.filters import do_wordwrap
 from jinja2.visitor import NodeTransformer
@@ -200,6 +200,28 @@ def wordwrap(env: jinja2.Environment, s: str, width: int = 79, break_long_words:
     return _wrapped(env, str(s), width, break_long_words, wrapstring, break_on_hyphens)
 
 
+SAID_KEPT = 2048  # a pack's lines as its readers read them: a few per game, changing now and then
+_said: dict[tuple, str] = {}
+
+
+def said(value: Any) -> str:
+    """`engine_text.line` (a line under a pack's title on the board) once per line, language and
+    content: the board's text and HTML parts say the same lines, and most of them stay from move
+    to move; reviving and translating each was a third of what the board's templates cost."""
+    if isinstance(value, str):
+        return value
+    try:
+        key = (i18n.current(), content.generation(), msgspec.json.encode(value))
+    except TypeError:  # not plain data: said as it is, each time
+        return engine_text.line(value)
+    done = _said.get(key)
+    if done is None:
+        if len(_said) >= SAID_KEPT:
+            _said.clear()
+        done = _said[key] = engine_text.line(value)
+    return done
+
+
 def _lookup(catalogue) -> Callable[[str], str]:
     return getattr(catalogue, "ugettext", None) or catalogue.gettext  # as Jinja's i18n extension
 
@@ -228,6 +250,12 @@ def _gettext(catalogue) -> Callable[..., str]:
 
     return gettext
 
+
+# Jinja's filters that have an async variant: registered as a wrapper that checks, at each call,
+# whether the Environment is async (never, here) before calling the sync function (a report
+# makes a score of such calls).
+_SYNC_FILTERS = ("join", "map", "select", "reject", "selectattr", "rejectattr", "list", "first", "unique", "sum",
+                 "slice", "groupby")
 
 # The templates shipped with pbem: templates/ at the top of the checkout, the package pbem.templates
 # once installed (setup.py maps one to the other).
@@ -273,9 +301,11 @@ class Templates:
             env.globals["_"] = env.globals["gettext"] = _gettext(catalogue)
             env.translated = _Translated(_lookup(catalogue))
             env.filters["wordwrap"] = wordwrap
+            for name in _SYNC_FILTERS:  # the filter itself, not the wrapper that asks at every call whether to await
+                env.filters[name] = getattr(jinja_filters, f"sync_do_{name}")
             # a card's, space's or character's name as this language's cards print it (else as printed)
             env.filters["named"] = functools.partial(printed_names.name, lang=lang)
-            env.filters["said"] = engine_text.line  # a pack's sentence, a message (rendered in `lang`)
+            env.filters["said"] = said  # a pack's sentence, a message (rendered in `lang`)
             env.filters["thing"] = boardmap.thing  # what lies on a space (a card, gold, the Hex)
             env.globals["fitted"] = boardmap.fitted  # the map's cells (templates/_map.html.j2)
             self._envs[lang] = env
