@@ -235,13 +235,13 @@ QUESTION_HEADER = outbox.QUESTION_HEADER
 
 
 def replied_row(svc: Service, message_id: str, read: dict[str, dict | None] | None = None) -> dict | None:
-    """The outbox row of our mail `message_id` that a mail replies to; `read`: the rows its
-    handling read already, by id (what it replies to is asked twice: whether it asked anything,
-    and which question; the row read once, the same row: issue 28)."""
+    """What a mail that replies to our mail `message_id` asks of its outbox row (game, player, kind,
+    headers: not its rendered text); `read`: the rows its handling read already, by id (it asks
+    twice: whether that mail asked anything, and which question; one read: issue 28)."""
     if read is None:
-        return svc.store.outbox_by_message_id(message_id)
+        return svc.store.outbox_replied(message_id)
     if message_id not in read:
-        read[message_id] = svc.store.outbox_by_message_id(message_id)
+        read[message_id] = svc.store.outbox_replied(message_id)
     return read[message_id]
 
 

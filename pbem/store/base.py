@@ -892,6 +892,11 @@ class Store:
     def outbox_by_message_id(self, message_id: str) -> dict | None:
         return self._one("SELECT * FROM outbox WHERE message_id = ?", (message_id,))
 
+    def outbox_replied(self, message_id: str) -> dict | None:
+        """What a mail that replies to ours asks of it (its game, reader, kind, headers): not the
+        rendered text and HTML a sent mail's row holds (issue 28)."""
+        return self._one("SELECT game, player, kind, headers FROM outbox WHERE message_id = ?", (message_id,))
+
     # Several daemons may read one IMAP folder: a daemon claims a message by its UID (under the
     # folder's UIDVALIDITY) before it fetches it, with a lease, as a mail is claimed before it is
     # sent; another daemon passes it over while the lease holds. The claim stays a lease longer
