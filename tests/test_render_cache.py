@@ -11,7 +11,7 @@ from pbem.outbound import outbox, render
 
 SOURCE = ('{{ _("Plain") }}|{{ _("100%% of %(who)s", who=who) }}|{{ _("<b>%(n)s</b> left", n=n) }}|'
           '{{ gettext("Again %(who)s", who=who) }}|{% trans %}Block{% endtrans %}|'
-          '{% trans who=who %}By {{ who }}{% endtrans %}')
+          '{% trans who=who %}By {{ who }}{% endtrans %}|{{ _(who) }}|{{ gettext(text) }}|{{ _(text ~ "") }}')
 
 
 @pytest.mark.parametrize("lang", i18n.languages())
@@ -19,7 +19,7 @@ SOURCE = ('{{ _("Plain") }}|{{ _("100%% of %(who)s", who=who) }}|{{ _("<b>%(n)s<
 def test_the_templates_gettext_gives_what_jinjas_own_gives(lang, autoescape):
     """Also with the constant texts translated when the template is compiled (render._Translated,
     as each language's Environment compiles them): no call to gettext is left for them."""
-    values = {"who": "<Anna & Bob>", "n": 3}
+    values = {"who": "<Anna & Bob>", "n": 3, "text": "Strength"}  # a text the catalogues translate
     out = []
     for kind in ("compiled", "kept", "jinja"):
         env = (render._Environment if kind == "compiled" else jinja2.Environment)(
@@ -27,8 +27,9 @@ def test_the_templates_gettext_gives_what_jinjas_own_gives(lang, autoescape):
         env.install_gettext_translations(i18n.translations(lang), newstyle=True)  # type: ignore[attr-defined]
         if kind != "jinja":
             env.globals["_"] = env.globals["gettext"] = render._gettext(i18n.translations(lang))
-        if kind == "compiled":
-            env.translated = render._Translated(render._lookup(i18n.translations(lang)))
+        if kind == "compiled":  # `_(value)` as a filter (the same gettext), called directly
+            env.filters[render.GETTEXT_FILTER] = env.globals["_"]
+            env.translated = render._Translated(render._lookup(i18n.translations(lang)), by_filter=True)
             code = env.compile(SOURCE, raw=True)
             assert "resolve('_')" not in code and "resolve('gettext')" not in code, code
         template = env.from_string(SOURCE)

@@ -15,11 +15,20 @@ SOURCE = ("{{ s }}|{{ m }}|{{ n }}|{{ b }}|{{ f }}|{{ none }}|{{ d.name }}|{{ d.
           "{% set block %}<i>{{ s }}</i>{{ m }}{% endset %}{{ block }}|{{ block|length }}|"
           "{% macro tag(x) %}<b>{{ x }}</b>{% endmacro %}{{ tag(s) }}|{{ tag(m) }}|"
           "{% for k in d.list %}{{ k }}{{ loop.index }}{% endfor %}|{{ s|upper }}|{{ '%s <%s>'|format(s, n) }}|"
-          "{% autoescape false %}{{ s }}{% endautoescape %}|{{ d.list|map(attribute='x')|join }}")
+          "{% autoescape false %}{{ s }}{% endautoescape %}|{{ d.list|map(attribute='x')|join }}|"
+          "{{ s.split(' ')|length }}|{% for k in d.list %}{{ k.get('x') }}{{ s.count('a') }}{{ loop.cycle(1, 2) }}"
+          "{% endfor %}|{{ range(3)|list }}|{% set ns = namespace(v=1) %}{{ ns.v }}|{{ '{}-{}'.format(s, n) }}|"
+          "{% macro box() %}[{{ caller() }}]{% endmacro %}{% call box() %}{{ d.get('n') }}{% endcall %}|"
+          "{{ (d.get)('name') }}|{{ d.inner.keys()|list }}")
 
 
 class Obj:
     name = "obj <name>"
+
+
+BLOCKS = {"base.j2": "<main>{% block b %}{% endblock %}</main>",
+          "child.j2": '{% extends "base.j2" %}{% block b %}{% for x in xs %}{{ x.upper() }}{{ pick(x) }}'
+                      '{% endfor %}{{ d.get("k") }}{{ ctx_fn() }}{% endblock %}'}
 
 
 def values() -> dict:
@@ -60,6 +69,8 @@ def test_an_output_is_escaped_without_markups_constructor_and_a_dicts_key_read_i
     code = render._Environment(autoescape=True).compile("{{ p.name }}{{ s }}", raw=True)
     assert "escape(" not in code and "escaped(" in code
     assert "g_o['name'] if type(g_o := " in code
+    code = render._Environment(autoescape=True).compile("{{ p.get('name') }}{{ f(1) }}", raw=True)
+    assert "is builtin_method else context.call(g_f" in code  # a built-in called directly, else as Jinja calls
 
 
 @pytest.mark.parametrize("source", ["{{ d.missing }}", "{{ missing }}", "{{ d.inner.missing }}", "{{ o.missing }}"])
@@ -129,3 +140,17 @@ def test_an_include_is_put_in_place_when_compiled_and_an_override_of_it_is_what_
     svc.templates = render.Templates(tmp_path)
     mail = outbox.rendered(svc, svc.store.outbox_mail(row["id"]))
     assert "PACE OF THE HOUSE" in mail["text"] and "PACE OF THE HOUSE" not in mail["html"]
+
+
+def test_a_call_in_a_loop_or_a_block_gives_what_jinjas_gives():
+    """A built-in called directly takes none of the loop's or block's variables Jinja passes to
+    what it calls through the context; a function that asks for the context still has it."""
+    @jinja2.pass_context
+    def ctx_fn(context):
+        return f"<{context['d']['k']}>"
+    got = []
+    for cls in (render._Environment, JinjasCode):
+        env = cls(loader=jinja2.DictLoader(BLOCKS), autoescape=True, undefined=jinja2.StrictUndefined)
+        got.append(env.get_template("child.j2").render(xs=["a", "<b>"], d={"k": "v&"}, pick=lambda x: x * 2,
+                                                       ctx_fn=ctx_fn))
+    assert got[0] == got[1] and "&lt;B&gt;" in got[0] and "&lt;v&amp;&gt;" in got[0]

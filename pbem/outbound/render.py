@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import importlib.resources
+import types
 from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
@@ -38,6 +39,9 @@ if TYPE_CHECKING:
     from pbem.core.service import Service
 
 
+GETTEXT_FILTER = "pbem_gettext"  # `_(value)` compiled as `value|pbem_gettext` (_Translated)
+
+
 class _Translated(NodeTransformer):
     """`_("text")` and `gettext("text")` with a constant text (a `{% trans %}` block too) as the
     translation itself, put in when the template is compiled: each language has an Environment
@@ -45,15 +49,20 @@ class _Translated(NodeTransformer):
     gives (Markup where the template autoescapes, `% variables` escaping them there); a call
     through Jinja's context for each text was a tenth of what a report cost to render."""
 
-    def __init__(self, lookup: Callable[[str], str]):
-        self.lookup = lookup
+    def __init__(self, lookup: Callable[[str], str], by_filter: bool = False):
+        self.lookup, self.by_filter = lookup, by_filter
 
     def visit_Call(self, call: nodes.Call) -> nodes.Node:
         node = self.generic_visit(call)
         if not (isinstance(node, nodes.Call) and isinstance(node.node, nodes.Name)
                 and node.node.name in ("_", "gettext") and len(node.args) == 1
-                and isinstance(node.args[0], nodes.Const) and isinstance(node.args[0].value, str)
                 and node.dyn_args is None and node.dyn_kwargs is None):
+            return node
+        if not (isinstance(node.args[0], nodes.Const) and isinstance(node.args[0].value, str)):
+            # `_(p.space|named)`: the same gettext, called as a filter (directly, not through
+            # Jinja's context.call, which looks at what it calls each time)
+            if self.by_filter and not node.kwargs:
+                return nodes.Filter(node.args[0], GETTEXT_FILTER, [], [], None, None, lineno=node.lineno)
             return node
         text = self.lookup(node.args[0].value)
         if not node.kwargs:
@@ -98,11 +107,31 @@ class _Generator(CodeGenerator):
         self.write(f") is dict and {node.attr!r} in g_o else environment.getattr(g_o, {node.attr!r}))")
 
 
+    @optimizeconst
+    def visit_Call(self, node, frame, forward_caller: bool = False) -> None:
+        """`x.get(k)`, `v.split("/")`: a built-in method (of the context's plain data) called
+        directly; Jinja's `context.call` looks at each callee for what to pass it, and a
+        built-in takes nothing but its arguments. Anything else goes through `context.call`
+        as Jinja writes it (g_f: a local, assigned before either branch reads it)."""
+        if forward_caller or self.environment.is_async or self.environment.sandboxed:
+            return super().visit_Call(node, frame, forward_caller=forward_caller)
+        self.write("(g_f(*()")
+        self.signature(node, frame)
+        self.write(") if type(g_f := ")
+        self.visit(node.node, frame)
+        self.write(") is builtin_method else context.call(g_f")
+        extra = {**({"_loop_vars": "_loop_vars"} if frame.loop_frame else {}),
+                 **({"_block_vars": "_block_vars"} if frame.block_frame else {})}
+        self.signature(node, frame, extra or None)
+        self.write("))")
+
+
 class _Template(jinja2.Template):
     @classmethod
     def from_code(cls, environment, code, globals, uptodate=None):
         """Jinja's, with `_escaped` in the compiled module's names."""
-        namespace = {"environment": environment, "__file__": code.co_filename, "escaped": _escaped}
+        namespace = {"environment": environment, "__file__": code.co_filename, "escaped": _escaped,
+                     "builtin_method": types.BuiltinMethodType}
         exec(code, namespace)
         rv = cls._from_namespace(environment, namespace, globals)
         rv._uptodate = uptodate
@@ -197,7 +226,10 @@ def wordwrap(env: jinja2.Environment, s: str, width: int = 79, break_long_words:
     """Jinja's `wordwrap`, once per text: the same event, card line or ring of the map is
     wrapped in the report of every reader and move that shows it (textwrap was a fifth of a
     report's text part)."""
-    return _wrapped(env, str(s), width, break_long_words, wrapstring, break_on_hyphens)
+    s = str(s)
+    if len(s) <= width and s.isprintable() and not s[-1:].isspace():
+        return s  # one line (a printable text breaks no line) that fits: what _wrapped gives, unhashed
+    return _wrapped(env, s, width, break_long_words, wrapstring, break_on_hyphens)
 
 
 SAID_KEPT = 2048  # a pack's lines as its readers read them: a few per game, changing now and then
@@ -298,8 +330,8 @@ class Templates:
             # `_("... %(n)s", n=...)` in a template: its values autoescaped in HTML (newstyle gettext)
             catalogue = i18n.translations(lang)
             env.install_gettext_translations(catalogue, newstyle=True)  # type: ignore[attr-defined]
-            env.globals["_"] = env.globals["gettext"] = _gettext(catalogue)
-            env.translated = _Translated(_lookup(catalogue))
+            env.globals["_"] = env.globals["gettext"] = env.filters[GETTEXT_FILTER] = _gettext(catalogue)
+            env.translated = _Translated(_lookup(catalogue), by_filter=True)
             env.filters["wordwrap"] = wordwrap
             for name in _SYNC_FILTERS:  # the filter itself, not the wrapper that asks at every call whether to await
                 env.filters[name] = getattr(jinja_filters, f"sync_do_{name}")
