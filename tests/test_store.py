@@ -291,6 +291,29 @@ def test_mails_queued_unread_in_a_transaction_are_all_queued_once_and_a_savepoin
     assert ids()[-1] == "<10@x>" and len(ids()) == 7
 
 
+def test_read_once_reads_the_standing_orders_with_the_address_settings(store):
+    """Within read_once the address settings' one read brings the game's standing orders with it
+    (a move's reports read both: on PostgreSQL one wait for the two, Store._all_at_once); an order
+    filed afterwards within it is read again, as any write drops what was read of its table."""
+    add_game(store)
+    with store.transaction():
+        store.add_player("g", "a", 0, "a@x", "h", "s")
+        store.add_player("g", "b", 1, "b@x", "h2", "s")
+    store.set_address_settings("a@x", language="de")
+    store.file_standing_order("g", "a", "always rest")
+    seen: list[str] = []
+    real = store._all
+    store._all = lambda sql, params=(): seen.append(sql) or real(sql, params)
+    with store.transaction(), store.read_once("g", ["a@x", "b@x"]):
+        assert store.address_settings("A@x")["language"] == "de" and store.address_settings("b@x") is None
+        read = len(seen)
+        assert [o["text"] for o in store.standing_orders("g", "a")] == ["always rest"]
+        assert store.standing_orders("g", "b") == [] and len(seen) == read  # read with the settings
+        store.file_standing_order("g", "b", "never flee")
+        assert [o["text"] for o in store.standing_orders("g", "b")] == ["never flee"]
+    del store._all
+
+
 def test_snapshot_before(store):
     add_game(store)
     store.save_snapshot("g", 0, b"s0")

@@ -127,10 +127,19 @@ class Store:
             return None
         by_seat = once.get((table, what))
         if by_seat is None:
-            by_seat = once[(table, what)] = {}
-            for row in self._all(sql, (game,)):
-                by_seat.setdefault(row["name" if table == "players" else "player"], []).append(row)
+            by_seat = once[(table, what)] = self._seats(table, self._all(sql, (game,)))
         return by_seat
+
+    @staticmethod
+    def _seats(table: str, rows: list[dict]) -> dict[str, list[dict]]:
+        by_seat: dict[str, list[dict]] = {}
+        for row in rows:
+            by_seat.setdefault(row["name" if table == "players" else "player"], []).append(row)
+        return by_seat
+
+    def _all_at_once(self, reads: list[tuple[str, Sequence]]) -> list[list[dict]]:
+        """The rows of each read, in order; PostgreSQL sends them together and waits once."""
+        return [self._all(sql, params) for sql, params in reads]
 
     def _seat_rows(self, table: str, what: str, game: str, seat: str, sql: str) -> list[dict] | None:
         """`seat`'s rows of `game` from the game-wide read `sql` (`_by_seat`); None outside `read_once`."""
@@ -347,8 +356,14 @@ class Store:
             rows = once.get(("address_settings", "all"))
             if rows is None:
                 wanted = once["addresses"]
-                rows = once[("address_settings", "all")] = {r["address"]: r for r in self._all(
-                    f"SELECT * FROM address_settings WHERE address IN ({', '.join('?' * len(wanted))})", wanted)}
+                reads = [(f"SELECT * FROM address_settings WHERE address IN ({', '.join('?' * len(wanted))})", wanted)]
+                orders = ("standing_orders", "active") not in once
+                if orders:  # a move's reports read both: one wait for the two on PostgreSQL
+                    reads.append((self._ORDERS_SQL, (once["game"],)))
+                got = self._all_at_once(reads)
+                rows = once[("address_settings", "all")] = {r["address"]: r for r in got[0]}
+                if orders:
+                    once[("standing_orders", "active")] = self._seats("standing_orders", got[1])
             return dict(rows[address]) if address in rows else None
         return self._one("SELECT * FROM address_settings WHERE address = ?", (address,))
 
@@ -1158,10 +1173,12 @@ class Store:
 
     # -- pace: standing orders (pbem/pace/standing.py), vacations (pbem/pace/vacation.py) ---------
 
+    _ORDERS_SQL = ("SELECT player, n, text, uses, filed_at FROM standing_orders WHERE game = ? AND status = 'active' "
+                   "ORDER BY n")  # within read_once: every seat's, read once (with the address settings)
+
     def standing_orders(self, game: str, player: str | None = None) -> list[dict]:
         """The active orders of `player`, or of every active player of `game`."""
-        once = self._by_seat("standing_orders", "active", game, "SELECT player, n, text, uses, filed_at "
-                             "FROM standing_orders WHERE game = ? AND status = 'active' ORDER BY n")
+        once = self._by_seat("standing_orders", "active", game, self._ORDERS_SQL)
         if once is not None:  # read_once: the game's one read
             if player is not None:
                 return [dict(r) for r in once.get(player, ())]
