@@ -40,7 +40,7 @@ SETS = [([], "en"), (["city"], "de"), (["dungeon"], "en"), (["cataclysm"], "de")
         (["city", "dungeon", "deep-realms"], "en"), (["lost-realms"], "de"), (["city", "dungeon"], "de")]
 
 
-def record(path: Path, mails: int) -> None:
+def record(path: Path, mails: int, salt: str = "") -> None:
     import asyncio
 
     from pipeline import PLAYERS, Games
@@ -70,7 +70,7 @@ def record(path: Path, mails: int) -> None:
                                for i, (p, e) in enumerate(PLAYERS)]
                     self.game = newgame.create(self.svc, {
                         "game": {"name": f"replay-{n}-{self.n}", "address": "talisman@example.org",
-                                 "seed": f"render-replay-seed-{n}-{self.n}", "moderator": "mod@example.org",
+                                 "seed": f"render-replay-seed{salt}-{n}-{self.n}", "moderator": "mod@example.org",
                                  "packs": packs},
                         "players": players, "observers": [{"name": "watcher", "email": "w@example.org"}]})
                     self.tokens = {p: self.svc.token(self.svc.store.player(self.game, p)) for p, _ in PLAYERS}
@@ -143,11 +143,12 @@ def main() -> None:
     ap.add_argument("file", type=Path)
     ap.add_argument("other", type=Path, nargs="?")
     ap.add_argument("--mails", type=int, default=40, help="answered mails a pack set (record)")
+    ap.add_argument("--salt", default="", help="in every game's seed (record): other games, other positions")
     ap.add_argument("--passes", type=int, default=5)
     ap.add_argument("--runs", type=int, default=4)
     a = ap.parse_args()
     if a.what == "record":
-        record(a.file, a.mails)
+        record(a.file, a.mails, a.salt)
     elif a.what == "replay":
         replay(a.file, a.passes)
     else:
