@@ -179,3 +179,48 @@ def test_frames_stored_in_a_transaction_take_reserved_ids_and_wait_for_nothing(p
     finally:
         store.close()
         other.close()
+
+
+def test_a_savepoint_undoes_its_own_failures_and_only_them(pg_url):
+    """The savepoint is the store's own (PostgresStore._savepoint: SAVEPOINT and RELEASE sent
+    without waiting, one sync at its end, where psycopg's synced three times). A write of it that
+    fails (found at its end, or at a read within it), an exception with its writes not yet sent,
+    a savepoint within a savepoint: each undoes its own rows and the transaction goes on. A write
+    before it that fails fails the transaction, not the savepoint. Prepared statements keep
+    working after all of it."""
+    store = open_store(pg_url)
+    put = "INSERT INTO service_meta (name, value) VALUES (?, ?)"
+    names = lambda: sorted(r["name"] for r in store.query("SELECT name FROM service_meta WHERE name LIKE 't%'"))
+    try:
+        for round in range(7):  # past psycopg's prepare threshold (5): prepared statements after failures
+            with store.transaction():
+                store._write(put, (f"t{round}a", "1"))
+                with pytest.raises(psycopg.errors.UniqueViolation), store.transaction(savepoint=True):
+                    store._write(put, (f"t{round}x", "1"))
+                    store._write(put, (f"t{round}a", "again"))  # found at the savepoint's end
+                with pytest.raises(psycopg.errors.UniqueViolation), store.transaction(savepoint=True):
+                    store._write(put, (f"t{round}y", "1"))
+                    store._write(put, (f"t{round}a", "again"))
+                    store.meta(f"t{round}y")  # found at a read within it
+                with pytest.raises(RuntimeError), store.transaction(savepoint=True):
+                    store._write(put, (f"t{round}z", "1"))  # not yet sent
+                    raise RuntimeError("ours")
+                with store.transaction(savepoint=True):
+                    store._write(put, (f"t{round}b", "1"))
+                    with pytest.raises(psycopg.errors.UniqueViolation), store.transaction(savepoint=True):
+                        store._write(put, (f"t{round}w", "1"))
+                        store._write(put, (f"t{round}b", "again"))
+                    store._write(put, (f"t{round}c", "1"))
+                assert store.meta(f"t{round}c") == "1"
+        assert names() == sorted(f"t{r}{k}" for r in range(7) for k in "abc")
+        with pytest.raises(psycopg.errors.UniqueViolation), store.transaction():
+            store._write(put, ("t9", "1"))
+            store._write(put, ("t0a", "again"))  # before the savepoint: the transaction's to fail
+            with store.transaction(savepoint=True):
+                store._write(put, ("t9b", "1"))
+        assert "t9" not in names() and "t9b" not in names()
+        with store.transaction():
+            store._write(put, ("t9", "1"))
+        assert "t9" in names()
+    finally:
+        store.close()

@@ -29,7 +29,6 @@ from pbem.store.common import Clock, StoreUnavailable, storable_params, utcnow
 CHANNEL = "pbem"
 _ROWS = psycopg.pq.ExecStatus.TUPLES_OK
 _OPEN = (psycopg.pq.TransactionStatus.INTRANS, psycopg.pq.TransactionStatus.INERROR)
-_IDLE = psycopg.pq.TransactionStatus.IDLE
 MIGRATION_LOCK = 0x7062656D  # "pbem": the advisory lock key held while migrating
 
 
@@ -81,26 +80,7 @@ class PostgresStore(Store):
         conn = getattr(self._local, "conn", None)
         if conn is not None:
             if savepoint:
-                self._flush_rows()  # the rows before it are not the savepoint's to undo
-                told = set(self._local.told)
-                if conn.info.transaction_status == _IDLE:
-                    # libpq learns the transaction's state from the server's ReadyForQuery, which in
-                    # a pipeline comes only after a Sync: with nothing pending it still says idle,
-                    # and psycopg would then open (and commit, or roll back) an outer transaction
-                    # where a savepoint belongs. The sync tells it (only then: pending, it says active).
-                    self._local.pipe.sync()
-                try:
-                    with conn.transaction():  # psycopg: a savepoint inside the open transaction
-                        try:
-                            yield self
-                        except BaseException:
-                            self._local.rows = None  # its rows not yet sent go with it
-                            raise
-                        self._flush_rows()
-                except BaseException:
-                    self._local.told = told  # its NOTIFYs were undone with it
-                    self._undone()
-                    raise
+                yield from self._savepoint(conn)
             else:
                 yield self
             return
@@ -132,6 +112,40 @@ class PostgresStore(Store):
 
     def _heads(self) -> dict | None:
         return getattr(self._local, "heads", None)
+
+    def _savepoint(self, conn: psycopg.Connection[DictRow]) -> Iterator[PostgresStore]:
+        """A savepoint within the open transaction: SAVEPOINT sent without waiting (after a sync
+        only when a statement before it is not yet answered: its error is the transaction's, not
+        the savepoint's to undo), one sync at its end (its own errors raised within it), RELEASE
+        sent without waiting. psycopg's `conn.transaction()` synced three times (its nested
+        pipelines), two waits more an answered mail. On a failure: a sync (the server skips what
+        follows an error until one), ROLLBACK TO and RELEASE, waited for."""
+        local = self._local
+        pipe, writes = local.pipe, self._cursor(conn, 1)
+        self._flush_rows()  # the rows before it are not the savepoint's to undo
+        told = set(local.told)
+        if pipe.command_queue or pipe.result_queue:
+            pipe.sync()
+        local.depth = depth = getattr(local, "depth", 0) + 1
+        name = f"pbem_{depth}"
+        writes.execute(f"SAVEPOINT {name}")
+        try:
+            yield self
+            self._flush_rows()
+            pipe.sync()
+        except BaseException:
+            local.rows = None  # its rows not yet sent go with it
+            local.told = told  # its NOTIFYs were undone with it
+            self._undone()
+            with contextlib.suppress(psycopg.Error):  # the error raised already, or the statements it skipped
+                pipe.sync()
+            writes.execute(f"ROLLBACK TO SAVEPOINT {name}")
+            writes.execute(f"RELEASE SAVEPOINT {name}")
+            pipe.sync()
+            raise
+        finally:
+            local.depth = depth - 1
+        writes.execute(f"RELEASE SAVEPOINT {name}")
 
     @contextlib.contextmanager
     def snapshot(self) -> Iterator[PostgresStore]:
