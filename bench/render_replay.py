@@ -40,7 +40,7 @@ SETS = [([], "en"), (["city"], "de"), (["dungeon"], "en"), (["cataclysm"], "de")
         (["city", "dungeon", "deep-realms"], "en"), (["lost-realms"], "de"), (["city", "dungeon"], "de")]
 
 
-def record(path: Path, mails: int, salt: str = "") -> None:
+def record(path: Path, mails: int, salt: str = "", english: bool = False) -> None:
     import asyncio
 
     from pipeline import PLAYERS, Games
@@ -66,7 +66,7 @@ def record(path: Path, mails: int, salt: str = "") -> None:
             class Set(Games):
                 def new(self, packs=packs, lang=lang, n=n):
                     self.n += 1
-                    players = [{"name": p, "email": e, **({"language": lang} if i % 2 else {})}
+                    players = [{"name": p, "email": e, **({"language": lang} if i % 2 and not english else {})}
                                for i, (p, e) in enumerate(PLAYERS)]
                     self.game = newgame.create(self.svc, {
                         "game": {"name": f"replay-{n}-{self.n}", "address": "talisman@example.org",
@@ -144,11 +144,12 @@ def main() -> None:
     ap.add_argument("other", type=Path, nargs="?")
     ap.add_argument("--mails", type=int, default=40, help="answered mails a pack set (record)")
     ap.add_argument("--salt", default="", help="in every game's seed (record): other games, other positions")
+    ap.add_argument("--english", action="store_true", help="every reader reads English (record)")
     ap.add_argument("--passes", type=int, default=5)
     ap.add_argument("--runs", type=int, default=4)
     a = ap.parse_args()
     if a.what == "record":
-        record(a.file, a.mails, a.salt)
+        record(a.file, a.mails, a.salt, a.english)
     elif a.what == "replay":
         replay(a.file, a.passes)
     else:

@@ -133,3 +133,36 @@ def test_the_filters_are_jinjas_own_without_the_async_wrapper():
                                              '{{ ds|groupby("k")|length }}|{{ xs|reject("eq", "a")|list }}|'
                                              '{{ ds|rejectattr("k")|list }}')
     assert out == plain.render(xs=["a", "b", "a"], ds=[{"k": 1}, {"k": 0}, {"k": 2}])
+
+
+# templates/_around.txt.j2's line as it was before issue 28's rewrite (a list built per space): the reference
+AROUND_BEFORE = """{% set line %}{% for c in around.cells %}{% set others = c.get("who", [])|reject("equalto", me)|list %}
+{% set said = ([_("you are here, with %(names)s", names=others|join(", ")) if others else _("you are here")] if c.mine else [others|join(", ")] if others else []) + ([_("lying there: %(things)s", things=c.lying|map("thing")|join(", "))] if c.get("lying") else []) %}
+{{ c.name|named }}{{ (" (" ~ said|join("; ") ~ ")") if said }}{{ ", " if not loop.last else "." }}{% endfor %}{% endset %}
+{{ _("Around you (%(region)s), from left (counter-clockwise)\\nto right (clockwise):", region=_(around.region)) }}
+  {{ line|wordwrap(76, wrapstring="\\n  ") }}
+"""  # noqa: E501 -- the template as it was
+
+
+def test_the_around_line_says_what_it_said_for_every_kind_of_space():
+    """Each space alone and in company: the reader's own or not, others there or not (the
+    reader's name among them, or no `who` at all: a context queued before it), things lying
+    there or not -- in both languages, as the template said it before it was rewritten."""
+    from pbem.base import i18n
+    kinds = []
+    for mine in (False, True):
+        for who in (None, [], ["me"], ["anna"], ["me", "anna", "bob"]):
+            for lying in (None, [], ["Dagger", {"gold": 2}]):
+                cell = {"name": "Crags", "mine": mine, **({"who": who} if who is not None else {}),
+                        **({"lying": lying} if lying is not None else {})}
+                kinds.append(cell)
+    rng = random.Random(3)
+    arounds = [{"region": "Outer Region", "cells": rng.sample(kinds, 7)} for _ in range(60)] + \
+              [{"region": "Outer Region", "cells": [k]} for k in kinds]
+    templates = render.Templates()
+    for lang in i18n.languages():
+        with i18n.using(lang):
+            env = templates.env
+            before, now = env.from_string(AROUND_BEFORE), templates.one("_around.txt.j2")
+            for around in arounds:
+                assert now.render(around=around, me="me") == before.render(around=around, me="me"), around
