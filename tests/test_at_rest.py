@@ -155,6 +155,21 @@ def test_only_seeds_are_judged_weak_not_tokens(fake_svc, capsys, monkeypatch):
     assert log.scrub("x 11111111110000000000 y") == "x [secret] y"  # the token is still never logged
 
 
+def test_every_secret_is_masked_whole_whatever_it_holds(monkeypatch):
+    """The secrets are masked in one pass (log.scrub): a seed the moderator chose may hold any
+    character, a pattern's too (".", "*", "|", "\\"), and one secret may hold another: each is
+    masked whole, never read as a pattern, and a later secret is masked as well."""
+    monkeypatch.setattr(log, "_secrets", set())
+    monkeypatch.setattr(log, "_masks", None)
+    seed = "a.b*c|(d)\\e+f?[g]^h$"  # strong enough (long, varied), and every character special
+    log.forget_seed(seed)
+    assert log.scrub(f"x {seed} y axbbbc|d") == "x [secret] y axbbbc|d"
+    inner = "0123456789abcdef0123"
+    log.forget(inner)
+    log.forget(f"zz{inner}zz")
+    assert log.scrub(f"1 zz{inner}zz 2 {inner} 3") == "1 [secret] 2 [secret] 3"
+
+
 def test_the_masked_store_keeps_message_ids_for_threads(fake_svc, fake_game):
     hexy = "<0123456789abcdef0123@mail.example.org>"
     result = handle(fake_svc, mail(["hello"], sender="someone@example.net", message_id=hexy))

@@ -55,13 +55,16 @@ structlog = _structlog()
 
 _PLUS = re.compile(r"\+[^@\s+]+@")
 _secrets: set[str] = set()
+_masks: re.Pattern | None = None  # the secrets as one pattern, longest first: made again when one is added
 
 
 def forget(secret: str) -> None:
     """Register a secret the service made (a token: 20 random hex characters) that no log
     line may show."""
-    if secret:
+    global _masks
+    if secret and secret not in _secrets:
         _secrets.add(secret)
+        _masks = None
 
 
 def forget_seed(seed: str) -> None:
@@ -79,8 +82,11 @@ def forget_seed(seed: str) -> None:
 
 
 def scrub(text: str) -> str:
-    for s in sorted(_secrets, key=len, reverse=True):  # longest first: no partial leaks
-        text = text.replace(s, "[secret]")
+    global _masks
+    if _secrets:  # one pass over the text, not a sort of every secret and a pass each (a season's process has hundreds)
+        if _masks is None:  # longest first: no partial leaks
+            _masks = re.compile("|".join(re.escape(s) for s in sorted(_secrets, key=len, reverse=True)))
+        text = _masks.sub("[secret]", text)
     text = _PLUS.sub("+[token]@", text)
     return mask_text(text)
 
