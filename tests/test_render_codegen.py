@@ -154,3 +154,14 @@ def test_a_call_in_a_loop_or_a_block_gives_what_jinjas_gives():
         got.append(env.get_template("child.j2").render(xs=["a", "<b>"], d={"k": "v&"}, pick=lambda x: x * 2,
                                                        ctx_fn=ctx_fn))
     assert got[0] == got[1] and "&lt;B&gt;" in got[0] and "&lt;v&amp;&gt;" in got[0]
+
+
+def test_an_include_of_a_missing_or_broken_part_fails_only_where_it_is_reached():
+    """As an include did: a template that includes a missing or broken part in a branch not
+    taken still renders; reached, the part's error is the error."""
+    parts = {"page.j2": '{% if go %}{% include "missing.j2" %}{% include "broken.j2" %}{% endif %}ok',
+             "broken.j2": "{% if %}"}
+    env = render._Environment(loader=jinja2.DictLoader(parts), undefined=jinja2.StrictUndefined)
+    assert env.get_template("page.j2").render(go=False) == "ok"
+    with pytest.raises(jinja2.TemplateNotFound):
+        env.get_template("page.j2").render(go=True)

@@ -173,8 +173,11 @@ class _Inlined(NodeTransformer):
         name = self.env.join_path(target.value, self.name) if self.name else target.value
         if name in self.within or self._escapes(name) != self._escapes(self.name):
             return node
-        source, filename, _ = self.env.loader.get_source(self.env, name)  # type: ignore[union-attr]
-        tree = self.env._parse(source, name, filename, (*self.within, name))
+        try:
+            source, filename, _ = self.env.loader.get_source(self.env, name)  # type: ignore[union-attr]
+            tree = self.env._parse(source, name, filename, (*self.within, name))
+        except (jinja2.TemplateNotFound, jinja2.TemplateSyntaxError):
+            return node  # an include that fails only when it is reached, as it did (an `{% if %}` may skip it)
         if any(tree.find_all((nodes.Extends, nodes.Block, nodes.Macro, nodes.Import, nodes.FromImport))):
             return node
         return nodes.Scope(tree.body, lineno=node.lineno)
