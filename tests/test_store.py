@@ -553,3 +553,15 @@ def test_the_chain_hash_is_that_of_its_record_written_by_json_dumps():
     records += [{"seq": 1, "weight": 1e16, "nested": {"b": [1, "é\n"]}}]  # not plain: json.dumps itself
     for record in records:
         assert chain_hash("p" * 64, record, "s" * 64) == before("p" * 64, record, "s" * 64)
+
+
+def test_a_daemon_wakes_when_an_imap_claim_not_yet_moved_runs_out(store):
+    """A daemon that died holding an IMAP message leaves its claim to run out: the others wake
+    then (Store.next_wakeup), not at their next look a minute later (daemon.IDLE_MAX). A
+    message moved away wakes no one."""
+    assert store.next_wakeup() is None
+    assert store.claim_imap("box", 1, 7, "a daemon that dies", 30) == 0
+    first = store.next_wakeup()
+    assert first is not None and first == store._the_one("SELECT claim_until FROM imap_claims")["claim_until"]
+    store.imap_moved("box", 1, [7], 30)
+    assert store.next_wakeup() is None

@@ -1090,15 +1090,17 @@ class Store:
 
     def next_wakeup(self) -> str | None:
         """The next time after now that a daemon has timed work: a deadline's next time, a
-        mail's next try, a claim's lease running out (what is due already, the cycle that
-        just ran took or left to another daemon)."""
+        mail's next try, a claim's lease running out, a mail's or an IMAP message's not yet
+        moved (a daemon that died holding it: another takes it then, not at its next look a
+        minute later). What is due already, the cycle that just ran took or left to another daemon."""
         now = self.now()
         row = self._the_one("SELECT (SELECT MIN(next_at) FROM deadlines WHERE status = 'open' AND next_at > ?) AS d, "
                         "(SELECT MIN(next_attempt_at) FROM outbox WHERE status = 'queued' "
                         "AND next_attempt_at > ?) AS o, "
-                        "(SELECT MIN(claim_until) FROM outbox WHERE status = 'queued' AND claim_until > ?) AS c",
-                        (now, now, now))
-        times = [t for t in (row["d"], row["o"], row["c"]) if t]
+                        "(SELECT MIN(claim_until) FROM outbox WHERE status = 'queued' AND claim_until > ?) AS c, "
+                        "(SELECT MIN(claim_until) FROM imap_claims WHERE stored < 2 AND claim_until > ?) AS i",
+                        (now, now, now, now))
+        times = [t for t in (row["d"], row["o"], row["c"], row["i"]) if t]
         return min(times) if times else None
 
     # -- pace: seat bots, misses, reliability (pbem/pace/misses.py, pbem/pace/answering.py) --------
