@@ -27,10 +27,13 @@ from jinja2.filters import do_wordwrap
 from jinja2.visitor import NodeTransformer
 from markupsafe import Markup, escape
 
-try:
+try:  # markupsafe 3's own escaping of a str, without the Markup around it (a private name: hence the fallbacks)
     from markupsafe._speedups import _escape_inner
 except ImportError:  # markupsafe without its C part
-    from markupsafe._native import _escape_inner
+    try:
+        from markupsafe._native import _escape_inner
+    except ImportError:  # another markupsafe: its public escape (a Markup each, the same text)
+        _escape_inner = escape
 
 from engine import content
 from pbem.base import boardmap, engine_text, i18n, printed_names
@@ -183,10 +186,21 @@ class _Inlined(NodeTransformer):
         return nodes.Scope(tree.body, lineno=node.lineno)
 
 
+def own_code(jinja_version: str) -> bool:
+    """Whether the templates compile to `_Generator`'s code under this Jinja: its hooks are Jinja
+    3.1's private methods (and `_Template` its private `_from_namespace`), so under another
+    Jinja a pip install may bring, they compile to Jinja's own code: slower, the same text
+    (tests/test_render_codegen.py compares the two), rather than every mail failing."""
+    return jinja_version.split(".")[:2] == ["3", "1"]
+
+
+_OWN_CODE = own_code(getattr(jinja2, "__version__", ""))
+
+
 class _Environment(jinja2.Environment):
     translated: _Translated | None = None  # set per language (Templates.environment)
-    code_generator_class = _Generator
-    template_class = _Template
+    code_generator_class = _Generator if _OWN_CODE else CodeGenerator
+    template_class = _Template if _OWN_CODE else jinja2.Template
 
     def _parse(self, source: str, name: str | None, filename: str | None,
                within: tuple[str, ...] = ()) -> nodes.Template:
