@@ -170,6 +170,26 @@ def test_every_secret_is_masked_whole_whatever_it_holds(monkeypatch):
     assert log.scrub(f"1 zz{inner}zz 2 {inner} 3") == "1 [secret] 2 [secret] 3"
 
 
+def test_a_secret_added_while_a_line_is_scrubbed_breaks_nothing(monkeypatch):
+    """Another thread may register a secret (a game made through the web face) while a line is
+    being scrubbed, between the pattern's making and its use: the line is still scrubbed with
+    the pattern made, and the next line with the new secret too."""
+    import re
+    monkeypatch.setattr(log, "_secrets", {"0123456789abcdef0123"})
+    monkeypatch.setattr(log, "_masks", None)
+    compile = re.compile
+
+    def made_then_a_secret_added(pattern, *args):
+        made = compile(pattern, *args)
+        monkeypatch.setattr(log.re, "compile", compile)
+        log.forget("fedcba98765432100123")  # as another thread would, meanwhile
+        return made
+
+    monkeypatch.setattr(log.re, "compile", made_then_a_secret_added)
+    assert log.scrub("a 0123456789abcdef0123 b") == "a [secret] b"
+    assert log.scrub("c fedcba98765432100123 d") == "c [secret] d"
+
+
 def test_the_masked_store_keeps_message_ids_for_threads(fake_svc, fake_game):
     hexy = "<0123456789abcdef0123@mail.example.org>"
     result = handle(fake_svc, mail(["hello"], sender="someone@example.net", message_id=hexy))

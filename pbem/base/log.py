@@ -55,16 +55,14 @@ structlog = _structlog()
 
 _PLUS = re.compile(r"\+[^@\s+]+@")
 _secrets: set[str] = set()
-_masks: re.Pattern | None = None  # the secrets as one pattern, longest first: made again when one is added
+_masks: tuple[int, re.Pattern] | None = None  # the secrets as one pattern (longest first), and how many it holds
 
 
 def forget(secret: str) -> None:
     """Register a secret the service made (a token: 20 random hex characters) that no log
     line may show."""
-    global _masks
-    if secret and secret not in _secrets:
+    if secret:
         _secrets.add(secret)
-        _masks = None
 
 
 def forget_seed(seed: str) -> None:
@@ -84,9 +82,11 @@ def forget_seed(seed: str) -> None:
 def scrub(text: str) -> str:
     global _masks
     if _secrets:  # one pass over the text, not a sort of every secret and a pass each (a season's process has hundreds)
-        if _masks is None:  # longest first: no partial leaks
-            _masks = re.compile("|".join(re.escape(s) for s in sorted(_secrets, key=len, reverse=True)))
-        text = _masks.sub("[secret]", text)
+        made = _masks  # read once: another thread may add a secret meanwhile (then the next line makes it again)
+        if made is None or made[0] != len(_secrets):  # secrets are only added
+            secrets = sorted(_secrets, key=len, reverse=True)  # longest first: no partial leaks
+            made = _masks = (len(secrets), re.compile("|".join(re.escape(s) for s in secrets)))
+        text = made[1].sub("[secret]", text)
     text = _PLUS.sub("+[token]@", text)
     return mask_text(text)
 

@@ -1090,9 +1090,9 @@ class Store:
 
     def next_wakeup(self) -> str | None:
         """The next time after now that a daemon has timed work: a deadline's next time, a
-        mail's next try, a claim's lease running out, a mail's or an IMAP message's not yet
-        moved (a daemon that died holding it: another takes it then, not at its next look a
-        minute later). What is due already, the cycle that just ran took or left to another daemon."""
+        mail's next try, a claim's lease running out: a mail's, or an IMAP message's not yet moved
+        (a daemon that died holding it: another takes it then, not at its next look a minute
+        later). What is due already, the cycle that just ran took or left to another daemon."""
         now = self.now()
         row = self._the_one("SELECT (SELECT MIN(next_at) FROM deadlines WHERE status = 'open' AND next_at > ?) AS d, "
                         "(SELECT MIN(next_attempt_at) FROM outbox WHERE status = 'queued' "
