@@ -364,7 +364,7 @@ async def _send(svc: Service, sender, row: dict, skipped: list[int], unsent: lis
     if held is not None:
         held.append(row)
         return False
-    return _mark(svc, row, skipped, unsent, logger)
+    return _mark(svc, [row], skipped, unsent, logger) == 1
 
 
 async def _settle(svc: Service, sender, held: list[dict] | None, skipped: list[int], unsent: list[Unsent],
@@ -381,32 +381,24 @@ async def _settle(svc: Service, sender, held: list[dict] | None, skipped: list[i
         for row in rows:
             _failed(svc, row, e, unsent)
         return None
-    try:  # all in one statement and one commit: the batch's files are durable together anyway
+    return _mark(svc, rows, skipped, unsent, logger)  # all at once: the batch's files are durable together
+
+
+def _mark(svc: Service, rows: list[dict], skipped: list[int], unsent: list[Unsent], logger) -> int:
+    """Mails that went marked sent, with their rendered text (the context goes), in one statement,
+    its own commit (no BEGIN and COMMIT around it): how many were marked."""
+    try:
         marked = svc.store.outbox_sent_rows([(row["id"], row["text"], row["html"]) for row in rows], OWNER)
     except Exception as e:  # noqa: BLE001  they went, unmarked: they go again (the same Message-IDs, in place)
         for row in rows:
             _put_back(svc, row, "sent, but not marked sent", e, skipped, unsent)
         return 0
     for row in rows:
-        _logged(logger, row, row["id"] in marked)
+        if row["id"] not in marked:  # our lease ran out and another sender claimed it: theirs to send and mark
+            logger.warning("sent, but another sender holds the mail now", outbox=row["id"], kind=row["kind"])
+        else:
+            logger.info("sent", outbox=row["id"], kind=row["kind"], game=row["game"], to=row["to_addr"])
     return len(marked)
-
-
-def _mark(svc: Service, row: dict, skipped: list[int], unsent: list[Unsent], logger) -> bool:
-    try:  # one statement, its own commit (no BEGIN and COMMIT around it): the rendered text stays
-        marked = svc.store.outbox_sent(row["id"], row["text"], row["html"], OWNER)
-    except Exception as e:  # noqa: BLE001  it went, unmarked: it goes again (the same Message-ID)
-        _put_back(svc, row, "sent, but not marked sent", e, skipped, unsent)
-        return False
-    return _logged(logger, row, marked)
-
-
-def _logged(logger, row: dict, marked: bool) -> bool:
-    if not marked:  # our lease ran out and another sender claimed it: theirs to send (the same Message-ID) and mark
-        logger.warning("sent, but another sender holds the mail now", outbox=row["id"], kind=row["kind"])
-        return False
-    logger.info("sent", outbox=row["id"], kind=row["kind"], game=row["game"], to=row["to_addr"])
-    return True
 
 
 def _put_back(svc: Service, row: dict, what: str, exc: Exception, skipped: list[int], unsent: list[Unsent]) -> None:

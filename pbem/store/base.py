@@ -30,6 +30,7 @@ from pbem.store.common import _CHAINED, Clock, chain_hash, iso, storable
 def _tables_written(sql: str) -> tuple[str, ...]:
     return tuple(table.lower() for table in Store._WRITES.findall(sql))
 
+
 class Store:
     SNAPSHOT_EVERY = 100
     dialect = ""
