@@ -4,7 +4,7 @@ and `replay --html`'s size per page.
 One game of `--moves` moves is played through the service (the moderator answering for
 whoever is asked, bots choosing) and ended, then exported as `pbem export` writes it. In
 interleaved rounds: the bare replay (engine.api.replay: every logged line parsed and folded
-over one state from the seed: no hashes, no events kept) and `archive.verify` of the archive
+over one state from the seed: no hashes, no events kept) and `verify.verify` of the archive
 (read from its file, every move re-run and checked: state hashes, events, positions, dice,
 the hash chain). CPU time; target: verify <= 2x the bare replay. Then `replay --html` is
 written once: its pages, their median size, and the board picture they share.
@@ -27,7 +27,7 @@ import timing
 
 from engine import api
 from pbem import bot
-from pbem.archive import archive, replay
+from pbem.archive import archive, replay, verify
 from pbem.base import log, settings as settings_mod
 from pbem.core import games
 from pbem.core.service import open_service
@@ -72,13 +72,13 @@ def main() -> None:
             api.replay(api.new_game(data["config"], data["seed"]), [api.parse_move(line) for line in lines])
 
         def check():
-            verdict = archive.verify(archive.load(path, checking=True))  # as `pbem verify` reads it
+            verdict = verify.verify(verify.read(path))  # as `pbem verify` reads it
             assert verdict.ok and verdict.rerun, verdict.problem
 
         got = timing.rounds({"bare replay": lambda: timing.timed(bare), "verify": lambda: timing.timed(check)},
                             args.rounds, 2)
         print(timing.report("bare replay (api.replay of the logged lines)", got["bare replay"]))
-        print(timing.report("pbem verify (archive.load(checking) + archive.verify)", got["verify"]))
+        print(timing.report("pbem verify (verify.read + verify.verify)", got["verify"]))
         print(timing.ratio("verify / bare replay", got["verify"], got["bare replay"], target=2.0))
         site = Path(home) / "site"
         pages = replay.write_html(data, site)

@@ -26,7 +26,7 @@ sys.path.insert(0, str(REPO))
 import timing
 
 from pbem import bot
-from pbem.archive import archive
+from pbem.archive import archive, verify
 from pbem.base import log, settings as settings_mod
 from pbem.core import games
 from pbem.core.service import open_service
@@ -95,7 +95,7 @@ def main() -> None:
         print(f"store (SQLite, compacted): {before[0] / 1e6:.2f} MB -> {after[0] / 1e6:.2f} MB "
               f"({after[0] / before[0]:.0%}); outbox folder: {before[1] / 1e6:.2f} MB -> {after[1] / 1e6:.2f} MB")
         moderator.end(svc, gid)  # ended: its archive holds the seed, and verify re-runs every move
-        verdict = archive.verify(archive.export(svc, gid))
+        verdict = verify.verify(archive.export(svc, gid))
         print(f"the game's archive after the prune: {'ok' if verdict.ok else verdict.problem} "
               f"({verdict.moves} moves, {'re-run' if verdict.rerun else 'hash chain'})")
 

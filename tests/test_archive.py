@@ -13,7 +13,7 @@ from conftest import PLAYERS, game_config, mail, token
 
 from engine import api
 from pbem import bot
-from pbem.archive import archive
+from pbem.archive import archive, verify
 from pbem.cli import main
 from pbem.core import games
 from pbem.inbound.process import handle
@@ -81,7 +81,7 @@ def test_export_then_verify_round_trips(svc, tmp_path, players, cap, bot_seed, m
         assert any(m["actor"] == "moderator" for m in data["moves"])
     if rollback_at:
         assert any(m["kind"] == "rollback" for m in data["moves"])
-    verdict = archive.verify(data)
+    verdict = verify.verify(data)
     assert verdict.ok and verdict.rerun and verdict.moves == len(rows), verdict
     assert "re-run from the seed" in cli(svc, "verify", path).stdout
 
@@ -129,7 +129,7 @@ def test_one_changed_byte_names_its_move(svc, finished, tmp_path, key, problem):
     path, seq = finished
     bad = tmp_path / "bad.json"
     bad.write_text(_tamper(path.read_text(), seq, key))
-    assert archive.verify(archive.load(bad)).problem == f"move {seq}: {problem}"
+    assert verify.verify(archive.load(bad)).problem == f"move {seq}: {problem}"
     assert f"move {seq}: {problem}" in cli(svc, "verify", bad, code=1).stderr
 
 
@@ -146,8 +146,8 @@ def test_a_changed_value_names_its_move(finished, tmp_path, pattern, problem):
     swapped = "2" if lines[i][at] == "1" else "1" if lines[i][at].isdigit() else "q"
     lines[i] = lines[i][:at] + swapped + lines[i][at + 1:]
     (tmp_path / "bad.json").write_text("\n".join(lines))
-    assert archive.verify(archive.load(tmp_path / "bad.json")).problem == f"move {seq}: {problem}"
-    assert archive.verify(archive.load(tmp_path / "bad.json", checking=True)).problem == f"move {seq}: {problem}"
+    assert verify.verify(archive.load(tmp_path / "bad.json")).problem == f"move {seq}: {problem}"
+    assert verify.verify(verify.read(tmp_path / "bad.json")).problem == f"move {seq}: {problem}"
 
 
 def test_an_archive_written_by_another_program_verifies_as_read(finished, tmp_path):
@@ -158,7 +158,7 @@ def test_an_archive_written_by_another_program_verifies_as_read(finished, tmp_pa
     for m in data["moves"]:
         m["positions"] = dict(reversed(list(m["positions"].items())))
     (tmp_path / "other.json").write_text(json.dumps(data, indent=2))
-    verdict = archive.verify(archive.load(tmp_path / "other.json", checking=True))
+    verdict = verify.verify(verify.read(tmp_path / "other.json"))
     assert verdict.ok and verdict.rerun and verdict.moves == len(data["moves"]), verdict.problem
 
 
@@ -173,23 +173,23 @@ def test_a_forged_move_with_a_chain_made_again_fails_the_rerun(finished):
         record = {k: row[k] for k in _CHAINED if k != "game"} | {"game": data["game"]}
         row["prev_hash"], row["hash"] = prev, chain_hash(prev, record, row["state_hash"])
         prev = row["hash"]
-    assert archive.verify(data).problem == f"move {m['seq']}: state hash differs"
+    assert verify.verify(data).problem == f"move {m['seq']}: state hash differs"
 
 
 def test_a_changed_seed_or_config_is_caught(finished):
     path, _ = finished
     data = archive.load(path)
-    assert (archive.verify({**data, "seed": data["seed"] + "x"}).problem
+    assert (verify.verify({**data, "seed": data["seed"] + "x"}).problem
             == "setup: the seed does not match its commitment")
     config = {**data["config"], "options": {"turn_cap": 9}}
-    assert not archive.verify({**data, "config": config}).ok
+    assert not verify.verify({**data, "config": config}).ok
 
 
 def test_a_changed_chain_is_caught_without_the_seed_too(finished):
     path, seq = finished
     data = json.loads(_tamper(path.read_text(), seq, "line"))
     del data["seed"]
-    assert archive.verify(data).problem == f"move {seq}: chain broken"
+    assert verify.verify(data).problem == f"move {seq}: chain broken"
 
 
 def test_the_dice_script_reproduces_every_recorded_roll(svc, tmp_path):
@@ -242,7 +242,7 @@ def test_a_players_export_holds_no_seed_and_no_other_players_spells(svc, tmp_pat
             hidden = _hidden_spells(state, me, public)
             assert not any(n in text for n in hidden), hidden
             checked += len(hidden)
-            assert archive.verify(data).ok
+            assert verify.verify(data).ok
     assert checked  # some game ended with a Spell only its holder knew
 
 
@@ -274,7 +274,7 @@ def test_the_committed_fixture_still_verifies():
     """An archive made by an earlier version (tests/fixtures/make_archive.py): if this fails,
     the engine changed how old games replay."""
     data = archive.load(FIXTURE)
-    verdict = archive.verify(data)
+    verdict = verify.verify(data)
     assert verdict.ok and verdict.rerun, verdict
     assert data["config"]["options"] == {"turn_cap": 3} and len(data["config"]["players"]) == 2
     run = subprocess.run([sys.executable, str(SCRIPT), str(FIXTURE)], capture_output=True, text=True)
@@ -283,7 +283,7 @@ def test_the_committed_fixture_still_verifies():
 
 def test_another_engine_version_is_noted():
     data = archive.load(FIXTURE)
-    verdict = archive.verify({**data, "engine_version": "0.0.1", "content_version": "ab" * 32})
+    verdict = verify.verify({**data, "engine_version": "0.0.1", "content_version": "ab" * 32})
     assert verdict.ok
     assert verdict.notes[:2] == [
         f"made by engine 0.0.1, checked with engine {api.ENGINE_VERSION}",
@@ -347,23 +347,23 @@ def test_a_checked_move_is_linked_as_the_store_links_it(finished, values):
     """`verify` hashes the links of moves read with load's `checking` (their fields validated
     as strings, integers or null) from one encoded Struct, not chain_hash's sorted dict: the
     same hash for every value a field may hold (escapes, non-ASCII, null, large integers)."""
-    assert archive._Link.__struct_fields__ == tuple(sorted(_CHAINED))
+    assert verify._Link.__struct_fields__ == tuple(sorted(_CHAINED))
     path, seq = finished
-    data = archive.load(path, checking=True)
-    assert isinstance(data["moves"], archive._Plain)
+    data = verify.read(path)
+    assert isinstance(data["moves"], verify._Plain)
     m = msgspec.structs.replace(data["moves"][seq - 1], **values)
     prev = data["moves"][seq - 2]["hash"]
     record = {k: m[k] for k in _CHAINED if k != "game"} | {"game": data["game"]}
     m = msgspec.structs.replace(m, hash=chain_hash(prev, record, m.state_hash))
-    assert archive._check_checked_link(data["game"], m, seq, prev) == m.hash
+    assert verify._check_checked_link(data["game"], m, seq, prev) == m.hash
     with pytest.raises(archive.Divergence, match="chain broken"):
-        archive._check_checked_link(data["game"], msgspec.structs.replace(m, line=m.line + " "), seq, prev)
+        verify._check_checked_link(data["game"], msgspec.structs.replace(m, line=m.line + " "), seq, prev)
 
 
 def test_verify_of_a_checked_archive_links_without_chain_hash(finished, monkeypatch):
     path, _ = finished
-    monkeypatch.setattr(archive, "chain_hash", lambda *a: pytest.fail("chain_hash on a checked archive"))
-    verdict = archive.verify(archive.load(path, checking=True))
+    monkeypatch.setattr(verify, "chain_hash", lambda *a: pytest.fail("chain_hash on a checked archive"))
+    verdict = verify.verify(verify.read(path))
     assert verdict.ok and verdict.rerun, verdict.problem
 
 
@@ -371,13 +371,13 @@ def test_verify_tells_its_progress_every_tick_and_at_the_end(finished, monkeypat
     """A terminal's progress bar costs a microsecond a call: verify tells it every TICK moves
     and at the last, with or without the seed."""
     path, _ = finished
-    monkeypatch.setattr(archive, "TICK", 3)
-    data = archive.load(path, checking=True)
+    monkeypatch.setattr(verify, "TICK", 3)
+    data = verify.read(path)
     n = len(data["moves"])
     expected = [(s, n) for s in range(3, n + 1, 3)] + ([(n, n)] if n % 3 else [])
     for each in (data, {k: v for k, v in data.items() if k != "seed"}):
         told = []
-        assert archive.verify(each, progress=lambda done, total: told.append((done, total))).ok
+        assert verify.verify(each, progress=lambda done, total: told.append((done, total))).ok
         assert told == expected
 
 
@@ -385,6 +385,6 @@ def test_every_move_of_an_export_is_checked_as_bytes(finished, monkeypatch):
     """What the replay shows is encoded as `dumps` wrote it: each move of an exported archive
     is checked in one comparison of bytes, never the slower data comparison."""
     path, _ = finished
-    monkeypatch.setattr(archive, "_events", lambda *a: pytest.fail("a move compared as data"))
-    verdict = archive.verify(archive.load(path, checking=True))
+    monkeypatch.setattr(verify, "shown_events", lambda *a: pytest.fail("a move compared as data"))
+    verdict = verify.verify(verify.read(path))
     assert verdict.ok and verdict.rerun, verdict.problem

@@ -16,7 +16,7 @@ from conftest import Clock, game_config, token
 from hypothesis import HealthCheck, given, settings, strategies as st
 from pgcluster import pg_database
 
-from pbem.archive import archive
+from pbem.archive import archive, verify
 from pbem.base import settings as settings_mod, tokens
 from pbem.core.games import GameError
 from pbem.core.service import open_service
@@ -115,7 +115,7 @@ def readers(n):
                 loaded = archive.load(f.name)
             except GameError:
                 return
-            archive.verify(loaded)  # reports a malformed archive, never raises
+            verify.verify(loaded)  # reports a malformed archive, never raises
 
     return mail_readers, turn_file_reader, archive_reader
 

@@ -159,7 +159,7 @@ def test_player_scoped_exports_and_replays_show_others_answers_only_as_public_ev
     Nemesis game played by mail, then every scoped form read for every other player's line."""
     import io
 
-    from pbem.archive import archive, replay
+    from pbem.archive import archive, replay, verify
 
     names = [NEMESIS] + NEMESIS_HEROES
     config = game_config(name="scoped", seed="scoped-archive-seed-1", edition="fifth", packs=["nemesis"],
@@ -187,7 +187,7 @@ def test_player_scoped_exports_and_replays_show_others_answers_only_as_public_ev
             shown = [line for line in others if line in text]
             assert not shown, (reader, what, shown[:3])
         assert own and all(line in texts["replay --as"] for line in own)  # a reader's own answers stay
-        assert archive.verify(mine).ok  # the links of the hidden moves still hold
+        assert verify.verify(mine).ok  # the links of the hidden moves still hold
     boons = [m["line"] for m in logged if "boon" in m["line"]]
     assert boons, "no Boon was taken: the test did not reach the private choice it guards"
 

@@ -12,7 +12,7 @@ from bymail import play_by_mail
 from click.testing import CliRunner
 from conftest import game_config
 
-from pbem.archive import archive
+from pbem.archive import archive, verify
 from pbem.cli import main
 from pbem.inbound.process import handle
 from pbem.moderate import moderator, newgame, prune
@@ -75,7 +75,7 @@ def test_prune_forgets_what_no_game_needs_and_the_game_stays_verifiable(make_ser
     assert done.files == len(emls - left) > 0
     # the game is as it was
     assert svc.store.verify_chain(g) == [] and [m["hash"] for m in svc.store.moves(g)] == chain_before
-    assert archive.verify(archive.export(svc, g)).ok
+    assert verify.verify(archive.export(svc, g)).ok
     moderator.resend(svc, g, "bob")  # the last report is kept for it
     [resent] = [r for r in svc.store.outbox_rows() if r["kind"] == "resend"]
     last = max(k for k in kept if rows[k]["player"] == "bob")
@@ -91,7 +91,7 @@ def test_prune_forgets_what_no_game_needs_and_the_game_stays_verifiable(make_ser
     assert again.mails > 0 and all(r["text"] == "" for r in map(svc.store.outbox_mail,
                                                                   (r["id"] for r in svc.store.outbox_rows()))
                                    if r["status"] == "sent")
-    verdict = archive.verify(archive.export(svc, g))
+    verdict = verify.verify(archive.export(svc, g))
     assert verdict.ok and verdict.rerun and verdict.moves == len(chain_before)
 
 

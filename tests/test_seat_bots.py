@@ -19,7 +19,7 @@ from test_web import BASE, seat_url
 
 from engine import bots
 from pbem import daemon
-from pbem.archive import archive
+from pbem.archive import archive, verify
 from pbem.base import settings as settings_mod
 from pbem.core import games
 from pbem.core.games import GameError
@@ -117,7 +117,7 @@ def test_solo_game_by_mail_against_two_greedy_bots_to_the_end(svc):
     mails = svc.store.outbox_rows()
     assert not [r for r in mails if r["player"] in ("gort", "robby") or not r["to_addr"]]  # a bot gets no mail
     assert {r["kind"] for r in mails if r["player"] == "alice"} >= {"welcome", "receipt", "gameover"}
-    verdict = archive.verify(archive.export(svc, g))  # the bots' moves re-run like any other
+    verdict = verify.verify(archive.export(svc, g))  # the bots' moves re-run like any other
     assert verdict.ok and verdict.rerun, verdict.problem
     assert verdict.moves == len(log) > 50
 

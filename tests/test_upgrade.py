@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from conftest import game_config
 
 from engine import api
-from pbem.archive import archive, upgrade
+from pbem.archive import archive, upgrade, verify
 from pbem.cli import main
 from pbem.core import games
 from pbem.moderate import moderator, newgame
@@ -90,7 +90,7 @@ def test_a_release_that_changes_the_rules_is_found_before_the_upgrade(league, ne
 
 def test_verify_names_the_engine_an_archive_needs(league, monkeypatch):
     data = archive.export(league, "spring")  # ended: it holds the seed and re-runs
-    assert archive.verify(data).ok
+    assert verify.verify(data).ok
     real = api.apply
 
     def apply(state, move, *, copy=True):
@@ -99,14 +99,14 @@ def test_verify_names_the_engine_an_archive_needs(league, monkeypatch):
         return state, events
     monkeypatch.setattr(api, "apply", apply)
     monkeypatch.setattr(api, "ENGINE_VERSION", "99.0.0")
-    verdict = archive.verify(data)
+    verdict = verify.verify(data)
     assert not verdict.ok and verdict.problem.startswith("move 1: state hash differs")
     assert (f"the game was played by engine {STARTED}: verify it with a pbem whose engine is {STARTED} "
             "(`pbem --version` names it); this one is engine 99.0.0") in verdict.problem
     mixed = {**data, "exported_with": {**data["exported_with"], "engine": "98.0.0"}}
-    assert f"the game started on engine {STARTED} and went on under engine 98.0.0" in archive.verify(mixed).problem
+    assert f"the game started on engine {STARTED} and went on under engine 98.0.0" in verify.verify(mixed).problem
     monkeypatch.setattr(api, "ENGINE_VERSION", STARTED)  # the same engine: a damaged archive, no engine named
-    assert "engine" not in archive.verify(data).problem
+    assert "engine" not in verify.verify(data).problem
 
 
 

@@ -11,7 +11,7 @@ from test_archive import _tamper, finished  # noqa: F401 -- the fixture: a finis
 
 from engine import content
 from pbem import bot
-from pbem.archive import archive
+from pbem.archive import archive, verify
 from pbem.core import games
 from pbem.moderate import moderator, newgame
 from pbem.store import _CHAINED, chain_hash
@@ -23,14 +23,14 @@ def test_checking_reads_every_top_level_key_the_export_wrote_in_one_pass(finishe
     calls = []
     decode = msgspec.json.decode
     monkeypatch.setattr(msgspec.json, "decode", lambda *a, **k: calls.append(1) or decode(*a, **k))
-    data = archive.load(path, checking=True)
+    data = verify.read(path)
     assert len(calls) == 1  # the file's megabytes parsed once
     assert data.keys() == written.keys()
     assert {k: v for k, v in data.items() if k != "moves"} == {k: v for k, v in written.items() if k != "moves"}
     # a key it does not know is not kept, and nothing it knows is made up
     (path.parent / "lean.json").write_text(json.dumps({k: v for k, v in written.items() if k != "board"}
                                                       | {"remark": 1}))
-    lean = archive.load(path.parent / "lean.json", checking=True)
+    lean = verify.read(path.parent / "lean.json")
     assert "board" not in lean and "remark" not in lean and lean["seed"] == written["seed"]
 
 
@@ -39,7 +39,7 @@ def test_verify_leaves_the_engines_content_alone_when_the_archive_reads_the_same
     daemon keys on its generation): an archive that carries the files in use keeps them."""
     path, _ = finished
     before = content.generation()
-    assert archive.verify(archive.load(path, checking=True)).ok
+    assert verify.verify(verify.read(path)).ok
     assert content.generation() == before
 
 
@@ -70,15 +70,15 @@ def rolled(svc, tmp_path):
     return path
 
 
-def _both(path: Path) -> tuple[archive.Verdict, archive.Verdict]:
+def _both(path: Path) -> tuple[verify.Verdict, verify.Verdict]:
     """The verdicts of the plain reading (re-run through `replay`) and of `pbem verify`'s."""
-    return archive.verify(archive.load(path)), archive.verify(archive.load(path, checking=True))
+    return verify.verify(archive.load(path)), verify.verify(verify.read(path))
 
 
 def test_a_checked_archive_is_rerun_by_the_fold_not_the_replay(finished, rolled, monkeypatch):  # noqa: F811
-    monkeypatch.setattr(archive, "replay", lambda *a: pytest.fail("verify went through replay"))
+    monkeypatch.setattr(verify, "replay", lambda *a: pytest.fail("verify went through replay"))
     for path in (finished[0], rolled):
-        verdict = archive.verify(archive.load(path, checking=True))
+        verdict = verify.verify(verify.read(path))
         assert verdict.ok and verdict.rerun and verdict.moves == len(archive.load(path)["moves"]), verdict
 
 

@@ -29,9 +29,9 @@ def export_cmd(ctx, game_id, path, as_player):
 @click.pass_context
 def verify_cmd(ctx, path):
     """Re-run an archive from its seed and moves; exit 1 naming the first divergence."""
-    from pbem.archive import archive, replay
+    from pbem.archive import replay, verify
     with replay.progress("verifying") as tick:
-        verdict = archive.verify(archive.load(path, checking=True), progress=tick)
+        verdict = verify.verify(verify.read(path), progress=tick)
     for note in verdict.notes:
         click.echo(f"note: {note}")
     if not verdict.ok:
