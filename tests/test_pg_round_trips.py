@@ -49,7 +49,7 @@ def test_an_answered_mail_pipelines_its_writes_on_postgresql(make_service, pg_ur
     sent = collections.Counter(m[2].strip() for m in messages if m[0] == "F")
     statements = sent["Execute"] + sent["Query"]
     waits = sum(1 for before, after in zip(messages, messages[1:]) if before[0] == "F" and after[0] == "B")
-    assert statements >= 25, sent  # the answer, its four replies queued, rendered and marked sent
+    assert statements >= 20, sent  # the answer, its four replies queued, rendered and marked sent
     # Without the pipeline every statement, BEGIN, SAVEPOINT and COMMIT was a wait of its own: 47
     # round trips for 45 statements here. With it 37: the answer's unread writes, its lock, its
     # notifications, BEGIN and COMMIT share the waits of the reads that follow them. Its four
@@ -65,5 +65,8 @@ def test_an_answered_mail_pipelines_its_writes_on_postgresql(make_service, pg_ur
     # the move's frame under an id reserved beforehand, not read back (PostgresStore.add_frame): 19;
     # the standing orders read with the address settings, one wait for both (_all_at_once): 18;
     # the processing's savepoint the store's own, one sync where psycopg's made three: 15.
-    assert waits <= statements - 11, (waits, sent)
-    assert waits <= 15 and statements <= 26, (waits, sent)
+    # The writes nobody reads next to each other, of tables no other of them writes, one statement
+    # (PostgresStore._pend: the move, its events, the game, the frame and the seats' marks one;
+    # the mails and the message's outcome one): 15 for 21, the waits as they were (perf28u).
+    assert waits <= statements - 6, (waits, sent)
+    assert waits <= 15 and statements <= 21, (waits, sent)

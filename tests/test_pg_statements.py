@@ -224,3 +224,47 @@ def test_a_savepoint_undoes_its_own_failures_and_only_them(pg_url):
         assert "t9" in names()
     finally:
         store.close()
+
+
+def test_writes_nobody_reads_go_as_one_statement_and_hold_as_several(pg_url, monkeypatch):
+    """Within a transaction the writes whose count nobody reads, of tables no other of them
+    writes, go as one statement (PostgresStore._pend: each but the last in a WITH): a row may
+    refer to one written in the same statement (foreign keys are checked at its end), a write of
+    a table already written goes after (it sees those rows), and an error in any undoes them
+    all, found at the next wait as before."""
+    store = open_store(pg_url)
+    sent: list[str] = []
+    execute = psycopg.Cursor.execute
+
+    def counted(self, query, params=None, **kwargs):
+        sent.append(str(query))
+        return execute(self, query, params, **kwargs)
+    monkeypatch.setattr(psycopg.Cursor, "execute", counted)
+    try:
+        with store.transaction():
+            store.add_game("g", {}, "seed", "commitment", b"state", "1", "active")
+            store.add_player("g", "a", 1, "a@example.org", "hash-a", "salt")  # its game in the same statement
+            store._write("INSERT INTO service_meta (name, value) VALUES (?, ?)", ("m", "1"))
+            store._write("UPDATE players SET email = ? WHERE game = ? AND name = ?", ("b@example.org", "g", "a"))
+            store._write("UPDATE games SET moves = ? WHERE id = ?", (1, "g"))
+        writes = [s for s in sent if s not in ("BEGIN", "COMMIT")]
+        assert len(writes) == 2 and writes[0].startswith("WITH w0 AS (INSERT INTO games"), writes
+        assert writes[1].startswith("WITH w0 AS (UPDATE players"), writes
+        assert store.player("g", "a")["email"] == "b@example.org"  # the UPDATE went after the INSERT
+        assert store.game("g")["moves"] == 1 and store.meta("m") == "1"
+        with pytest.raises(psycopg.errors.UniqueViolation), store.transaction():
+            store._write("INSERT INTO service_meta (name, value) VALUES (?, ?)", ("n", "1"))
+            store.add_player("g", "c", 2, "c@example.org", "hash-c", "salt")
+            store._write("UPDATE games SET moves = ? WHERE id = ?", (2, "g"))
+            store._write("INSERT INTO service_meta (name, value) VALUES (?, ?)", ("m", "again"))  # fails
+            store._write("UPDATE games SET moves = ? WHERE id = ?", (3, "g"))
+        assert store.meta("n") is None and store.player("g", "c") is None and store.game("g")["moves"] == 1
+        with store.transaction():
+            store._write("INSERT INTO service_meta (name, value) VALUES (?, ?)", ("o", "1"))
+            with pytest.raises(psycopg.errors.UniqueViolation), store.transaction(savepoint=True):
+                store.add_player("g", "d", 3, "d@example.org", "hash-d", "salt")
+                store._write("INSERT INTO service_meta (name, value) VALUES (?, ?)", ("m", "again"))
+            store._write("UPDATE games SET moves = ? WHERE id = ?", (4, "g"))
+        assert store.meta("o") == "1" and store.player("g", "d") is None and store.game("g")["moves"] == 4
+    finally:
+        store.close()
