@@ -209,7 +209,7 @@ def test_messages_stored_before_the_masking_are_masked_by_its_migration(tmp_path
         store.db.execute("INSERT INTO inbox (received_at, source, kind, raw, content_hash, status, attempts) "
                          "VALUES ('t', 'stdin', 'mail', ?, 'h', 'processed', 0)",
                          (quoting_welcome("a@b", tok, "left", "base64"),))
-    for stmt in ("DROP INDEX outbox_to", "ALTER TABLE outbox DROP COLUMN claim_until",
+    for stmt in ("DROP INDEX IF EXISTS outbox_to", "ALTER TABLE outbox DROP COLUMN claim_until",
                  "ALTER TABLE outbox DROP COLUMN claimed_by", "ALTER TABLE inbox DROP COLUMN token_hash"):
         store.db.execute(stmt)
     assert store.migrate() == [9]

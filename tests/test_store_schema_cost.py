@@ -50,3 +50,39 @@ def test_postgresql_compresses_large_values_with_lz4(pg_url):
             assert method == ("lz4",)
     finally:
         s.close()
+
+
+def test_a_mail_queued_enters_only_the_indexes_its_hot_reads_need(store):
+    """Every outbox row entered outbox_to (to_addr, kind, created_at): a page of it written per
+    mail queued, 2.25 of an answer's 22 WAL frames, for reads of digests, strangers' replies and
+    calendars only. Those are partial indexes now (migration 22): a report or a receipt enters
+    the queue's index and its Message-ID's, no other."""
+    whole = {name for name, sql in _indexes(store).items() if " WHERE " not in sql.upper()}
+    if store.dialect == "postgresql":
+        whole -= {"outbox_pkey", "outbox_message_id_key"}
+    assert whole == {"outbox_queue"}
+    assert "uses_by" not in {r["name"] for r in store._all(
+        "SELECT name FROM sqlite_master WHERE type = 'index'" if store.dialect == "sqlite" else
+        "SELECT indexname AS name FROM pg_indexes WHERE tablename = 'uses'")}  # its key is its only b-tree
+
+
+def test_the_reads_of_mail_by_address_are_served_by_their_indexes(tmp_path):
+    """What outbox_to served, each by its partial index; count_mail_to (strangers' replies, a
+    lower-cased address) read the whole index before: a scan of all mail ever queued."""
+    s = open_store(tmp_path / "pbem.db")
+    plans: list[str] = []
+    run = s._all
+    s._all = lambda sql, params=(): plans.append(" ".join(
+        r["detail"] for r in run("EXPLAIN QUERY PLAN " + sql, params))) or run(sql, params)
+    try:
+        s.count_mail_to("eve@example.net", ("stranger", "unprocessed"), "2026-01-01T00:00:00Z")
+        s.last_mail_to("mod@example.org", "digest")
+        s.calendars_to("a@example.org", "2026-01-01T00:00:00Z")
+        assert ["outbox_strangers" in plans[0], "outbox_digests" in plans[1], "outbox_calendars" in plans[2]] == \
+            [True] * 3, plans
+        assert not any(p.startswith("SCAN") for p in plans)
+        with pytest.raises(ValueError):
+            s.count_mail_to("eve@example.net", ("x'); DROP TABLE outbox; --",), "2026-01-01T00:00:00Z")
+    finally:
+        s._all = run
+        s.close()

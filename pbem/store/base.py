@@ -26,6 +26,13 @@ from pbem.store import migrations
 from pbem.store.common import _CHAINED, Clock, chain_hash, iso, storable
 
 
+def _literals(words: Sequence[str]) -> str:
+    """Words of our own (a mail's kind) as SQL literals, for a query a partial index serves."""
+    if not all(re.fullmatch(r"[a-z_]+", w) for w in words):
+        raise ValueError(f"not a kind of mail: {words!r}")
+    return ", ".join(f"'{w}'" for w in words)
+
+
 @functools.lru_cache(maxsize=1024)  # a few dozen statements, each run many times (issue 28: 13 an answer)
 def _tables_written(sql: str) -> tuple[str, ...]:
     return tuple(table.lower() for table in Store._WRITES.findall(sql))
@@ -684,35 +691,43 @@ class Store:
         return self._the_one("SELECT COALESCE(SUM(n), 0) AS n FROM uses WHERE what = ? AND who = ? AND at >= ?",
                              (what, who, since))["n"]
 
-    def take_uses(self, what: str, who: str, n: int, allowed: int, since: str) -> int:
+    # A use's row holds the running total of its (what, who) (migration 22), so the count since a
+    # time is the latest total less the total before the first row since then: two seeks in the
+    # key's b-tree, however many rows the window holds, and no DELETE an answer (rows too old to
+    # count are read by nothing; they go when a key's total passes a multiple of FORGET_EVERY).
+    # `at` never goes back within a key (a clock set back counts from the latest row's time), so
+    # the totals rise in the key's order and the difference is the window's sum.
+    _TAKE = ("INSERT INTO uses (what, who, at, n, total) SELECT ?, ?, CASE WHEN last_at > ? THEN last_at ELSE ? END, "
+             "fits, last + fits FROM (SELECT CASE WHEN ? - (last - first) < ? THEN ? - (last - first) ELSE ? END "
+             "AS fits, last, last_at FROM (SELECT COALESCE(l.total, 0) AS last, l.at AS last_at, "
+             "COALESCE(f.before, l.total, 0) AS first FROM (SELECT 1 AS one) AS o "
+             "LEFT JOIN (SELECT total, at FROM uses WHERE what = ? AND who = ? ORDER BY at DESC, total DESC LIMIT 1) "
+             "AS l ON 1 = 1 LEFT JOIN (SELECT total - n AS before FROM uses WHERE what = ? AND who = ? AND at >= ? "
+             "ORDER BY at, total LIMIT 1) AS f ON 1 = 1) AS t) AS room WHERE fits > 0 RETURNING n, total")
+    FORGET_EVERY = 64
+    UNLIMITED = 2 ** 62
+
+    def take_uses(self, what: str, who: str, n: int, allowed: int, since: str, forget_before: str | None = None) -> int:
         """Count as many of `n` more `what` as fit under `allowed` since `since`, and say how many:
-        one statement (the count and the row it adds), then the rows older than `since` go (none
-        goes when nothing fits: the count stands as it was). On PostgreSQL the old rows go in
-        the same statement, fit or not (they count for nothing either way): a statement less a mail."""
-        take = ("INSERT INTO uses (what, who, at, n) SELECT ?, ?, ?, fits FROM (SELECT CASE "
-                "WHEN ? - COALESCE(SUM(n), 0) < ? THEN ? - COALESCE(SUM(n), 0) ELSE ? END AS fits "
-                "FROM uses WHERE what = ? AND who = ? AND at >= ?) AS room WHERE fits > 0 RETURNING n")
-        params = (what, who, self.now(), allowed, n, allowed, n, what, who, since)
-        if self.WRITING_WITH:  # the DELETE does not change what the INSERT's sum reads: at < since
-            row = self._one(f"WITH old AS (DELETE FROM uses WHERE what = ? AND who = ? AND at < ?) {take}",
-                            (what, who, since, *params))
-            return 0 if row is None else row["n"]
-        row = self._one(take, params)
+        one statement. Rows older than `forget_before` (else `since`) no longer count and go
+        now and then (FORGET_EVERY)."""
+        now = self.now()
+        row = self._one(self._TAKE, (what, who, now, now, allowed, n, allowed, n, what, who, what, who, since))
         if row is None:
             return 0
-        self._write("DELETE FROM uses WHERE what = ? AND who = ? AND at < ?", (what, who, since))
+        if row["total"] // self.FORGET_EVERY != (row["total"] - row["n"]) // self.FORGET_EVERY:
+            self._write("DELETE FROM uses WHERE what = ? AND who = ? AND at < ?", (what, who, forget_before or since))
         return row["n"]
 
     def add_uses(self, what: str, who: str, n: int, forget_before: str) -> None:
-        """Count `n` more; what is older than `forget_before` no longer counts and goes."""
-        self._write("DELETE FROM uses WHERE what = ? AND who = ? AND at < ?", (what, who, forget_before))
-        self._insert("uses", {"what": what, "who": who, "at": self.now(), "n": n})
+        """Count `n` more; what is older than `forget_before` no longer counts and goes (now and then)."""
+        self.take_uses(what, who, n, self.UNLIMITED, forget_before)
 
     def count_mail_to(self, to_addr: str, kinds: tuple[str, ...], since: str) -> int:
-        """How many mails of `kinds` were queued to `to_addr` since `since`."""
-        marks = ", ".join("?" * len(kinds))
-        return self._the_one(f"SELECT COUNT(*) AS n FROM outbox WHERE lower(to_addr) = lower(?) AND kind IN ({marks}) "
-                         "AND created_at >= ?", (to_addr, *kinds, since))["n"]
+        """How many mails of `kinds` were queued to `to_addr` since `since`. The kinds are written
+        into the statement: a partial index serves only a query that names its rows (migration 22)."""
+        return self._the_one(f"SELECT COUNT(*) AS n FROM outbox WHERE lower(to_addr) = lower(?) AND "
+                             f"kind IN ({_literals(kinds)}) AND created_at >= ?", (to_addr, since))["n"]
 
     def withdraw_queued(self, game: str, player: str, kinds: tuple[str, ...], headers_hold: str) -> int:
         """The seat's mails of `kinds` not sent yet whose stored headers hold `headers_hold` (a
@@ -840,9 +855,9 @@ class Store:
                          (message_id, to_addr, last))
 
     def last_mail_to(self, to_addr: str, kind: str) -> str | None:
-        """When the last mail of `kind` to `to_addr` was queued (the index outbox_to)."""
-        return self._the_one("SELECT MAX(created_at) AS at FROM outbox WHERE to_addr = ? AND kind = ?",
-                             (to_addr, kind))["at"]
+        """When the last mail of `kind` to `to_addr` was queued (the index outbox_digests for digests)."""
+        return self._the_one(f"SELECT MAX(created_at) AS at FROM outbox WHERE to_addr = ? AND "
+                             f"kind = {_literals((kind,))}", (to_addr,))["at"]
 
     def lock_notices(self, to_addr: str) -> None:
         """Inside a transaction: one digest for `to_addr` at a time (PostgreSQL: the game lock's
