@@ -3,11 +3,15 @@ answer builds no reader's context (views, sheets, the preview of their answers, 
 frame), so its commit comes sooner; the mail then shows the state of its move, whatever happened
 since, and nothing stored for it holds the game's secret seed."""
 import asyncio
+import random
 import re
 
 import msgspec
+import pytest
 from conftest import game_config, legal, mail, token
 
+from engine import api
+from pbem import bot
 from pbem.core import games
 from pbem.inbound.process import handle
 from pbem.moderate import newgame
@@ -100,3 +104,54 @@ def test_a_moves_events_are_stored_once_for_its_readers_not_copied_into_each(svc
         assert outbox.rendered(svc, {**row, "context": msgspec.json.encode(old).decode()})["text"] == text
         shown += [t for t in texts if t in text]
     assert shown  # the events are in the mails
+
+
+@pytest.mark.parametrize("packs", [[], ["cataclysm"], ["timescape"], ["city", "dungeon"], ["sea-voyage"],
+                                   ["lost-realms"]])
+def test_a_readers_view_made_from_the_moves_shared_views_is_the_engines(svc, packs):
+    """Issue 28: a move's readers share its spectator's view and the seats' own entries (from the
+    moderator's view); each reader's view made of them is the engine's view of that reader, key
+    for key and in its order, along random games (their hands and Spells, others' as counts)."""
+    players = [{"name": "alice", "character": "wizard"}, {"name": "bob", "character": "priest"}, {"name": "carol"}]
+    state, rnd = api.new_game({"players": players, "packs": packs}, "made-views"), random.Random(5)
+    for _ in range(60):
+        stored = contexts._Stored({}, state, {}, "", {}, {}, svc.engine.view(state, contexts.SPECTATOR), {})
+        for name in ("alice", "bob", "carol", api.MODERATOR, "watcher"):
+            made, engines = contexts._view(svc, stored, name), api.view(state, name)
+            assert made == engines and list(made) == list(engines) and list(made["players"]) == list(engines["players"])
+        move = bot.choose(state, rnd)
+        if move is None:
+            break
+        state, _ = api.apply(state, move)
+
+
+class _Counted:
+    """The service's engine, its views counted by whom they are of."""
+
+    def __init__(self, engine):
+        self.engine, self.views = engine, []
+
+    def __getattr__(self, name):
+        return getattr(self.engine, name)
+
+    def view(self, state, player):
+        self.views.append(player)
+        return self.engine.view(state, player)
+
+
+def test_a_moves_readers_cost_two_views_not_one_each(svc):
+    """Issue 28: the reports of one move (each reader's) were made from one view each besides the
+    spectator's; now from the spectator's and the moderator's, whatever the number of readers."""
+    newgame.create(svc, game_config())
+    asyncio.run(sending.send_due(svc))
+    for _ in range(40):  # to a move that mails more than one seat
+        answer(svc)
+        rows = svc.store.query("SELECT DISTINCT player FROM outbox WHERE status = 'queued' AND player IS NOT NULL")
+        if len(rows) > 1:
+            break
+        asyncio.run(sending.send_due(svc))
+    assert len(rows) > 1
+    contexts._made_cache.clear()
+    counted = svc.engine = _Counted(svc.engine)
+    assert asyncio.run(sending.send_due(svc)) >= len(rows)
+    assert sorted(counted.views, key=str) == sorted([contexts.SPECTATOR, None], key=str), counted.views

@@ -45,10 +45,11 @@ def _names(items) -> list[str]:
     return list(items) if isinstance(items, (list, tuple)) else []
 
 
-def make_frame(svc: Service, state) -> dict:
+def make_frame(svc: Service, state, public: dict | None = None) -> dict:
     """The public part of every report of one game state, as data (pbem/outbound/render.py `board`
-    renders it): what a spectator may see, so it cannot hold anything private."""
-    public = svc.engine.view(state, SPECTATOR)
+    renders it): what a spectator may see (`public`: that view, if made), so it cannot hold
+    anything private."""
+    public = svc.engine.view(state, SPECTATOR) if public is None else public
     marked = glossary.state_stand_ins(state)  # stand-in spaces and characters say so
     picture = boardmap.picture(public, marked.spaces)
     out = {q.name for q in getattr(state, "players", []) if getattr(q, "out", False)}  # resigned, or dead for good
@@ -237,6 +238,8 @@ class _Stored(NamedTuple):
     frame_text: str  # the frame as JSON
     events: dict[int, msgspec.Raw]
     decoded: dict[int, list]  # `events` decoded, as its readers need them
+    public: dict  # the spectator's view the frame is made from
+    seats: dict[str, dict]  # every seat as its own view shows it (`_view`): made at the first reader
 
 
 _made_cache: dict[tuple, _Stored] = {}
@@ -251,12 +254,30 @@ def _made_from(svc: Service, stored: str) -> _Stored:
         # Without its seed: what a report shows cannot depend on it (the preview stops at the first
         # draw, the same whatever the seed: tests/test_report_preview.py), and no stored copy holds it.
         state = svc.engine.decode(made.state)
-        frame = make_frame(svc, state)
-        got = _Stored(made.game, state, frame, msgspec.json.encode(frame).decode(), made.events, {})
+        public = svc.engine.view(state, SPECTATOR)
+        frame = make_frame(svc, state, public)
+        got = _Stored(made.game, state, frame, msgspec.json.encode(frame).decode(), made.events, {}, public, {})
         while len(_made_cache) >= 4:  # the moves of one send round, most often one
             _made_cache.pop(next(iter(_made_cache)))
         _made_cache[key] = got
     return got
+
+
+def _view(svc: Service, made: _Stored, name: str) -> dict:
+    """What reader `name` may see of the move's state: `engine.view(state, name)`, equal to it
+    (tests/test_report_made.py), made from what the move's readers share. A seat's view is the
+    spectator's with its own entry as it sees itself (its hand, its Spells), its name as `me`,
+    and its questions: the rest of a view names no reader. Each seat's own entry is the same in
+    the moderator's view, made once for the move's readers, so a move's N seated readers cost two
+    views, not N (issue 28: a view was a tenth of a reply). Only that reader's entry goes into
+    its view; the moderator's (and anyone not a seat) get the engine's own."""
+    if name == svc.engine.MODERATOR or name not in made.public["players"]:
+        return svc.engine.view(made.state, name)
+    if not made.seats:
+        made.seats.update(svc.engine.view(made.state, None)["players"])
+    public = made.public
+    return {**public, "me": name, "players": {**public["players"], name: made.seats[name]},
+            **svc.engine.view_questions(made.state, name)}
 
 
 def _events(svc: Service, made: _Stored, part: dict) -> list:
@@ -287,7 +308,7 @@ def made(svc: Service, context: dict) -> dict:
     game, state, frame, frame_text = stored.game, stored.state, stored.frame, stored.frame_text
     name = part["me"]
     with i18n.using(context.get("lang")):
-        ctx = report_context(svc, game, name, svc.engine.view(state, name), _events(svc, stored, part), frame,
+        ctx = report_context(svc, game, name, _view(svc, stored, name), _events(svc, stored, part), frame,
                              state, pace=lambda *_: part["pace"])
     ctx.update(context)
     ctx["board"] = None  # the frame is read back from its JSON as it was stored: not again here
