@@ -23,13 +23,27 @@ TELLING = ("fate", "roll")  # kinds of event that tell a die, not what it did
 FACES = (1, 2, 3, 4, 5, 6)
 _LIMIT = 10_000  # tasks: a guard, as in machine.run
 _NOWHERE = object()  # no space `_stand` was kept for
+_ABSENT = object()  # a key the task's arguments do not hold
 
 
-def _unknown_marks(s: Game) -> tuple:
+def _unknown_marks(s: Game) -> tuple[int, list[int]]:
     """What changes when something not yet known is drawn: the random counter and every deck's
     size (forced dice are the faces a reroll is played with: known). A list made in the compiled
     loop: tuple(map(len, ...)) went through the generic iterator, a tenth of a preview."""
     return s.rng, [len(cards) for cards in s.decks.values()]
+
+
+def _drew(s: Game, marks: tuple[int, list[int]]) -> bool:
+    """Whether `_unknown_marks(s)` differs from `marks`, without making them (once per task)."""
+    rng, sizes = marks
+    if s.rng != rng or len(s.decks) != len(sizes):
+        return True
+    n = 0
+    for cards in s.decks.values():
+        if len(cards) != sizes[n]:
+            return True
+        n += 1
+    return False
 
 
 def _stand(ctx: machine.Ctx, i: int) -> dict[str, Any]:
@@ -52,7 +66,7 @@ def _answered(state: Game, move: Move, faces: list[int] | None, events: list[Eve
 
 
 def play(state: Game, player: str, key: str, hooks: Hooks, faces: list[int] | None = None,
-         deeper: bool = True, own: bool = False) -> dict[str, Any]:
+         deeper: bool = True, own: bool = False, rolled: list[bool] | None = None) -> dict[str, Any]:
     """The outcome of `player` answering `key` to the open question, with `faces` as the next
     dice (none: it stops at the first die; `deeper`: also the outcomes of the reader's next
     question). Keys: events (texts the player may see), effects (those that are not a die's
@@ -70,7 +84,8 @@ def play(state: Game, player: str, key: str, hooks: Hooks, faces: list[int] | No
     tasks played again on a new copy, cost a quarter of a preview).
 
     `own`: `state` is a copy no one reads after this (the last answer to the reader's next
-    question): played in place, not copied again (a tenth of a preview was its copies)."""
+    question): played in place, not copied again (a tenth of a preview was its copies).
+    `rolled`: told whether the answer itself rolled a die or drew (see `outcomes`)."""
     first = machine.Ctx(state, [], hooks)
     i = first.index(player)
     start, turn, marks = state.players[i].space, state.turn, _unknown_marks(state)
@@ -84,7 +99,10 @@ def play(state: Game, player: str, key: str, hooks: Hooks, faces: list[int] | No
     known: object = _NOWHERE  # the space `standing` was made for, bare (no Terrain card on it)
     ctx = _answered(state, move, faces, events, hooks, own)
     s = ctx.s
-    if _unknown_marks(s) != marks:  # the answer itself drew (a reroll's die beyond `faces`)
+    drew = _drew(s, marks)
+    if rolled is not None:
+        rolled.append(drew or len(s.forced) < len(faces or []))
+    if drew:  # the answer itself drew (a reroll's die beyond `faces`)
         s, stop, stood = state, "unknown", before  # only read from here on
         del events[:]
     else:
@@ -100,15 +118,18 @@ def play(state: Game, player: str, key: str, hooks: Hooks, faces: list[int] | No
                 standing = _stand(ctx, i)
             known = _NOWHERE if covered else sid
             t = s.stack.pop()
-            meets: dict[str, Any] = {"op": t.op}
-            meets.update({k: t.a[k] for k in ("name", "strength", "craft") if k in t.a})
-            machine.TASKS[t.op](ctx, t)
-            unknown = _unknown_marks(s) != marks
+            op, a = t.op, t.a  # what the task meets, as it stood before it ran: made into `cut` if it draws
+            name, strength, craft = a.get("name", _ABSENT), a.get("strength", _ABSENT), a.get("craft", _ABSENT)
+            machine.TASKS[op](ctx, t)
+            unknown = _drew(s, marks)
             if unknown or s.turn != turn:  # a draw; or the reader's turn is over: another story
                 stood = standing  # all the outcome reads of the game then: not played again
                 del events[seen:]
                 if unknown:
-                    stop, cut = "unknown", meets
+                    stop, cut = "unknown", {"op": op}
+                    for k, v in (("name", name), ("strength", strength), ("craft", craft)):
+                        if v is not _ABSENT:
+                            cut[k] = v
                 break
     if s is not ctx.s:
         ctx = machine.Ctx(s, [], hooks)  # only read from here on
@@ -144,10 +165,26 @@ def outcomes(state: Game, player: str, hooks: Hooks) -> dict[str, Any]:
         return {}
     out: dict[str, Any] = {}
     for o in p.options:
-        outcome = play(state, player, o.key, hooks)
-        if o.key == REROLL:
-            outcome["faces"] = {str(f): play(state, player, o.key, hooks, [f]) for f in FACES}
+        if o.key != REROLL:
+            out[o.key] = play(state, player, o.key, hooks)
+            continue
+        rolled: list[bool] = []
+        faces = {str(f): play(state, player, o.key, hooks, [f], rolled=rolled) for f in FACES}
+        # Played without a face, the answer runs as with one up to its die, which it then draws:
+        # when the first face was rolled by the answer itself, that answer is unknown at once
+        outcome = _unknown_at_once(state, player, hooks) if rolled[0] else play(state, player, o.key, hooks)
+        outcome["faces"] = faces
         out[o.key] = outcome
+    return out
+
+
+def _unknown_at_once(state: Game, player: str, hooks: Hooks) -> dict[str, Any]:
+    """`play`'s outcome of an answer that draws before anything else: where the reader stands."""
+    ctx = machine.Ctx(state, [], hooks)
+    stood = _stand(ctx, ctx.index(player))
+    out: dict[str, Any] = {"events": [], "effects": [], "event_msgs": [], "effect_msgs": [], "moved": False,
+                           "stop": "unknown", "cut": None, "question": None, "asked": []}
+    out.update(stood)
     return out
 
 

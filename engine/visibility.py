@@ -101,20 +101,27 @@ def view(state: Game, player: str | None, hooks: Hooks) -> dict[str, Any]:
     ctx = Ctx(state, [], hooks)  # the packs' public state is read through it, never changed
     everything = player in (None, MODERATOR)
     players = {}
+    cards = content.cards
     for p in state.players:
         own = everything or p.name == player
-        spells = [content.cards[s].name for s in p.spells] if own else len(p.spells)
-        d = _player(state, content, p, spells)
-        d.update(role=p.role, hand=[content.cards[c].name for c in p.hand] if own else len(p.hand),
-                 area=[content.cards[c].name for c in p.area if own or not _facedown(content, c)])
+        # One dict in `_player`'s key order with the view's keys after it (made in one go: a dict
+        # updated twice, and the slugs' lists that the names replace, were a sixth of a view)
+        space = content.board.spaces.get(p.space) if p.space else None
+        d = {"character": p.character, "space": p.space,
+             "space_name": _space_name(state, content, space.id) if space else None,
+             "region": space.ring if space else None, "strength": p.strength, "craft": p.craft,
+             "life": p.life, "fate": p.fate, "gold": p.gold, "alignment": p.alignment, "alive": p.alive,
+             "objects": [cards[o].name for o in p.objects], "followers": [cards[f].name for f in p.followers],
+             "spells": [cards[s].name for s in p.spells] if own else len(p.spells),
+             "trophies": [cards[t].name for t in p.trophies], "toad": p.toad, "role": p.role,
+             "hand": [cards[c].name for c in p.hand] if own else len(p.hand),
+             "area": [cards[c].name for c in p.area if own or not _facedown(content, c)]}
         if content.facedown_in_area and any(_facedown(content, c) for c in p.area):
             d["area_facedown"] = sum(1 for c in p.area if _facedown(content, c))  # The Hunt: others see a count
         ch = content.characters.get(p.character) if p.character else None
-        d.update(character_name=ch.name if ch else None, max_life=p.max_life, max_fate=p.max_fate,
-                 trophies=[content.cards[t].name for t in p.trophies], toad=p.toad, miss=p.miss, quest=p.quest,
-                 quest_said=_quest(content, p.quest),
-                 objects=[content.cards[o].name for o in p.objects],
-                 followers=[content.cards[f].name for f in p.followers])
+        d["character_name"] = ch.name if ch else None
+        d["max_life"], d["max_fate"], d["miss"], d["quest"] = p.max_life, p.max_fate, p.miss, p.quest
+        d["quest_said"] = _quest(content, p.quest)
         players[p.name] = d
     return {
         "turn": state.turn, "round": state.round, "over": state.over, "winners": list(state.winners),
