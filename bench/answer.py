@@ -11,7 +11,8 @@ answer mail:
 - **handle, group commit**: `--batch` mails in one `group_commit`, its closing fsync shared
   out over them, as `serve` takes a Maildir, IMAP or the pipe's spool;
 - **answered**: `process.handle` (its own commit) and then `sending.send_due`, which claims,
-  renders, writes and marks sent every reply it queued (about 3 a mail): the whole answer.
+  renders, writes and marks sent every reply it queued (about 3 a mail): the whole answer. Its
+  send's CPU over the replies it sent is printed under it: what a reply costs.
 
 The floor (../shared/bench/floor.py: parse a mail, one durable commit, a six-player state
 msgpacked, six reports rendered) runs its own loop in this process for `--floor-moves` moves
@@ -99,24 +100,31 @@ class Bench:
         return mean(out)
 
     def answered(self, k: int, replies: list[int] | None = None, server: Callable[[], float] | None = None,
-                 served: list[float] | None = None) -> timing.Sample:
+                 served: list[float] | None = None, per_reply: list[float] | None = None) -> timing.Sample:
         """`server`: the PostgreSQL server's CPU so far, read around each timed mail (the bot's
         reads choosing the next answer and the moderator's skipped questions, untimed here,
-        are not the answer's), its sum added to `served`."""
-        out = []
+        are not the answer's), its sum added to `served`. `per_reply`: the CPU of these mails'
+        sends (`send_due` after the handling: each reply claimed, made, rendered, written,
+        synced and marked sent) over the replies they sent, appended."""
+        out, sent_cpu, sent = [], 0.0, 0
         for _ in range(k):
             raw = self.g.next_mail()
             got: dict = {}
 
             def whole(raw=raw, got=got):
                 self._handle(raw)
+                c0 = time.process_time()
                 got["n"] = self.send()
+                got["send"] = time.process_time() - c0
             before = server() if server else 0.0
             out.append(timing.timed(whole))
             if server and served is not None:
                 served[-1] += server() - before
             if replies is not None:
                 replies.append(got["n"])
+            sent_cpu, sent = sent_cpu + got["send"], sent + got["n"]
+        if per_reply is not None and sent:
+            per_reply.append(sent_cpu / sent)
         return mean(out)
 
 
@@ -224,11 +232,12 @@ def main() -> None:
             profile(b, args.profile, args.top, args.dump, args.kind, args.clock)
             return
         replies: list[int] = []
+        per_reply: list[float] = []  # each round's send CPU per reply
         work = {
             "floor": lambda: timing.floor_round(args.floor, args.floor_moves),
             "alone": lambda: b.alone(k),
             "grouped": lambda: b.grouped(k, args.batch),
-            "answered": lambda: b.answered(k, replies),
+            "answered": lambda: b.answered(k, replies, per_reply=per_reply),
         }
         if args.postgres:
             sys.path.append(str(REPO / "tests"))
@@ -251,6 +260,7 @@ def main() -> None:
         print("  " + timing.report(f"handle, {args.batch} per group commit", got["grouped"], 1e6, " us"))
         print("  " + timing.report("answered: handle + its replies rendered and sent (.eml)", got["answered"],
                                    1e6, " us"))
+        print(f"    of which a reply (send_due's CPU over the replies it sent): {timing.spread(per_reply, 1e6, ' us')}")
         print("  " + timing.ratio("handle alone / floor", got["alone"], got["floor"], target=1.5))
         print("  " + timing.ratio("handle grouped / floor", got["grouped"], got["floor"]))
         print("  " + timing.ratio("answered / floor", got["answered"], got["floor"], target=4.0))
