@@ -628,3 +628,51 @@ def test_a_daemon_wakes_when_an_imap_claim_not_yet_moved_runs_out(store):
     assert first is not None and first == store._the_one("SELECT claim_until FROM imap_claims")["claim_until"]
     store.imap_moved("box", 1, [7], 30)
     assert store.next_wakeup() is None
+
+
+def _outbox_row(store, mid, **kw):
+    store.add_outbox(message_id=mid, kind="report", to_addr=kw.pop("to_addr", "a@x"), subject="s", headers={},
+                     text="t", counted=False, **kw)
+
+
+def test_sqlite_queues_a_moves_mails_in_one_insert(sqlite_store):
+    """The mails an answer queues (3-4, each a write nobody reads) go as one INSERT, at the next
+    statement: one statement, not one a mail (issue 28, as PostgreSQL does). What is read after
+    sees them; a Message-ID queued twice is one row, as before."""
+    s = sqlite_store
+    ran: list[str] = []
+    s.conn.set_trace_callback(ran.append)
+    with s.transaction():
+        for mid in ("<1@x>", "<2@x>", "<3@x>", "<2@x>"):
+            _outbox_row(s, mid)
+        assert not [r for r in ran if r.startswith("INSERT INTO outbox")]  # kept until the next statement
+        queued = [r["message_id"] for r in s._all("SELECT message_id FROM outbox ORDER BY id")]
+        assert queued == ["<1@x>", "<2@x>", "<3@x>"]
+    s.conn.set_trace_callback(None)
+    assert len([r for r in ran if r.startswith("INSERT INTO outbox")]) == 1
+    _outbox_row(s, "<4@x>")  # outside a transaction: at once
+    assert s._the_one("SELECT COUNT(*) AS n FROM outbox")["n"] == 4
+
+
+def test_sqlite_kept_rows_are_undone_with_their_savepoint_and_fail_their_transaction(sqlite_store):
+    """A savepoint undone drops the rows kept within it, not those kept before it; a kept row the
+    table refuses fails the statement that sends it, inside the transaction, which writes nothing."""
+    s = sqlite_store
+    with s.transaction():
+        _outbox_row(s, "<before@x>")
+        with pytest.raises(RuntimeError):
+            with s.transaction(savepoint=True):
+                _outbox_row(s, "<within@x>")
+                raise RuntimeError("the processing failed")
+        _outbox_row(s, "<after@x>")
+    assert [r["message_id"] for r in s._all("SELECT message_id FROM outbox ORDER BY id")] == ["<before@x>", "<after@x>"]
+    with pytest.raises(sqlite3.IntegrityError):
+        with s.transaction():
+            _outbox_row(s, "<5@x>")
+            _outbox_row(s, "<6@x>", to_addr=None)  # NOT NULL
+    assert s._the_one("SELECT COUNT(*) AS n FROM outbox")["n"] == 2
+    with pytest.raises(sqlite3.IntegrityError):
+        with s.transaction():
+            with s.transaction(savepoint=True):
+                _outbox_row(s, "<7@x>", to_addr=None)  # refused at the savepoint's end: undone with it
+    assert s._the_one("SELECT COUNT(*) AS n FROM outbox")["n"] == 2

@@ -32,6 +32,8 @@ class SqliteStore(Store):
         self.target = str(path)
         self._grouped = 0  # depth of group_commit(): commits skip their fsync, sync() does it
         self._tx_heads: dict | None = None  # Store._heads, while a transaction() is open
+        self._rows: list = []  # the rows of one INSERT kept to go as one statement (_write_row)
+        self._rows_of: tuple[str, str, str] | None = None
         try:
             Path(path).parent.mkdir(parents=True, exist_ok=True)
             self.conn = conn = sqlite3.connect(str(path), isolation_level=None, timeout=timeout,
@@ -74,10 +76,13 @@ class SqliteStore(Store):
         conn = self.conn
         if conn.in_transaction:
             if savepoint:
+                self._flush()  # the rows kept before it are not the savepoint's to undo
                 conn.execute("SAVEPOINT nested")
                 try:
                     yield self
+                    self._flush()
                 except BaseException:
+                    self._rows = []
                     conn.execute("ROLLBACK TO nested")
                     conn.execute("RELEASE nested")
                     self._undone()
@@ -94,12 +99,15 @@ class SqliteStore(Store):
             self._tx_heads = {}
             try:
                 yield self
+                self._flush()
             except BaseException:  # a crash of any kind leaves nothing half-written
+                self._rows = []
                 if conn.in_transaction:
                     conn.execute("ROLLBACK")
                 raise
             conn.execute("COMMIT")
         finally:
+            self._rows = []
             self._tx_heads = None
             if redoable:
                 conn.execute("PRAGMA synchronous=FULL")
@@ -167,7 +175,40 @@ class SqliteStore(Store):
         overwritten secrets are gone (the database's own were zeroed as freed: secure_delete)."""
         self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
+    def _write_row(self, insert: tuple[str, str, str], params) -> None:
+        """Within a transaction, the row is kept until the next statement (or the savepoint's end,
+        or the commit), and the rows of the same INSERT that follow it go with it as one
+        statement: a move's mails queued (3-4 an answer) one INSERT, not one each (as
+        PostgresStore does). ON CONFLICT DO NOTHING takes a row of the same key twice in one
+        statement as it took it in two; an error comes at the next statement, within the
+        transaction, which fails as it would have."""
+        if not self.conn.in_transaction:
+            super()._write_row(insert, params)
+            return
+        if self._once is not None:
+            self._written(insert[0])
+        if self._rows and self._rows_of != insert:
+            self._flush()
+        self._rows_of = insert
+        self._rows.append(params)
+
+    _MAX_PARAMS = 999  # SQLite before 3.32 takes no more in one statement
+
+    def _flush(self) -> None:
+        rows, self._rows = self._rows, []
+        if not rows:
+            return
+        assert self._rows_of is not None
+        head, values, tail = self._rows_of
+        per = max(1, self._MAX_PARAMS // len(rows[0]))
+        for i in range(0, len(rows), per):
+            chunk = rows[i:i + per]
+            self.conn.execute(f"{head} VALUES {', '.join([values] * len(chunk))}{tail}",
+                              storable_params([p for row in chunk for p in row]))
+
     def _all(self, sql: str, params=()) -> list[dict]:
+        if self._rows:
+            self._flush()
         if self._once is not None:
             self._written(sql)
         # the connection itself: sqlite-utils' query() wraps every read in a SAVEPOINT
@@ -178,6 +219,8 @@ class SqliteStore(Store):
         return [dict(zip(names, row)) for row in cur.fetchall()]
 
     def _run(self, sql: str, params=()) -> int:
+        if self._rows:
+            self._flush()
         if self._once is not None:
             self._written(sql)
         return self.conn.execute(sql, storable_params(params)).rowcount
