@@ -237,6 +237,23 @@ def test_a_round_claims_and_marks_in_single_statements_and_reads_a_frame_once(sv
     assert due >= 3 and len(seats) == 1, seats
 
 
+def test_a_mail_sent_makes_its_readers_token_once_and_reads_its_headers_once(svc, game, monkeypatch):
+    """Issue 28: sending a mail made its reader's token twice (for the Reply-To and the texts, then
+    again for their page's secret) and parsed its stored headers twice (its envelope sender, then
+    the mail): once each now, the same mail."""
+    asyncio.run(sending.send_due(svc))  # the opening mails
+    moderator.answer(svc, game, *legal(svc, game))
+    rows = svc.store.query("SELECT id, headers FROM outbox WHERE status = 'queued' AND player IS NOT NULL")
+    assert rows
+    tokens, headers, token, read = [], [], svc.token, outbox.headers_of
+    monkeypatch.setattr(svc, "token", lambda player: tokens.append(player["name"]) or token(player))
+    monkeypatch.setattr(outbox, "headers_of", lambda row: headers.append(row["id"]) or read(row))
+    monkeypatch.setattr(sending, "headers_of", outbox.headers_of)
+    assert asyncio.run(sending.send_due(svc)) >= len(rows)
+    assert len(tokens) == len(rows)  # one a mail to a seat
+    assert {r["id"] for r in rows} <= set(headers) and len(headers) == len(set(headers))  # once a mail
+
+
 @pytest.mark.parametrize("tmpfile", [True, False], ids=["O_TMPFILE", "rename"])
 def test_each_eml_is_durable_before_its_mail_is_marked_sent(make_service, monkeypatch, tmpfile):
     """A power cut must not keep a mark "sent" whose file it lost (written, never synced: an

@@ -31,9 +31,10 @@ def _mac(svc: Service, label: str, text: str) -> str:
     return hmac.new(svc.key, f"{label}\n{text}".encode(), hashlib.sha256).hexdigest()
 
 
-def seat_secret(svc: Service, player: dict) -> str:
-    """The secret of a seat's page (player: a row of the players table)."""
-    return _mac(svc, "web-seat", svc.token(player))[:SECRET_CHARS]
+def seat_secret(svc: Service, player: dict, token: str | None = None) -> str:
+    """The secret of a seat's page (player: a row of the players table; `token`: its token, if
+    made already)."""
+    return _mac(svc, "web-seat", token or svc.token(player))[:SECRET_CHARS]
 
 
 def game_path(game_id: str) -> str:
@@ -86,7 +87,7 @@ def mail_links(svc: Service, game: dict, marker: str | None) -> dict:
     return {"game_url": base + game_path(game["id"]), "seat_url": seat}
 
 
-def seat_fill(svc: Service, marker: str, player: dict | None) -> tuple[str, str]:
+def seat_fill(svc: Service, marker: str, player: dict | None, token: str | None = None) -> tuple[str, str]:
     """(the placeholder of `marker`'s seat link in a mail's texts, what it becomes: the seat's
-    secret), made once per mail for all its parts."""
-    return marker + SEAT_SUFFIX, seat_secret(svc, player) if player else "revoked"
+    secret), made once per mail for all its parts (`token`: the seat's, made already)."""
+    return marker + SEAT_SUFFIX, seat_secret(svc, player, token) if player else "revoked"

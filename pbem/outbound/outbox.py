@@ -11,7 +11,6 @@ from __future__ import annotations
 import email
 import email.policy
 import functools
-import json
 import re
 import secrets
 from collections.abc import Iterator, Sequence
@@ -197,18 +196,23 @@ def build(svc: Service, row: dict) -> EmailMessage:
     return email.message_from_bytes(wire(svc, row), policy=email.policy.default)
 
 
-def wire(svc: Service, row: dict) -> bytes:
+def headers_of(row: dict) -> dict[str, str]:
+    """An outbox row's headers (stored as JSON), as written when it was queued."""
+    return msgspec.json.decode(row["headers"])
+
+
+def wire(svc: Service, row: dict, headers: dict[str, str] | None = None) -> bytes:
     """The mail of an outbox row as it is sent (rendered, the token filled in, its attachments),
-    written directly (pbem/outbound/mime.py)."""
+    written directly (pbem/outbound/mime.py); `headers`: the row's (`headers_of`), if read."""
     row = rendered(svc, row)
-    headers, text, html = json.loads(row["headers"]), row["text"], row["html"]
+    headers, text, html = headers_of(row) if headers is None else headers, row["text"], row["html"]
     marker = row["token_marker"]
     if marker and row["player"] and row["kind"] == OFFER:
         text, html = (s.replace(marker, offer_code(svc, row)) if s else s for s in (text, html))
     elif marker and row["player"]:
         player = svc.store.player(row["game"], row["player"])
         token = svc.token(player) if player else "revoked"
-        seat = links.seat_fill(svc, marker, player)
+        seat = links.seat_fill(svc, marker, player, token)  # the token made once a mail
         fill = lambda s: s.replace(*seat).replace(marker, token) if s and marker in s else s
         headers = {k: fill(v) for k, v in headers.items()}
         text, html = fill(text), fill(html)

@@ -27,7 +27,7 @@ import aiosmtplib
 
 from pbem.base import log, tokens
 from pbem.outbound import bounces, notices
-from pbem.outbound.outbox import rendered, wire
+from pbem.outbound.outbox import headers_of, rendered, wire
 from pbem.store import iso
 
 if TYPE_CHECKING:
@@ -221,11 +221,12 @@ def _address(header: str) -> str:
     return parseaddr(header)[1]
 
 
-def return_path(svc: Service, row: dict) -> str:
+def return_path(svc: Service, row: dict, headers: dict[str, str] | None = None) -> str:
     """The envelope sender of a mail (VERP): the game address with a tag naming the row,
     keyed so no one who has not seen the mail can make one. A bounce is believed only when it
-    comes back to such an address (pbem/outbound/bounces.py)."""
-    sender = _address(json.loads(row["headers"]).get("From", "")) or svc.settings.address
+    comes back to such an address (pbem/outbound/bounces.py). `headers`: the row's, if read."""
+    headers = headers_of(row) if headers is None else headers
+    sender = _address(headers.get("From", "")) or svc.settings.address
     local, _, domain = sender.partition("@")
     return f"{local.split('+')[0]}+{tokens.bounce_tag(svc.key, row['id'], row['message_id'])}@{domain}"
 
@@ -346,7 +347,8 @@ async def _send(svc: Service, sender, row: dict, skipped: list[int], unsent: lis
         _put_back(svc, row, "rendering failed", e, skipped, unsent)
         return False
     try:
-        await sender.send({**row, "return_path": return_path(svc, row)}, wire(svc, row))
+        headers = headers_of(row)  # read once for the envelope and the mail
+        await sender.send({**row, "return_path": return_path(svc, row, headers)}, wire(svc, row, headers))
     except Exception as e:  # noqa: BLE001  (logged by _put_back or _failed)
         if held is None:  # a link in the middle of a mail, or broken, is not reused (files: no link;
             await sender.close()  # those written stay open for the batch's sync)
