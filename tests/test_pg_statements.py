@@ -268,3 +268,69 @@ def test_writes_nobody_reads_go_as_one_statement_and_hold_as_several(pg_url, mon
         assert store.meta("o") == "1" and store.player("g", "d") is None and store.game("g")["moves"] == 4
     finally:
         store.close()
+
+
+def test_a_message_with_a_token_brings_what_its_answer_reads_first(pg_url, monkeypatch):
+    """A message stored with a token (add_inbox within a transaction) brings, in the same round
+    trip, the token's seats and, when they are of one game, that game locked and its row, seats,
+    deadlines, standing orders and address settings, each served once to the read that asks for
+    it, as a read of the server would have answered it: a write of its table since, or a
+    savepoint undone, has it read again. The lock is held: `game` does not take it again."""
+    store, other = open_store(pg_url), open_store(pg_url)
+    for s in ("a", "b"):
+        store.add_game(s, {}, "seed", f"commitment-{s}", b"state", "1", "active")
+    store.add_player("a", "ann", 1, "Ann@Example.org", "hash-ann", "salt")
+    store.add_player("a", "bob", 2, "bob@example.org", "hash-bob", "salt")
+    store.add_player("b", "cat", 1, "cat@example.org", "hash-cat", "salt")
+    store.add_player("b", "two", 2, "two@example.org", "hash-two", "salt")
+    store.add_player("a", "two", 3, "two@example.org", "hash-two", "salt")  # one token, two games
+    store.set_address_settings("ann@example.org", language="de")
+    sent: list[str] = []
+    execute = psycopg.Cursor.execute
+
+    def counted(self, query, params=None, **kwargs):
+        sent.append(str(query))
+        return execute(self, query, params, **kwargs)
+
+    def stored(token_hash: str, n: int) -> None:
+        store.add_inbox(b"mail", source="stdin", kind="mail", content_hash=f"c{n}", token_hash=token_hash)
+    locked = "SELECT pg_try_advisory_xact_lock(hashtextextended('a', 0)) AS free"
+    try:
+        plain = {"seats": store.players_by_token_hash("hash-ann"), "game": store.game("a"),
+                 "players": store.players("a")}
+        monkeypatch.setattr(psycopg.Cursor, "execute", counted)
+        with store.transaction():
+            stored("hash-ann", 1)
+            reads = len(sent)
+            assert store.players_by_token_hash("hash-ann") == plain["seats"]
+            assert store.game("a") == plain["game"]
+            with store.read_once("a"):
+                assert store.players("a") == plain["players"]
+                assert store.deadlines("a", "ann") == [] and store.standing_orders("a", "ann") == []
+                with store.read_once("a", [p["email"] for p in store.players("a", active_only=True)]):
+                    assert store.address_settings("Ann@example.org")["language"] == "de"
+            assert len(sent) == reads, sent[reads:]  # none of them a statement: read with the INSERT
+            with other.transaction():
+                assert other.query(locked) == [{"free": False}]  # the game is locked for the transaction
+            store._write("UPDATE players SET email = ? WHERE game = ? AND name = ?", ("b@example.org", "a", "bob"))
+            assert store.players_by_token_hash("hash-bob")[0]["email"] == "b@example.org"  # written: read again
+        with store.transaction():
+            stored("hash-ann", 2)
+            store.update_player("a", "ann", status="gone")
+            assert store.players_by_token_hash("hash-ann")[0]["status"] == "gone"
+        with store.transaction():
+            stored("hash-bob", 3)
+            with pytest.raises(RuntimeError), store.transaction(savepoint=True):
+                store._write("INSERT INTO service_meta (name, value) VALUES (?, ?)", ("x", "1"))
+                raise RuntimeError("undone")
+            reads = len(sent)
+            assert store.game("a")["id"] == "a"
+            assert len(sent) == reads + 2  # a savepoint undone: locked and read again
+        with store.transaction():
+            stored("hash-two", 4)  # seats of two games: the seats read, no game locked
+            assert sorted(p["game"] for p in store.players_by_token_hash("hash-two")) == ["a", "b"]
+            with other.transaction():
+                assert other.query(locked) == [{"free": True}]
+    finally:
+        store.close()
+        other.close()

@@ -24,7 +24,7 @@ import psycopg
 import psycopg_pool
 from psycopg.rows import DictRow, dict_row
 
-from pbem.store.base import Store
+from pbem.store.base import Store, _tables_written
 from pbem.store.common import Clock, StoreUnavailable, storable_params, utcnow
 
 CHANNEL = "pbem"
@@ -103,6 +103,8 @@ class PostgresStore(Store):
             self._local.told = set()  # what this transaction notifies at its commit (notify)
             self._local.heads = {}  # Store._heads
             self._local.pending, self._local.tables = [], set()  # _pend: writes not yet sent, their tables
+            self._local.ahead, self._local.locked = {}, set()  # _read_ahead: reads made before they were asked
+            self._local.then = None  # add_inbox: the token whose reads go with its INSERT
             try:
                 # pipeline mode: BEGIN, the writes whose count nobody reads (_write) and COMMIT go
                 # without waiting for their answers; a read or a counted write waits for all
@@ -120,8 +122,9 @@ class PostgresStore(Store):
                         self._write("SELECT pg_notify(?, ?)", (CHANNEL, f"{kinds} {self.origin}"))
                     unread.execute("COMMIT")
             finally:
-                self._local.conn = self._local.pipe = self._local.heads = None
+                self._local.conn = self._local.pipe = self._local.heads = self._local.then = None
                 self._local.pending, self._local.tables = [], set()
+                self._local.ahead, self._local.locked = {}, set()
                 if conn.info.transaction_status in _OPEN:
                     conn.execute("ROLLBACK")  # an error, or an exception out of the block
 
@@ -150,6 +153,7 @@ class PostgresStore(Store):
             pipe.sync()
         except BaseException:
             local.pending, local.tables = [], set()  # its writes not yet sent go with it
+            local.ahead, local.locked = {}, set()  # what it undid may be in them: read and locked again
             local.told = told  # its NOTIFYs were undone with it
             self._undone()
             with contextlib.suppress(psycopg.Error):  # the error raised already, or the statements it skipped
@@ -168,6 +172,94 @@ class PostgresStore(Store):
         with self.transaction():
             self._run("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
             yield self
+
+    # -- an answer's first reads, made with the message's INSERT ------------------------------
+
+    # The one game whose active seat the token opens, once the lock below took it (for the
+    # length of the transaction); none when it opens none, or seats of several games.
+    _AHEAD = "current_setting('pbem.ahead', true)"
+    _TOKEN_SQL = "SELECT * FROM players WHERE token_hash = ?"
+
+    def add_inbox(self, raw: bytes, **kwargs) -> int:
+        """Within a transaction, a message with a token is stored and, in the same round trip,
+        what processing it reads first (`_read_ahead`): a mail answered waited for the server
+        six times before its move was made, once."""
+        local = self._local
+        if kwargs.get("token_hash") and getattr(local, "conn", None) is not None:
+            local.then = kwargs["token_hash"]
+        try:
+            return super().add_inbox(raw, **kwargs)
+        finally:
+            local.then = None
+
+    def _read_ahead(self, token_hash: str) -> list[tuple[str, tuple]]:
+        """The reads sent after the message's INSERT, before its answer is awaited: the seats the
+        token opens; the game of its one active seat locked (the game's advisory lock, `game`'s)
+        and named for the reads after it; that game's row with its chain's head, its seats,
+        deadlines, standing orders and the address settings of its active seats. Each is what
+        processing the answer reads next, in the order it reads them, with the same SQL
+        (`_kept_ahead` files them under it); an answer that reads them finds them read
+        (`_ahead`), one that does not (a refusal, a duplicate) cost the server a few reads of
+        rows it has at hand. The lock is the one `game` would take a moment later, after the
+        INSERT as there (the order every process takes them in); each read comes after it, as
+        each statement reads what was committed when it began."""
+        g = self._AHEAD
+        by_token = (token_hash,)
+        return [
+            (self._TOKEN_SQL, by_token),
+            ("SELECT game, pg_advisory_xact_lock(hashtextextended(game, 0)) IS NULL AS locked, "
+             "set_config('pbem.ahead', game, true) IS NULL AS named FROM (SELECT min(game) AS game FROM players "
+             "WHERE token_hash = ? AND status = 'active' HAVING count(DISTINCT game) = 1) AS seat", by_token),
+            (f"SELECT *, ({self._HEAD}) AS chain_head FROM games WHERE id = {g}", ()),
+            (f"SELECT * FROM players WHERE game = {g}", ()),
+            (f"SELECT * FROM deadlines WHERE game = {g} AND (status = 'open' OR mailed IS NOT NULL) "
+             "ORDER BY due_at, prompt, player", ()),
+            (self._ORDERS_SQL.replace("game = ?", f"game = {g}"), ()),
+            (f"SELECT e.emails AS pbem_emails, a.* FROM (SELECT array_agg(lower(email) ORDER BY seat) AS emails "
+             f"FROM players WHERE game = {g} AND status = 'active' AND email <> '') AS e "
+             "LEFT JOIN address_settings AS a ON a.address = ANY(e.emails)", ()),
+        ]
+
+    def _kept_ahead(self, token_hash: str, got: list[list[dict]]) -> None:
+        """The reads ahead filed under the statements processing will make (each served once)."""
+        seats, locked, game, players, deadlines, orders, addresses = got
+        local = self._local
+        ahead = local.ahead
+        ahead[(self._TOKEN_SQL, (token_hash,))] = (("players",), seats)
+        if not locked:  # no game of one active seat: nothing else was read
+            return
+        id = locked[0]["game"]
+        local.locked.add(id)
+        key = (id,)
+        ahead[(f"SELECT *, ({self._HEAD}) AS chain_head FROM games WHERE id = ?", key)] = (("games", "moves"), game)
+        ahead[("SELECT * FROM players WHERE game = ?", key)] = (("players",), players)
+        ahead[("SELECT * FROM deadlines WHERE game = ? AND (status = 'open' OR mailed IS NOT NULL) "
+               "ORDER BY due_at, prompt, player", key)] = (("deadlines",), deadlines)
+        ahead[(self._ORDERS_SQL, key)] = (("standing_orders",), orders)
+        # read_once's addresses: the active seats', in their order, as Store.read_once makes them
+        wanted = [p["email"].lower() for p in sorted(players, key=lambda p: p["seat"])
+                  if p["status"] == "active" and p["email"]]
+        if wanted and addresses and addresses[0]["pbem_emails"] == wanted:  # the same seats: the same addresses
+            rows = [{k: v for k, v in row.items() if k != "pbem_emails"} for row in addresses if row["address"]]
+            ahead[(f"SELECT * FROM address_settings WHERE address IN ({', '.join('?' * len(wanted))})",
+                   tuple(wanted))] = (("address_settings",), rows)
+
+    def _ahead(self, sql: str, params) -> list[dict] | None:
+        """The rows of a read made ahead (`_read_ahead`), once; None: not made, or made stale by
+        a write of its tables since (`_stale`)."""
+        ahead = getattr(self._local, "ahead", None)
+        if not ahead:
+            return None
+        got = ahead.pop((sql, tuple(params)), None)
+        return None if got is None else got[1]
+
+    def _stale(self, sql: str) -> None:
+        """A statement of this transaction: the reads made ahead of the tables it writes are dropped."""
+        ahead = getattr(self._local, "ahead", None)
+        if ahead:
+            for table in _tables_written(sql):
+                for key in [k for k, (tables, _) in ahead.items() if table in tables]:
+                    del ahead[key]
 
     def add_frame(self, frame: str) -> int:
         """Within a transaction under an id taken from the ones this store reserved (the identity's
@@ -241,6 +333,7 @@ class PostgresStore(Store):
             return
         if self._once is not None:
             self._written(insert[0])
+        self._stale(insert[0])
         last = local.pending[-1] if local.pending else None
         if last is not None and last[0] == insert:
             last[1].append(params)
@@ -289,27 +382,52 @@ class PostgresStore(Store):
     def _all_at_once(self, reads) -> list[list[dict]]:
         """Within a transaction, the reads sent one after the other, each on a cursor of its own,
         and one wait for all (a Sync): a round trip each was about 50 us of this process's CPU
-        and as much of the server's (woken, and its answer written, once a read)."""
+        and as much of the server's (woken, and its answer written, once a read). Those read
+        ahead (`_ahead`) are not sent."""
         conn = getattr(self._local, "conn", None)
-        if conn is None or len(reads) < 2:
+        if conn is None:
             return super()._all_at_once(reads)
+        got: list[list[dict] | None] = [self._ahead(sql, params) for sql, params in reads]
+        unread = [read for read, rows in zip(reads, got) if rows is None]
+        if len(unread) < 2:
+            return [self._all(*read) if rows is None else rows for read, rows in zip(reads, got)]
         self._flush()
-        cursors = self._readers(conn, len(reads))
-        for cur, (sql, params) in zip(cursors, reads):
+        cursors = iter(self._readers(conn, len(unread)))
+        sent = []
+        for (sql, params), rows in zip(reads, got):
             if self._once is not None:
                 self._written(sql)
-            cur.execute(_pg(sql), storable_params(params))
+            if rows is None:
+                cur = next(cursors)
+                cur.execute(_pg(sql), storable_params(params))
+                sent.append(cur)
         self._local.pipe.sync()
-        return [cur.fetchall() for cur in cursors]
+        fetched = iter(sent)
+        return [next(fetched).fetchall() if rows is None else rows for rows in got]
 
     def _all(self, sql: str, params=()) -> list[dict]:
         if self._once is not None:
             self._written(sql)
         conn = getattr(self._local, "conn", None)
         if conn is not None:  # a transaction's pipeline: fetching waits for what was sent before
+            kept = self._ahead(sql, params)
+            if kept is not None:
+                return kept
+            self._stale(sql)
             self._flush()
             cur = self._cursor(conn, 0)
             cur.execute(_pg(sql), storable_params(params))
+            then = self._local.then  # add_inbox: the reads that follow the message's INSERT, sent with it
+            if then is not None:
+                self._local.then = None
+                reads = self._read_ahead(then)
+                readers = self._readers(conn, len(reads))
+                for reader, (ahead, ahead_params) in zip(readers, reads):
+                    reader.execute(_pg(ahead), storable_params(ahead_params))
+                self._local.pipe.sync()
+                rows = cur.fetchall()
+                self._kept_ahead(then, [reader.fetchall() for reader in readers])
+                return rows
             try:
                 return cur.fetchall()
             except psycopg.ProgrammingError as e:
@@ -328,6 +446,7 @@ class PostgresStore(Store):
             self._written(sql)
         conn = getattr(self._local, "conn", None)
         if conn is not None:
+            self._stale(sql)
             self._flush()
             cur = self._cursor(conn, 0)
             cur.execute(_pg(sql) if params else sql, storable_params(params) if params else None)
@@ -343,6 +462,7 @@ class PostgresStore(Store):
             self._written(sql)
         conn = getattr(self._local, "conn", None)
         if conn is not None:
+            self._stale(sql)
             table = _joinable(sql)
             if table is not None:
                 self._pend(table, (sql, params))
@@ -355,7 +475,9 @@ class PostgresStore(Store):
 
     def _lock_game(self, game: str) -> None:
         # held until the transaction ends; two games may share a key (a hash): they then wait
-        # for each other, which is only slower
+        # for each other, which is only slower. Taken already by a read ahead: not again.
+        if game in getattr(self._local, "locked", ()):
+            return
         self._write("SELECT pg_advisory_xact_lock(hashtextextended(?, 0))", (game,))  # the server takes it in order
 
     def _lock_migrations(self) -> None:
