@@ -71,6 +71,7 @@ def test_an_answered_mail_pipelines_its_writes_on_postgresql(make_service, pg_ur
     # The message's INSERT brings what the answer reads first (PostgresStore._read_ahead: the
     # token's seats, its game locked and read, the seats, deadlines, standing orders and address
     # settings): five waits fewer, and with no read between them the answer's writes all one
-    # statement: 10 for 20.
+    # statement: 10 for 20. The claim brings the seats its mails read (PostgresStore._loose_reads),
+    # the marks that end the round what still waits: 8.
     assert waits <= statements - 6, (waits, sent)
-    assert waits <= 10 and statements <= 20, (waits, sent)
+    assert waits <= 8 and statements <= 20, (waits, sent)

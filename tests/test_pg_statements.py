@@ -334,3 +334,47 @@ def test_a_message_with_a_token_brings_what_its_answer_reads_first(pg_url, monke
     finally:
         store.close()
         other.close()
+
+
+def test_a_claim_brings_its_seats_and_the_last_marks_what_waits(pg_url, monkeypatch):
+    """Outside a transaction a claim brings, in its round trip, the seats of its first mail's game
+    (the sender reads them next), and the marks that end a claim that took all that was due bring
+    what still waits (read next, at the round's end). Each serves only the statement right after
+    it: anything else between, and the read is made then."""
+    store = open_store(pg_url)
+    store.add_game("a", {}, "seed", "commitment", b"state", "1", "active")
+    store.add_player("a", "ann", 1, "ann@example.org", "hash-ann", "salt")
+
+    def queue(n: int) -> None:
+        for i in range(n):
+            store.add_outbox(message_id=f"<m{i}-{len(store.outbox_rows())}@example.org>", kind="report",
+                             to_addr="ann@example.org", subject="s", headers={}, text="t", game="a", player="ann")
+    sent: list[str] = []
+    execute = psycopg.Cursor.execute
+
+    def counted(self, query, params=None, **kwargs):
+        sent.append(str(query))
+        return execute(self, query, params, **kwargs)
+    try:
+        seats, waiting = store.players("a"), store.outbox_waiting()
+        queue(2)
+        monkeypatch.setattr(psycopg.Cursor, "execute", counted)
+        rows = store.claim_outbox_rows("me", 60, 5)
+        assert len(sent) == 2 and "players" in sent[1]  # the claim and the seats, one round trip
+        with store.read_once("a"):
+            assert store.players("a") == seats and len(sent) == 2  # no statement
+        assert store.outbox_sent_rows([(r["id"], "t", None) for r in rows], "me") == {r["id"] for r in rows}
+        assert len(sent) == 4  # the marks and what waits
+        assert store.outbox_waiting() == waiting and len(sent) == 4
+        queue(3)
+        sent.clear()
+        rows = store.claim_outbox_rows("me", 60, 3)  # took as many as it might: more may be due
+        store.meta("between")  # a statement between: the seats are read when asked
+        with store.read_once("a"):
+            assert store.players("a") == seats
+        assert len(sent) == 2 + 1 + 1
+        store.outbox_sent_rows([(r["id"], "t", None) for r in rows], "me")
+        assert len(sent) == 5  # the marks alone
+        assert store.outbox_waiting() == waiting and len(sent) == 6
+    finally:
+        store.close()

@@ -98,6 +98,7 @@ class PostgresStore(Store):
             else:
                 yield self
             return
+        self._local.loose = None  # _loose: a read ahead outside a transaction is for the next statement only
         with self.pool.connection() as conn:
             self._local.conn = conn
             self._local.told = set()  # what this transaction notifies at its commit (notify)
@@ -252,6 +253,71 @@ class PostgresStore(Store):
             return None
         got = ahead.pop((sql, tuple(params)), None)
         return None if got is None else got[1]
+
+    # -- sending: a read ahead with the claim, and with a round's last marks ---------------------
+
+    _SEATS_SQL = "SELECT * FROM players WHERE game = ?"
+    _WAITING_SQL = ("SELECT COUNT(*) AS n, MIN(created_at) AS oldest, MIN(next_attempt_at) AS next_try, "
+                    "MIN(id) AS oldest_id, (SELECT last_error FROM outbox WHERE status = 'queued' "
+                    "AND last_error IS NOT NULL ORDER BY id DESC LIMIT 1) AS last_error "
+                    "FROM outbox WHERE status = 'queued' AND kind != 'digest'")  # Store.outbox_waiting's
+
+    def claim_outbox_rows(self, owner: str, lease_seconds: float, limit: int, skip=()) -> list[dict]:
+        """As Store's; outside a transaction, the seats of the first claimed mail's game come in the
+        same round trip (the sender reads them next, `read_once`: a wait an answered mail). When
+        the claim took fewer than `limit` (none left due: the round's last batch), the ids are
+        kept, so that the marks of the last of them bring `outbox_waiting` (read next, at the
+        round's end)."""
+        local = self._local
+        local.claiming = getattr(local, "conn", None) is None
+        try:
+            rows = super().claim_outbox_rows(owner, lease_seconds, limit, skip)
+        finally:
+            local.claiming = False
+        local.claimed = {r["id"] for r in rows} if len(rows) < limit else None
+        return rows
+
+    def outbox_sent_rows(self, rows, owner: str) -> set[int]:
+        claimed = getattr(self._local, "claimed", None)
+        if claimed and getattr(self._local, "conn", None) is None:
+            claimed.difference_update(id for id, _, _ in rows)
+            self._local.last = not claimed  # the round's last marks: what waits is read next
+        try:
+            return super().outbox_sent_rows(rows, owner)
+        finally:
+            self._local.last = False
+
+    def _loose_reads(self, params) -> list[tuple[str, tuple]]:
+        """The reads that go with a statement outside a transaction (its own commit): after a
+        claim (its parameters: owner and lease), the seats of its first mail's game; after a
+        round's last marks, what still waits."""
+        local = self._local
+        if getattr(local, "claiming", False):
+            return [("SELECT * FROM players WHERE game = (SELECT game FROM outbox WHERE claimed_by = ? "
+                     "AND claim_until = ? AND status = 'queued' ORDER BY next_attempt_at, id LIMIT 1)",
+                     tuple(params[:2]))]
+        if getattr(local, "last", False):
+            return [(self._WAITING_SQL, ())]
+        return []
+
+    def _keep_loose(self, reads: list[tuple[str, tuple]], got: list[list[dict]]) -> None:
+        """The loose reads filed for the next statement (`_loose`), under the read it will make."""
+        loose: dict = {}
+        for (sql, _), rows in zip(reads, got):
+            if sql == self._WAITING_SQL:
+                loose[(sql, ())] = rows
+            elif rows:
+                loose[(self._SEATS_SQL, (rows[0]["game"],))] = rows
+        self._local.loose = loose or None
+
+    def _loose(self, sql: str, params) -> list[dict] | None:
+        """Outside a transaction, a read made ahead with the statement before (`_loose_reads`): served
+        to the next statement if it is that read, else dropped (it was made for that moment only)."""
+        loose = getattr(self._local, "loose", None)
+        if not loose:
+            return None
+        self._local.loose = None
+        return loose.get((sql, tuple(params)))
 
     def _stale(self, sql: str) -> None:
         """A statement of this transaction: the reads made ahead of the tables it writes are dropped."""
@@ -434,8 +500,21 @@ class PostgresStore(Store):
                 if e.sqlstate is None:  # a statement that returns no rows
                     return []
                 raise
+        kept = self._loose(sql, params)
+        if kept is not None:
+            return kept
+        reads = self._loose_reads(params)
         with self.pool.connection() as conn:
             cur = self._cursor(conn, 0)
+            if reads:  # sent together, the pipeline's one Sync at its end: one implicit transaction, committed there
+                readers = self._readers(conn, len(reads))
+                with conn.pipeline():
+                    cur.execute(_pg(sql), storable_params(params))
+                    for reader, (ahead, ahead_params) in zip(readers, reads):
+                        reader.execute(_pg(ahead), ahead_params)
+                rows = cur.fetchall()
+                self._keep_loose(reads, [reader.fetchall() for reader in readers])
+                return rows
             cur.execute(_pg(sql), storable_params(params))
             # the result's status, not cur.description: that makes a Column object for every
             # column of every statement (1.5 ms CPU an answer mail), which dict_row does not need
@@ -452,6 +531,7 @@ class PostgresStore(Store):
             cur.execute(_pg(sql) if params else sql, storable_params(params) if params else None)
             self._local.pipe.sync()  # its count is read: wait for it
             return cur.rowcount
+        self._local.loose = None
         with self.pool.connection() as conn:
             cur = self._cursor(conn, 0)
             cur.execute(_pg(sql) if params else sql, storable_params(params) if params else None)
@@ -470,6 +550,7 @@ class PostgresStore(Store):
             self._flush()
             self._cursor(conn, 1).execute(_pg(sql) if params else sql, storable_params(params) if params else None)
             return
+        self._local.loose = None
         with self.pool.connection() as conn:
             self._cursor(conn, 1).execute(_pg(sql) if params else sql, storable_params(params) if params else None)
 
