@@ -46,6 +46,14 @@ def _drew(s: Game, marks: tuple[int, list[int]]) -> bool:
     return False
 
 
+def _index(state: Game, player: str) -> int:
+    """Ctx.index without making a Ctx (once per answer played)."""
+    for n, q in enumerate(state.players):
+        if q.name == player:
+            return n
+    raise KeyError(player)
+
+
 def _stand(ctx: machine.Ctx, i: int) -> dict[str, Any]:
     sid = ctx.s.players[i].space
     if sid is None:
@@ -86,10 +94,9 @@ def play(state: Game, player: str, key: str, hooks: Hooks, faces: list[int] | No
     `own`: `state` is a copy no one reads after this (the last answer to the reader's next
     question): played in place, not copied again (a tenth of a preview was its copies).
     `rolled`: told whether the answer itself rolled a die or drew (see `outcomes`)."""
-    first = machine.Ctx(state, [], hooks)
-    i = first.index(player)
+    i = _index(state, player)
     start, turn, marks = state.players[i].space, state.turn, _unknown_marks(state)
-    before = _stand(first, i) if own else None  # the answer changes `state` itself
+    before = _stand(machine.Ctx(state, [], hooks), i) if own else None  # the answer changes `state` itself
     move = Move(player, key, state.prompt.id if state.prompt else None)
     events: list[Event] = []
     stop = "end"
@@ -113,7 +120,7 @@ def play(state: Game, player: str, key: str, hooks: Hooks, faces: list[int] | No
             if not s.stack or s.over:
                 break
             seen, sid = len(events), s.players[i].space
-            covered = sid is not None and ctx.covered(sid)  # a Terrain card names it anew (Ctx.space)
+            covered = sid is not None and bool(s.piles) and ctx.covered(sid)  # a Terrain card names it anew
             if covered or sid != known:  # else where the reader stands is as it was before the last task
                 standing = _stand(ctx, i)
             known = _NOWHERE if covered else sid

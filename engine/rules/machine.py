@@ -139,8 +139,9 @@ class Ctx:
 
     # -- events and work -----------------------------------------------
     def emit(self, kind: str, text: Text, to: list[str] | None = None, **data: Any) -> None:
-        if isinstance(text, Msg):  # inline (not `english`): an event is made for every step of a game
-            self.events.append(Event(kind, text.english(), to, data, text))
+        if isinstance(text, Msg):  # inline (not `english`, nor Msg.english: Python frames): an event is made
+            # for every step of a game, and about eight for each answer a preview plays
+            self.events.append(Event(kind, text.id.format(**text.args) if text.args else text.id, to, data, text))
         else:
             self.events.append(Event(kind, text, to, data))
 
