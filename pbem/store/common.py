@@ -20,7 +20,20 @@ def utcnow() -> datetime:
 
 
 def iso(t: datetime) -> str:
+    """`t` as the store writes a time: UTC to the second, `Z`. The last one made is kept (by its
+    second, its zone UTC): an answer asks about nine times within one second, at 2.5 us each."""
+    global _last_iso
+    if t.tzinfo is UTC:
+        second, last = t.replace(microsecond=0), _last_iso  # one read of the pair: threads may replace it
+        if second == last[0]:
+            return last[1]
+        text = second.isoformat().replace("+00:00", "Z")
+        _last_iso = (second, text)
+        return text
     return t.astimezone(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+_last_iso: tuple = (None, "")
 
 
 # The service_meta row a restore sets to a new random value: every Message-ID made after a
