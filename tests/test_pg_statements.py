@@ -378,3 +378,46 @@ def test_a_claim_brings_its_seats_and_the_last_marks_what_waits(pg_url, monkeypa
         assert store.outbox_waiting() == waiting and len(sent) == 6
     finally:
         store.close()
+
+
+def test_a_savepoint_is_released_by_the_commit_or_before_the_next(pg_url, monkeypatch):
+    """A savepoint's RELEASE is held back: the COMMIT that follows it commits what it did (an
+    answered mail's case: a statement less), another savepoint sends it first (none stays open
+    under it), and what runs between stays the transaction's: kept by the commit, undone with
+    it. A later savepoint undoes only its own."""
+    store = open_store(pg_url)
+    put = "INSERT INTO service_meta (name, value) VALUES (?, ?)"
+    names = lambda: sorted(r["name"] for r in store.query("SELECT name FROM service_meta WHERE name LIKE 'r%'"))
+    sent: list[str] = []
+    execute = psycopg.Cursor.execute
+
+    def counted(self, query, params=None, **kwargs):
+        sent.append(str(query))
+        return execute(self, query, params, **kwargs)
+    monkeypatch.setattr(psycopg.Cursor, "execute", counted)
+    try:
+        with store.transaction():
+            with store.transaction(savepoint=True):
+                store._write(put, ("r1", "1"))
+        assert not any(s.startswith("RELEASE") for s in sent), sent
+        with store.transaction():
+            with store.transaction(savepoint=True):
+                store._write(put, ("r2", "1"))
+            store._write(put, ("r3", "1"))  # between: within the one not yet released
+            with pytest.raises(psycopg.errors.UniqueViolation), store.transaction(savepoint=True):
+                store._write(put, ("r4", "1"))
+                store._write(put, ("r1", "again"))
+            with store.transaction(savepoint=True):
+                with store.transaction(savepoint=True):
+                    store._write(put, ("r5", "1"))
+                store._write(put, ("r6", "1"))
+        assert names() == ["r1", "r2", "r3", "r5", "r6"]
+        assert sent.count("RELEASE SAVEPOINT pbem_1") == 2 and sent.count("RELEASE SAVEPOINT pbem_2") == 0, sent
+        with pytest.raises(RuntimeError), store.transaction():
+            with store.transaction(savepoint=True):
+                store._write(put, ("r7", "1"))
+            store._write(put, ("r8", "1"))
+            raise RuntimeError("the transaction fails")
+        assert names() == ["r1", "r2", "r3", "r5", "r6"]
+    finally:
+        store.close()

@@ -106,6 +106,7 @@ class PostgresStore(Store):
             self._local.pending, self._local.tables = [], set()  # _pend: writes not yet sent, their tables
             self._local.ahead, self._local.locked = {}, set()  # _read_ahead: reads made before they were asked
             self._local.then = None  # add_inbox: the token whose reads go with its INSERT
+            self._local.unreleased = None  # _savepoint: the savepoint whose RELEASE is held back
             try:
                 # pipeline mode: BEGIN, the writes whose count nobody reads (_write) and COMMIT go
                 # without waiting for their answers; a read or a counted write waits for all
@@ -124,6 +125,7 @@ class PostgresStore(Store):
                     unread.execute("COMMIT")
             finally:
                 self._local.conn = self._local.pipe = self._local.heads = self._local.then = None
+                self._local.unreleased = None
                 self._local.pending, self._local.tables = [], set()
                 self._local.ahead, self._local.locked = {}, set()
                 if conn.info.transaction_status in _OPEN:
@@ -136,13 +138,16 @@ class PostgresStore(Store):
         """A savepoint within the open transaction: SAVEPOINT sent without waiting (after a sync
         only when a statement before it is not yet answered: its error is the transaction's, not
         the savepoint's to undo), one sync at its end (its own errors raised within it), RELEASE
-        sent without waiting. psycopg's `conn.transaction()` synced three times (its nested
+        held back (at its end, below). psycopg's `conn.transaction()` synced three times (its nested
         pipelines), two waits more an answered mail. On a failure: a sync (the server skips what
         follows an error until one), ROLLBACK TO and RELEASE, waited for."""
         local = self._local
         pipe, writes = local.pipe, self._cursor(conn, 1)
         self._flush()  # the rows before it are not the savepoint's to undo
         told = set(local.told)
+        if local.unreleased:  # an earlier one's RELEASE, held back: sent now, so that none stays open
+            writes.execute(f"RELEASE SAVEPOINT {local.unreleased}")
+            local.unreleased = None
         if pipe.command_queue or pipe.result_queue:
             pipe.sync()
         local.depth = depth = getattr(local, "depth", 0) + 1
@@ -156,6 +161,7 @@ class PostgresStore(Store):
             local.pending, local.tables = [], set()  # its writes not yet sent go with it
             local.ahead, local.locked = {}, set()  # what it undid may be in them: read and locked again
             local.told = told  # its NOTIFYs were undone with it
+            local.unreleased = None  # one within it: undone and released with it
             self._undone()
             with contextlib.suppress(psycopg.Error):  # the error raised already, or the statements it skipped
                 pipe.sync()
@@ -165,7 +171,11 @@ class PostgresStore(Store):
             raise
         finally:
             local.depth = depth - 1
-        writes.execute(f"RELEASE SAVEPOINT {name}")
+        # Its RELEASE is held back until another savepoint begins (which sends it first) and is
+        # never sent when the transaction commits next (an answered mail's case): COMMIT
+        # commits what is within it with the rest, and a statement between runs within it,
+        # where it fails the transaction as it would have after it. It releases one within it too.
+        local.unreleased = name
 
     @contextlib.contextmanager
     def snapshot(self) -> Iterator[PostgresStore]:
