@@ -296,8 +296,17 @@ def test_a_message_with_a_token_brings_what_its_answer_reads_first(pg_url, monke
         store.add_inbox(b"mail", source="stdin", kind="mail", content_hash=f"c{n}", token_hash=token_hash)
     locked = "SELECT pg_try_advisory_xact_lock(hashtextextended('a', 0)) AS free"
     try:
+        store.open_deadline("a", 3, "ann", kind="fight", default_key="fight", opened_at="2026-01-01T00:00:00Z",
+                            due_at="2026-01-02T00:00:00Z", reminded="", next_at="2026-01-01T12:00:00Z")
+        store.open_deadline("a", 2, "ann", kind="move", default_key="rest", opened_at="2026-01-01T00:00:00Z",
+                            due_at="2026-01-02T00:00:00Z", reminded="3600", next_at="2026-01-01T12:00:00Z",
+                            email="ann@example.org")
+        store.file_standing_order("a", "ann", "when fight answer fight")
+        store.file_standing_order("a", "ann", "when rest answer rest")
         plain = {"seats": store.players_by_token_hash("hash-ann"), "game": store.game("a"),
-                 "players": store.players("a")}
+                 "players": store.players("a"), "deadlines": store.deadlines("a", "ann"),
+                 "orders": store.standing_orders("a", "ann"), "address": store.address_settings("ann@example.org")}
+        assert len(plain["deadlines"]) == 2 and len(plain["orders"]) == 2
         monkeypatch.setattr(psycopg.Cursor, "execute", counted)
         with store.transaction():
             stored("hash-ann", 1)
@@ -305,10 +314,13 @@ def test_a_message_with_a_token_brings_what_its_answer_reads_first(pg_url, monke
             assert store.players_by_token_hash("hash-ann") == plain["seats"]
             assert store.game("a") == plain["game"]
             with store.read_once("a"):
-                assert store.players("a") == plain["players"]
-                assert store.deadlines("a", "ann") == [] and store.standing_orders("a", "ann") == []
+                assert repr(store.players("a")) == repr(plain["players"])
+                # as the server's rows: values, their types, the columns' and the rows' order
+                assert repr(store.deadlines("a", "ann")) == repr(plain["deadlines"])
+                assert repr(store.standing_orders("a", "ann")) == repr(plain["orders"])
                 with store.read_once("a", [p["email"] for p in store.players("a", active_only=True)]):
-                    assert store.address_settings("Ann@example.org")["language"] == "de"
+                    assert repr(store.address_settings("Ann@example.org")) == repr(plain["address"])
+                    assert plain["address"]["language"] == "de"
             assert len(sent) == reads, sent[reads:]  # none of them a statement: read with the INSERT
             with other.transaction():
                 assert other.query(locked) == [{"free": False}]  # the game is locked for the transaction

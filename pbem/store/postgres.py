@@ -203,37 +203,47 @@ class PostgresStore(Store):
         finally:
             local.then = None
 
+    # The store's own reads an answer makes first (base.py's SQL, as it is): served from the read
+    # ahead only to exactly these; if base.py's changed, they are read as they are then.
+    _GAME_SQL = f"SELECT *, ({Store._HEAD}) AS chain_head FROM games WHERE id = ?"
+    _DEADLINES_SQL = ("SELECT * FROM deadlines WHERE game = ? AND (status = 'open' OR mailed IS NOT NULL) "
+                      "ORDER BY due_at, prompt, player")
+    _ACTIVE_ORDERS_SQL = ("SELECT player, n, text, uses, filed_at FROM standing_orders WHERE game = ? "
+                          "AND status = 'active' ORDER BY n")
+
     def _read_ahead(self, token_hash: str) -> list[tuple[str, tuple]]:
         """The reads sent after the message's INSERT, before its answer is awaited: the seats the
         token opens; the game of its one active seat locked (the game's advisory lock, `game`'s)
-        and named for the reads after it; that game's row with its chain's head, its seats,
-        deadlines, standing orders and the address settings of its active seats. Each is what
-        processing the answer reads next, in the order it reads them, with the same SQL
-        (`_kept_ahead` files them under it); an answer that reads them finds them read
-        (`_ahead`), one that does not (a refusal, a duplicate) cost the server a few reads of
-        rows it has at hand. The lock is the one `game` would take a moment later, after the
-        INSERT as there (the order every process takes them in); each read comes after it, as
-        each statement reads what was committed when it began."""
-        g = self._AHEAD
+        and named for the read after it; then, in one statement, that game's row with its
+        chain's head and, as JSON, its seats, deadlines, standing orders and the address
+        settings of its active seats (each the rows of the read `_kept_ahead` files it under:
+        their columns are text and integers, which JSON gives back as they were). What
+        processing the answer reads next; an answer that reads them finds them read (`_ahead`),
+        one that does not (a refusal, a duplicate) cost the server a few reads of rows it has at
+        hand. The lock is the one `game` would take a moment later, after the INSERT as there
+        (the order every process takes them in); the reads come after it, as each statement
+        reads what was committed when it began."""
         by_token = (token_hash,)
+        active = "FROM players WHERE game = games.id AND status = 'active' AND email <> ''"
         return [
             (self._TOKEN_SQL, by_token),
             ("SELECT game, pg_advisory_xact_lock(hashtextextended(game, 0)) IS NULL AS locked, "
              "set_config('pbem.ahead', game, true) IS NULL AS named FROM (SELECT min(game) AS game FROM players "
              "WHERE token_hash = ? AND status = 'active' HAVING count(DISTINCT game) = 1) AS seat", by_token),
-            (f"SELECT *, ({self._HEAD}) AS chain_head FROM games WHERE id = {g}", ()),
-            (f"SELECT * FROM players WHERE game = {g}", ()),
-            (f"SELECT * FROM deadlines WHERE game = {g} AND (status = 'open' OR mailed IS NOT NULL) "
-             "ORDER BY due_at, prompt, player", ()),
-            (self._ORDERS_SQL.replace("game = ?", f"game = {g}"), ()),
-            (f"SELECT e.emails AS pbem_emails, a.* FROM (SELECT array_agg(lower(email) ORDER BY seat) AS emails "
-             f"FROM players WHERE game = {g} AND status = 'active' AND email <> '') AS e "
-             "LEFT JOIN address_settings AS a ON a.address = ANY(e.emails)", ()),
+            (f"SELECT *, ({self._HEAD}) AS chain_head, "
+             "(SELECT json_agg(p) FROM players AS p WHERE p.game = games.id) AS pbem_players, "
+             "(SELECT json_agg(d ORDER BY d.due_at, d.prompt, d.player) FROM deadlines AS d WHERE d.game = games.id "
+             "AND (d.status = 'open' OR d.mailed IS NOT NULL)) AS pbem_deadlines, "
+             "(SELECT json_agg(o ORDER BY o.n) FROM (SELECT player, n, text, uses, filed_at FROM standing_orders "
+             "WHERE game = games.id AND status = 'active') AS o) AS pbem_orders, "
+             f"(SELECT array_agg(lower(email) ORDER BY seat) {active}) AS pbem_emails, "
+             f"(SELECT json_agg(a) FROM address_settings AS a WHERE a.address IN (SELECT lower(email) {active})) "
+             f"AS pbem_addresses FROM games WHERE id = {self._AHEAD}", ()),
         ]
 
     def _kept_ahead(self, token_hash: str, got: list[list[dict]]) -> None:
         """The reads ahead filed under the statements processing will make (each served once)."""
-        seats, locked, game, players, deadlines, orders, addresses = got
+        seats, locked, game = got
         local = self._local
         ahead = local.ahead
         ahead[(self._TOKEN_SQL, (token_hash,))] = (("players",), seats)
@@ -241,19 +251,22 @@ class PostgresStore(Store):
             return
         id = locked[0]["game"]
         local.locked.add(id)
+        if not game:
+            return
+        row = game[0]
+        players, emails, addresses = row.pop("pbem_players") or [], row.pop("pbem_emails"), row.pop("pbem_addresses")
+        deadlines, orders = row.pop("pbem_deadlines") or [], row.pop("pbem_orders") or []
         key = (id,)
-        ahead[(f"SELECT *, ({self._HEAD}) AS chain_head FROM games WHERE id = ?", key)] = (("games", "moves"), game)
+        ahead[(self._GAME_SQL, key)] = (("games", "moves"), game)
         ahead[("SELECT * FROM players WHERE game = ?", key)] = (("players",), players)
-        ahead[("SELECT * FROM deadlines WHERE game = ? AND (status = 'open' OR mailed IS NOT NULL) "
-               "ORDER BY due_at, prompt, player", key)] = (("deadlines",), deadlines)
-        ahead[(self._ORDERS_SQL, key)] = (("standing_orders",), orders)
+        ahead[(self._DEADLINES_SQL, key)] = (("deadlines",), deadlines)
+        ahead[(self._ACTIVE_ORDERS_SQL, key)] = (("standing_orders",), orders)
         # read_once's addresses: the active seats', in their order, as Store.read_once makes them
         wanted = [p["email"].lower() for p in sorted(players, key=lambda p: p["seat"])
                   if p["status"] == "active" and p["email"]]
-        if wanted and addresses and addresses[0]["pbem_emails"] == wanted:  # the same seats: the same addresses
-            rows = [{k: v for k, v in row.items() if k != "pbem_emails"} for row in addresses if row["address"]]
+        if wanted and emails == wanted:  # lowered alike (the server's lower() is ASCII's here)
             ahead[(f"SELECT * FROM address_settings WHERE address IN ({', '.join('?' * len(wanted))})",
-                   tuple(wanted))] = (("address_settings",), rows)
+                   tuple(wanted))] = (("address_settings",), addresses or [])
 
     def _ahead(self, sql: str, params) -> list[dict] | None:
         """The rows of a read made ahead (`_read_ahead`), once; None: not made, or made stale by
