@@ -699,3 +699,14 @@ def test_a_time_is_written_as_before_and_made_once_a_second():
         assert iso(t) == before(t), t
     t = datetime(2026, 12, 4, 12, 0, 0, 1, tzinfo=UTC)
     assert iso(t) is iso(t.replace(microsecond=999_999))  # one second, one text
+
+
+def test_sqlite_a_row_kept_within_a_snapshot_goes_with_it(sqlite_store):
+    """A snapshot is rolled back: a mail queued within it (a misuse) never reaches a later
+    transaction's commit, as it never did when it was written at once."""
+    s = sqlite_store
+    with s.snapshot():
+        _outbox_row(s, "<in-snapshot@x>")
+    with s.transaction():
+        _outbox_row(s, "<later@x>")
+    assert [r["message_id"] for r in s._all("SELECT message_id FROM outbox")] == ["<later@x>"]

@@ -123,6 +123,7 @@ class SqliteStore(Store):
         try:
             yield self
         finally:
+            self._rows = []  # a write within it is rolled back with it, kept (_write_row) or not
             conn.execute("ROLLBACK")
 
     @contextlib.contextmanager
