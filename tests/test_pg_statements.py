@@ -433,3 +433,39 @@ def test_a_savepoint_is_released_by_the_commit_or_before_the_next(pg_url, monkey
         assert names() == ["r1", "r2", "r3", "r5", "r6"]
     finally:
         store.close()
+
+
+def test_a_savepoints_writes_carry_the_transactions_notify(pg_url, monkeypatch):
+    """The NOTIFY of what a transaction queued goes as the SELECT of the statement that ends a
+    savepoint's writes (not a statement of its own at the commit), and is heard once, at the
+    commit; a savepoint whose writes failed takes its NOTIFY with it, and the commit tells
+    what is left."""
+    store = open_store(pg_url)
+    listener = psycopg.connect(pg_url, autocommit=True)
+    put = "INSERT INTO service_meta (name, value) VALUES (?, ?)"
+    sent: list[str] = []
+    execute = psycopg.Cursor.execute
+
+    def counted(self, query, params=None, **kwargs):
+        sent.append(str(query))
+        return execute(self, query, params, **kwargs)
+    try:
+        listener.execute(f"LISTEN {CHANNEL}")
+        store.set_meta("taken", "1")
+        monkeypatch.setattr(psycopg.Cursor, "execute", counted)
+        with store.transaction():
+            store.notify("inbox")
+            with store.transaction(savepoint=True):
+                store._write(put, ("n1", "1"))
+                store.notify("outbox")
+        assert sent[-1] == "COMMIT" and "pg_notify" in sent[-2] and sent[-2].startswith("WITH w0 AS (INSERT"), sent
+        assert _heard(listener) == [f"inbox outbox {store.origin}"]
+        with store.transaction():
+            store.notify("inbox")
+            with pytest.raises(psycopg.errors.UniqueViolation), store.transaction(savepoint=True):
+                store._write(put, ("taken", "again"))
+                store.notify("outbox")
+        assert _heard(listener) == [f"inbox {store.origin}"] and store.meta("n1") == "1"
+    finally:
+        listener.close()
+        store.close()

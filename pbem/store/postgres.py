@@ -102,6 +102,7 @@ class PostgresStore(Store):
         with self.pool.connection() as conn:
             self._local.conn = conn
             self._local.told = set()  # what this transaction notifies at its commit (notify)
+            self._local.notified = set()  # what of it a statement of it notified already (_flush)
             self._local.heads = {}  # Store._heads
             self._local.pending, self._local.tables = [], set()  # _pend: writes not yet sent, their tables
             self._local.ahead, self._local.locked = {}, set()  # _read_ahead: reads made before they were asked
@@ -118,9 +119,9 @@ class PostgresStore(Store):
                     if redoable:
                         unread.execute("SET LOCAL synchronous_commit = off")
                     yield self
-                    self._flush()
-                    if self._local.told:  # one NOTIFY for all it queued, delivered at the commit
-                        kinds = " ".join(sorted(self._local.told))
+                    self._flush(notify=True)
+                    if self._local.told - self._local.notified:  # one NOTIFY for all it queued, at the commit
+                        kinds = " ".join(sorted(self._local.told - self._local.notified))
                         self._write("SELECT pg_notify(?, ?)", (CHANNEL, f"{kinds} {self.origin}"))
                     unread.execute("COMMIT")
             finally:
@@ -144,7 +145,7 @@ class PostgresStore(Store):
         local = self._local
         pipe, writes = local.pipe, self._cursor(conn, 1)
         self._flush()  # the rows before it are not the savepoint's to undo
-        told = set(local.told)
+        told, notified = set(local.told), set(local.notified)
         if local.unreleased:  # an earlier one's RELEASE, held back: sent now, so that none stays open
             writes.execute(f"RELEASE SAVEPOINT {local.unreleased}")
             local.unreleased = None
@@ -155,12 +156,12 @@ class PostgresStore(Store):
         writes.execute(f"SAVEPOINT {name}")
         try:
             yield self
-            self._flush()
+            self._flush(notify=True)
             pipe.sync()
         except BaseException:
             local.pending, local.tables = [], set()  # its writes not yet sent go with it
             local.ahead, local.locked = {}, set()  # what it undid may be in them: read and locked again
-            local.told = told  # its NOTIFYs were undone with it
+            local.told, local.notified = told, notified  # its NOTIFYs were undone with it
             local.unreleased = None  # one within it: undone and released with it
             self._undone()
             with contextlib.suppress(psycopg.Error):  # the error raised already, or the statements it skipped
@@ -442,13 +443,15 @@ class PostgresStore(Store):
         local.pending.append(write)
         local.tables.add(table)
 
-    def _flush(self) -> None:
+    def _flush(self, notify: bool = False) -> None:
         """The writes kept (`_pend`) sent, in the pipeline, not waited for: one alone as it is,
         several as one statement, each but the last in a WITH of its own. A WITH's writes see the
         one snapshot the statement began with and none sees another's rows: kept writes are of
         tables no other of them writes, and read none they do not write (_joinable); foreign keys
         are checked when the statement ends, every row of it in. An error in any fails the one
-        statement, found where it would have been: at the next wait."""
+        statement, found where it would have been: at the next wait. `notify` (a savepoint's end,
+        the commit): the NOTIFY of what the transaction queued so far is the statement's SELECT,
+        not a statement of its own at the commit; undone with the savepoint, as it was."""
         local = self._local
         pending = getattr(local, "pending", None)
         if not pending:
@@ -462,6 +465,10 @@ class PostgresStore(Store):
                               [p for row in params for p in row]))
             else:
                 parts.append((write, list(params)))
+        told = local.told - local.notified if notify else ()
+        if told:
+            parts.append(("SELECT pg_notify(?, ?)", [CHANNEL, f"{' '.join(sorted(told))} {self.origin}"]))
+            local.notified |= told
         sql = parts[-1][0]
         if len(parts) > 1:
             sql = "WITH " + ", ".join(f"w{i} AS ({part})" for i, (part, _) in enumerate(parts[:-1])) + " " + sql
