@@ -9,7 +9,7 @@ from test_leaks import HEROES, named, readable, spells_held
 from pbem.core import games
 from pbem.inbound.process import handle
 from pbem.moderate import newgame
-from pbem.outbound import outbox, render, reports
+from pbem.outbound import observers, outbox, render, reports
 
 WATCHER = {"name": "wanda", "email": "wanda@example.org"}
 
@@ -112,3 +112,14 @@ def test_pbem_observer_add(tmp_path):
     assert "'no-address' is not a mail address" in run("observer", "add", "autumn", "x", "no-address", code=1).stderr
     run("serve", "--once")
     assert any("as an observer" in p.read_text() for p in (home / "outbox").glob("*.eml"))
+
+
+def test_the_observers_report_asks_the_engine_for_one_view(svc, monkeypatch):
+    """Issue 28: the observers' report of a state made the frame from a spectator's view and then
+    asked for the same view again for the report; it is made from the one view now."""
+    g = watched(svc)
+    views, view = [], svc.engine.view
+    monkeypatch.setattr(svc.engine, "view", lambda state, player: views.append(player) or view(state, player))
+    observers.queue(svc, games.get(svc, g), games.state(svc, games.get(svc, g)), key="again")
+    assert views == [reports.SPECTATOR]
+    assert to_wanda(svc)[-1][0]["kind"] == "report"

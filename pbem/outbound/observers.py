@@ -81,8 +81,8 @@ def queue(svc: Service, game: dict, state, who: list[dict] | None = None, *, key
     if not who:
         return
     seq, eng = game["moves"], svc.engine
-    frame = frame or reports.make_frame(svc, state)
     view = eng.view(state, reports.SPECTATOR)
+    frame = frame or reports.make_frame(svc, state, view)  # from the same view, not a second
     seen = {o["name"]: o.get("reported_seq", seq) for o in who}
     backlog = turnmail.Backlog(svc, game["id"], min(seen.values()), seq)
     for o in who:
