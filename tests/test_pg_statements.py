@@ -349,7 +349,7 @@ def test_a_message_with_a_token_brings_what_its_answer_reads_first(pg_url, monke
 
 
 def test_a_claim_brings_its_seats_and_the_last_marks_what_waits(pg_url, monkeypatch):
-    """Outside a transaction a claim brings, in its round trip, the seats of its first mail's game
+    """Outside a transaction a claim brings, in its statement, the seats of its first mail's game
     (the sender reads them next), and the marks that end a claim that took all that was due bring
     what still waits (read next, at the round's end). Each serves only the statement right after
     it: anything else between, and the read is made then."""
@@ -370,24 +370,26 @@ def test_a_claim_brings_its_seats_and_the_last_marks_what_waits(pg_url, monkeypa
     try:
         seats, waiting = store.players("a"), store.outbox_waiting()
         queue(2)
+        columns = set(store.query("SELECT * FROM outbox LIMIT 1")[0])
         monkeypatch.setattr(psycopg.Cursor, "execute", counted)
         rows = store.claim_outbox_rows("me", 60, 5)
-        assert len(sent) == 2 and "players" in sent[1]  # the claim and the seats, one round trip
+        assert len(sent) == 1 and "pbem_seats" in sent[0]  # the claim and the seats, one statement
+        assert len(rows) == 2 and all(set(r) == columns and r["claimed_by"] == "me" for r in rows)
         with store.read_once("a"):
-            assert store.players("a") == seats and len(sent) == 2  # no statement
+            assert repr(store.players("a")) == repr(seats) and len(sent) == 1  # no statement
         assert store.outbox_sent_rows([(r["id"], "t", None) for r in rows], "me") == {r["id"] for r in rows}
-        assert len(sent) == 4  # the marks and what waits
-        assert store.outbox_waiting() == waiting and len(sent) == 4
+        assert len(sent) == 3  # the marks and what waits, one round trip
+        assert store.outbox_waiting() == waiting and len(sent) == 3
         queue(3)
         sent.clear()
         rows = store.claim_outbox_rows("me", 60, 3)  # took as many as it might: more may be due
         store.meta("between")  # a statement between: the seats are read when asked
         with store.read_once("a"):
             assert store.players("a") == seats
-        assert len(sent) == 2 + 1 + 1
+        assert len(sent) == 1 + 1 + 1
         store.outbox_sent_rows([(r["id"], "t", None) for r in rows], "me")
-        assert len(sent) == 5  # the marks alone
-        assert store.outbox_waiting() == waiting and len(sent) == 6
+        assert len(sent) == 4  # the marks alone
+        assert store.outbox_waiting() == waiting and len(sent) == 5
     finally:
         store.close()
 

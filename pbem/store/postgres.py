@@ -287,8 +287,9 @@ class PostgresStore(Store):
                     "FROM outbox WHERE status = 'queued' AND kind != 'digest'")  # Store.outbox_waiting's
 
     def claim_outbox_rows(self, owner: str, lease_seconds: float, limit: int, skip=()) -> list[dict]:
-        """As Store's; outside a transaction, the seats of the first claimed mail's game come in the
-        same round trip (the sender reads them next, `read_once`: a wait an answered mail). When
+        """As Store's; outside a transaction, the seats of the first claimed mail's game come with
+        the claim, as a JSON column of its first row (`_all`: the sender reads them next,
+        `read_once`; a statement and a wait an answered mail). When
         the claim took fewer than `limit` (none left due: the round's last batch), the ids are
         kept, so that the marks of the last of them bring `outbox_waiting` (read next, at the
         round's end)."""
@@ -311,28 +312,33 @@ class PostgresStore(Store):
         finally:
             self._local.last = False
 
-    def _loose_reads(self, params) -> list[tuple[str, tuple]]:
+    def _loose_reads(self) -> list[tuple[str, tuple]]:
         """The reads that go with a statement outside a transaction (its own commit): after a
-        claim (its parameters: owner and lease), the seats of its first mail's game; after a
         round's last marks, what still waits."""
-        local = self._local
-        if getattr(local, "claiming", False):
-            return [("SELECT * FROM players WHERE game = (SELECT game FROM outbox WHERE claimed_by = ? "
-                     "AND claim_until = ? AND status = 'queued' ORDER BY next_attempt_at, id LIMIT 1)",
-                     tuple(params[:2]))]
-        if getattr(local, "last", False):
-            return [(self._WAITING_SQL, ())]
-        return []
+        return [(self._WAITING_SQL, ())] if getattr(self._local, "last", False) else []
 
     def _keep_loose(self, reads: list[tuple[str, tuple]], got: list[list[dict]]) -> None:
         """The loose reads filed for the next statement (`_loose`), under the read it will make."""
-        loose: dict = {}
-        for (sql, _), rows in zip(reads, got):
-            if sql == self._WAITING_SQL:
-                loose[(sql, ())] = rows
-            elif rows:
-                loose[(self._SEATS_SQL, (rows[0]["game"],))] = rows
-        self._local.loose = loose or None
+        self._local.loose = {(sql, tuple(params)): rows for (sql, params), rows in zip(reads, got)} or None
+
+    @staticmethod
+    def _with_seats(claim: str) -> str:
+        """The claim, its rows returned with the seats of the first one's game as JSON (a column
+        of that row alone): the rows as the claim returns them; the seats as the sender's
+        `read_once` reads them (text and integers: the same values from JSON), in the one
+        statement, as the claimed rows were when it began."""
+        return (f"WITH pbem_claim AS ({claim}) SELECT *, CASE WHEN row_number() OVER "
+                "(ORDER BY next_attempt_at, id) = 1 THEN (SELECT json_agg(p) FROM players AS p "
+                "WHERE p.game = pbem_claim.game) END AS pbem_seats FROM pbem_claim")
+
+    def _keep_seats(self, rows: list[dict]) -> None:
+        """The claim's rows without the seats' column, the seats filed for the next statement."""
+        loose = None
+        for row in rows:
+            seats = row.pop("pbem_seats")
+            if seats:
+                loose = {(self._SEATS_SQL, (seats[0]["game"],)): seats}
+        self._local.loose = loose
 
     def _loose(self, sql: str, params) -> list[dict] | None:
         """Outside a transaction, a read made ahead with the statement before (`_loose_reads`): served
@@ -533,7 +539,10 @@ class PostgresStore(Store):
         kept = self._loose(sql, params)
         if kept is not None:
             return kept
-        reads = self._loose_reads(params)
+        claiming = getattr(self._local, "claiming", False)
+        if claiming:
+            sql = self._with_seats(sql)
+        reads = self._loose_reads()
         with self.pool.connection() as conn:
             cur = self._cursor(conn, 0)
             if reads:  # sent together, the pipeline's one Sync at its end: one implicit transaction, committed there
@@ -548,7 +557,10 @@ class PostgresStore(Store):
             cur.execute(_pg(sql), storable_params(params))
             # the result's status, not cur.description: that makes a Column object for every
             # column of every statement (1.5 ms CPU an answer mail), which dict_row does not need
-            return cur.fetchall() if cur.pgresult is not None and cur.pgresult.status == _ROWS else []
+            rows = cur.fetchall() if cur.pgresult is not None and cur.pgresult.status == _ROWS else []
+            if claiming:
+                self._keep_seats(rows)
+            return rows
 
     def _run(self, sql: str, params=()) -> int:
         if self._once is not None:
