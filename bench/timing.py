@@ -9,6 +9,7 @@ with their lowest and highest: a figure decides only if its spread does.
 from __future__ import annotations
 
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -77,7 +78,18 @@ def floor_round(path, moves: int) -> Sample:
     finally:
         sys.argv = argv
         del sys.modules["floor_round"]
+        _drop_floor_folder(module.__dict__)
     return Sample(sample.cpu / moves, sample.wall / moves)
+
+
+def _drop_floor_folder(floor: dict) -> None:
+    """The floor's database closed and its temporary folder removed: the floor makes one a run
+    and leaves it (a bench of 9 rounds left 9 behind; thousands of them in /tmp made each new
+    file there, as the benches' .eml, cost several times more)."""
+    if floor.get("db") is not None:
+        floor["db"].close()
+    if isinstance(floor.get("d"), str) and Path(floor["d"]).name.startswith("tmp"):
+        shutil.rmtree(floor["d"], ignore_errors=True)
 
 
 def rounds(work: dict[str, Callable[[], Sample]], n_rounds: int, per_round: int) -> dict[str, list[Sample]]:
