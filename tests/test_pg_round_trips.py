@@ -49,7 +49,7 @@ def test_an_answered_mail_pipelines_its_writes_on_postgresql(make_service, pg_ur
     sent = collections.Counter(m[2].strip() for m in messages if m[0] == "F")
     statements = sent["Execute"] + sent["Query"]
     waits = sum(1 for before, after in zip(messages, messages[1:]) if before[0] == "F" and after[0] == "B")
-    assert statements >= 12, sent  # the answer, its four replies queued, rendered and marked sent
+    assert statements >= 11, sent  # the answer, its four replies queued, rendered and marked sent
     # Without the pipeline every statement, BEGIN, SAVEPOINT and COMMIT was a wait of its own: 47
     # round trips for 45 statements here. With it 37: the answer's unread writes, its lock, its
     # notifications, BEGIN and COMMIT share the waits of the reads that follow them. Its four
@@ -76,6 +76,7 @@ def test_an_answered_mail_pipelines_its_writes_on_postgresql(make_service, pg_ur
     # not sent when the COMMIT follows it: 19 statements. The reads ahead after the lock one
     # statement (the game's row, and its seats, deadlines, orders and addresses as JSON): 15.
     # The NOTIFY the SELECT of the savepoint's last writes: 14. The claim's rows with their seats
-    # as JSON, one statement: 13.
-    assert waits <= statements - 5, (waits, sent)
-    assert waits <= 8 and statements <= 13, (waits, sent)
+    # as JSON, one statement: 13. The token's seats read with the lock, one statement: 12 (each
+    # of these cuts a statement, not a wait: the margin below shrinks with them).
+    assert waits <= statements - 4, (waits, sent)
+    assert waits <= 8 and statements <= 12, (waits, sent)

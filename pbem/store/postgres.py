@@ -213,9 +213,9 @@ class PostgresStore(Store):
                           "AND status = 'active' ORDER BY n")
 
     def _read_ahead(self, token_hash: str) -> list[tuple[str, tuple]]:
-        """The reads sent after the message's INSERT, before its answer is awaited: the seats the
-        token opens; the game of its one active seat locked (the game's advisory lock, `game`'s)
-        and named for the read after it; then, in one statement, that game's row with its
+        """The reads sent after the message's INSERT, before its answer is awaited: in one
+        statement the seats the token opens (as JSON) and the game of its one active seat locked
+        (the game's advisory lock, `game`'s) and named for the read after it; then, in one, that game's row with its
         chain's head and, as JSON, its seats, deadlines, standing orders and the address
         settings of its active seats (each the rows of the read `_kept_ahead` files it under:
         their columns are text and integers, which JSON gives back as they were). What
@@ -224,13 +224,14 @@ class PostgresStore(Store):
         hand. The lock is the one `game` would take a moment later, after the INSERT as there
         (the order every process takes them in); the reads come after it, as each statement
         reads what was committed when it began."""
-        by_token = (token_hash,)
         active = "FROM players WHERE game = games.id AND status = 'active' AND email <> ''"
         return [
-            (self._TOKEN_SQL, by_token),
-            ("SELECT game, pg_advisory_xact_lock(hashtextextended(game, 0)) IS NULL AS locked, "
+            ("SELECT (SELECT json_agg(p) FROM players AS p WHERE p.token_hash = ?) AS seats, lock.game "
+             "FROM (SELECT 1) AS one LEFT JOIN LATERAL (SELECT game, "
+             "pg_advisory_xact_lock(hashtextextended(game, 0)) IS NULL AS locked, "
              "set_config('pbem.ahead', game, true) IS NULL AS named FROM (SELECT min(game) AS game FROM players "
-             "WHERE token_hash = ? AND status = 'active' HAVING count(DISTINCT game) = 1) AS seat", by_token),
+             "WHERE token_hash = ? AND status = 'active' HAVING count(DISTINCT game) = 1) AS seat) AS lock ON true",
+             (token_hash, token_hash)),
             (f"SELECT *, ({self._HEAD}) AS chain_head, "
              "(SELECT json_agg(p) FROM players AS p WHERE p.game = games.id) AS pbem_players, "
              "(SELECT json_agg(d ORDER BY d.due_at, d.prompt, d.player) FROM deadlines AS d WHERE d.game = games.id "
@@ -244,13 +245,13 @@ class PostgresStore(Store):
 
     def _kept_ahead(self, token_hash: str, got: list[list[dict]]) -> None:
         """The reads ahead filed under the statements processing will make (each served once)."""
-        seats, locked, game = got
+        (token,), game = got
         local = self._local
         ahead = local.ahead
-        ahead[(self._TOKEN_SQL, (token_hash,))] = (("players",), seats)
-        if not locked:  # no game of one active seat: nothing else was read
+        ahead[(self._TOKEN_SQL, (token_hash,))] = (("players",), token["seats"] or [])
+        id = token["game"]
+        if id is None:  # no game of one active seat: nothing else was read
             return
-        id = locked[0]["game"]
         local.locked.add(id)
         if not game:
             return
