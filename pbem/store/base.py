@@ -44,7 +44,6 @@ class Store:
     FOR_UPDATE = ""  # a read inside a transaction that will write what it read
     SKIP_LOCKED = ""  # a claim: rows another transaction holds are passed over
     notifies = False  # True: watch() wakes an idle daemon when another process queues work
-    WRITING_WITH = False  # True: a WITH may write (PostgreSQL): a DELETE and an INSERT as one statement
     errors: tuple[type[BaseException], ...] = ()  # what the database raises when it fails
     clock: Clock  # set by the dialect's __init__
 

@@ -57,7 +57,6 @@ class PostgresStore(Store):
     FOR_UPDATE = " FOR UPDATE"
     SKIP_LOCKED = " FOR UPDATE SKIP LOCKED"
     notifies = True
-    WRITING_WITH = True
     errors = (psycopg.Error, psycopg_pool.PoolTimeout)
 
     def __init__(self, url: str, clock: Clock = utcnow, timeout: float = 10.0, pool_size: int = 4):
