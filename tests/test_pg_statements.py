@@ -16,6 +16,18 @@ def _heard(conn: psycopg.Connection) -> list[str]:
     return [n.payload for n in conn.notifies(timeout=0.5, stop_after=10)]
 
 
+def _statements(monkeypatch) -> list[str]:
+    """The text of every statement sent from now on, in order (psycopg's Cursor.execute counted)."""
+    sent: list[str] = []
+    execute = psycopg.Cursor.execute
+
+    def counted(self, query, params=None, **kwargs):
+        sent.append(str(query))
+        return execute(self, query, params, **kwargs)
+    monkeypatch.setattr(psycopg.Cursor, "execute", counted)
+    return sent
+
+
 def test_a_transaction_notifies_once_for_every_kind_it_queued(pg_url):
     store = open_store(pg_url)
     listener = psycopg.connect(pg_url, autocommit=True)
@@ -233,13 +245,7 @@ def test_writes_nobody_reads_go_as_one_statement_and_hold_as_several(pg_url, mon
     a table already written goes after (it sees those rows), and an error in any undoes them
     all, found at the next wait as before."""
     store = open_store(pg_url)
-    sent: list[str] = []
-    execute = psycopg.Cursor.execute
-
-    def counted(self, query, params=None, **kwargs):
-        sent.append(str(query))
-        return execute(self, query, params, **kwargs)
-    monkeypatch.setattr(psycopg.Cursor, "execute", counted)
+    sent = _statements(monkeypatch)
     try:
         with store.transaction():
             store.add_game("g", {}, "seed", "commitment", b"state", "1", "active")
@@ -285,13 +291,6 @@ def test_a_message_with_a_token_brings_what_its_answer_reads_first(pg_url, monke
     store.add_player("b", "two", 2, "two@example.org", "hash-two", "salt")
     store.add_player("a", "two", 3, "two@example.org", "hash-two", "salt")  # one token, two games
     store.set_address_settings("ann@example.org", language="de")
-    sent: list[str] = []
-    execute = psycopg.Cursor.execute
-
-    def counted(self, query, params=None, **kwargs):
-        sent.append(str(query))
-        return execute(self, query, params, **kwargs)
-
     def stored(token_hash: str, n: int) -> None:
         store.add_inbox(b"mail", source="stdin", kind="mail", content_hash=f"c{n}", token_hash=token_hash)
     locked = "SELECT pg_try_advisory_xact_lock(hashtextextended('a', 0)) AS free"
@@ -307,7 +306,7 @@ def test_a_message_with_a_token_brings_what_its_answer_reads_first(pg_url, monke
                  "players": store.players("a"), "deadlines": store.deadlines("a", "ann"),
                  "orders": store.standing_orders("a", "ann"), "address": store.address_settings("ann@example.org")}
         assert len(plain["deadlines"]) == 2 and len(plain["orders"]) == 2
-        monkeypatch.setattr(psycopg.Cursor, "execute", counted)
+        sent = _statements(monkeypatch)
         with store.transaction():
             stored("hash-ann", 1)
             reads = len(sent)
@@ -361,17 +360,11 @@ def test_a_claim_brings_its_seats_and_the_last_marks_what_waits(pg_url, monkeypa
         for i in range(n):
             store.add_outbox(message_id=f"<m{i}-{len(store.outbox_rows())}@example.org>", kind="report",
                              to_addr="ann@example.org", subject="s", headers={}, text="t", game="a", player="ann")
-    sent: list[str] = []
-    execute = psycopg.Cursor.execute
-
-    def counted(self, query, params=None, **kwargs):
-        sent.append(str(query))
-        return execute(self, query, params, **kwargs)
     try:
         seats, waiting = store.players("a"), store.outbox_waiting()
         queue(2)
         columns = set(store.query("SELECT * FROM outbox LIMIT 1")[0])
-        monkeypatch.setattr(psycopg.Cursor, "execute", counted)
+        sent = _statements(monkeypatch)
         rows = store.claim_outbox_rows("me", 60, 5)
         assert len(sent) == 1 and "pbem_seats" in sent[0]  # the claim and the seats, one statement
         assert len(rows) == 2 and all(set(r) == columns and r["claimed_by"] == "me" for r in rows)
@@ -402,13 +395,7 @@ def test_a_savepoint_is_released_by_the_commit_or_before_the_next(pg_url, monkey
     store = open_store(pg_url)
     put = "INSERT INTO service_meta (name, value) VALUES (?, ?)"
     names = lambda: sorted(r["name"] for r in store.query("SELECT name FROM service_meta WHERE name LIKE 'r%'"))
-    sent: list[str] = []
-    execute = psycopg.Cursor.execute
-
-    def counted(self, query, params=None, **kwargs):
-        sent.append(str(query))
-        return execute(self, query, params, **kwargs)
-    monkeypatch.setattr(psycopg.Cursor, "execute", counted)
+    sent = _statements(monkeypatch)
     try:
         with store.transaction():
             with store.transaction(savepoint=True):
@@ -445,16 +432,10 @@ def test_a_savepoints_writes_carry_the_transactions_notify(pg_url, monkeypatch):
     store = open_store(pg_url)
     listener = psycopg.connect(pg_url, autocommit=True)
     put = "INSERT INTO service_meta (name, value) VALUES (?, ?)"
-    sent: list[str] = []
-    execute = psycopg.Cursor.execute
-
-    def counted(self, query, params=None, **kwargs):
-        sent.append(str(query))
-        return execute(self, query, params, **kwargs)
     try:
         listener.execute(f"LISTEN {CHANNEL}")
         store.set_meta("taken", "1")
-        monkeypatch.setattr(psycopg.Cursor, "execute", counted)
+        sent = _statements(monkeypatch)
         with store.transaction():
             store.notify("inbox")
             with store.transaction(savepoint=True):
