@@ -3,7 +3,6 @@ player, settle a card, roll back, and manage seats. Every change to play is a re
 move; nothing is ever deleted from a game's log."""
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING
 
 from pbem.base import log, tokens
@@ -217,7 +216,7 @@ def resend(svc: Service, game_id: str, name: str) -> None:
             return
         last = outbox.rendered(svc, last)  # a report not sent yet is rendered now
         n = svc.store.count_outbox(game_id, name, "resend") + 1
-        headers = json.loads(last["headers"])
+        headers = outbox.headers_of(last)
         outbox.enqueue(svc, kind="resend", message_id=reports.message_id(svc, game, name, f"r{n}", "resend"),
                        sender=reports.game_address(svc, game), to=player["email"], to_name=name,
                        subject=last["subject"], text=last["text"], html=last["html"], game=game_id, player=player,

@@ -252,7 +252,7 @@ def question_replied_to(svc: Service, game: dict, player: str, references: list[
     for mid in references:
         row = replied_row(svc, mid, read)
         if row and row["game"] == game["id"] and row["player"] == player:
-            return msgspec.json.decode(row["headers"]).get(QUESTION_HEADER)
+            return outbox.headers_of(row).get(QUESTION_HEADER)
     return None
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
-import json
 import os
 import random
 import secrets
@@ -170,7 +169,7 @@ class SmtpSender:
         if not reused:
             self.client = await self._connect()
         assert self.client is not None
-        sender = row.get("return_path") or parseaddr(json.loads(row["headers"]).get("From", ""))[1]
+        sender = row.get("return_path") or parseaddr(headers_of(row).get("From", ""))[1]
         try:  # the bytes as written (7-bit clean: any server takes them), not serialised again
             await self.client.sendmail(sender, [row["to_addr"]], raw)
         except aiosmtplib.SMTPServerDisconnected:
