@@ -286,7 +286,7 @@ class Store:
         if heads is None:
             row = self._one("SELECT * FROM games WHERE id = ?", (id,))
         else:  # the chain's head too, for append_move (a statement and a wait an answer on PostgreSQL)
-            row = self._one(f"SELECT *, ({self._HEAD}) AS chain_head FROM games WHERE id = ?", (id,))
+            row = self._one(self._GAME_SQL, (id,))
             if row:
                 heads[id] = (row["moves"], row.pop("chain_head") or row["seed_commitment"])
         if row:
@@ -294,6 +294,7 @@ class Store:
         return row
 
     _HEAD = "SELECT hash FROM moves WHERE game = games.id ORDER BY seq DESC LIMIT 1"
+    _GAME_SQL = f"SELECT *, ({_HEAD}) AS chain_head FROM games WHERE id = ?"  # within a transaction
 
     def games(self) -> list[dict]:
         rows = self._all("SELECT id, status, engine_version, moves, created_at, updated_at FROM games "
@@ -333,22 +334,33 @@ class Store:
                                  "token_salt": token_salt, "role": role, "character": character,
                                  "status": "bot" if bot else "active", "bot": bot, "bot_by": "seat" if bot else None})
 
+    # Statements kept by name: read_once's game-wide reads, and those PostgresStore makes ahead
+    # (postgres.py `_read_ahead`, `_loose_reads`), which it serves to exactly these.
+    _SEATS_SQL = "SELECT * FROM players WHERE game = ?"
+    _TOKEN_SQL = "SELECT * FROM players WHERE token_hash = ?"
+    _DEADLINES_SQL = ("SELECT * FROM deadlines WHERE game = ? AND (status = 'open' OR mailed IS NOT NULL) "
+                      "ORDER BY due_at, prompt, player")
+    _WAITING_SQL = ("SELECT COUNT(*) AS n, MIN(created_at) AS oldest, MIN(next_attempt_at) AS next_try, "
+                    "MIN(id) AS oldest_id, (SELECT last_error FROM outbox WHERE status = 'queued' "
+                    "AND last_error IS NOT NULL ORDER BY id DESC LIMIT 1) AS last_error "
+                    "FROM outbox WHERE status = 'queued' AND kind != 'digest'")
+
     def player(self, game: str, name: str) -> dict | None:
-        once = self._seat_rows("players", "all", game, name, "SELECT * FROM players WHERE game = ?")
+        once = self._seat_rows("players", "all", game, name, self._SEATS_SQL)
         if once is not None:
             return once[0] if once else None
         return self._one("SELECT * FROM players WHERE game = ? AND name = ?", (game, name))
 
     def players(self, game: str, active_only: bool = False) -> list[dict]:
-        by_seat = self._by_seat("players", "all", game, "SELECT * FROM players WHERE game = ?")
+        by_seat = self._by_seat("players", "all", game, self._SEATS_SQL)
         if by_seat is not None:  # read_once: the seats' one read
             return sorted((dict(r) for rows in by_seat.values() for r in rows
                            if not active_only or r["status"] == "active"), key=lambda r: r["seat"])
-        sql = "SELECT * FROM players WHERE game = ?" + (" AND status = 'active'" if active_only else "")
+        sql = self._SEATS_SQL + (" AND status = 'active'" if active_only else "")
         return self._all(sql + " ORDER BY seat", (game,))
 
     def players_by_token_hash(self, token_hash: str) -> list[dict]:
-        return self._all("SELECT * FROM players WHERE token_hash = ?", (token_hash,))
+        return self._all(self._TOKEN_SQL, (token_hash,))
 
     def update_player(self, game: str, name: str, **fields) -> None:
         self._update("players", "game = ? AND name = ?", (game, name), fields)
@@ -669,10 +681,7 @@ class Store:
     def outbox_waiting(self) -> dict:
         """What waits to be sent (the moderator's notices about it aside), for `serve` and
         `outbox list`: how many, since when, the next try and the last error."""
-        return self._the_one("SELECT COUNT(*) AS n, MIN(created_at) AS oldest, MIN(next_attempt_at) AS next_try, "
-                             "MIN(id) AS oldest_id, (SELECT last_error FROM outbox WHERE status = 'queued' "
-                             "AND last_error IS NOT NULL ORDER BY id DESC LIMIT 1) AS last_error "
-                             "FROM outbox WHERE status = 'queued' AND kind != 'digest'")
+        return self._the_one(self._WAITING_SQL)
 
     def outbox_health(self) -> dict:
         """For `pbem status`: mails waiting and since when, how many are due now and since when
@@ -1003,8 +1012,7 @@ class Store:
             return None
         if ("deadlines", "open") not in once or ("deadlines", "owed") not in once:
             kept: dict[str, dict[str, list[dict]]] = {"open": {}, "owed": {}}
-            for row in self._all("SELECT * FROM deadlines WHERE game = ? AND (status = 'open' OR mailed IS NOT NULL) "
-                                 "ORDER BY due_at, prompt, player", (game,)):
+            for row in self._all(self._DEADLINES_SQL, (game,)):
                 kept["open" if row["status"] == "open" else "owed"].setdefault(row["player"], []).append(row)
             once[("deadlines", "open")], once[("deadlines", "owed")] = kept["open"], kept["owed"]
         return [dict(row) for row in once[("deadlines", what)].get(seat, ())]
@@ -1199,7 +1207,7 @@ class Store:
         if once is not None:  # read_once: the game's one read
             if player is not None:
                 return [dict(r) for r in once.get(player, ())]
-            seats = self._by_seat("players", "all", game, "SELECT * FROM players WHERE game = ?") or {}
+            seats = self._by_seat("players", "all", game, self._SEATS_SQL) or {}
             return sorted(({"player": r["player"], "n": r["n"], "text": r["text"]} for name, rows in once.items()
                            if name in seats and seats[name][0]["status"] == "active" for r in rows),
                           key=lambda r: r["n"])

@@ -189,7 +189,6 @@ class PostgresStore(Store):
     # The one game whose active seat the token opens, once the lock below took it (for the
     # length of the transaction); none when it opens none, or seats of several games.
     _AHEAD = "current_setting('pbem.ahead', true)"
-    _TOKEN_SQL = "SELECT * FROM players WHERE token_hash = ?"
 
     def add_inbox(self, raw: bytes, **kwargs) -> int:
         """Within a transaction, a message with a token is stored and, in the same round trip,
@@ -203,13 +202,8 @@ class PostgresStore(Store):
         finally:
             local.then = None
 
-    # The store's own reads an answer makes first (base.py's SQL, as it is): served from the read
-    # ahead only to exactly these; if base.py's changed, they are read as they are then.
-    _GAME_SQL = f"SELECT *, ({Store._HEAD}) AS chain_head FROM games WHERE id = ?"
-    _DEADLINES_SQL = ("SELECT * FROM deadlines WHERE game = ? AND (status = 'open' OR mailed IS NOT NULL) "
-                      "ORDER BY due_at, prompt, player")
-    _ACTIVE_ORDERS_SQL = ("SELECT player, n, text, uses, filed_at FROM standing_orders WHERE game = ? "
-                          "AND status = 'active' ORDER BY n")
+    # The reads ahead are filed under the store's own statements (base.py's _GAME_SQL, _SEATS_SQL,
+    # _DEADLINES_SQL, _ORDERS_SQL, _TOKEN_SQL, _WAITING_SQL) and served only to exactly those.
 
     def _read_ahead(self, token_hash: str) -> list[tuple[str, tuple]]:
         """The reads sent after the message's INSERT, before its answer is awaited: in one
@@ -259,9 +253,9 @@ class PostgresStore(Store):
         deadlines, orders = row.pop("pbem_deadlines") or [], row.pop("pbem_orders") or []
         key = (id,)
         ahead[(self._GAME_SQL, key)] = (("games", "moves"), game)
-        ahead[("SELECT * FROM players WHERE game = ?", key)] = (("players",), players)
+        ahead[(self._SEATS_SQL, key)] = (("players",), players)
         ahead[(self._DEADLINES_SQL, key)] = (("deadlines",), deadlines)
-        ahead[(self._ACTIVE_ORDERS_SQL, key)] = (("standing_orders",), orders)
+        ahead[(self._ORDERS_SQL, key)] = (("standing_orders",), orders)
         # read_once's addresses: the active seats', in their order, as Store.read_once makes them
         wanted = [p["email"].lower() for p in sorted(players, key=lambda p: p["seat"])
                   if p["status"] == "active" and p["email"]]
@@ -279,12 +273,6 @@ class PostgresStore(Store):
         return None if got is None else got[1]
 
     # -- sending: a read ahead with the claim, and with a round's last marks ---------------------
-
-    _SEATS_SQL = "SELECT * FROM players WHERE game = ?"
-    _WAITING_SQL = ("SELECT COUNT(*) AS n, MIN(created_at) AS oldest, MIN(next_attempt_at) AS next_try, "
-                    "MIN(id) AS oldest_id, (SELECT last_error FROM outbox WHERE status = 'queued' "
-                    "AND last_error IS NOT NULL ORDER BY id DESC LIMIT 1) AS last_error "
-                    "FROM outbox WHERE status = 'queued' AND kind != 'digest'")  # Store.outbox_waiting's
 
     def claim_outbox_rows(self, owner: str, lease_seconds: float, limit: int, skip=()) -> list[dict]:
         """As Store's; outside a transaction, the seats of the first claimed mail's game come with
