@@ -26,6 +26,12 @@ from pbem.store import migrations
 from pbem.store.common import _CHAINED, Clock, chain_hash, iso, storable
 
 
+def rows_insert(insert: tuple[str, str, str], n: int = 1) -> str:
+    """The INSERT `insert` (its head, its row of VALUES, its tail) of `n` rows."""
+    head, values, tail = insert
+    return f"{head} VALUES {', '.join([values] * n)}{tail}"
+
+
 def _literals(words: Sequence[str]) -> str:
     """Words of our own (a mail's kind) as SQL literals, for a query a partial index serves."""
     if not all(re.fullmatch(r"[a-z_]+", w) for w in words):
@@ -590,8 +596,7 @@ class Store:
         whether it was queued (else None: on PostgreSQL the row then goes without waiting, and
         the outbox is notified either way)."""
         now = self.now()
-        head, values, tail = self._OUTBOX_ROW
-        sql = f"{head} VALUES {values}{tail}"
+        sql = rows_insert(self._OUTBOX_ROW)
         params = (message_id, game, player, kind, to_addr, subject, msgspec.json.encode(headers).decode(), text, html,
                   token_marker, inbox_id, context, since_seq, calendar, told, now, now)
         if not counted:
@@ -612,8 +617,7 @@ class Store:
         """The INSERT `insert` (its head, its row of VALUES, its tail) of one row, a write nobody
         reads (`_write`). PostgreSQL sends the rows of one INSERT that follow each other in a
         transaction as one statement (PostgresStore._write_row)."""
-        head, values, tail = insert
-        self._write(f"{head} VALUES {values}{tail}", params)
+        self._write(rows_insert(insert), params)
 
     def add_frame(self, frame: str) -> int:
         """Store what a move's reports are made from (JSON, contexts.store_made), which several

@@ -24,7 +24,7 @@ import psycopg
 import psycopg_pool
 from psycopg.rows import DictRow, dict_row
 
-from pbem.store.base import Store, _tables_written
+from pbem.store.base import Store, _tables_written, rows_insert
 from pbem.store.common import Clock, StoreUnavailable, storable_params, utcnow
 
 CHANNEL = "pbem"
@@ -422,8 +422,7 @@ class PostgresStore(Store):
         if last is not None and last[0] == insert:
             last[1].append(params)
         else:
-            head, values, tail = insert
-            self._pend(_joinable(f"{head} VALUES {values}{tail}"), (insert, [params]))
+            self._pend(_joinable(rows_insert(insert)), (insert, [params]))
 
     def _pend(self, table: str | None, write: tuple) -> None:
         """A write nobody reads, kept to go with the ones next to it as one statement (_flush): a
@@ -454,9 +453,7 @@ class PostgresStore(Store):
         parts: list[tuple[str, list]] = []
         for write, params in pending:
             if isinstance(write, tuple):  # an INSERT's rows (_write_row)
-                head, values, tail = write
-                parts.append((f"{head} VALUES {', '.join([values] * len(params))}{tail}",
-                              [p for row in params for p in row]))
+                parts.append((rows_insert(write, len(params)), [p for row in params for p in row]))
             else:
                 parts.append((write, list(params)))
         told = local.told - local.notified if notify else ()

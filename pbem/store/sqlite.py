@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pbem.store.base import Store
+from pbem.store.base import Store, rows_insert
 from pbem.store.common import Clock, StoreUnavailable, storable_params, utcnow
 
 if TYPE_CHECKING:
@@ -200,11 +200,10 @@ class SqliteStore(Store):
         if not rows:
             return
         assert self._rows_of is not None
-        head, values, tail = self._rows_of
         per = max(1, self._MAX_PARAMS // len(rows[0]))
         for i in range(0, len(rows), per):
             chunk = rows[i:i + per]
-            self.conn.execute(f"{head} VALUES {', '.join([values] * len(chunk))}{tail}",
+            self.conn.execute(rows_insert(self._rows_of, len(chunk)),
                               storable_params([p for row in chunk for p in row]))
 
     def _all(self, sql: str, params=()) -> list[dict]:
