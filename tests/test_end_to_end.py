@@ -66,4 +66,4 @@ def test_a_game_runs_over_real_smtp_and_imap(make_service):
         assert sorted(got) == sorted(r["message_id"] for r in rows)  # each mail arrived exactly once
     finally:
         controller.stop()
-        dovecot.stop()
+        dovecot.close()

@@ -106,6 +106,13 @@ class Dovecot:
         self.stop()
         self.start()
 
+    def close(self):
+        """Stopped for good, its folder removed (mail, log, sockets): every test that starts one."""
+        try:
+            self.stop()
+        finally:
+            shutil.rmtree(self.dir, ignore_errors=True)
+
     def kill_sessions(self, user: str) -> None:
         """Kill the server's processes of `user`'s open sessions: their links drop at once."""
         for line in (self.dir / "dovecot.log").read_text().splitlines():
@@ -130,8 +137,7 @@ def dovecot():
     server = Dovecot()
     server.start()
     yield server
-    server.stop()
-    shutil.rmtree(server.dir, ignore_errors=True)
+    server.close()
 
 
 @pytest.fixture
