@@ -42,6 +42,7 @@ import cProfile
 import io
 import os
 import pstats
+import statistics
 import sys
 import tempfile
 import time
@@ -101,13 +102,18 @@ class Bench:
         return mean(out)
 
     def answered(self, k: int, replies: list[int] | None = None, server: Callable[[], float] | None = None,
-                 served: list[float] | None = None, per_reply: list[float] | None = None) -> timing.Sample:
+                 served: list[float] | None = None, per_reply: list[float] | None = None,
+                 unrendered: list[timing.Sample] | None = None) -> timing.Sample:
         """`server`: the PostgreSQL server's CPU so far, read around each timed mail (the bot's
         reads choosing the next answer and the moderator's skipped questions, untimed here,
         are not the answer's), its sum added to `served`. `per_reply`: the CPU of these mails'
         sends (`send_due` after the handling: each reply claimed, made, rendered, written,
-        synced and marked sent) over the replies they sent, appended."""
+        synced and marked sent) over the replies they sent, appended. `unrendered`: the mean
+        per mail less what its replies' `outbox.rendered` took (their context made and their
+        templates rendered), appended: what the rest of the answer costs, which no rendering
+        made cheaper could lower."""
         out, sent_cpu, sent = [], 0.0, 0
+        rendering = _Rendering() if unrendered is not None else contextlib.nullcontext()
         for _ in range(k):
             raw = self.g.next_mail()
             got: dict = {}
@@ -118,7 +124,8 @@ class Bench:
                 got["n"] = self.send()
                 got["send"] = time.process_time() - c0
             before = server() if server else 0.0
-            out.append(timing.timed(whole))
+            with rendering:
+                out.append(timing.timed(whole))
             if server and served is not None:
                 served[-1] += server() - before
             if replies is not None:
@@ -126,7 +133,34 @@ class Bench:
             sent_cpu, sent = sent_cpu + got["send"], sent + got["n"]
         if per_reply is not None and sent:
             per_reply.append(sent_cpu / sent)
-        return mean(out)
+        got = mean(out)
+        if unrendered is not None:
+            unrendered.append(timing.Sample(got.cpu - rendering.cpu / k, got.wall - rendering.wall / k))
+        return got
+
+
+class _Rendering:
+    """While entered, `sending`'s calls of `outbox.rendered` timed, their CPU and wall summed
+    (two clock reads a reply, about 2 us, added to the answer's time)."""
+
+    def __init__(self):
+        self.cpu = self.wall = 0.0
+
+    def __enter__(self):
+        self.real = real = sending.rendered
+
+        def timed_rendered(*args, **kwargs):
+            c0, w0 = time.process_time(), time.perf_counter()
+            try:
+                return real(*args, **kwargs)
+            finally:
+                self.cpu += time.process_time() - c0
+                self.wall += time.perf_counter() - w0
+        sending.rendered = timed_rendered
+        return self
+
+    def __exit__(self, *exc):
+        sending.rendered = self.real
 
 
 def file_creation(folder: Path, n: int = 20) -> float:
@@ -218,6 +252,84 @@ def profile(b: Bench, n: int, top: int, dump: str | None = None, kind: str = "an
         print(text[text.index("ncalls") - 2:] if "ncalls" in text else text)
 
 
+class _Split:
+    """While entered, the CPU of the store's SQL statements (its connection's `execute`, the
+    durable COMMIT's apart) and of the engine's calls (engine.api's functions) summed. Each adds
+    a Python call and two CPU-clock reads (about 2 us) to what it times: `--split`'s whole is
+    timed without it, the mail before."""
+
+    def __init__(self, store):
+        self.store, self.sql, self.commit, self.statements, self.engine = store, 0.0, 0.0, 0, 0.0
+
+    def __enter__(self):
+        from engine import api
+        split, real = self, self.store.conn
+
+        class Timed:
+            def execute(self, sql, *args):
+                c0 = time.process_time()
+                try:
+                    return real.execute(sql, *args)
+                finally:
+                    spent = time.process_time() - c0
+                    split.sql, split.statements = split.sql + spent, split.statements + 1
+                    if sql == "COMMIT":
+                        split.commit += spent
+
+            def __getattr__(self, name):
+                return getattr(real, name)
+        self.real, self.store.conn = real, Timed()
+        self.api = {name: fn for name, fn in vars(api).items() if callable(fn) and not isinstance(fn, type)
+                    and getattr(fn, "__module__", "").startswith("engine")}
+        for name, fn in self.api.items():
+            def timed_call(*args, fn=fn, **kwargs):
+                c0 = time.process_time()
+                try:
+                    return fn(*args, **kwargs)
+                finally:
+                    split.engine += time.process_time() - c0
+            setattr(api, name, timed_call)
+        return self
+
+    def __exit__(self, *exc):
+        from engine import api
+        self.store.conn = self.real
+        for name, fn in self.api.items():
+            setattr(api, name, fn)
+
+
+def split(b: Bench, n: int, floor: Path) -> None:
+    """`n` mails of handle alone, each played twice over: once timed whole, the next with its SQL
+    and the engine's calls timed apart (`_Split`); the floor's move run before and after. What
+    each part is of the floor's move says what the 1.5x target leaves the rest."""
+    whole, parts = [], []
+    floors = [timing.floor_round(floor, 200)]
+    for i in range(n):
+        raw = b.g.next_mail()
+        if i % 2:
+            with _Split(b.svc.store) as got:
+                t = timing.timed(lambda raw=raw: b._handle(raw))
+            parts.append((t.cpu, got.sql, got.commit, got.statements, got.engine))
+        else:
+            whole.append(timing.timed(lambda raw=raw: b._handle(raw)).cpu)
+        if i % 30 == 29:
+            b.send()
+    floors.append(timing.floor_round(floor, 200))
+    fl = statistics.median(f.cpu for f in floors)
+    med = {name: statistics.median(p[k] for p in parts)
+           for k, name in enumerate(("timed", "sql", "commit", "statements", "engine"))}
+    h = statistics.median(whole)
+    rest = h - med["sql"] - med["engine"]  # the split's own clock reads (its "timed") left out
+    print(f"{n} mails of handle alone, half timed whole, half split (medians, CPU); the floor's move "
+          f"{fl * 1e6:.0f} us ({', '.join(f'{f.cpu * 1e6:.0f}' for f in floors)})")
+    print(f"  handle alone: {h * 1e6:.0f} us, {h / fl:.2f}x the floor (split: {med['timed'] * 1e6:.0f} us)")
+    print(f"  its SQL: {med['sql'] * 1e6:.0f} us in {med['statements']:.0f} statements, {med['sql'] / fl:.2f}x; "
+          f"of which the durable COMMIT {med['commit'] * 1e6:.0f} us")
+    print(f"  the engine's calls: {med['engine'] * 1e6:.0f} us, {med['engine'] / fl:.2f}x")
+    print(f"  the rest, handle alone less those (the service's own Python, the mail's parsing): "
+          f"{rest * 1e6:.0f} us, {rest / fl:.2f}x")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rounds", type=int, default=7)
@@ -233,11 +345,13 @@ def main() -> None:
                     help="--profile's timer: wall (no system call a function) or cpu (one each: 40-50 %% system time)")
     ap.add_argument("--top", type=int, default=30)
     ap.add_argument("--dump", metavar="FILE", help="with --profile: the profile's stats written to FILE (pstats)")
+    ap.add_argument("--split", type=int, default=0, metavar="N",
+                    help="N mails of handle alone instead, their SQL and the engine's calls timed apart")
     ap.add_argument("--postgres", action="store_true",
                     help="also answered on PostgreSQL (a cluster of its own), its server's CPU counted: "
                          "the ratio to SQLite's answered (target 1.5x)")
     args = ap.parse_args()
-    if args.rounds < 7 and not args.profile:
+    if args.rounds < 7 and not (args.profile or args.split):
         ap.error("at least 7 rounds")
     log.configure("json", "warning")
     k = args.per_round
@@ -249,13 +363,17 @@ def main() -> None:
         if args.profile:
             profile(b, args.profile, args.top, args.dump, args.kind, args.clock)
             return
+        if args.split:
+            split(b, args.split, args.floor)
+            return
         replies: list[int] = []
         per_reply: list[float] = []  # each round's send CPU per reply
+        unrendered: list[timing.Sample] = []  # each round's answered less its replies' rendering
         work = {
             "floor": lambda: timing.floor_round(args.floor, args.floor_moves),
             "alone": lambda: b.alone(k),
             "grouped": lambda: b.grouped(k, args.batch),
-            "answered": lambda: b.answered(k, replies, per_reply=per_reply),
+            "answered": lambda: b.answered(k, replies, per_reply=per_reply, unrendered=unrendered),
         }
         if args.postgres:
             sys.path.append(str(REPO / "tests"))
@@ -285,6 +403,8 @@ def main() -> None:
         print("  " + timing.ratio("handle alone / floor", got["alone"], got["floor"], target=1.5))
         print("  " + timing.ratio("handle grouped / floor", got["grouped"], got["floor"]))
         print("  " + timing.ratio("answered / floor", got["answered"], got["floor"], target=4.0))
+        print("    " + timing.ratio("answered less its replies' rendering (context and templates) / floor",
+                                    unrendered, got["floor"]))
         if args.postgres:
             print("  " + timing.report("answered on PostgreSQL, its server's CPU added", got["pg"], 1e6, " us"))
             print(f"    of which the server's: {timing.spread(server, 1e6, ' us')}")
