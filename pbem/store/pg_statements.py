@@ -164,6 +164,11 @@ class Statements(ReadAhead):
         return [next(fetched).fetchall() if rows is None else rows for rows in got]
 
     def _all(self, sql: str, params=()) -> list[dict]:
+        """A read, by one of three ways, each the fewest waits for it: within a transaction, its
+        rows made ahead (`_ahead`) or it sent after the kept writes, and a token mail's INSERT
+        sent with the reads made ahead for it (one Sync for all); outside one, its rows read
+        loose with the statement before (`_loose`) or it on a pooled connection, with the loose
+        reads that go with it (a claim brings its seats within its own statement)."""
         if self._once is not None:
             self._written(sql)
         conn = getattr(self._local, "conn", None)
