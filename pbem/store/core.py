@@ -250,7 +250,7 @@ class StoreCore:
         return recorded
 
     # Statements kept by name: read_once's game-wide reads, and those PostgresStore makes ahead
-    # (postgres.py `_read_ahead`, `_loose_reads`), which it serves to exactly these.
+    # (pg_ahead.py `_read_ahead`, `_loose_reads`), which it serves to exactly these.
     _HEAD = "SELECT hash FROM moves WHERE game = games.id ORDER BY seq DESC LIMIT 1"
     _GAME_SQL = f"SELECT *, ({_HEAD}) AS chain_head FROM games WHERE id = ?"  # within a transaction
     _SEATS_SQL = "SELECT * FROM players WHERE game = ?"
