@@ -59,8 +59,10 @@ def make_home(root: Path, n: int, db: str | None, old: int = 0) -> Path:
     store.close()
     outbox = home / "outbox"
     outbox.mkdir(mode=0o700, exist_ok=True)
-    for i in range(1, old + 1):
-        (outbox / sending.eml_name(i)).write_text(f"Subject: notice {i}\n\n{BODY}\n")
+    for i in range(1, old + 1):  # 0600, as the daemon writes them (a looser one is warned about at every start)
+        path = outbox / sending.eml_name(i)
+        path.write_text(f"Subject: notice {i}\n\n{BODY}\n")
+        path.chmod(0o600)
     return home
 
 
