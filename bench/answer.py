@@ -253,10 +253,10 @@ def profile(b: Bench, n: int, top: int, dump: str | None = None, kind: str = "an
 
 
 class _Split:
-    """While entered, the CPU of the store's SQL statements (its connection's `execute`, the
+    """While entered, the CPU of the SQLite store's statements (its connection's `execute`, the
     durable COMMIT's apart) and of the engine's calls (engine.api's functions) summed. Each adds
-    a Python call and two CPU-clock reads (about 2 us) to what it times: `--split`'s whole is
-    timed without it, the mail before."""
+    a Python call and two CPU-clock reads (system calls) to what it times: 0-150 us a mail by run, so
+    `split` times the whole on other mails, without it."""
 
     def __init__(self, store):
         self.store, self.sql, self.commit, self.statements, self.engine = store, 0.0, 0.0, 0, 0.0
@@ -299,8 +299,8 @@ class _Split:
 
 
 def split(b: Bench, n: int, floor: Path) -> None:
-    """`n` mails of handle alone, each played twice over: once timed whole, the next with its SQL
-    and the engine's calls timed apart (`_Split`); the floor's move run before and after. What
+    """`n` mails of handle alone on SQLite, every other one timed whole and the others with their
+    SQL and the engine's calls timed apart (`_Split`); the floor's move run before and after. What
     each part is of the floor's move says what the 1.5x target leaves the rest."""
     whole, parts = [], []
     floors = [timing.floor_round(floor, 200)]
@@ -346,7 +346,7 @@ def main() -> None:
     ap.add_argument("--top", type=int, default=30)
     ap.add_argument("--dump", metavar="FILE", help="with --profile: the profile's stats written to FILE (pstats)")
     ap.add_argument("--split", type=int, default=0, metavar="N",
-                    help="N mails of handle alone instead, their SQL and the engine's calls timed apart")
+                    help="N mails of handle alone instead (SQLite), their SQL and the engine's calls timed apart")
     ap.add_argument("--postgres", action="store_true",
                     help="also answered on PostgreSQL (a cluster of its own), its server's CPU counted: "
                          "the ratio to SQLite's answered (target 1.5x)")
