@@ -18,10 +18,6 @@ if TYPE_CHECKING:
 KEYS = ("name", "email")
 
 
-class ObserverError(ValueError):
-    pass
-
-
 def of(game: dict) -> list[dict]:
     return list(game["config"].get("observers", []))
 
