@@ -16,7 +16,7 @@ import sysconfig
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
-from setuptools import find_packages, setup
+from setuptools import find_namespace_packages, setup
 from setuptools.command.build_ext import build_ext
 
 ROOT = Path(__file__).resolve().parent
@@ -100,8 +100,12 @@ class BuildExt(build_ext):
 
 
 # The mail and page templates live at the top of the checkout, beside engine/ and pbem/, and are
-# shipped as the package pbem.templates (pbem/outbound/render.py finds them by that name).
-PACKAGES = find_packages(include=["engine*", "pbem*"]) + ["pbem.templates"]
+# shipped as the package pbem.templates (pbem/outbound/render.py finds them by that name). Every
+# folder is named a package, data folders too (engine/content/..., pbem/locale/..., templates/web):
+# setuptools warned at every build of each one it found importable and left out of `packages`
+# (their files went in anyway, by pyproject.toml's package-data; the wheel holds the same files).
+PACKAGES = find_namespace_packages(include=["engine*", "pbem*"], exclude=["*.__pycache__"]) + [
+    "pbem.templates", "pbem.templates.web"]
 
-setup(packages=PACKAGES, package_dir={"pbem.templates": "templates"}, ext_modules=EXTENSIONS,
-      cmdclass={"build_ext": BuildExt})
+setup(packages=PACKAGES, package_dir={"pbem.templates": "templates", "pbem.templates.web": "templates/web"},
+      ext_modules=EXTENSIONS, cmdclass={"build_ext": BuildExt})
