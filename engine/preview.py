@@ -142,13 +142,7 @@ def play(state: Game, player: str, key: str, hooks: Hooks, faces: list[int] | No
         ctx = machine.Ctx(s, [], hooks)  # only read from here on
     if stood is None:
         stood = _stand(ctx, i)
-    seen_by = [e for e in events if visibility.may_see(e, player)]
-    out: dict[str, Any] = {
-        "events": [e.text for e in seen_by], "effects": [e.text for e in seen_by if e.kind not in TELLING],
-        # the same as messages (engine/text.py), for a reader's language
-        "event_msgs": [e.msg for e in seen_by], "effect_msgs": [e.msg for e in seen_by if e.kind not in TELLING],
-        "moved": stood["space"] != start, "stop": stop, "cut": cut, "question": None, "asked": []}
-    out.update(stood)
+    out = _outcome([e for e in events if visibility.may_see(e, player)], stop, cut, stood, stood["space"] != start)
     if stop == "question" and s.prompt is not None:
         out["question"] = s.prompt.question
         out["question_msg"] = s.prompt.msg
@@ -188,9 +182,17 @@ def outcomes(state: Game, player: str, hooks: Hooks) -> dict[str, Any]:
 def _unknown_at_once(state: Game, player: str, hooks: Hooks) -> dict[str, Any]:
     """`play`'s outcome of an answer that draws before anything else: where the reader stands."""
     ctx = machine.Ctx(state, [], hooks)
-    stood = _stand(ctx, ctx.index(player))
-    out: dict[str, Any] = {"events": [], "effects": [], "event_msgs": [], "effect_msgs": [], "moved": False,
-                           "stop": "unknown", "cut": None, "question": None, "asked": []}
+    return _outcome([], "unknown", None, _stand(ctx, ctx.index(player)), False)
+
+
+def _outcome(seen_by: list[Event], stop: str, cut: dict[str, Any] | None, stood: dict[str, Any],
+             moved: bool) -> dict[str, Any]:
+    """An answer's outcome as `play` returns it, before its question: the events the reader saw
+    (texts, and messages for a reader's language), where it stopped and stands."""
+    out: dict[str, Any] = {
+        "events": [e.text for e in seen_by], "effects": [e.text for e in seen_by if e.kind not in TELLING],
+        "event_msgs": [e.msg for e in seen_by], "effect_msgs": [e.msg for e in seen_by if e.kind not in TELLING],
+        "moved": moved, "stop": stop, "cut": cut, "question": None, "asked": []}
     out.update(stood)
     return out
 
