@@ -38,6 +38,12 @@ def _pg(sql: str) -> str:
     return sql.replace("%", "%%").replace("?", "%s")
 
 
+def _statement(sql: str, params) -> tuple:
+    """`cursor.execute`'s arguments: a statement without parameters goes as it is (no %
+    doubled, none to adapt)."""
+    return (_pg(sql), storable_params(params)) if params else (sql, None)
+
+
 _WRITE = re.compile(r"\s*(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+(\w+)\s", re.IGNORECASE)
 _READS = re.compile(r"\b(?:SELECT|RETURNING|FROM|USING|WITH)\b", re.IGNORECASE)
 
@@ -135,7 +141,7 @@ class Statements(ReadAhead):
         if len(parts) > 1:
             sql = "WITH " + ", ".join(f"w{i} AS ({part})" for i, (part, _) in enumerate(parts[:-1])) + " " + sql
         values = [p for _, params in parts for p in params]
-        self._cursor(local.conn, 1).execute(_pg(sql) if values else sql, storable_params(values) if values else None)
+        self._cursor(local.conn, 1).execute(*_statement(sql, values))
 
     def _all_at_once(self, reads) -> list[list[dict]]:
         """Within a transaction, the reads sent one after the other, each on a cursor of its own,
@@ -224,35 +230,41 @@ class Statements(ReadAhead):
             return rows
 
     def _run(self, sql: str, params=()) -> int:
-        if self._once is not None:
-            self._written(sql)
-        conn = getattr(self._local, "conn", None)
-        if conn is not None:
-            self._stale(sql)
-            self._flush()
-            cur = self._cursor(conn, 0)
-            cur.execute(_pg(sql) if params else sql, storable_params(params) if params else None)
-            self._local.pipe.sync()  # its count is read: wait for it
-            return cur.rowcount
-        self._local.loose = None
-        with self.pool.connection() as conn:
-            cur = self._cursor(conn, 0)
-            cur.execute(_pg(sql) if params else sql, storable_params(params) if params else None)
-            return cur.rowcount
+        conn = self._writing(sql)
+        if conn is None:
+            return self._pooled(sql, params, 0)
+        self._flush()
+        cur = self._cursor(conn, 0)
+        cur.execute(*_statement(sql, params))
+        self._local.pipe.sync()  # its count is read: wait for it
+        return cur.rowcount
 
     def _write(self, sql: str, params=()) -> None:
+        conn = self._writing(sql)
+        if conn is None:
+            self._pooled(sql, params, 1)
+            return
+        table = _joinable(sql)
+        if table is not None:
+            self._pend(table, (sql, params))
+            return
+        self._flush()
+        self._cursor(conn, 1).execute(*_statement(sql, params))
+
+    def _writing(self, sql: str) -> psycopg.Connection[DictRow] | None:
+        """A write about to run: what `read_once` and the reads made ahead held of its tables
+        dropped; the transaction's connection, or None outside one."""
         if self._once is not None:
             self._written(sql)
         conn = getattr(self._local, "conn", None)
         if conn is not None:
             self._stale(sql)
-            table = _joinable(sql)
-            if table is not None:
-                self._pend(table, (sql, params))
-                return
-            self._flush()
-            self._cursor(conn, 1).execute(_pg(sql) if params else sql, storable_params(params) if params else None)
-            return
+        return conn
+
+    def _pooled(self, sql: str, params, which: int) -> int:
+        """A write outside a transaction, on a pooled connection (autocommit): its row count."""
         self._local.loose = None
         with self.pool.connection() as conn:
-            self._cursor(conn, 1).execute(_pg(sql) if params else sql, storable_params(params) if params else None)
+            cur = self._cursor(conn, which)
+            cur.execute(*_statement(sql, params))
+            return cur.rowcount
