@@ -182,11 +182,11 @@ def _loose_paths(cfg: settings_mod.Settings) -> Iterator[tuple[Path, int]]:
                         if entry.is_dir(follow_symlinks=False):
                             inner.append(entry.path)
                             continue
-                        mode = entry.stat(follow_symlinks=False).st_mode
+                        mode = _loose_mode(entry.stat(follow_symlinks=False).st_mode)
                     except OSError:  # gone meanwhile
                         continue
-                    if mode & LOOSE and not stat.S_ISLNK(mode) and entry.path not in seen:
-                        loose.append((entry.path, stat.S_IMODE(mode)))
+                    if mode is not None and entry.path not in seen:
+                        loose.append((entry.path, mode))
         except OSError:  # gone meanwhile, or not ours to list
             continue
         for found, mode in sorted(loose):
@@ -197,9 +197,14 @@ def _loose_paths(cfg: settings_mod.Settings) -> Iterator[tuple[Path, int]]:
 def _loose(path: Path) -> int | None:
     """The mode of `path` if the group or others may use it (a symbolic link never), else None."""
     try:
-        mode = path.lstat().st_mode
+        return _loose_mode(path.lstat().st_mode)
     except OSError:  # not there (the -wal of a closed store), or gone meanwhile
         return None
+
+
+def _loose_mode(mode: int) -> int | None:
+    """The permission bits of a file's `mode` if the group or others may use it (a symbolic link
+    never), else None."""
     return None if stat.S_ISLNK(mode) or not mode & LOOSE else stat.S_IMODE(mode)
 
 
